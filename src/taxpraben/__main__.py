@@ -1,0 +1,3 @@
+from taxpraben.cli import app
+
+app()

@@ -1,0 +1,80 @@
+"""`taxpraben tasks` and `taxpraben validate`: look at the registry and at a data directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from taxpraben.commands.common import DataOpt, TaskDirOpt
+from taxpraben.data.loader import DataError, validate_data
+from taxpraben.tasks import TaskSpecError, load_registry
+from taxpraben.tasks.registry import Registry
+
+
+def registry_or_exit(task_dirs: list[Path] | None, console: Console) -> Registry:
+    try:
+        return load_registry(task_dirs or ())
+    except TaskSpecError as exc:
+        console.print(f"[red]{exc}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
+
+
+def tasks(task_dir: TaskDirOpt = None) -> None:
+    """List the task registry: every dataset with its type, Bloom level and metrics."""
+    console = Console()
+    registry = registry_or_exit(task_dir, console)
+    table = Table(title=f"TaxPraBen tasks ({len(registry)})")
+    for col in ("task", "中文名", "type", "Bloom level", "metrics", "paper n", "description"):
+        table.add_column(col, overflow="fold")
+    for spec in registry.values():
+        table.add_row(
+            spec.name,
+            spec.name_zh,
+            spec.type.value + (" (aspects)" if spec.is_multi_aspect else ""),
+            spec.bloom.value,
+            ", ".join(spec.metrics),
+            str(spec.paper_size) if spec.paper_size else "?",
+            spec.description,
+        )
+    console.print(table)
+
+
+def validate(
+    data: DataOpt,
+    task_dir: TaskDirOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print problems only.")] = False,
+) -> None:
+    """Check a data directory against the contract; report every problem; exit 1 if any."""
+    console = Console()
+    registry = registry_or_exit(task_dir, console)
+    try:
+        files, problems, counts = validate_data(data, registry)
+    except DataError as exc:
+        for p in exc.problems:
+            console.print(str(p), highlight=False, markup=False)
+        raise typer.Exit(1) from exc
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity == "warning"]
+    for p in problems:
+        style = "red" if p.severity == "error" else "yellow"
+        console.print(str(p), style=style, highlight=False, markup=False)
+    if not quiet:
+        table = Table(title="datasets found")
+        table.add_column("task")
+        table.add_column("file", overflow="fold")
+        table.add_column("records", justify="right")
+        for f in files:
+            table.add_row(f.task, str(f.path), str(counts.get(f.task, 0)))
+        console.print(table)
+        missing = [name for name in registry if name not in {f.task for f in files}]
+        if missing:
+            console.print(f"no file for: {', '.join(missing)}", style="dim", markup=False)
+    summary = f"{len(errors)} error(s), {len(warnings)} warning(s), {sum(counts.values())} valid records"
+    if errors:
+        console.print(summary, style="bold red", markup=False)
+        raise typer.Exit(1)
+    console.print(summary, style="bold green", markup=False)

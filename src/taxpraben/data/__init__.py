@@ -1,0 +1,1 @@
+"""Dataset files: discovery, streaming loading, validation and the bundled sample."""

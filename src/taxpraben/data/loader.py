@@ -1,0 +1,499 @@
+"""Finding, streaming and checking dataset files (DESIGN.md section 3).
+
+Layouts: ``DIR/NAME.jsonl``, ``DIR/NAME.json`` (an array of objects), ``DIR/NAME.parquet``,
+or the same under ``DIR/NAME/test.*``. ``NAME`` matches a task of the registry
+(case-insensitively). Records are streamed: JSON Lines line by line, JSON arrays through
+ijson's incremental parser, parquet batch by batch, so a large file is never held in memory
+as a whole.
+
+Every problem is collected with its file, line (1-based for JSON Lines; the 0-based record
+index for arrays and parquet) and field; :func:`load_data` refuses to continue when there is
+any, so a bad record is never skipped silently. ``taxpraben validate`` prints them all.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from taxpraben.data.records import ID_FIELDS, KNOWN_FIELDS, Record
+from taxpraben.tasks import OutputType, Registry, TaskSpec, closest_task_name
+
+DATA_SUFFIXES = (".jsonl", ".json", ".parquet")
+SAMPLE_NAME = "sample"
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a data file. ``line`` is None for file-level problems."""
+
+    path: str
+    message: str
+    line: int | None = None
+    field: str | None = None
+    severity: Literal["error", "warning"] = "error"
+    #: "line" for JSON Lines (1-based), "record" for arrays and parquet (0-based index).
+    unit: Literal["line", "record"] = "line"
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}" if self.unit == "line" else f" record {self.line}"
+        fld = f" field '{self.field}'" if self.field else ""
+        return f"{self.severity}: {where}{fld}: {self.message}"
+
+
+class DataError(ValueError):
+    """Data that cannot be used; carries every problem found."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        self.problems = list(problems)
+        errors = [p for p in self.problems if p.severity == "error"]
+        head = f"{len(errors)} problem(s) in the data:"
+        shown = "\n".join(f"  {p}" for p in errors[:50])
+        more = f"\n  ... and {len(errors) - 50} more" if len(errors) > 50 else ""
+        super().__init__(f"{head}\n{shown}{more}\nRun `taxpraben validate --data DIR` for the full list.")
+
+
+@dataclass
+class DatasetFile:
+    task: str
+    path: Path
+
+
+@dataclass
+class LoadedData:
+    """The records of each task, in file order, plus where they came from."""
+
+    data_dir: Path
+    records: dict[str, list[Record]]
+    files: dict[str, Path]
+    data_hash: str
+    warnings: list[Problem] = field(default_factory=list)
+    limit: int | None = None
+
+    @property
+    def n_records(self) -> int:
+        return sum(len(v) for v in self.records.values())
+
+
+# ---------------------------------------------------------------------------- discovery
+
+
+def sample_data_dir() -> Path:
+    """The bundled sample (package data)."""
+    return Path(str(resources.files("taxpraben.data") / "sample"))
+
+
+def resolve_data_dir(data: str | Path) -> Path:
+    """``sample`` means the bundled sample; anything else is a directory path."""
+    if str(data) == SAMPLE_NAME and not Path(SAMPLE_NAME).exists():
+        return sample_data_dir()
+    return Path(data).expanduser()
+
+
+def _file_in_task_dir(directory: Path) -> Path | None:
+    for suffix in DATA_SUFFIXES:
+        candidate = directory / f"test{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def discover_files(data_dir: Path, registry: Registry) -> tuple[list[DatasetFile], list[Problem]]:
+    """Map the files of ``data_dir`` to tasks; unmatched files become warnings naming the closest task."""
+    problems: list[Problem] = []
+    if not data_dir.is_dir():
+        raise DataError([Problem(str(data_dir), "data directory does not exist or is not a directory")])
+    found: dict[str, DatasetFile] = {}
+    for entry in sorted(data_dir.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            path = _file_in_task_dir(entry)
+            if path is None:
+                continue
+            name = entry.name
+        elif entry.suffix.lower() in DATA_SUFFIXES:
+            path, name = entry, entry.stem
+        else:
+            continue
+        spec = registry.lookup(name)
+        if spec is None:
+            hint = closest_task_name(name, registry)
+            extra = f"; did you mean {hint!r}?" if hint else ""
+            problems.append(
+                Problem(str(path), f"file matches no task{extra} (ignored)", severity="warning")
+            )
+            continue
+        if spec.name in found:
+            problems.append(
+                Problem(
+                    str(path),
+                    f"a second file for task {spec.name} (first: {found[spec.name].path}); "
+                    "keep one",
+                )
+            )
+            continue
+        found[spec.name] = DatasetFile(spec.name, path)
+    order = list(registry)
+    files = sorted(found.values(), key=lambda f: order.index(f.task))
+    return files, problems
+
+
+# ---------------------------------------------------------------------------- raw streaming
+
+
+@dataclass
+class RawItem:
+    """One decoded object (or the problem that stopped it) with its position."""
+
+    position: int
+    obj: Any = None
+    problem: Problem | None = None
+    #: 0-based index among the file's records (the id of a record that has none).
+    index: int = 0
+
+
+def _utf8_problem(path: Path) -> Problem | None:
+    """Check that the file is UTF-8 (a BOM is fine) without reading it into memory."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    line = 1
+    offset = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                bad = offset + exc.start
+                fh.seek(0)
+                line = fh.read(bad).count(b"\n") + 1
+                return Problem(
+                    str(path),
+                    f"not UTF-8 (byte 0x{chunk[exc.start]:02x} at offset {bad}); "
+                    "save the file as UTF-8",
+                    line=line,
+                )
+            offset += len(chunk)
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return Problem(str(path), "not UTF-8 (truncated multi-byte character at end of file)")
+    return None
+
+
+def _iter_jsonl(path: Path) -> Iterator[RawItem]:
+    index = 0
+    with open(path, encoding="utf-8-sig") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield RawItem(lineno, json.loads(line), index=index)
+            except json.JSONDecodeError as exc:
+                yield RawItem(
+                    lineno,
+                    problem=Problem(str(path), f"malformed JSON: {exc.msg} (column {exc.colno})", lineno),
+                    index=index,
+                )
+            index += 1
+
+
+def _iter_json_array(path: Path) -> Iterator[RawItem]:
+    import ijson  # incremental parser: a JSON array is never materialised whole
+
+    with open(path, "rb") as fh:
+        head = fh.read(3)
+        if head != codecs.BOM_UTF8:
+            fh.seek(0)
+        first = fh.read(_CHUNK).lstrip()
+        fh.seek(0 if head != codecs.BOM_UTF8 else 3)
+        if not first.startswith(b"["):
+            yield RawItem(0, problem=Problem(str(path), "a .json data file must hold a JSON array of records"))
+            return
+        index = -1
+        try:
+            for index, obj in enumerate(ijson.items(fh, "item", use_float=True)):
+                yield RawItem(index, obj, index=index)
+        except ijson.JSONError as exc:
+            yield RawItem(
+                index + 1,
+                problem=Problem(str(path), f"malformed JSON after record {index}: {exc}", index + 1, unit="record"),
+            )
+
+
+def _iter_parquet(path: Path) -> Iterator[RawItem]:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises several types for a bad file
+        yield RawItem(0, problem=Problem(str(path), f"cannot read parquet: {exc}"))
+        return
+    index = 0
+    for batch in pf.iter_batches(batch_size=1024):
+        for row in batch.to_pylist():
+            yield RawItem(index, row, index=index)
+            index += 1
+
+
+def iter_raw(path: Path) -> Iterator[RawItem]:
+    """Decoded objects of a data file, streamed; file-level problems come as items too."""
+    suffix = path.suffix.lower()
+    if path.stat().st_size == 0:
+        yield RawItem(0, problem=Problem(str(path), "file is empty"))
+        return
+    if suffix != ".parquet":
+        bad = _utf8_problem(path)
+        if bad is not None:
+            yield RawItem(bad.line or 0, problem=bad)
+            return
+    if suffix == ".jsonl":
+        yield from _iter_jsonl(path)
+    elif suffix == ".json":
+        yield from _iter_json_array(path)
+    else:
+        yield from _iter_parquet(path)
+
+
+# ---------------------------------------------------------------------------- record checks
+
+
+def _record_id(obj: dict[str, Any], position: int) -> str:
+    for key in ID_FIELDS:
+        value = obj.get(key)
+        if value is not None and value != "":
+            return str(value)
+    return str(position)
+
+
+def _as_json_object(answer: Any) -> dict[str, Any] | None:
+    if isinstance(answer, dict):
+        return answer
+    if isinstance(answer, str):
+        try:
+            value = json.loads(answer)
+        except json.JSONDecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def check_record(
+    obj: Any, spec: TaskSpec, path: Path, position: int, unit: str, index: int | None = None
+) -> tuple[Record | None, list[Problem]]:
+    """Turn one decoded object into a Record, or say precisely what is wrong with it.
+
+    ``position`` locates it for messages; ``index`` (0-based, default ``position``) is the
+    id of a record that has no id field.
+    """
+    problems: list[Problem] = []
+
+    def bad(message: str, fld: str | None = None) -> None:
+        problems.append(Problem(str(path), message, position, fld, unit=unit))  # type: ignore[arg-type]
+
+    if not isinstance(obj, dict):
+        bad(f"a record must be a JSON object, got {type(obj).__name__}")
+        return None, problems
+    query = obj.get("query")
+    if "query" not in obj:
+        bad("required field is missing", "query")
+    elif not isinstance(query, str) or not query.strip():
+        bad("must be a non-empty string (the full prompt)", "query")
+    answer = obj.get("answer")
+    if "answer" not in obj or answer is None:
+        bad("required field is missing", "answer")
+    elif isinstance(answer, str) and not answer.strip():
+        bad("is empty", "answer")
+    text = obj.get("text")
+    if text is not None and not isinstance(text, str):
+        bad(f"must be a string, got {type(text).__name__}", "text")
+
+    choices: tuple[str, ...] | None = None
+    gold: int | None = None
+    raw_choices = obj.get("choices")
+    if raw_choices is not None:
+        if not isinstance(raw_choices, list) or not raw_choices:
+            bad("must be a non-empty list of strings", "choices")
+        elif not all(isinstance(c, str) and c.strip() for c in raw_choices):
+            bad("every choice must be a non-empty string", "choices")
+        elif len(set(raw_choices)) != len(raw_choices):
+            bad("choices must be distinct", "choices")
+        else:
+            choices = tuple(raw_choices)
+    raw_gold = obj.get("gold")
+    if spec.type is OutputType.classification:
+        if raw_choices is None:
+            bad("a classification record needs a list of choices", "choices")
+        if raw_gold is not None:
+            if isinstance(raw_gold, bool) or not isinstance(raw_gold, int):
+                bad(f"must be an integer index into choices, got {raw_gold!r}", "gold")
+            elif choices is not None and not 0 <= raw_gold < len(choices):
+                bad(f"index {raw_gold} is out of range for {len(choices)} choices", "gold")
+            elif choices is not None:
+                gold = raw_gold
+                if isinstance(answer, str) and answer.strip() and answer != choices[gold]:
+                    bad(f"answer {answer!r} disagrees with choices[gold] = {choices[gold]!r}", "answer")
+        elif choices is not None and answer is not None:
+            if isinstance(answer, str) and answer in choices:
+                gold = choices.index(answer)
+            else:
+                bad(f"answer {answer!r} is not one of the choices and no 'gold' index is given", "answer")
+    elif spec.type is OutputType.structured and answer is not None and spec.structured is not None:
+        kind = spec.structured.kind
+        if kind == "number":
+            try:
+                if isinstance(answer, bool):
+                    raise InvalidOperation
+                Decimal(str(answer).replace(",", ""))
+            except InvalidOperation:
+                bad(f"a {spec.name} gold must be a number, got {answer!r}", "answer")
+        elif kind == "letters":
+            letters = spec.structured.letters
+            value = answer if isinstance(answer, str) else ""
+            if not value or any(ch not in letters for ch in value):
+                bad(f"a {spec.name} gold must be option letters from {letters!r} such as 'ACD', got {answer!r}", "answer")
+    elif (spec.type is OutputType.mixed or spec.is_multi_aspect) and answer is not None:
+        gold_obj = _as_json_object(answer)
+        if gold_obj is None:
+            bad(f"a {spec.name} gold must be a JSON object with its fields, got {type(answer).__name__}", "answer")
+        elif spec.fields is not None:
+            missing = [r.name for r in spec.fields.fields if r.name not in gold_obj]
+            if missing:
+                bad(f"gold object lacks field(s) {missing} named in the task spec", "answer")
+            else:
+                answer = gold_obj
+
+    if problems:
+        return None, problems
+    record = Record(
+        task=spec.name,
+        id=_record_id(obj, position if index is None else index),
+        query=query,  # type: ignore[arg-type]
+        answer=answer,
+        text=text,
+        choices=choices,
+        gold=gold,
+        extra={k: v for k, v in obj.items() if k not in KNOWN_FIELDS},
+        source=str(path),
+        line=position,
+    )
+    return record, problems
+
+
+def iter_checked(path: Path, spec: TaskSpec) -> Iterator[Record | Problem]:
+    """Stream a dataset file as Records, with a Problem in place of anything that is wrong."""
+    unit = "line" if path.suffix.lower() == ".jsonl" else "record"
+    seen: dict[str, int] = {}
+    n_items = 0
+    file_problem = False
+    for item in iter_raw(path):
+        if item.problem is not None:
+            file_problem = True
+            yield item.problem
+            continue
+        n_items += 1
+        record, problems = check_record(item.obj, spec, path, item.position, unit, item.index)
+        yield from problems
+        if record is None:
+            continue
+        if record.id in seen:
+            yield Problem(
+                str(path),
+                f"duplicate id {record.id!r} (first at {unit} {seen[record.id]})",
+                item.position,
+                "id",
+                unit=unit,  # type: ignore[arg-type]
+            )
+            continue
+        seen[record.id] = item.position
+        yield record
+    if n_items == 0 and not file_problem:
+        yield Problem(str(path), "file holds no records")
+
+
+# ---------------------------------------------------------------------------- whole directory
+
+
+def hash_files(files: Iterable[DatasetFile]) -> str:
+    """A content hash of the dataset files used (names and bytes), stable across machines."""
+    digest = hashlib.sha256()
+    for f in sorted(files, key=lambda f: f.task):
+        digest.update(f.task.encode() + b"\0" + f.path.suffix.encode() + b"\0")
+        with open(f.path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def validate_data(data: str | Path, registry: Registry) -> tuple[list[DatasetFile], list[Problem], dict[str, int]]:
+    """Check every file of a data directory; returns files, all problems, and record counts."""
+    data_dir = resolve_data_dir(data)
+    files, problems = discover_files(data_dir, registry)
+    counts: dict[str, int] = {}
+    for f in files:
+        spec = registry[f.task]
+        n = 0
+        for item in iter_checked(f.path, spec):
+            if isinstance(item, Problem):
+                problems.append(item)
+            else:
+                n += 1
+        counts[f.task] = n
+    if not files and not any(p.severity == "error" for p in problems):
+        problems.append(Problem(str(data_dir), "no dataset file matches a task (expected e.g. TaxCalc.jsonl)"))
+    return files, problems, counts
+
+
+def load_data(
+    data: str | Path,
+    registry: Registry,
+    tasks: Sequence[str] | None = None,
+    limit: int | None = None,
+) -> LoadedData:
+    """Load the records of the chosen tasks, raising :class:`DataError` on any problem.
+
+    ``tasks`` (names, case-insensitive) defaults to every task that has a file. Asking
+    for a task with no file is an error, not an empty result. ``limit`` keeps the first
+    N records of each task (all of them are still checked).
+    """
+    data_dir = resolve_data_dir(data)
+    files, problems = discover_files(data_dir, registry)
+    if tasks is not None:
+        wanted = [s.name for s in registry.select(tasks)]
+        by_task = {f.task: f for f in files}
+        absent = [t for t in wanted if t not in by_task]
+        if absent:
+            problems.append(Problem(str(data_dir), f"no data file for task(s) {absent}"))
+        files = [by_task[t] for t in wanted if t in by_task]
+    records: dict[str, list[Record]] = {}
+    for f in files:
+        spec = registry[f.task]
+        kept: list[Record] = []
+        for item in iter_checked(f.path, spec):
+            if isinstance(item, Problem):
+                problems.append(item)
+            elif limit is None or len(kept) < limit:
+                kept.append(item)
+        records[f.task] = kept
+    if not files and not any(p.severity == "error" for p in problems):
+        problems.append(Problem(str(data_dir), "no dataset file matches a task (expected e.g. TaxCalc.jsonl)"))
+    if any(p.severity == "error" for p in problems):
+        raise DataError(problems)
+    return LoadedData(
+        data_dir=data_dir,
+        records=records,
+        files={f.task: f.path for f in files},
+        data_hash=hash_files(files),
+        warnings=[p for p in problems if p.severity == "warning"],
+        limit=limit,
+    )
