@@ -1,0 +1,810 @@
+"""Semantic similarity metrics: BERTScore and BARTScore, exact to their reference code.
+
+BERTScore follows the ``bert_score`` package (0.3.13) with ``idf=False`` and no baseline
+rescaling: each text is encoded on its own (special tokens included, so XLNet sees its
+trailing ``<sep><cls>``), the hidden state after the first ``layer`` blocks is taken,
+each candidate token is matched greedily to its most cosine-similar reference token
+(the reference's special tokens are eligible as matches) and vice versa, and precision and
+recall are the uniform means over the non-special tokens (``<sep>`` and ``<cls>`` weigh 0).
+
+BARTScore follows the original BARTScore code: source = prediction, target = gold, both
+truncated to ``max_length`` tokens, score = mean log-likelihood per target token
+(``<s>`` and ``</s>`` included), a negative number; ``normalize_bartscore`` maps it to
+``exp(raw)`` in (0, 1].
+
+Speed comes from not repeating work, never from approximating it: a ``score`` call
+dedupes identical pairs and identical texts (gold answers repeat across the 5 runs, so each
+gold is encoded once), encodes length-sorted batches so that padding is small, runs the
+encoder only up to the needed layer, and the models are loaded once per process.
+
+Differences from the reference packages, all deliberate:
+
+* ``bert_score`` fills padded positions of a batch with similarity 0 before taking the
+  greedy maximum, so a token whose every true similarity is negative scores 0 or its true
+  maximum depending on what it was batched with. We take the maximum over real tokens
+  only. Contextual embeddings of real models are anisotropic (all similarities positive),
+  where the two agree exactly.
+* An empty text (after ``strip()``) gives P = R = F1 = 0 with a logged warning, as in
+  ``bert_score``; its own code path for empty texts fails on transformers 5.
+* With ``idf=True`` the weights come from the unique references of the ``score`` call
+  (``bert_score.score`` uses the references as given, duplicates included).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import pickle
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = [
+    "DEFAULT_BARTSCORE_MODEL",
+    "DEFAULT_BERTSCORE_LAYER",
+    "DEFAULT_BERTSCORE_MODEL",
+    "PRF",
+    "BartScorer",
+    "BertScorer",
+    "ScorerUnavailable",
+    "bertscore_f1_by_item",
+    "clear_model_cache",
+    "normalize_bartscore",
+    "resolve_device",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BERTSCORE_MODEL = "hfl/chinese-xlnet-base"
+DEFAULT_BERTSCORE_LAYER = 5
+DEFAULT_BARTSCORE_MODEL = "facebook/bart-large-cnn"
+
+ENV_BERTSCORE_MODEL = "TAXPRABEN_BERTSCORE_MODEL"
+ENV_BERTSCORE_LAYER = "TAXPRABEN_BERTSCORE_LAYER"
+ENV_BARTSCORE_MODEL = "TAXPRABEN_BARTSCORE_MODEL"
+ENV_BARTSCORE_WEIGHTS = "TAXPRABEN_BARTSCORE_WEIGHTS"
+
+# Token vectors kept in memory at once by BertScorer.score (about 0.8 GB at 768 dims):
+# pairs are processed in groups of references whose texts fit, so memory stays flat
+# however many runs and tasks one call covers.
+_CHUNK_TOKENS = 1 << 18
+# Padded tokens per forward batch, per unit of batch_size: long texts get smaller batches.
+_TOKENS_PER_ITEM = 512
+# Similarity-matrix elements per greedy-matching batch.
+_MATCH_ELEMENTS = 1 << 24
+# Below this many texts a progress bar is not worth drawing.
+_PROGRESS_MIN_TEXTS = 256
+
+
+@dataclass(frozen=True)
+class PRF:
+    """BERTScore of one (candidate, reference) pair."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+class ScorerUnavailable(RuntimeError):
+    """A scorer's model cannot be had; the message says which, why, and how to supply it."""
+
+
+def normalize_bartscore(raw: float) -> float:
+    """Map a raw BARTScore (mean token log-likelihood, <= 0) to ``exp(raw)`` in (0, 1].
+
+    Rounding can leave a raw score a hair above 0; the result is capped at 1. A raw score
+    below about -745 underflows to 0.0.
+    """
+    return min(math.exp(raw), 1.0)
+
+
+def resolve_device(device: str = "auto") -> str:
+    """``"auto"`` -> ``"cuda"`` if available, else ``"mps"``, else ``"cpu"``; others unchanged."""
+    import torch
+
+    if device != "auto":
+        return device
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def bertscore_f1_by_item(
+    scorer: BertScorer, items: Sequence[Sequence[tuple[str, str]]]
+) -> list[float]:
+    """Mean BERTScore F1 over each item's (prediction, gold) aspect pairs (TaxRisk).
+
+    All pairs of all items go through one ``score`` call, so repeats are scored once. An
+    aspect the prediction lacks should be passed with an empty prediction (it scores 0);
+    an item without any pair scores 0.
+    """
+    flat = [pair for pairs in items for pair in pairs]
+    scores = scorer.score([p for p, _ in flat], [g for _, g in flat])
+    out: list[float] = []
+    start = 0
+    for pairs in items:
+        chunk = scores[start : start + len(pairs)]
+        start += len(pairs)
+        out.append(sum(s.f1 for s in chunk) / len(chunk) if chunk else 0.0)
+    return out
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a model comes from: a local directory (never the network) or a hub id."""
+
+    name: str
+    local_only: bool
+
+
+_HINTS = {
+    "BERTScore": (
+        "--bertscore-model",
+        ENV_BERTSCORE_MODEL,
+        "chinese-xlnet-base",
+    ),
+    "BARTScore": (
+        "--bartscore-model",
+        ENV_BARTSCORE_MODEL,
+        "bart-large-cnn",
+    ),
+}
+
+
+def _how_to_get(kind: str, model: str) -> str:
+    option, env, local = _HINTS[kind]
+    hub_id = model if not _looks_like_path(model) else None
+    fetch = (
+        f"On a machine with internet access run `hf download {hub_id} --local-dir ./{local}` "
+        f"(older clients: `huggingface-cli download ...`), copy the folder here, then "
+        if hub_id
+        else "Point to a directory holding config.json, the weights and the tokenizer files: "
+    )
+    return f"{fetch}pass {option} /path/to/{local} or set {env}=/path/to/{local}."
+
+
+def _unavailable(kind: str, model: str, why: str) -> ScorerUnavailable:
+    return ScorerUnavailable(
+        f"{kind} model {model!r} is unavailable: {why}. {_how_to_get(kind, model)}"
+    )
+
+
+def _looks_like_path(model: str) -> bool:
+    return model.startswith(("/", ".", "~")) or "\\" in model or model.count("/") > 1
+
+
+def _offline() -> bool:
+    flags = (os.environ.get("HF_HUB_OFFLINE", ""), os.environ.get("TRANSFORMERS_OFFLINE", ""))
+    return any(flag.strip().lower() in {"1", "true", "yes", "on"} for flag in flags)
+
+
+def _resolve_source(kind: str, model: str) -> _Source:
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return _Source(str(path.resolve()), local_only=True)
+    if path.exists():
+        raise _unavailable(kind, model, "it is a file; a model is a directory with config.json")
+    if _looks_like_path(model):
+        raise _unavailable(kind, model, "no such directory")
+    return _Source(model, local_only=_offline())
+
+
+def _load_failure(kind: str, model: str, source: _Source, exc: Exception) -> ScorerUnavailable:
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if source.local_only and not Path(source.name).is_dir():
+        reason = f"HF_HUB_OFFLINE is set and it is not in the local Hugging Face cache ({reason})"
+    return _unavailable(kind, model, reason)
+
+
+# One loaded model per (kind, source, options, device) and process: scorers share them.
+_MODEL_CACHE: dict[Hashable, Any] = {}
+
+
+def clear_model_cache() -> None:
+    """Forget the loaded scorer models (they are freed once no scorer holds them)."""
+    _MODEL_CACHE.clear()
+
+
+def _cached(key: Hashable, load: Callable[[], Any]) -> Any:
+    if key not in _MODEL_CACHE:
+        _MODEL_CACHE[key] = load()
+    return _MODEL_CACHE[key]
+
+
+@contextmanager
+def _progress_bar(enabled: bool, description: str, total: int) -> Iterator[Callable[[int], None]]:
+    """Yield ``advance(n)``; draws a rich bar with ETA on stderr when ``enabled``."""
+    if not enabled:
+        yield lambda n: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def _length_batches(
+    order: Sequence[int], lengths: Sequence[int], max_items: int
+) -> Iterator[list[int]]:
+    """Split ``order`` (sorted by decreasing length) into batches of at most ``max_items``
+    items and ``max_items * _TOKENS_PER_ITEM`` padded tokens (at least one item each)."""
+    budget = max_items * _TOKENS_PER_ITEM
+    batch: list[int] = []
+    for i in order:
+        width = lengths[batch[0]] if batch else lengths[i]
+        if batch and (len(batch) >= max_items or (len(batch) + 1) * width > budget):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
+
+
+# --------------------------------------------------------------------------- BERTScore
+
+
+def _truncate_layers(model: Any, layer: int, model_name: str) -> Any:
+    """Keep the first ``layer`` blocks, the way ``bert_score.utils.get_model`` does, so that
+    the model's output is the hidden state after block ``layer`` (0 = the embeddings)."""
+    import torch
+
+    if hasattr(model, "decoder") and hasattr(model, "encoder"):
+        model = model.encoder
+
+    def keep(owner: Any, attr: str) -> Any:
+        blocks = getattr(owner, attr)
+        if not 0 <= layer <= len(blocks):
+            raise ValueError(
+                f"BERTScore layer {layer} is out of range for {model_name!r}: "
+                f"it has {len(blocks)} layers (0 = the embeddings)"
+            )
+        setattr(owner, attr, torch.nn.ModuleList(list(blocks[:layer])))
+        return model
+
+    if hasattr(model, "n_layers") and isinstance(model.n_layers, int):  # XLM
+        if not 0 <= layer <= model.n_layers:
+            raise ValueError(f"BERTScore layer {layer} is out of range for {model_name!r}")
+        model.n_layers = layer
+        return model
+    if isinstance(getattr(model, "layer", None), torch.nn.ModuleList):  # XLNet
+        return keep(model, "layer")
+    encoder = getattr(model, "encoder", None)
+    if encoder is not None:
+        if hasattr(encoder, "albert_layer_groups"):  # ALBERT shares its blocks
+            if not 0 <= layer <= encoder.config.num_hidden_layers:
+                raise ValueError(f"BERTScore layer {layer} is out of range for {model_name!r}")
+            encoder.config.num_hidden_layers = layer
+            return model
+        if hasattr(encoder, "block"):  # T5
+            return keep(encoder, "block")
+        if hasattr(encoder, "layer"):  # BERT, RoBERTa, ELECTRA, ...
+            return keep(encoder, "layer")
+    transformer = getattr(model, "transformer", None)
+    if transformer is not None and hasattr(transformer, "layer"):  # DistilBERT
+        return keep(transformer, "layer")
+    if hasattr(model, "layers"):  # BART encoder and relatives
+        return keep(model, "layers")
+    raise ValueError(f"BERTScore cannot find the layers of {model_name!r} ({type(model).__name__})")
+
+
+@dataclass(frozen=True)
+class _BertModel:
+    tokenizer: Any
+    encoder: Any
+    forward_kwargs: Mapping[str, Any]
+
+
+def _load_bert(model: str, layer: int, device: str) -> _BertModel:
+    source = _resolve_source("BERTScore", model)
+
+    def load() -> _BertModel:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(
+                source.name, local_files_only=source.local_only
+            )
+            encoder = AutoModel.from_pretrained(
+                source.name, local_files_only=source.local_only, dtype=torch.float32
+            )
+        except (OSError, ValueError, ImportError, RuntimeError) as exc:
+            raise _load_failure("BERTScore", model, source, exc) from exc
+        encoder = _truncate_layers(encoder, layer, model).eval().to(device)
+        # XLNet would otherwise keep every layer's states as "mems" for a next segment.
+        kwargs = {"use_mems": False} if getattr(encoder.config, "model_type", "") == "xlnet" else {}
+        return _BertModel(tokenizer, encoder, kwargs)
+
+    return _cached(("bert", source, layer, device), load)
+
+
+@dataclass(frozen=True)
+class _Text:
+    """One unique stripped text: its token ids and normalised matching weights."""
+
+    ids: list[int]
+    weights: torch.Tensor  # sums to 1, or all 0 when no token carries weight
+
+
+class BertScorer:
+    """BERTScore (P, R, F1) with a model it loads once; see the module docstring.
+
+    ``model`` is a hub id or a local directory (a directory is never looked up online;
+    ``HF_HUB_OFFLINE=1`` keeps hub ids to the local cache). ``layer`` counts blocks from
+    the embeddings (0) as ``bert_score``'s ``num_layers`` does. ``max_tokens`` caps each
+    text's length, special tokens included; by default nothing is truncated, as in the
+    reference. Raises ``ScorerUnavailable`` when the model cannot be loaded and
+    ``ValueError`` for a layer the model does not have.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_BERTSCORE_MODEL,
+        layer: int = DEFAULT_BERTSCORE_LAYER,
+        *,
+        idf: bool = False,
+        batch_size: int = 32,
+        device: str = "auto",
+        max_tokens: int | None = None,
+        progress: bool = False,
+    ) -> None:
+        if layer < 0:
+            raise ValueError(f"BERTScore layer must be >= 0, got {layer}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if max_tokens is not None and max_tokens < 3:
+            raise ValueError(
+                f"max_tokens must be >= 3 (room for the special tokens), got {max_tokens}"
+            )
+        self.model = model
+        self.layer = layer
+        self.idf = idf
+        self.batch_size = batch_size
+        self.device = resolve_device(device)
+        self.max_tokens = max_tokens
+        self.progress = progress
+        self._loaded = _load_bert(model, layer, self.device)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> BertScorer:
+        """Build from ``TAXPRABEN_BERTSCORE_MODEL`` / ``_LAYER`` where set; kwargs win."""
+        env = os.environ if environ is None else environ
+        kwargs.setdefault("model", env.get(ENV_BERTSCORE_MODEL) or DEFAULT_BERTSCORE_MODEL)
+        if env.get(ENV_BERTSCORE_LAYER):
+            kwargs.setdefault("layer", int(env[ENV_BERTSCORE_LAYER]))
+        return cls(**kwargs)
+
+    def describe(self) -> dict[str, Any]:
+        """The settings that determine the scores, for results.json."""
+        import transformers
+
+        return {
+            "model": self.model,
+            "layer": self.layer,
+            "idf": self.idf,
+            "max_tokens": self.max_tokens,
+            "rescale_with_baseline": False,
+            "score": "F1",
+            "dtype": "float32",
+            "device": self.device,
+            "reference": "bert_score 0.3.13 semantics",
+            "transformers": transformers.__version__,
+        }
+
+    # -- scoring
+
+    def score(self, candidates: Sequence[str], references: Sequence[str]) -> list[PRF]:
+        """BERTScore of each (candidate, reference) pair, in input order.
+
+        Identical pairs are computed once and every distinct text is encoded once, however
+        often it repeats (across runs, tasks or sides).
+        """
+        if len(candidates) != len(references):
+            raise ValueError(
+                f"{len(candidates)} candidates but {len(references)} references: pairs must align"
+            )
+        pair_of: dict[tuple[str, str], int] = {}
+        slots = [
+            pair_of.setdefault((c.strip(), r.strip()), len(pair_of))
+            for c, r in zip(candidates, references, strict=True)
+        ]
+        pairs = list(pair_of)
+        if not pairs:
+            return []
+        texts = self._prepare({t for pair in pairs for t in pair}, {r for _, r in pairs})
+        n_empty = sum(1 for c, r in pairs if len(texts[c].ids) == 2 or len(texts[r].ids) == 2)
+        if n_empty:
+            log.warning(
+                "BERTScore: %d pair(s) with an empty candidate or reference score 0", n_empty
+            )
+
+        unique_scores: list[PRF] = [PRF(0.0, 0.0, 0.0)] * len(pairs)
+        chunks = list(self._chunks(pairs, texts))
+        total = sum(len(chunk_texts) for _, chunk_texts in chunks)
+        with _progress_bar(
+            self.progress and total >= _PROGRESS_MIN_TEXTS, "BERTScore", total
+        ) as advance:
+            for chunk_pairs, chunk_texts in chunks:
+                embeddings = self._embed(chunk_texts, texts, advance)
+                for k, prf in zip(
+                    chunk_pairs,
+                    self._match([pairs[k] for k in chunk_pairs], embeddings, texts),
+                    strict=True,
+                ):
+                    unique_scores[k] = prf
+                del embeddings
+        return [unique_scores[k] for k in slots]
+
+    def _prepare(self, unique: set[str], references: set[str]) -> dict[str, _Text]:
+        """Tokenise each distinct text once and attach its matching weights."""
+        import torch
+
+        tokenizer = self._loaded.tokenizer
+        order = sorted(unique)
+        truncate = {"truncation": True, "max_length": self.max_tokens} if self.max_tokens else {}
+        # An empty text still gets the special tokens, as bert_score's sent_encode intends.
+        ids = tokenizer(order, add_special_tokens=True, **truncate)["input_ids"]
+        token_ids = dict(zip(order, ids, strict=True))
+
+        if self.idf:
+            weight_of = _idf_weights([token_ids[r] for r in sorted(references)])
+        else:
+            zero = {tokenizer.sep_token_id, tokenizer.cls_token_id}
+            weight_of = defaultdict(lambda: 1.0, dict.fromkeys(zero - {None}, 0.0))
+
+        texts: dict[str, _Text] = {}
+        for text, seq in token_ids.items():
+            w = torch.tensor([weight_of[i] for i in seq], dtype=torch.float32)
+            total = w.sum()
+            texts[text] = _Text(seq, w / total if total > 0 else torch.zeros_like(w))
+        return texts
+
+    def _chunks(
+        self, pairs: list[tuple[str, str]], texts: Mapping[str, _Text]
+    ) -> Iterator[tuple[list[int], list[str]]]:
+        """Group pair indices by reference into chunks whose distinct texts hold at most
+        ``_CHUNK_TOKENS`` tokens (a single over-long reference group is its own chunk)."""
+        by_reference: dict[str, list[int]] = defaultdict(list)
+        for k, (_, ref) in enumerate(pairs):
+            by_reference[ref].append(k)
+        chunk_pairs: list[int] = []
+        chunk_texts: dict[str, None] = {}
+        tokens = 0
+        for members in by_reference.values():
+            new = {t: None for k in members for t in pairs[k] if t not in chunk_texts}
+            new_tokens = sum(len(texts[t].ids) for t in new)
+            if chunk_pairs and tokens + new_tokens > _CHUNK_TOKENS:
+                yield chunk_pairs, list(chunk_texts)
+                chunk_pairs, chunk_texts, tokens = [], {}, 0
+                new = {t: None for k in members for t in pairs[k]}
+                new_tokens = sum(len(texts[t].ids) for t in new)
+            chunk_pairs.extend(members)
+            chunk_texts.update(new)
+            tokens += new_tokens
+        if chunk_pairs:
+            yield chunk_pairs, list(chunk_texts)
+
+    def _embed(
+        self, batch_texts: list[str], texts: Mapping[str, _Text], advance: Callable[[int], None]
+    ) -> dict[str, torch.Tensor]:
+        """Unit-normalised token embeddings at ``layer`` for each text, on the device."""
+        import torch
+
+        encoder = self._loaded.encoder
+        pad_id = self._loaded.tokenizer.pad_token_id or 0
+        lengths = [len(texts[t].ids) for t in batch_texts]
+        order = sorted(range(len(batch_texts)), key=lambda i: -lengths[i])
+        out: dict[str, torch.Tensor] = {}
+        with torch.inference_mode():
+            for batch in _length_batches(order, lengths, self.batch_size):
+                width = lengths[batch[0]]
+                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+                mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, i in enumerate(batch):
+                    input_ids[row, : lengths[i]] = torch.tensor(texts[batch_texts[i]].ids)
+                    mask[row, : lengths[i]] = 1
+                hidden = encoder(
+                    input_ids.to(self.device),
+                    attention_mask=mask.to(self.device),
+                    **self._loaded.forward_kwargs,
+                )[0]
+                for row, i in enumerate(batch):
+                    vectors = hidden[row, : lengths[i]]
+                    out[batch_texts[i]] = vectors / vectors.norm(dim=-1, keepdim=True)
+                advance(len(batch))
+        return out
+
+    def _match(
+        self,
+        pairs: list[tuple[str, str]],
+        embeddings: Mapping[str, torch.Tensor],
+        texts: Mapping[str, _Text],
+    ) -> list[PRF]:
+        """Greedy cosine matching of each pair, batched by similar shape."""
+        import torch
+
+        results: list[PRF] = [PRF(0.0, 0.0, 0.0)] * len(pairs)
+        live = [
+            k for k, (c, r) in enumerate(pairs) if len(texts[c].ids) != 2 and len(texts[r].ids) != 2
+        ]
+        live.sort(key=lambda k: (-len(texts[pairs[k][0]].ids), -len(texts[pairs[k][1]].ids)))
+        start = 0
+        with torch.inference_mode():
+            while start < len(live):
+                hyp_len = len(texts[pairs[live[start]][0]].ids)
+                ref_len = max(len(texts[pairs[k][1]].ids) for k in live[start : start + 64])
+                size = max(1, min(64, _MATCH_ELEMENTS // (hyp_len * ref_len)))
+                batch = live[start : start + size]
+                start += size
+                hyp = [pairs[k][0] for k in batch]
+                ref = [pairs[k][1] for k in batch]
+                h, h_mask, h_w = self._pad(
+                    [embeddings[t] for t in hyp], [texts[t].weights for t in hyp]
+                )
+                r, r_mask, r_w = self._pad(
+                    [embeddings[t] for t in ref], [texts[t].weights for t in ref]
+                )
+                sim = torch.bmm(h, r.transpose(1, 2))
+                # Cosines lie in [-1, 1]: -2 never wins a max, and padded rows weigh 0.
+                sim.masked_fill_(~(h_mask.unsqueeze(2) & r_mask.unsqueeze(1)), -2.0)
+                precision = (sim.max(dim=2).values * h_w).sum(dim=1)
+                recall = (sim.max(dim=1).values * r_w).sum(dim=1)
+                f1 = 2 * precision * recall / (precision + recall)
+                for k, p, rc, f in zip(
+                    batch, precision.tolist(), recall.tolist(), f1.tolist(), strict=True
+                ):
+                    results[k] = PRF(_finite(p), _finite(rc), _finite(f))
+        return results
+
+    def _pad(
+        self, vectors: list[torch.Tensor], weights: list[torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        from torch.nn.utils.rnn import pad_sequence
+
+        lengths = [len(w) for w in weights]
+        padded = pad_sequence(vectors, batch_first=True)
+        mask = pad_sequence(
+            [v.new_ones(n, dtype=bool) for v, n in zip(vectors, lengths, strict=True)],
+            batch_first=True,
+        )
+        w = pad_sequence(weights, batch_first=True).to(padded.device)
+        return padded, mask, w
+
+
+def _finite(x: float) -> float:
+    """NaN (a text whose tokens all weigh 0, or P + R = 0) scores 0, as in bert_score's F1."""
+    return 0.0 if math.isnan(x) else x
+
+
+def _idf_weights(references: list[list[int]]) -> Mapping[int, float]:
+    """bert_score's ``get_idf_dict``: log((M + 1) / (df + 1)), unseen ids log(M + 1)."""
+    m = len(references)
+    df: dict[int, int] = defaultdict(int)
+    for ids in references:
+        for i in set(ids):
+            df[i] += 1
+    unseen = math.log(m + 1)
+    weights: dict[int, float] = defaultdict(lambda: unseen)
+    weights.update({i: math.log((m + 1) / (c + 1)) for i, c in df.items()})
+    return weights
+
+
+# --------------------------------------------------------------------------- BARTScore
+
+
+@dataclass(frozen=True)
+class _BartModel:
+    tokenizer: Any
+    model: Any
+
+
+def _load_bart(model: str, weights: str | None, device: str) -> _BartModel:
+    source = _resolve_source("BARTScore", model)
+    weights_path = None
+    if weights is not None:
+        weights_path = Path(weights).expanduser().resolve()
+        if not weights_path.is_file():
+            raise ScorerUnavailable(
+                f"BARTScore weights {weights!r} not found: pass --bartscore-weights (or set "
+                f"{ENV_BARTSCORE_WEIGHTS}) to a bart_score.pth state dict, such as the "
+                "ParaBank2-tuned file published with BARTScore, or leave it unset to use "
+                "the model's own weights."
+            )
+
+    def load() -> _BartModel:
+        import torch
+        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(
+                source.name, local_files_only=source.local_only
+            )
+            seq2seq = AutoModelForSeq2SeqLM.from_pretrained(
+                source.name, local_files_only=source.local_only, dtype=torch.float32
+            )
+        except (OSError, ValueError, ImportError, RuntimeError) as exc:
+            raise _load_failure("BARTScore", model, source, exc) from exc
+        if weights_path is not None:
+            _load_state_dict(seq2seq, weights_path)
+        return _BartModel(tokenizer, seq2seq.eval().to(device))
+
+    return _cached(("bart", source, str(weights_path), device), load)
+
+
+def _load_state_dict(model: Any, path: Path) -> None:
+    """Load a ``bart_score.pth`` state dict; only weights tied to loaded ones may be missing."""
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        missing, unexpected = model.load_state_dict(state, strict=False)
+    except (OSError, RuntimeError, ValueError, EOFError, pickle.UnpicklingError) as exc:
+        # Unreadable, not a plain state dict, or shapes that do not fit the model.
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ScorerUnavailable(
+            f"BARTScore weights {str(path)!r} cannot be loaded: {reason}. Pass a state dict "
+            "saved with torch.save(model.state_dict()) for this model, such as bart_score.pth."
+        ) from exc
+    params = model.state_dict()
+    loaded = {params[k].data_ptr() for k in state if k in params}
+    untied = [k for k in missing if params[k].data_ptr() not in loaded]
+    if untied:
+        raise ScorerUnavailable(
+            f"BARTScore weights {str(path)!r} do not fit the model: missing {untied[:5]}"
+        )
+    if unexpected:
+        log.warning("BARTScore weights %s: ignored keys %s", path, list(unexpected)[:5])
+
+
+class BartScorer:
+    """BARTScore (mean token log-likelihood of target given source) with a model it owns.
+
+    ``weights`` is an optional ``bart_score.pth`` state dict loaded over the model. Both
+    sides are truncated to ``max_length`` tokens. An empty target still has ``<s></s>``,
+    so it gets a (finite) score like any other text. Raises ``ScorerUnavailable`` when the
+    model or the weights cannot be loaded.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_BARTSCORE_MODEL,
+        *,
+        weights: str | None = None,
+        batch_size: int = 8,
+        device: str = "auto",
+        max_length: int = 1024,
+        progress: bool = False,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if max_length < 2:
+            raise ValueError(f"max_length must be >= 2, got {max_length}")
+        self.model = model
+        self.weights = weights
+        self.batch_size = batch_size
+        self.device = resolve_device(device)
+        self.max_length = max_length
+        self.progress = progress
+        self._loaded = _load_bart(model, weights, self.device)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> BartScorer:
+        """Build from ``TAXPRABEN_BARTSCORE_MODEL`` / ``_WEIGHTS`` where set; kwargs win."""
+        env = os.environ if environ is None else environ
+        kwargs.setdefault("model", env.get(ENV_BARTSCORE_MODEL) or DEFAULT_BARTSCORE_MODEL)
+        kwargs.setdefault("weights", env.get(ENV_BARTSCORE_WEIGHTS) or None)
+        return cls(**kwargs)
+
+    def describe(self) -> dict[str, Any]:
+        """The settings that determine the scores, for results.json."""
+        import transformers
+
+        return {
+            "model": self.model,
+            "weights": self.weights,
+            "max_length": self.max_length,
+            "source": "prediction",
+            "target": "gold",
+            "raw": "mean token log-likelihood of the target",
+            "normalised": "exp(raw)",
+            "dtype": "float32",
+            "device": self.device,
+            "transformers": transformers.__version__,
+        }
+
+    def score(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
+        """Raw BARTScore of each (source, target) pair, in input order; identical pairs once."""
+        import torch
+        import torch.nn.functional as F
+
+        if len(sources) != len(targets):
+            raise ValueError(f"{len(sources)} sources but {len(targets)} targets: pairs must align")
+        pair_of: dict[tuple[str, str], int] = {}
+        slots = [
+            pair_of.setdefault((s, t), len(pair_of)) for s, t in zip(sources, targets, strict=True)
+        ]
+        pairs = list(pair_of)
+        if not pairs:
+            return []
+        tokenizer, model = self._loaded.tokenizer, self._loaded.model
+        src_ids = self._encode([s for s, _ in pairs])
+        tgt_ids = self._encode([t for _, t in pairs])
+        pad = model.config.pad_token_id
+        start_id = model.config.decoder_start_token_id
+        if start_id is None:
+            start_id = tokenizer.eos_token_id
+
+        lengths = [len(s) + len(t) for s, t in zip(src_ids, tgt_ids, strict=True)]
+        order = sorted(range(len(pairs)), key=lambda k: -lengths[k])
+        scores = [0.0] * len(pairs)
+        show = self.progress and len(pairs) >= _PROGRESS_MIN_TEXTS
+        with _progress_bar(show, "BARTScore", len(pairs)) as advance, torch.inference_mode():
+            for batch in _length_batches(order, lengths, self.batch_size):
+                src, src_mask = _pad_right([src_ids[k] for k in batch], pad)
+                labels, _ = _pad_right([tgt_ids[k] for k in batch], pad)
+                decoder_input = labels.new_full(labels.shape, pad)
+                decoder_input[:, 0] = start_id
+                decoder_input[:, 1:] = labels[:, :-1]
+                logits = model(
+                    input_ids=src.to(self.device),
+                    attention_mask=src_mask.to(self.device),
+                    decoder_input_ids=decoder_input.to(self.device),
+                    use_cache=False,
+                ).logits
+                labels = labels.to(self.device)
+                # As the original: pad positions are ignored, the sum divided by the target length.
+                nll = F.cross_entropy(
+                    logits.float().transpose(1, 2), labels, ignore_index=pad, reduction="none"
+                ).sum(dim=1)
+                target_len = torch.tensor([len(tgt_ids[k]) for k in batch], device=nll.device)
+                for k, value in zip(batch, (-nll / target_len).tolist(), strict=True):
+                    scores[k] = value
+                advance(len(batch))
+        return [scores[k] for k in slots]
+
+    def _encode(self, texts: list[str]) -> list[list[int]]:
+        return self._loaded.tokenizer(texts, max_length=self.max_length, truncation=True)[
+            "input_ids"
+        ]
+
+
+def _pad_right(rows: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded ids and the attention mask (1 on real tokens)."""
+    import torch
+
+    ids = torch.full((len(rows), max(len(r) for r in rows)), pad, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[i, : len(row)] = 1
+    return ids, mask
