@@ -1,0 +1,75 @@
+"""Figures over runs: per run first, across runs second (DESIGN.md section 2).
+
+Each figure of results.json is a ``STAT``: the per-run values, their mean, the sample
+standard deviation (ddof=1), a 95% t-interval over runs, and, where the caller has one, a
+sample-level bootstrap interval (resampling items, not runs; reports label it as such).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+Stat = dict[str, Any]
+
+
+def _clean(values: Sequence[float | None]) -> list[float]:
+    return [float(v) for v in values if v is not None and not math.isnan(float(v))]
+
+
+def run_stat(values: Sequence[float | None], bootstrap_ci95: Sequence[float] | None = None) -> Stat:
+    """Mean, sample std and 95% t-interval of one figure over runs.
+
+    ``None`` values (a run where the figure could not be computed) are kept in ``runs`` but
+    left out of the summary; when nothing is left the summary is null.
+    """
+    kept = _clean(values)
+    n = len(kept)
+    mean = float(np.mean(kept)) if n else None
+    std = float(np.std(kept, ddof=1)) if n > 1 else None
+    ci95: list[float] | None = None
+    if n > 1 and mean is not None and std is not None:
+        half = float(scipy_stats.t.ppf(0.975, n - 1)) * std / math.sqrt(n)
+        ci95 = [mean - half, mean + half]
+    return {
+        "mean": mean,
+        "std": std,
+        "ci95": ci95,
+        "runs": [None if v is None else float(v) for v in values],
+        "bootstrap_ci95": [float(x) for x in bootstrap_ci95] if bootstrap_ci95 is not None else None,
+    }
+
+
+def percentile_interval(samples: np.ndarray) -> list[float] | None:
+    """The 2.5th and 97.5th percentiles of bootstrap replicates (None when there are none)."""
+    samples = samples[~np.isnan(samples)]
+    if samples.size == 0:
+        return None
+    lo, hi = np.percentile(samples, [2.5, 97.5])
+    return [float(lo), float(hi)]
+
+
+def mean_of_stats(
+    members: Mapping[str, Stat], replicates: Mapping[str, np.ndarray] | None = None
+) -> Stat:
+    """A group figure: per run, the unweighted mean of the members' values; then over runs.
+
+    Runs where any member is missing are None (a partial mean would mix different sets of
+    tasks). ``replicates`` holds each member's bootstrap replicates for the group interval.
+    """
+    if not members:
+        return run_stat([])
+    n_runs = max(len(s["runs"]) for s in members.values())
+    per_run: list[float | None] = []
+    for r in range(n_runs):
+        vals = [s["runs"][r] if r < len(s["runs"]) else None for s in members.values()]
+        per_run.append(None if any(v is None for v in vals) else float(np.mean(vals)))  # type: ignore[arg-type]
+    boot = None
+    if replicates and all(name in replicates for name in members):
+        stacked = np.vstack([replicates[name] for name in members])
+        boot = percentile_interval(stacked.mean(axis=0))
+    return run_stat(per_run, boot)

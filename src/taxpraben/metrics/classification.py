@@ -1,0 +1,65 @@
+"""Classification metrics exactly as TaxBen computes them.
+
+Point estimates call scikit-learn with ``labels = set(golds)``: a prediction outside the
+gold label set (including the label "missing" for an unparseable answer) counts as wrong
+for its gold class and adds no class of its own. The bootstrap needs the same weighted F1
+thousands of times, so :func:`bootstrap_acc_f1` computes it vectorised with numpy; a test
+holds it equal to sklearn on random label sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.metrics import accuracy_score, f1_score
+
+MISSING_LABEL = "missing"
+
+
+def classification_metrics(golds: Sequence[str], preds: Sequence[str]) -> dict[str, float]:
+    """ACC, weighted F1, Macro-F1 (sklearn, ``labels = sorted(set(golds))``) and missing rate."""
+    if len(golds) != len(preds):
+        raise ValueError(f"{len(golds)} golds but {len(preds)} predictions")
+    if not golds:
+        raise ValueError("no items to score")
+    labels = sorted(set(golds))
+    return {
+        "acc": float(accuracy_score(golds, preds)),
+        "f1": float(f1_score(golds, preds, labels=labels, average="weighted", zero_division=0)),
+        "macro_f1": float(f1_score(golds, preds, labels=labels, average="macro", zero_division=0)),
+        "missing_rate": sum(p == MISSING_LABEL for p in preds) / len(preds),
+    }
+
+
+def encode_labels(golds: Sequence[str], preds: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Integer codes: gold labels 0..K-1 (sorted); any prediction outside them is K."""
+    labels = sorted(set(golds))
+    index = {label: i for i, label in enumerate(labels)}
+    k = len(labels)
+    gold_codes = np.fromiter((index[g] for g in golds), dtype=np.int64, count=len(golds))
+    pred_codes = np.fromiter((index.get(p, k) for p in preds), dtype=np.int64, count=len(preds))
+    return gold_codes, pred_codes, k
+
+
+def bootstrap_acc_f1(gold_codes: np.ndarray, pred_codes: np.ndarray, k: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Accuracy and weighted F1 of each resample ``idx[b]`` (shape (B, n)) at once.
+
+    Weighted F1 over the resample's own gold labels equals weighting by support, and a
+    label with no support has weight 0, so all K labels can be counted together.
+    """
+    g = gold_codes[idx]  # (B, n)
+    p = pred_codes[idx]
+    b, n = g.shape
+    acc = (g == p).mean(axis=1)
+    offsets = (np.arange(b) * (k + 1))[:, None]
+    size = b * (k + 1)
+    support = np.bincount((g + offsets).ravel(), minlength=size).reshape(b, k + 1)[:, :k]
+    predicted = np.bincount((p + offsets).ravel(), minlength=size).reshape(b, k + 1)[:, :k]
+    hit = g == p
+    tp = np.bincount((g + offsets)[hit], minlength=size).reshape(b, k + 1)[:, :k]
+    denom = support + predicted
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f1 = np.where(denom > 0, 2.0 * tp / denom, 0.0)
+    weighted = (f1 * support).sum(axis=1) / n
+    return acc, weighted

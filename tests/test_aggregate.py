@@ -1,0 +1,50 @@
+"""Figures over runs: mean, sample std, t-interval, groups."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from taxpraben.aggregate import mean_of_stats, percentile_interval, run_stat
+
+
+def test_run_stat_mean_std_and_t_interval() -> None:
+    values = [0.8, 0.82, 0.79, 0.81, 0.83]
+    s = run_stat(values)
+    assert s["mean"] == pytest.approx(np.mean(values))
+    assert s["std"] == pytest.approx(np.std(values, ddof=1))
+    half = stats.t.ppf(0.975, 4) * np.std(values, ddof=1) / math.sqrt(5)
+    assert s["ci95"] == pytest.approx([np.mean(values) - half, np.mean(values) + half])
+    assert s["runs"] == values
+    assert s["bootstrap_ci95"] is None
+
+
+def test_one_run_has_no_spread() -> None:
+    s = run_stat([0.5])
+    assert s["mean"] == 0.5 and s["std"] is None and s["ci95"] is None
+
+
+def test_none_runs_are_kept_but_not_averaged() -> None:
+    s = run_stat([0.5, None, 0.7])
+    assert s["runs"] == [0.5, None, 0.7]
+    assert s["mean"] == pytest.approx(0.6)
+    assert run_stat([None, None])["mean"] is None
+
+
+def test_group_is_the_per_run_mean_of_members() -> None:
+    a = run_stat([0.2, 0.4])
+    b = run_stat([0.6, 0.8])
+    g = mean_of_stats({"a": a, "b": b})
+    assert g["runs"] == pytest.approx([0.4, 0.6])
+    assert g["mean"] == pytest.approx(0.5)
+    reps = {"a": np.array([0.1, 0.2, 0.3]), "b": np.array([0.3, 0.4, 0.5])}
+    g2 = mean_of_stats({"a": a, "b": b}, reps)
+    assert g2["bootstrap_ci95"] == pytest.approx(list(np.percentile([0.2, 0.3, 0.4], [2.5, 97.5])))
+
+
+def test_percentile_interval_ignores_nan() -> None:
+    assert percentile_interval(np.array([np.nan])) is None
+    assert percentile_interval(np.array([1.0, 1.0])) == [1.0, 1.0]
