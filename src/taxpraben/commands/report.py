@@ -1,0 +1,73 @@
+"""``taxpraben report DIR [DIR...]``: rebuild the reports; with several directories, a leaderboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from taxpraben.report import (
+    ReportError,
+    build_leaderboard,
+    load_results,
+    print_leaderboard,
+    print_summary,
+    write_reports,
+)
+from taxpraben.report.leaderboard import save_leaderboard
+from taxpraben.report.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+
+def report(
+    dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Result directories (each with results.json and samples.jsonl).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Where to write leaderboard.md/.html (several directories; default: .)."
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Compare results with different data hashes or scoring profiles anyway."
+        ),
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=100, help="Bootstrap resamples of the paired tests.")
+    ] = DEFAULT_RESAMPLES,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the paired bootstrap.")
+    ] = DEFAULT_SEED,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Print only the paths written.")] = False,
+) -> None:
+    """Rebuild report.md and report.html in each directory; with several, rank them in a leaderboard."""
+    console = Console()
+    try:
+        board = None
+        if len(dirs) > 1:  # check comparability before writing anything
+            board = build_leaderboard(dirs, force=force, resamples=resamples, seed=seed)
+        for directory in dirs:
+            paths = write_reports(directory)
+            if quiet:
+                for path in paths:
+                    console.print(str(path), highlight=False)
+            else:
+                print_summary(load_results(directory), paths, console)
+        if board is not None:
+            paths = save_leaderboard(board, out or Path("."))
+            if quiet:
+                for path in paths:
+                    console.print(str(path), highlight=False)
+            else:
+                print_leaderboard(board, paths, console)
+    except ReportError as exc:
+        Console(stderr=True).print(f"[red]Error:[/] {exc}", highlight=False)
+        raise typer.Exit(code=2) from exc

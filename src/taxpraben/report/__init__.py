@@ -1,0 +1,52 @@
+"""Reports: report.md and report.html for one result directory, a leaderboard for several.
+
+Reads only ``results.json`` and ``samples.jsonl`` (docs/results-schema.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from taxpraben.report.html import render_html
+from taxpraben.report.leaderboard import (
+    IncompatibleResultsError,
+    build_leaderboard,
+    write_leaderboard,
+)
+from taxpraben.report.load import ReportError, load_results, load_samples, model_label
+from taxpraben.report.markdown import render_markdown
+from taxpraben.report.terminal import print_leaderboard, print_summary
+
+REPORT_MD = "report.md"
+REPORT_HTML = "report.html"
+
+
+def write_reports(out_dir: Path) -> list[Path]:
+    """Read ``out_dir/results.json`` and ``samples.jsonl``; write report.md and report.html.
+
+    Returns the two paths. Raises ``ReportError`` when results.json is missing or unreadable;
+    a missing samples.jsonl only leaves the sample browser empty.
+    """
+    out_dir = Path(out_dir)
+    results = load_results(out_dir)
+    samples = load_samples(out_dir)
+    label = model_label(results, out_dir)
+    md_path, html_path = out_dir / REPORT_MD, out_dir / REPORT_HTML
+    md_path.write_text(render_markdown(results, label=label), encoding="utf-8")
+    html_path.write_text(render_html(results, samples, label=label), encoding="utf-8")
+    return [md_path, html_path]
+
+
+__all__ = [
+    "IncompatibleResultsError",
+    "ReportError",
+    "build_leaderboard",
+    "load_results",
+    "load_samples",
+    "print_leaderboard",
+    "print_summary",
+    "render_html",
+    "render_markdown",
+    "write_leaderboard",
+    "write_reports",
+]

@@ -1,0 +1,342 @@
+"""The leaderboard: several result directories ranked by Overall Average, with paired tests.
+
+Results are compared only when they were computed on the same data (``meta.data_hash``) with
+the same scoring profile (``meta.profile``); otherwise ``IncompatibleResultsError`` is raised
+unless ``force`` is given, and the forced leaderboard says so at the top.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from taxpraben import __version__
+from taxpraben.report import format as fmt
+from taxpraben.report import plots
+from taxpraben.report.html import asset, environment
+from taxpraben.report.load import (
+    ReportError,
+    iter_samples,
+    load_results,
+    model_label,
+    ordered_tasks,
+)
+from taxpraben.report.markdown import cell
+from taxpraben.report.significance import (
+    ALPHA,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    PairedTest,
+    item_scores,
+    paired_bootstrap,
+)
+
+LEADERBOARD_MD = "leaderboard.md"
+LEADERBOARD_HTML = "leaderboard.html"
+
+
+class IncompatibleResultsError(ReportError):
+    """Result directories computed on different data or with different scoring profiles."""
+
+
+@dataclass
+class Entry:
+    directory: Path
+    results: dict[str, Any]
+    label: str
+    items: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def overall(self) -> dict[str, Any]:
+        return self.results.get("overall") or {}
+
+    @property
+    def computed_tasks(self) -> list[str]:
+        return [row.name for row in ordered_tasks(self.results) if row.computed]
+
+
+@dataclass
+class Comparison:
+    better: Entry
+    worse: Entry
+    test: PairedTest | None
+
+
+@dataclass
+class Leaderboard:
+    entries: list[Entry]  # ranked, best first
+    comparisons: list[Comparison]  # adjacent pairs, in rank order
+    tasks: list[str]
+    warnings: list[str]
+    profile: str
+    data_hash: str
+
+
+def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
+    """Raise unless every entry shares data hash and profile; with ``force``, return warnings."""
+    problems = []
+    for key, what in (("data_hash", "data hashes"), ("profile", "scoring profiles")):
+        values = {e.label: (e.results.get("meta") or {}).get(key) for e in entries}
+        if len(set(values.values())) > 1 or None in values.values():
+            listing = "; ".join(f"{label}: {value or 'unknown'}" for label, value in values.items())
+            problems.append(f"different {what} ({listing})")
+    if problems and not force:
+        raise IncompatibleResultsError(
+            "refusing to compare results computed "
+            + " and ".join(p.replace("different", "with different", 1) for p in problems)
+            + ". Scores on different data or scoring rules are not comparable; "
+            "pass --force to build the leaderboard anyway (it will be marked as forced)."
+        )
+    warnings = [f"Forced comparison despite {p}." for p in problems]
+    scorers = {e.label: _scorer_signature(e.results) for e in entries}
+    if len(set(scorers.values())) > 1:
+        warnings.append(
+            "The semantic scorers differ ("
+            + "; ".join(f"{k}: {v}" for k, v in scorers.items())
+            + "): BERTScore/BARTScore figures are not directly comparable."
+        )
+    partial = [e.label for e in entries if e.overall.get("partial")]
+    if partial:
+        warnings.append(
+            "Partial Overall Average (some tasks not computed) for: "
+            + ", ".join(partial)
+            + "; their rank is not like for like."
+        )
+    return warnings
+
+
+def _scorer_signature(results: dict[str, Any]) -> str:
+    scorers = (results.get("meta") or {}).get("scorers") or {}
+    parts = []
+    for name in sorted(scorers):
+        s = scorers[name] or {}
+        parts.append(
+            f"{name}={s.get('model')}" + (f"@{s['layer']}" if s.get("layer") is not None else "")
+        )
+    return ", ".join(parts) or "none"
+
+
+def build_leaderboard(
+    dirs: list[Path],
+    *,
+    force: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Leaderboard:
+    """Load, check, rank and test; no files written."""
+    if len(dirs) < 2:
+        raise ReportError("a leaderboard needs at least two result directories")
+    entries = [Entry(Path(d), load_results(Path(d)), "") for d in dirs]
+    labels = [model_label(e.results, e.directory) for e in entries]
+    for e, label in zip(entries, labels, strict=True):
+        e.label = f"{label} ({e.directory.name})" if labels.count(label) > 1 else label
+    warnings = check_compatible(entries, force=force)
+    entries.sort(
+        key=lambda e: -(e.overall.get("mean") if e.overall.get("mean") is not None else -1.0)
+    )
+    for e in entries:
+        e.items = item_scores(iter_samples(e.directory))
+    comparisons = []
+    for better, worse in itertools.pairwise(entries):
+        shared = [t for t in better.computed_tasks if t in set(worse.computed_tasks)]
+        test = paired_bootstrap(better.items, worse.items, shared, resamples=resamples, seed=seed)
+        comparisons.append(Comparison(better, worse, test))
+    tasks: list[str] = []
+    for e in entries:
+        tasks += [row.name for row in ordered_tasks(e.results) if row.name not in tasks]
+    meta = entries[0].results.get("meta") or {}
+    return Leaderboard(
+        entries,
+        comparisons,
+        tasks,
+        warnings,
+        str(meta.get("profile") or "?"),
+        str(meta.get("data_hash") or "?"),
+    )
+
+
+def _task_score(entry: Entry, task: str) -> str:
+    data = entry.results.get("tasks", {}).get(task)
+    if data is None:
+        return "–"
+    if data.get("status", "ok") != "ok":
+        return "not computed"
+    return fmt.number((data.get("score") or {}).get("mean"))
+
+
+def _verdict(test: PairedTest | None) -> str:
+    if test is None:
+        return "n/a (no shared items)"
+    return "yes" if test.significant else "no (not significant)"
+
+
+def method_note(resamples: int, seed: int) -> str:
+    return (
+        f"Paired bootstrap over items ({resamples} resamples, seed {seed}): each item's score is averaged "
+        "over runs; the difference is the mean over shared tasks of the per-task mean differences on the "
+        f"items both models scored; two-sided p-value; significant when p < {ALPHA}. Classification items "
+        "count as correct or not, so a difference may differ slightly from the table's (ACC+F1)/2 scores."
+    )
+
+
+def render_leaderboard_markdown(board: Leaderboard) -> str:
+    lines = ["# TaxPraBen leaderboard", ""]
+    lines.append(
+        f"Profile `{cell(board.profile)}` · data `{cell(board.data_hash)}` · {len(board.entries)} models"
+    )
+    lines.append("")
+    for warning in board.warnings:
+        lines.append(f"> **Warning:** {cell(warning)}")
+        lines.append("")
+    headers = [
+        "Rank",
+        "Model",
+        "Overall Average",
+        "95% CI over runs",
+        "Runs",
+        "vs next",
+        *board.tasks,
+    ]
+    lines.append("| " + " | ".join(headers) + " |")
+    lines.append("|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks))
+    for rank, entry in enumerate(board.entries, 1):
+        overall = entry.overall
+        value = fmt.stat(overall) + (" (partial)" if overall.get("partial") else "")
+        vs = ""
+        if rank <= len(board.comparisons):
+            test = board.comparisons[rank - 1].test
+            vs = (
+                "n/a"
+                if test is None
+                else f"p {fmt.p_value(test.p_value)}, "
+                + ("significant" if test.significant else "**not significant**")
+            )
+        cells = [
+            str(rank),
+            cell(entry.label),
+            value,
+            fmt.interval(overall.get("ci95")),
+            str(len(overall.get("runs") or [])),
+            vs,
+            *(_task_score(entry, t) for t in board.tasks),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Overall Average: points out of 100, mean ± std over runs; task columns: mean task score.",
+        "",
+    ]
+    lines += ["## Adjacent pairs", ""]
+    lines.append(
+        "| Pair | Difference (points) | 95% bootstrap CI | p-value | Significant at 0.05 | Tasks | Shared items |"
+    )
+    lines.append("|---|---:|---|---:|---|---:|---:|")
+    for k, comp in enumerate(board.comparisons, 1):
+        test = comp.test
+        pair = f"#{k} {cell(comp.better.label)} vs #{k + 1} {cell(comp.worse.label)}"
+        if test is None:
+            lines.append(f"| {pair} | n/a | n/a | n/a | {_verdict(None)} | 0 | 0 |")
+            continue
+        lines.append(
+            f"| {pair} | {fmt.signed_points(test.difference)} | "
+            f"[{fmt.signed_points(test.ci95[0])}, {fmt.signed_points(test.ci95[1])}] | {fmt.p_value(test.p_value)} | "
+            f"{_verdict(test)} | {len(test.tasks)} | {test.items} |"
+        )
+    resamples, seed = _method(board)
+    lines += ["", method_note(resamples, seed), ""]
+    lines += ["## Result directories", ""]
+    for entry in board.entries:
+        lines.append(f"- {cell(entry.label)}: `{cell(str(entry.directory))}`")
+    return "\n".join(lines) + "\n"
+
+
+def _method(board: Leaderboard) -> tuple[int, int]:
+    test = next((c.test for c in board.comparisons if c.test is not None), None)
+    return (test.resamples, test.seed) if test else (DEFAULT_RESAMPLES, DEFAULT_SEED)
+
+
+def render_leaderboard_html(board: Leaderboard) -> str:
+    resamples, seed = _method(board)
+    rows = []
+    for rank, entry in enumerate(board.entries, 1):
+        test = board.comparisons[rank - 1].test if rank <= len(board.comparisons) else None
+        rows.append(
+            {
+                "rank": rank,
+                "label": entry.label,
+                "overall": fmt.stat(entry.overall),
+                "partial": bool(entry.overall.get("partial")),
+                "ci95": fmt.interval(entry.overall.get("ci95")),
+                "runs": len(entry.overall.get("runs") or []),
+                "vs": None
+                if rank > len(board.comparisons)
+                else ("n/a" if test is None else f"p {fmt.p_value(test.p_value)}"),
+                "significant": None if test is None else test.significant,
+                "tasks": [_task_score(entry, t) for t in board.tasks],
+                "directory": str(entry.directory),
+            }
+        )
+    pairs = []
+    for k, comp in enumerate(board.comparisons, 1):
+        test = comp.test
+        pairs.append(
+            {
+                "better": f"#{k} {comp.better.label}",
+                "worse": f"#{k + 1} {comp.worse.label}",
+                "difference": fmt.signed_points(test.difference) if test else "n/a",
+                "ci95": f"[{fmt.signed_points(test.ci95[0])}, {fmt.signed_points(test.ci95[1])}]"
+                if test
+                else "n/a",
+                "p": fmt.p_value(test.p_value) if test else "n/a",
+                "verdict": _verdict(test),
+                "significant": test.significant if test else None,
+                "tasks": len(test.tasks) if test else 0,
+                "shared": test.items if test else 0,
+            }
+        )
+    return (
+        environment()
+        .get_template("leaderboard.html.j2")
+        .render(
+            board=board,
+            rows=rows,
+            pairs=pairs,
+            plot=plots.overall_intervals([(e.label, e.overall) for e in board.entries]),
+            method=method_note(resamples, seed),
+            css=Markup(asset("report.css")),
+            version=__version__,
+            csp="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'",
+        )
+    )
+
+
+def write_leaderboard(
+    dirs: list[Path],
+    out: Path,
+    force: bool = False,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> list[Path]:
+    """Write ``out/leaderboard.md`` and ``out/leaderboard.html``; return their paths.
+
+    Raises ``IncompatibleResultsError`` when the directories differ in data hash or scoring
+    profile and ``force`` is false, and ``ReportError`` for fewer than two directories or an
+    unreadable results file.
+    """
+    board = build_leaderboard(dirs, force=force, resamples=resamples, seed=seed)
+    return save_leaderboard(board, out)
+
+
+def save_leaderboard(board: Leaderboard, out: Path) -> list[Path]:
+    """Write a built leaderboard to ``out/leaderboard.md`` and ``out/leaderboard.html``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    md_path, html_path = out / LEADERBOARD_MD, out / LEADERBOARD_HTML
+    md_path.write_text(render_leaderboard_markdown(board), encoding="utf-8")
+    html_path.write_text(render_leaderboard_html(board), encoding="utf-8")
+    return [md_path, html_path]

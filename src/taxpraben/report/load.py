@@ -1,0 +1,117 @@
+"""Reading a result directory (``results.json`` and ``samples.jsonl``, docs/results-schema.md).
+
+The report layer reads only these files; it imports no model, parsing or metric code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from taxpraben.tasks import BLOOM_ORDER, PAPER_ORDER
+
+RESULTS_FILE = "results.json"
+SAMPLES_FILE = "samples.jsonl"
+SUPPORTED_SCHEMA = 1
+
+
+class ReportError(ValueError):
+    """A result directory that cannot be reported on; the message names the file."""
+
+
+def load_results(out_dir: Path) -> dict[str, Any]:
+    """``OUT/results.json`` as a dict, checked for the schema version this code understands."""
+    path = Path(out_dir) / RESULTS_FILE
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ReportError(f"{path}: not found (is {out_dir} a result directory?)") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read results: {exc}") from exc
+    if not isinstance(results, dict) or "tasks" not in results:
+        raise ReportError(f"{path}: not a results file (no 'tasks')")
+    version = results.get("schema_version")
+    if version != SUPPORTED_SCHEMA:
+        raise ReportError(
+            f"{path}: schema_version {version!r} is not supported (this version reads {SUPPORTED_SCHEMA})"
+        )
+    return results
+
+
+def iter_samples(out_dir: Path) -> Iterator[dict[str, Any]]:
+    """The lines of ``OUT/samples.jsonl``; nothing when the file is absent."""
+    path = Path(out_dir) / SAMPLES_FILE
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ReportError(f"{path}:{number}: not JSON: {exc}") from exc
+
+
+def load_samples(out_dir: Path) -> list[dict[str, Any]]:
+    return list(iter_samples(out_dir))
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One task of ``results.json`` with its name, for tables in paper order."""
+
+    name: str
+    data: dict[str, Any]
+
+    @property
+    def computed(self) -> bool:
+        return self.data.get("status", "ok") == "ok"
+
+    @property
+    def bloom(self) -> str:
+        return self.data.get("bloom") or ""
+
+    @property
+    def kind(self) -> str:
+        return self.data.get("type") or ""
+
+
+def ordered_tasks(results: dict[str, Any]) -> list[TaskRow]:
+    """The tasks in the paper's table order: by Bloom level, then the paper's dataset order."""
+    tasks = results.get("tasks", {})
+    listed = results.get("meta", {}).get("tasks") or []
+    bloom_rank = {level: i for i, level in enumerate(bloom_levels())}
+    paper_rank = {name: i for i, name in enumerate(PAPER_ORDER)}
+    listed_rank = {name: i for i, name in enumerate(listed)}
+
+    def key(name: str) -> tuple[int, int, int, str]:
+        bloom = tasks[name].get("bloom") or ""
+        return (
+            bloom_rank.get(bloom, len(bloom_rank)),
+            paper_rank.get(name, len(paper_rank)),
+            listed_rank.get(name, len(listed_rank)),
+            name,
+        )
+
+    return [TaskRow(name, tasks[name]) for name in sorted(tasks, key=key)]
+
+
+def bloom_levels() -> list[str]:
+    """Bloom's levels, lowest first."""
+    return [level.value for level in BLOOM_ORDER]
+
+
+def not_computed(results: dict[str, Any]) -> list[TaskRow]:
+    return [row for row in ordered_tasks(results) if not row.computed]
+
+
+def model_label(results: dict[str, Any], out_dir: Path | None = None) -> str:
+    """What to call the evaluated model: ``meta.model``, else the directory's name."""
+    model = results.get("meta", {}).get("model")
+    if model:
+        return str(model)
+    return Path(out_dir).resolve().name if out_dir is not None else "(scored predictions)"

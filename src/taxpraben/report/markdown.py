@@ -1,0 +1,87 @@
+"""``report.md``: the paper-style table and everything needed to read it, as Markdown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from taxpraben.report import format as fmt
+from taxpraben.report import tables
+from taxpraben.report.load import model_label
+
+
+def cell(text: str) -> str:
+    """Text made safe for a Markdown table cell: no pipes, newlines or raw HTML."""
+    return (
+        text.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\r", " ")
+        .replace("\n", " ")
+    )
+
+
+def _numeric(text: str) -> bool:
+    return bool(text) and (text[0] in "0123456789-+[" or text in (fmt.NOT_COMPUTED, "n/a"))
+
+
+def render_table(table: tables.Table, *, heading_level: int = 2, group_column: bool = False) -> str:
+    """A Markdown table; with ``group_column`` the first column is shown only where it changes."""
+    lines = [f"{'#' * heading_level} {table.title}", ""]
+    lines.append("| " + " | ".join(cell(h) for h in table.headers) + " |")
+    align = []
+    for i in range(len(table.headers)):
+        column = [row.cells[i] for row in table.rows if i < len(row.cells) and row.cells[i]]
+        numeric = column and sum(_numeric(c) for c in column) > len(column) / 2
+        align.append("---:" if numeric else "---")
+    lines.append("|" + "|".join(align) + "|")
+    previous = None
+    for row in table.rows:
+        cells = [cell(c) for c in row.cells]
+        if row.muted:  # a task that was not computed
+            cells = [f"*{c}*" if c else c for c in cells]
+        if group_column:
+            cells[0] = f"**{cell(row.cells[0])}**" if row.cells[0] != previous else ""
+            previous = row.cells[0]
+        lines.append("| " + " | ".join(cells) + " |")
+    for note in table.notes:
+        lines += ["", cell(note)]
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(results: dict[str, Any], *, label: str | None = None) -> str:
+    """The whole report.md for one result directory."""
+    label = label or model_label(results)
+    overall = tables.overall_summary(results)
+    meta = results.get("meta") or {}
+    parts = [f"# TaxPraBen report: {cell(label)}", ""]
+    parts.append(
+        f"Profile `{cell(str(meta.get('profile') or '?'))}` · data `{cell(str(meta.get('data_hash') or '?'))}` · "
+        f"{overall['runs']} run(s) · {len(results.get('tasks', {}))} tasks"
+    )
+    parts += ["", "## Overall Average", ""]
+    parts.append(f"**{overall['value']}** (mean ± std over runs, points out of 100)")
+    parts.append("")
+    parts.append(f"- 95% interval over runs (t): {overall['ci95']}")
+    parts.append(f"- 95% bootstrap interval over items: {overall['bootstrap_ci95']}")
+    if overall["partial"]:
+        parts += ["", f"> **{cell(overall['partial'])}**"]
+    parts.append("")
+    parts.append(render_table(tables.paper_table(results), group_column=True))
+    for table in tables.group_tables(results):
+        parts.append(render_table(table, heading_level=3))
+    parts.append(render_table(tables.failure_table(results)))
+    fields = tables.field_table(results)
+    if fields is not None:
+        parts.append(render_table(fields))
+    parts.append(render_table(tables.per_run_table(results)))
+    parts += ["## Run configuration", ""]
+    for key, value in tables.configuration(results):
+        parts.append(f"- **{cell(key)}**: {cell(value)}")
+    parts.append("")
+    parts.append(
+        f'_Intervals: "95% CI over runs" is a t-interval over the {overall["runs"]} runs; '
+        '"bootstrap" intervals resample items. Figures marked '
+        f'{fmt.NOT_COMPUTED} or "not computed" could not be computed (see the notes)._'
+    )
+    return "\n".join(parts) + "\n"

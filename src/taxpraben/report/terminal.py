@@ -1,0 +1,114 @@
+"""The terminal summary printed at the end of ``run``, ``score`` and ``report`` (rich)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from taxpraben.report import format as fmt
+from taxpraben.report.load import model_label, ordered_tasks
+from taxpraben.report.tables import overall_summary
+
+
+def print_summary(
+    results: dict[str, Any], paths: Sequence[Path], console: Console | None = None
+) -> None:
+    """Task scores, group scores, the Overall Average with its 95% interval, format failures, paths."""
+    console = console or Console()
+    meta = results.get("meta") or {}
+    table = Table(
+        title=f"TaxPraBen: {model_label(results)}",
+        caption=f"points out of 100, mean ± std over {meta.get('runs', '?')} run(s) · profile {meta.get('profile', '?')}",
+    )
+    table.add_column("Bloom")
+    table.add_column("Task")
+    table.add_column("Score", justify="right", no_wrap=True)
+    table.add_column("Format failures", justify="right", no_wrap=True)
+    table.add_column("Errors", justify="right", no_wrap=True)
+    previous = None
+    for row in ordered_tasks(results):
+        bloom = fmt.bloom_label(row.bloom) if row.bloom != previous else ""
+        previous = row.bloom
+        score = fmt.stat(row.data.get("score")) if row.computed else "[yellow]not computed[/]"
+        table.add_row(
+            bloom,
+            row.name,
+            score,
+            fmt.number(
+                (row.data.get("format_failure_rate") or {}).get("mean"), "format_failure_rate"
+            ),
+            fmt.number((row.data.get("error_rate") or {}).get("mean"), "error_rate"),
+        )
+    table.add_section()
+    overall = overall_summary(results)
+    table.add_row("", "[bold]Overall Average[/]", f"[bold]{overall['value']}[/]", "", "")
+    table.add_row("", "95% CI over runs", overall["ci95"], "", "")
+    table.add_row("", "95% bootstrap CI (items)", overall["bootstrap_ci95"], "", "")
+    console.print(table)
+    groups = results.get("groups") or {}
+    for dimension, label in (("type", fmt.type_label), ("bloom", fmt.bloom_label)):
+        figures = groups.get(dimension) or {}
+        if figures:
+            text = " · ".join(
+                f"{label(name)} {fmt.stat(figure)}" for name, figure in figures.items()
+            )
+            console.print(
+                f"[bold]By {'type' if dimension == 'type' else 'Bloom level'}:[/] {text}",
+                highlight=False,
+            )
+    if overall["partial"]:
+        console.print(f"[yellow]{overall['partial']}[/]", highlight=False)
+    by_reason: dict[str, list[str]] = {}
+    for row in ordered_tasks(results):
+        if not row.computed:
+            by_reason.setdefault(row.data.get("reason") or "no reason recorded", []).append(
+                row.name
+            )
+    for reason, names in by_reason.items():
+        console.print(f"[yellow]Not computed[/] ({', '.join(names)}): {reason}", highlight=False)
+    for path in paths:
+        console.print(f"Wrote {path}", highlight=False)
+
+
+def print_leaderboard(board: Any, paths: Sequence[Path], console: Console | None = None) -> None:
+    """The ranking of a leaderboard (``leaderboard.Leaderboard``) with the adjacent-pair verdicts."""
+    console = console or Console()
+    table = Table(
+        title="TaxPraBen leaderboard",
+        caption="Overall: points out of 100, mean ± std over runs. Δ next, p, Sig.: paired bootstrap against the next model (p < 0.05)",
+    )
+    table.add_column("#", justify="right")
+    table.add_column("Model")
+    table.add_column("Overall", justify="right", no_wrap=True)
+    table.add_column("95% CI", no_wrap=True)
+    table.add_column("Δ next", justify="right", no_wrap=True)
+    table.add_column("p", justify="right", no_wrap=True)
+    table.add_column("Sig.", no_wrap=True)
+    for rank, entry in enumerate(board.entries, 1):
+        delta = p = verdict = ""
+        if rank <= len(board.comparisons):
+            test = board.comparisons[rank - 1].test
+            if test is None:
+                verdict = "n/a"
+            else:
+                delta, p = fmt.signed_points(test.difference), fmt.p_value(test.p_value)
+                verdict = "yes" if test.significant else "[yellow]no[/]"
+        partial = " (partial)" if entry.overall.get("partial") else ""
+        table.add_row(
+            str(rank),
+            entry.label,
+            fmt.stat(entry.overall) + partial,
+            fmt.interval(entry.overall.get("ci95")),
+            delta,
+            p,
+            verdict,
+        )
+    console.print(table)
+    for warning in board.warnings:
+        console.print(f"[yellow]Warning:[/] {warning}", highlight=False)
+    for path in paths:
+        console.print(f"Wrote {path}", highlight=False)

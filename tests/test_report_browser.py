@@ -1,0 +1,197 @@
+"""report.html in a real browser: headless Chromium driven by Playwright (sync API).
+
+Needs the ``playwright`` Python package and Debian's ``chromium`` (Playwright's own browser
+download is not used). Skipped, with the reason, when either is missing; CI installs both.
+Set TAXPRABEN_CHROMIUM to use another Chromium binary.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from report_fixtures import XSS_GOLD, XSS_IMG, XSS_SCRIPT, build_result_dir
+from taxpraben.report import write_leaderboard, write_reports
+from taxpraben.report.html import render_html
+from taxpraben.report.load import load_results, load_samples
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+)
+CHROMIUM = (
+    os.environ.get("TAXPRABEN_CHROMIUM")
+    or shutil.which("chromium")
+    or shutil.which("chromium-browser")
+)
+if not CHROMIUM:
+    pytest.skip("no chromium binary (apt-get install chromium)", allow_module_level=True)
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as playwright:
+        try:
+            context = playwright.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=CHROMIUM,
+                headless=True,
+                args=CHROMIUM_ARGS,
+                viewport={"width": 1400, "height": 900},
+            )
+        except Exception as exc:  # a broken browser install is an environment problem
+            pytest.skip(f"chromium did not start: {exc}")
+        yield context
+        context.close()
+
+
+class Page:
+    """A page with its console errors and uncaught exceptions recorded."""
+
+    def __init__(self, context, url: str) -> None:
+        self.errors: list[str] = []
+        self.page = context.new_page()
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self.page.goto(url)
+
+    def ready(self) -> Page:
+        self.page.wait_for_selector("body[data-ready]", timeout=15_000)
+        return self
+
+    def cards(self) -> list[dict]:
+        return self.page.eval_on_selector_all(
+            "#sample-list .card",
+            "cards => cards.map(c => ({task: c.dataset.task, id: c.dataset.id,"
+            " statuses: Array.from(c.querySelectorAll('.run')).map(r => r.dataset.status),"
+            " text: c.textContent}))",
+        )
+
+    def search(self, text: str) -> None:
+        self.page.fill("#f-search", text)
+        self.page.dispatch_event("#f-search", "search")
+
+
+@pytest.fixture(scope="module")
+def report_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = build_result_dir(tmp_path_factory.mktemp("browser") / "out", not_computed=("TaxRisk",))
+    return write_reports(out)[1].as_uri()
+
+
+def test_loads_without_errors_and_nothing_injected_runs(browser_context, report_url: str):
+    page = Page(browser_context, report_url).ready()
+    assert page.page.evaluate("typeof window.__xss") == "undefined"
+    assert page.page.text_content("#p-count").startswith("140 of 140 items (700 samples)")
+    assert (
+        page.page.eval_on_selector_all("#sample-list script, #sample-list img", "n => n.length")
+        == 0
+    )
+    assert page.page.locator("svg").count() >= 4
+    page.page.wait_for_timeout(100)
+    assert page.errors == []
+    page.page.close()
+
+
+def test_hostile_text_is_shown_as_text(browser_context, report_url: str):
+    page = Page(browser_context, report_url).ready()
+    page.search("window.__xss=1")
+    page.page.wait_for_function("document.querySelectorAll('#sample-list .card').length === 1")
+    cards = page.cards()
+    assert [c["task"] for c in cards] == ["TaxQA"]
+    predictions = page.page.eval_on_selector_all(
+        ".card .prediction", "ps => ps.map(p => p.textContent)"
+    )
+    assert any(XSS_SCRIPT in p for p in predictions)  # the literal text, not markup
+    assert any(XSS_IMG in p for p in predictions)
+    page.search("__xss=3")
+    page.page.wait_for_function(
+        "document.querySelector('#sample-list .card[data-task=TaxRead]') !== null"
+    )
+    assert XSS_GOLD in page.cards()[0]["text"]
+    assert page.page.evaluate("typeof window.__xss") == "undefined"
+    assert page.errors == []
+    page.page.close()
+
+
+def test_filters(browser_context, report_url: str):
+    page = Page(browser_context, report_url).ready()
+    p = page.page
+    p.select_option("#f-task", "TaxCalc")
+    cards = page.cards()
+    assert len(cards) == 10 and {c["task"] for c in cards} == {"TaxCalc"}
+    assert p.text_content("#p-count").startswith("10 of 140 items")
+
+    p.select_option("#f-task", "")
+    p.select_option("#f-status", "format_failure")
+    cards = page.cards()
+    assert cards and all("format_failure" in c["statuses"] for c in cards)
+
+    p.select_option("#f-status", "")
+    p.fill("#f-min", "0.9")
+    p.dispatch_event("#f-min", "change")
+    means = p.eval_on_selector_all(
+        ".card .head span:nth-child(2)",
+        "s => s.map(x => parseFloat(x.textContent.split(' ').pop()))",
+    )
+    assert means and all(m >= 0.9 for m in means)
+
+    p.click("#f-reset")
+    assert p.text_content("#p-count").startswith("140 of 140")
+    page.search("税额计算不存在的文本")
+    p.wait_for_selector("#sample-list .empty")
+
+    p.click("#f-reset")
+    first_page = [c["id"] for c in page.cards()]
+    p.click("#p-next")
+    assert p.text_content("#p-info") == "page 2 of 6"
+    assert [c["id"] for c in page.cards()] != first_page
+
+    p.click("a.task-link[data-task=TaxMCQ]")
+    assert p.input_value("#f-task") == "TaxMCQ"
+    assert {c["task"] for c in page.cards()} == {"TaxMCQ"}
+    assert page.errors == []
+    p.close()
+
+
+def test_compressed_report_works(browser_context, tmp_path: Path, report_url: str):
+    out = Path(report_url.removeprefix("file://")).parent
+    html = render_html(load_results(out), load_samples(out), compress_above=0)
+    path = tmp_path / "compressed.html"
+    path.write_text(html, encoding="utf-8")
+    page = Page(browser_context, path.as_uri()).ready()
+    assert page.page.text_content("#p-count").startswith("140 of 140 items (700 samples)")
+    page.page.select_option("#f-task", "TaxQA")
+    assert {c["task"] for c in page.cards()} == {"TaxQA"}
+    assert page.page.evaluate("typeof window.__xss") == "undefined"
+    assert page.errors == []
+    page.page.close()
+
+
+def test_leaderboard_page_loads(browser_context, tmp_path: Path):
+    dirs = [
+        build_result_dir(
+            tmp_path / name, model=f"m-{name}", quality=q, seed=s, items_per_task=4, runs=2
+        )
+        for name, q, s in (("a", 0.2, 1), ("b", 0.0, 2))
+    ]
+    paths = write_leaderboard(dirs, tmp_path / "board", resamples=500)
+    page = Page(browser_context, paths[1].as_uri())
+    page.page.wait_for_selector("#table-leaderboard")
+    assert page.page.locator("#table-leaderboard tbody tr").count() == 2
+    assert page.errors == []
+    page.page.close()
