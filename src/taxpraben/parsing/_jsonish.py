@@ -1,0 +1,174 @@
+"""Finding JSON in model output: strict first, then json-repair, never an exception.
+
+Shared by the number, choice, letter, span and field parsers. A model's JSON is found as
+the top-level ``{...}`` / ``[...]`` spans of the text (string-aware brace matching; an
+unclosed span runs to the end of the text, as in a truncated answer). Each span is parsed
+with :func:`json.loads`; when that fails, with ``json_repair`` (trailing commas, single
+quotes, unquoted keys, missing closing braces); when that gives nothing, once more after
+turning Chinese structural punctuation (``“”‘’``, ``，``, ``：``) into ASCII.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import json_repair
+
+__all__ = ["answer_value", "find_json_values", "normalize_key"]
+
+#: Spans longer than this are only parsed strictly: json-repair is pure Python and slow on
+#: megabytes, and no real answer object is that large.
+_MAX_REPAIR_CHARS = 100_000
+#: Deeper nesting than this is not a model answer (and would exhaust the recursion limit).
+_MAX_DEPTH = 64
+_CN_STRUCTURE = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "，": ",", "：": ":"})
+_KEY_JUNK = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+_SPECIAL = re.compile(r'[{}\[\]"\\]')
+
+
+def _span_end(text: str, start: int) -> int:
+    """End (exclusive) of the bracketed span opening at ``start``; -1 when it never closes."""
+    depth, in_string, escaped = 0, False, -1
+    for m in _SPECIAL.finditer(text, start):
+        c, j = m.group(0), m.start()
+        if in_string:
+            if escaped == j:
+                continue
+            if c == "\\":
+                escaped = j + 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return -1
+
+
+_OPENER = re.compile(r"[{\[]")
+#: How many unclosed openers are skipped (prose like "见[注" before the real object) before
+#: the rest of the text is taken as one truncated span; bounds the work on hostile input.
+_MAX_UNCLOSED_SKIPS = 3
+
+
+def _depth_ok(value: Any, depth: int = 0) -> bool:
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return all(_depth_ok(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return all(_depth_ok(v, depth + 1) for v in value)
+    return True
+
+
+def _nesting(span: str) -> int:
+    depth = best = 0
+    for c in span:
+        if c in "{[":
+            depth += 1
+            best = max(best, depth)
+        elif c in "}]":
+            depth -= 1
+    return best
+
+
+def _parse_span(span: str) -> Any:
+    """A dict or list parsed from one span, or None."""
+    if _nesting(span) > _MAX_DEPTH:
+        return None
+    try:
+        value = json.loads(span)
+    except (ValueError, RecursionError):
+        value = None
+    if value is None and len(span) <= _MAX_REPAIR_CHARS:
+        for candidate in (span, span.translate(_CN_STRUCTURE)):
+            try:
+                value = json_repair.loads(candidate)
+            except Exception:  # json-repair promises no exceptions; do not rely on it
+                value = None
+            if isinstance(value, (dict, list)) and value:
+                break
+    if isinstance(value, (dict, list)) and value and _depth_ok(value):
+        return value
+    return None
+
+
+def find_json_values(text: str) -> list[Any]:
+    """Every non-empty JSON object or array found in ``text``, in order of appearance."""
+    found: list[Any] = []
+    pos, skips = 0, 0
+    while True:
+        opener = _OPENER.search(text, pos)
+        if opener is None:
+            return found
+        start = opener.start()
+        end = _span_end(text, start)
+        span = text[start:] if end < 0 else text[start:end]
+        # "[1]" or "[注]" in prose is not JSON worth repairing: an array needs an object or a
+        # quoted item inside.
+        plausible = not (span[0] == "[" and "{" not in span and '"' not in span)
+        value = _parse_span(span) if plausible else None
+        # json-repair turns prose such as '[注: 见{"a": 1}]' into a list of fragments;
+        # without an object in it, look for the object inside instead.
+        if (
+            span[0] == "["
+            and isinstance(value, list)
+            and "{" in span
+            and not any(isinstance(item, dict) for item in value)
+        ):
+            value = None
+        if value is not None:
+            found.append(value)
+        if end >= 0:
+            # A closed "[...]" that is not JSON may still hold an object: "[注: {...}]".
+            inner = text.find("{", start + 1, end) if value is None and span[0] == "[" else -1
+            pos = inner if inner >= 0 else end
+        elif value is None and skips < _MAX_UNCLOSED_SKIPS:
+            skips += 1
+            pos = start + 1
+        else:
+            return found
+
+
+def normalize_key(key: str) -> str:
+    """Key comparison form: case-folded, without whitespace, punctuation or underscores."""
+    return _KEY_JUNK.sub("", str(key).replace("*", "")).casefold()
+
+
+def _dicts(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
+    """Dicts in ``value``: the value itself, then nested ones (breadth-first by level)."""
+    if depth > 3:
+        return
+    if isinstance(value, dict):
+        yield value
+        for v in value.values():
+            if isinstance(v, (dict, list)):
+                yield from _dicts(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _dicts(v, depth + 1)
+
+
+def answer_value(values: Sequence[Any], keys: Sequence[str]) -> tuple[bool, Any]:
+    """The value of the first answer-like key, searching the last JSON value first.
+
+    ``keys`` are in priority order and compared with :func:`normalize_key`. Returns
+    ``(found, value)``; ``found`` is False when no JSON value has such a key.
+    """
+    wanted = [normalize_key(k) for k in keys]
+    for value in reversed(values):
+        for obj in _dicts(value):
+            normalized = {normalize_key(k): v for k, v in reversed(list(obj.items()))}
+            for key in wanted:
+                if key in normalized:
+                    return True, normalized[key]
+    return False, None

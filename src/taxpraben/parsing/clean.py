@@ -1,0 +1,156 @@
+"""Cleaning shared by every scorer: what a model wrote, minus what is not its answer.
+
+``clean_prediction`` applies, in this order:
+
+1. **Reasoning blocks.** Every closed ``<think>...</think>`` block is removed (any number, tag
+   names ``think`` / ``thinking``, case-insensitive, attributes allowed). Then:
+
+   - a stray closing tag without its opening (chat templates that pre-fill ``<think>`` in the
+     prompt, e.g. DeepSeek-R1): everything up to and including the *last* stray ``</think>``
+     is reasoning and is dropped;
+   - an opening tag that is never closed (the model was cut off, or forgot the tag): the text
+     before the tag is kept; the text after it is reasoning and is dropped, **unless** it
+     contains a line that starts with an explicit final-answer heading (``最终答案``,
+     ``答案``, ``答：``, ``结论``, ``综上``, ``Final answer``, ``Answer:``, optionally wrapped
+     in Markdown ``#``/``**``/``【】``): then the text from the last such line on is kept.
+     So a truncated reasoning trace yields an empty (format-failure) answer instead of letting
+     a number or label from the middle of the reasoning be scored.
+
+2. **Code fences.** Markdown fences (```` ```json ... ``` ````, ``~~~``) are unwrapped: the
+   fence lines go, the inside and the text around it stay. An unclosed fence (truncated output)
+   loses its opening line only; a stray fence in the middle of a line becomes a space.
+
+3. **Character folding** (done first, so full-width look-alikes of tags and fences count). Unicode NFKC (full-width digits and letters, ``：`` -> ``:``,
+   ``（）`` -> ``()``, ``％`` -> ``%``, ideographic space -> space, ...) with three deliberate
+   exceptions, so that later parsers keep the meaning of Chinese text:
+
+   - ``，`` (full-width comma) is **kept**: in Chinese it separates clauses and is never a
+     thousands separator, so ``3000，500元`` must not become ``3000,500`` (= 3000500);
+   - superscript exponents after a digit become ``^n`` (``10⁴`` -> ``10^4``) instead of being
+     flattened into the mantissa (NFKC would give ``104``);
+   - circled numbers become parenthesised list markers (``①`` -> ``(1)``), not bare digits.
+
+   ``。``, ``、``, ``《》``, ``“”`` and ``【】`` have no NFKC mapping and stay as they are. The
+   minus sign ``−`` (U+2212) becomes ``-``; zero-width characters and the BOM are removed.
+
+4. **Whitespace.** Line breaks are kept (the field and final-answer parsers need lines): each
+   line is stripped, runs of horizontal whitespace become one space, runs of blank lines
+   collapse to a single line break; the result is stripped.
+
+The function is total (any ``str`` in, a ``str`` out, never an exception) and idempotent.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = [
+    "clean_prediction",
+    "fold_characters",
+    "normalize_text",
+    "strip_reasoning",
+    "unwrap_code_fences",
+]
+
+# Bounded attribute part: an unbounded [^>]* makes many "<think" without ">" quadratic.
+_THINK_BLOCK = re.compile(r"<(think|thinking)\b[^>]{0,200}>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_THINK_OPEN = re.compile(r"<(?:think|thinking)\b[^>]{0,200}>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</(?:think|thinking)\s*>", re.IGNORECASE)
+# A line that opens a final answer inside an unclosed reasoning block.
+_ANSWER_HEADING = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__|【)?[ \t]*"
+    r"(?:最终答案|正确答案|答案|答[:：]|结论|综上|final[ \t]+answer|answer[ \t]*[:：])",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+# A language tag only counts when the fence line ends after it (```json\n); inline fences
+# (```B```) keep all of their content.
+_FENCE = re.compile(r"(```|~~~)[ \t]*(?:[A-Za-z][\w+#.\-]*[ \t]*(?=\n))?\n?(.*?)\1", re.DOTALL)
+_FENCE_OPEN = re.compile(r"^[ \t]*(?:```|~~~)[^\n`]*$", re.MULTILINE)
+_FENCE_STRAY = re.compile(r"```|~~~")
+
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_SUPERSCRIPT_TABLE = str.maketrans({**{c: str(i) for i, c in enumerate(_SUPERSCRIPTS)}, "⁻": "-"})
+_SUPERSCRIPT_RUN = re.compile(r"(?<=[0-9０-９])[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_CIRCLED = {chr(0x2460 + i): f"({i + 1})" for i in range(20)}
+_PROTECTED = "，"
+_DROP = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+_H_SPACE = re.compile(r"[^\S\n]+")
+_BLANK_LINES = re.compile(r"\n{2,}")
+
+
+def strip_reasoning(text: str) -> str:
+    """Remove ``<think>`` reasoning as described in the module docstring (rule 1)."""
+    # Only the part up to the last closing tag can hold closed blocks; searching beyond it
+    # would rescan the tail once per opening tag (quadratic on hostile input).
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        cut = closes[-1].end()
+        text = _THINK_BLOCK.sub("\n", text[:cut]) + text[cut:]
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end() :]
+    opened = _THINK_OPEN.search(text)
+    if opened is None:
+        return text
+    head, tail = text[: opened.start()], text[opened.end() :]
+    headings = list(_ANSWER_HEADING.finditer(tail))
+    kept = tail[headings[-1].start() :] if headings else ""
+    # Any further (nested or repeated) opening tags in what is kept are noise.
+    return head + "\n" + _THINK_OPEN.sub("\n", kept)
+
+
+def unwrap_code_fences(text: str) -> str:
+    """Replace each Markdown code fence by its content; drop the line of an unclosed fence."""
+    text = _FENCE.sub(lambda m: "\n" + m.group(2) + "\n", text)
+    text = _FENCE_OPEN.sub("", text)
+    return _FENCE_STRAY.sub(" ", text)
+
+
+def fold_characters(text: str) -> str:
+    """NFKC with the exceptions of the module docstring (rule 3); keeps line breaks."""
+    text = text.translate(_DROP)
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_TABLE), text)
+    if any(c in _CIRCLED for c in text):
+        text = "".join(_CIRCLED.get(c, c) for c in text)
+    if _PROTECTED in text:
+        parts = text.split(_PROTECTED)
+        text = _PROTECTED.join(unicodedata.normalize("NFKC", p) for p in parts)
+    else:
+        text = unicodedata.normalize("NFKC", text)
+    # NFKC leaves U+2212 MINUS SIGN alone; NFKC may also produce \r from exotic breaks.
+    return text.replace("\u2212", "-").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _collapse_whitespace(text: str) -> str:
+    lines = (_H_SPACE.sub(" ", line).strip() for line in text.split("\n"))
+    return _BLANK_LINES.sub("\n", "\n".join(lines)).strip()
+
+
+def clean_prediction(text: str) -> str:
+    """Return the answer part of a model output, folded and with tidy whitespace.
+
+    Rules (reasoning blocks, code fences, character folding, whitespace) are listed in the
+    module docstring. ``None`` is treated as the empty string; the result may be empty
+    (nothing but reasoning), which callers score as a format failure.
+    """
+    if not text:
+        return ""
+    # Line breaks are folded first so that every later regex sees only "\n".
+    text = (
+        text.replace("\r\n", "\n")
+        .replace("\r", "\n")
+        .replace("\u2028", "\n")
+        .replace("\u2029", "\n")
+    )
+    # Folding comes first so that full-width look-alikes of tags and fences are handled too.
+    text = fold_characters(text)
+    text = strip_reasoning(text)
+    text = unwrap_code_fences(text)
+    return _collapse_whitespace(text)
+
+
+def normalize_text(text: str) -> str:
+    """A comparison key: cleaned, case-folded, every whitespace run turned into one space."""
+    return " ".join(clean_prediction(text).casefold().split())

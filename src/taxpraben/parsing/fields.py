@@ -1,0 +1,440 @@
+"""JSON-shaped answers (TaxInspect, TaxPlan, TaxRisk): parse, align to the gold fields, match.
+
+**Parsing** (:func:`parse_fields`), on the cleaned output:
+
+1. JSON: every ``{...}``/``[...]`` span is parsed strictly, then with json-repair (code
+   fences, trailing commas, single quotes, unquoted keys, text around the object, a missing
+   closing brace, Chinese quotes, colons and commas as structure). Of several objects the
+   one with the most (flattened) keys wins, the later one on ties. A top-level list is
+   accepted when it is a list of name/value items (``[{"字段": "罚款", "值": 500}, ...]``,
+   names from :data:`ITEM_NAME_KEYS`, values from :data:`ITEM_VALUE_KEYS`; they become
+   ``{"罚款": 500}``) or a list of objects (merged, first occurrence of a key wins).
+2. Else ``字段：值`` lines (half- or full-width colon), also ``**字段**：值``,
+   ``**字段：**值``, ``【字段】值``, bulleted and numbered lines (``1. 字段：值``,
+   ``一、字段：值``, ``- 字段：值``), and headings (``## 字段`` or a line ``**字段**``)
+   whose value is on the following lines. A line that is not a key line continues the
+   value of the key before it (multi-line rationales); lines before the first key are
+   ignored. A key is at most 30 characters, has no sentence punctuation and is not a number.
+3. Else None (a format failure).
+
+**Nesting.** Nested objects are kept *and* flattened to dotted paths: ``{"罚款": {"金额":
+500}}`` gives ``"罚款"`` (the dict) and ``"罚款.金额"`` (500). A list of objects is flattened
+per item under the item's name (its ``方案``/``名称``/``name``... value) or its 1-based
+index: ``{"方案": [{"名称": "方案一", "税负": 100}]}`` gives ``"方案.方案一.税负"``. Lists of
+plain values stay lists (rendered by :func:`field_text`). Nesting deeper than 8 levels is
+kept but not flattened further.
+
+**Alignment** (:func:`align_fields`): each rule (gold field) gets at most one prediction key
+and each key serves at most one rule, in passes over all rules: exact key; normalised key
+(case, whitespace, punctuation, Markdown and underscores removed; a dotted key also offers
+its last segment, so ``"答案.罚款"`` aligns with ``罚款``); a synonym from the task spec
+(exact or normalised); fuzzy (difflib ratio of normalised forms, names and synonyms against
+keys and their last segments, at least ``fuzzy_threshold``, best pair first, ties in rule
+order then key order).
+
+**Matching** (:func:`field_value_matches`): ``number`` fields with
+:func:`~taxpraben.parsing.numbers.numbers_equal` at the rule's decimals (a prediction
+``"1.2万元"`` equals gold 12000; a sentence value is read with ``extract_final_number``);
+``category`` fields by :func:`~taxpraben.parsing.spans.normalize_span` equality (so
+wrappers such as ``《》``, quotes and brackets do not matter) or equality after mapping
+single Chinese digits to Arabic (``方案一`` = ``方案1``); a list gold accepts any of its
+items. ``text`` fields are scored by the semantic scorer on :func:`field_text`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from taxpraben.parsing._jsonish import find_json_values, normalize_key
+from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.numbers import (
+    NumberMatch,
+    extract_final_number,
+    numbers_equal,
+    parse_number,
+)
+from taxpraben.parsing.spans import normalize_span
+from taxpraben.tasks.spec import FieldRule
+
+__all__ = [
+    "ITEM_NAME_KEYS",
+    "ITEM_VALUE_KEYS",
+    "AlignedField",
+    "MatchKind",
+    "align_fields",
+    "field_text",
+    "field_value_matches",
+    "flatten_fields",
+    "parse_fields",
+]
+
+MatchKind = Literal["exact", "normalized", "synonym", "fuzzy", "missing"]
+
+#: Keys naming an item in a list of name/value items, or an item of a list of objects.
+ITEM_NAME_KEYS: tuple[str, ...] = (
+    "字段",
+    "字段名",
+    "名称",
+    "项目",
+    "方案",
+    "指标",
+    "name",
+    "key",
+    "field",
+    "title",
+)
+#: Keys holding the value in a list of name/value items.
+ITEM_VALUE_KEYS: tuple[str, ...] = (
+    "值",
+    "内容",
+    "金额",
+    "数值",
+    "结果",
+    "结论",
+    "value",
+    "content",
+)
+
+_MAX_FLATTEN_DEPTH = 8
+_MAX_FUZZY_KEYS = 200
+
+
+@dataclass(frozen=True)
+class AlignedField:
+    """A gold field and the prediction value aligned to it.
+
+    ``key`` is the prediction key used (None when missing), ``value`` its value (None when
+    missing), ``how`` the pass that matched, ``similarity`` the difflib ratio for fuzzy
+    matches (1.0 for the other passes, 0.0 when missing).
+    """
+
+    name: str
+    key: str | None
+    value: Any
+    how: MatchKind
+    similarity: float
+
+
+# --- parsing ----------------------------------------------------------------------------
+
+
+def _item_name(item: Mapping[str, Any]) -> str | None:
+    wanted = {normalize_key(k) for k in ITEM_NAME_KEYS}
+    for key, value in item.items():
+        if (
+            normalize_key(key) in wanted
+            and isinstance(value, (str, int, float))
+            and not isinstance(value, bool)
+        ):
+            text = str(value).strip()
+            if text:
+                return text
+    return None
+
+
+def _name_value_items(items: list[Any]) -> dict[str, Any] | None:
+    """``[{"字段": k, "值": v}, ...]`` as ``{k: v}``; None when the list is not of that shape."""
+    if not items or not all(isinstance(i, dict) and len(i) == 2 for i in items):
+        return None
+    values = {normalize_key(k) for k in ITEM_VALUE_KEYS}
+    out: dict[str, Any] = {}
+    for item in items:
+        name = _item_name(item)
+        rest = [v for k, v in item.items() if normalize_key(k) in values]
+        if name is None or len(rest) != 1:
+            return None
+        out.setdefault(name, rest[0])
+    return out
+
+
+def _is_object_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(i, dict) for i in value)
+
+
+def _flatten_into(out: dict[str, Any], obj: Mapping[Any, Any], prefix: str, depth: int) -> None:
+    for raw_key, value in obj.items():
+        key = f"{prefix}.{raw_key}" if prefix else str(raw_key)
+        if _is_object_list(value):
+            value = _name_value_items(value) or value
+        out.setdefault(key, value)
+        if depth >= _MAX_FLATTEN_DEPTH:
+            continue
+        if isinstance(value, dict):
+            _flatten_into(out, value, key, depth + 1)
+        elif _is_object_list(value):
+            for index, item in enumerate(value, start=1):
+                _flatten_into(out, item, f"{key}.{_item_name(item) or index}", depth + 1)
+
+
+def flatten_fields(obj: Mapping[Any, Any]) -> dict[str, Any]:
+    """``obj`` with every nested object also reachable by its dotted path (see module doc)."""
+    out: dict[str, Any] = {}
+    _flatten_into(out, obj, "", 0)
+    return out
+
+
+def _as_object(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if _is_object_list(value):
+        pairs = _name_value_items(value)
+        if pairs is not None:
+            return pairs
+        merged: dict[str, Any] = {}
+        for item in value:
+            for key, item_value in item.items():
+                merged.setdefault(str(key), item_value)
+        return merged
+    return None
+
+
+_BULLET = r"(?:[-*+•·>]\s+|\d{1,2}[.、)]\s*|[(（]?[一二三四五六七八九十]{1,3}[)）、.]\s*|[(（]\d{1,2}[)）]\s*)?"
+_KEY_LINE = re.compile(
+    r"^"
+    + _BULLET
+    + r"(?:\*\*|__)?\s*(?P<key>[^:：\n]{1,40}?)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(?P<value>.*)$"
+)
+_BRACKET_LINE = re.compile(r"^" + _BULLET + r"【(?P<key>[^】\n]{1,40})】\s*[:：]?\s*(?P<value>.*)$")
+_HEADING_LINE = re.compile(
+    r"^(?:#{1,6}\s*"
+    + _BULLET
+    + r"(?P<key>[^\n]{1,40}?)\s*#*|"
+    + _BULLET
+    + r"\*\*(?P<key2>[^*\n]{1,40})\*\*)\s*$"
+)
+_BAD_KEY = re.compile(r"[。，,；;！!？?=《》“”\"()（）]|https?$")
+_WORDLIKE = re.compile(r"[A-Za-z\u4e00-\u9fff]")
+
+
+def _valid_key(key: str) -> str | None:
+    key = key.strip().strip("*_`#").strip()
+    if not key or len(key) > 30 or _BAD_KEY.search(key) or not _WORDLIKE.search(key):
+        return None
+    return key
+
+
+def _line_key(line: str) -> tuple[str, str] | None:
+    for pattern in (_BRACKET_LINE, _KEY_LINE):
+        m = pattern.match(line)
+        if m:
+            key = _valid_key(m.group("key"))
+            value = m.group("value").strip().strip("*").strip()
+            if key is not None and not value.startswith("//"):
+                return key, value
+    m = _HEADING_LINE.match(line)
+    if m:
+        key = _valid_key(m.group("key") or m.group("key2") or "")
+        if key is not None:
+            return key, ""
+    return None
+
+
+def _parse_lines(text: str) -> dict[str, Any]:
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.split("\n"):
+        found = _line_key(line)
+        if found is not None:
+            key, value = found
+            if key in out:
+                current = None  # a repeated key: keep the first, ignore this block
+                continue
+            current = out[key] = [value] if value else []
+        elif current is not None and line.strip():
+            current.append(line.strip())
+    return {key: "\n".join(parts) for key, parts in out.items()}
+
+
+def parse_fields(text: str) -> dict[str, Any] | None:
+    """The fields of an output as a dict (flattened, see module doc), or None when none parse.
+
+    ``text`` is the raw output (cleaned here). Values keep their JSON types; values read
+    from ``字段：值`` lines are strings.
+    """
+    cleaned = clean_prediction(text)
+    if not cleaned:
+        return None
+    best: dict[str, Any] | None = None
+    for value in find_json_values(cleaned):
+        obj = _as_object(value)
+        if obj:
+            flat = flatten_fields(obj)
+            if best is None or len(flat) >= len(best):
+                best = flat
+    if best:
+        return best
+    return _parse_lines(cleaned) or None
+
+
+# --- alignment --------------------------------------------------------------------------
+
+
+def _key_forms(key: str) -> tuple[str, ...]:
+    full = normalize_key(key)
+    leaf = normalize_key(key.rsplit(".", 1)[-1]) if "." in key else full
+    return (full, leaf) if leaf != full else (full,)
+
+
+def align_fields(
+    pred: Mapping[str, Any],
+    rules: Sequence[FieldRule],
+    fuzzy_threshold: float,
+) -> dict[str, AlignedField]:
+    """Map each rule name to the prediction value aligned to it (passes in the module doc).
+
+    ``pred`` is a parsed prediction (nested objects are flattened here too). The result has
+    one entry per rule, in rule order; a rule with no key is ``how="missing"`` with
+    ``key=None`` and ``value=None``.
+    """
+    flat = flatten_fields(pred)
+    keys = list(flat)
+    forms = {key: _key_forms(key) for key in keys}
+    used: set[str] = set()
+    result: dict[str, AlignedField] = {}
+
+    def take(rule: FieldRule, key: str, how: MatchKind, similarity: float = 1.0) -> None:
+        used.add(key)
+        result[rule.name] = AlignedField(rule.name, key, flat[key], how, similarity)
+
+    def first_key(predicate: Any) -> str | None:
+        return next((k for k in keys if k not in used and predicate(k)), None)
+
+    pending = list(rules)
+    passes: list[tuple[MatchKind, Any]] = [
+        ("exact", lambda rule, k: k == rule.name),
+        ("normalized", lambda rule, k: normalize_key(rule.name) in forms[k]),
+        (
+            "synonym",
+            lambda rule, k: (
+                k in rule.synonyms or any(normalize_key(s) in forms[k] for s in rule.synonyms)
+            ),
+        ),
+    ]
+    for how, matches in passes:
+        still: list[FieldRule] = []
+        for rule in pending:
+            key = first_key(lambda k, rule=rule, matches=matches: matches(rule, k))
+            if key is None:
+                still.append(rule)
+            else:
+                take(rule, key, how)
+        pending = still
+
+    if pending:
+        candidates = [k for k in keys if k not in used][:_MAX_FUZZY_KEYS]
+        pairs: list[tuple[float, int, int, str]] = []
+        for rule_index, rule in enumerate(pending):
+            names = [normalize_key(n) for n in (rule.name, *rule.synonyms)]
+            for key_index, key in enumerate(candidates):
+                best = 0.0
+                for name in names:
+                    for form in forms[key]:
+                        matcher = difflib.SequenceMatcher(None, name, form)
+                        if (
+                            matcher.real_quick_ratio() >= fuzzy_threshold
+                            and matcher.quick_ratio() >= fuzzy_threshold
+                        ):
+                            best = max(best, matcher.ratio())
+                if best >= fuzzy_threshold and best > 0:
+                    pairs.append((-best, rule_index, key_index, key))
+        pairs.sort()
+        for negative_ratio, rule_index, _key_index, key in pairs:
+            rule = pending[rule_index]
+            if key not in used and rule.name not in result:
+                take(rule, key, "fuzzy", -negative_ratio)
+
+    return {
+        rule.name: result.get(rule.name, AlignedField(rule.name, None, None, "missing", 0.0))
+        for rule in rules
+    }
+
+
+# --- values -----------------------------------------------------------------------------
+
+
+def _format_number(value: int | float | Decimal) -> str:
+    if isinstance(value, float) and value != value:  # NaN
+        return "NaN"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return str(value)
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite():
+        return str(number)
+    text = format(number, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def field_text(value: Any, _depth: int = 0) -> str:
+    """Any field value as text for the semantic scorer.
+
+    None -> ``""``; strings are stripped; numbers are written in plain notation without
+    trailing zeros (``1.50`` -> ``"1.5"``, ``1e-05`` -> ``"0.00001"``); booleans are ``是`` /
+    ``否``; lists join their items with ``；``; dicts become ``键：值`` pairs joined with ``；``.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    if isinstance(value, (int, float, Decimal)):
+        return _format_number(value)
+    if isinstance(value, str):
+        return value.strip()
+    if _depth > _MAX_FLATTEN_DEPTH:
+        return str(value)
+    if isinstance(value, Mapping):
+        parts = (f"{k}：{field_text(v, _depth + 1)}" for k, v in value.items())
+        return "；".join(p for p in parts if p)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "；".join(t for t in (field_text(v, _depth + 1) for v in value) if t)
+    return str(value).strip()
+
+
+def _number_of(value: Any) -> NumberMatch | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+        return NumberMatch(number, False, -1, -1, str(value)) if number.is_finite() else None
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        return _number_of(value[0])
+    text = field_text(value)
+    return parse_number(text) or extract_final_number(text)
+
+
+_CN_DIGIT = str.maketrans(
+    {c: str(i) for i, c in enumerate("零一二三四五六七八九")} | {"两": "2", "〇": "0"}
+)
+
+
+def _category_matches(pred: Any, gold: Any) -> bool:
+    a, b = normalize_span(field_text(pred)), normalize_span(field_text(gold))
+    if not b:
+        return False
+    return a == b or a.translate(_CN_DIGIT) == b.translate(_CN_DIGIT)
+
+
+def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bool:
+    """Exact match of one number or category field (rules in the module docstring).
+
+    A missing prediction (None) never matches. Raises ValueError for a ``text`` rule (scored
+    by the semantic scorer) and for a number gold that holds no number.
+    """
+    if rule.kind == "text":
+        raise ValueError(f"field {rule.name!r} is a text field: score it with the semantic scorer")
+    if isinstance(gold_value, list) and rule.kind == "category":
+        return any(field_value_matches(pred_value, g, rule) for g in gold_value)
+    if rule.kind == "number":
+        gold = _number_of(gold_value)
+        if gold is None:
+            raise ValueError(f"gold of number field {rule.name!r} is not a number: {gold_value!r}")
+        return numbers_equal(_number_of(pred_value), gold, rule.decimals)
+    if pred_value is None:
+        return False
+    return _category_matches(pred_value, gold_value)

@@ -1,0 +1,448 @@
+"""Numbers in Chinese tax answers: reading them, finding the final one, comparing them.
+
+**What a number expression is** (:func:`find_numbers`, :func:`parse_number`):
+
+- Arabic digits, full-width digits (folded), optional decimals, thousands separators
+  ``12,000.00`` (a comma counts only between groups of exactly three digits; the Chinese
+  comma ``，`` is never a separator, so ``3000，500`` is two numbers);
+- a sign: ``-300``, ``+5``, ``负300``. A ``-`` right after a digit, letter, ``)`` or ``%`` is
+  an operator, not a sign (``13000-5000`` is 13000 and 5000);
+- scientific notation ``1.2e4``, ``1.2E+04``, ``1.2×10^4`` (also ``x``, ``*``, ``·``,
+  ``**``), and integer powers ``10^4`` (superscripts ``10⁴`` are turned into ``10^4`` by the
+  cleaner);
+- a Chinese multiplier right after the digits: ``万`` 1e4, ``十万``, ``百万``, ``千万``,
+  ``亿`` 1e8, ``十亿``, ``百亿``, ``千亿``, ``万亿`` 1e12, and ``千`` 1e3 (not in ``千克``,
+  ``千米``, ``千瓦``, ...); ``1.2万元`` is 12000. Mixed forms such as ``12万5千`` are read as
+  two numbers;
+- Chinese numerals, converted with ``cn2an`` (``一万二千`` 12000, ``十二万五千`` 125000,
+  ``两千``, ``壹万贰仟``, ``负三百``, ``三点五`` 3.5 with exact decimals). Inside running
+  text a numeral run counts only when it cannot be an ordinary word: it has a decimal
+  ``点``, or at least one digit and one power character (``十百千万亿``), or starts with
+  ``十`` and has two or more characters (``十万``), or is followed by a currency or percent
+  sign. So ``一般纳税人``, ``统一``, ``十分``, ``千万`` are not numbers;
+  ``三十日`` (30) is. :func:`parse_number` (a whole expression) also accepts a lone ``十``;
+- a percent: ``12%`` and ``百分之十二`` give value 12 with ``is_percent=True``;
+- a currency suffix (``元``) belongs to the expression but does not change the value.
+
+**Accounting negatives.** ``(300)`` / ``（1,200.00）元`` mean -300 / -1200 only in
+:func:`parse_number`, i.e. when the *whole* expression is one parenthesised amount (a JSON
+field value, a table cell). In running text parentheses are list markers ``(1)`` and
+asides ``(税率13%)``, so :func:`find_numbers` reads them as positive.
+
+**Final answer of a calculation** (:func:`extract_final_number`), on the cleaned text:
+``\\boxed{...}``; a JSON answer field; the number after the last explicit answer marker
+(``最终答案``, ``答案``, ``答:``, ``Answer``); the number after the last conclusion marker
+(``综上``, ``应纳税额``, ``应缴纳``, ``应缴``, ``应补缴``, ``合计``, ``共计``, ``总计``,
+``结果``, ...); the number after the last ``=``; the last number. "The number after a
+marker" is read in the marker's clause (up to ``。；，\\n``): the number after the clause's
+last ``=`` when it has one (``应纳税额=100000×13%=13000元`` gives 13000), else the clause's
+first number. A marker whose clause has no number is skipped. The first number of a worked
+chain is therefore never taken when the chain has a result.
+
+**Equality** (:func:`numbers_equal`): both sides are rounded half-up (away from zero) at
+``decimals`` places and compared. Percent rule, with ``p`` the prediction and ``g`` the gold
+as written:
+
+- a percent prediction ``12%`` has value 12 and equals gold ``12`` (percent kept as percent);
+- when ``percent_as_fraction`` is true and the gold is a plain number with ``|g| <= 1`` (a
+  fraction), a percent prediction also equals it when ``round(p) == round(100 * g)``: the
+  comparison happens in percent points, so ``12.34%`` equals ``0.1234`` but ``12%`` does
+  not equal ``0.1249``;
+- symmetrically, a gold written as a percent string (``"12%"``) equals a plain prediction
+  ``0.12`` (``|p| <= 1``, compared as ``round(100 * p) == round(g)``).
+
+A gold of ``0.5`` therefore also equals a prediction ``0.5%`` (first rule): the gold alone
+cannot say which was meant, and the first rule is the literal reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from itertools import islice
+from typing import Any
+
+import cn2an
+
+from taxpraben.parsing._jsonish import answer_value, find_json_values
+from taxpraben.parsing.clean import clean_prediction, fold_characters
+
+__all__ = [
+    "NUMBER_ANSWER_KEYS",
+    "NumberMatch",
+    "extract_final_number",
+    "find_numbers",
+    "numbers_equal",
+    "parse_gold_number",
+    "parse_number",
+]
+
+
+@dataclass(frozen=True)
+class NumberMatch:
+    """One number read from text.
+
+    ``value`` is the number as written (``12%`` -> 12, ``is_percent=True``; ``1.2万`` ->
+    12000). ``start``/``end`` are offsets into the string that was searched (for
+    :func:`extract_final_number`: the cleaned text); both are -1 when the number came from a
+    parsed JSON value. ``text`` is the expression as it appears there.
+    """
+
+    value: Decimal
+    is_percent: bool
+    start: int
+    end: int
+    text: str
+
+
+#: JSON keys holding the answer of a calculation, in priority order (compared without case,
+#: spaces, underscores and punctuation).
+NUMBER_ANSWER_KEYS: tuple[str, ...] = (
+    "最终答案",
+    "final_answer",
+    "答案",
+    "answer",
+    "计算结果",
+    "结果",
+    "result",
+    "应纳税额",
+    "应缴纳税额",
+    "应缴税额",
+    "应补缴税款",
+    "税额",
+    "amount",
+    "value",
+)
+
+# Same-length folding for offsets that match the caller's string: full-width ASCII (except
+# the Chinese comma, see clean.py), ideographic space, minus signs.
+_SAME_LENGTH = str.maketrans(
+    {
+        **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F) if c != 0xFF0C},
+        "\u3000": " ",
+        "\u2212": "-",
+        "\ufe63": "-",
+        "\u2013": "-",
+    }
+)
+
+_CN_DIGITS = "零〇一二两三四五六七八九壹贰叁肆伍陆柒捌玖"
+_CN_POWERS = "十百千万亿拾佰仟"
+_CN_DIGIT_VALUE = {c: i for i, c in enumerate("零一二三四五六七八九")} | {
+    "〇": 0,
+    "两": 2,
+    **{c: i + 1 for i, c in enumerate("壹贰叁肆伍陆柒捌玖")},
+}
+_UNITS = {
+    "万亿": Decimal(10) ** 12,
+    "千亿": Decimal(10) ** 11,
+    "百亿": Decimal(10) ** 10,
+    "十亿": Decimal(10) ** 9,
+    "亿": Decimal(10) ** 8,
+    "千万": Decimal(10) ** 7,
+    "百万": Decimal(10) ** 6,
+    "十万": Decimal(10) ** 5,
+    "万": Decimal(10) ** 4,
+    "千": Decimal(10) ** 3,
+}
+
+_NUMBER = re.compile(
+    r"""
+    (?:
+      (?P<sign>(?<![0-9A-Za-z)\]}.%])[-+]|负)?
+      (?P<num>(?:\d{1,3}(?:,\d{3})+(?![0-9])|\d+)(?:\.\d+)?|(?<![\w.])\.\d+)
+      (?:
+         [eE](?P<exp>[-+]?\d{1,2})(?![A-Za-z0-9])
+       | [ \t]*[×xX*·][ \t]*10[ \t]*(?:\^|\*\*)[ \t]*(?P<exp2>[-+]?\d{1,2})(?![0-9])
+       | \^(?P<pow>\d{1,2})(?![0-9])
+      )?
+      (?:[ \t]?(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千(?![克米瓦帕焦卡])))?
+    |
+      (?P<cnpct>百分之)?
+      (?P<cn>负?[零〇一二两三四五六七八九十百千万亿壹贰叁肆伍陆柒捌玖拾佰仟]{1,40}
+         (?:点[零〇一二三四五六七八九壹贰叁肆伍陆柒捌玖]{1,12})?)
+    )
+    (?P<pct>[ \t]?%)?
+    (?P<cur>[ \t]?(?:元|块|圆))?
+    """,
+    re.VERBOSE,
+)
+
+
+def _cn_to_decimal(run: str) -> Decimal | None:
+    """A Chinese numeral run (optionally with 点 decimals) as an exact Decimal, or None."""
+    negative = run.startswith("负")
+    run = run.removeprefix("负")
+    integer, _, fraction = run.partition("点")
+    try:
+        whole = Decimal(int(cn2an.cn2an(integer, "normal"))) if integer else Decimal(0)
+    except Exception:  # cn2an raises ValueError and others on non-numerals such as 万一
+        return None
+    if fraction:
+        digits = "".join(str(_CN_DIGIT_VALUE.get(c, -1)) for c in fraction)
+        if "-" in digits:
+            return None
+        whole += Decimal("0." + digits)
+    return -whole if negative else whole
+
+
+def _plausible_cn(run: str, suffixed: bool) -> bool:
+    """Whether a numeral run in running text is a number rather than part of a word."""
+    body = run.removeprefix("负")
+    if "点" in body or suffixed:
+        return True
+    if len(body) >= 2 and body[0] in "十拾":  # 十万, 十亿: no digit character, still a number
+        return True
+    return any(c in _CN_DIGITS for c in body) and any(c in _CN_POWERS for c in body)
+
+
+def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
+    percent = m.group("pct") is not None or m.group("cnpct") is not None
+    if m.group("cn") is not None:
+        run = m.group("cn")
+        suffixed = percent or m.group("cur") is not None
+        if not whole and not _plausible_cn(run, suffixed):
+            return None
+        value = _cn_to_decimal(run)
+        if value is None:
+            return None
+    else:
+        value = Decimal(m.group("num").replace(",", ""))
+        exponent = m.group("exp") or m.group("exp2")
+        try:
+            if exponent:
+                value = value.scaleb(int(exponent))
+            if m.group("pow"):
+                value = value ** int(m.group("pow"))
+            if m.group("unit"):
+                value *= _UNITS[m.group("unit")]
+        except ArithmeticError:  # 0^0, overflow: not an amount
+            return None
+        if not value.is_finite():
+            return None
+        if m.group("sign") in ("-", "负"):
+            value = -value
+    return NumberMatch(value, percent, m.start(), m.end(), m.group(0))
+
+
+def _iter_numbers(text: str, *, whole: bool = False) -> Iterator[NumberMatch]:
+    folded = text.translate(_SAME_LENGTH)
+    for m in _NUMBER.finditer(folded):
+        found = _build(m, whole=whole)
+        if found is not None:
+            yield NumberMatch(
+                found.value, found.is_percent, found.start, found.end, text[m.start() : m.end()]
+            )
+
+
+def find_numbers(text: str) -> list[NumberMatch]:
+    """Every number expression in ``text``, left to right (rules in the module docstring).
+
+    Offsets refer to ``text`` itself; full-width digits are read without changing offsets.
+    """
+    return list(_iter_numbers(text))
+
+
+# What may surround the single number of a whole expression.
+_FILLER = re.compile(
+    r"(?:\s|[¥$€￥:：=.,，。;；!！*_`'\"“”‘’]|人民币|RMB|CNY|rmb|约为|约|大约|左右|共|为|是)+"
+)
+_PARENS = re.compile(r"^[(（]\s*(?P<inner>[^()（）]+?)\s*[)）]\s*(?:元|块|圆)?\s*$")
+
+
+def parse_number(s: str) -> NumberMatch | None:
+    """Read ``s`` as one number expression, or return None.
+
+    ``s`` must hold exactly one number; besides it only currency words and signs (元, ¥,
+    人民币, RMB), ``约``/``左右``, quotes, Markdown emphasis and punctuation are allowed:
+    ``"约 ¥12,000.00 元"`` is 12000, ``"应纳税额为13000元"`` and ``"100与200"`` are None (use
+    :func:`extract_final_number` for sentences). A whole expression in parentheses is an
+    accounting negative: ``"(300)"`` and ``"（1,200.00）元"`` are -300 and -1200. Offsets
+    refer to the folded form of ``s`` (same length as ``s`` except for rare NFKC expansions).
+    """
+    if not isinstance(s, str):
+        return None
+    text = fold_characters(s).strip()
+    if not text:
+        return None
+    paren = _PARENS.match(text)
+    if paren:
+        inner = parse_number(paren.group("inner"))
+        if inner is None or inner.value < 0:
+            return inner
+        return NumberMatch(-inner.value, inner.is_percent, 0, len(text), text)
+    found = list(islice(_iter_numbers(text, whole=True), 2))
+    if len(found) != 1:
+        return None
+    match = found[0]
+    rest = text[: match.start] + " " + text[match.end :]
+    if _FILLER.sub("", rest):
+        return None
+    return match
+
+
+def parse_gold_number(value: Any) -> Decimal:
+    """A gold answer as a Decimal: int, float, Decimal or a string :func:`parse_number` reads.
+
+    A percent string keeps its written value (``"12%"`` -> 12). Floats go through their
+    shortest repr (``0.1`` -> ``Decimal("0.1")``). Raises ValueError for bools, NaN,
+    infinities and strings that are not one number.
+    """
+    return _gold_match(value).value
+
+
+def _gold_match(value: Any) -> NumberMatch:
+    if isinstance(value, bool):
+        raise ValueError(f"a boolean is not a numeric gold: {value!r}")
+    if isinstance(value, NumberMatch):
+        return value
+    if isinstance(value, int):
+        number = Decimal(value)
+    elif isinstance(value, float):
+        number = Decimal(repr(value))
+    elif isinstance(value, Decimal):
+        number = value
+    elif isinstance(value, str):
+        parsed = parse_number(value)
+        if parsed is None:
+            raise ValueError(f"not a number: {value!r}")
+        return parsed
+    else:
+        raise ValueError(f"not a number: {value!r}")
+    if not number.is_finite():
+        raise ValueError(f"not a finite number: {value!r}")
+    return NumberMatch(number, False, -1, -1, str(value))
+
+
+def _round(value: Decimal, decimals: int) -> Decimal:
+    # Enough precision for any magnitude, so quantize never raises.
+    with localcontext() as ctx:
+        ctx.prec = max(28, value.adjusted() + decimals + 4)
+        return value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+
+
+def numbers_equal(
+    pred: NumberMatch | None,
+    gold: Decimal | float | int | str | NumberMatch,
+    decimals: int = 2,
+    percent_as_fraction: bool = True,
+) -> bool:
+    """Whether a prediction equals the gold at ``decimals`` places (percent rule above).
+
+    ``pred`` None (nothing extracted) is never equal. The gold is read by
+    :func:`parse_gold_number` and raises ValueError when it is not a number.
+    """
+    gold_match = _gold_match(gold)
+    if pred is None:
+        return False
+    p, g = pred.value, gold_match.value
+    try:
+        if _round(p, decimals) == _round(g, decimals):
+            return True
+        if not percent_as_fraction:
+            return False
+        if pred.is_percent and not gold_match.is_percent and abs(g) <= 1:
+            return _round(p, decimals) == _round(g * 100, decimals)
+        if gold_match.is_percent and not pred.is_percent and abs(p) <= 1:
+            return _round(p * 100, decimals) == _round(g, decimals)
+    except InvalidOperation:  # exponents beyond Decimal's range: not a tax amount
+        return False
+    return False
+
+
+# --- final answer of a calculation ------------------------------------------------------
+
+_BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
+_EXPLICIT = re.compile(
+    r"最终答案|正确答案|答案|final\s+answer|answer|答(?=\s*[:：])", re.IGNORECASE
+)
+_CONCLUSION = re.compile(
+    r"综上所述|综上|最终结果|计算结果|结果|应纳税额|应缴纳|应缴|应补缴|应补|应交|应退|合计|共计|总计|总额"
+)
+_CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
+_LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
+_EQUALS = re.compile(r"[=≈]")
+
+
+def _clause_number(text: str, start: int) -> NumberMatch | None:
+    """The number answering a marker that ends at ``start`` (see the module docstring)."""
+    lead = _LEAD.match(text, start)
+    begin = lead.end() if lead else start
+    end_match = _CLAUSE_END.search(text, begin)
+    end = end_match.start() if end_match else len(text)
+    numbers = [n for n in _iter_numbers(text[begin:end])]
+    if not numbers:
+        return None
+    clause = text[begin:end]
+    equals = list(_EQUALS.finditer(clause))
+    if equals:
+        after = [n for n in numbers if n.start >= equals[-1].end()]
+        if after:
+            numbers = after
+    first = numbers[0]
+    return NumberMatch(
+        first.value, first.is_percent, first.start + begin, first.end + begin, first.text
+    )
+
+
+def _from_markers(text: str, marker: re.Pattern[str]) -> NumberMatch | None:
+    for m in reversed(list(marker.finditer(text))):
+        found = _clause_number(text, m.end())
+        if found is not None:
+            return found
+    return None
+
+
+def _from_json_value(value: Any) -> NumberMatch | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        try:
+            return _gold_match(value)
+        except ValueError:
+            return None
+    if isinstance(value, str):
+        return parse_number(value) or _final_in_text(clean_prediction(value))
+    if isinstance(value, list):
+        for item in reversed(value):
+            found = _from_json_value(item)
+            if found is not None:
+                return found
+    return None
+
+
+def _final_in_text(text: str) -> NumberMatch | None:
+    """Steps after the JSON field: markers, the last ``=``, the last number."""
+    for marker in (_EXPLICIT, _CONCLUSION, _EQUALS):
+        found = _from_markers(text, marker)
+        if found is not None:
+            return found
+    last = None
+    for last in _iter_numbers(text):  # noqa: B007 - we want the final one
+        pass
+    return last
+
+
+def extract_final_number(text: str) -> NumberMatch | None:
+    """The final answer of a calculation in a model output, or None when it has no number.
+
+    The output is cleaned first (:func:`~taxpraben.parsing.clean.clean_prediction`). Order:
+    ``\\boxed{}``, JSON answer field (:data:`NUMBER_ANSWER_KEYS`), explicit answer marker,
+    conclusion marker, last ``=``, last number; details in the module docstring.
+    """
+    cleaned = clean_prediction(text)
+    if not cleaned:
+        return None
+    boxed = _BOXED.findall(cleaned)
+    for inner in reversed(boxed):
+        found = parse_number(inner) or _final_in_text(inner)
+        if found is not None:
+            return NumberMatch(found.value, found.is_percent, -1, -1, found.text)
+    found_key, value = answer_value(find_json_values(cleaned), NUMBER_ANSWER_KEYS)
+    if found_key:
+        from_json = _from_json_value(value)
+        if from_json is not None:
+            return NumberMatch(from_json.value, from_json.is_percent, -1, -1, from_json.text)
+    return _final_in_text(cleaned)

@@ -1,0 +1,161 @@
+"""Unit tests of parsing.choices: JSON field, option letters, named choices, TaxBen rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from taxpraben.parsing.choices import extract_choice, extract_choice_taxben
+
+ABCD = ["增值税", "企业所得税", "个人所得税", "消费税"]
+TOPICS = ["增值税", "土地增值税", "所得税", "企业所得税", "个人所得税"]
+MARKERS = ["答案", "结论", "属于", "应为", "选择", "分类为", "类别"]
+
+
+def lettered(text: str, choices: list[str] = ABCD) -> str | None:
+    return extract_choice(text, choices, option_letters=True, markers=MARKERS)
+
+
+def named(text: str, choices: list[str] = TOPICS, markers: list[str] = MARKERS) -> str | None:
+    return extract_choice(text, choices, option_letters=False, markers=markers)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"答案": "B"}', "企业所得税"),
+        ('{"answer": "b"}', None),  # lower-case letters are not options
+        ('{"Answer": "个人所得税"}', "个人所得税"),
+        ('{"final_answer": "(D)"}', "消费税"),
+        ('{"答案": ["C"]}', "个人所得税"),
+        ('{"解析": "A不对", "答案": "D. 消费税"}', "消费税"),
+        ('{"result": {"答案": "A"}}', "增值税"),
+        # the JSON value names nothing: fall through to the text
+        ('{"答案": "不确定"} 我选B', "企业所得税"),
+    ],
+)
+def test_json_answer_field(text: str, expected: str | None) -> None:
+    assert lettered(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("答案：B", "企业所得税"),
+        ("答案是B", "企业所得税"),
+        ("答案为 B 项", "企业所得税"),
+        ("正确答案：（C）", "个人所得税"),
+        ("正确选项为【A】", "增值税"),
+        ("选B", "企业所得税"),
+        ("应选择D", "消费税"),
+        ("故选A。", "增值税"),
+        ("Answer: C", "个人所得税"),
+        ("the answer is (D)", "消费税"),
+        ("B", "企业所得税"),
+        ("B.", "企业所得税"),
+        ("(B)", "企业所得税"),
+        ("B、企业所得税", "企业所得税"),
+        ("**C**", "个人所得税"),
+        ("选项C的说法正确", "个人所得税"),
+        ("C项正确", "个人所得税"),
+        ("我认为是D。", "消费税"),
+        # the last explicit marker wins
+        ("答案：A。等等，重新考虑后答案：C", "个人所得税"),
+        ("选项A错误，选项B正确，故选B", "企业所得税"),
+        # letters out of range are ignored
+        ("答案：E", None),
+        ("答案：F，也就是B", "企业所得税"),
+    ],
+)
+def test_option_letters(text: str, expected: str | None) -> None:
+    assert lettered(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "VAT is a consumption tax",  # letters inside English words
+        "CEO和CFO都要申报",
+        "A股市场",  # A-shares: a word
+        "选项A与选项B都不对",  # two different weak letters: ambiguous
+        "A和C都有可能",
+    ],
+)
+def test_no_letter_false_positives(text: str) -> None:
+    assert lettered(text) is None
+
+
+def test_letters_are_ignored_without_option_letters() -> None:
+    assert named("答案：B", TOPICS) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("企业所得税", "企业所得税"),
+        ("该文主要讨论所得税", "所得税"),
+        # overlap: the longer choice hides the shorter one inside it
+        ("本文讨论企业所得税汇算清缴", "企业所得税"),
+        ("本文讨论土地增值税清算", "土地增值税"),
+        ("本文讨论土地增值税清算，也涉及增值税", "土地增值税"),
+        # earliest occurrence without markers
+        ("个人所得税与增值税", "个人所得税"),
+        ("增值税与个人所得税", "增值税"),
+        # after the last marker
+        ("文中提到增值税，但属于企业所得税", "企业所得税"),
+        ("答案：增值税。结论：个人所得税", "个人所得税"),
+        # a marker followed by no choice is skipped
+        ("答案：个人所得税，这属于常见问题", "个人所得税"),
+        # negated markers and negated mentions
+        ("不属于增值税，而属于土地增值税", "土地增值税"),
+        ("属于企业所得税，不属于增值税", "企业所得税"),
+        ("并非增值税，是所得税", "所得税"),
+        # case-insensitive Latin, folded characters
+        ("答案：ＶＡＴ", "VAT"),
+        ("答案：vat", "VAT"),
+        ("无关内容", None),
+        ("", None),
+    ],
+)
+def test_named_choice(text: str, expected: str | None) -> None:
+    assert named(text, [*TOPICS, "VAT"]) == expected
+
+
+def test_markers_come_from_the_caller() -> None:
+    text = "罪名：逃税罪，而不是抗税罪"
+    crimes = ["抗税罪", "逃税罪"]
+    assert extract_choice(text, crimes, option_letters=False, markers=["罪名"]) == "逃税罪"
+    assert (
+        extract_choice("抗税罪？构成逃税罪", crimes, option_letters=False, markers=["构成"])
+        == "逃税罪"
+    )
+    assert (
+        extract_choice("抗税罪？构成逃税罪", crimes, option_letters=False, markers=[]) == "抗税罪"
+    )
+
+
+def test_result_is_always_a_choice_or_none() -> None:
+    assert extract_choice("答案：B", [], option_letters=True, markers=MARKERS) is None
+    dup = ["增值税", "增值税", "消费税"]
+    assert extract_choice("增值税", dup, option_letters=False, markers=[]) == "增值税"
+    assert extract_choice("答案：A", ["", "x"], option_letters=True, markers=[]) == ""
+
+
+def test_reasoning_is_not_read() -> None:
+    assert lettered("<think>答案：A</think>答案：C") == "个人所得税"
+    assert named("<think>属于增值税</think>") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # first choice in LIST order that occurs, not first in the text
+        ("个人所得税与增值税", "增值税"),
+        ("企业所得税", "所得税"),  # the substring flaw, kept on purpose
+        ("土地增值税", "增值税"),
+        ("答案：B", None),
+        ("<think>增值税</think>个人所得税", "所得税"),
+        ("", None),
+    ],
+)
+def test_extract_choice_taxben(text: str, expected: str | None) -> None:
+    assert extract_choice_taxben(text, TOPICS) == expected

@@ -1,0 +1,121 @@
+"""Unit tests of parsing.clean: reasoning blocks, fences, character folding, whitespace."""
+
+from __future__ import annotations
+
+import pytest
+
+from taxpraben.parsing.clean import (
+    clean_prediction,
+    fold_characters,
+    normalize_text,
+    strip_reasoning,
+    unwrap_code_fences,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "cleaned"),
+    [
+        ("<think>推理</think>答案：B", "答案:B"),
+        ("<THINK>推理</Think>答案", "答案"),
+        ("<think>一</think>中间<think>二</think>结尾", "中间\n结尾"),
+        ('<think type="x">推理</think>B', "B"),
+        ("<thinking>推理</thinking>B", "B"),
+        # a stray closing tag: the opening one was in the prompt template
+        ("推理很长\n很长</think>\n\n答案：13000", "答案:13000"),
+        ("a</think>b</think>c", "c"),
+        # unclosed opening tag: reasoning to the end ...
+        ("<think>推理 100×13%=13", ""),
+        ("前言<think>推理", "前言"),
+        # ... unless a final-answer heading line follows
+        ("<think>推理\n**答案**：13000", "**答案**:13000"),
+        ("<think>推理\n答案：A\n再想想\n最终答案：B", "最终答案:B"),
+        ("<think>推理\n## Final Answer\n42", "## Final Answer\n42"),
+        ("<think>推理中提到答案是A", ""),
+    ],
+)
+def test_reasoning_blocks(raw: str, cleaned: str) -> None:
+    assert clean_prediction(raw) == cleaned
+
+
+def test_strip_reasoning_keeps_text_without_tags() -> None:
+    assert strip_reasoning("答案：B") == "答案：B"
+
+
+@pytest.mark.parametrize(
+    ("raw", "cleaned"),
+    [
+        ('```json\n{"答案": 1}\n```', '{"答案": 1}'),
+        ('前文\n```json\n{"a": 1}\n```\n后文', '前文\n{"a": 1}\n后文'),
+        ("```\nB\n```", "B"),
+        ("```B```", "B"),
+        ('```json {"a": 1}```', 'json {"a": 1}'),
+        ("~~~\n13000\n~~~", "13000"),
+        ('```json\n{"a": 1', '{"a": 1'),
+        ("```a```b```c```", "a\nb\nc"),
+    ],
+)
+def test_code_fences(raw: str, cleaned: str) -> None:
+    assert clean_prediction(raw) == cleaned
+
+
+def test_unwrap_code_fences_only_touches_fences() -> None:
+    assert unwrap_code_fences("no fences") == "no fences"
+
+
+@pytest.mark.parametrize(
+    ("raw", "folded"),
+    [
+        ("１２３４５", "12345"),
+        ("ＡＢＣ", "ABC"),
+        ("答案：Ｂ", "答案:B"),
+        ("（３００）", "(300)"),
+        ("１２％", "12%"),
+        ("－５", "-5"),
+        ("\u22125", "-5"),
+        ("１２．５", "12.5"),
+        # the Chinese comma is kept: never a thousands separator
+        ("3000，500元", "3000，500元"),
+        ("１２，０００", "12，000"),
+        # superscript exponents and circled numbers keep their meaning
+        ("10⁴", "10^4"),
+        ("1.2×10⁻³", "1.2×10^-3"),
+        ("①税额", "(1)税额"),
+        ("x²", "x2"),
+        # no NFKC mapping: stays
+        ("。、《》“”【】", "。、《》“”【】"),
+        ("a\u200bb\ufeff", "ab"),
+    ],
+)
+def test_character_folding(raw: str, folded: str) -> None:
+    assert fold_characters(raw) == folded
+
+
+@pytest.mark.parametrize(
+    ("raw", "cleaned"),
+    [
+        ("  a   b  ", "a b"),
+        ("a\n\n\n\nb", "a\nb"),
+        ("a \t \n \t b", "a\nb"),
+        ("a\r\nb\rc", "a\nb\nc"),
+        ("a\u3000\u3000b", "a b"),
+        ("", ""),
+        ("   \n\t ", ""),
+    ],
+)
+def test_whitespace(raw: str, cleaned: str) -> None:
+    assert clean_prediction(raw) == cleaned
+
+
+def test_full_width_tags_and_fences_are_folded_first() -> None:
+    assert clean_prediction("＜think＞推理＜/think＞答案") == "答案"
+    assert clean_prediction("｀｀｀\nB\n｀｀｀") == "B"
+
+
+def test_none_is_empty() -> None:
+    assert clean_prediction(None) == ""  # type: ignore[arg-type]
+
+
+def test_normalize_text() -> None:
+    assert normalize_text("  Ａnswer：\n B ") == "answer: b"
+    assert normalize_text("<think>x</think>ABC") == "abc"

@@ -1,0 +1,89 @@
+"""Unit tests of parsing.spans: normalisation, extraction, EM and TaxBen's substring rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from taxpraben.parsing.spans import extract_span, normalize_span, span_match, span_match_taxben
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized"),
+    [
+        ("三十日", "三十日"),
+        ("  三十 日 。", "三十日"),
+        ("《增值税暂行条例》", "增值税暂行条例"),
+        ("“不征税收入”！", "不征税收入"),
+        ("纳税人、扣缴义务人", "纳税人扣缴义务人"),
+        ("【A类】", "a类"),
+        ("Withholding Agent", "withholdingagent"),
+        ("ＡＢＣ", "abc"),
+        ("12,000元", "12000元"),
+        ("12.5%", "12.5%"),
+        ("12.5 %", "12.5%"),
+        ("-300元", "-300元"),
+        ("1-3月", "13月"),
+        ("12.50", "12.50"),
+        ("第3.条", "第3条"),
+        ("", ""),
+        ("。，、", ""),
+    ],
+)
+def test_normalize_span(text: str, normalized: str) -> None:
+    assert normalize_span(text) == normalized
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("三十日", "三十日"),
+        ("答案：三十日", "三十日"),
+        ("答案是三十日。理由如下", "三十日"),
+        ("答：三十日内；依据……", "三十日内"),
+        ("答案：\n三十日", "三十日"),
+        ("最终答案：**三十日**", "三十日"),
+        ("Answer: thirty days. Because", "thirty days. Because"),
+        ('{"答案": "三十日"}', "三十日"),
+        ('```json\n{"answer": "三十日。其他"}\n```', "三十日"),
+        ("先说答案：十日。最终答案：三十日", "三十日"),
+        ("<think>答案：十日</think>三十日", "三十日"),
+        ("根据规定，应为三十日。", "根据规定，应为三十日。"),
+        ("", ""),
+    ],
+)
+def test_extract_span(text: str, span: str) -> None:
+    assert extract_span(text) == span
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "em"),
+    [
+        ("答案：三十日", "三十日", True),
+        ("答案：三十日。", "三十日", True),
+        ("答案：企业所得税", "所得税", False),
+        ("答案：12,000元", "12000元", True),
+        ("答案：12000", "12000元", False),
+        ("答案：三十日", "30日", False),
+        ("anything", "", False),
+        ("", "", False),
+        ("答案：", "。", False),
+    ],
+)
+def test_span_match(pred: str, gold: str, em: bool) -> None:
+    assert span_match(pred, gold) is em
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "match"),
+    [
+        ("根据规定，应在三十日内申报。", "三十日", True),
+        ("企业所得税", "所得税", True),
+        ("答案：１２０００元", "12000元", True),
+        ("答案：12,000元", "12000元", False),
+        ("三十日", " 三十日 ", True),
+        ("<think>三十日</think>十日", "三十日", False),
+        ("anything", "", False),
+    ],
+)
+def test_span_match_taxben(pred: str, gold: str, match: bool) -> None:
+    assert span_match_taxben(pred, gold) is match
