@@ -106,6 +106,7 @@ BAD_CASES = [
     ("TaxMCQ.jsonl", [{"id": "1", "query": "q", "answer": "ACF"}], (1, "answer", "option letters")),
     ("TaxInspect.jsonl", [{"id": "1", "query": "q", "answer": "偷税，补税1000元"}], (1, "answer", "must be a JSON object")),
     ("TaxPlan.jsonl", [{"id": "1", "query": "q", "answer": {"方案一税负": 1}}], (1, "answer", "lacks field(s)")),
+    ("TaxPlan.jsonl", [{"id": "1", "query": "q", "answer": {"方案一税负": "很多", "方案二税负": 1, "推荐方案": "方案二", "节税金额": 1, "筹划理由": "x"}}], (1, "answer", "gold field '方案一税负' must be a number")),
     ("TaxRead.jsonl", [{"id": "1", "query": "q", "answer": "x", "text": 5}], (1, "text", "must be a string")),
     ("TaxCalc.jsonl", b"", (None, None, "file is empty")),
     ("TaxCalc.jsonl", b"\n\n", (None, None, "holds no records")),

@@ -18,12 +18,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from taxpraben.data.records import ID_FIELDS, KNOWN_FIELDS, Record
+
+# Validation accepts a numeric gold exactly when scoring can read it: one definition.
+from taxpraben.parsing.numbers import parse_gold_number
 from taxpraben.tasks import OutputType, Registry, TaskSpec, closest_task_name
 
 DATA_SUFFIXES = (".jsonl", ".json", ".parquet")
@@ -351,10 +353,8 @@ def check_record(
         kind = spec.structured.kind
         if kind == "number":
             try:
-                if isinstance(answer, bool):
-                    raise InvalidOperation
-                Decimal(str(answer).replace(",", ""))
-            except InvalidOperation:
+                parse_gold_number(answer)
+            except ValueError:
                 bad(f"a {spec.name} gold must be a number, got {answer!r}", "answer")
         elif kind == "letters":
             letters = spec.structured.letters
@@ -371,6 +371,13 @@ def check_record(
                 bad(f"gold object lacks field(s) {missing} named in the task spec", "answer")
             else:
                 answer = gold_obj
+            for rule in spec.fields.fields:
+                if rule.kind != "number" or rule.name not in gold_obj:
+                    continue
+                try:
+                    parse_gold_number(gold_obj[rule.name])
+                except ValueError:
+                    bad(f"gold field {rule.name!r} must be a number, got {gold_obj[rule.name]!r}", "answer")
 
     if problems:
         return None, problems

@@ -1,0 +1,311 @@
+"""Scoring one prediction against one record, per output type (DESIGN.md section 2).
+
+Scoring is two-phase so that the semantic scorers see every text pair of a whole
+evaluation at once (golds repeat over runs; identical predictions repeat too):
+
+1. :func:`prepare_item` cleans and parses the prediction, scores everything exact, and
+   lists the text pairs that need BERTScore / BARTScore;
+2. the pipeline scores all pairs in one batch per scorer;
+3. :func:`finalize_item` combines both into the item's scores.
+
+An item whose prediction cannot be parsed is a ``format_failure`` and scores 0; an item
+whose generation failed (or that has no prediction) is an ``error`` and scores 0. Neither
+is ever dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from taxpraben.data.records import Record
+from taxpraben.metrics.classification import MISSING_LABEL
+from taxpraben.parsing.choices import extract_choice, extract_choice_taxben
+from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.fields import align_fields, field_text, field_value_matches, parse_fields
+from taxpraben.parsing.letters import extract_letter_set, extract_letter_set_taxben
+from taxpraben.parsing.numbers import extract_final_number, numbers_equal, parse_gold_number
+from taxpraben.parsing.spans import extract_span, span_match, span_match_taxben
+from taxpraben.tasks import OutputType, TaskSpec
+
+Status = Literal["ok", "format_failure", "error"]
+Profile = Literal["taxpraben", "taxben"]
+PROFILES: tuple[str, ...] = ("taxpraben", "taxben")
+
+
+@dataclass(frozen=True)
+class TextPair:
+    """A (prediction text, gold text) pair for the semantic scorers.
+
+    ``missing`` means the prediction has no such text (a failed item, an absent field):
+    it scores 0, but BARTScore still scores the empty prediction for the raw figure.
+    """
+
+    name: str
+    candidate: str
+    reference: str
+    missing: bool = False
+
+
+@dataclass
+class PreparedItem:
+    task: str
+    id: str
+    run: int
+    status: Status
+    prediction: str
+    gold: str
+    extracted: Any = None
+    scores: dict[str, float] = field(default_factory=dict)
+    #: mixed / aspects: per field {"pred", "gold", "score", "status", "kind", "matched_by"}
+    fields: dict[str, dict[str, Any]] | None = None
+    pairs: list[TextPair] = field(default_factory=list)
+    error: str | None = None
+    #: classification: the gold label and the predicted label (or "missing")
+    label_gold: str | None = None
+    label_pred: str | None = None
+
+
+@dataclass(frozen=True)
+class SemanticValues:
+    """Semantic scores looked up by (candidate, reference); None when the scorer is unavailable."""
+
+    bert_f1: dict[tuple[str, str], float] | None
+    bart_raw: dict[tuple[str, str], float] | None
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, (frozenset, set)):
+        return "".join(sorted(value))
+    return value
+
+
+def prepare_item(
+    spec: TaskSpec,
+    record: Record,
+    run: int,
+    prediction: str | None,
+    error: str | None,
+    profile: Profile = "taxpraben",
+) -> PreparedItem:
+    """Parse one prediction and score its exact parts; list the text pairs it needs."""
+    gold_text = record.gold_label
+    item = PreparedItem(
+        task=spec.name, id=record.id, run=run, status="ok", prediction=prediction or "", gold=gold_text
+    )
+    failed = prediction is None or (error is not None and not (prediction or "").strip())
+    if failed:
+        item.status = "error"
+        item.error = error or "no prediction"
+    text = "" if failed else clean_prediction(prediction or "")
+
+    if spec.type is OutputType.classification:
+        _prepare_classification(spec, record, item, text, failed, profile)
+    elif spec.type is OutputType.structured:
+        _prepare_structured(spec, record, item, text, failed, profile)
+    elif spec.is_multi_aspect or spec.type is OutputType.mixed:
+        _prepare_fields(spec, record, item, text, failed)
+    else:
+        _prepare_generation(record, item, text, failed)
+    return item
+
+
+def _prepare_classification(
+    spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool, profile: Profile
+) -> None:
+    assert record.choices is not None
+    opts = spec.classification_options
+    label: str | None = None
+    if not failed:
+        if profile == "taxben":
+            label = extract_choice_taxben(text, record.choices)
+        else:
+            label = extract_choice(
+                text, record.choices, option_letters=opts.option_letters, markers=opts.answer_markers
+            )
+    if label is None and not failed:
+        item.status = "format_failure"
+    item.label_gold = record.gold_label
+    item.label_pred = label if label is not None else MISSING_LABEL
+    item.extracted = item.label_pred
+    item.scores = {"acc": float(item.label_pred == item.label_gold)}
+
+
+def _prepare_structured(
+    spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool, profile: Profile
+) -> None:
+    opts = spec.structured
+    assert opts is not None
+    em = 0.0
+    if opts.kind == "number":
+        match = None if failed else extract_final_number(text)
+        if match is not None:
+            item.extracted = format(match.value, "f") + ("%" if match.is_percent else "")
+            gold = parse_gold_number(record.answer)
+            em = float(
+                numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
+            )
+        elif not failed:
+            item.status = "format_failure"
+    elif opts.kind == "letters":
+        gold_set = frozenset(str(record.answer).strip().upper())
+        letters = None
+        if not failed:
+            letters = (
+                extract_letter_set_taxben(text)
+                if profile == "taxben"
+                else extract_letter_set(text, opts.letters)
+            )
+        if letters is not None:
+            item.extracted = "".join(sorted(letters))
+            em = float(letters == gold_set)
+        elif not failed:
+            item.status = "format_failure"
+    else:  # span
+        if not failed:
+            if profile == "taxben":
+                item.extracted = text
+                em = float(span_match_taxben(text, record.answer_text))
+            else:
+                span = extract_span(text)
+                item.extracted = span
+                if span.strip():
+                    em = float(span_match(span, record.answer_text))
+                else:
+                    item.status = "format_failure"
+    item.scores = {"em": em}
+
+
+def _prepare_generation(record: Record, item: PreparedItem, text: str, failed: bool) -> None:
+    missing = failed or not text.strip()
+    if missing and not failed:
+        item.status = "format_failure"
+    item.extracted = None
+    item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
+
+
+def _gold_fields(record: Record) -> dict[str, Any]:
+    gold = record.answer
+    if isinstance(gold, dict):
+        return gold
+    parsed = parse_fields(str(gold))
+    return parsed or {}
+
+
+def _prepare_fields(spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool) -> None:
+    assert spec.fields is not None
+    gold = _gold_fields(record)
+    parsed = None if failed or not text.strip() else parse_fields(text)
+    if parsed is None and not failed:
+        item.status = "format_failure"
+    aligned = align_fields(parsed or {}, spec.fields.fields, spec.fields.fuzzy_threshold)
+    item.fields = {}
+    item.extracted = {name: _json_safe(a.value) for name, a in aligned.items() if a.value is not None}
+    for rule in spec.fields.fields:
+        got = aligned[rule.name]
+        gold_value = gold.get(rule.name)
+        present = got.value is not None and field_text(got.value).strip() != ""
+        info: dict[str, Any] = {
+            "kind": rule.kind,
+            "pred": _json_safe(got.value),
+            "gold": gold_value,
+            "status": "ok" if present else "missing",
+            "matched_by": got.how,
+        }
+        if rule.kind == "text":
+            cand = field_text(got.value) if present else ""
+            item.pairs.append(TextPair(rule.name, cand, field_text(gold_value), not present))
+            info["score"] = None  # filled in by finalize_item
+        else:
+            info["score"] = float(present and field_value_matches(got.value, gold_value, rule))
+        item.fields[rule.name] = info
+
+
+def _normalise_bart(raw: float) -> float:
+    return math.exp(raw) if raw <= 0 else 1.0
+
+
+def finalize_item(spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> dict[str, Any]:
+    """Combine exact and semantic parts into the item's scores and its samples.jsonl line.
+
+    Returns the line; ``line["score"]`` is None when a needed scorer is unavailable.
+    """
+    scores = dict(item.scores)
+    score: float | None
+    if spec.type is OutputType.classification:
+        score = scores["acc"]
+    elif spec.type is OutputType.structured:
+        score = scores["em"]
+    elif spec.type is OutputType.generation:
+        score = _finalize_generation(item, values, scores)
+    else:
+        score = _finalize_mixed(item, values, scores)
+    line: dict[str, Any] = {
+        "task": item.task,
+        "id": item.id,
+        "run": item.run,
+        "status": item.status,
+        "prediction": item.prediction,
+        "gold": item.gold,
+        "extracted": item.extracted,
+        "scores": scores,
+        "score": score,
+        "error": item.error,
+    }
+    if item.fields is not None:
+        line["fields"] = item.fields
+    return line
+
+
+def _bert(values: SemanticValues, pair: TextPair) -> float | None:
+    if pair.missing:
+        return 0.0
+    if values.bert_f1 is None:
+        return None
+    return values.bert_f1[(pair.candidate, pair.reference)]
+
+
+def _bart_raw(values: SemanticValues, pair: TextPair) -> float | None:
+    if values.bart_raw is None:
+        return None
+    return values.bart_raw[(pair.candidate, pair.reference)]
+
+
+def _mean(xs: list[float | None]) -> float | None:
+    if not xs or any(x is None for x in xs):
+        return None
+    return sum(xs) / len(xs)  # type: ignore[arg-type]
+
+
+def _finalize_generation(item: PreparedItem, values: SemanticValues, scores: dict[str, Any]) -> float | None:
+    berts = [_bert(values, p) for p in item.pairs]
+    raws = [_bart_raw(values, p) for p in item.pairs]
+    norms = [None if r is None else (0.0 if p.missing else _normalise_bart(r)) for p, r in zip(item.pairs, raws, strict=True)]
+    if item.fields is not None:
+        for p, b, n in zip(item.pairs, berts, norms, strict=True):
+            info = item.fields[p.name]
+            info["bertscore"] = b
+            info["bartscore"] = n
+            info["score"] = None if b is None or n is None else (b + n) / 2
+    scores["bertscore"] = _mean(berts)
+    scores["bartscore"] = _mean(norms)
+    scores["bartscore_raw"] = _mean(raws)
+    if scores["bertscore"] is None or scores["bartscore"] is None:
+        return None
+    return (scores["bertscore"] + scores["bartscore"]) / 2
+
+
+def _finalize_mixed(item: PreparedItem, values: SemanticValues, scores: dict[str, Any]) -> float | None:
+    assert item.fields is not None
+    exact = [info["score"] for info in item.fields.values() if info["kind"] != "text"]
+    berts = []
+    for pair in item.pairs:
+        b = _bert(values, pair)
+        item.fields[pair.name]["score"] = b
+        berts.append(b)
+    scores["em"] = sum(exact) / len(exact)
+    scores["bertscore"] = _mean(berts)
+    if scores["bertscore"] is None:
+        return None
+    return (scores["em"] + scores["bertscore"]) / 2

@@ -1,0 +1,480 @@
+"""From predictions to results.json and samples.jsonl (docs/results-schema.md).
+
+Flow: match predictions to records (reporting unknown, duplicate and missing ones) ->
+prepare every item (parse, exact scores) -> score all text pairs with each semantic scorer
+once -> finalize items -> per-run task metrics -> figures over runs, groups, overall.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from taxpraben import __version__
+from taxpraben.aggregate import Stat, mean_of_stats, percentile_interval, run_stat
+from taxpraben.data.loader import LoadedData
+from taxpraben.metrics.classification import bootstrap_acc_f1, classification_metrics, encode_labels
+from taxpraben.predictions import Prediction
+from taxpraben.scoring.items import (
+    PROFILES,
+    PreparedItem,
+    SemanticValues,
+    finalize_item,
+    prepare_item,
+)
+from taxpraben.scoring.semantic import SemanticScorers, build_scorers
+from taxpraben.tasks import BLOOM_ORDER, OutputType, Registry, TaskSpec
+
+SCHEMA_VERSION = 1
+DEFAULT_BERTSCORE_MODEL = "hfl/chinese-xlnet-base"
+DEFAULT_BERTSCORE_LAYER = 5
+DEFAULT_BARTSCORE_MODEL = "facebook/bart-large-cnn"
+
+
+class PredictionMatchError(ValueError):
+    """Predictions that cannot be matched to records unambiguously."""
+
+
+@dataclass
+class ScoringSettings:
+    profile: str = "taxpraben"
+    bertscore_model: str = DEFAULT_BERTSCORE_MODEL
+    bertscore_layer: int = DEFAULT_BERTSCORE_LAYER
+    bertscore_max_tokens: int | None = None
+    bertscore_batch_size: int = 32
+    bartscore_model: str = DEFAULT_BARTSCORE_MODEL
+    bartscore_weights: Path | str | None = None
+    bartscore_batch_size: int = 8
+    device: str = "auto"
+    semantic: bool = True
+    #: Bootstrap replicates for the sample-level intervals (0 turns them off).
+    bootstrap: int = 1000
+    seed: int = 0
+    #: Expected run indices; None means the runs present in the predictions.
+    runs: int | None = None
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"unknown scoring profile {self.profile!r}; choose one of {', '.join(PROFILES)}")
+
+
+@dataclass
+class MatchReport:
+    unknown_tasks: dict[str, int] = field(default_factory=dict)
+    unknown_ids: list[tuple[str, str, int]] = field(default_factory=list)
+    duplicates: list[tuple[str, str, int]] = field(default_factory=list)
+    missing: list[tuple[str, str, int]] = field(default_factory=list)
+    outside_selection: int = 0
+
+    def messages(self) -> list[str]:
+        out = []
+        for task, n in self.unknown_tasks.items():
+            out.append(f"{n} prediction(s) for task {task!r}, which is not in the data: ignored")
+        if self.outside_selection:
+            out.append(f"{self.outside_selection} prediction(s) for tasks not selected: ignored")
+        if self.unknown_ids:
+            shown = ", ".join(f"{t}/{i}/run {r}" for t, i, r in self.unknown_ids[:10])
+            out.append(f"{len(self.unknown_ids)} prediction(s) with ids not in the data: ignored ({shown}{' ...' if len(self.unknown_ids) > 10 else ''})")
+        if self.missing:
+            shown = ", ".join(f"{t}/{i}/run {r}" for t, i, r in self.missing[:10])
+            out.append(f"{len(self.missing)} item(s) have no prediction and score 0 as errors ({shown}{' ...' if len(self.missing) > 10 else ''})")
+        return out
+
+
+@dataclass
+class ScoredResults:
+    results: dict[str, Any]
+    samples: list[dict[str, Any]]
+    match: MatchReport
+
+
+# ---------------------------------------------------------------------------- matching
+
+
+def match_predictions(
+    loaded: LoadedData, predictions: Iterable[Prediction], registry: Registry, runs: int | None
+) -> tuple[dict[tuple[str, str, int], Prediction], list[int], MatchReport]:
+    report = MatchReport()
+    ids = {task: {r.id for r in recs} for task, recs in loaded.records.items()}
+    by_key: dict[tuple[str, str, int], Prediction] = {}
+    for p in predictions:
+        spec = registry.lookup(p.task)
+        task = spec.name if spec is not None else p.task
+        if task not in ids:
+            if spec is not None and spec.name in registry:
+                report.outside_selection += 1
+            else:
+                report.unknown_tasks[p.task] = report.unknown_tasks.get(p.task, 0) + 1
+            continue
+        key = (task, p.id, p.run)
+        if p.id not in ids[task]:
+            report.unknown_ids.append(key)
+            continue
+        if key in by_key:
+            report.duplicates.append(key)
+            continue
+        by_key[key] = p
+    if report.duplicates:
+        shown = ", ".join(f"{t}/{i}/run {r}" for t, i, r in report.duplicates[:10])
+        raise PredictionMatchError(
+            f"{len(report.duplicates)} duplicate prediction(s) for the same (task, id, run): {shown}"
+            f"{' ...' if len(report.duplicates) > 10 else ''}. Keep one prediction per item and run."
+        )
+    if loaded.limit is not None:
+        # --limit scores the first N records; predictions for the rest are expected, not unknown.
+        pass
+    run_ids = list(range(runs)) if runs is not None else sorted({k[2] for k in by_key}) or [0]
+    for task, recs in loaded.records.items():
+        for run in run_ids:
+            for rec in recs:
+                if (task, rec.id, run) not in by_key:
+                    report.missing.append((task, rec.id, run))
+    return by_key, run_ids, report
+
+
+# ---------------------------------------------------------------------------- semantic
+
+
+def _semantic_values(
+    specs: dict[str, TaskSpec], items: Sequence[PreparedItem], scorers: SemanticScorers
+) -> SemanticValues:
+    bert_pairs: dict[tuple[str, str], None] = {}
+    bart_pairs: dict[tuple[str, str], None] = {}
+    for item in items:
+        gen = specs[item.task].type is OutputType.generation
+        for pair in item.pairs:
+            key = (pair.candidate, pair.reference)
+            if not pair.missing:
+                bert_pairs[key] = None
+            if gen:
+                bart_pairs[key] = None
+    bert = bart = None
+    if scorers.bert is not None:
+        keys = list(bert_pairs)
+        scored = scorers.bert.score([k[0] for k in keys], [k[1] for k in keys]) if keys else []
+        bert = {k: float(s.f1) for k, s in zip(keys, scored, strict=True)}
+    if scorers.bart is not None:
+        keys = list(bart_pairs)
+        scored_raw = scorers.bart.score([k[0] for k in keys], [k[1] for k in keys]) if keys else []
+        bart = {k: float(s) for k, s in zip(keys, scored_raw, strict=True)}
+    return SemanticValues(bert_f1=bert, bart_raw=bart)
+
+
+def _needs(spec: TaskSpec) -> set[str]:
+    if spec.type is OutputType.generation:
+        return {"bertscore", "bartscore"}
+    if spec.type is OutputType.mixed:
+        return {"bertscore"}
+    return set()
+
+
+# ---------------------------------------------------------------------------- task figures
+
+
+def _rate(lines: Sequence[dict[str, Any]], status: str) -> float:
+    return sum(line["status"] == status for line in lines) / len(lines)
+
+
+def _run_metrics(spec: TaskSpec, lines: Sequence[dict[str, Any]], items: Sequence[PreparedItem]) -> dict[str, Any]:
+    """Metrics of one task in one run (``lines`` in record order)."""
+    if spec.type is OutputType.classification:
+        metrics: dict[str, float | None] = classification_metrics(
+            [it.label_gold or "" for it in items], [it.label_pred or "" for it in items]
+        )
+        score: float | None = (metrics["acc"] + metrics["f1"]) / 2  # type: ignore[operator]
+    else:
+        keys = ["em"] if spec.type is OutputType.structured else (
+            ["bertscore", "bartscore", "bartscore_raw"] if spec.type is OutputType.generation else ["em", "bertscore"]
+        )
+        metrics = {}
+        for key in keys:
+            vals = [line["scores"].get(key) for line in lines]
+            metrics[key] = None if any(v is None for v in vals) else float(np.mean(vals))
+        item_scores = [line["score"] for line in lines]
+        score = None if any(s is None for s in item_scores) else float(np.mean(item_scores))
+    counts = {s: sum(line["status"] == s for line in lines) for s in ("ok", "format_failure", "error")}
+    return {
+        "metrics": metrics,
+        "score": score,
+        "format_failure_rate": _rate(lines, "format_failure"),
+        "error_rate": _rate(lines, "error"),
+        "counts": counts,
+    }
+
+
+def _field_value_key(spec: TaskSpec, kind: str, metric: str) -> str:
+    """Where a field's figure sits in a samples line: aspects keep both semantic scores."""
+    if kind != "text" or spec.type is OutputType.mixed:
+        return "score"
+    return metric
+
+
+def _field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    assert spec.fields is not None
+    out: dict[str, Any] = {}
+    for rule in spec.fields.fields:
+        figures: dict[str, Any] = {"kind": rule.kind}
+        if rule.kind != "text":
+            metrics = ["em"]
+        elif spec.type is OutputType.generation:
+            metrics = ["bertscore", "bartscore"]
+        else:
+            metrics = ["bertscore"]
+        for metric in metrics:
+            key = _field_value_key(spec, rule.kind, metric)
+            per_run: list[float | None] = []
+            for lines in lines_by_run:
+                vals = [line["fields"][rule.name].get(key) for line in lines]
+                per_run.append(None if any(v is None for v in vals) else float(np.mean(vals)))
+            figures[metric] = run_stat(per_run)
+        figures["format_failure_rate"] = run_stat(
+            [float(np.mean([line["fields"][rule.name]["status"] != "ok" for line in lines])) for lines in lines_by_run]
+        )
+        out[rule.name] = figures
+    return out
+
+
+def _bootstrap(
+    spec: TaskSpec,
+    lines_by_run: list[list[dict[str, Any]]],
+    items_by_run: list[list[PreparedItem]],
+    idx: np.ndarray | None,
+) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
+    """Sample-level bootstrap: resample items (paired across runs), average over runs."""
+    if idx is None:
+        return {}, None
+    intervals: dict[str, list[float] | None] = {}
+    if spec.type is OutputType.classification:
+        accs, f1s = [], []
+        for items in items_by_run:
+            g, p, k = encode_labels([it.label_gold or "" for it in items], [it.label_pred or "" for it in items])
+            acc, f1 = bootstrap_acc_f1(g, p, k, idx)
+            accs.append(acc)
+            f1s.append(f1)
+        acc_b, f1_b = np.mean(accs, axis=0), np.mean(f1s, axis=0)
+        score_b = (acc_b + f1_b) / 2
+        intervals["acc"] = percentile_interval(acc_b)
+        intervals["f1"] = percentile_interval(f1_b)
+        return intervals, score_b
+    keys = {"em"} if spec.type is OutputType.structured else (
+        {"bertscore", "bartscore", "bartscore_raw"} if spec.type is OutputType.generation else {"em", "bertscore"}
+    )
+    for key in keys:
+        mat = np.array([[line["scores"].get(key) for line in lines] for lines in lines_by_run], dtype=object)
+        if any(v is None for v in mat.ravel()):
+            intervals[key] = None
+            continue
+        m = mat.astype(float)
+        intervals[key] = percentile_interval(m[:, idx].mean(axis=2).mean(axis=0))
+    scores = [[line["score"] for line in lines] for lines in lines_by_run]
+    if any(s is None for row in scores for s in row):
+        return intervals, None
+    m = np.array(scores, dtype=float)
+    return intervals, m[:, idx].mean(axis=2).mean(axis=0)
+
+
+def _task_entry(
+    spec: TaskSpec,
+    lines_by_run: list[list[dict[str, Any]]],
+    items_by_run: list[list[PreparedItem]],
+    run_ids: list[int],
+    unavailable: dict[str, str],
+    rng: np.random.Generator | None,
+    n_boot: int,
+) -> tuple[dict[str, Any], np.ndarray | None]:
+    per_run = []
+    for run, lines, items in zip(run_ids, lines_by_run, items_by_run, strict=True):
+        per_run.append({"run": run, **_run_metrics(spec, lines, items)})
+    n = len(lines_by_run[0]) if lines_by_run else 0
+    idx = rng.integers(0, n, size=(n_boot, n)) if rng is not None and n > 0 and n_boot > 0 else None
+    boot, score_reps = _bootstrap(spec, lines_by_run, items_by_run, idx)
+    metric_keys = list(per_run[0]["metrics"]) if per_run else []
+    missing = sorted(_needs(spec) & set(unavailable))
+    entry: dict[str, Any] = {
+        "name_zh": spec.name_zh,
+        "type": spec.type.value,
+        "bloom": spec.bloom.value,
+        "n": n,
+        "status": "not_computed" if missing else "ok",
+        "reason": "; ".join(f"{m}: {unavailable[m]}" for m in missing) or None,
+        "metrics": {
+            key: run_stat([r["metrics"][key] for r in per_run], boot.get(key)) for key in metric_keys
+        },
+        "score": run_stat([r["score"] for r in per_run], percentile_interval(score_reps) if score_reps is not None else None),
+        "format_failure_rate": run_stat([r["format_failure_rate"] for r in per_run]),
+        "error_rate": run_stat([r["error_rate"] for r in per_run]),
+        "per_run": per_run,
+    }
+    if spec.fields is not None:
+        entry["fields"] = _field_figures(spec, lines_by_run)
+    return entry, score_reps
+
+
+# ---------------------------------------------------------------------------- entry points
+
+
+def git_hash() -> str | None:
+    """The commit of the taxpraben source tree, when it is a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def score_predictions(
+    loaded: LoadedData,
+    predictions: Iterable[Prediction],
+    registry: Registry,
+    settings: ScoringSettings,
+    meta: dict[str, Any] | None = None,
+    scorers: SemanticScorers | None = None,
+) -> ScoredResults:
+    """Score predictions against loaded data; pure apart from the semantic models."""
+    started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    predictions = list(predictions)
+    by_key, run_ids, match = match_predictions(loaded, predictions, registry, settings.runs)
+    specs = {task: registry[task] for task in loaded.records}
+
+    prepared: dict[str, list[list[PreparedItem]]] = {}
+    for task, recs in loaded.records.items():
+        spec = specs[task]
+        per_run = []
+        for run in run_ids:
+            row = []
+            for rec in recs:
+                p = by_key.get((task, rec.id, run))
+                row.append(
+                    prepare_item(
+                        spec, rec, run,
+                        None if p is None else p.prediction,
+                        "no prediction" if p is None else p.error,
+                        settings.profile,  # type: ignore[arg-type]
+                    )
+                )
+            per_run.append(row)
+        prepared[task] = per_run
+
+    needed = set().union(*(_needs(s) for s in specs.values())) if specs else set()
+    if scorers is None:
+        scorers = build_scorers(settings, needed)
+    all_items = [it for rows in prepared.values() for row in rows for it in row]
+    values = _semantic_values(specs, all_items, scorers)
+
+    rng = np.random.default_rng(settings.seed) if settings.bootstrap > 0 else None
+    tasks_out: dict[str, Any] = {}
+    replicates: dict[str, np.ndarray] = {}
+    samples: list[dict[str, Any]] = []
+    for task, rows in prepared.items():
+        spec = specs[task]
+        lines_by_run = [[finalize_item(spec, it, values) for it in row] for row in rows]
+        for lines in lines_by_run:
+            samples.extend(lines)
+        entry, reps = _task_entry(spec, lines_by_run, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
+        tasks_out[task] = entry
+        if reps is not None:
+            replicates[task] = reps
+
+    computed = {t: e for t, e in tasks_out.items() if e["status"] == "ok"}
+    groups: dict[str, dict[str, Stat]] = {"type": {}, "bloom": {}}
+    for kind in OutputType:
+        members = {t: e["score"] for t, e in computed.items() if e["type"] == kind.value}
+        if members:
+            groups["type"][kind.value] = mean_of_stats(members, replicates)
+    for level in BLOOM_ORDER:
+        members = {t: e["score"] for t, e in computed.items() if e["bloom"] == level.value}
+        if members:
+            groups["bloom"][level.value] = mean_of_stats(members, replicates)
+    overall = mean_of_stats({t: e["score"] for t, e in computed.items()}, replicates)
+    overall["partial"] = len(computed) < len(tasks_out)
+    overall["tasks"] = list(computed)
+
+    n_items = sum(len(r) for r in loaded.records.values())
+    full_meta: dict[str, Any] = {
+        "model": None,
+        "endpoint": None,
+        "generation": None,
+        **(meta or {}),
+        "runs": len(run_ids),
+        "data_dir": str(loaded.data_dir),
+        "data_hash": loaded.data_hash,
+        "limit": loaded.limit,
+        "profile": settings.profile,
+        "scorers": scorers.describe(),
+        "package_version": __version__,
+        "git_hash": git_hash(),
+        "started_at": started,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "tasks": list(tasks_out),
+        "counts": {
+            "items": n_items,
+            "predictions": len(predictions),
+            "scored_predictions": len(by_key),
+            "missing_predictions": len(match.missing),
+            "unknown_predictions": sum(match.unknown_tasks.values()) + len(match.unknown_ids),
+            "duplicate_predictions": 0,
+            "errors": sum(line["status"] == "error" for line in samples),
+            "format_failures": sum(line["status"] == "format_failure" for line in samples),
+        },
+        "warnings": match.messages() + [str(w) for w in loaded.warnings],
+    }
+    full_meta.setdefault("shared_generation", False)
+    results = {
+        "schema_version": SCHEMA_VERSION,
+        "meta": full_meta,
+        "tasks": tasks_out,
+        "groups": groups,
+        "overall": overall,
+    }
+    return ScoredResults(results=results, samples=samples, match=match)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+
+
+def write_results(out_dir: Path, scored: ScoredResults) -> list[Path]:
+    """Write results.json and samples.jsonl into ``out_dir`` (each atomically)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results_path = out_dir / "results.json"
+    samples_path = out_dir / "samples.jsonl"
+    tmp = samples_path.with_name(samples_path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for line in scored.samples:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    tmp.replace(samples_path)
+    _atomic_write_text(results_path, json.dumps(scored.results, ensure_ascii=False, indent=2) + "\n")
+    return [results_path, samples_path]
+
+
+def score_to_dir(
+    loaded: LoadedData,
+    predictions: Iterable[Prediction],
+    registry: Registry,
+    out_dir: Path,
+    settings: ScoringSettings,
+    meta: dict[str, Any] | None = None,
+    scorers: SemanticScorers | None = None,
+) -> ScoredResults:
+    """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports)."""
+    scored = score_predictions(loaded, predictions, registry, settings, meta, scorers)
+    write_results(out_dir, scored)
+    return scored

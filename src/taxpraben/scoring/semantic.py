@@ -1,0 +1,95 @@
+"""Building the semantic scorers a scoring job needs, and recording why one is unavailable.
+
+The scorer objects own their models (metrics.semantic); this module only decides which
+ones to build from the settings and turns "cannot load the model" into a metric that is
+"not computed", with the reason, instead of a crash or an invented number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from taxpraben.scoring.pipeline import ScoringSettings
+
+
+class _PRF(Protocol):
+    f1: float
+
+
+class BertLike(Protocol):
+    def score(self, candidates: list[str], references: list[str]) -> list[Any]: ...
+    def describe(self) -> dict[str, Any]: ...
+
+
+class BartLike(Protocol):
+    def score(self, sources: list[str], targets: list[str]) -> list[float]: ...
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class SemanticScorers:
+    """The scorers of one job; ``unavailable`` maps a metric to why it is not computed."""
+
+    bert: BertLike | None = None
+    bart: BartLike | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)
+    config: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for metric, scorer in (("bertscore", self.bert), ("bartscore", self.bart)):
+            info = dict(self.config.get(metric, {}))
+            if scorer is not None:
+                info.update(scorer.describe())
+            info["available"] = scorer is not None
+            info["reason"] = self.unavailable.get(metric)
+            out[metric] = info
+        return out
+
+
+def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorers:
+    """Load the scorers in ``needed`` ({"bertscore", "bartscore"}) as the settings say."""
+    from taxpraben.metrics.semantic import BartScorer, BertScorer, ScorerUnavailable
+
+    scorers = SemanticScorers(
+        config={
+            "bertscore": {
+                "model": settings.bertscore_model,
+                "layer": settings.bertscore_layer,
+                "idf": False,
+                "max_tokens": settings.bertscore_max_tokens,
+            },
+            "bartscore": {
+                "model": settings.bartscore_model,
+                "weights": str(settings.bartscore_weights) if settings.bartscore_weights else None,
+                "max_length": 1024,
+            },
+        }
+    )
+    for metric in sorted(needed):
+        if not settings.semantic:
+            scorers.unavailable[metric] = "semantic metrics turned off (--no-semantic)"
+            continue
+        try:
+            if metric == "bertscore":
+                scorers.bert = BertScorer(
+                    settings.bertscore_model,
+                    settings.bertscore_layer,
+                    batch_size=settings.bertscore_batch_size,
+                    device=settings.device,
+                    max_tokens=settings.bertscore_max_tokens,
+                    progress=settings.progress,
+                )
+            else:
+                scorers.bart = BartScorer(
+                    settings.bartscore_model,
+                    weights=str(settings.bartscore_weights) if settings.bartscore_weights else None,
+                    batch_size=settings.bartscore_batch_size,
+                    device=settings.device,
+                    progress=settings.progress,
+                )
+        except ScorerUnavailable as exc:
+            scorers.unavailable[metric] = str(exc)
+    return scorers

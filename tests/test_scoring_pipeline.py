@@ -1,0 +1,232 @@
+"""The scoring pipeline end to end on the bundled sample, with real (tiny) scorer models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+
+from taxpraben.data.loader import LoadedData, load_data
+from taxpraben.data.records import Record
+from taxpraben.predictions import Prediction
+from taxpraben.scoring import (
+    PredictionMatchError,
+    ScoringSettings,
+    build_scorers,
+    score_predictions,
+    write_results,
+)
+from taxpraben.tasks import OutputType, load_registry
+
+REG = load_registry(use_env=False)
+EXACT_METRICS = {"acc", "f1", "macro_f1", "em"}
+
+
+def gold_prediction(record: Record) -> str:
+    spec = REG[record.task]
+    if spec.type is OutputType.classification:
+        return record.gold_label
+    return record.answer_text
+
+
+@pytest.fixture(scope="module")
+def sample() -> LoadedData:
+    return load_data("sample", REG)
+
+
+@pytest.fixture(scope="module")
+def tiny_settings(tiny_xlnet_dir: Path, tiny_bart_dir: Path) -> ScoringSettings:
+    return ScoringSettings(
+        bertscore_model=str(tiny_xlnet_dir), bertscore_layer=2, bartscore_model=str(tiny_bart_dir),
+        device="cpu", bootstrap=200,
+    )
+
+
+def oracle(sample: LoadedData, runs: int) -> list[Prediction]:
+    return [
+        Prediction(task, rec.id, run, gold_prediction(rec))
+        for run in range(runs)
+        for task, recs in sample.records.items()
+        for rec in recs
+    ]
+
+
+def test_oracle_scores_one_on_every_exact_metric(sample: LoadedData, tiny_settings: ScoringSettings) -> None:
+    scored = score_predictions(sample, oracle(sample, 2), REG, tiny_settings)
+    res = scored.results
+    assert res["meta"]["runs"] == 2
+    assert set(res["tasks"]) == set(REG)
+    for task, entry in res["tasks"].items():
+        assert entry["status"] == "ok", task
+        assert entry["format_failure_rate"]["mean"] == 0, task
+        for key, stat in entry["metrics"].items():
+            if key in EXACT_METRICS:
+                assert stat["mean"] == 1.0, (task, key)
+                assert stat["runs"] == [1.0, 1.0]
+        if "bertscore" in entry["metrics"]:
+            assert entry["metrics"]["bertscore"]["mean"] == pytest.approx(1.0, abs=1e-6), task
+        if entry["type"] in ("classification", "structured"):
+            assert entry["score"]["mean"] == 1.0
+    assert res["overall"]["partial"] is False
+    assert len(scored.samples) == 2 * sample.n_records
+    assert all(s["status"] == "ok" for s in scored.samples)
+
+
+def test_task_score_recipes(sample: LoadedData, tiny_settings: ScoringSettings) -> None:
+    scored = score_predictions(sample, oracle(sample, 1), REG, tiny_settings)
+    res = scored.results
+    gen = res["tasks"]["TaxSum"]
+    m = gen["metrics"]
+    assert gen["score"]["mean"] == pytest.approx((m["bertscore"]["mean"] + m["bartscore"]["mean"]) / 2)
+    raws = [s["scores"]["bartscore_raw"] for s in scored.samples if s["task"] == "TaxSum"]
+    assert m["bartscore"]["mean"] == pytest.approx(np.mean(np.exp(raws)))
+    assert m["bartscore_raw"]["mean"] == pytest.approx(np.mean(raws))
+    scores = [e["score"]["mean"] for e in res["tasks"].values()]
+    assert res["overall"]["mean"] == pytest.approx(np.mean(scores))
+    apply = [e["score"]["mean"] for e in res["tasks"].values() if e["bloom"] == "apply"]
+    assert res["groups"]["bloom"]["apply"]["mean"] == pytest.approx(np.mean(apply))
+    gen_tasks = [e["score"]["mean"] for e in res["tasks"].values() if e["type"] == "generation"]
+    assert res["groups"]["type"]["generation"]["mean"] == pytest.approx(np.mean(gen_tasks))
+
+
+def _find(sample: LoadedData, task: str) -> list[Record]:
+    return sample.records[task]
+
+
+def test_hand_made_imperfect_predictions(sample: LoadedData) -> None:
+    """Known lower values, computed here by hand / with sklearn, for exact tasks."""
+    settings = ScoringSettings(semantic=False, bootstrap=0)
+    preds: list[Prediction] = []
+    # TaxCalc run 0: half right in chatty form, 3 wrong, 2 unparseable, 1 missing.
+    calc = _find(sample, "TaxCalc")
+    n = len(calc)
+    for i, rec in enumerate(calc):
+        gold = float(rec.answer)
+        if i < n // 2:
+            text = f"<think>先算销项税额</think>经计算，应纳税额为{gold:,.2f}元。"
+        elif i < n // 2 + 3:
+            text = f"答案：{gold + 1:.2f}"
+        elif i < n - 1:
+            text = "无法确定，需要更多信息。"
+        else:
+            continue  # missing -> error
+        preds.append(Prediction("TaxCalc", rec.id, 0, text))
+    # TaxSCQ run 0: answer letters; the first three wrong (shifted), one unparseable.
+    scq = _find(sample, "TaxSCQ")
+    golds, labels = [], []
+    for i, rec in enumerate(scq):
+        assert rec.choices is not None and rec.gold is not None
+        if i < 3:
+            j = (rec.gold + 1) % len(rec.choices)
+            text = f"答案：{'ABCD'[j]}"
+            label = rec.choices[j]
+        elif i == 3:
+            text = "这道题我不确定。"
+            label = "missing"
+        else:
+            text = f"正确答案是{'ABCD'[rec.gold]}。"
+            label = rec.choices[rec.gold]
+        golds.append(rec.gold_label)
+        labels.append(label)
+        preds.append(Prediction("TaxSCQ", rec.id, 0, text))
+    loaded = LoadedData(sample.data_dir, {"TaxCalc": calc, "TaxSCQ": scq}, sample.files, sample.data_hash)
+    scored = score_predictions(loaded, preds, REG, settings)
+    res = scored.results
+    c = res["tasks"]["TaxCalc"]
+    assert c["metrics"]["em"]["mean"] == pytest.approx((n // 2) / n)
+    assert c["format_failure_rate"]["mean"] == pytest.approx((n - 1 - n // 2 - 3) / n)
+    assert c["error_rate"]["mean"] == pytest.approx(1 / n)
+    assert scored.match.missing == [("TaxCalc", calc[-1].id, 0)]
+    s = res["tasks"]["TaxSCQ"]
+    lab = sorted(set(golds))
+    assert s["metrics"]["acc"]["mean"] == pytest.approx(accuracy_score(golds, labels))
+    assert s["metrics"]["f1"]["mean"] == pytest.approx(f1_score(golds, labels, labels=lab, average="weighted", zero_division=0))
+    assert s["metrics"]["macro_f1"]["mean"] == pytest.approx(f1_score(golds, labels, labels=lab, average="macro", zero_division=0))
+    assert s["metrics"]["missing_rate"]["mean"] == pytest.approx(1 / len(scq))
+    assert s["score"]["mean"] == pytest.approx((s["metrics"]["acc"]["mean"] + s["metrics"]["f1"]["mean"]) / 2)
+    statuses = [x["status"] for x in scored.samples if x["task"] == "TaxCalc"]
+    assert statuses.count("error") == 1 and statuses.count("format_failure") == n - 1 - n // 2 - 3
+
+
+def test_unknown_duplicate_and_missing_predictions(sample: LoadedData) -> None:
+    settings = ScoringSettings(semantic=False, bootstrap=0)
+    calc = sample.records["TaxCalc"]
+    loaded = LoadedData(sample.data_dir, {"TaxCalc": calc}, sample.files, sample.data_hash)
+    preds = [Prediction("TaxCalc", calc[0].id, 0, "1"), Prediction("TaxNope", "1", 0, "x"),
+             Prediction("TaxCalc", "no-such-id", 0, "1"), Prediction("TaxMCQ", "1", 0, "A")]
+    scored = score_predictions(loaded, preds, REG, settings)
+    msgs = "\n".join(scored.match.messages())
+    assert "task 'TaxNope'" in msgs
+    assert "TaxCalc/no-such-id/run 0" in msgs
+    assert "tasks not selected" in msgs
+    assert f"{len(calc) - 1} item(s) have no prediction" in msgs
+    assert scored.results["meta"]["counts"]["missing_predictions"] == len(calc) - 1
+    with pytest.raises(PredictionMatchError, match="duplicate"):
+        score_predictions(loaded, [*preds, Prediction("TaxCalc", calc[0].id, 0, "2")], REG, settings)
+
+
+def test_expected_runs_make_absent_runs_failures(sample: LoadedData) -> None:
+    settings = ScoringSettings(semantic=False, bootstrap=0, runs=3)
+    calc = sample.records["TaxCalc"]
+    loaded = LoadedData(sample.data_dir, {"TaxCalc": calc}, sample.files, sample.data_hash)
+    preds = [Prediction("TaxCalc", r.id, 0, str(r.answer)) for r in calc]
+    res = score_predictions(loaded, preds, REG, settings).results
+    assert res["tasks"]["TaxCalc"]["metrics"]["em"]["runs"] == [1.0, 0.0, 0.0]
+    assert res["tasks"]["TaxCalc"]["error_rate"]["runs"] == [0.0, 1.0, 1.0]
+
+
+def test_unavailable_scorer_marks_tasks_not_computed(sample: LoadedData, tmp_path: Path) -> None:
+    settings = ScoringSettings(bertscore_model=str(tmp_path / "no-model"), bartscore_model=str(tmp_path / "no-bart"), bootstrap=0)
+    res = score_predictions(sample, oracle(sample, 1), REG, settings).results
+    assert res["tasks"]["TaxSum"]["status"] == "not_computed"
+    assert "no-model" in res["tasks"]["TaxSum"]["reason"]
+    assert res["tasks"]["TaxInspect"]["status"] == "not_computed"
+    assert res["tasks"]["TaxInspect"]["metrics"]["em"]["mean"] == 1.0  # exact part still shown
+    assert res["tasks"]["TaxCalc"]["status"] == "ok"
+    assert res["overall"]["partial"] is True
+    assert "TaxSum" not in res["overall"]["tasks"] and "TaxCalc" in res["overall"]["tasks"]
+    assert res["meta"]["scorers"]["bertscore"]["available"] is False
+
+
+def test_mixed_fields_score_by_hand(sample: LoadedData, tiny_settings: ScoringSettings) -> None:
+    rec = sample.records["TaxInspect"][0]
+    gold = dict(rec.answer)
+    wrong = dict(gold)
+    number_fields = [f.name for f in REG["TaxInspect"].fields.fields if f.kind == "number"]
+    wrong[number_fields[0]] = float(gold[number_fields[0]]) + 100  # one of 4 exact fields wrong
+    text = "分析结果如下：\n```json\n" + json.dumps(wrong, ensure_ascii=False) + "\n```"
+    loaded = LoadedData(sample.data_dir, {"TaxInspect": [rec]}, sample.files, sample.data_hash)
+    res = score_predictions(loaded, [Prediction("TaxInspect", rec.id, 0, text)], REG, tiny_settings)
+    line = res.samples[0]
+    n_exact = sum(1 for f in REG["TaxInspect"].fields.fields if f.kind != "text")
+    assert line["scores"]["em"] == pytest.approx((n_exact - 1) / n_exact)
+    assert line["scores"]["bertscore"] == pytest.approx(1.0, abs=1e-6)  # rationale copied
+    assert line["score"] == pytest.approx(((n_exact - 1) / n_exact + 1.0) / 2, abs=1e-6)
+    assert line["fields"][number_fields[0]]["score"] == 0.0
+
+
+def test_results_files_follow_the_contract(sample: LoadedData, tmp_path: Path) -> None:
+    settings = ScoringSettings(semantic=False, bootstrap=100)
+    scored = score_predictions(sample, oracle(sample, 2), REG, settings)
+    paths = write_results(tmp_path, scored)
+    res = json.loads(paths[0].read_text(encoding="utf-8"))
+    assert res["schema_version"] == 1
+    for key in ("model", "endpoint", "generation", "runs", "data_dir", "data_hash", "profile", "scorers",
+                "package_version", "git_hash", "started_at", "finished_at", "tasks", "counts"):
+        assert key in res["meta"], key
+    stat = res["tasks"]["TaxCalc"]["score"]
+    assert set(stat) == {"mean", "std", "ci95", "runs", "bootstrap_ci95"}
+    assert stat["bootstrap_ci95"] == [1.0, 1.0]
+    lines = [json.loads(x) for x in paths[1].read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 2 * sample.n_records
+    assert {"task", "id", "run", "status", "prediction", "gold", "extracted", "scores", "score", "error"} <= set(lines[0])
+
+
+def test_build_scorers_reports_reason(tmp_path: Path) -> None:
+    s = build_scorers(ScoringSettings(bertscore_model=str(tmp_path / "x")), {"bertscore"})
+    assert s.bert is None and "x" in s.unavailable["bertscore"]
+    off = build_scorers(ScoringSettings(semantic=False), {"bertscore", "bartscore"})
+    assert off.unavailable["bartscore"].startswith("semantic metrics turned off")
