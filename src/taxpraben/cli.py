@@ -8,6 +8,9 @@ import typer
 
 from taxpraben import __version__
 from taxpraben.commands.inspect_data import tasks, validate
+from taxpraben.commands.report import report
+from taxpraben.commands.run import run
+from taxpraben.commands.score import score
 
 app = typer.Typer(
     name="taxpraben",
@@ -36,3 +39,6 @@ def main(
 
 app.command("tasks")(tasks)
 app.command("validate")(validate)
+app.command("run")(run)
+app.command("score")(score)
+app.command("report")(report)

@@ -1,0 +1,204 @@
+"""The completion cache: an embedded SQLite store, so no completion is paid for twice.
+
+Each completion is committed the moment it arrives, in WAL mode with ``synchronous=NORMAL``:
+a commit is an append to the write-ahead log (no fsync), so it costs tens of microseconds,
+and a process killed at any moment (``kill -9``) loses only the requests still in flight;
+SQLite's recovery never leaves a half-written row. (Power loss may drop the last commits
+since the previous checkpoint, never corrupt the file.)
+
+:func:`cache_key` is the one place that decides when two requests are the same: backend
+kind, model, endpoint (without secrets), messages, generation config (temperature, top_p,
+max_tokens, extra request fields, seed) and run index. Final failures are never stored, so
+a rerun retries them.
+
+Schema (``schema_version`` 1)::
+
+    CREATE TABLE completions (
+        key TEXT PRIMARY KEY,          -- sha256 hex of the canonical request description
+        backend TEXT, model TEXT,      -- for people inspecting the file
+        task TEXT, item_id TEXT, run INTEGER,
+        text TEXT NOT NULL,            -- the answer
+        reasoning TEXT,                -- reasoning_content, kept apart
+        usage TEXT,                    -- JSON {"prompt_tokens": .., "completion_tokens": ..}
+        latency_s REAL, finish_reason TEXT,
+        created_at REAL                -- unix time
+    );
+    CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from taxpraben.models.base import Completion, GenerationConfig, Request
+
+CACHE_ENV = "TAXPRABEN_CACHE"
+SCHEMA_VERSION = 1
+_KEY_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS completions (
+    key TEXT PRIMARY KEY,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    task TEXT,
+    item_id TEXT,
+    run INTEGER,
+    text TEXT NOT NULL,
+    reasoning TEXT,
+    usage TEXT,
+    latency_s REAL,
+    finish_reason TEXT,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+class CacheError(RuntimeError):
+    """The cache file cannot be opened or is not a taxpraben cache (user-facing message)."""
+
+
+def default_cache_path() -> Path:
+    """``$TAXPRABEN_CACHE``, else ``~/.cache/taxpraben/completions.sqlite``."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".cache" / "taxpraben" / "completions.sqlite"
+
+
+def cache_key(
+    *,
+    backend: str,
+    model: str,
+    endpoint: str | None,
+    request: Request,
+    config: GenerationConfig,
+) -> str:
+    """The cache key of one request: sha256 over everything that shapes its completion.
+
+    ``endpoint`` must already be free of secrets (``redact_url``); the API key is never part
+    of the key, so rotating a key keeps the cache.
+    """
+    description = {
+        "v": _KEY_VERSION,
+        "backend": backend,
+        "model": model,
+        "endpoint": endpoint,
+        "messages": list(request.messages),
+        "temperature": config.temperature,
+        "top_p": config.top_p,
+        "max_tokens": config.max_tokens,
+        "gen_kwargs": config.gen_kwargs,
+        "seed": request.seed,
+        "run": request.run,
+    }
+    canonical = json.dumps(description, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class CompletionCache:
+    """Completions by cache key; one connection, used from one thread."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path).expanduser()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE name='schema_version'"
+            ).fetchone()
+            if row is None:
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            elif row[0] != str(SCHEMA_VERSION):
+                raise CacheError(
+                    f"{self.path}: cache schema version {row[0]}, this taxpraben reads "
+                    f"{SCHEMA_VERSION}; use another --cache PATH"
+                )
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(f"{self.path}: cannot open the completion cache: {exc}") from exc
+        except OSError as exc:
+            raise CacheError(f"{self.path}: cannot create the completion cache: {exc}") from exc
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Completion]:
+        """The stored completions among ``keys``."""
+        wanted = list(dict.fromkeys(keys))
+        found: dict[str, Completion] = {}
+        chunk = 500  # below SQLite's limit on bound parameters
+        for i in range(0, len(wanted), chunk):
+            part = wanted[i : i + chunk]
+            marks = ",".join("?" * len(part))
+            rows = self._conn.execute(
+                "SELECT key, text, reasoning, usage, latency_s, finish_reason "
+                f"FROM completions WHERE key IN ({marks})",
+                part,
+            )
+            for key, text, reasoning, usage, latency, finish in rows:
+                found[key] = Completion(
+                    text=text,
+                    reasoning=reasoning,
+                    usage=json.loads(usage) if usage else None,
+                    latency_s=latency,
+                    finish_reason=finish,
+                )
+        return found
+
+    def put(
+        self,
+        key: str,
+        completion: Completion,
+        *,
+        backend: str,
+        model: str,
+        request: Request | None = None,
+    ) -> None:
+        """Store one completion and commit it."""
+        self.put_many([(key, completion, request)], backend=backend, model=model)
+
+    def put_many(
+        self,
+        entries: Sequence[tuple[str, Completion, Request | None]],
+        *,
+        backend: str,
+        model: str,
+    ) -> None:
+        """Store ``(key, completion, request)`` entries and commit them as one transaction."""
+        now = time.time()
+        rows = []
+        for key, completion, request in entries:
+            task, item_id, run = request.key if request is not None else (None, None, None)
+            usage = json.dumps(completion.usage) if completion.usage else None
+            rows.append(
+                (key, backend, model, task, item_id, run, completion.text, completion.reasoning,
+                 usage, completion.latency_s, completion.finish_reason, now)
+            )  # fmt: skip
+        with self._conn:  # BEGIN ... COMMIT (ROLLBACK on error)
+            self._conn.execute("BEGIN")
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO completions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows
+            )
+
+    def __len__(self) -> int:
+        return int(self._conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0])
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> CompletionCache:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

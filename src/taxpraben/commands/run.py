@@ -1,0 +1,327 @@
+"""`taxpraben run`: generate with a model (every record x every run), then score.
+
+Flow: load the registry and the data, build one request per (record, run) with the record's
+``query`` verbatim as the user message, drive them through the backend (cache first, then
+the endpoint), write ``OUT/predictions.jsonl``, score into ``OUT``. Items that still fail
+after every retry are kept with their error (scored 0) and make the command exit 1 unless
+``--allow-failures``. Ctrl-C stops at once; every completion received is already in the
+cache, and rerunning the same command sends only what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from taxpraben.cache import CacheError, CompletionCache, default_cache_path
+from taxpraben.commands.common import (
+    BartModelOpt,
+    BartWeightsOpt,
+    BertLayerOpt,
+    BertMaxTokensOpt,
+    BertModelOpt,
+    DataOpt,
+    DeviceOpt,
+    LimitOpt,
+    NoSemanticOpt,
+    OutOpt,
+    ProfileOpt,
+    TaskDirOpt,
+    TasksOpt,
+)
+from taxpraben.commands.inspect_data import registry_or_exit
+from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
+from taxpraben.data.loader import LoadedData
+from taxpraben.models.base import (
+    DEFAULT_MAX_TOKENS,
+    Backend,
+    GenerationConfig,
+    ModelSpecError,
+    Request,
+    build_request,
+    create_backend,
+    parse_gen_kwargs,
+)
+from taxpraben.predictions import Prediction, write_predictions
+from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.scoring import (
+    DEFAULT_BARTSCORE_MODEL,
+    DEFAULT_BERTSCORE_LAYER,
+    DEFAULT_BERTSCORE_MODEL,
+)
+from taxpraben.tasks import Registry
+
+
+def model_slug(spec: str) -> str:
+    """``openai:deepseek-chat`` -> ``openai-deepseek-chat``; paths keep their last part."""
+    kind, _, name = spec.partition(":")
+    name = name.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or "model"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{kind}-{name}").strip("-")
+
+
+def build_requests(
+    loaded: LoadedData, registry: Registry, config: GenerationConfig, runs: int
+) -> list[Request]:
+    """One request per (record, run), run-major (so a sampled local batch shares a seed)."""
+    return [
+        build_request(record, run, config, registry[task])
+        for run in range(runs)
+        for task, records in loaded.records.items()
+        for record in records
+    ]
+
+
+def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Prediction]:
+    """Sort by task and record order of the data, then run."""
+    position = {
+        (task, record.id): i
+        for i, (task, record) in enumerate(
+            (task, record) for task, records in loaded.records.items() for record in records
+        )
+    }
+    return sorted(predictions, key=lambda p: (position.get((p.task, p.id), -1), p.run))
+
+
+def resume_hint(cache: CompletionCache | None, runner: Runner) -> str:
+    s = runner.stats
+    done = s.cached + s.done
+    command = "taxpraben " + shlex.join(sys.argv[1:])
+    if cache is None:
+        return (
+            f"Interrupted after {done} of {s.unique} generations; nothing was kept (--no-cache). "
+            f"Run again without --no-cache to make a run resumable."
+        )
+    return (
+        f"Interrupted: {done} of {s.unique} generations are stored in {cache.path}.\n"
+        f"To resume, run the same command again; only the missing {s.unique - done} are sent:\n"
+        f"  {command}"
+    )
+
+
+def run(
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model spec: openai:MODEL, hf:PATH_OR_ID, replay:PREDICTIONS.jsonl, "
+            "baseline:oracle|first-choice|lead|random.",
+        ),
+    ],
+    data: DataOpt,
+    tasks: TasksOpt = None,
+    limit: LimitOpt = None,
+    runs: Annotated[
+        int, typer.Option("--runs", min=1, help="Independent runs; run r is sent seed SEED+r.")
+    ] = 5,
+    out: OutOpt = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            envvar="OPENAI_BASE_URL",
+            help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+            "(default https://api.openai.com/v1).",
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env",
+            help="Name of the environment variable holding the API key "
+            "(default OPENAI_API_KEY; the key itself is never a flag).",
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option("--concurrency", min=1, help="Requests in flight (hf: items per batch)."),
+    ] = 16,
+    rpm: Annotated[
+        float | None, typer.Option("--rpm", min=0.001, help="Limit requests per minute.")
+    ] = None,
+    tpm: Annotated[
+        float | None,
+        typer.Option(
+            "--tpm", min=1, help="Limit tokens per minute (estimate: prompt chars + max tokens)."
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.001, help="Seconds per attempt.")
+    ] = 120.0,
+    deadline: Annotated[
+        float,
+        typer.Option(
+            "--deadline", min=0.001, help="Seconds from an item's first attempt to its last retry."
+        ),
+    ] = 900.0,
+    max_retries: Annotated[
+        int,
+        typer.Option(
+            "--max-retries",
+            min=0,
+            help="Retries on 429, 5xx, timeouts and dropped connections (backoff with jitter).",
+        ),
+    ] = 6,
+    temperature: Annotated[
+        float, typer.Option("--temperature", min=0.0, help="Sampling temperature (TaxBen: 0).")
+    ] = 0.0,
+    top_p: Annotated[float | None, typer.Option("--top-p", min=0.0, max=1.0)] = None,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Most tokens generated per answer.")
+    ] = DEFAULT_MAX_TOKENS,
+    system_prompt: Annotated[
+        str | None,
+        typer.Option("--system-prompt", help="System message (default: none, as TaxBen)."),
+    ] = None,
+    gen_kwargs: Annotated[
+        str | None,
+        typer.Option(
+            "--gen-kwargs",
+            help="Extra request fields as JSON, e.g. '{\"enable_thinking\": false}' "
+            "(hf: extra generate() arguments).",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed base: run r uses SEED+r.")] = 0,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            envvar="TAXPRABEN_CACHE",
+            help="Completion cache (default ~/.cache/taxpraben/completions.sqlite).",
+        ),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the completion cache.")
+    ] = False,
+    allow_failures: Annotated[
+        bool,
+        typer.Option(
+            "--allow-failures", help="Exit 0 even if some items failed after all retries."
+        ),
+    ] = False,
+    task_dir: TaskDirOpt = None,
+    profile: ProfileOpt = "taxpraben",
+    bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
+    bertscore_layer: BertLayerOpt = DEFAULT_BERTSCORE_LAYER,
+    bertscore_max_tokens: BertMaxTokensOpt = None,
+    bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
+    bartscore_weights: BartWeightsOpt = None,
+    device: DeviceOpt = "auto",
+    no_semantic: NoSemanticOpt = False,
+) -> None:
+    """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
+    console = Console()
+    started = datetime.now(timezone.utc)
+    registry = registry_or_exit(task_dir, console)
+    settings = settings_from_options(
+        profile, bertscore_model, bertscore_layer, bertscore_max_tokens, bartscore_model,
+        bartscore_weights, device, no_semantic, seed, runs, console,
+    )  # fmt: skip
+    try:
+        config = GenerationConfig(
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            seed_base=seed,
+            system_prompt=system_prompt,
+            gen_kwargs=parse_gen_kwargs(gen_kwargs),
+        )
+        backend: Backend = create_backend(
+            model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            timeout=timeout,
+            device=device,
+        )
+    except ModelSpecError as exc:
+        console.print(str(exc), style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
+    loaded = load_data_or_exit(data, registry, tasks, limit, console)
+    requests = build_requests(loaded, registry, config, runs)
+
+    store: CompletionCache | None = None
+    if not no_cache and backend.cacheable:
+        try:
+            store = CompletionCache(cache or default_cache_path())
+        except CacheError as exc:
+            console.print(str(exc), style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from exc
+    runner = Runner(
+        backend,
+        config,
+        RunnerSettings(
+            concurrency=concurrency,
+            rpm=rpm,
+            tpm=tpm,
+            max_retries=max_retries,
+            deadline=deadline,
+        ),
+        cache=store,
+        console=Console(stderr=True),
+    )
+    try:
+        predictions = asyncio.run(runner.run(requests))
+    except KeyboardInterrupt:
+        hint = resume_hint(store, runner)
+        console.print(hint, style="yellow", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
+    except (ModelSpecError, CacheError) as exc:  # a model that cannot load, a full disk
+        console.print(str(exc), style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
+    finally:
+        if store is not None:
+            store.close()
+
+    stats = runner.stats
+    out_dir = out or Path("runs") / f"{model_slug(model)}-{started.strftime('%Y%m%d-%H%M%S')}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    predictions = in_data_order(predictions, loaded)
+    write_predictions(out_dir / "predictions.jsonl", predictions)
+    shared = " (runs share one deterministic generation)" if stats.shared_generation else ""
+    console.print(
+        f"{len(predictions)} predictions: {stats.cached} generations from the cache, "
+        f"{stats.done} generated, {stats.failed} failed{shared}; retries {stats.retries}; "
+        f"tokens {stats.tokens:,} -> {out_dir / 'predictions.jsonl'}",
+        markup=False,
+        highlight=False,
+    )
+    meta = {
+        "model": backend.spec,
+        "endpoint": backend.endpoint,
+        "generation": config.to_meta(),
+        "runs": runs,
+        "shared_generation": stats.shared_generation,
+        "started_at": started.isoformat(timespec="seconds"),
+        "generation_stats": {
+            "generations": stats.unique,
+            "cached": stats.cached,
+            "generated": stats.done,
+            "failed": stats.failed,
+            "retries": stats.retries,
+            "prompt_tokens": stats.prompt_tokens,
+            "completion_tokens": stats.completion_tokens,
+        },
+    }
+    score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
+
+    failed_items = sum(1 for p in predictions if p.error)
+    if failed_items:
+        console.print(
+            f"{failed_items} of {len(predictions)} predictions failed after all retries and "
+            f"score 0 as errors (first error: {stats.first_error}). Rerun the same command to "
+            "retry only those.",
+            style="red",
+            markup=False,
+            highlight=False,
+        )
+        if not allow_failures:
+            raise typer.Exit(1)

@@ -1,0 +1,132 @@
+"""``baseline:NAME``: reference answers that need no model.
+
+- ``oracle``: the gold itself (``choices[gold]`` for classification, the answer text
+  otherwise), so every exact-match and classification metric must come out 1.0: the
+  pipeline's own end-to-end check.
+- ``first-choice``: the first option (``"A"`` for lettered options and letter answers),
+  otherwise the first line of the context.
+- ``lead``: the first 200 characters of the context (``text``, else the query), the classic
+  summarisation floor.
+- ``random``: seeded by ``seed_base + run`` and the item: a random choice, a random
+  non-empty set of letters, a number taken from the query, or a random stretch of context.
+
+Every baseline but ``random`` gives the same answer in every run (``shares_runs``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+
+from taxpraben.data.records import Record
+from taxpraben.models.base import (
+    BackendError,
+    Completion,
+    GenerationConfig,
+    ModelSpecError,
+    Request,
+)
+from taxpraben.tasks.spec import OutputType, TaskSpec
+
+LEAD_CHARS = 200
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def _context(record: Record) -> str:
+    return record.text if record.text else record.query
+
+
+def _letters(spec: TaskSpec | None) -> str:
+    if spec is not None and spec.structured is not None:
+        return spec.structured.letters
+    return "ABCDE"
+
+
+def _is_letter_task(spec: TaskSpec | None) -> bool:
+    return spec is not None and spec.structured is not None and spec.structured.kind == "letters"
+
+
+def oracle(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
+    if record.choices is not None and record.gold is not None:
+        return record.gold_label
+    return record.answer_text
+
+
+def first_choice(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
+    if record.choices:
+        if spec is not None and spec.classification_options.option_letters:
+            return "A"
+        return record.choices[0]
+    if _is_letter_task(spec):
+        return _letters(spec)[0]
+    lines = [line for line in _context(record).splitlines() if line.strip()]
+    return lines[0].strip() if lines else ""
+
+
+def lead(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
+    return _context(record)[:LEAD_CHARS]
+
+
+def random_answer(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
+    if record.choices:
+        return rng.choice(record.choices)
+    if _is_letter_task(spec):
+        letters = _letters(spec)
+        k = rng.randint(1, len(letters))
+        return "".join(sorted(rng.sample(letters, k)))
+    if spec is not None and spec.structured is not None and spec.structured.kind == "number":
+        numbers = _NUMBER.findall(record.query)
+        return rng.choice(numbers) if numbers else str(rng.randint(0, 10000))
+    context = _context(record)
+    if spec is not None and spec.type is OutputType.structured:  # a span
+        size = min(len(context), rng.randint(2, 12))
+    else:
+        size = min(len(context), LEAD_CHARS)
+    start = rng.randint(0, max(0, len(context) - size))
+    return context[start : start + size]
+
+
+BASELINES = {
+    "oracle": oracle,
+    "first-choice": first_choice,
+    "lead": lead,
+    "random": random_answer,
+}
+
+
+class BaselineBackend:
+    """Answers computed from the record (and its task spec) alone."""
+
+    kind = "baseline"
+    endpoint: str | None = None
+    batch_size = 64
+    cacheable = False
+
+    def __init__(self, name: str) -> None:
+        name = name.strip().lower().replace("_", "-")
+        if name not in BASELINES:
+            raise ModelSpecError(f"unknown baseline {name!r}; choose one of {', '.join(BASELINES)}")
+        self.model = name
+        self._answer = BASELINES[name]
+
+    @property
+    def spec(self) -> str:
+        return f"baseline:{self.model}"
+
+    def shares_runs(self, config: GenerationConfig) -> bool:
+        return self.model != "random"
+
+    async def generate(
+        self, requests: Sequence[Request], config: GenerationConfig
+    ) -> list[Completion | BackendError]:
+        out: list[Completion | BackendError] = []
+        for request in requests:
+            record = request.record
+            # Seeded by the run's seed and the item, so the answer never depends on order.
+            rng = random.Random(f"{request.seed}\x00{record.task}\x00{record.id}")
+            out.append(Completion(text=self._answer(record, request.spec, rng), latency_s=0.0))
+        return out
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,309 @@
+"""A mock OpenAI-compatible chat completions server for tests and benchmarks.
+
+Real HTTP on 127.0.0.1 (aiohttp.web) with a fixed latency, failure injection and request
+counters. Replies are a pure function of (model, messages, seed), so a run that retried
+through failures produces exactly the predictions of a clean run.
+
+In-process (pytest)::
+
+    server = MockServer(MockConfig(latency=0.01, failure_rate=0.2))
+    await server.start()            # server.base_url == "http://127.0.0.1:PORT/v1"
+    ...
+    await server.stop()
+
+or from synchronous code, ``with MockServerThread(config) as server: ...``.
+
+As a subprocess (or with :func:`spawn`)::
+
+    python tests/mock_openai_server.py --port 0 --latency 0.2 --failure-rate 0.1
+
+prints ``PORT <n>`` on its first stdout line, then serves until killed. ``GET /stats`` returns
+the counters, ``POST /reset`` zeroes them.
+
+Failure kinds: ``429`` (with ``Retry-After``), ``500``, ``hang`` (sleeps past any sane
+per-attempt timeout), ``reset`` (drops the connection without an answer), ``malformed`` (200
+with a body that is not JSON), ``400`` (a client error, not retryable; only when asked for).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import random
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+#: Failure kinds injected at random when ``failure_rate`` > 0 (400 only when listed).
+RETRYABLE_FAILURES = ("429", "500", "hang", "reset", "malformed")
+
+
+@dataclass
+class MockConfig:
+    """How the mock behaves; every field can be changed while it runs."""
+
+    latency: float = 0.0
+    failure_rate: float = 0.0
+    failure_kinds: tuple[str, ...] = RETRYABLE_FAILURES
+    retry_after: float = 0.01
+    hang_s: float = 30.0
+    seed: int = 1234
+    #: Also return ``reasoning_content`` beside the answer.
+    reasoning: bool = False
+    #: Content of every reply; None means a deterministic digest of the request.
+    fixed_reply: str | None = None
+
+
+@dataclass
+class MockStats:
+    """Counters: every request received, the ones answered, failures by kind."""
+
+    requests: int = 0
+    completed: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    #: Request digests (model, messages, seed) of the answered requests, in order.
+    answered: list[str] = field(default_factory=list)
+    auth_headers: set[str] = field(default_factory=set)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "completed": self.completed,
+            "failures": dict(self.failures),
+            "answered": self.answered,
+            # Digests only: the server never hands a key back out.
+            "auth_sha256": sorted(
+                hashlib.sha256(h.encode("utf-8")).hexdigest() for h in self.auth_headers
+            ),
+        }
+
+
+def request_digest(body: dict[str, Any]) -> str:
+    """A stable digest of what determines the reply: model, messages and seed."""
+    key = json.dumps(
+        [body.get("model"), body.get("messages"), body.get("seed")],
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def reply_for(body: dict[str, Any]) -> str:
+    """The deterministic answer to a request."""
+    digest = request_digest(body)
+    return f"答案：{int(digest[:8], 16) % 1000}（{digest[:12]}）"
+
+
+class MockServer:
+    """The server; start and stop it inside a running event loop."""
+
+    def __init__(self, config: MockConfig | None = None, port: int = 0) -> None:
+        self.config = config or MockConfig()
+        self.stats = MockStats()
+        self.port = port
+        self._rng = random.Random(self.config.seed)
+        self._runner: web.AppRunner | None = None
+        self._hanging: set[asyncio.Task[Any]] = set()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def reset(self) -> None:
+        self.stats = MockStats()
+        self._rng = random.Random(self.config.seed)
+
+    def _app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/stats", self._stats)
+        app.router.add_post("/reset", self._reset)
+        return app
+
+    async def start(self) -> None:
+        self._runner = web.AppRunner(self._app(), access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=2048)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets  # type: ignore[union-attr]
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.json_response(self.stats.to_json())
+
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.reset()
+        return web.json_response({"ok": True})
+
+    def _pick_failure(self) -> str | None:
+        cfg = self.config
+        if cfg.failure_rate > 0 and self._rng.random() < cfg.failure_rate:
+            return self._rng.choice(cfg.failure_kinds)
+        return None
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        cfg = self.config
+        self.stats.requests += 1
+        auth = request.headers.get("Authorization")
+        if auth:
+            self.stats.auth_headers.add(auth)
+        body = await request.json()
+        failure = self._pick_failure()
+        if cfg.latency:
+            await asyncio.sleep(cfg.latency)
+        if failure is not None:
+            self.stats.failures[failure] += 1
+            return await self._fail(request, failure)
+        digest = request_digest(body)
+        content = cfg.fixed_reply if cfg.fixed_reply is not None else reply_for(body)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if cfg.reasoning:
+            message["reasoning_content"] = f"思考：{digest[:6]}"
+        prompt_chars = sum(len(m.get("content") or "") for m in body.get("messages", []))
+        payload = {
+            "id": f"chatcmpl-{digest[:16]}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": prompt_chars,
+                "completion_tokens": len(content),
+                "total_tokens": prompt_chars + len(content),
+            },
+        }
+        self.stats.completed += 1
+        self.stats.answered.append(digest)
+        return web.Response(
+            body=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+            content_type="application/json",
+        )
+
+    async def _fail(self, request: web.Request, kind: str) -> web.StreamResponse:
+        if kind == "429":
+            return web.json_response(
+                {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
+                status=429,
+                headers={"Retry-After": str(self.config.retry_after)},
+            )
+        if kind == "500":
+            return web.json_response({"error": {"message": "internal error"}}, status=500)
+        if kind == "400":
+            return web.json_response(
+                {"error": {"message": "Invalid parameter: max_tokens is too large"}}, status=400
+            )
+        if kind == "malformed":
+            return web.Response(body=b'{"choices": [ {"mess', content_type="application/json")
+        if kind == "hang":
+            await asyncio.sleep(self.config.hang_s)
+            return web.json_response({"error": {"message": "hung"}}, status=504)
+        if kind == "reset":
+            transport = request.transport
+            if transport is not None:
+                transport.abort()
+            # The connection is gone; aiohttp drops whatever we return.
+            raise asyncio.CancelledError
+        raise ValueError(f"unknown failure kind {kind!r}")
+
+
+class MockServerThread:
+    """The server on its own event loop thread, for synchronous tests."""
+
+    def __init__(self, config: MockConfig | None = None) -> None:
+        self.server = MockServer(config)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> MockServer:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self._loop).result(10)
+        return self.server
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+
+def spawn(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """Start this server as a subprocess (``args``: its options); returns it and its root URL.
+
+    The root URL is ``http://127.0.0.1:PORT``; the API lives under ``/v1``.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--port", "0", *args], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("PORT "):
+        proc.kill()
+        raise RuntimeError(f"mock server did not start: {line!r}")
+    return proc, f"http://127.0.0.1:{int(line.split()[1])}"
+
+
+def server_call(root: str, path: str, method: str = "GET") -> Any:
+    """``GET /stats`` or ``POST /reset`` on a server started with :func:`spawn`."""
+    data = b"" if method == "POST" else None
+    request = urllib.request.Request(root + path, method=method, data=data)
+    with urllib.request.urlopen(request, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--port", type=int, default=0, help="0 picks a free port (printed).")
+    p.add_argument("--latency", type=float, default=0.0, help="Seconds before each reply.")
+    p.add_argument("--failure-rate", type=float, default=0.0)
+    p.add_argument("--failure-kinds", default=",".join(RETRYABLE_FAILURES))
+    p.add_argument("--retry-after", type=float, default=0.01)
+    p.add_argument("--hang-s", type=float, default=30.0)
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--reasoning", action="store_true")
+    return p.parse_args(argv)
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    config = MockConfig(
+        latency=args.latency,
+        failure_rate=args.failure_rate,
+        failure_kinds=tuple(k for k in args.failure_kinds.split(",") if k),
+        retry_after=args.retry_after,
+        hang_s=args.hang_s,
+        seed=args.seed,
+        reasoning=args.reasoning,
+    )
+    server = MockServer(config, port=args.port)
+    await server.start()
+    print(f"PORT {server.port}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await server.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse_args(argv)
+    try:
+        # uvloop is not a dependency; the default loop is what users get too.
+        asyncio.run(_serve(args))
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

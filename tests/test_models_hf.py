@@ -1,0 +1,197 @@
+"""hf: end to end with a tiny random causal LM and a tokenizer trained here (no hub access)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from taxpraben.cache import CompletionCache
+from taxpraben.commands.run import run
+from taxpraben.data.records import Record
+from taxpraben.models.base import (
+    BackendError,
+    Completion,
+    GenerationConfig,
+    Request,
+    build_request,
+    create_backend,
+)
+from taxpraben.models.hf import HFBackend
+from taxpraben.predictions import Prediction
+from taxpraben.runner import Runner, RunnerSettings
+from tiny_models import tax_corpus
+
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}</s>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def build_tiny_llama(out: Path, *, chat_template: bool = True) -> Path:
+    """A 2-layer LLaMA (hidden 32) with a byte-level BPE tokenizer trained on tax prose."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    out.mkdir(parents=True, exist_ok=True)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=500,
+        special_tokens=["<pad>", "<s>", "</s>", "<|user|>", "<|assistant|>", "<|system|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(tax_corpus(lines=200), trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>"
+    )
+    if chat_template:
+        fast.chat_template = CHAT_TEMPLATE
+    fast.save_pretrained(out)
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
+    )
+    LlamaForCausalLM(config).eval().save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+GREEDY = GenerationConfig(max_tokens=8)
+SAMPLED = GenerationConfig(max_tokens=8, temperature=1.0, seed_base=11)
+RECORDS = [
+    Record(task="TaxQA", id=str(i), query=f"第{i}个问题：小规模纳税人如何缴纳增值税？", answer="")
+    for i in range(5)
+]
+
+
+class CountingHF(HFBackend):
+    """Counts the items it is asked to generate."""
+
+    generated = 0
+
+    async def generate(
+        self, requests: Sequence[Request], config: GenerationConfig
+    ) -> list[Completion | BackendError]:
+        self.generated += len(requests)
+        return await super().generate(requests, config)
+
+
+def generate(
+    path: Path, config: GenerationConfig, runs: int, cache: CompletionCache | None = None
+) -> tuple[list[Prediction], Runner, CountingHF]:
+    backend = CountingHF(str(path), batch_size=4, device="cpu")
+    requests = [build_request(r, run, config) for run in range(runs) for r in RECORDS]
+    runner = Runner(backend, config, RunnerSettings(concurrency=4, progress=False), cache=cache)
+    return asyncio.run(runner.run(requests)), runner, backend
+
+
+def test_greedy_runs_share_one_generation(tiny_llama: Path) -> None:
+    preds, runner, backend = generate(tiny_llama, GREEDY, runs=3)
+    assert runner.stats.shared_generation
+    assert backend.generated == len(RECORDS)  # once, not three times
+    assert all(not p.error for p in preds)
+    by_item: dict[str, set[str]] = {}
+    for p in preds:
+        by_item.setdefault(p.id, set()).add(p.prediction)
+        assert p.model == f"hf:{tiny_llama}"
+        assert p.usage and p.usage["prompt_tokens"] > 0 and 0 < p.usage["completion_tokens"] <= 8
+    assert all(len(texts) == 1 for texts in by_item.values())
+    assert sorted({p.run for p in preds}) == [0, 1, 2]
+
+
+def test_sampling_is_seeded_per_run(tiny_llama: Path) -> None:
+    first, runner, backend = generate(tiny_llama, SAMPLED, runs=2)
+    again, _, _ = generate(tiny_llama, SAMPLED, runs=2)
+    assert not runner.stats.shared_generation and backend.generated == 2 * len(RECORDS)
+    assert [p.prediction for p in first] == [p.prediction for p in again]
+    run0 = [p.prediction for p in first if p.run == 0]
+    run1 = [p.prediction for p in first if p.run == 1]
+    assert run0 != run1
+
+
+def test_cached_generations_never_load_the_model(tiny_llama: Path, tmp_path: Path) -> None:
+    with CompletionCache(tmp_path / "c.sqlite") as cache:
+        first, _, _ = generate(tiny_llama, GREEDY, runs=2, cache=cache)
+        again, runner, backend = generate(tiny_llama, GREEDY, runs=2, cache=cache)
+    assert backend.generated == 0 and backend._loaded is None
+    assert runner.stats.cached == len(RECORDS)
+    assert [p.to_json() for p in again] == [p.to_json() for p in first]
+
+
+def test_chat_template_applied_when_present(tiny_llama: Path, tmp_path: Path) -> None:
+    from transformers import AutoTokenizer
+
+    config = GenerationConfig(system_prompt="你是税务专家")
+    request = build_request(RECORDS[0], 0, config)
+    backend = HFBackend(str(tiny_llama))
+    templated = backend.prompt_text(AutoTokenizer.from_pretrained(tiny_llama), request)
+    assert templated == f"<|system|>你是税务专家</s><|user|>{RECORDS[0].query}</s><|assistant|>"
+    plain_dir = build_tiny_llama(tmp_path / "plain", chat_template=False)
+    plain = backend.prompt_text(AutoTokenizer.from_pretrained(plain_dir), request)
+    assert plain == f"你是税务专家\n\n{RECORDS[0].query}"
+
+
+def test_factory_and_flags(tiny_llama: Path) -> None:
+    backend = create_backend(f"hf:{tiny_llama}", concurrency=3, device="cpu")
+    assert isinstance(backend, HFBackend) and backend.batch_size == 3
+    assert backend.shares_runs(GREEDY) and not backend.shares_runs(SAMPLED)
+    assert backend.shares_runs(GenerationConfig(temperature=0.7, gen_kwargs={"do_sample": False}))
+
+
+def test_run_command_with_a_local_model(tiny_llama: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    rows = [
+        {"id": str(i), "query": f"计算第{i}笔收入的增值税。", "answer": i * 13} for i in range(4)
+    ]
+    (data / "TaxCalc.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    app = typer.Typer()
+    app.command("run")(run)
+    app.command("noop")(lambda: None)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        ["run", "--model", f"hf:{tiny_llama}", "--data", str(data), "--runs", "3",
+         "--max-tokens", "6", "--device", "cpu", "--no-semantic", "--no-cache", "--out", str(out)],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "results.json").read_text(encoding="utf-8"))["meta"]
+    assert meta["shared_generation"] is True and meta["model"] == f"hf:{tiny_llama}"
+    assert meta["endpoint"] is None and meta["generation"]["max_tokens"] == 6
+    assert meta["generation_stats"]["generated"] == 4
+    lines = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 12
+
+
+def test_unloadable_model_is_a_user_error(tmp_path: Path) -> None:
+    from taxpraben.models.base import ModelSpecError
+
+    backend = HFBackend(str(tmp_path / "nothing-here"), device="cpu")
+    request = build_request(RECORDS[0], 0, GREEDY)
+    with pytest.raises(ModelSpecError, match="cannot load the model"):
+        asyncio.run(backend.generate([request], GREEDY))

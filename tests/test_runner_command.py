@@ -1,0 +1,194 @@
+"""`taxpraben run` end to end: baselines, an API model behind the mock, failures, Ctrl-C, secrets."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from mock_openai_server import MockConfig, MockServerThread, server_call, spawn
+from taxpraben.commands.run import model_slug, run
+from test_runner_resume import cached_rows
+
+APP = typer.Typer()
+APP.command("run")(run)
+
+
+@APP.command("noop")
+def _noop() -> None:
+    """A second command, so that `run` is addressed by name as in the real CLI."""
+
+
+#: A standalone `taxpraben run` for subprocess tests (the real CLI is wired by cli.py).
+RUN_SCRIPT = """
+import typer
+from taxpraben.commands.run import run
+app = typer.Typer()
+app.command()(run)
+app()
+"""
+
+TAXCALC = [
+    {"id": str(i), "query": f"某企业第{i}季度销售额{1000 * (i + 1)}元，税率13%，求销项税额。",
+     "answer": 130 * (i + 1)}
+    for i in range(8)
+]  # fmt: skip
+TAXSCQ = [
+    {"id": f"s{i}", "query": f"第{i}题：增值税一般税率是？A. 13% B. 9% C. 6%",
+     "answer": "13%", "choices": ["13%", "9%", "6%"], "gold": 0}
+    for i in range(4)
+]  # fmt: skip
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "data"
+    d.mkdir()
+    for name, rows in (("TaxCalc", TAXCALC), ("TaxSCQ", TAXSCQ)):
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        (d / f"{name}.jsonl").write_text(text, encoding="utf-8")
+    return d
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(APP, ["run", *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_oracle_scores_one_on_every_exact_and_classification_task(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, output = invoke(
+        "--model", "baseline:oracle", "--data", "sample", "--limit", "3", "--runs", "2",
+        "--no-semantic", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["meta"]["model"] == "baseline:oracle"
+    assert results["meta"]["shared_generation"] is True
+    scored = {
+        t: e for t, e in results["tasks"].items() if e["type"] in ("classification", "structured")
+    }
+    assert scored
+    for task, entry in scored.items():
+        assert entry["score"]["mean"] == 1.0, task
+        for metric in ("acc", "f1", "macro_f1", "em"):
+            if metric in entry["metrics"]:
+                assert entry["metrics"][metric]["mean"] == 1.0, (task, metric)
+    n_items = sum(e["n"] for e in results["tasks"].values())
+    lines = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 * n_items
+
+
+def test_api_model_with_failures_and_the_key_never_written(data_dir: Path, tmp_path: Path) -> None:
+    key = "sk-" + secrets.token_hex(16)
+    out, cache = tmp_path / "out", tmp_path / "cache" / "c.sqlite"
+    # 429s are retried after their Retry-After, 400s fail their item at once.
+    mock = MockConfig(failure_rate=0.3, failure_kinds=("429", "400"), reasoning=True)
+    with MockServerThread(mock) as server:
+        env = {**os.environ, "OPENAI_API_KEY": key, "TAXPRABEN_CACHE": str(cache)}
+        with open(tmp_path / "stdout.log", "wb") as so, open(tmp_path / "stderr.log", "wb") as se:
+            done = subprocess.run(
+                [sys.executable, "-c", RUN_SCRIPT, "--model", "openai:mock-model",
+                 "--base-url", server.base_url, "--data", str(data_dir), "--runs", "2",
+                 "--out", str(out), "--no-semantic", "--allow-failures", "--max-retries", "8",
+                 "--temperature", "0.3"],
+                stdout=so, stderr=se, env={**env, "COLUMNS": "200"}, timeout=120,
+            )  # fmt: skip
+        sent_auth = server.stats.auth_headers
+    log = (tmp_path / "stdout.log").read_text(encoding="utf-8")
+    assert done.returncode == 0, log + (tmp_path / "stderr.log").read_text(encoding="utf-8")
+    assert sent_auth == {f"Bearer {key}"}  # the key was used...
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert {p.name for p in written} >= {
+        "predictions.jsonl", "results.json", "samples.jsonl", "report.md", "report.html",
+        "c.sqlite", "stdout.log", "stderr.log",
+    }  # fmt: skip
+    for path in written:  # ...and never written anywhere
+        assert key.encode() not in path.read_bytes(), path
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    meta = results["meta"]
+    assert meta["endpoint"] == server.base_url and meta["model"] == "openai:mock-model"
+    assert meta["generation"]["temperature"] == 0.3 and meta["shared_generation"] is False
+    preds = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(preds) == 2 * (len(TAXCALC) + len(TAXSCQ))
+    assert [(p["task"], p["id"], p["run"]) for p in preds[:3]] == [
+        ("TaxCalc", "0", 0), ("TaxCalc", "0", 1), ("TaxCalc", "1", 0)
+    ]  # fmt: skip
+    failed = [p for p in preds if p.get("error")]
+    assert all(p["error"].startswith("HTTP 400") and p["prediction"] == "" for p in failed)
+    assert all(p.get("reasoning") for p in preds if not p.get("error"))
+    if failed:
+        assert f"{len(failed)} of {len(preds)} predictions failed" in log
+    assert meta["generation_stats"]["failed"] == len(failed)
+
+
+def test_failed_items_exit_non_zero_unless_allowed(data_dir: Path, tmp_path: Path) -> None:
+    with MockServerThread(MockConfig(failure_rate=1.0, failure_kinds=("400",))) as server:
+        common = ["--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+                  "--tasks", "TaxCalc", "--runs", "1", "--no-semantic", "--no-cache"]  # fmt: skip
+        code, output = invoke(*common, "--out", str(tmp_path / "a"))
+        assert code == 1
+        assert "8 of 8 predictions failed after all retries" in output
+        assert "HTTP 400: Invalid parameter" in output
+        code, _ = invoke(*common, "--out", str(tmp_path / "b"), "--allow-failures")
+        assert code == 0
+        samples = (tmp_path / "b" / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+        assert all(json.loads(s)["status"] == "error" for s in samples)
+
+
+def test_bad_options_are_user_errors(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, output = invoke("--model", "gpt-4o", "--data", str(data_dir))
+    assert code == 2 and "KIND:NAME" in output
+    code, output = invoke("--model", "openai:m", "--data", str(data_dir), "--gen-kwargs", "{x")
+    assert code == 2 and "--gen-kwargs is not valid JSON" in output
+    monkeypatch.delenv("NOPE_KEY", raising=False)
+    code, output = invoke(
+        "--model", "openai:m", "--data", str(data_dir), "--api-key-env", "NOPE_KEY"
+    )
+    assert code == 2 and "NOPE_KEY is not set" in output
+
+
+def test_model_slug() -> None:
+    assert model_slug("openai:deepseek-chat") == "openai-deepseek-chat"
+    assert model_slug("hf:/models/Qwen2.5-7B-Instruct/") == "hf-Qwen2.5-7B-Instruct"
+    assert model_slug("baseline:first-choice") == "baseline-first-choice"
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(data_dir: Path, tmp_path: Path) -> None:
+    proc_server, root = spawn("--latency", "0.15")
+    cache = tmp_path / "c.sqlite"
+    args = [sys.executable, "-c", RUN_SCRIPT, "--model", "openai:m", "--base-url", root + "/v1",
+            "--data", str(data_dir), "--runs", "3", "--concurrency", "2", "--no-semantic",
+            "--cache", str(cache), "--out", str(tmp_path / "out")]  # fmt: skip
+    total = 3 * (len(TAXCALC) + len(TAXSCQ))
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while cached_rows(cache) < 4:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, stdout + stderr
+        assert "Traceback" not in stderr
+        kept = cached_rows(cache)
+        assert f"Interrupted: {kept} of {total} generations are stored in {cache}" in stdout
+        assert "To resume, run the same command again" in stdout
+        assert not (tmp_path / "out" / "predictions.jsonl").exists()
+
+        server_call(root, "/reset", "POST")
+        done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert server_call(root, "/stats")["requests"] == total - kept
+    finally:
+        proc_server.kill()
+        proc_server.wait()
