@@ -78,9 +78,6 @@ def score_and_report(
         raise typer.Exit(1) from exc
     for message in scored.match.messages():
         console.print(message, style="yellow", markup=False, highlight=False)
-    for metric, info in scored.results["meta"]["scorers"].items():
-        if not info["available"] and info["reason"]:
-            console.print(f"{metric} not computed: {info['reason']}", style="yellow", markup=False, highlight=False)
     paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html")]
     print_summary(scored.results, [p for p in paths if p.exists()], console)
     return scored
