@@ -223,6 +223,9 @@ def test_results_files_follow_the_contract(sample: LoadedData, tmp_path: Path) -
     lines = [json.loads(x) for x in paths[1].read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 2 * sample.n_records
     assert {"task", "id", "run", "status", "prediction", "gold", "extracted", "scores", "score", "error"} <= set(lines[0])
+    first = {(x["task"], x["id"]): x for x in lines if x["run"] == 0}
+    assert all(first[(t, r.id)]["query"] == r.query for t, recs in sample.records.items() for r in recs)
+    assert not any("query" in x for x in lines if x["run"] == 1)
 
 
 def test_build_scorers_reports_reason(tmp_path: Path) -> None:

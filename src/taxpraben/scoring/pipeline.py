@@ -381,6 +381,10 @@ def score_predictions(
     for task, rows in prepared.items():
         spec = specs[task]
         lines_by_run = [[finalize_item(spec, it, values) for it in row] for row in rows]
+        # The query goes on the first run's line only: the report shows it per item, and
+        # repeating it for every run would multiply samples.jsonl by the prompt length.
+        for line, rec in zip(lines_by_run[0], loaded.records[task], strict=True):
+            line["query"] = rec.query
         for lines in lines_by_run:
             samples.extend(lines)
         entry, reps = _task_entry(spec, lines_by_run, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
