@@ -87,3 +87,12 @@ def test_span_match(pred: str, gold: str, em: bool) -> None:
 )
 def test_span_match_taxben(pred: str, gold: str, match: bool) -> None:
     assert span_match_taxben(pred, gold) is match
+
+
+def test_span_after_a_marker_ends_at_the_clause() -> None:
+    out = "根据材料，答案是2024年6月30日，依据是《增值税暂行条例》。"
+    assert extract_span(out) == "2024年6月30日"
+    assert span_match(out, "2024年6月30日")
+    # a gold with a Chinese comma is compared with the whole first sentence
+    out2 = "答案：先申报，后缴纳。其余略。"
+    assert span_match(out2, "先申报，后缴纳")

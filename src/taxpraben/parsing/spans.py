@@ -14,8 +14,10 @@
 
 :func:`extract_span` picks the answer out of an output: a JSON answer field; else the text
 after the last answer marker (``最终答案``, ``答案``, ``答:``, ``Answer:``); in both cases
-its first line / sentence (up to ``。；！？\\n``). Without either, the whole cleaned output
-(a chatty answer then fails exact match, which is the point of EM).
+its first clause (up to ``，。；！？\\n``: "答案是2024年6月30日，依据是……" gives the date).
+When the gold itself contains a Chinese comma, :func:`span_match` reads the first sentence
+instead (``clause=False``), so such a gold can still be matched. Without a marker or field,
+the whole cleaned output (a chatty answer then fails exact match, which is the point of EM).
 
 :func:`span_match` is exact match of the two normalised forms; an empty normalised gold never
 matches. :func:`span_match_taxben` is TaxBen's lenient rule: the stripped, folded gold occurs
@@ -39,6 +41,7 @@ SPAN_ANSWER_KEYS: tuple[str, ...] = ("最终答案", "final_answer", "答案", "
 _MARKER = re.compile(r"最终答案|正确答案|答案|(?i:final\s+answer|answer)|答(?=\s*[:：])")
 _LEAD = re.compile(r"[\s:：是为*#>】\]]*")
 _SENTENCE_END = re.compile(r"[。；;！!？?\n]")
+_CLAUSE_END = re.compile(r"[，。；;！!？?\n]")
 
 
 def _keep(text: str, i: int) -> bool:
@@ -66,10 +69,10 @@ def normalize_span(text: str) -> str:
     )
 
 
-def _first_sentence(text: str) -> str:
+def _first_sentence(text: str, clause: bool = False) -> str:
     lead = _LEAD.match(text)
     text = text[lead.end() :] if lead else text
-    end = _SENTENCE_END.search(text)
+    end = (_CLAUSE_END if clause else _SENTENCE_END).search(text)
     # Markdown emphasis around the answer (**三十日**) is not part of it.
     return (text[: end.start()] if end else text).strip().strip("*_`").strip()
 
@@ -80,18 +83,22 @@ def _value_text(value: Any) -> str:
     return "" if value is None or isinstance(value, dict) else str(value)
 
 
-def extract_span(text: str) -> str:
-    """The answer span of an output (rules in the module docstring); may be empty."""
+def extract_span(text: str, *, clause: bool = True) -> str:
+    """The answer span of an output (rules in the module docstring); may be empty.
+
+    ``clause`` ends a span after a marker at the first Chinese comma as well as at the end
+    of the sentence.
+    """
     cleaned = clean_prediction(text)
     if not cleaned:
         return ""
     found, value = answer_value(find_json_values(cleaned), SPAN_ANSWER_KEYS)
     if found:
-        span = _first_sentence(clean_prediction(_value_text(value)))
+        span = _first_sentence(clean_prediction(_value_text(value)), clause)
         if span:
             return span
     for marker in reversed(list(_MARKER.finditer(cleaned))):
-        span = _first_sentence(cleaned[marker.end() :])
+        span = _first_sentence(cleaned[marker.end() :], clause)
         if span:
             return span
     return cleaned
@@ -100,7 +107,8 @@ def extract_span(text: str) -> str:
 def span_match(pred: str, gold: str) -> bool:
     """Exact match of ``extract_span(pred)`` and ``gold`` after :func:`normalize_span`."""
     target = normalize_span(gold)
-    return bool(target) and normalize_span(extract_span(pred)) == target
+    clause = "，" not in fold_characters(str(gold))
+    return bool(target) and normalize_span(extract_span(pred, clause=clause)) == target
 
 
 def span_match_taxben(pred: str, gold: str) -> bool:
