@@ -23,23 +23,32 @@ def registry_or_exit(task_dirs: list[Path] | None, console: Console) -> Registry
         raise typer.Exit(2) from exc
 
 
+_SHORT_METRIC = {
+    "acc": "ACC", "f1": "F1", "macro_f1": "Macro-F1", "missing_rate": "missing",
+    "em": "EM", "bertscore": "BERTScore", "bartscore": "BARTScore",
+}  # fmt: skip
+
+
 def tasks(task_dir: TaskDirOpt = None) -> None:
     """List the task registry: every dataset with its type, Bloom level and metrics."""
     console = Console()
     registry = registry_or_exit(task_dir, console)
+    wide = console.width >= 140  # the description only fits a wide terminal
     table = Table(title=f"TaxPraBen tasks ({len(registry)})")
-    for col in ("task", "中文名", "type", "Bloom level", "metrics", "paper n", "description"):
-        table.add_column(col, overflow="fold")
+    columns = ["task", "中文名", "type", "Bloom level", "metrics"]
+    for col in [*columns, "paper n", "description"] if wide else columns:
+        table.add_column(col, overflow="fold", no_wrap=col != "metrics" and col != "description")
     for spec in registry.values():
-        table.add_row(
+        row = [
             spec.name,
             spec.name_zh,
-            spec.type.value + (" (aspects)" if spec.is_multi_aspect else ""),
+            spec.type.value,
             spec.bloom.value,
-            ", ".join(spec.metrics),
-            str(spec.paper_size) if spec.paper_size else "?",
-            spec.description,
-        )
+            ", ".join(_SHORT_METRIC.get(m, m) for m in spec.metrics)
+            + (f" per aspect ({len(spec.fields.fields)})" if spec.is_multi_aspect and spec.fields else ""),
+        ]
+        extra = [str(spec.paper_size) if spec.paper_size else "?", spec.description]
+        table.add_row(*row, *(extra if wide else []))
     console.print(table)
 
 
