@@ -172,3 +172,15 @@ def answer_value(values: Sequence[Any], keys: Sequence[str]) -> tuple[bool, Any]
                 if key in normalized:
                     return True, normalized[key]
     return False, None
+
+
+def answer_text(value: Any, sep: str = "、", *, dict_values: bool = False) -> str:
+    """A JSON answer value as text: list items joined with ``sep``; dicts give their values
+    (joined the same way) when ``dict_values``, else nothing; None gives ``""``."""
+    if isinstance(value, list):
+        return sep.join(answer_text(v, sep, dict_values=dict_values) for v in value)
+    if isinstance(value, dict):
+        if not dict_values:
+            return ""
+        return sep.join(answer_text(v, sep, dict_values=dict_values) for v in value.values())
+    return "" if value is None else str(value)

@@ -32,9 +32,8 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Sequence
-from typing import Any
 
-from taxpraben.parsing._jsonish import answer_value, find_json_values
+from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_taxben"]
@@ -155,14 +154,6 @@ def _named_choice(text: str, choices: Sequence[str], markers: Sequence[str]) -> 
     return choices[accepted[0][2]]
 
 
-def _value_text(value: Any) -> str:
-    if isinstance(value, list):
-        return " ".join(_value_text(v) for v in value)
-    if isinstance(value, dict):
-        return " ".join(_value_text(v) for v in value.values())
-    return "" if value is None else str(value)
-
-
 def extract_choice(
     text: str,
     choices: Sequence[str],
@@ -183,7 +174,7 @@ def extract_choice(
         return None
     found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
     if found:
-        value_text = clean_prediction(_value_text(value))
+        value_text = clean_prediction(answer_text(value, " ", dict_values=True))
         if value_text:
             folded = value_text.strip(" .。、:：*").lower()
             for choice in choices:

@@ -25,9 +25,8 @@ letters are read.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from taxpraben.parsing._jsonish import answer_value, find_json_values
+from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction
 
 __all__ = ["LETTER_ANSWER_KEYS", "extract_letter_set", "extract_letter_set_taxben"]
@@ -81,12 +80,6 @@ def _groups(text: str, letters: str) -> list[tuple[int, frozenset[str]]]:
     return groups
 
 
-def _value_text(value: Any) -> str:
-    if isinstance(value, list):
-        return "、".join(_value_text(v) for v in value)
-    return "" if value is None or isinstance(value, dict) else str(value)
-
-
 def extract_letter_set(text: str, letters: str = "ABCDE") -> frozenset[str] | None:
     """The set of option letters an output answers, or None (rules in the module docstring).
 
@@ -99,7 +92,7 @@ def extract_letter_set(text: str, letters: str = "ABCDE") -> frozenset[str] | No
         return None
     found, value = answer_value(find_json_values(cleaned), LETTER_ANSWER_KEYS)
     if found:
-        from_json = _groups(clean_prediction(_value_text(value)), "".join(allowed))
+        from_json = _groups(clean_prediction(answer_text(value)), "".join(allowed))
         if from_json:
             return frozenset().union(*(g for _, g in from_json))
     groups = _groups(cleaned, "".join(allowed))

@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
 
-from taxpraben.parsing._jsonish import answer_value, find_json_values
+from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 
 __all__ = ["SPAN_ANSWER_KEYS", "extract_span", "normalize_span", "span_match", "span_match_taxben"]
@@ -77,12 +76,6 @@ def _first_sentence(text: str, clause: bool = False) -> str:
     return (text[: end.start()] if end else text).strip().strip("*_`").strip()
 
 
-def _value_text(value: Any) -> str:
-    if isinstance(value, list):
-        return "、".join(_value_text(v) for v in value)
-    return "" if value is None or isinstance(value, dict) else str(value)
-
-
 def extract_span(text: str, *, clause: bool = True) -> str:
     """The answer span of an output (rules in the module docstring); may be empty.
 
@@ -94,7 +87,7 @@ def extract_span(text: str, *, clause: bool = True) -> str:
         return ""
     found, value = answer_value(find_json_values(cleaned), SPAN_ANSWER_KEYS)
     if found:
-        span = _first_sentence(clean_prediction(_value_text(value)), clause)
+        span = _first_sentence(clean_prediction(answer_text(value)), clause)
         if span:
             return span
     for marker in reversed(list(_MARKER.finditer(cleaned))):
