@@ -40,6 +40,11 @@ from taxpraben.commands.common import (
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
 from taxpraben.data.loader import LoadedData
+from taxpraben.metrics.defaults import (
+    DEFAULT_BARTSCORE_MODEL,
+    DEFAULT_BERTSCORE_LAYER,
+    DEFAULT_BERTSCORE_MODEL,
+)
 from taxpraben.models.base import (
     DEFAULT_MAX_TOKENS,
     Backend,
@@ -52,11 +57,6 @@ from taxpraben.models.base import (
 )
 from taxpraben.predictions import Prediction, write_predictions
 from taxpraben.runner import Runner, RunnerSettings
-from taxpraben.scoring import (
-    DEFAULT_BARTSCORE_MODEL,
-    DEFAULT_BERTSCORE_LAYER,
-    DEFAULT_BERTSCORE_MODEL,
-)
 from taxpraben.tasks import Registry
 
 

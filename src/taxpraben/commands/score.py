@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -27,18 +27,19 @@ from taxpraben.commands.common import (
 )
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.data.loader import DataError, LoadedData, load_data
-from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
-from taxpraben.report import print_summary, write_reports
-from taxpraben.scoring import (
+from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
     DEFAULT_BERTSCORE_MODEL,
-    PredictionMatchError,
-    ScoredResults,
-    ScoringSettings,
-    score_to_dir,
 )
+from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.tasks import Registry
+
+if TYPE_CHECKING:
+    from taxpraben.scoring import ScoredResults, ScoringSettings
+
+# The scoring pipeline (sklearn, scipy) and the reports are imported where they are used,
+# so that `taxpraben --help`, `tasks` and the start of `run` stay fast.
 
 
 def split_tasks(tasks: str | None) -> list[str] | None:
@@ -70,6 +71,9 @@ def score_and_report(
     console: Console,
 ) -> ScoredResults:
     """Score, write the output directory, print warnings and the terminal summary."""
+    from taxpraben.report import print_summary, write_reports
+    from taxpraben.scoring import PredictionMatchError, score_to_dir
+
     try:
         scored = score_to_dir(loaded, predictions, registry, out, settings, meta)
         write_reports(out)
@@ -96,6 +100,8 @@ def settings_from_options(
     runs: int | None,
     console: Console,
 ) -> ScoringSettings:
+    from taxpraben.scoring import ScoringSettings
+
     try:
         return ScoringSettings(
             profile=profile,

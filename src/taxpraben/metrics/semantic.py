@@ -43,6 +43,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taxpraben.metrics.defaults import (
+    DEFAULT_BARTSCORE_MODEL,
+    DEFAULT_BERTSCORE_LAYER,
+    DEFAULT_BERTSCORE_MODEL,
+    ENV_BARTSCORE_MODEL,
+    ENV_BARTSCORE_WEIGHTS,
+    ENV_BERTSCORE_LAYER,
+    ENV_BERTSCORE_MODEL,
+)
+
 if TYPE_CHECKING:
     import torch
 
@@ -62,14 +72,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BERTSCORE_MODEL = "hfl/chinese-xlnet-base"
-DEFAULT_BERTSCORE_LAYER = 5
-DEFAULT_BARTSCORE_MODEL = "facebook/bart-large-cnn"
-
-ENV_BERTSCORE_MODEL = "TAXPRABEN_BERTSCORE_MODEL"
-ENV_BERTSCORE_LAYER = "TAXPRABEN_BERTSCORE_LAYER"
-ENV_BARTSCORE_MODEL = "TAXPRABEN_BARTSCORE_MODEL"
-ENV_BARTSCORE_WEIGHTS = "TAXPRABEN_BARTSCORE_WEIGHTS"
 
 # Token vectors kept in memory at once by BertScorer.score (about 0.8 GB at 768 dims):
 # pairs are processed in groups of references whose texts fit, so memory stays flat

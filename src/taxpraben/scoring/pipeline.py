@@ -22,6 +22,11 @@ from taxpraben import __version__
 from taxpraben.aggregate import Stat, mean_of_stats, percentile_interval, run_stat
 from taxpraben.data.loader import LoadedData
 from taxpraben.metrics.classification import bootstrap_acc_f1, classification_metrics, encode_labels
+from taxpraben.metrics.defaults import (
+    DEFAULT_BARTSCORE_MODEL,
+    DEFAULT_BERTSCORE_LAYER,
+    DEFAULT_BERTSCORE_MODEL,
+)
 from taxpraben.predictions import Prediction
 from taxpraben.scoring.items import (
     PROFILES,
@@ -34,9 +39,6 @@ from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.tasks import BLOOM_ORDER, OutputType, Registry, TaskSpec
 
 SCHEMA_VERSION = 1
-DEFAULT_BERTSCORE_MODEL = "hfl/chinese-xlnet-base"
-DEFAULT_BERTSCORE_LAYER = 5
-DEFAULT_BARTSCORE_MODEL = "facebook/bart-large-cnn"
 
 
 class PredictionMatchError(ValueError):

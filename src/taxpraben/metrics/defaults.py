@@ -1,0 +1,14 @@
+"""The protocol's scorer models and the environment variables that override them.
+
+One owner for these names: the scorers, the scoring settings and the CLI all read them
+here (a light module, so the CLI can show its defaults without importing torch).
+"""
+
+DEFAULT_BERTSCORE_MODEL = "hfl/chinese-xlnet-base"
+DEFAULT_BERTSCORE_LAYER = 5
+DEFAULT_BARTSCORE_MODEL = "facebook/bart-large-cnn"
+
+ENV_BERTSCORE_MODEL = "TAXPRABEN_BERTSCORE_MODEL"
+ENV_BERTSCORE_LAYER = "TAXPRABEN_BERTSCORE_LAYER"
+ENV_BARTSCORE_MODEL = "TAXPRABEN_BARTSCORE_MODEL"
+ENV_BARTSCORE_WEIGHTS = "TAXPRABEN_BARTSCORE_WEIGHTS"
