@@ -182,7 +182,8 @@ def test_unavailable_scorer_marks_tasks_not_computed(sample: LoadedData, tmp_pat
     settings = ScoringSettings(bertscore_model=str(tmp_path / "no-model"), bartscore_model=str(tmp_path / "no-bart"), bootstrap=0)
     res = score_predictions(sample, oracle(sample, 1), REG, settings).results
     assert res["tasks"]["TaxSum"]["status"] == "not_computed"
-    assert "no-model" in res["tasks"]["TaxSum"]["reason"]
+    assert "bertscore" in res["tasks"]["TaxSum"]["reason"] and "bartscore" in res["tasks"]["TaxSum"]["reason"]
+    assert "no-model" in res["meta"]["scorers"]["bertscore"]["reason"]
     assert res["tasks"]["TaxInspect"]["status"] == "not_computed"
     assert res["tasks"]["TaxInspect"]["metrics"]["em"]["mean"] == 1.0  # exact part still shown
     assert res["tasks"]["TaxCalc"]["status"] == "ok"

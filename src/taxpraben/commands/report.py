@@ -56,7 +56,7 @@ def report(
             board = build_leaderboard(dirs, force=force, resamples=resamples, seed=seed)
         for directory in dirs:
             paths = write_reports(directory)
-            if quiet:
+            if quiet or board is not None:  # with a leaderboard, its table is the summary
                 for path in paths:
                     console.print(str(path), highlight=False)
             else:

@@ -102,7 +102,7 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
     partial = [e.label for e in entries if e.overall.get("partial")]
     if partial:
         warnings.append(
-            "Partial Overall Average (some tasks not computed) for: "
+            "* = partial Overall Average (some tasks not computed) for: "
             + ", ".join(partial)
             + "; their rank is not like for like."
         )

@@ -115,3 +115,13 @@ def model_label(results: dict[str, Any], out_dir: Path | None = None) -> str:
     if model:
         return str(model)
     return Path(out_dir).resolve().name if out_dir is not None else "(scored predictions)"
+
+
+def scorer_problems(results: dict[str, Any]) -> list[str]:
+    """One line per semantic scorer that was unavailable: which metric and why."""
+    scorers = (results.get("meta") or {}).get("scorers") or {}
+    return [
+        f"{metric}: {info.get('reason') or 'unavailable'}"
+        for metric, info in scorers.items()
+        if isinstance(info, dict) and info.get("available") is False
+    ]

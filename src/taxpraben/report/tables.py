@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taxpraben.report import format as fmt
-from taxpraben.report.load import bloom_levels, ordered_tasks
+from taxpraben.report.load import bloom_levels, ordered_tasks, scorer_problems
 
 NOT_COMPUTED_CELL = "not computed"
 NOT_APPLICABLE = ""
@@ -74,6 +74,8 @@ def paper_table(results: dict[str, Any]) -> Table:
             by_reason.setdefault(row.data.get("reason") or "no reason recorded", []).append(row.name)
     for reason, names in by_reason.items():
         table.notes.append(f"Not computed ({', '.join(names)}): {reason.rstrip('.')}.")
+    for line in scorer_problems(results):
+        table.notes.append(f"Scorer unavailable: {line}")
     return table
 
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from taxpraben.report import format as fmt
-from taxpraben.report.load import model_label, ordered_tasks
+from taxpraben.report.load import model_label, ordered_tasks, scorer_problems
 from taxpraben.report.tables import overall_summary
 
 
@@ -70,6 +70,8 @@ def print_summary(
             )
     for reason, names in by_reason.items():
         console.print(f"[yellow]Not computed[/] ({', '.join(names)}): {reason}", highlight=False)
+    for line in scorer_problems(results):
+        console.print(f"Scorer unavailable: {line}", style="yellow", highlight=False, markup=False)
     for path in paths:
         console.print(f"Wrote {path}", highlight=False)
 
@@ -82,9 +84,9 @@ def print_leaderboard(board: Any, paths: Sequence[Path], console: Console | None
         caption="Overall: points out of 100, mean ± std over runs. Δ next, p, Sig.: paired bootstrap against the next model (p < 0.05)",
     )
     table.add_column("#", justify="right")
-    table.add_column("Model")
+    table.add_column("Model", min_width=12, overflow="fold")
     table.add_column("Overall", justify="right", no_wrap=True)
-    table.add_column("95% CI", no_wrap=True)
+    table.add_column("95% CI")
     table.add_column("Δ next", justify="right", no_wrap=True)
     table.add_column("p", justify="right", no_wrap=True)
     table.add_column("Sig.", no_wrap=True)
@@ -97,7 +99,7 @@ def print_leaderboard(board: Any, paths: Sequence[Path], console: Console | None
             else:
                 delta, p = fmt.signed_points(test.difference), fmt.p_value(test.p_value)
                 verdict = "yes" if test.significant else "[yellow]no[/]"
-        partial = " (partial)" if entry.overall.get("partial") else ""
+        partial = "*" if entry.overall.get("partial") else ""  # explained by a warning below
         table.add_row(
             str(rank),
             entry.label,

@@ -307,7 +307,8 @@ def _task_entry(
         "bloom": spec.bloom.value,
         "n": n,
         "status": "not_computed" if missing else "ok",
-        "reason": "; ".join(f"{m}: {unavailable[m]}" for m in missing) or None,
+        # Short here; the full reason (which model, why, how to get it) is in meta.scorers.
+        "reason": f"{' and '.join(missing)} unavailable (see meta.scorers)" if missing else None,
         "metrics": {
             key: run_stat([r["metrics"][key] for r in per_run], boot.get(key)) for key in metric_keys
         },
