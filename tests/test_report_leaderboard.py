@@ -145,7 +145,7 @@ def test_same_model_twice_is_told_apart_and_partial_is_flagged(tmp_path: Path):
     board = build_leaderboard([a, b])
     labels = sorted(e.label for e in board.entries)
     assert labels == ["openai:deepseek-chat (run1)", "openai:deepseek-chat (run2)"]
-    assert any("Partial Overall Average" in w for w in board.warnings)
+    assert any("partial Overall Average" in w for w in board.warnings)
     assert any("semantic scorers differ" in w for w in board.warnings)
     # the pair is tested on the tasks both computed
     assert "TaxSum" not in board.comparisons[0].test.tasks
