@@ -76,6 +76,7 @@ class MatchReport:
     duplicates: list[tuple[str, str, int]] = field(default_factory=list)
     missing: list[tuple[str, str, int]] = field(default_factory=list)
     outside_selection: int = 0
+    limit: int | None = None
 
     def messages(self) -> list[str]:
         out = []
@@ -85,7 +86,8 @@ class MatchReport:
             out.append(f"{self.outside_selection} prediction(s) for tasks not selected: ignored")
         if self.unknown_ids:
             shown = ", ".join(f"{t}/{i}/run {r}" for t, i, r in self.unknown_ids[:10])
-            out.append(f"{len(self.unknown_ids)} prediction(s) with ids not in the data: ignored ({shown}{' ...' if len(self.unknown_ids) > 10 else ''})")
+            where = f"not in the data or beyond --limit {self.limit}" if self.limit else "not in the data"
+            out.append(f"{len(self.unknown_ids)} prediction(s) with ids {where}: ignored ({shown}{' ...' if len(self.unknown_ids) > 10 else ''})")
         if self.missing:
             shown = ", ".join(f"{t}/{i}/run {r}" for t, i, r in self.missing[:10])
             out.append(f"{len(self.missing)} item(s) have no prediction and score 0 as errors ({shown}{' ...' if len(self.missing) > 10 else ''})")
@@ -105,7 +107,7 @@ class ScoredResults:
 def match_predictions(
     loaded: LoadedData, predictions: Iterable[Prediction], registry: Registry, runs: int | None
 ) -> tuple[dict[tuple[str, str, int], Prediction], list[int], MatchReport]:
-    report = MatchReport()
+    report = MatchReport(limit=loaded.limit)
     ids = {task: {r.id for r in recs} for task, recs in loaded.records.items()}
     by_key: dict[tuple[str, str, int], Prediction] = {}
     for p in predictions:
@@ -131,9 +133,6 @@ def match_predictions(
             f"{len(report.duplicates)} duplicate prediction(s) for the same (task, id, run): {shown}"
             f"{' ...' if len(report.duplicates) > 10 else ''}. Keep one prediction per item and run."
         )
-    if loaded.limit is not None:
-        # --limit scores the first N records; predictions for the rest are expected, not unknown.
-        pass
     run_ids = list(range(runs)) if runs is not None else sorted({k[2] for k in by_key}) or [0]
     for task, recs in loaded.records.items():
         for run in run_ids:
