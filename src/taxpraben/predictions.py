@@ -75,24 +75,35 @@ def prediction_from_json(obj: Any, where: str) -> Prediction:
 def read_predictions(path: Path) -> Iterator[Prediction]:
     """Stream predictions from a JSON Lines file, failing on the first malformed line."""
     with open(path, encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise PredictionFileError(f"{where}: malformed JSON: {exc.msg}") from exc
-            yield prediction_from_json(obj, where)
+        lineno = 0
+        try:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{lineno}"
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise PredictionFileError(f"{where}: malformed JSON: {exc.msg}") from exc
+                yield prediction_from_json(obj, where)
+        except UnicodeDecodeError as exc:  # text is decoded in chunks: the line is approximate
+            raise PredictionFileError(
+                f"{path}: not UTF-8 after line {lineno} (byte 0x{exc.object[exc.start]:02x}); "
+                "save the file as UTF-8"
+            ) from exc
 
 
 def write_predictions(path: Path, predictions: Iterable[Prediction]) -> int:
     """Write predictions as JSON Lines (atomically: a temp file renamed into place)."""
     tmp = path.with_name(path.name + ".tmp")
     n = 0
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for p in predictions:
-            fh.write(json.dumps(p.to_json(), ensure_ascii=False) + "\n")
-            n += 1
-    tmp.replace(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for p in predictions:
+                fh.write(json.dumps(p.to_json(), ensure_ascii=False) + "\n")
+                n += 1
+        tmp.replace(path)
+    except BaseException:  # a full disk: leave no half-written file behind
+        tmp.unlink(missing_ok=True)
+        raise
     return n

@@ -206,7 +206,48 @@ def _iter_jsonl(path: Path) -> Iterator[RawItem]:
                     problem=Problem(str(path), f"malformed JSON: {exc.msg} (column {exc.colno})", lineno),
                     index=index,
                 )
+            except RecursionError:
+                yield RawItem(lineno, problem=Problem(str(path), _TOO_DEEP, lineno), index=index)
             index += 1
+
+
+#: Deeper nesting than this is no benchmark record (and would exhaust the recursion limit).
+_MAX_NESTING = 512
+_TOO_DEEP = f"JSON nested more than {_MAX_NESTING} levels deep; not a benchmark record"
+
+
+class _NestedTooDeep(Exception):
+    pass
+
+
+def _array_items(fh: Any) -> Iterator[Any]:
+    """The elements of a top-level JSON array, built one at a time from ijson's events.
+
+    Not ``ijson.items``: it builds a path prefix for every event, quadratic in the nesting
+    depth (2 MB nested a million levels deep took more than 20 GB).
+    """
+    import ijson
+    from ijson.common import ObjectBuilder
+
+    events = ijson.basic_parse(fh, use_float=True)
+    if next(events, (None, None))[0] != "start_array":
+        raise ijson.JSONError("not a JSON array")
+    depth, builder = 0, ObjectBuilder()
+    for event, value in events:
+        if depth == 0 and event == "end_array":
+            for _ in events:  # let the parser reject anything after the array
+                pass
+            return
+        if event in ("start_map", "start_array"):
+            depth += 1
+            if depth > _MAX_NESTING:
+                raise _NestedTooDeep
+        elif event in ("end_map", "end_array"):
+            depth -= 1
+        builder.event(event, value)
+        if depth == 0:
+            yield builder.value
+            builder = ObjectBuilder()
 
 
 def _iter_json_array(path: Path) -> Iterator[RawItem]:
@@ -223,8 +264,10 @@ def _iter_json_array(path: Path) -> Iterator[RawItem]:
             return
         index = -1
         try:
-            for index, obj in enumerate(ijson.items(fh, "item", use_float=True)):
+            for index, obj in enumerate(_array_items(fh)):
                 yield RawItem(index, obj, index=index)
+        except _NestedTooDeep:
+            yield RawItem(index + 1, problem=Problem(str(path), _TOO_DEEP, index + 1, unit="record"))
         except ijson.JSONError as exc:
             yield RawItem(
                 index + 1,
