@@ -66,6 +66,12 @@ class CacheError(RuntimeError):
     """The cache file cannot be opened or is not a taxpraben cache (user-facing message)."""
 
 
+_WAY_OUT = (
+    "move the file aside or pass another --cache PATH "
+    "(the completions it held will be requested again)"
+)
+
+
 def default_cache_path() -> Path:
     """``$TAXPRABEN_CACHE``, else ``~/.cache/taxpraben/completions.sqlite``."""
     env = os.environ.get(CACHE_ENV)
@@ -129,7 +135,9 @@ class CompletionCache:
                     f"{SCHEMA_VERSION}; use another --cache PATH"
                 )
         except sqlite3.DatabaseError as exc:
-            raise CacheError(f"{self.path}: cannot open the completion cache: {exc}") from exc
+            raise CacheError(
+                f"{self.path}: cannot open the completion cache: {exc}; {_WAY_OUT}"
+            ) from exc
         except OSError as exc:
             raise CacheError(f"{self.path}: cannot create the completion cache: {exc}") from exc
 
@@ -138,22 +146,25 @@ class CompletionCache:
         wanted = list(dict.fromkeys(keys))
         found: dict[str, Completion] = {}
         chunk = 500  # below SQLite's limit on bound parameters
-        for i in range(0, len(wanted), chunk):
-            part = wanted[i : i + chunk]
-            marks = ",".join("?" * len(part))
-            rows = self._conn.execute(
-                "SELECT key, text, reasoning, usage, latency_s, finish_reason "
-                f"FROM completions WHERE key IN ({marks})",
-                part,
-            )
-            for key, text, reasoning, usage, latency, finish in rows:
-                found[key] = Completion(
-                    text=text,
-                    reasoning=reasoning,
-                    usage=json.loads(usage) if usage else None,
-                    latency_s=latency,
-                    finish_reason=finish,
+        try:
+            for i in range(0, len(wanted), chunk):
+                part = wanted[i : i + chunk]
+                marks = ",".join("?" * len(part))
+                rows = self._conn.execute(
+                    "SELECT key, text, reasoning, usage, latency_s, finish_reason "
+                    f"FROM completions WHERE key IN ({marks})",
+                    part,
                 )
+                for key, text, reasoning, usage, latency, finish in rows:
+                    found[key] = Completion(
+                        text=text,
+                        reasoning=reasoning,
+                        usage=json.loads(usage) if usage else None,
+                        latency_s=latency,
+                        finish_reason=finish,
+                    )
+        except (sqlite3.DatabaseError, ValueError) as exc:  # a damaged page or row
+            raise CacheError(f"{self.path}: the completion cache is damaged ({exc}); {_WAY_OUT}") from exc
         return found
 
     def put(

@@ -283,9 +283,13 @@ def run(
 
     stats = runner.stats
     out_dir = out or Path("runs") / f"{model_slug(model)}-{started.strftime('%Y%m%d-%H%M%S')}"
-    out_dir.mkdir(parents=True, exist_ok=True)
     predictions = in_data_order(predictions, loaded)
-    write_predictions(out_dir / "predictions.jsonl", predictions)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_predictions(out_dir / "predictions.jsonl", predictions)
+    except OSError as exc:  # a full disk: every completion is in the cache; rerun later
+        console.print(f"cannot write {out_dir / 'predictions.jsonl'}: {exc}", style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     shared = " (runs share one deterministic generation)" if stats.shared_generation else ""
     console.print(
         f"{len(predictions)} predictions: {stats.cached} generations from the cache, "

@@ -80,6 +80,9 @@ def score_and_report(
     except PredictionMatchError as exc:
         console.print(str(exc), style="red", markup=False, highlight=False)
         raise typer.Exit(1) from exc
+    except OSError as exc:  # a full disk, a read-only directory
+        console.print(f"cannot write the results into {out}: {exc}", style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     for message in scored.match.messages():
         console.print(message, style="yellow", markup=False, highlight=False)
     paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html")]

@@ -449,12 +449,21 @@ def score_predictions(
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
+    _atomic_write_lines(path, [text])
+
+
+def _atomic_write_lines(path: Path, lines: Iterable[str]) -> None:
+    """Write through a temp file renamed into place; on failure (a full disk) remove it."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.writelines(lines)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def write_results(out_dir: Path, scored: ScoredResults) -> list[Path]:
@@ -462,11 +471,7 @@ def write_results(out_dir: Path, scored: ScoredResults) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     results_path = out_dir / "results.json"
     samples_path = out_dir / "samples.jsonl"
-    tmp = samples_path.with_name(samples_path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for line in scored.samples:
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-    tmp.replace(samples_path)
+    _atomic_write_lines(samples_path, (json.dumps(line, ensure_ascii=False) + "\n" for line in scored.samples))
     _atomic_write_text(results_path, json.dumps(scored.results, ensure_ascii=False, indent=2) + "\n")
     return [results_path, samples_path]
 
