@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from taxpraben.atomic import write_lines_atomically
+
 
 class PredictionFileError(ValueError):
     """A predictions file that breaks the contract; the message names the file and line."""
@@ -94,16 +96,7 @@ def read_predictions(path: Path) -> Iterator[Prediction]:
 
 
 def write_predictions(path: Path, predictions: Iterable[Prediction]) -> int:
-    """Write predictions as JSON Lines (atomically: a temp file renamed into place)."""
-    tmp = path.with_name(path.name + ".tmp")
-    n = 0
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for p in predictions:
-                fh.write(json.dumps(p.to_json(), ensure_ascii=False) + "\n")
-                n += 1
-        tmp.replace(path)
-    except BaseException:  # a full disk: leave no half-written file behind
-        tmp.unlink(missing_ok=True)
-        raise
-    return n
+    """Write predictions as JSON Lines, atomically (see taxpraben.atomic)."""
+    return write_lines_atomically(
+        path, (json.dumps(p.to_json(), ensure_ascii=False) + "\n" for p in predictions)
+    )

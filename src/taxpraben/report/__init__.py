@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from taxpraben.atomic import write_text_atomically
 from taxpraben.report.html import render_html
 from taxpraben.report.leaderboard import (
     IncompatibleResultsError,
@@ -32,20 +33,9 @@ def write_reports(out_dir: Path) -> list[Path]:
     samples = load_samples(out_dir)
     label = model_label(results, out_dir)
     md_path, html_path = out_dir / REPORT_MD, out_dir / REPORT_HTML
-    _write_atomically(md_path, render_markdown(results, label=label))
-    _write_atomically(html_path, render_html(results, samples, label=label))
+    write_text_atomically(md_path, render_markdown(results, label=label))
+    write_text_atomically(html_path, render_html(results, samples, label=label))
     return [md_path, html_path]
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """A complete file or none: written beside, renamed into place, removed on failure."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 __all__ = [

@@ -8,9 +8,8 @@ once -> finalize items -> per-run task metrics -> figures over runs, groups, ove
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 
 from taxpraben import __version__
 from taxpraben.aggregate import Stat, mean_of_stats, percentile_interval, run_stat
+from taxpraben.atomic import atomic_writer, write_lines_atomically, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.metrics.classification import bootstrap_acc_f1, classification_metrics, encode_labels
 from taxpraben.metrics.defaults import (
@@ -344,8 +344,13 @@ def score_predictions(
     settings: ScoringSettings,
     meta: dict[str, Any] | None = None,
     scorers: SemanticScorers | None = None,
+    sample_sink: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> ScoredResults:
-    """Score predictions against loaded data; pure apart from the semantic models."""
+    """Score predictions against loaded data; pure apart from the semantic models.
+
+    The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
+    ``sample_sink`` is given, handed to it one task at a time and not kept.
+    """
     started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     predictions = list(predictions)
     by_key, run_ids, match = match_predictions(loaded, predictions, registry, settings.runs)
@@ -380,7 +385,9 @@ def score_predictions(
     tasks_out: dict[str, Any] = {}
     replicates: dict[str, np.ndarray] = {}
     samples: list[dict[str, Any]] = []
-    for task, rows in prepared.items():
+    status_counts = {"error": 0, "format_failure": 0}
+    for task in list(prepared):
+        rows = prepared.pop(task)  # dropped once scored: memory stays at one task's worth
         spec = specs[task]
         lines_by_run = [[finalize_item(spec, it, values) for it in row] for row in rows]
         # The query goes on the first run's line only: the report shows it per item, and
@@ -388,7 +395,13 @@ def score_predictions(
         for line, rec in zip(lines_by_run[0], loaded.records[task], strict=True):
             line["query"] = rec.query
         for lines in lines_by_run:
-            samples.extend(lines)
+            for line in lines:
+                if line["status"] in status_counts:
+                    status_counts[line["status"]] += 1
+            if sample_sink is None:
+                samples.extend(lines)
+            else:
+                sample_sink(lines)
         entry, reps = _task_entry(spec, lines_by_run, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
         tasks_out[task] = entry
         if reps is not None:
@@ -432,8 +445,8 @@ def score_predictions(
             "missing_predictions": len(match.missing),
             "unknown_predictions": sum(match.unknown_tasks.values()) + len(match.unknown_ids),
             "duplicate_predictions": 0,
-            "errors": sum(line["status"] == "error" for line in samples),
-            "format_failures": sum(line["status"] == "format_failure" for line in samples),
+            "errors": status_counts["error"],
+            "format_failures": status_counts["format_failure"],
         },
         "warnings": match.messages() + [str(w) for w in loaded.warnings],
     }
@@ -448,32 +461,22 @@ def score_predictions(
     return ScoredResults(results=results, samples=samples, match=match)
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    _atomic_write_lines(path, [text])
-
-
-def _atomic_write_lines(path: Path, lines: Iterable[str]) -> None:
-    """Write through a temp file renamed into place; on failure (a full disk) remove it."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.writelines(lines)
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def write_results(out_dir: Path, scored: ScoredResults) -> list[Path]:
     """Write results.json and samples.jsonl into ``out_dir`` (each atomically)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     results_path = out_dir / "results.json"
     samples_path = out_dir / "samples.jsonl"
-    _atomic_write_lines(samples_path, (json.dumps(line, ensure_ascii=False) + "\n" for line in scored.samples))
-    _atomic_write_text(results_path, json.dumps(scored.results, ensure_ascii=False, indent=2) + "\n")
+    write_lines_atomically(samples_path, (_sample_line(line) for line in scored.samples))
+    write_text_atomically(results_path, _results_text(scored.results))
     return [results_path, samples_path]
+
+
+def _sample_line(line: dict[str, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False) + "\n"
+
+
+def _results_text(results: dict[str, Any]) -> str:
+    return json.dumps(results, ensure_ascii=False, indent=2) + "\n"
 
 
 def score_to_dir(
@@ -485,7 +488,17 @@ def score_to_dir(
     meta: dict[str, Any] | None = None,
     scorers: SemanticScorers | None = None,
 ) -> ScoredResults:
-    """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports)."""
-    scored = score_predictions(loaded, predictions, registry, settings, meta, scorers)
-    write_results(out_dir, scored)
+    """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports).
+
+    Sample lines stream to disk task by task rather than being held all at once (36.5K
+    lines of a full benchmark are most of the memory scoring would otherwise need).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(out_dir / "samples.jsonl") as fh:
+
+        def sink(lines: list[dict[str, Any]]) -> None:
+            fh.writelines(_sample_line(line) for line in lines)
+
+        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink)
+    write_text_atomically(out_dir / "results.json", _results_text(scored.results))
     return scored
