@@ -93,7 +93,7 @@ def command(data: Path, root: str, cache: Path, out: Path) -> list[str]:
     return [
         sys.executable, "-m", "taxpraben", "run", "--model", "openai:mock",
         "--base-url", root + "/v1", "--data", str(data), "--runs", str(RUNS),
-        "--concurrency", "16", "--timeout", "1", "--max-retries", "12",
+        "--concurrency", "16", "--timeout", "1", "--max-retries", "12", "--retry-backoff", "0.05",
         "--no-semantic", "--cache", str(cache), "--out", str(out),
     ]  # fmt: skip
 

@@ -170,6 +170,15 @@ def run(
             help="Retries on 429, 5xx, timeouts and dropped connections (backoff with jitter).",
         ),
     ] = 6,
+    retry_backoff: Annotated[
+        float,
+        typer.Option(
+            "--retry-backoff",
+            min=0.001,
+            help="Base of the exponential backoff in seconds (retry k waits about BASE*2^(k-1), "
+            "at most 60 s); a Retry-After from the server takes precedence.",
+        ),
+    ] = 1.0,
     temperature: Annotated[
         float, typer.Option("--temperature", min=0.0, help="Sampling temperature (TaxBen: 0).")
     ] = 0.0,
@@ -264,6 +273,7 @@ def run(
             tpm=tpm,
             max_retries=max_retries,
             deadline=deadline,
+            backoff_base=retry_backoff,
         ),
         cache=store,
         console=Console(stderr=True),
