@@ -159,3 +159,23 @@ def test_reasoning_is_not_read() -> None:
 )
 def test_extract_choice_taxben(text: str, expected: str | None) -> None:
     assert extract_choice_taxben(text, TOPICS) == expected
+
+
+CRIMES = ["逃税罪", "抗税罪", "逃避追缴欠税罪", "骗取出口退税罪", "虚开增值税专用发票罪", "虚开发票罪"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("本案不构成逃税罪，而应认定为逃避追缴欠税罪。", "逃避追缴欠税罪"),
+        ("本案不构成逃税罪，应以逃避追缴欠税罪论处。", "逃避追缴欠税罪"),
+        ("被告人不涉嫌抗税罪，其行为定性为逃税罪。", "逃税罪"),
+        ("该案被告人构成虚开增值税专用发票罪。", "虚开增值税专用发票罪"),
+        ("不构成逃税罪。", "逃税罪"),  # the only one named: negation alone does not make it missing
+    ],
+)
+def test_negated_charges_are_passed_over(text: str, expected: str) -> None:
+    from taxpraben.tasks import load_registry
+
+    markers = load_registry(use_env=False)["TaxCrime"].classification_options.answer_markers
+    assert extract_choice(text, CRIMES, option_letters=False, markers=markers) == expected

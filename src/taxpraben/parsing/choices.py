@@ -74,7 +74,9 @@ _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*
 # Not before a Chinese character either: "A股" (A-shares) is a word, not an option.
 _STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])")
 _NEGATION = ("不", "非", "未", "没", "无", "不是")
-_NEGATED_MENTION = re.compile(r"(?:不属于|不是|并非|而非|非|不为|不应为|排除)\s*$")
+_NEGATED_MENTION = re.compile(
+    r"(?:不属于|不是|并非|而非|非|不为|不应为|排除|不构成|不涉嫌|不认定为|不应认定为|不能认定为|不定性为)\s*$"
+)
 
 
 def _letter_index(letter: str, count: int) -> int | None:
