@@ -108,3 +108,23 @@ def test_taxben_profile_differs_where_it_should(tmp_path: Path) -> None:
         scores[profile] = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]["TaxRead"]["metrics"]["em"]["mean"]
     assert scores["taxben"] == 1.0  # gold-in-output
     assert scores["taxpraben"] == 1.0  # the span after 答案 ends at the clause
+
+
+def test_scorer_options_reach_the_scorers_and_results(tmp_path: Path, tiny_xlnet_dir: Path, tiny_bart_dir: Path) -> None:
+    data = load_data("sample", REG, ["TaxSum"])
+    rows = [{"task": "TaxSum", "id": r.id, "run": 0, "prediction": r.answer_text[: len(r.answer_text) // 2]}
+            for r in data.records["TaxSum"]]
+    preds = _write(tmp_path / "p.jsonl", rows)
+    means = {}
+    for idf in (False, True):
+        out = tmp_path / f"idf{idf}"
+        args = ["score", "--data", "sample", "-p", str(preds), "--tasks", "TaxSum", "--out", str(out),
+                "--bertscore-model", str(tiny_xlnet_dir), "--bertscore-layer", "2", "--bertscore-batch-size", "4",
+                "--bartscore-model", str(tiny_bart_dir), "--device", "cpu"]
+        res = runner.invoke(app, args + (["--bertscore-idf"] if idf else []))
+        assert res.exit_code == 0, res.output
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        bert = results["meta"]["scorers"]["bertscore"]
+        assert bert["idf"] is idf and bert["layer"] == 2 and bert["available"] is True
+        means[idf] = results["tasks"]["TaxSum"]["metrics"]["bertscore"]["mean"]
+    assert means[True] != means[False]

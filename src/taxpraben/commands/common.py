@@ -57,6 +57,17 @@ BertMaxTokensOpt = Annotated[
         help="Cap BERTScore inputs at N tokens to bound memory (default: no cap, as the reference).",
     ),
 ]
+BertIdfOpt = Annotated[
+    bool,
+    typer.Option(
+        "--bertscore-idf",
+        help="Weight BERTScore tokens by idf over the references (not the protocol: off in "
+        "TaxBen/TaxPraBen; recorded in results.json).",
+    ),
+]
+BertBatchOpt = Annotated[
+    int, typer.Option("--bertscore-batch-size", min=1, help="Texts per BERTScore forward pass.")
+]
 BartModelOpt = Annotated[
     str,
     typer.Option(

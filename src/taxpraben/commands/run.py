@@ -25,6 +25,8 @@ from taxpraben.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.commands.common import (
     BartModelOpt,
     BartWeightsOpt,
+    BertBatchOpt,
+    BertIdfOpt,
     BertLayerOpt,
     BertMaxTokensOpt,
     BertModelOpt,
@@ -221,6 +223,8 @@ def run(
     bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
     bertscore_layer: BertLayerOpt = DEFAULT_BERTSCORE_LAYER,
     bertscore_max_tokens: BertMaxTokensOpt = None,
+    bertscore_idf: BertIdfOpt = False,
+    bertscore_batch_size: BertBatchOpt = 32,
     bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
     bartscore_weights: BartWeightsOpt = None,
     device: DeviceOpt = "auto",
@@ -231,8 +235,11 @@ def run(
     started = datetime.now(timezone.utc)
     registry = registry_or_exit(task_dir, console)
     settings = settings_from_options(
-        profile, bertscore_model, bertscore_layer, bertscore_max_tokens, bartscore_model,
-        bartscore_weights, device, no_semantic, seed, runs, console,
+        console, no_semantic=no_semantic, profile=profile, bertscore_model=bertscore_model,
+        bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
+        bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
+        bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
+        seed=seed, runs=runs,
     )  # fmt: skip
     try:
         config = GenerationConfig(

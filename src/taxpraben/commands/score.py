@@ -12,6 +12,8 @@ from rich.console import Console
 from taxpraben.commands.common import (
     BartModelOpt,
     BartWeightsOpt,
+    BertBatchOpt,
+    BertIdfOpt,
     BertLayerOpt,
     BertMaxTokensOpt,
     BertModelOpt,
@@ -90,35 +92,12 @@ def score_and_report(
     return scored
 
 
-def settings_from_options(
-    profile: str,
-    bertscore_model: str,
-    bertscore_layer: int,
-    bertscore_max_tokens: int | None,
-    bartscore_model: str,
-    bartscore_weights: Path | None,
-    device: str,
-    no_semantic: bool,
-    seed: int,
-    runs: int | None,
-    console: Console,
-) -> ScoringSettings:
+def settings_from_options(console: Console, *, no_semantic: bool, **options: Any) -> ScoringSettings:
+    """ScoringSettings from the CLI's scoring options (keyword names as in ScoringSettings)."""
     from taxpraben.scoring import ScoringSettings
 
     try:
-        return ScoringSettings(
-            profile=profile,
-            bertscore_model=bertscore_model,
-            bertscore_layer=bertscore_layer,
-            bertscore_max_tokens=bertscore_max_tokens,
-            bartscore_model=bartscore_model,
-            bartscore_weights=bartscore_weights,
-            device=device,
-            semantic=not no_semantic,
-            seed=seed,
-            runs=runs,
-            progress=True,
-        )
+        return ScoringSettings(semantic=not no_semantic, progress=True, **options)
     except ValueError as exc:
         console.print(str(exc), style="red", markup=False)
         raise typer.Exit(2) from exc
@@ -141,6 +120,8 @@ def score(
     bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
     bertscore_layer: BertLayerOpt = DEFAULT_BERTSCORE_LAYER,
     bertscore_max_tokens: BertMaxTokensOpt = None,
+    bertscore_idf: BertIdfOpt = False,
+    bertscore_batch_size: BertBatchOpt = 32,
     bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
     bartscore_weights: BartWeightsOpt = None,
     device: DeviceOpt = "auto",
@@ -152,9 +133,12 @@ def score(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = registry_or_exit(task_dir, console)
     settings = settings_from_options(
-        profile, bertscore_model, bertscore_layer, bertscore_max_tokens, bartscore_model,
-        bartscore_weights, device, no_semantic, seed, runs, console,
-    )
+        console, no_semantic=no_semantic, profile=profile, bertscore_model=bertscore_model,
+        bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
+        bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
+        bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
+        seed=seed, runs=runs,
+    )  # fmt: skip
     loaded = load_data_or_exit(data, registry, tasks, limit, console)
     try:
         preds = list(read_predictions(predictions))

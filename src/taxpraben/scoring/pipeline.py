@@ -51,6 +51,7 @@ class ScoringSettings:
     bertscore_model: str = DEFAULT_BERTSCORE_MODEL
     bertscore_layer: int = DEFAULT_BERTSCORE_LAYER
     bertscore_max_tokens: int | None = None
+    bertscore_idf: bool = False
     bertscore_batch_size: int = 32
     bartscore_model: str = DEFAULT_BARTSCORE_MODEL
     bartscore_weights: Path | str | None = None

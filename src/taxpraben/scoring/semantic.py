@@ -58,7 +58,7 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
             "bertscore": {
                 "model": settings.bertscore_model,
                 "layer": settings.bertscore_layer,
-                "idf": False,
+                "idf": settings.bertscore_idf,
                 "max_tokens": settings.bertscore_max_tokens,
             },
             "bartscore": {
@@ -77,6 +77,7 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
                 scorers.bert = BertScorer(
                     settings.bertscore_model,
                     settings.bertscore_layer,
+                    idf=settings.bertscore_idf,
                     batch_size=settings.bertscore_batch_size,
                     device=settings.device,
                     max_tokens=settings.bertscore_max_tokens,
