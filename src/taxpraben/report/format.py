@@ -117,12 +117,3 @@ def bloom_label(level: str) -> str:
 
 def type_label(kind: str) -> str:
     return TYPE_LABELS.get(kind, kind.capitalize())
-
-
-def human_size(n_bytes: int) -> str:
-    """A file size: ``812 KB``, ``14.2 MB``."""
-    if n_bytes < 1000:
-        return f"{n_bytes} B"
-    if n_bytes < 1_000_000:
-        return f"{n_bytes / 1000:.0f} KB"
-    return f"{n_bytes / 1_000_000:.1f} MB"

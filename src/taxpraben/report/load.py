@@ -105,10 +105,6 @@ def bloom_levels() -> list[str]:
     return [level.value for level in BLOOM_ORDER]
 
 
-def not_computed(results: dict[str, Any]) -> list[TaskRow]:
-    return [row for row in ordered_tasks(results) if not row.computed]
-
-
 def model_label(results: dict[str, Any], out_dir: Path | None = None) -> str:
     """What to call the evaluated model: ``meta.model``, else the directory's name."""
     model = results.get("meta", {}).get("model")
