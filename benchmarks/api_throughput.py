@@ -31,31 +31,16 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import _common  # noqa: F401  (puts tests/ on sys.path for the mock server)
 import aiohttp
 from rich.console import Console
 
+from mock_openai_server import spawn
 from taxpraben.cache import CompletionCache
 from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
 from taxpraben.runner import Runner, RunnerSettings
-
-ROOT = Path(__file__).resolve().parent.parent
-MOCK = ROOT / "tests" / "mock_openai_server.py"
-
-
-def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, str(MOCK), "--port", "0", "--latency", str(latency)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("PORT "):
-        proc.kill()
-        raise SystemExit(f"mock server did not start: {line!r}")
-    return proc, f"http://127.0.0.1:{int(line.split()[1])}/v1"
 
 
 def body(i: int) -> dict[str, object]:
@@ -192,7 +177,8 @@ def main() -> None:
     except ImportError:
         pass
 
-    server, base_url = start_server(args.latency)
+    server, root = spawn("--latency", str(args.latency))
+    base_url = root + "/v1"
     try:
         print(
             f"mock server latency L = {args.latency} s, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}"

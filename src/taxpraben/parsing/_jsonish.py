@@ -139,6 +139,13 @@ def find_json_values(text: str) -> list[Any]:
             return found
 
 
+#: JSON keys that hold an option answer (a label or letters), most explicit first; the
+#: classification and multiple-choice parsers extend this list with keys of their own.
+OPTION_ANSWER_KEYS: tuple[str, ...] = (
+    "最终答案", "final_answer", "答案", "answer", "正确答案", "正确选项", "选项", "选择",
+)  # fmt: skip
+
+
 def normalize_key(key: str) -> str:
     """Key comparison form: case-folded, without whitespace, punctuation or underscores."""
     return _KEY_JUNK.sub("", str(key).replace("*", "")).casefold()

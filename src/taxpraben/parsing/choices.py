@@ -33,21 +33,19 @@ import re
 import string
 from collections.abc import Sequence
 
-from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
+from taxpraben.parsing._jsonish import (
+    OPTION_ANSWER_KEYS,
+    answer_text,
+    answer_value,
+    find_json_values,
+)
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_taxben"]
 
 #: JSON keys holding a classification answer, in priority order.
 CHOICE_ANSWER_KEYS: tuple[str, ...] = (
-    "最终答案",
-    "final_answer",
-    "答案",
-    "answer",
-    "正确答案",
-    "正确选项",
-    "选项",
-    "选择",
+    *OPTION_ANSWER_KEYS,
     "结论",
     "类别",
     "分类",

@@ -26,21 +26,19 @@ from __future__ import annotations
 
 import re
 
-from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
+from taxpraben.parsing._jsonish import (
+    OPTION_ANSWER_KEYS,
+    answer_text,
+    answer_value,
+    find_json_values,
+)
 from taxpraben.parsing.clean import clean_prediction
 
 __all__ = ["LETTER_ANSWER_KEYS", "extract_letter_set", "extract_letter_set_taxben"]
 
 #: JSON keys holding a multiple-choice answer, in priority order.
 LETTER_ANSWER_KEYS: tuple[str, ...] = (
-    "最终答案",
-    "final_answer",
-    "答案",
-    "answer",
-    "正确答案",
-    "正确选项",
-    "选项",
-    "选择",
+    *OPTION_ANSWER_KEYS,
     "answers",
     "choices",
     "result",
