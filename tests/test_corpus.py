@@ -56,7 +56,7 @@ def test_corpus_is_well_formed() -> None:
     ids = [case["id"] for _, case in CASES]
     assert len(ids) == len(set(ids)), "corpus ids must be unique"
     for where, case in CASES:
-        assert _REQUIRED <= case.keys(), f"{where}: missing {_REQUIRED - case.keys()}"
+        assert case.keys() >= _REQUIRED, f"{where}: missing {_REQUIRED - case.keys()}"
         assert case["expect"] and set(case["expect"]) <= _EXPECT_KEYS, where
         assert case["reason"].strip(), where
 
