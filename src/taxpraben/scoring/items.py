@@ -25,7 +25,13 @@ from taxpraben.parsing.choices import extract_choice, extract_choice_taxben
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.fields import align_fields, field_text, field_value_matches, parse_fields
 from taxpraben.parsing.letters import extract_letter_set, extract_letter_set_taxben
-from taxpraben.parsing.numbers import extract_final_number, numbers_equal, parse_gold_number
+from taxpraben.parsing.numbers import (
+    expects_percent,
+    extract_final_number,
+    gold_unit,
+    numbers_equal,
+    read_gold_number,
+)
 from taxpraben.parsing.spans import extract_span, span_match, span_match_taxben
 from taxpraben.tasks import OutputType, TaskSpec
 
@@ -139,10 +145,15 @@ def _prepare_structured(
     assert opts is not None
     em = 0.0
     if opts.kind == "number":
-        match = None if failed else extract_final_number(text)
+        # Both sides in the gold's unit: the one its text is written in, else the one the
+        # question asks for (parsing.numbers.gold_unit); compared at N decimals of it.
+        unit = gold_unit(record.answer, record.query)
+        gold = unit.convert(read_gold_number(record.answer))
+        want_percent = expects_percent(gold, record.query)
+        match = None if failed else extract_final_number(text, expect_percent=want_percent)
         if match is not None:
-            item.extracted = format(match.value, "f") + ("%" if match.is_percent else "")
-            gold = parse_gold_number(record.answer)
+            match = unit.convert(match)
+            item.extracted = unit.show(match.value) + ("%" if match.is_percent else "")
             em = float(
                 numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
             )

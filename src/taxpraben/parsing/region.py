@@ -1,0 +1,124 @@
+"""Where the answer is: the final-answer statements of an output, most authoritative first.
+
+One procedure, shared by the number, label, letter and span readers, so that every task
+kind agrees on which part of a verbose answer is *the* answer. It works on the cleaned text
+(reasoning blocks already removed) with LaTeX made plain (``\\boxed{}`` kept as a marker).
+
+:func:`answer_statements` returns :class:`Statement` s in the order a grader reads them:
+
+1. **Final statements, latest first**: every explicit final-answer marker (``最终答案``,
+   ``正确答案``, ``参考答案``, ``答案``, ``答：``, ``应选``/``故选``/``本题选``/``选择``,
+   ``Final answer``, ``The answer is``, ``Answer:``), every ``\\boxed{...}`` and every
+   **self-correction** (``不对``, ``更正``, ``修正为``, ``纠正``, ``重新计算后``, ``有误``,
+   ``算错``, ``订正``, ``应更正为``). Latest first means a correction written after an
+   answer wins over it, and an answer written after a correction wins over that.
+2. **Conclusions, latest first**: ``综上所述``, ``综上``, ``因此``, ``所以``, ``故``,
+   ``由此可见``, ``总之``, ``最终``, ``结论``, plus the caller's own markers (a task's
+   ``answer_markers`` such as ``属于``, ``构成``, ``应认定为``, ``主要涉及``). A marker right
+   after a negation (``不属于``, ``不构成``, ``并非``) is not a conclusion.
+
+A statement's text runs from the end of its marker to the end of its sentence (``。！？``,
+line break; a correction runs to the end of its line). When that is empty but for
+punctuation and Markdown (``**答案**`` on a line of its own, ``答案如下：``), it is the next
+non-empty line instead. A boxed statement is the box's content.
+
+The readers take the first statement in which they find a candidate; with none, they fall
+back to the last line (then sentence) that carries one (:func:`lines_last_first`).
+Candidates outside the statement a reader settles on (intermediate steps, explanations of
+why the other options are wrong) therefore never count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from taxpraben.parsing.latex import find_boxed
+
+__all__ = ["Statement", "answer_statements", "lines_last_first"]
+
+StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement that may hold the answer: ``text`` is what follows its marker."""
+
+    kind: StatementKind
+    marker: str
+    start: int
+    text: str
+
+
+_ANSWER = re.compile(
+    r"最终答案|正确答案|参考答案|标准答案|答案|正确选项|应选|故选|本题选|因此选|所以选|我选|"
+    r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
+    r"(?<![问回解])答\s*[:：]|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
+)
+_CORRECTION = re.compile(
+    r"不对|更正|修正为|修正后|纠正|重新计算后|重新计算|有误|算错|订正|应更正为|改正|"
+    r"(?i:correction|wait)"
+)
+_CONCLUSION = re.compile(r"综上所述|综上|因此|所以|故(?!意|事|障)|由此可见|总之|最终|结论")
+_NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
+_SENTENCE_END = re.compile(r"[。！？!?\n]")
+_EMPTY = re.compile(r"^[\s:：*#>】\]_\-—=是为如下下列以下]*$")
+
+
+def _after(text: str, start: int, *, to_line_end: bool) -> str:
+    """The statement text from ``start``: its sentence (or line), else the next line."""
+    stop = text.find("\n", start) if to_line_end else -1
+    if not to_line_end:
+        m = _SENTENCE_END.search(text, start)
+        stop = m.start() if m else -1
+    stop = len(text) if stop < 0 else stop
+    body = text[start:stop]
+    if _EMPTY.match(body) and stop < len(text):
+        for line in text[stop:].split("\n"):
+            if line.strip() and not _EMPTY.match(line):
+                return line
+        return ""
+    return body
+
+
+def _negated(text: str, start: int) -> bool:
+    return bool(_NEGATED.search(text[max(0, start - 4) : start]))
+
+
+def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list[Statement]:
+    """The statements of ``text`` that may hold its answer, most authoritative first."""
+    final: list[Statement] = []
+    for start, _end, content in find_boxed(text):
+        final.append(Statement("boxed", "\\boxed", start, content))
+    for m in _ANSWER.finditer(text):
+        final.append(Statement("answer", m.group(0), m.start(), _after(text, m.end(), to_line_end=False)))
+    for m in _CORRECTION.finditer(text):
+        if not _negated(text, m.start()):
+            final.append(Statement("correction", m.group(0), m.start(), _after(text, m.end(), to_line_end=True)))
+    final.sort(key=lambda s: s.start, reverse=True)
+
+    conclusions: list[Statement] = []
+    extra = [re.escape(m) for m in conclusion_markers if m.strip()]
+    pattern = re.compile("|".join([_CONCLUSION.pattern, *sorted(extra, key=len, reverse=True)]))
+    for m in pattern.finditer(text):
+        if not _negated(text, m.start()):
+            conclusions.append(
+                Statement("conclusion", m.group(0), m.start(), _after(text, m.end(), to_line_end=False))
+            )
+    conclusions.sort(key=lambda s: s.start, reverse=True)
+    return final + conclusions
+
+
+_SENTENCE = re.compile(r"[^。！？!?\n]+")
+
+
+def lines_last_first(text: str) -> Iterator[str]:
+    """The non-empty lines of ``text`` from the last, then its sentences from the last."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    yield from reversed(lines)
+    for line in reversed(lines):
+        sentences = _SENTENCE.findall(line)
+        if len(sentences) > 1:
+            yield from reversed(sentences)
