@@ -37,7 +37,7 @@ from typing import Literal
 
 from taxpraben.parsing.latex import find_boxed
 
-__all__ = ["Statement", "answer_statements", "lines_last_first"]
+__all__ = ["Statement", "answer_statements", "drop_echo", "lines_last_first"]
 
 StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
 
@@ -53,7 +53,8 @@ class Statement:
 
 
 _ANSWER = re.compile(
-    r"最终答案|正确答案|参考答案|标准答案|答案|正确选项|应选|故选|本题选|因此选|所以选|我选|"
+    r"最终答案|正确答案|参考答案|标准答案|答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
+    r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
     r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
     r"(?<![问回解])答\s*[:：]|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
 )
@@ -122,3 +123,21 @@ def lines_last_first(text: str) -> Iterator[str]:
         sentences = _SENTENCE.findall(line)
         if len(sentences) > 1:
             yield from reversed(sentences)
+
+
+_ECHO_MIN = 6
+_SPACES = re.compile(r"\s+")
+
+
+def drop_echo(text: str, query: str) -> str:
+    """``text`` without the lines that repeat a line of the question verbatim (spaces and
+    Markdown emphasis aside): an echoed question or option list is not an answer. Lines
+    shorter than 6 characters are kept (``A``, ``答案：B`` may also occur in a question)."""
+    if not query:
+        return text
+    def key(line: str) -> str:
+        return _SPACES.sub("", line).strip("*#>-_ ")
+    asked = {key(line) for line in query.split("\n")}
+    asked.discard("")
+    kept = [line for line in text.split("\n") if len(key(line)) < _ECHO_MIN or key(line) not in asked]
+    return "\n".join(kept)

@@ -166,7 +166,7 @@ def _prepare_structured(
             letters = (
                 extract_letter_set_taxben(text)
                 if profile == "taxben"
-                else extract_letter_set(text, opts.letters)
+                else extract_letter_set(text, opts.letters, query=record.query)
             )
         if letters is not None:
             item.extracted = "".join(sorted(letters))
