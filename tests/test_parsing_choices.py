@@ -23,7 +23,7 @@ def named(text: str, choices: list[str] = TOPICS, markers: list[str] = MARKERS) 
     ("text", "expected"),
     [
         ('{"答案": "B"}', "企业所得税"),
-        ('{"answer": "b"}', None),  # lower-case letters are not options
+        ('{"answer": "b"}', "企业所得税"),  # a lone lower-case letter as the answer value
         ('{"Answer": "个人所得税"}', "个人所得税"),
         ('{"final_answer": "(D)"}', "消费税"),
         ('{"答案": ["C"]}', "个人所得税"),

@@ -7,7 +7,8 @@ kind agrees on which part of a verbose answer is *the* answer. It works on the c
 :func:`answer_statements` returns :class:`Statement` s in the order a grader reads them:
 
 1. **Final statements, latest first**: every explicit final-answer marker (``最终答案``,
-   ``正确答案``, ``参考答案``, ``答案``, ``答：``, ``应选``/``故选``/``本题选``/``选择``,
+   ``正确答案``, ``参考答案``, ``答案``, ``答：``, ``结论：``, ``正确的是``,
+   ``应选``/``故选``/``本题选``/``选择`` (before a letter),
    ``Final answer``, ``The answer is``, ``Answer:``), every ``\\boxed{...}`` and every
    **self-correction** (``不对``, ``更正``, ``修正为``, ``纠正``, ``重新计算后``, ``有误``,
    ``算错``, ``订正``, ``应更正为``). Latest first means a correction written after an
@@ -56,7 +57,7 @@ _ANSWER = re.compile(
     r"最终答案|正确答案|参考答案|标准答案|答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
     r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
     r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
-    r"(?<![问回解])答\s*[:：]|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
+    r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
 )
 _CORRECTION = re.compile(
     r"不对|更正|修正为|修正后|纠正|重新计算后|重新计算|有误|算错|订正|应更正为|改正|"

@@ -21,10 +21,14 @@ from typing import Any, Literal
 
 from taxpraben.data.records import Record
 from taxpraben.metrics.classification import MISSING_LABEL
-from taxpraben.parsing.choices import extract_choice, extract_choice_taxben
+from taxpraben.parsing.choices import extract_choice_index, extract_choice_taxben
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.fields import align_fields, field_text, field_value_matches, parse_fields
-from taxpraben.parsing.letters import extract_letter_set, extract_letter_set_taxben
+from taxpraben.parsing.letters import (
+    extract_letter_set,
+    extract_letter_set_taxben,
+    listed_option_letters,
+)
 from taxpraben.parsing.numbers import (
     expects_percent,
     extract_final_number,
@@ -122,20 +126,43 @@ def _prepare_classification(
 ) -> None:
     assert record.choices is not None
     opts = spec.classification_options
+    choices = record.choices
     label: str | None = None
     if not failed:
         if profile == "taxben":
-            label = extract_choice_taxben(text, record.choices)
+            label = extract_choice_taxben(text, choices)
         else:
-            label = extract_choice(
-                text, record.choices, option_letters=opts.option_letters, markers=opts.answer_markers
+            index = extract_choice_index(
+                text,
+                choices,
+                option_letters=_lettered(opts.option_letters, choices, record.query),
+                markers=opts.answer_markers,
+                query=record.query,
             )
+            label = None if index is None else option_label(choices, index)
     if label is None and not failed:
         item.status = "format_failure"
-    item.label_gold = record.gold_label
+    item.label_gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
     item.label_pred = label if label is not None else MISSING_LABEL
     item.extracted = item.label_pred
     item.scores = {"acc": float(item.label_pred == item.label_gold)}
+
+
+def _lettered(spec_says: bool, choices: tuple[str, ...], query: str) -> bool:
+    """Options are lettered when the spec says so, when the choices are the letters
+    themselves ("A".."D"), or when the question lists one letter per choice."""
+    if spec_says or all(c.strip().upper() == chr(65 + i) for i, c in enumerate(choices)):
+        return True
+    return len(listed_option_letters(query, "ABCDEFGH")) == len(choices) >= 2
+
+
+def option_label(choices: tuple[str, ...], index: int) -> str:
+    """The label of option ``index``: its text, or "B. text" when another option has the
+    same text (repeated options are told apart by their letter)."""
+    text = choices[index]
+    if choices.count(text) > 1:
+        return f"{chr(65 + index)}. {text}"
+    return text
 
 
 def _prepare_structured(
