@@ -58,7 +58,7 @@ class ClassificationOptions(_Strict):
         default_factory=lambda: [
             "答案", "结论", "属于", "应为", "选择", "分类为", "类别",
             "主要涉及", "主要是", "应认定为", "认定为", "构成",
-        ]  # fmt: skip
+        ]
     )
 
 
