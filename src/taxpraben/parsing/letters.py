@@ -131,8 +131,12 @@ def _rejected(text: str, start: int, end: int) -> bool:
     return bool(_NEGATIVE.match(text, end)) or bool(_EXCLUDED_BEFORE.search(text[max(0, start - 8) : start]))
 
 
+_RANGE = re.compile(r"(?<![A-Za-z])[A-Z]\s*(?:[–—~～]|-|到|至)\s*[A-Z](?![A-Za-z])")
+
+
 def _prepare(text: str) -> str:
-    return _AND.sub("和", _ASIDE.sub(" ", text))
+    """Asides and ranges ("A–E" describes the options, it answers nothing) removed."""
+    return _AND.sub("和", _RANGE.sub(" ", _ASIDE.sub(" ", text)))
 
 
 def _statement_letters(body: str, letters: str, listed: str, kind: str) -> frozenset[str] | None:

@@ -107,6 +107,9 @@ class NumberMatch:
     scaled: bool = False
     #: A currency word (元, 块, 圆) was written right after the number.
     currency: bool = False
+    #: The answer statement calls the amount a refund (应退税2520元): a negative gold of the
+    #: same size is meant.
+    refund: bool = False
 
 
 #: JSON keys holding the answer of a calculation, in priority order (compared without case,
@@ -178,6 +181,7 @@ _NUMBER = re.compile(
     )
     (?P<pct>[ \t]?%)?
     (?P<cur>[ \t]?(?:元|块|圆))?
+    (?P<bunit>[ \t]?\([ \t]*(?P<bmul>万|亿|千|百万|十万|千万)?元[ \t]*\))?
     """,
     re.VERBOSE,
 )
@@ -230,6 +234,8 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
                 value = value ** int(m.group("pow"))
             if m.group("unit"):
                 value *= _UNITS[m.group("unit")]
+            elif m.group("bmul") and not m.group("cur"):  # "2.8（万元）"
+                value *= _UNITS[m.group("bmul")]
         except ArithmeticError:  # 0^0, overflow: not an amount
             return None
         if not value.is_finite():
@@ -242,8 +248,8 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
         m.start(),
         m.end(),
         m.group(0),
-        scaled=m.group("unit") is not None,
-        currency=m.group("cur") is not None,
+        scaled=m.group("unit") is not None or (m.group("bmul") is not None and m.group("cur") is None),
+        currency=m.group("cur") is not None or m.group("bunit") is not None,
     )
 
 
@@ -403,6 +409,10 @@ _CONCLUSION = re.compile(
 _CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
 _LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
 _EQUALS = re.compile(r"[=≈]")
+_CORRECTED = re.compile(
+    r"应为|应是|应该是|改为|更正为|修正为|正确(?:的)?(?:答案|结果|金额|税额)?(?:是|为|应为)"
+)
+_REFUND = re.compile(r"退(?!出|回原)")
 _ZERO_WORDS = re.compile(r"^[\s:：是为*#>]*(?:零|〇)(?:元)?(?:[。.！!\s*]|$)")
 
 
@@ -418,10 +428,17 @@ def _shift(found: NumberMatch, offset: int) -> NumberMatch:
     return replace(found, start=found.start + offset, end=found.end + offset)
 
 
+_OPERATOR_AFTER = re.compile(r"^[^=]*?[×xX*÷/+\-][ \t]*[(（]?[ \t]*\d")
+
+
 def _clause_number(
-    text: str, start: int, expect_percent: bool | None = None
+    text: str, start: int, expect_percent: bool | None = None, *, result_only: bool = False
 ) -> NumberMatch | None:
-    """The number answering a marker that ends at ``start`` (see the module docstring)."""
+    """The number answering a marker that ends at ``start`` (see the module docstring).
+
+    ``result_only``: the number must be a result, not the first operand of an expression
+    (``= 8,570,000 × 0.05% × 40`` answers nothing).
+    """
     lead = _LEAD.match(text, start)
     begin = lead.end() if lead else start
     end_match = _CLAUSE_END.search(text, begin)
@@ -435,14 +452,17 @@ def _clause_number(
         after = [n for n in numbers if n.start >= equals[-1].end()]
         if after:
             numbers = after
+    if result_only and _OPERATOR_AFTER.match(clause[numbers[0].end :]):
+        return None
     return _shift(numbers[0], begin)
 
 
 def _from_markers(
     text: str, marker: re.Pattern[str], expect_percent: bool | None = None
 ) -> NumberMatch | None:
+    result_only = marker is _EQUALS
     for m in reversed(list(marker.finditer(text))):
-        found = _clause_number(text, m.end(), expect_percent)
+        found = _clause_number(text, m.end(), expect_percent, result_only=result_only)
         if found is not None:
             return found
     return None
@@ -488,11 +508,16 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
         return whole
     if _ZERO_WORDS.match(body):
         return NumberMatch(Decimal(0), False, -1, -1, "零")
-    if statement.kind in ("boxed", "correction"):
-        return _final_in_text(body, expect_percent)
-    found = _clause_number(body, 0, expect_percent)
-    if found is None:  # the answer may follow a clause without a number: "答案：经计算，为8000元"
+    if statement.kind == "correction":
+        found = _from_markers(body, _CORRECTED, expect_percent) or _final_in_text(body, expect_percent)
+    elif statement.kind == "boxed":
         found = _final_in_text(body, expect_percent)
+    else:
+        found = _clause_number(body, 0, expect_percent)
+        if found is None:  # the answer may follow a clause without a number: "答案：经计算，为8000元"
+            found = _final_in_text(body, expect_percent)
+    if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
+        found = replace(found, refund=True)
     return found
 
 

@@ -13,13 +13,17 @@ kind agrees on which part of a verbose answer is *the* answer. It works on the c
    **self-correction** (``不对``, ``更正``, ``修正为``, ``纠正``, ``重新计算后``, ``有误``,
    ``算错``, ``订正``, ``应更正为``). Latest first means a correction written after an
    answer wins over it, and an answer written after a correction wins over that.
-2. **Conclusions, latest first**: ``综上所述``, ``综上``, ``因此``, ``所以``, ``故``,
-   ``由此可见``, ``总之``, ``最终``, ``结论``, plus the caller's own markers (a task's
-   ``answer_markers`` such as ``属于``, ``构成``, ``应认定为``, ``主要涉及``). A marker right
-   after a negation (``不属于``, ``不构成``, ``并非``) is not a conclusion.
+2. **Summaries, latest first**: ``综上所述``, ``综上``, ``总之``, ``最终``, ``结论``, plus
+   the caller's own markers (a task's ``answer_markers`` such as ``属于``, ``构成``,
+   ``应认定为``, ``主要涉及``). A marker right after a negation (``不属于``, ``不构成``,
+   ``并非``) is not a conclusion.
+3. **Consequences, latest first**: ``因此``, ``所以``, ``故``, ``由此可见``. They come after
+   the summaries because they also introduce what follows from the answer ("增值率约为
+   66.67%。因此适用税率为40%").
 
 A statement's text runs from the end of its marker to the end of its sentence (``。！？``,
-line break; a correction runs to the end of its line). When that is empty but for
+line break; a correction runs to the end of the text: what follows it is the corrected
+working). When that is empty but for
 punctuation and Markdown (``**答案**`` on a line of its own, ``答案如下：``), it is the next
 non-empty line instead. A boxed statement is the box's content.
 
@@ -63,7 +67,8 @@ _CORRECTION = re.compile(
     r"不对|更正|修正为|修正后|纠正|重新计算后|重新计算|有误|算错|订正|应更正为|改正|"
     r"(?i:correction|wait)"
 )
-_CONCLUSION = re.compile(r"综上所述|综上|因此|所以|故(?!意|事|障)|由此可见|总之|最终|结论")
+_SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论")
+_CONSEQUENCE = re.compile(r"因此|所以|故(?!意|事|障)|由此可见")
 _NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
 _EMPTY = re.compile(r"^[\s:：*#>】\]_\-—=是为如下下列以下]*$")
@@ -98,19 +103,26 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list
         final.append(Statement("answer", m.group(0), m.start(), _after(text, m.end(), to_line_end=False)))
     for m in _CORRECTION.finditer(text):
         if not _negated(text, m.start()):
-            final.append(Statement("correction", m.group(0), m.start(), _after(text, m.end(), to_line_end=True)))
+            # What follows a correction is the corrected working, down to the end.
+            final.append(Statement("correction", m.group(0), m.start(), text[m.end() :]))
     final.sort(key=lambda s: s.start, reverse=True)
 
-    conclusions: list[Statement] = []
+    summaries: list[Statement] = []
+    consequences: list[Statement] = []
     extra = [re.escape(m) for m in conclusion_markers if m.strip()]
-    pattern = re.compile("|".join([_CONCLUSION.pattern, *sorted(extra, key=len, reverse=True)]))
+    pattern = re.compile("|".join([*sorted(extra, key=len, reverse=True), _SUMMARY.pattern]))
     for m in pattern.finditer(text):
         if not _negated(text, m.start()):
-            conclusions.append(
+            summaries.append(
                 Statement("conclusion", m.group(0), m.start(), _after(text, m.end(), to_line_end=False))
             )
-    conclusions.sort(key=lambda s: s.start, reverse=True)
-    return final + conclusions
+    for m in _CONSEQUENCE.finditer(text):
+        consequences.append(
+            Statement("conclusion", m.group(0), m.start(), _after(text, m.end(), to_line_end=False))
+        )
+    summaries.sort(key=lambda s: s.start, reverse=True)
+    consequences.sort(key=lambda s: s.start, reverse=True)
+    return final + summaries + consequences
 
 
 _SENTENCE = re.compile(r"[^。！？!?\n]+")

@@ -16,7 +16,7 @@ is ever dropped.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from taxpraben.data.records import Record
@@ -180,6 +180,8 @@ def _prepare_structured(
         match = None if failed else extract_final_number(text, expect_percent=want_percent)
         if match is not None:
             match = unit.convert(match)
+            if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
+                match = replace(match, value=-match.value)
             item.extracted = unit.show(match.value) + ("%" if match.is_percent else "")
             em = float(
                 numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
