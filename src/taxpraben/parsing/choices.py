@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from taxpraben.parsing._jsonish import (
     OPTION_ANSWER_KEYS,
@@ -54,7 +55,8 @@ from taxpraben.parsing._jsonish import (
 )
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.region import answer_statements, drop_echo, lines_last_first
+from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
+from taxpraben.parsing.region import answer_statements, drop_echo, sentences_last_first
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "extract_choice_taxben"]
 
@@ -94,6 +96,7 @@ _NONE_CORRECT = re.compile(
     r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
     r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
 )
+_LONE_LOWER = re.compile(r"^[\s*#>(（\[【]*([a-z])[)）\]】.。]?\s*$")
 _BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,，!！]*$")
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
 
@@ -103,22 +106,46 @@ def _letter_index(letter: str, count: int) -> int | None:
     return index if 0 <= index < count else None
 
 
+_CN_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+(?:点[零一二三四五六七八九]+)?)")
+_CN_TIMES = re.compile(r"(?<![零一二两三四五六七八九十百千万亿])([一二两三四五六七八九十]{1,3})倍")
+
+
+def _cn_number(match: re.Match[str], suffix: str) -> str:
+    value = parse_number(match.group(1))
+    if value is None:
+        return match.group(0)
+    text = format(value.value.normalize(), "f")
+    return text + suffix
+
+
 def _norm(text: str) -> str:
-    """Comparison form for naming: folded, lower-case Latin, no thousands separators."""
-    return _DIGIT_COMMA.sub("", fold_characters(text).strip().lower())
+    """Comparison form for naming: folded, lower-case Latin, no thousands separators,
+    ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option)."""
+    text = _DIGIT_COMMA.sub("", fold_characters(text).strip().lower())
+    if "百分之" in text:
+        text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
+    if "倍" in text:
+        text = _CN_TIMES.sub(lambda m: _cn_number(m, "倍"), text)
+    return text
 
 
-def _needles(choices: Sequence[str]) -> list[tuple[str, int]]:
-    """(needle, choice index) pairs: each choice, and a charge without its 罪 when unique."""
+def _needles(
+    choices: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None
+) -> list[tuple[str, int]]:
+    """(needle, choice index) pairs: each choice, its aliases, and a charge without its 罪
+    when that stem names no other choice."""
+    names: list[tuple[str, int]] = [(str(c), i) for i, c in enumerate(choices)]
+    for i, choice in enumerate(choices):
+        names.extend((alias, i) for alias in (aliases or {}).get(str(choice), ()))
     needles: list[tuple[str, int]] = []
     seen: set[str] = set()
-    for index, choice in enumerate(choices):
-        needle = _norm(str(choice))
+    for name, index in names:
+        needle = _norm(name)
         if needle and needle not in seen:
             seen.add(needle)
             needles.append((needle, index))
-    for index, choice in enumerate(choices):
-        needle = _norm(str(choice))
+    for name, index in names:
+        needle = _norm(name)
         stem = needle[:-1] if needle.endswith("罪") else ""
         if len(stem) >= 2 and stem not in seen:
             seen.add(stem)
@@ -162,19 +189,73 @@ def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None
     return None
 
 
+_PICK = re.compile(r"应为|应是|应该是|应选|改选|改为|更正为|正确答案(?:是|为|应为)?|答案(?:是|为|应为)")
+_HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*(?:或者|或是|或|还是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
+_HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*(?:或者|或是|或|还是)\s*(?:构成|是|为)?\s*$")
+
+
+class _Hedge(Exception):
+    """A statement offers two options ("B或D"): it gives no single answer."""
+
+
+def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bool) -> bool:
+    if lettered and _HEDGE_LETTERS.search(body):
+        return True
+    haystack = _norm(body)
+    return any(
+        a[2] != b[2] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
+        for a, b in pairwise(named)
+    )
+
+
+def _numeric_choice(body: str, choices: Sequence[str]) -> int | None:
+    """The one choice whose amount a number of ``body`` equals (``6万元`` = ``60000元``,
+    ``0.05%`` = ``万分之五``), when every choice is an amount; None when none or several."""
+    values = [parse_number(str(c)) for c in choices]
+    if not all(values):
+        return None
+    hits = {
+        i
+        for number in find_numbers(body)[:20]
+        for i, value in enumerate(values)
+        if value is not None
+        and value.is_percent == number.is_percent
+        and numbers_equal(number, value, 6, False)
+    }
+    return hits.pop() if len(hits) == 1 else None
+
+
 def _read_statement(
-    body: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]
+    body: str,
+    count: int,
+    lettered: bool,
+    needles: Sequence[tuple[str, int]],
+    choices: Sequence[str],
+    *,
+    correction: bool = False,
 ) -> int | None:
-    """The option a statement gives: its leading letter, a choice it names, a 选项X."""
+    """The option a statement gives: its leading letter, a choice it names, an amount equal
+    to a choice, a 选项X. Raises _Hedge when it offers two."""
+    if correction:
+        picks = list(_PICK.finditer(body))
+        if not picks:
+            return None
+        body = body[picks[-1].end() :]
+    named = _named(body, needles)
+    if _hedged(body, named, lettered):
+        raise _Hedge
     if lettered:
         m = _STATEMENT_LETTER.match(body)
         if m and (m.group(1).isupper() or not re.match(r"[a-z]{2}", body[m.start(1) :])):
             index = _letter_index(m.group(1), count)
             if index is not None:
                 return index
-    named = _first_affirmed(body, needles)
-    if named is not None:
-        return named
+    for _start, _end, index, negated in named:
+        if not negated:
+            return index
+    numeric = _numeric_choice(body, choices)
+    if numeric is not None:
+        return numeric
     if lettered:
         found = {
             index
@@ -193,7 +274,7 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
     for start, end, _index, _negated in reversed(named):
         rest = rest[:start] + rest[end:]
     if lettered:
-        m = _LEADING_LETTER.match(rest)
+        m = _LEADING_LETTER.match(rest) or _LONE_LOWER.match(rest)
         if m and _BARE_LINE.match(rest[m.end() :]):
             index = _letter_index(m.group(1), count)
             if index is not None:
@@ -204,9 +285,11 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
 
 
 def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
+    """The decisive statement says no option is correct (and names none itself)."""
     if any(_NONE_CORRECT.search(fold_characters(str(c))) for c in choices):
         return False
-    return bool(_NONE_CORRECT.search(text))
+    m = _NONE_CORRECT.search(text)
+    return bool(m) and m.start() <= 12
 
 
 def extract_choice_index(
@@ -216,55 +299,81 @@ def extract_choice_index(
     option_letters: bool,
     markers: Sequence[str],
     query: str = "",
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    names: Sequence[str] | None = None,
 ) -> int | None:
     """The index of the option an output selects, or None (rules in the module docstring).
 
     ``text`` is the raw model output (it is cleaned here); ``choices`` are the labels in
     option order; ``option_letters`` says whether the choices were shown as A, B, C, ...;
     ``markers`` are the task's conclusion phrases (``answer_markers``); ``query`` is the
-    question (lines of the output that repeat it are not read).
+    question (runs of output lines that repeat it are not read); ``aliases`` are other
+    names of a choice (keyed by choice text); ``names`` are the texts an output may name
+    the options by when they differ from ``choices`` (choices stored as letters, texts in
+    the query). A hedge between two options ("B或D") selects none.
     """
+    try:
+        return _choice_index(text, choices, option_letters, markers, query, aliases, names)
+    except _Hedge:
+        return None
+
+
+def _choice_index(
+    text: str,
+    choices: Sequence[str],
+    lettered: bool,
+    markers: Sequence[str],
+    query: str,
+    aliases: Mapping[str, Sequence[str]] | None,
+    names: Sequence[str] | None,
+) -> int | None:
     cleaned = drop_echo(strip_latex(clean_prediction(text)), query)
     count = len(choices)
     if not cleaned or not choices:
         return None
-    needles = _needles(choices)
-    statements = answer_statements(cleaned, markers)
-    final = [st for st in statements if st.kind != "conclusion"]
-    lines = [line for line in cleaned.split("\n") if line.strip()]
-    decisive = final[0].text if final else (lines[-1] if lines else "")
-    if _says_none_correct(decisive, choices):
-        return None
+    texts = list(names) if names is not None and len(names) == count else list(choices)
+    needles = _needles(texts, aliases)
+
+    def read(body: str, correction: bool = False) -> int | None:
+        return _read_statement(body, count, lettered, needles, texts, correction=correction)
 
     found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
     if found:
         value_text = strip_latex(clean_prediction(answer_text(value, " ", dict_values=True)))
         if value_text:
             folded = _norm(value_text.strip(" .。、:：*"))
-            for index, choice in enumerate(choices):
+            for index, choice in enumerate(texts):
                 if _norm(str(choice)) == folded:
                     return index
-            picked = _read_statement(value_text, count, option_letters, needles)
+            picked = read(value_text)
             if picked is not None:
                 return picked
+    statements = answer_statements(cleaned, markers)
+    final = [st for st in statements if st.kind != "conclusion"]
+    lines = [line for line in cleaned.split("\n") if line.strip()]
+    decisive = final[0].text if final else (lines[-1] if lines else "")
+    if _says_none_correct(decisive, texts):
+        return None
     for statement in final:
-        picked = _read_statement(statement.text, count, option_letters, needles)
+        picked = read(statement.text, statement.kind == "correction")
         if picked is not None:
             return picked
     for line in reversed(lines):
-        picked = _bare_line(line, count, option_letters, needles)
+        picked = _bare_line(line, count, lettered, needles)
         if picked is not None:
             return picked
     for statement in statements:
         if statement.kind == "conclusion":
-            picked = _read_statement(statement.text, count, option_letters, needles)
+            picked = read(statement.text)
             if picked is not None:
                 return picked
-    for piece in lines_last_first(cleaned):
+    for piece in sentences_last_first(cleaned):
         picked = _first_affirmed(piece, needles)
+        if picked is None:
+            picked = _numeric_choice(piece, texts)
         if picked is not None:
             return picked
-    if option_letters:
+    if lettered:
         for pattern in (_WEAK_LETTER, _STANDALONE_LETTER):
             letters = {
                 index
@@ -284,10 +393,11 @@ def extract_choice(
     option_letters: bool,
     markers: Sequence[str],
     query: str = "",
+    aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> str | None:
     """The choice an output selects (``choices[extract_choice_index(...)]``), or None."""
     index = extract_choice_index(
-        text, choices, option_letters=option_letters, markers=markers, query=query
+        text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases
     )
     return None if index is None else choices[index]
 

@@ -53,6 +53,7 @@ __all__ = [
     "extract_letter_set",
     "extract_letter_set_taxben",
     "listed_option_letters",
+    "listed_option_texts",
 ]
 
 #: JSON keys holding a multiple-choice answer, in priority order.
@@ -96,6 +97,23 @@ def listed_option_letters(query: str, letters: str = "ABCDE") -> str:
     when it lists fewer than two."""
     found = sorted({m.group(1) for m in _LISTED.finditer(query or "") if m.group(1) in letters})
     return "".join(found) if len(found) >= 2 else letters
+
+
+_OPTION_TEXT = re.compile(
+    r"(?:^|(?<=[\s(（]))([A-H])\s*[.．、:：)）]\s*(.+?)(?=\s+[A-H]\s*[.．、:：)）]|\n|$)", re.MULTILINE
+)
+
+
+def listed_option_texts(query: str) -> dict[str, str]:
+    """The options a question lists, letter -> text (``A. 13%`` -> ``{"A": "13%"}``); the
+    first listing of a letter wins (an instruction such as "输出字母（A、B、C或D）" comes
+    after the options)."""
+    found: dict[str, str] = {}
+    for m in _OPTION_TEXT.finditer(query or ""):
+        text = m.group(2).strip().rstrip("；;。")
+        if text and m.group(1) not in found:
+            found[m.group(1)] = text
+    return found
 
 
 def _groups(text: str, letters: str) -> list[tuple[int, int, frozenset[str]]]:

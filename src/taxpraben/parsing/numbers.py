@@ -21,7 +21,9 @@
   ``十`` and has two or more characters (``十万``), or is followed by a currency or percent
   sign. So ``一般纳税人``, ``统一``, ``十分``, ``千万`` are not numbers;
   ``三十日`` (30) is. :func:`parse_number` (a whole expression) also accepts a lone ``十``;
-- a percent: ``12%`` and ``百分之十二`` give value 12 with ``is_percent=True``;
+- a percent: ``12%`` and ``百分之十二`` give value 12 with ``is_percent=True``; per-mille
+  and per-ten-thousand forms are read in percent points (``千分之五`` and ``5‰`` are 0.5,
+  ``万分之五`` and ``5‱`` are 0.05, all with ``is_percent=True``);
 - a currency suffix (``元``) belongs to the expression but does not change the value.
 
 **Accounting negatives.** ``(300)`` / ``（1,200.00）元`` mean -300 / -1200 only in
@@ -175,11 +177,11 @@ _NUMBER = re.compile(
       )?
       (?:[ \t]?(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千(?![克米瓦帕焦卡])))?
     |
-      (?P<cnpct>百分之)?
+      (?P<cnpct>百分之|千分之|万分之)?
       (?P<cn>负?[零〇一二两三四五六七八九十百千万亿壹贰叁肆伍陆柒捌玖拾佰仟]{1,40}
          (?:点[零〇一二三四五六七八九壹贰叁肆伍陆柒捌玖]{1,12})?)
     )
-    (?P<pct>[ \t]?%)?
+    (?P<pct>[ \t]?[%‰‱])?
     (?P<cur>[ \t]?(?:元|块|圆))?
     (?P<bunit>[ \t]?\([ \t]*(?P<bmul>万|亿|千|百万|十万|千万)?元[ \t]*\))?
     """,
@@ -242,6 +244,12 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
             return None
         if m.group("sign") in ("-", "负"):
             value = -value
+    # Per-mille and per-ten-thousand forms are read in percent points: 千分之五 = 5‰ = 0.5%.
+    per = (m.group("cnpct") or "") + (m.group("pct") or "").strip()
+    if "千分之" in per or "‰" in per:
+        value /= 10
+    elif "万分之" in per or "‱" in per:
+        value /= 100
     return NumberMatch(
         value,
         percent,

@@ -42,7 +42,7 @@ from typing import Literal
 
 from taxpraben.parsing.latex import find_boxed
 
-__all__ = ["Statement", "answer_statements", "drop_echo", "lines_last_first"]
+__all__ = ["Statement", "answer_statements", "drop_echo", "lines_last_first", "sentences_last_first"]
 
 StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
 
@@ -63,9 +63,13 @@ _ANSWER = re.compile(
     r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
     r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
 )
+# A correction opens a clause ("不对，应为…", "更正：…") or closes one about the working
+# ("上面计算有误，…"); "说法不对的是B项" and "A项表述有误" are verdicts, not corrections.
 _CORRECTION = re.compile(
-    r"不对|更正|修正为|修正后|纠正|重新计算后|重新计算|有误|算错|订正|应更正为|改正|"
-    r"(?i:correction|wait)"
+    r"(?:(?<=^)|(?<=[\n。！？!?，,；;：:(（\s]))"
+    r"(?:不对|更正|修正为|修正后|纠正|重新计算后|重新计算|订正|应更正为|改正|(?i:correction|wait)(?![a-z]))|"
+    r"(?:计算|上面|上述|前面|以上|刚才|之前|结果)[^，。\n]{0,4}(?:有误|算错|错了)(?=[，。,；!！\n]|$)",
+    re.MULTILINE,
 )
 _SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论")
 _CONSEQUENCE = re.compile(r"因此|所以|故(?!意|事|障)|由此可见")
@@ -138,19 +142,39 @@ def lines_last_first(text: str) -> Iterator[str]:
             yield from reversed(sentences)
 
 
+def sentences_last_first(text: str) -> Iterator[str]:
+    """The sentences of ``text`` (split at ``。！？`` and line breaks), from the last."""
+    yield from reversed([s for s in _SENTENCE.findall(text) if s.strip()])
+
+
 _ECHO_MIN = 6
+_OPTION_LINE = re.compile(r"^\s*[*#>]*\s*[(（]?[A-H][)）]?\s*[.．、:：)）]")
 _SPACES = re.compile(r"\s+")
 
 
 def drop_echo(text: str, query: str) -> str:
     """``text`` without the lines that repeat a line of the question verbatim (spaces and
     Markdown emphasis aside): an echoed question or option list is not an answer. Lines
-    shorter than 6 characters are kept (``A``, ``答案：B`` may also occur in a question)."""
+    shorter than 6 characters are kept (``A``, ``答案：B`` may also occur in a question), and
+    so is a lone echoed option line (``B. 不动产租赁服务`` on its own is the answer)."""
     if not query:
         return text
     def key(line: str) -> str:
         return _SPACES.sub("", line).strip("*#>-_ ")
     asked = {key(line) for line in query.split("\n")}
     asked.discard("")
-    kept = [line for line in text.split("\n") if len(key(line)) < _ECHO_MIN or key(line) not in asked]
+    lines = text.split("\n")
+    echoed = [len(key(line)) >= _ECHO_MIN and key(line) in asked for line in lines]
+    # One echoed option line alone ("B. 不动产租赁服务") is an answer; a run of echoed lines
+    # (the options listed again, the question restated) is not.
+    kept = [
+        line
+        for i, line in enumerate(lines)
+        if not echoed[i]
+        or not (
+            (i > 0 and echoed[i - 1])
+            or (i + 1 < len(lines) and echoed[i + 1])
+            or not _OPTION_LINE.match(line)
+        )
+    ]
     return "\n".join(kept)

@@ -28,6 +28,7 @@ from taxpraben.parsing.letters import (
     extract_letter_set,
     extract_letter_set_taxben,
     listed_option_letters,
+    listed_option_texts,
 )
 from taxpraben.parsing.numbers import (
     expects_percent,
@@ -138,6 +139,8 @@ def _prepare_classification(
                 option_letters=_lettered(opts.option_letters, choices, record.query),
                 markers=opts.answer_markers,
                 query=record.query,
+                aliases=opts.aliases,
+                names=_option_names(choices, record.query),
             )
             label = None if index is None else option_label(choices, index)
     if label is None and not failed:
@@ -154,6 +157,15 @@ def _lettered(spec_says: bool, choices: tuple[str, ...], query: str) -> bool:
     if spec_says or all(c.strip().upper() == chr(65 + i) for i, c in enumerate(choices)):
         return True
     return len(listed_option_letters(query, "ABCDEFGH")) == len(choices) >= 2
+
+
+def _option_names(choices: tuple[str, ...], query: str) -> list[str] | None:
+    """When the choices are the letters themselves, the option texts the question lists."""
+    if not all(c.strip().upper() == chr(65 + i) for i, c in enumerate(choices)):
+        return None
+    listed = listed_option_texts(query)
+    names = [listed.get(chr(65 + i), "") for i in range(len(choices))]
+    return names if all(names) else None
 
 
 def option_label(choices: tuple[str, ...], index: int) -> str:
