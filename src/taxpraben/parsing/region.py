@@ -42,7 +42,14 @@ from typing import Literal
 
 from taxpraben.parsing.latex import find_boxed
 
-__all__ = ["Statement", "answer_statements", "drop_echo", "lines_last_first", "sentences_last_first"]
+__all__ = [
+    "Statement",
+    "answer_statements",
+    "drop_echo",
+    "is_refusal",
+    "lines_last_first",
+    "sentences_last_first",
+]
 
 StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
 
@@ -67,7 +74,7 @@ _ANSWER = re.compile(
 # ("上面计算有误，…"); "说法不对的是B项" and "A项表述有误" are verdicts, not corrections.
 _CORRECTION = re.compile(
     r"(?:(?<=^)|(?<=[\n。！？!?，,；;：:(（\s]))"
-    r"(?:不对|更正|修正为|修正后|纠正|重新计算后|重新计算|订正|应更正为|改正|(?i:correction|wait)(?![a-z]))|"
+    r"(?:不对|更正|修正为|修正后|修正(?=\s*[:：])|纠正|重新计算后|重新计算|订正|应更正为|改正|(?i:correction|wait)(?![a-z]))|"
     r"(?:计算|上面|上述|前面|以上|刚才|之前|结果)[^，。\n]{0,4}(?:有误|算错|错了)(?=[，。,；!！\n]|$)",
     re.MULTILINE,
 )
@@ -178,3 +185,18 @@ def drop_echo(text: str, query: str) -> str:
         )
     ]
     return "\n".join(kept)
+
+
+_REFUSAL = re.compile(
+    r"^(?:[\s*#>]*)(?:抱歉|对不起|很遗憾|我无法|无法回答|无法确定|不能回答|我不能|我不确定|不知道|"
+    r"(?i:i'?m\s+sorry|sorry|i\s+can(?:no|')t|i\s+am\s+unable|i\s+don'?t\s+know|as\s+an\s+ai))"
+)
+
+
+def is_refusal(text: str) -> bool:
+    """The output declines to answer ("抱歉，我无法回答", "I'm sorry, but I can't ...").
+
+    Only an output that *opens* with the refusal counts: "抱歉，上面算错了，应为…" is an answer,
+    and the callers check a refusal only when nothing else was read.
+    """
+    return bool(_REFUSAL.match(text))

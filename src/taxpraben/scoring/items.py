@@ -37,6 +37,7 @@ from taxpraben.parsing.numbers import (
     numbers_equal,
     read_gold_number,
 )
+from taxpraben.parsing.region import is_refusal
 from taxpraben.parsing.spans import extract_span, span_match, span_match_taxben
 from taxpraben.tasks import OutputType, TaskSpec
 
@@ -220,10 +221,10 @@ def _prepare_structured(
                 item.extracted = text
                 em = float(span_match_taxben(text, record.answer_text))
             else:
-                span = extract_span(text)
+                span = extract_span(text, clause="，" not in record.answer_text)
                 item.extracted = span
-                if span.strip():
-                    em = float(span_match(span, record.answer_text))
+                if span.strip() and not (span == text and is_refusal(text)):
+                    em = float(span_match(text, record.answer_text))
                 else:
                     item.status = "format_failure"
     item.scores = {"em": em}
