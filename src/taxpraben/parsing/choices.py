@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from taxpraben.parsing._jsonish import (
@@ -55,7 +56,7 @@ from taxpraben.parsing._jsonish import (
 )
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
+from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.region import answer_statements, drop_echo, sentences_last_first
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "extract_choice_taxben"]
@@ -208,11 +209,18 @@ def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bo
     )
 
 
+@lru_cache(maxsize=256)
+def _choice_amounts(choices: tuple[str, ...]) -> tuple[NumberMatch, ...] | None:
+    """Each choice as one amount or rate, or None unless every choice is one."""
+    values = tuple(parse_number(c) for c in choices)
+    return values if all(v is not None for v in values) else None  # type: ignore[return-value]
+
+
 def _numeric_choice(body: str, choices: Sequence[str]) -> int | None:
     """The one choice whose amount a number of ``body`` equals (``6万元`` = ``60000元``,
     ``0.05%`` = ``万分之五``), when every choice is an amount; None when none or several."""
-    values = [parse_number(str(c)) for c in choices]
-    if not all(values):
+    values = _choice_amounts(tuple(str(c) for c in choices))
+    if values is None:
         return None
     hits = {
         i

@@ -27,30 +27,37 @@ _BOXED_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _MAX_BOXED = 50
 
 
-def _group_end(text: str, open_brace: int) -> int:
-    """Index just past the ``}`` closing the ``{`` at ``open_brace``; -1 when unclosed."""
-    depth = 0
-    for i in range(open_brace, len(text)):
-        c = text[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return -1
+def _closing_braces(text: str) -> dict[int, int]:
+    """Index of each ``{`` -> index just past its ``}``, in one pass (unclosed ones absent).
+
+    One pass over the text rather than one scan per ``\\boxed{``: thousands of unclosed
+    boxes must not make this quadratic.
+    """
+    closing: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _BRACE.finditer(text):
+        if m.group(0) == "{":
+            stack.append(m.start())
+        elif stack:
+            closing[stack.pop()] = m.end()
+    return closing
+
+
+_BRACE = re.compile(r"[{}]")
 
 
 def find_boxed(text: str) -> list[tuple[int, int, str]]:
     """Every ``\\boxed{...}`` as (start, end, content), in order; unclosed ones are skipped."""
+    if "\\boxed" not in text and "\\fbox" not in text:
+        return []
+    closing = _closing_braces(text)
     found: list[tuple[int, int, str]] = []
     for m in _BOXED_OPEN.finditer(text):
-        end = _group_end(text, m.end() - 1)
+        end = closing.get(m.end() - 1, -1)
         if end > 0:
             found.append((m.start(), end, text[m.end() : end - 1]))
-            if len(found) >= _MAX_BOXED:
-                break
-    return found
+    # The latest boxes are the ones that count (the final answer comes last).
+    return found[-_MAX_BOXED:]
 
 
 _WRAPPERS = re.compile(

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from taxpraben.parsing.latex import find_boxed
@@ -56,12 +56,26 @@ StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
 
 @dataclass(frozen=True)
 class Statement:
-    """One statement that may hold the answer: ``text`` is what follows its marker."""
+    """One statement that may hold the answer: ``text`` is what follows its marker.
+
+    The text is cut from the source only when asked for: an output with thousands of
+    markers must not copy its tail thousands of times.
+    """
 
     kind: StatementKind
     marker: str
     start: int
-    text: str
+    source: str = field(repr=False, compare=False)
+    body_start: int = 0
+    to_end: bool = False
+
+    @property
+    def text(self) -> str:
+        if self.kind == "boxed":
+            return self.source
+        if self.to_end:
+            return self.source[self.body_start :]
+        return _after(self.source, self.body_start, to_line_end=False)
 
 
 _ANSWER = re.compile(
@@ -82,6 +96,9 @@ _SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论")
 _CONSEQUENCE = re.compile(r"因此|所以|故(?!意|事|障)|由此可见")
 _NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
+#: The latest statements of each tier that are read: a real answer has a handful; hostile
+#: input with thousands must not make the readers quadratic.
+_MAX_PER_TIER = 64
 _EMPTY = re.compile(r"^[\s:：*#>】\]_\-—=是为如下下列以下]*$")
 
 
@@ -111,12 +128,13 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list
     for start, _end, content in find_boxed(text):
         final.append(Statement("boxed", "\\boxed", start, content))
     for m in _ANSWER.finditer(text):
-        final.append(Statement("answer", m.group(0), m.start(), _after(text, m.end(), to_line_end=False)))
+        final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
     for m in _CORRECTION.finditer(text):
         if not _negated(text, m.start()):
             # What follows a correction is the corrected working, down to the end.
-            final.append(Statement("correction", m.group(0), m.start(), text[m.end() :]))
+            final.append(Statement("correction", m.group(0), m.start(), text, m.end(), to_end=True))
     final.sort(key=lambda s: s.start, reverse=True)
+    del final[_MAX_PER_TIER:]
 
     summaries: list[Statement] = []
     consequences: list[Statement] = []
@@ -124,16 +142,12 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list
     pattern = re.compile("|".join([*sorted(extra, key=len, reverse=True), _SUMMARY.pattern]))
     for m in pattern.finditer(text):
         if not _negated(text, m.start()):
-            summaries.append(
-                Statement("conclusion", m.group(0), m.start(), _after(text, m.end(), to_line_end=False))
-            )
+            summaries.append(Statement("conclusion", m.group(0), m.start(), text, m.end()))
     for m in _CONSEQUENCE.finditer(text):
-        consequences.append(
-            Statement("conclusion", m.group(0), m.start(), _after(text, m.end(), to_line_end=False))
-        )
+        consequences.append(Statement("conclusion", m.group(0), m.start(), text, m.end()))
     summaries.sort(key=lambda s: s.start, reverse=True)
     consequences.sort(key=lambda s: s.start, reverse=True)
-    return final + summaries + consequences
+    return final + summaries[:_MAX_PER_TIER] + consequences[:_MAX_PER_TIER]
 
 
 _SENTENCE = re.compile(r"[^。！？!?\n]+")

@@ -60,6 +60,8 @@ _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__")
 _QUOTED = re.compile(r"[“「『\"]([^”」』\"\n]{1,80})[”」』\"]")
 _TITLED = re.compile(r"《[^》\n]{1,80}》")
 _ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
+#: How many statements a span is looked for in before the whole output is used.
+_MAX_TEXTS = 50
 _PICK = re.compile(r"应为|应是|应该是|改为|更正为|修正为|正确(?:的)?(?:答案)?(?:是|为|应为)")
 _CN_RUN = re.compile(
     r"(?P<pre>第|百分之)?(?P<run>[零〇一二两三四五六七八九十百千万]+)"
@@ -155,6 +157,8 @@ def _answer_texts(cleaned: str) -> list[str]:
     if found:
         texts.append(clean_prediction(answer_text(value)))
     for statement in answer_statements(cleaned):
+        if len(texts) >= _MAX_TEXTS:
+            break
         body = statement.text
         if statement.kind == "correction":
             picks = list(_PICK.finditer(body))
@@ -178,9 +182,10 @@ def extract_span(text: str, *, clause: bool = True) -> str:
     ``clause`` ends a span at the first Chinese comma as well as at the end of the sentence.
     """
     cleaned = strip_latex(clean_prediction(text))
-    if not cleaned:
-        return ""
-    texts = _answer_texts(cleaned)
+    return _extract(cleaned, _answer_texts(cleaned), clause) if cleaned else ""
+
+
+def _extract(cleaned: str, texts: list[str], clause: bool) -> str:
     for body in texts[:-1]:
         span = _span_of(body, clause)
         if span:
@@ -228,10 +233,10 @@ def span_match(pred: str, gold: str) -> bool:
     cleaned = strip_latex(clean_prediction(pred))
     if not cleaned:
         return False
-    span = extract_span(pred, clause=clause)
-    if normalize_span(span) == target:
+    texts = _answer_texts(cleaned)
+    if normalize_span(_extract(cleaned, texts, clause)) == target:
         return True
-    body = next((t for t in _answer_texts(cleaned)), cleaned)
+    body = texts[0]
     lead = _LEAD.match(body.lstrip("，,"))
     body = body.lstrip("，,")[lead.end() :] if lead else body
     end = _SENTENCE_END.search(body)
