@@ -234,7 +234,8 @@ def _prepare_structured_taxben(kind: str, record: Record, item: PreparedItem, fa
 
     ``extracted`` is TaxBen's own answer: the ``"{:.2f}"`` string or ``"未知"`` (TaxCalc), the
     letter string in output order (TaxMCQ), the gold when the output contains it (TaxRead).
-    An answer TaxBen cannot read (``"未知"``, no letter run) is a format failure; TaxRead has none.
+    An answer TaxBen cannot read (``"未知"``, no letter run) is a format failure, and so is a
+    blank TaxRead answer; the scores are TaxBen's either way.
     """
     em = 0.0
     if not failed:
@@ -250,7 +251,7 @@ def _prepare_structured_taxben(kind: str, record: Record, item: PreparedItem, fa
         else:
             em = float(taxben.read_correct(raw, record.answer_text))
             item.extracted = record.answer_text if em else None
-            unreadable = False
+            unreadable = not raw.strip()
         if unreadable:
             item.status = "format_failure"
     item.scores = {"em": em}
