@@ -27,11 +27,12 @@ from hypothesis import strategies as st
 
 from taxpraben.data.loader import DataError, Problem, check_record, iter_checked, load_data
 from taxpraben.data.records import Record
+from taxpraben.parsing import taxben
 from taxpraben.parsing._jsonish import find_json_values
-from taxpraben.parsing.choices import extract_choice, extract_choice_taxben
+from taxpraben.parsing.choices import extract_choice
 from taxpraben.parsing.clean import clean_prediction, normalize_text
 from taxpraben.parsing.fields import align_fields, field_value_matches, parse_fields
-from taxpraben.parsing.letters import extract_letter_set, extract_letter_set_taxben
+from taxpraben.parsing.letters import extract_letter_set
 from taxpraben.parsing.numbers import (
     NumberMatch,
     extract_final_number,
@@ -39,7 +40,7 @@ from taxpraben.parsing.numbers import (
     parse_gold_number,
     parse_number,
 )
-from taxpraben.parsing.spans import extract_span, span_match, span_match_taxben
+from taxpraben.parsing.spans import extract_span, span_match
 from taxpraben.predictions import PredictionFileError, read_predictions
 from taxpraben.scoring.items import PROFILES, prepare_item
 from taxpraben.tasks import load_registry
@@ -91,14 +92,15 @@ def check_choice(args: tuple[str, list[str], bool]) -> None:
     markers = ["答案", "结论", "属于"]
     got = timed(lambda: extract_choice(text, choices, option_letters=letters, markers=markers))
     assert got is None or got in choices
-    got = timed(lambda: extract_choice_taxben(text, choices))
-    assert got is None or got in choices
+    got = timed(lambda: taxben.classification_label(text, choices))
+    assert got is None or got in [c.lower() for c in choices]
 
 
 def check_letters(text: str) -> None:
-    for extract in (extract_letter_set, extract_letter_set_taxben):
-        got = timed(lambda: extract(text))  # noqa: B023
-        assert got is None or (isinstance(got, frozenset) and got <= set("ABCDE"))
+    got = timed(lambda: extract_letter_set(text))
+    assert got is None or (isinstance(got, frozenset) and got <= set("ABCDE"))
+    letters = timed(lambda: taxben.mcq_letters(text))
+    assert letters is None or (2 <= len(letters) <= 5 and set(letters) <= set("ABCDE"))
 
 
 def check_numbers(args: tuple[str, Any]) -> None:
@@ -114,6 +116,8 @@ def check_numbers(args: tuple[str, Any]) -> None:
         return
     assert value.is_finite()
     assert timed(lambda: numbers_equal(found, value)) in (True, False)
+    assert isinstance(timed(lambda: taxben.calc_answer(text)), str)
+    assert timed(lambda: taxben.calc_correct(text, gold)) in (True, False)
 
 
 def check_spans(args: tuple[str, str]) -> None:
@@ -121,7 +125,7 @@ def check_spans(args: tuple[str, str]) -> None:
     span = timed(lambda: extract_span(text))
     assert isinstance(span, str)
     assert timed(lambda: span_match(span, gold)) in (True, False)
-    assert timed(lambda: span_match_taxben(text, gold)) in (True, False)
+    assert timed(lambda: taxben.read_correct(text, gold)) in (True, False)
 
 
 def check_fields(text: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.choices import extract_choice, extract_choice_taxben
+from taxpraben.parsing.choices import extract_choice
 
 ABCD = ["增值税", "企业所得税", "个人所得税", "消费税"]
 TOPICS = ["增值税", "土地增值税", "所得税", "企业所得税", "个人所得税"]
@@ -145,22 +145,6 @@ def test_result_is_always_a_choice_or_none() -> None:
 def test_reasoning_is_not_read() -> None:
     assert lettered("<think>答案：A</think>答案：C") == "个人所得税"
     assert named("<think>属于增值税</think>") is None
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        # first choice in LIST order that occurs, not first in the text
-        ("个人所得税与增值税", "增值税"),
-        ("企业所得税", "所得税"),  # the substring flaw, kept on purpose
-        ("土地增值税", "增值税"),
-        ("答案：B", None),
-        ("<think>增值税</think>个人所得税", "所得税"),
-        ("", None),
-    ],
-)
-def test_extract_choice_taxben(text: str, expected: str | None) -> None:
-    assert extract_choice_taxben(text, TOPICS) == expected
 
 
 CRIMES = ["逃税罪", "抗税罪", "逃避追缴欠税罪", "骗取出口退税罪", "虚开增值税专用发票罪", "虚开发票罪"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.letters import extract_letter_set, extract_letter_set_taxben
+from taxpraben.parsing.letters import extract_letter_set
 
 
 @pytest.mark.parametrize(
@@ -55,24 +55,3 @@ def test_allowed_letters_are_a_parameter() -> None:
 
 def test_reasoning_is_ignored() -> None:
     assert extract_letter_set("<think>ABCD</think>答案：BD") == frozenset("BD")
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("ABD", "ABD"),
-        ("A,B,D", "ABD"),
-        ("A、B、D", "ABD"),
-        ("答案：ACD", "ACD"),
-        ("ABCDE", "ABCDE"),
-        # consequences of the regex, kept for comparability with TaxBen
-        ("答案：A", None),  # one letter never matches
-        ("A和D", None),  # Chinese connectives are word characters
-        ("CASE: B", "AC"),  # upper-case runs in English words match
-        ("选项A与D", None),
-        ("ABCDEABCDE", "ABCDE"),
-        ("", None),
-    ],
-)
-def test_extract_letter_set_taxben(text: str, expected: str | None) -> None:
-    assert extract_letter_set_taxben(text) == (None if expected is None else frozenset(expected))

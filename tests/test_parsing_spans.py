@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.spans import extract_span, normalize_span, span_match, span_match_taxben
+from taxpraben.parsing.spans import extract_span, normalize_span, span_match
 
 
 @pytest.mark.parametrize(
@@ -82,22 +82,6 @@ def test_extract_span(text: str, span: str) -> None:
 )
 def test_span_match(pred: str, gold: str, em: bool) -> None:
     assert span_match(pred, gold) is em
-
-
-@pytest.mark.parametrize(
-    ("pred", "gold", "match"),
-    [
-        ("根据规定，应在三十日内申报。", "三十日", True),
-        ("企业所得税", "所得税", True),
-        ("答案：１２０００元", "12000元", True),
-        ("答案：12,000元", "12000元", False),
-        ("三十日", " 三十日 ", True),
-        ("<think>三十日</think>十日", "三十日", False),
-        ("anything", "", False),
-    ],
-)
-def test_span_match_taxben(pred: str, gold: str, match: bool) -> None:
-    assert span_match_taxben(pred, gold) is match
 
 
 def test_span_after_a_marker_ends_at_the_clause() -> None:

@@ -6,6 +6,7 @@
 - :mod:`~taxpraben.parsing.letters`: multiple-choice letter sets.
 - :mod:`~taxpraben.parsing.spans`: short-answer spans and their exact match.
 - :mod:`~taxpraben.parsing.fields`: JSON-shaped answers, field alignment and field matching.
+- :mod:`~taxpraben.parsing.taxben`: TaxBen's own rules on the raw output (profile ``taxben``).
 
-Each module has a ``*_taxben`` variant where TaxBen's published rule differs. No I/O, no models.
+No I/O, no models.
 """

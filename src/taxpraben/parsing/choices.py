@@ -37,7 +37,7 @@ Letters count only outside Latin words (``VAT``, ``Answer`` hold no options).
 that names a repeated option gives its first position.
 
 :func:`extract_choice` returns ``choices[index]`` for callers that want the label.
-:func:`extract_choice_taxben` is TaxBen's rule for comparison with published numbers.
+TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.taxben`.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.region import answer_statements, drop_echo, sentences_last_first
 
-__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "extract_choice_taxben"]
+__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index"]
 
 #: JSON keys holding a classification answer, in priority order.
 CHOICE_ANSWER_KEYS: tuple[str, ...] = (
@@ -408,17 +408,3 @@ def extract_choice(
         text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases
     )
     return None if index is None else choices[index]
-
-
-def extract_choice_taxben(text: str, choices: Sequence[str]) -> str | None:
-    """TaxBen's rule: the first choice, in list order, that is a substring of the output.
-
-    The output is cleaned first (DESIGN.md: cleaning is shared by both profiles); choices are
-    compared after the same character folding. Returns the choice as given, or None.
-    """
-    cleaned = clean_prediction(text)
-    for choice in choices:
-        needle = fold_characters(str(choice)).strip()
-        if needle and needle in cleaned:
-            return choice
-    return None

@@ -26,12 +26,7 @@ removed:
   statements; then the last line that holds a group. Duplicate letters collapse. None when
   no letter is asserted.
 
-:func:`extract_letter_set_taxben` is TaxBen's rule: the first match of
-``[ABCDE](?:\\W*[ABCDE]){1,4}`` in the cleaned output, as a set. Consequences of that regex,
-kept on purpose for comparability: a single-letter answer (``"答案：A"``) never matches and is
-a format failure; Chinese connectives are word characters, so ``"A和D"`` does not match as one
-answer; upper-case runs in English words match (``"CASE"`` gives {C, A}); at most five
-letters are read.
+TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.taxben`.
 """
 
 from __future__ import annotations
@@ -51,7 +46,6 @@ from taxpraben.parsing.region import answer_statements, drop_echo, lines_last_fi
 __all__ = [
     "LETTER_ANSWER_KEYS",
     "extract_letter_set",
-    "extract_letter_set_taxben",
     "listed_option_letters",
     "listed_option_texts",
 ]
@@ -72,7 +66,6 @@ _SEPARATORS = re.compile(
 _ASIDE = re.compile(r"[(（][^()（）\n]*[\u4e00-\u9fff][^()（）\n]*[)）]")
 _AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?i:and|or)\s+(?=[A-Za-z])")
 _MARKER_GAP = 12
-_TAXBEN = re.compile(r"[ABCDE](?:\W*[ABCDE]){1,4}")
 _NEGATIVE = re.compile(
     r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
     r"(?:不正确|错误|不对|有误|不符合|不选|不应选|应排除|排除|错|❌|✗|✘|×|不当)"
@@ -247,11 +240,3 @@ def extract_letter_set(
         if kept:
             return kept[-1] if len(kept) == 1 else frozenset().union(*kept)
     return None
-
-
-def extract_letter_set_taxben(text: str) -> frozenset[str] | None:
-    """TaxBen's rule: letters of the first ``[ABCDE](?:\\W*[ABCDE]){1,4}`` match, or None."""
-    m = _TAXBEN.search(clean_prediction(text))
-    if m is None:
-        return None
-    return frozenset(c for c in m.group(0) if c in "ABCDE")

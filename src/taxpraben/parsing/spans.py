@@ -31,8 +31,8 @@ gold ``次年三月一日至六月三十日`` and ``60日内`` matches ``60日``
 match ``所得税`` and ``不是三年`` does not match ``三年``. A gold that is one amount or rate
 also matches when the decisive sentence holds exactly one number of its kind and it is equal
 at 2 decimals (``罚款金额为162500元`` answers ``162,500.00元``). Ranges are compared with
-``至`` (``3%—5%`` = ``百分之三至百分之五``). An empty normalised gold never matches. :func:`span_match_taxben` is TaxBen's lenient rule: the stripped, folded gold occurs
-as a substring of the cleaned output.
+``至`` (``3%—5%`` = ``百分之三至百分之五``). An empty normalised gold never matches. TaxBen's rule (profile ``taxben``)
+lives in :mod:`taxpraben.parsing.taxben`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.region import answer_statements
 
-__all__ = ["SPAN_ANSWER_KEYS", "extract_span", "normalize_span", "span_match", "span_match_taxben"]
+__all__ = ["SPAN_ANSWER_KEYS", "extract_span", "normalize_span", "span_match"]
 
 #: JSON keys holding a short answer, in priority order.
 SPAN_ANSWER_KEYS: tuple[str, ...] = ("最终答案", "final_answer", "答案", "answer", "结果", "result")
@@ -252,9 +252,3 @@ def _same_amount(sentence: str, gold: str) -> bool:
         return False
     numbers = [n for n in find_numbers(_numerals_to_digits(sentence)) if n.is_percent == wanted.is_percent]
     return len(numbers) == 1 and numbers_equal(numbers[0], wanted, 2, False)
-
-
-def span_match_taxben(pred: str, gold: str) -> bool:
-    """TaxBen's rule: the gold (cleaned like the output) is a substring of the cleaned output."""
-    target = clean_prediction(str(gold))
-    return bool(target) and target in clean_prediction(pred)

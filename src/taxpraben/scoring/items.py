@@ -21,12 +21,12 @@ from typing import Any, Literal
 
 from taxpraben.data.records import Record
 from taxpraben.metrics.classification import MISSING_LABEL
-from taxpraben.parsing.choices import extract_choice_index, extract_choice_taxben
+from taxpraben.parsing import taxben
+from taxpraben.parsing.choices import extract_choice_index
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.fields import align_fields, field_text, field_value_matches, parse_fields
 from taxpraben.parsing.letters import (
     extract_letter_set,
-    extract_letter_set_taxben,
     listed_option_letters,
     listed_option_texts,
 )
@@ -38,7 +38,7 @@ from taxpraben.parsing.numbers import (
     read_gold_number,
 )
 from taxpraben.parsing.region import is_refusal
-from taxpraben.parsing.spans import extract_span, span_match, span_match_taxben
+from taxpraben.parsing.spans import extract_span, span_match
 from taxpraben.tasks import OutputType, TaskSpec
 
 Status = Literal["ok", "format_failure", "error"]
@@ -119,7 +119,8 @@ def prepare_item(
     elif spec.is_multi_aspect or spec.type is OutputType.mixed:
         _prepare_fields(spec, record, item, text, failed)
     else:
-        _prepare_generation(record, item, text, failed)
+        # TaxBen scores the raw generation (TaxBen.py:177-184): no cleaning in its profile.
+        _prepare_generation(record, item, item.prediction if profile == "taxben" else text, failed)
     return item
 
 
@@ -132,7 +133,7 @@ def _prepare_classification(
     label: str | None = None
     if not failed:
         if profile == "taxben":
-            label = extract_choice_taxben(text, choices)
+            label = taxben.classification_label(item.prediction, choices)
         else:
             index = extract_choice_index(
                 text,
@@ -146,7 +147,10 @@ def _prepare_classification(
             label = None if index is None else option_label(choices, index)
     if label is None and not failed:
         item.status = "format_failure"
-    item.label_gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
+    if profile == "taxben":  # TaxBen's labels are lower-cased choices, for ACC and F1 alike
+        item.label_gold = taxben.classification_gold(record.gold_label)
+    else:
+        item.label_gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
     item.label_pred = label if label is not None else MISSING_LABEL
     item.extracted = item.label_pred
     item.scores = {"acc": float(item.label_pred == item.label_gold)}
@@ -183,6 +187,9 @@ def _prepare_structured(
 ) -> None:
     opts = spec.structured
     assert opts is not None
+    if profile == "taxben":
+        _prepare_structured_taxben(opts.kind, record, item, failed)
+        return
     em = 0.0
     if opts.kind == "number":
         # Both sides in the gold's unit: the one its text is written in, else the one the
@@ -205,11 +212,7 @@ def _prepare_structured(
         gold_set = frozenset(str(record.answer).strip().upper())
         letters = None
         if not failed:
-            letters = (
-                extract_letter_set_taxben(text)
-                if profile == "taxben"
-                else extract_letter_set(text, opts.letters, query=record.query)
-            )
+            letters = extract_letter_set(text, opts.letters, query=record.query)
         if letters is not None:
             item.extracted = "".join(sorted(letters))
             em = float(letters == gold_set)
@@ -217,16 +220,40 @@ def _prepare_structured(
             item.status = "format_failure"
     else:  # span
         if not failed:
-            if profile == "taxben":
-                item.extracted = text
-                em = float(span_match_taxben(text, record.answer_text))
+            span = extract_span(text, clause="，" not in record.answer_text)
+            item.extracted = span
+            if span.strip() and not (span == text and is_refusal(text)):
+                em = float(span_match(text, record.answer_text))
             else:
-                span = extract_span(text, clause="，" not in record.answer_text)
-                item.extracted = span
-                if span.strip() and not (span == text and is_refusal(text)):
-                    em = float(span_match(text, record.answer_text))
-                else:
-                    item.status = "format_failure"
+                item.status = "format_failure"
+    item.scores = {"em": em}
+
+
+def _prepare_structured_taxben(kind: str, record: Record, item: PreparedItem, failed: bool) -> None:
+    """TaxBen's rules (:mod:`taxpraben.parsing.taxben`) on the raw prediction.
+
+    ``extracted`` is TaxBen's own answer: the ``"{:.2f}"`` string or ``"未知"`` (TaxCalc), the
+    letter string in output order (TaxMCQ), the gold when the output contains it (TaxRead).
+    An answer TaxBen cannot read (``"未知"``, no letter run) is a format failure, and so is a
+    blank TaxRead answer; the scores are TaxBen's either way.
+    """
+    em = 0.0
+    if not failed:
+        raw = item.prediction
+        if kind == "number":
+            item.extracted = taxben.calc_answer(raw)
+            em = float(taxben.calc_correct(raw, record.answer))
+            unreadable = item.extracted == taxben.UNKNOWN
+        elif kind == "letters":
+            item.extracted = taxben.mcq_letters(raw)
+            em = float(taxben.mcq_correct(raw, record.answer))
+            unreadable = item.extracted is None
+        else:
+            em = float(taxben.read_correct(raw, record.answer_text))
+            item.extracted = record.answer_text if em else None
+            unreadable = not raw.strip()
+        if unreadable:
+            item.status = "format_failure"
     item.scores = {"em": em}
 
 
