@@ -64,13 +64,19 @@ from taxpraben.tasks.spec import FieldRule
 __all__ = [
     "ITEM_NAME_KEYS",
     "ITEM_VALUE_KEYS",
+    "SHORT_TEXT_MAX",
     "AlignedField",
+    "FieldKind",
     "MatchKind",
+    "RecordField",
     "align_fields",
     "field_text",
     "field_value_matches",
     "flatten_fields",
+    "gold_fields",
+    "infer_field_kind",
     "parse_fields",
+    "record_fields",
 ]
 
 MatchKind = Literal["exact", "normalized", "synonym", "fuzzy", "missing"]
@@ -234,11 +240,54 @@ def _line_key(line: str) -> tuple[str, str] | None:
     return None
 
 
-def _parse_lines(text: str) -> dict[str, Any]:
+_NUMBERED_HEADING = re.compile(
+    r"^\s*(?:(?P<arabic>\d{1,2})\s*[.、．)）]|(?P<chinese>[一二三四五六七八九十]{1,3})\s*[、.．])"
+    r"\s*(?P<key>[^\n]{1,40}?)\s*$"
+)
+_CN_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
+
+
+def _numbered_heading(line: str) -> tuple[str, int, str] | None:
+    """``(style, number, key)`` of a bare numbered heading line (``1. 主要风险``), else None."""
+    m = _NUMBERED_HEADING.match(line)
+    if m is None:
+        return None
+    key = _valid_key(m.group("key"))
+    if key is None:
+        return None
+    if m.group("arabic") is not None:
+        return "arabic", int(m.group("arabic")), key
+    digits = m.group("chinese")
+    number = _CN_NUMBERS.get(digits) if len(digits) == 1 else (10 + _CN_NUMBERS.get(digits[1], 0) if digits[0] == "十" else None)
+    return ("chinese", number, key) if number is not None else None
+
+
+def _parse_lines(lines: Sequence[str]) -> dict[str, Any]:
+    """Fields of ``字段：值`` lines and headings (module doc, step 2); ``lines`` have no table.
+
+    A bare numbered heading (``1. 主要风险`` alone on its line) opens a field only at the top
+    level (before any other key, or after another bare numbered heading) and only when it
+    continues the numbering (the first is 1 or 一, then 2, 3 ... of the same style), so the
+    numbered items inside a field's value (``防范建议：`` then ``1. 建立台账``) stay its value.
+    """
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for line in text.split("\n"):
+    numbered: tuple[str, int] | None = None  # style and number of the last numbered heading
+    top_level = True  # no key yet, or the current key is a bare numbered heading
+    for line in lines:
+        if line is _TABLE_BREAK:
+            current = None
+            continue
         found = _line_key(line)
+        heading = None if found is not None or not top_level else _numbered_heading(line)
+        if heading is not None:
+            style, number, key = heading
+            expected = numbered[1] + 1 if numbered is not None and numbered[0] == style else 1
+            if number == expected:
+                numbered = (style, number)
+                found = (key, "")
+        elif found is not None:
+            top_level = False
         if found is not None:
             key, value = found
             if key in out:
@@ -248,6 +297,120 @@ def _parse_lines(text: str) -> dict[str, Any]:
         elif current is not None and line.strip():
             current.append(line.strip())
     return {key: "\n".join(parts) for key, parts in out.items()}
+
+
+# --- Markdown tables ------------------------------------------------------------------------
+
+#: Stands in for a table in the line sequence: it ends the value of the key before it.
+_TABLE_BREAK = "\x00table"
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+#: Header words of a name/value table (``| 字段 | 值 |``): such a header row is not a field.
+_GENERIC_HEADERS = frozenset(
+    normalize_key(k)
+    for k in (
+        *ITEM_NAME_KEYS, *ITEM_VALUE_KEYS, "字段名称", "项目名称", "说明", "答案", "备注", "数据",
+        "取值", "计算结果", "分析", "要素", "事项", "类别", "item", "result", "description",
+    )
+)  # fmt: skip
+_INDEX_HEADERS = frozenset({"序号", "编号", "no", "#", ""})
+_HEADER_UNIT = re.compile(
+    r"^(?P<name>.*?)\s*[（(]\s*(?:单位\s*[:：]\s*)?(?P<unit>[千百]?[万亿]?元|[万亿]|%)\s*[）)]\s*$"
+)
+_BARE_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?$")
+
+
+def _cells(row: str) -> list[str]:
+    inner = row.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [c.strip().strip("*_`").strip() for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def _header(cell: str) -> tuple[str, str]:
+    """A header cell as (name, unit): ``金额（万元）`` -> ``("金额", "万元")``."""
+    m = _HEADER_UNIT.match(cell)
+    return (m.group("name").strip() or cell, m.group("unit")) if m else (cell, "")
+
+
+def _with_unit(value: str, unit: str) -> str:
+    """A bare number cell takes its column's unit, so the number reader sees ``17.14万元``."""
+    return value + unit if unit and _BARE_NUMBER.match(value) else value
+
+
+def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
+    """Fields of one table (``rows[0]`` is the header, the separator row is gone).
+
+    Two columns: a row per field (``| 罚款 | 500 |``); the header row is a field too unless
+    it names the columns (``| 字段 | 值 |``). More columns: a row per entity, a column per
+    field, nested as ``{entity: {column: value}}`` (flattened to ``entity.column``); with a
+    single entity row its columns are also plain fields. A leading 序号 column is dropped. A
+    unit in a header (``金额（万元）``) is appended to the column's bare numbers.
+    """
+    header = rows[0]
+    body = [r for r in rows[1:] if any(r)]
+    if header and normalize_key(header[0]) in _INDEX_HEADERS and len(header) > 2:
+        header, body = header[1:], [r[1:] for r in body]
+    names = [_header(c) for c in header]
+    width = len(names)
+    body = [(r + [""] * width)[:width] for r in body]
+    out: dict[str, Any] = {}
+    if width == 2:
+        unit = names[1][1]
+        generic = all(normalize_key(n) in _GENERIC_HEADERS for n, _ in names)
+        pairs = ([] if generic else [(header[0], header[1])]) + [(r[0], r[1]) for r in body]
+        for raw_key, value in pairs:
+            key, key_unit = _header(raw_key)
+            key = _valid_key(key)
+            if key is not None and value:
+                out.setdefault(key, _with_unit(value, key_unit or unit))
+        return out
+    if width < 2:
+        return out
+    for row in body:
+        entity = _valid_key(row[0])
+        if entity is None:
+            continue
+        values = {
+            name: _with_unit(value, unit)
+            for (name, unit), value in zip(names[1:], row[1:], strict=True)
+            if _valid_key(name) and value
+        }
+        if values:
+            out.setdefault(entity, values)
+    if len(body) == 1:
+        for (name, unit), value in zip(names, body[0], strict=True):
+            if _valid_key(name) and value:
+                out.setdefault(name, _with_unit(value, unit))
+    return out
+
+
+def _split_tables(text: str) -> tuple[list[str], dict[str, Any]]:
+    """The lines of ``text`` outside Markdown tables (a table leaves a break marker) and the
+    fields of its tables, first table first."""
+    lines = text.split("\n")
+    rest: list[str] = []
+    fields: dict[str, Any] = {}
+    i = 0
+    while i < len(lines):
+        if (
+            i + 1 < len(lines)
+            and _TABLE_ROW.match(lines[i])
+            and _TABLE_RULE.match(lines[i + 1])
+            and "|" in lines[i + 1]
+        ):
+            rows = [_cells(lines[i])]
+            i += 2
+            while i < len(lines) and _TABLE_ROW.match(lines[i]):
+                rows.append(_cells(lines[i]))
+                i += 1
+            for key, value in flatten_fields(_table_fields(rows)).items():
+                fields.setdefault(key, value)
+            rest.append(_TABLE_BREAK)
+            continue
+        rest.append(lines[i])
+        i += 1
+    return rest, fields
 
 
 def parse_fields(text: str) -> dict[str, Any] | None:
@@ -268,7 +431,11 @@ def parse_fields(text: str) -> dict[str, Any] | None:
                 best = flat
     if best:
         return best
-    return _parse_lines(cleaned) or None
+    lines, table = _split_tables(cleaned)
+    fields = _parse_lines(lines)
+    for key, value in table.items():
+        fields.setdefault(key, value)
+    return fields or None
 
 
 # --- alignment --------------------------------------------------------------------------
@@ -413,11 +580,27 @@ _CN_DIGIT = str.maketrans(
 )
 
 
+#: A trailing bracketed gloss of a category value: ``方案一（自营仓储）``.
+_GLOSS = re.compile(r"^(?P<base>.+?)\s*[（(][^（）()]*[）)]\s*$")
+
+
+def _without_gloss(text: str) -> str:
+    m = _GLOSS.match(text.strip())
+    return m.group("base") if m else text
+
+
+def _same_category(a: str, b: str) -> bool:
+    a, b = normalize_span(a), normalize_span(b)
+    return bool(b) and (a == b or a.translate(_CN_DIGIT) == b.translate(_CN_DIGIT))
+
+
 def _category_matches(pred: Any, gold: Any) -> bool:
-    a, b = normalize_span(field_text(pred)), normalize_span(field_text(gold))
-    if not b:
+    """Equal as categories, or equal once a trailing bracketed gloss is dropped on both sides
+    (``方案一（自营仓储）`` = ``方案一``; ``偷税（少缴税款）`` = ``偷税（逃税）``)."""
+    a, b = field_text(pred), field_text(gold)
+    if not normalize_span(b):
         return False
-    return a == b or a.translate(_CN_DIGIT) == b.translate(_CN_DIGIT)
+    return _same_category(a, b) or _same_category(_without_gloss(a), _without_gloss(b))
 
 
 def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bool:
@@ -438,3 +621,133 @@ def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bo
     if pred_value is None:
         return False
     return _category_matches(pred_value, gold_value)
+
+
+# --- the fields of one record -------------------------------------------------------------
+
+#: Longest text (characters) inferred as a category; longer values are rationales.
+SHORT_TEXT_MAX = 30
+#: Punctuation that makes a value a sentence (a rationale) rather than a category.
+_SENTENCE = re.compile(r"[。；;！!？?，,\n]")
+FieldKind = Literal["number", "category", "text"]
+
+
+def infer_field_kind(value: Any) -> FieldKind:
+    """The kind of a gold value whose key no task spec names.
+
+    A number (int, float, Decimal) or a string :func:`~taxpraben.parsing.numbers.parse_number`
+    reads as one number expression (``"76000元"``, ``"17.14万元"``, ``"13%"``) -> ``number``;
+    a boolean, or a string of at most :data:`SHORT_TEXT_MAX` characters without sentence
+    punctuation (``。；！？，`` or a line break) -> ``category``; anything else (longer text,
+    lists, objects) -> ``text``, scored by BERTScore.
+    """
+    if isinstance(value, bool):
+        return "category"
+    if isinstance(value, (int, float, Decimal)):
+        return "number"
+    if isinstance(value, str):
+        text = value.strip()
+        if parse_number(text) is not None:
+            return "number"
+        if len(text) <= SHORT_TEXT_MAX and not _SENTENCE.search(text):
+            return "category"
+    return "text"
+
+
+def _has_value(value: Any) -> bool:
+    return value is not None and field_text(value) != ""
+
+
+def gold_fields(answer: Any) -> dict[str, Any] | None:
+    """The fields of a gold answer: leaf key -> value, or None when no field can be read.
+
+    An object (or a list of name/value items) is taken as it is; a string is read by
+    :func:`parse_fields`, the reader of predictions (a JSON string, ``字段：值`` lines,
+    headings, a Markdown table). Nested objects give their leaves under dotted paths
+    (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``); lists of plain values stay one
+    field. Fields with an empty value (None, ``""``, ``[]``) are left out: there is nothing
+    to score.
+    """
+    if isinstance(answer, Mapping):
+        obj: Mapping[Any, Any] | None = answer
+    elif isinstance(answer, list):
+        obj = _as_object(answer)
+    elif isinstance(answer, str):
+        obj = parse_fields(answer)
+    else:
+        obj = None
+    if not obj:
+        return None
+    leaves = {
+        key: value
+        for key, value in flatten_fields(obj).items()
+        if not isinstance(value, Mapping) and not _is_object_list(value) and _has_value(value)
+    }
+    return leaves or None
+
+
+@dataclass(frozen=True)
+class RecordField:
+    """One field of one record: the gold key, its value and the rule that scores it.
+
+    ``rule.name`` is the name results report it under: the spec rule's name when the gold
+    key is one the spec knows (its name or a synonym), else the gold key itself. The rule's
+    synonyms include the gold key, so a prediction may use either. ``inferred`` is True when
+    the kind was inferred from the gold value (:func:`infer_field_kind`).
+    """
+
+    rule: FieldRule
+    gold_key: str
+    gold: Any
+    inferred: bool
+
+
+def _spec_rule_for(key: str, rules: Sequence[FieldRule], taken: set[str], how: int) -> FieldRule | None:
+    forms = _key_forms(key)
+    for rule in rules:
+        if rule.name in taken:
+            continue
+        if (
+            (how == 0 and key == rule.name)
+            or (how == 1 and normalize_key(rule.name) in forms)
+            or (how == 2 and key in rule.synonyms)
+            or (how == 3 and any(normalize_key(s) in forms for s in rule.synonyms))
+        ):
+            return rule
+    return None
+
+
+def record_fields(
+    gold: Mapping[str, Any], rules: Sequence[FieldRule], *, aspects: bool = False
+) -> list[RecordField]:
+    """The fields that score one record: one per gold key, in the gold's order.
+
+    Each gold key takes the spec rule it names, in passes over all keys: the rule's exact
+    name, its normalised name (a dotted key also offers its last segment), a synonym, a
+    normalised synonym; a rule serves one key. A key no rule names is inferred
+    (:func:`infer_field_kind`). Spec rules the gold lacks are not part of the record.
+    ``aspects`` (multi-aspect generation such as TaxRisk): every field is text.
+    """
+    keys = list(gold)
+    taken: set[str] = set()
+    chosen: dict[str, FieldRule] = {}
+    for how in range(4):
+        for key in keys:
+            if key in chosen:
+                continue
+            rule = _spec_rule_for(key, rules, taken, how)
+            if rule is not None:
+                chosen[key] = rule
+                taken.add(rule.name)
+    out: list[RecordField] = []
+    for key in keys:
+        value = gold[key]
+        rule = chosen.get(key)
+        if rule is None:
+            kind: FieldKind = "text" if aspects else infer_field_kind(value)
+            out.append(RecordField(FieldRule(name=key, kind=kind), key, value, True))
+            continue
+        synonyms = [*rule.synonyms, key] if key != rule.name and key not in rule.synonyms else rule.synonyms
+        scored = rule.model_copy(update={"synonyms": list(synonyms), "kind": "text" if aspects else rule.kind})
+        out.append(RecordField(scored, key, value, False))
+    return out
