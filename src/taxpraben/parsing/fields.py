@@ -240,69 +240,80 @@ def _line_key(line: str) -> tuple[str, str] | None:
     return None
 
 
-_NUMBERED_HEADING = re.compile(
-    r"^\s*(?:(?P<arabic>\d{1,2})\s*[.、．)）]|(?P<chinese>[一二三四五六七八九十]{1,3})\s*[、.．])"
-    r"\s*(?P<key>[^\n]{1,40}?)\s*$"
+_NUMBERING = re.compile(
+    r"^\s*(?:#{1,6}\s*)?(?:(?P<arabic>\d{1,2})\s*[.、．)）]|(?P<chinese>[一二三四五六七八九十]{1,3})\s*[、.．])\s*"
 )
 _CN_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 
 
-def _numbered_heading(line: str) -> tuple[str, int, str] | None:
-    """``(style, number, key)`` of a bare numbered heading line (``1. 主要风险``), else None."""
-    m = _NUMBERED_HEADING.match(line)
+def _numbering(line: str) -> tuple[str, int, int] | None:
+    """``(style, number, end)`` of a line's leading ``1.`` / ``一、`` numbering, else None."""
+    m = _NUMBERING.match(line)
     if m is None:
         return None
-    key = _valid_key(m.group("key"))
-    if key is None:
-        return None
     if m.group("arabic") is not None:
-        return "arabic", int(m.group("arabic")), key
+        return "arabic", int(m.group("arabic")), m.end()
     digits = m.group("chinese")
-    number = _CN_NUMBERS.get(digits) if len(digits) == 1 else (10 + _CN_NUMBERS.get(digits[1], 0) if digits[0] == "十" else None)
-    return ("chinese", number, key) if number is not None else None
+    if len(digits) == 1:
+        return "chinese", _CN_NUMBERS[digits], m.end()
+    if digits[0] == "十" and len(digits) == 2:
+        return "chinese", 10 + _CN_NUMBERS[digits[1]], m.end()
+    return None
 
 
-def _parse_lines(lines: Sequence[str]) -> dict[str, Any]:
-    """Fields of ``字段：值`` lines and headings (module doc, step 2); ``lines`` have no table.
+Table = dict[str, Any]
+#: A line, or the fields of a Markdown table standing where the table was.
+Block = str | Table
 
-    A bare numbered heading (``1. 主要风险`` alone on its line) opens a field only at the top
-    level (before any other key, or after another bare numbered heading) and only when it
-    continues the numbering (the first is 1 or 一, then 2, 3 ... of the same style), so the
-    numbered items inside a field's value (``防范建议：`` then ``1. 建立台账``) stay its value.
+
+def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
+    """Fields of ``字段：值`` lines, headings and tables (module doc, step 2), in order.
+
+    A bare numbered heading (``1. 主要风险`` alone on its line) opens a field only at the
+    top level (before any other key, or while every key so far was numbered) and only when
+    it continues the numbering (the first is 1 or 一, then 2, 3 ... in that style), so
+    the numbered items inside a field's value (``防范建议：`` then ``1. 建立台账``) stay its
+    value. A table ends the value of the key before it; its fields join the others.
     """
-    out: dict[str, list[str]] = {}
+    out: dict[str, Any] = {}
+    parts: dict[str, list[str]] = {}
     current: list[str] | None = None
-    numbered: tuple[str, int] | None = None  # style and number of the last numbered heading
-    top_level = True  # no key yet, or the current key is a bare numbered heading
-    for line in lines:
-        if line is _TABLE_BREAK:
+    numbered: tuple[str, int] | None = None  # style and number of the last numbered key
+    top_level = True
+    for block in blocks:
+        if isinstance(block, dict):
+            for key, value in block.items():
+                out.setdefault(key, value)
             current = None
             continue
-        found = _line_key(line)
-        heading = None if found is not None or not top_level else _numbered_heading(line)
-        if heading is not None:
-            style, number, key = heading
-            expected = numbered[1] + 1 if numbered is not None and numbered[0] == style else 1
-            if number == expected:
-                numbered = (style, number)
-                found = (key, "")
-        elif found is not None:
-            top_level = False
+        found = _line_key(block)
+        number = _numbering(block) if top_level else None
+        # The first numbered key fixes the style: 1 or 一 opens it, then the next number
+        # of that style; other styles (sub-items) are content.
+        continues = number is not None and (
+            number[1] == 1 if numbered is None else (number[0], number[1]) == (numbered[0], numbered[1] + 1)
+        )
+        if found is None and continues and number is not None:
+            key = _valid_key(block[number[2] :].strip().rstrip("：:"))
+            found = (key, "") if key is not None else None
         if found is not None:
+            if continues and number is not None:
+                numbered = (number[0], number[1])
+            else:
+                top_level = False
             key, value = found
             if key in out:
                 current = None  # a repeated key: keep the first, ignore this block
                 continue
-            current = out[key] = [value] if value else []
-        elif current is not None and line.strip():
-            current.append(line.strip())
-    return {key: "\n".join(parts) for key, parts in out.items()}
+            current = parts[key] = [value] if value else []
+            out[key] = current
+        elif current is not None and block.strip():
+            current.append(block.strip())
+    return {key: "\n".join(value) if isinstance(value, list) else value for key, value in out.items()}
 
 
 # --- Markdown tables ------------------------------------------------------------------------
 
-#: Stands in for a table in the line sequence: it ends the value of the key before it.
-_TABLE_BREAK = "\x00table"
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 #: Header words of a name/value table (``| 字段 | 值 |``): such a header row is not a field.
@@ -313,7 +324,7 @@ _GENERIC_HEADERS = frozenset(
         "取值", "计算结果", "分析", "要素", "事项", "类别", "item", "result", "description",
     )
 )  # fmt: skip
-_INDEX_HEADERS = frozenset({"序号", "编号", "no", "#", ""})
+_INDEX_HEADERS = frozenset({"序号", "编号", "no", ""})
 _HEADER_UNIT = re.compile(
     r"^(?P<name>.*?)\s*[（(]\s*(?:单位\s*[:：]\s*)?(?P<unit>[千百]?[万亿]?元|[万亿]|%)\s*[）)]\s*$"
 )
@@ -344,12 +355,13 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
     Two columns: a row per field (``| 罚款 | 500 |``); the header row is a field too unless
     it names the columns (``| 字段 | 值 |``). More columns: a row per entity, a column per
     field, nested as ``{entity: {column: value}}`` (flattened to ``entity.column``); with a
-    single entity row its columns are also plain fields. A leading 序号 column is dropped. A
-    unit in a header (``金额（万元）``) is appended to the column's bare numbers.
+    single entity row its columns are also plain fields (listed first). A leading 序号
+    column is dropped. A unit in a header (``金额（万元）``) is appended to the column's bare
+    numbers.
     """
     header = rows[0]
     body = [r for r in rows[1:] if any(r)]
-    if header and normalize_key(header[0]) in _INDEX_HEADERS and len(header) > 2:
+    if len(header) > 2 and normalize_key(header[0]) in _INDEX_HEADERS:
         header, body = header[1:], [r[1:] for r in body]
     names = [_header(c) for c in header]
     width = len(names)
@@ -361,12 +373,16 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
         pairs = ([] if generic else [(header[0], header[1])]) + [(r[0], r[1]) for r in body]
         for raw_key, value in pairs:
             key, key_unit = _header(raw_key)
-            key = _valid_key(key)
-            if key is not None and value:
-                out.setdefault(key, _with_unit(value, key_unit or unit))
+            valid = _valid_key(key)
+            if valid is not None and value:
+                out.setdefault(valid, _with_unit(value, key_unit or unit))
         return out
     if width < 2:
         return out
+    if len(body) == 1:
+        for (name, unit), value in zip(names, body[0], strict=True):
+            if _valid_key(name) and value:
+                out.setdefault(name, _with_unit(value, unit))
     for row in body:
         entity = _valid_key(row[0])
         if entity is None:
@@ -378,39 +394,27 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
         }
         if values:
             out.setdefault(entity, values)
-    if len(body) == 1:
-        for (name, unit), value in zip(names, body[0], strict=True):
-            if _valid_key(name) and value:
-                out.setdefault(name, _with_unit(value, unit))
     return out
 
 
-def _split_tables(text: str) -> tuple[list[str], dict[str, Any]]:
-    """The lines of ``text`` outside Markdown tables (a table leaves a break marker) and the
-    fields of its tables, first table first."""
+def _blocks(text: str) -> list[Block]:
+    """The lines of ``text``, each Markdown table (header, ``---`` rule, rows) replaced by
+    its fields (flattened)."""
     lines = text.split("\n")
-    rest: list[str] = []
-    fields: dict[str, Any] = {}
+    out: list[Block] = []
     i = 0
     while i < len(lines):
-        if (
-            i + 1 < len(lines)
-            and _TABLE_ROW.match(lines[i])
-            and _TABLE_RULE.match(lines[i + 1])
-            and "|" in lines[i + 1]
-        ):
+        if i + 1 < len(lines) and _TABLE_ROW.match(lines[i]) and _TABLE_RULE.match(lines[i + 1]):
             rows = [_cells(lines[i])]
             i += 2
             while i < len(lines) and _TABLE_ROW.match(lines[i]):
                 rows.append(_cells(lines[i]))
                 i += 1
-            for key, value in flatten_fields(_table_fields(rows)).items():
-                fields.setdefault(key, value)
-            rest.append(_TABLE_BREAK)
+            out.append(flatten_fields(_table_fields(rows)))
             continue
-        rest.append(lines[i])
+        out.append(lines[i])
         i += 1
-    return rest, fields
+    return out
 
 
 def parse_fields(text: str) -> dict[str, Any] | None:
@@ -431,11 +435,7 @@ def parse_fields(text: str) -> dict[str, Any] | None:
                 best = flat
     if best:
         return best
-    lines, table = _split_tables(cleaned)
-    fields = _parse_lines(lines)
-    for key, value in table.items():
-        fields.setdefault(key, value)
-    return fields or None
+    return _parse_lines(_blocks(cleaned)) or None
 
 
 # --- alignment --------------------------------------------------------------------------
@@ -664,8 +664,8 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
     An object (or a list of name/value items) is taken as it is; a string is read by
     :func:`parse_fields`, the reader of predictions (a JSON string, ``字段：值`` lines,
     headings, a Markdown table). Nested objects give their leaves under dotted paths
-    (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``); lists of plain values stay one
-    field. Fields with an empty value (None, ``""``, ``[]``) are left out: there is nothing
+    (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``), except a leaf that repeats a
+    top-level key of the same name and value; lists of plain values stay one field. Fields with an empty value (None, ``""``, ``[]``) are left out: there is nothing
     to score.
     """
     if isinstance(answer, Mapping):
@@ -678,12 +678,20 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
         obj = None
     if not obj:
         return None
+    flat = flatten_fields(obj)
     leaves = {
         key: value
-        for key, value in flatten_fields(obj).items()
-        if not isinstance(value, Mapping) and not _is_object_list(value) and _has_value(value)
+        for key, value in flat.items()
+        if not isinstance(value, Mapping)
+        and not _is_object_list(value)
+        and _has_value(value)
+        # one field, not two: a one-row table gives 罚款 and 偷税.罚款 with the same value
+        and not ("." in key and flat.get(key.rsplit(".", 1)[-1], _ABSENT) == value)
     }
     return leaves or None
+
+
+_ABSENT = object()
 
 
 @dataclass(frozen=True)
