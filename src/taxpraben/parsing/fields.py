@@ -665,8 +665,9 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
     :func:`parse_fields`, the reader of predictions (a JSON string, ``字段：值`` lines,
     headings, a Markdown table). Nested objects give their leaves under dotted paths
     (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``), except a leaf that repeats a
-    top-level key of the same name and value; lists of plain values stay one field. Fields with an empty value (None, ``""``, ``[]``) are left out: there is nothing
-    to score.
+    top-level key of the same name and value; lists of plain values stay one field. Fields
+    with an empty key or an empty value (None, ``""``, ``[]``) are left out: there is
+    nothing to score.
     """
     if isinstance(answer, Mapping):
         obj: Mapping[Any, Any] | None = answer
@@ -682,7 +683,8 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
     leaves = {
         key: value
         for key, value in flat.items()
-        if not isinstance(value, Mapping)
+        if key.strip()
+        and not isinstance(value, Mapping)
         and not _is_object_list(value)
         and _has_value(value)
         # one field, not two: a one-row table gives 罚款 and 偷税.罚款 with the same value
