@@ -319,6 +319,11 @@ VALUE_LIST = """防范建议：
         ),
         pytest.param(HEADER_IS_A_FIELD, {"违法性质": "偷税", "少缴税款": "12万元"}, id="header-row-is-a-field"),
         pytest.param(
+            "| 方案 | 税负（元） |\n|---|---|\n| 方案一 | 84000 |\n| 方案二 | 115200 |",
+            {"方案一": {"税负": "84000元"}, "方案一.税负": "84000元", "方案二": {"税负": "115200元"}, "方案二.税负": "115200元"},
+            id="two-columns-name-and-field-are-entity-rows",
+        ),
+        pytest.param(
             DEEPSEEK_NUMBERED,
             {
                 "主要风险": "公司通过个人账户收款，隐匿收入。",
@@ -422,6 +427,8 @@ def test_infer_field_kind(value: object, kind: str) -> None:
         ("该公司构成偷税，应补缴税款。", None),
         (12000, None),
         ({"": "x"}, None),
+        # the name a list item is filed under is not a field of its own
+        ({"方案": [{"名称": "方案一", "税负": 1}]}, {"方案.方案一.税负": 1}),
     ],
 )
 def test_gold_fields(answer: object, expected: dict[str, object] | None) -> None:

@@ -325,6 +325,8 @@ _GENERIC_HEADERS = frozenset(
     )
 )  # fmt: skip
 _INDEX_HEADERS = frozenset({"序号", "编号", "no", ""})
+#: Header words of a column of entity names (``| 方案 | 税负 |``).
+_NAME_HEADERS = frozenset(normalize_key(k) for k in (*ITEM_NAME_KEYS, "方案名称", "项目名称", "税种"))
 _HEADER_UNIT = re.compile(
     r"^(?P<name>.*?)\s*[（(]\s*(?:单位\s*[:：]\s*)?(?P<unit>[千百]?[万亿]?元|[万亿]|%)\s*[）)]\s*$"
 )
@@ -353,8 +355,8 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
     """Fields of one table (``rows[0]`` is the header, the separator row is gone).
 
     Two columns: a row per field (``| 罚款 | 500 |``); the header row is a field too unless
-    it names the columns (``| 字段 | 值 |``). More columns: a row per entity, a column per
-    field, nested as ``{entity: {column: value}}`` (flattened to ``entity.column``); with a
+    it names the columns (``| 字段 | 值 |``). More columns, or two whose header is a name
+    column and a field (``| 方案 | 税负 |``): a row per entity, a column per field, nested as ``{entity: {column: value}}`` (flattened to ``entity.column``); with a
     single entity row its columns are also plain fields (listed first). A leading 序号
     column is dropped. A unit in a header (``金额（万元）``) is appended to the column's bare
     numbers.
@@ -367,7 +369,11 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
     width = len(names)
     body = [(r + [""] * width)[:width] for r in body]
     out: dict[str, Any] = {}
-    if width == 2:
+    # | 方案 | 税负 |: a name column and one field column is a row per entity too
+    entity_rows = width == 2 and normalize_key(names[0][0]) in _NAME_HEADERS and (
+        normalize_key(names[1][0]) not in _GENERIC_HEADERS
+    )
+    if width == 2 and not entity_rows:
         unit = names[1][1]
         generic = all(normalize_key(n) in _GENERIC_HEADERS for n, _ in names)
         pairs = ([] if generic else [(header[0], header[1])]) + [(r[0], r[1]) for r in body]
@@ -664,8 +670,8 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
     An object (or a list of name/value items) is taken as it is; a string is read by
     :func:`parse_fields`, the reader of predictions (a JSON string, ``字段：值`` lines,
     headings, a Markdown table). Nested objects give their leaves under dotted paths
-    (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``), except a leaf that repeats a
-    top-level key of the same name and value; lists of plain values stay one field. Fields
+    (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``), except a leaf that only repeats
+    another key (:func:`_repeats`); lists of plain values stay one field. Fields
     with an empty key or an empty value (None, ``""``, ``[]``) are left out: there is
     nothing to score.
     """
@@ -687,13 +693,24 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
         and not isinstance(value, Mapping)
         and not _is_object_list(value)
         and _has_value(value)
-        # one field, not two: a one-row table gives 罚款 and 偷税.罚款 with the same value
-        and not ("." in key and flat.get(key.rsplit(".", 1)[-1], _ABSENT) == value)
+        and not _repeats(key, value, flat)
     }
     return leaves or None
 
 
 _ABSENT = object()
+
+
+def _repeats(key: str, value: Any, flat: Mapping[str, Any]) -> bool:
+    """Whether a dotted leaf only repeats what another key says: ``偷税.罚款`` beside a plain
+    ``罚款`` of the same value (a one-row table), or ``方案.方案一.名称`` = ``方案一`` (the
+    name a list item is filed under)."""
+    if "." not in key:
+        return False
+    parts = key.split(".")
+    if flat.get(parts[-1], _ABSENT) == value:
+        return True
+    return len(parts) >= 2 and isinstance(value, (str, int)) and str(value).strip() == parts[-2]
 
 
 @dataclass(frozen=True)
