@@ -12,10 +12,20 @@
 2. Else ``字段：值`` lines (half- or full-width colon), also ``**字段**：值``,
    ``**字段：**值``, ``【字段】值``, bulleted and numbered lines (``1. 字段：值``,
    ``一、字段：值``, ``- 字段：值``), and headings (``## 字段`` or a line ``**字段**``)
-   whose value is on the following lines. A line that is not a key line continues the
-   value of the key before it (multi-line rationales); lines before the first key are
-   ignored. A key is at most 30 characters, has no sentence punctuation and is not a number.
+   whose value is on the following lines; bare numbered headings (``1. 主要风险`` alone
+   on its line) too, at the top level and in sequence (see :func:`_parse_lines`). A line
+   that is not a key line continues the value of the key before it (multi-line
+   rationales); lines before the first key are ignored. A key is at most 30 characters,
+   has no sentence punctuation and is not a number. Markdown tables (header, ``---``
+   rule, rows) give fields where they stand (:func:`_table_fields`): two columns are a row
+   per field; more columns (or ``| 方案 | 税负 |``) a row per entity with a column per
+   field (``方案一.税负``); a unit in a header (``金额（万元）``) goes with the column's
+   numbers (``17.14`` -> ``"17.14万元"``).
 3. Else None (a format failure).
+
+**Golds** are read the same way (:func:`gold_fields`), and a record's fields are the
+gold's own keys (:func:`record_fields`): the task spec's rule where it names a key, a kind
+inferred from the gold value otherwise (:func:`infer_field_kind`).
 
 **Nesting.** Nested objects are kept *and* flattened to dotted paths: ``{"罚款": {"金额":
 500}}`` gives ``"罚款"`` (the dict) and ``"罚款.金额"`` (500). A list of objects is flattened
@@ -37,8 +47,9 @@ order then key order).
 ``"1.2万元"`` equals gold 12000; a sentence value is read with ``extract_final_number``);
 ``category`` fields by :func:`~taxpraben.parsing.spans.normalize_span` equality (so
 wrappers such as ``《》``, quotes and brackets do not matter) or equality after mapping
-single Chinese digits to Arabic (``方案一`` = ``方案1``); a list gold accepts any of its
-items. ``text`` fields are scored by the semantic scorer on :func:`field_text`.
+single Chinese digits to Arabic (``方案一`` = ``方案1``), also once a trailing bracketed
+gloss is dropped on both sides (``方案一（自营仓储）`` = ``方案一``); a list gold accepts any
+of its items. ``text`` fields are scored by the semantic scorer on :func:`field_text`.
 """
 
 from __future__ import annotations
@@ -59,7 +70,7 @@ from taxpraben.parsing.numbers import (
     parse_number,
 )
 from taxpraben.parsing.spans import normalize_span
-from taxpraben.tasks.spec import FieldRule
+from taxpraben.tasks.spec import FieldKind, FieldRule
 
 __all__ = [
     "ITEM_NAME_KEYS",
@@ -635,7 +646,6 @@ def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bo
 SHORT_TEXT_MAX = 30
 #: Punctuation that makes a value a sentence (a rationale) rather than a category.
 _SENTENCE = re.compile(r"[。；;！!？?，,\n]")
-FieldKind = Literal["number", "category", "text"]
 
 
 def infer_field_kind(value: Any) -> FieldKind:
