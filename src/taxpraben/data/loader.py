@@ -549,24 +549,24 @@ class _FieldNotes:
 
     def summary(self) -> list[Problem]:
         """One warning per inferred key (kinds, count, an example) and per lopsided kind."""
+        # The location is the first record concerned; the message counts all of them.
         out = []
-        where = "line" if self.unit == "line" else "record"
         for key, counts in self.kinds.items():
             line, rid = self.first[key]
             kinds = ", ".join(f"{_KIND_WORDS[k]} in {n}" for k, n in counts.items())
             out.append(Problem(
                 str(self.path),
-                f"{self.spec.name}: gold key {key!r} is not in the task spec; inferred from its "
-                f"value as {kinds} record(s) (e.g. id {rid!r} at {where} {line})",
+                f"gold key {key!r} is not in the {self.spec.name} spec; kind inferred from its "
+                f"value: {kinds} record(s) (first: id {rid!r})",
                 line, "answer", "warning", self.unit,  # type: ignore[arg-type]
             ))
         for side, n in self.lopsided.items():
             line, rid = self.lopsided_first[side]
+            lacks = "no text (rationale)" if side == "EM only" else "no exact"
             out.append(Problem(
                 str(self.path),
-                f"{self.spec.name}: {n} record(s) have {'no text (rationale)' if side == 'EM only' else 'no exact'} "
-                f"field, so their item score is {side} instead of (EM + BERTScore) / 2 "
-                f"(e.g. id {rid!r} at {where} {line})",
+                f"{n} {self.spec.name} record(s) have {lacks} field, so their item score is "
+                f"{side} instead of (EM + BERTScore) / 2 (first: id {rid!r})",
                 line, "answer", "warning", self.unit,  # type: ignore[arg-type]
             ))
         return out

@@ -211,7 +211,7 @@ def _prepare_whole_answer(record: Record, item: PreparedItem, text: str, failed:
     item.pairs = [TextPair(WHOLE_ANSWER, "" if missing else text, record.answer_text, missing)]
     item.fields = {
         WHOLE_ANSWER: {
-            "kind": "text", "pred": None, "gold": record.answer_text, "score": None,
+            "kind": "text", "pred": None if missing else text, "gold": record.answer_text, "score": None,
             "status": "missing" if missing else "ok", "matched_by": "whole", "inferred": True,
         }
     }  # fmt: skip
