@@ -297,7 +297,7 @@ SPAN_CASES: list[tuple[str, str, str, bool, bool]] = [
         "根据材料，纳税人应当自纳税义务发生之日起十五日内申报。",
         "根据材料，纳税人应当自纳税义务发生之日起十五日内申报。",
         "十五日内",
-        False,
+        True,  # the deadline stands as a phrase of the answer sentence (自…起十五日内)
         True,
     ),
     ('{"答案": "《增值税暂行条例》"}', "《增值税暂行条例》", "增值税暂行条例", True, True),

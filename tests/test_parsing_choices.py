@@ -23,7 +23,7 @@ def named(text: str, choices: list[str] = TOPICS, markers: list[str] = MARKERS) 
     ("text", "expected"),
     [
         ('{"答案": "B"}', "企业所得税"),
-        ('{"answer": "b"}', None),  # lower-case letters are not options
+        ('{"answer": "b"}', "企业所得税"),  # a lone lower-case letter as the answer value
         ('{"Answer": "个人所得税"}', "个人所得税"),
         ('{"final_answer": "(D)"}', "消费税"),
         ('{"答案": ["C"]}', "个人所得税"),
@@ -128,9 +128,11 @@ def test_markers_come_from_the_caller() -> None:
         extract_choice("抗税罪？构成逃税罪", crimes, option_letters=False, markers=["构成"])
         == "逃税罪"
     )
+    # Without the marker: the last sentence that names a choice.
     assert (
-        extract_choice("抗税罪？构成逃税罪", crimes, option_letters=False, markers=[]) == "抗税罪"
+        extract_choice("抗税罪？构成逃税罪", crimes, option_letters=False, markers=[]) == "逃税罪"
     )
+    assert extract_choice("抗税罪，逃税罪", crimes, option_letters=False, markers=[]) == "抗税罪"
 
 
 def test_result_is_always_a_choice_or_none() -> None:

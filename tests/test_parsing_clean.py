@@ -76,7 +76,8 @@ def test_unwrap_code_fences_only_touches_fences() -> None:
         ("１２．５", "12.5"),
         # the Chinese comma is kept: never a thousands separator
         ("3000，500元", "3000，500元"),
-        ("１２，０００", "12，000"),
+        ("１２，０００", "12,000"),  # full-width digit groups: a thousands separator
+        ("3000，500", "3000，500"),  # between ASCII digits: a Chinese comma
         # superscript exponents and circled numbers keep their meaning
         ("10⁴", "10^4"),
         ("1.2×10⁻³", "1.2×10^-3"),

@@ -38,7 +38,8 @@ from taxpraben.parsing.letters import extract_letter_set, extract_letter_set_tax
         ("VAT和CEO都不是选项，答案：BE", "BE"),
         ("Answer: B", "B"),
         ("答案：ABF", None),  # "ABF" is not a run of option letters
-        ("答案：ａｂｃ", None),  # lower case is not an option
+        ("答案：ａｂｃ", "ABC"),  # lower case right after a final-answer marker
+        ("the abc of tax: VAT", None),  # lower case elsewhere is English
         ("无", None),
         ("", None),
     ],

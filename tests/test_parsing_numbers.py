@@ -204,7 +204,11 @@ def test_extract_final_number_none(text: str) -> None:
 def test_extract_final_number_offsets_refer_to_cleaned_text() -> None:
     found = extract_final_number("答案：１３０００元")
     assert found is not None
-    assert (found.start, found.end, found.text) == (3, 9, "13000元")
+    # From a final statement: the text as written, no offsets.
+    assert (found.start, found.end, found.text, found.value) == (-1, -1, "13000元", 13000)
+    found = extract_final_number("税额为５００元，合计为１３０００元")
+    assert found is not None
+    assert (found.start, found.end, found.text) == (11, 17, "13000元")
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,13 @@ from taxpraben.parsing.spans import extract_span, normalize_span, span_match, sp
 @pytest.mark.parametrize(
     ("text", "normalized"),
     [
-        ("三十日", "三十日"),
-        ("  三十 日 。", "三十日"),
+        ("三十日", "30日"),
+        ("  三十 日 。", "30日"),
+        ("次年三月一日至六月三十日", "次年3月1日至6月30日"),
+        ("第六十三条第一款", "第63条第1款"),
+        ("百分之十二", "12%"),
+        ("3%—5%", "3%至5%"),
+        ("一般纳税人", "一般纳税人"),
         ("《增值税暂行条例》", "增值税暂行条例"),
         ("“不征税收入”！", "不征税收入"),
         ("纳税人、扣缴义务人", "纳税人扣缴义务人"),
@@ -22,7 +27,7 @@ from taxpraben.parsing.spans import extract_span, normalize_span, span_match, sp
         ("12.5%", "12.5%"),
         ("12.5 %", "12.5%"),
         ("-300元", "-300元"),
-        ("1-3月", "13月"),
+        ("1-3月", "1至3月"),  # a range is compared with 至
         ("12.50", "12.50"),
         ("第3.条", "第3条"),
         ("", ""),
@@ -62,8 +67,14 @@ def test_extract_span(text: str, span: str) -> None:
         ("答案：三十日。", "三十日", True),
         ("答案：企业所得税", "所得税", False),
         ("答案：12,000元", "12000元", True),
-        ("答案：12000", "12000元", False),
-        ("答案：三十日", "30日", False),
+        ("答案：12000", "12000元", True),  # one amount, equal: the unit adds nothing
+        ("答案：12000", "12000%", False),
+        ("答案：三十日", "30日", True),  # numerals that count are compared in digits
+        ("答案：不是三年", "三年", False),
+        ("答案：取得所得的次年三月一日至六月三十日", "次年三月一日至六月三十日", True),
+        ("答案：60日内", "60日", True),
+        ("综上所述，罚款金额为162500元。", "162,500.00元", True),
+        ("综上所述，罚款金额为162500元，滞纳金800元。", "162,500.00元", False),
         ("anything", "", False),
         ("", "", False),
         ("答案：", "。", False),

@@ -1,37 +1,51 @@
 """Classification labels (TaxSCQ, TaxTopic, TaxCrime): which of the choices an output names.
 
-:func:`extract_choice` (profile ``taxpraben``) works on the cleaned output and returns one of
-``choices`` or None (the caller's label "missing"):
+:func:`extract_choice_index` (profile ``taxpraben``) works on the cleaned output with LaTeX
+made plain and the lines that echo the question removed, and returns the index of the chosen
+option or None (the caller's label "missing"). The answer region is the one shared by every
+reader (:mod:`taxpraben.parsing.region`):
 
-1. **JSON answer field.** When the output holds a JSON object with an answer-like key
+1. **No correct option.** When the most authoritative statement (or, without one, the last
+   line) says that no option is correct (``均不正确``, ``无正确答案``, ``都不对``), the output
+   selects nothing: a format failure, not the first choice. Unless a choice itself says so
+   (``以上均不正确`` as option D).
+2. **JSON answer field.** When the output holds a JSON object with an answer-like key
    (:data:`CHOICE_ANSWER_KEYS`, e.g. ``答案``, ``answer``, ``类别``, ``罪名``), its value is
-   read with rules 2 and 3 (a letter when choices are lettered, a choice string otherwise). A
-   value that names nothing falls through to the whole text.
-2. **Option letter** (only when ``option_letters``; letter *i* is ``choices[i]``, letters
-   beyond the number of choices are ignored). In order: the letter after the *last* explicit
-   marker (``答案：B``, ``答案是 B 项``, ``正确选项为(B)``, ``选B``, ``故选B``,
-   ``Answer: B``); a letter that starts the output (``B``, ``B.``, ``(B)``, ``B、企业所得税``);
-   the only letter named as ``选项X`` / ``X项``; the only standalone option letter in the text
-   (not touching Latin letters, digits, or a following Chinese character: ``A股`` is a word).
-   A letter only counts when it is not part of a Latin word (``VAT``, ``Answer``, ``CEO`` hold
-   no options).
-3. **Named choice.** Every occurrence of every choice is found (case-insensitive for Latin),
-   longest first: an occurrence inside a longer accepted one is dropped, so ``企业所得税``
-   does not also count as ``所得税`` (the overlap rule). Then the first occurrence after the
-   *last* answer marker (``markers``, e.g. ``答案``, ``属于``) that has one is taken; markers
-   right after a negation (``不属于``, ``并非``, ``不是``) are ignored. Without such a marker,
-   the earliest occurrence, preferring one not directly negated (``不属于增值税，属于消费税``).
+   read with rules 3 and 4. A value that names nothing falls through to the text.
+3. **Final statements, latest first** (``\\boxed{B}``, ``答案：B``, ``应选C``, a
+   self-correction ``不对，应为D``): in each, a letter right after the marker (lettered
+   choices only: ``B``, ``(B)``, ``选项B``, ``b``), else the first choice named in it that is
+   not negated, else a letter named as ``选项X``/``X项`` in it.
+4. **A bare answer line**: a line that is nothing but an option letter or a choice
+   (``B``, ``**C. 消费税**``, ``增值税``), the latest such line.
+5. **Conclusions, latest first** (``综上``, ``因此``, ``所以`` and the task's
+   ``answer_markers`` such as ``属于``, ``构成``, ``应认定为``, ``主要涉及``; not after a
+   negation such as ``不属于``): read as in 3.
+6. **The last line that names a candidate**, then its sentences: the first choice in it not
+   negated; for lettered choices also the only standalone letter of the output.
+7. A choice named only in negated form (``不构成逃税罪。``) is still that choice.
 
-:func:`extract_choice_taxben` is TaxBen's rule for comparison with published numbers: the
-first choice *in list order* that occurs as a substring of the cleaned output. It has the
-substring flaw on purpose (``企业所得税`` also "contains" ``所得税``).
+**Naming a choice.** Every occurrence of every choice is found (case-insensitive for Latin,
+thousands separators ignored so ``60,000元`` names ``60000元``), longest first: an
+occurrence inside a longer accepted one is dropped, so ``企业所得税`` does not also count as
+``所得税``. A charge may be named without its ``罪`` suffix (``骗取出口退税`` names
+``骗取出口退税罪``) when that does not make it ambiguous. An occurrence right after a
+negation (``不属于``, ``不是``, ``并非``, ``不涉及``, ``排除``, ``不构成``, ...) is negated.
+Letters count only outside Latin words (``VAT``, ``Answer`` hold no options).
+
+**Repeated option texts.** When two options have the same text, the letter decides; a text
+that names a repeated option gives its first position.
+
+:func:`extract_choice` returns ``choices[index]`` for callers that want the label.
+:func:`extract_choice_taxben` is TaxBen's rule for comparison with published numbers.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from taxpraben.parsing._jsonish import (
     OPTION_ANSWER_KEYS,
@@ -40,8 +54,11 @@ from taxpraben.parsing._jsonish import (
     find_json_values,
 )
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
+from taxpraben.parsing.region import answer_statements, drop_echo, sentences_last_first
 
-__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_taxben"]
+__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "extract_choice_taxben"]
 
 #: JSON keys holding a classification answer, in priority order.
 CHOICE_ANSWER_KEYS: tuple[str, ...] = (
@@ -61,11 +78,10 @@ CHOICE_ANSWER_KEYS: tuple[str, ...] = (
 )
 
 _OPEN = r"[(（\[【]?"
-_STRONG_LETTER = re.compile(
-    r"(?:最终答案|正确答案|答案|正确选项|选择|故选|应选|选(?!项)|(?i:answer(?:\s+is)?|option))"
-    r"[\s:：*】\]]*(?:是|为|应为|应该是|应是|应选|选)?[\s:：*]*(?:选项)?\s*"
+_STATEMENT_LETTER = re.compile(
+    r"^[\s:：*#>】\]]*(?:是|为|应为|应该是|应是|应选|选|选择)?[\s:：*]*(?:选项|option\s*)?\s*"
     + _OPEN
-    + r"\s*([A-Z])(?![A-Za-z])"
+    + r"\s*([A-Za-z])(?![A-Za-z])"
 )
 _LEADING_LETTER = re.compile(r"^[\s*#>]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
 _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*项")
@@ -73,36 +89,68 @@ _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*
 _STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])")
 _NEGATION = ("不", "非", "未", "没", "无", "不是")
 _NEGATED_MENTION = re.compile(
-    r"(?:不属于|不是|并非|而非|非|不为|不应为|排除|不构成|不涉嫌|不认定为|不应认定为|不能认定为|不定性为)\s*$"
+    r"(?:不属于|不是|并非|而非|非|不为|不应为|排除|不构成|不涉嫌|不认定为|不应认定为|不能认定为|"
+    r"不定性为|不涉及|未涉及|并不涉及|无关|而不是|不应是|不选|并不属于)\s*(?:选项)?\s*$"
 )
+_NONE_CORRECT = re.compile(
+    r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
+    r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
+)
+_LONE_LOWER = re.compile(r"^[\s*#>(（\[【]*([a-z])[)）\]】.。]?\s*$")
+_BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,，!！]*$")
+_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
 
 
 def _letter_index(letter: str, count: int) -> int | None:
-    index = string.ascii_uppercase.find(letter)
+    index = string.ascii_uppercase.find(letter.upper())
     return index if 0 <= index < count else None
 
 
-def _letter_choice(text: str, choices: Sequence[str]) -> str | None:
-    """Rule 2: the option letter the text gives, mapped to its choice."""
-    count = len(choices)
-    for m in reversed(list(_STRONG_LETTER.finditer(text))):
-        index = _letter_index(m.group(1), count)
-        if index is not None:
-            return choices[index]
-    leading = _LEADING_LETTER.match(text)
-    if leading:
-        index = _letter_index(leading.group(1), count)
-        if index is not None:
-            return choices[index]
-    for pattern in (_WEAK_LETTER, _STANDALONE_LETTER):
-        found = {
-            index
-            for m in pattern.finditer(text)
-            if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
-        }
-        if len(found) == 1:
-            return choices[found.pop()]
-    return None
+_CN_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+(?:点[零一二三四五六七八九]+)?)")
+_CN_TIMES = re.compile(r"(?<![零一二两三四五六七八九十百千万亿])([一二两三四五六七八九十]{1,3})倍")
+
+
+def _cn_number(match: re.Match[str], suffix: str) -> str:
+    value = parse_number(match.group(1))
+    if value is None:
+        return match.group(0)
+    text = format(value.value.normalize(), "f")
+    return text + suffix
+
+
+def _norm(text: str) -> str:
+    """Comparison form for naming: folded, lower-case Latin, no thousands separators,
+    ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option)."""
+    text = _DIGIT_COMMA.sub("", fold_characters(text).strip().lower())
+    if "百分之" in text:
+        text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
+    if "倍" in text:
+        text = _CN_TIMES.sub(lambda m: _cn_number(m, "倍"), text)
+    return text
+
+
+def _needles(
+    choices: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None
+) -> list[tuple[str, int]]:
+    """(needle, choice index) pairs: each choice, its aliases, and a charge without its 罪
+    when that stem names no other choice."""
+    names: list[tuple[str, int]] = [(str(c), i) for i, c in enumerate(choices)]
+    for i, choice in enumerate(choices):
+        names.extend((alias, i) for alias in (aliases or {}).get(str(choice), ()))
+    needles: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for name, index in names:
+        needle = _norm(name)
+        if needle and needle not in seen:
+            seen.add(needle)
+            needles.append((needle, index))
+    for name, index in names:
+        needle = _norm(name)
+        stem = needle[:-1] if needle.endswith("罪") else ""
+        if len(stem) >= 2 and stem not in seen:
+            seen.add(stem)
+            needles.append((stem, index))
+    return needles
 
 
 def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
@@ -113,45 +161,229 @@ def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
     return found
 
 
-def _named_choice(text: str, choices: Sequence[str], markers: Sequence[str]) -> str | None:
-    """Rule 3: the choice string the text names (longest first, marker-aware)."""
-    haystack = text.lower()
-    candidates: list[tuple[int, int, int]] = []  # (-length, start, choice index)
-    seen: set[str] = set()
-    for index, choice in enumerate(choices):
-        needle = fold_characters(str(choice)).strip().lower()
-        if not needle or needle in seen:
-            continue
-        seen.add(needle)
+def _named(text: str, needles: Sequence[tuple[str, int]]) -> list[tuple[int, int, int, bool]]:
+    """Accepted occurrences in ``text`` as (start, end, index, negated), in text order."""
+    haystack = _norm(text)
+    candidates: list[tuple[int, int, int]] = []
+    for needle, index in needles:
         candidates.extend((-len(needle), start, index) for start in _occurrences(haystack, needle))
     if not candidates:
-        return None
+        return []
     candidates.sort()
     covered = bytearray(len(haystack))
-    accepted: list[tuple[int, int, int]] = []  # (start, end, choice index)
+    accepted: list[tuple[int, int, int, bool]] = []
     for negative_length, start, index in candidates:
         end = start - negative_length
         if not any(covered[start:end]):
             covered[start:end] = b"\x01" * (end - start)
-            accepted.append((start, end, index))
+            negated = bool(_NEGATED_MENTION.search(haystack[max(0, start - 6) : start]))
+            accepted.append((start, end, index, negated))
     accepted.sort()
+    return accepted
 
-    marker_ends: list[int] = []
-    for marker in markers:
-        needle = fold_characters(marker).strip().lower()
-        if not needle:
-            continue
-        for start in _occurrences(haystack, needle):
-            if not any(haystack[max(0, start - len(neg)) : start] == neg for neg in _NEGATION):
-                marker_ends.append(start + len(needle))
-    for marker_end in sorted(marker_ends, reverse=True):
-        for start, _end, index in accepted:
-            if start >= marker_end:
-                return choices[index]
-    for start, _end, index in accepted:
-        if not _NEGATED_MENTION.search(haystack[max(0, start - 6) : start]):
-            return choices[index]
-    return choices[accepted[0][2]]
+
+def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None:
+    for _start, _end, index, negated in _named(text, needles):
+        if not negated:
+            return index
+    return None
+
+
+_PICK = re.compile(r"应为|应是|应该是|应选|改选|改为|更正为|正确答案(?:是|为|应为)?|答案(?:是|为|应为)")
+_HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*(?:或者|或是|或|还是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
+_HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*(?:或者|或是|或|还是)\s*(?:构成|是|为)?\s*$")
+
+
+class _Hedge(Exception):
+    """A statement offers two options ("B或D"): it gives no single answer."""
+
+
+def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bool) -> bool:
+    if lettered and _HEDGE_LETTERS.search(body):
+        return True
+    haystack = _norm(body)
+    return any(
+        a[2] != b[2] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
+        for a, b in pairwise(named)
+    )
+
+
+def _numeric_choice(body: str, choices: Sequence[str]) -> int | None:
+    """The one choice whose amount a number of ``body`` equals (``6万元`` = ``60000元``,
+    ``0.05%`` = ``万分之五``), when every choice is an amount; None when none or several."""
+    values = [parse_number(str(c)) for c in choices]
+    if not all(values):
+        return None
+    hits = {
+        i
+        for number in find_numbers(body)[:20]
+        for i, value in enumerate(values)
+        if value is not None
+        and value.is_percent == number.is_percent
+        and numbers_equal(number, value, 6, False)
+    }
+    return hits.pop() if len(hits) == 1 else None
+
+
+def _read_statement(
+    body: str,
+    count: int,
+    lettered: bool,
+    needles: Sequence[tuple[str, int]],
+    choices: Sequence[str],
+    *,
+    correction: bool = False,
+) -> int | None:
+    """The option a statement gives: its leading letter, a choice it names, an amount equal
+    to a choice, a 选项X. Raises _Hedge when it offers two."""
+    if correction:
+        picks = list(_PICK.finditer(body))
+        if not picks:
+            return None
+        body = body[picks[-1].end() :]
+    named = _named(body, needles)
+    if _hedged(body, named, lettered):
+        raise _Hedge
+    if lettered:
+        m = _STATEMENT_LETTER.match(body)
+        if m and (m.group(1).isupper() or not re.match(r"[a-z]{2}", body[m.start(1) :])):
+            index = _letter_index(m.group(1), count)
+            if index is not None:
+                return index
+    for _start, _end, index, negated in named:
+        if not negated:
+            return index
+    numeric = _numeric_choice(body, choices)
+    if numeric is not None:
+        return numeric
+    if lettered:
+        found = {
+            index
+            for m in _WEAK_LETTER.finditer(body)
+            if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
+        }
+        if len(found) == 1:
+            return found.pop()
+    return None
+
+
+def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
+    """A line that is nothing but an option letter and/or a choice."""
+    named = _named(line, needles)
+    rest = _norm(line)
+    for start, end, _index, _negated in reversed(named):
+        rest = rest[:start] + rest[end:]
+    if lettered:
+        m = _LEADING_LETTER.match(rest) or _LONE_LOWER.match(rest)
+        if m and _BARE_LINE.match(rest[m.end() :]):
+            index = _letter_index(m.group(1), count)
+            if index is not None:
+                return index
+    if len(named) == 1 and not named[0][3] and _BARE_LINE.match(rest):
+        return named[0][2]
+    return None
+
+
+def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
+    """The decisive statement says no option is correct (and names none itself)."""
+    if any(_NONE_CORRECT.search(fold_characters(str(c))) for c in choices):
+        return False
+    m = _NONE_CORRECT.search(text)
+    return bool(m) and m.start() <= 12
+
+
+def extract_choice_index(
+    text: str,
+    choices: Sequence[str],
+    *,
+    option_letters: bool,
+    markers: Sequence[str],
+    query: str = "",
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    names: Sequence[str] | None = None,
+) -> int | None:
+    """The index of the option an output selects, or None (rules in the module docstring).
+
+    ``text`` is the raw model output (it is cleaned here); ``choices`` are the labels in
+    option order; ``option_letters`` says whether the choices were shown as A, B, C, ...;
+    ``markers`` are the task's conclusion phrases (``answer_markers``); ``query`` is the
+    question (runs of output lines that repeat it are not read); ``aliases`` are other
+    names of a choice (keyed by choice text); ``names`` are the texts an output may name
+    the options by when they differ from ``choices`` (choices stored as letters, texts in
+    the query). A hedge between two options ("B或D") selects none.
+    """
+    try:
+        return _choice_index(text, choices, option_letters, markers, query, aliases, names)
+    except _Hedge:
+        return None
+
+
+def _choice_index(
+    text: str,
+    choices: Sequence[str],
+    lettered: bool,
+    markers: Sequence[str],
+    query: str,
+    aliases: Mapping[str, Sequence[str]] | None,
+    names: Sequence[str] | None,
+) -> int | None:
+    cleaned = drop_echo(strip_latex(clean_prediction(text)), query)
+    count = len(choices)
+    if not cleaned or not choices:
+        return None
+    texts = list(names) if names is not None and len(names) == count else list(choices)
+    needles = _needles(texts, aliases)
+
+    def read(body: str, correction: bool = False) -> int | None:
+        return _read_statement(body, count, lettered, needles, texts, correction=correction)
+
+    found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
+    if found:
+        value_text = strip_latex(clean_prediction(answer_text(value, " ", dict_values=True)))
+        if value_text:
+            folded = _norm(value_text.strip(" .。、:：*"))
+            for index, choice in enumerate(texts):
+                if _norm(str(choice)) == folded:
+                    return index
+            picked = read(value_text)
+            if picked is not None:
+                return picked
+    statements = answer_statements(cleaned, markers)
+    final = [st for st in statements if st.kind != "conclusion"]
+    lines = [line for line in cleaned.split("\n") if line.strip()]
+    decisive = final[0].text if final else (lines[-1] if lines else "")
+    if _says_none_correct(decisive, texts):
+        return None
+    for statement in final:
+        picked = read(statement.text, statement.kind == "correction")
+        if picked is not None:
+            return picked
+    for line in reversed(lines):
+        picked = _bare_line(line, count, lettered, needles)
+        if picked is not None:
+            return picked
+    for statement in statements:
+        if statement.kind == "conclusion":
+            picked = read(statement.text)
+            if picked is not None:
+                return picked
+    for piece in sentences_last_first(cleaned):
+        picked = _first_affirmed(piece, needles)
+        if picked is None:
+            picked = _numeric_choice(piece, texts)
+        if picked is not None:
+            return picked
+    if lettered:
+        for pattern in (_WEAK_LETTER, _STANDALONE_LETTER):
+            letters = {
+                index
+                for m in pattern.finditer(cleaned)
+                if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
+            }
+            if len(letters) == 1:
+                return letters.pop()
+    named = _named(cleaned, needles)
+    return named[0][2] if named else None
 
 
 def extract_choice(
@@ -160,35 +392,14 @@ def extract_choice(
     *,
     option_letters: bool,
     markers: Sequence[str],
+    query: str = "",
+    aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> str | None:
-    """The choice an output selects, or None when it names none (rules in the module docstring).
-
-    ``text`` is the raw model output (it is cleaned here); ``choices`` are the labels in
-    option order; ``option_letters`` says whether the choices were shown as A, B, C, ...;
-    ``markers`` are the phrases after which the answer is expected (the task spec's
-    ``answer_markers``). The result is always an element of ``choices`` (the first of equal
-    duplicates) or None.
-    """
-    cleaned = clean_prediction(text)
-    if not cleaned or not choices:
-        return None
-    found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
-    if found:
-        value_text = clean_prediction(answer_text(value, " ", dict_values=True))
-        if value_text:
-            folded = value_text.strip(" .。、:：*").lower()
-            for choice in choices:
-                if fold_characters(str(choice)).strip().lower() == folded:
-                    return choice
-            picked = _letter_choice(value_text, choices) if option_letters else None
-            picked = picked or _named_choice(value_text, choices, markers)
-            if picked is not None:
-                return picked
-    if option_letters:
-        picked = _letter_choice(cleaned, choices)
-        if picked is not None:
-            return picked
-    return _named_choice(cleaned, choices, markers)
+    """The choice an output selects (``choices[extract_choice_index(...)]``), or None."""
+    index = extract_choice_index(
+        text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases
+    )
+    return None if index is None else choices[index]
 
 
 def extract_choice_taxben(text: str, choices: Sequence[str]) -> str | None:

@@ -24,8 +24,9 @@
    ``（）`` -> ``()``, ``％`` -> ``%``, ideographic space -> space, ...) with three deliberate
    exceptions, so that later parsers keep the meaning of Chinese text:
 
-   - ``，`` (full-width comma) is **kept**: in Chinese it separates clauses and is never a
-     thousands separator, so ``3000，500元`` must not become ``3000,500`` (= 3000500);
+   - ``，`` (full-width comma) is **kept**: in Chinese it separates clauses, so
+     ``3000，500元`` must not become ``3000,500`` (= 3000500); only between full-width digits
+     followed by exactly three of them (``４４，０００``) is it a thousands separator;
    - superscript exponents after a digit become ``^n`` (``10⁴`` -> ``10^4``) instead of being
      flattened into the mantissa (NFKC would give ``104``);
    - circled numbers become parenthesised list markers (``①`` -> ``(1)``), not bare digits.
@@ -75,6 +76,7 @@ _SUPERSCRIPT_TABLE = str.maketrans({**{c: str(i) for i, c in enumerate(_SUPERSCR
 _SUPERSCRIPT_RUN = re.compile(r"(?<=[0-9０-９])[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _CIRCLED = {chr(0x2460 + i): f"({i + 1})" for i in range(20)}
 _PROTECTED = "，"
+_FULLWIDTH_THOUSANDS = re.compile(r"(?<=[０-９])，(?=[０-９]{3}(?![０-９]))")
 _DROP = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 _H_SPACE = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n{2,}")
@@ -114,6 +116,8 @@ def fold_characters(text: str) -> str:
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_TABLE), text)
     if any(c in _CIRCLED for c in text):
         text = "".join(_CIRCLED.get(c, c) for c in text)
+    # A full-width comma between full-width digit groups is a thousands separator (４４，０００).
+    text = _FULLWIDTH_THOUSANDS.sub(",", text)
     if _PROTECTED in text:
         parts = text.split(_PROTECTED)
         text = _PROTECTED.join(unicodedata.normalize("NFKC", p) for p in parts)

@@ -1,18 +1,30 @@
 """Option-letter sets (TaxMCQ): ``"A、B和D"``, ``"ABD"``, ``"A,B,D"``, ``"选项A与D"`` -> {A, B, D}.
 
-:func:`extract_letter_set` (profile ``taxpraben``), on the cleaned output:
+:func:`extract_letter_set` (profile ``taxpraben``) reads only the letters the answer
+*asserts*, on the cleaned output with LaTeX made plain and lines that echo the question
+removed:
 
 - **Letter tokens.** A maximal run of Latin letters is an option token only when every letter
   in it is an (upper-case) option letter: ``ABD`` and ``A`` are tokens; ``VAT``, ``CEO``,
-  ``Answer`` and ``bad`` are not, so English words never contribute letters.
+  ``Answer`` and ``bad`` are not, so English words never contribute letters. Lower-case
+  letters count only right after a final-answer marker (``答案：abd``, ``answer: a, c``).
 - **Groups.** Consecutive tokens joined only by separators (spaces, ``、 , ， / ; ； + &``,
-  ``和 与 及 以及 或``, ``.``, brackets, quotes, Markdown ``*``, and the words ``选项``/``项``)
-  form one answer group: ``A、B和D``, ``A, B, D``, ``(A)(C)``, ``A项和C项``.
-- **Which group.** A JSON answer field first (a list ``["A", "C"]`` or a string ``"AC"``);
-  else the group right after the *last* answer marker (``答案``, ``正确答案``, ``正确选项``,
-  ``选项为``, ``应选``, ``故选``, ``选择``, ``选``, ``Answer``) that is followed by one
-  within 12 characters (no ``。`` in between); else the first group in the text. Duplicate
-  letters collapse (``AAB`` is {A, B}). None when there is no option letter at all.
+  ``和 与 及 以及 或 and``, ``.``, brackets, quotes, Markdown ``*``, and the words
+  ``选项``/``项``) form one answer group: ``A、B和D``, ``A, C and E``, ``(A)(C)``,
+  ``A项和C项``. A bracketed aside with Chinese text ends nothing and adds nothing:
+  ``BD（A错误，因为…）`` is {B, D}; ``A（增值税）和C（消费税）`` is {A, C}.
+- **Rejections.** A group followed by a negative verdict (``不正确``, ``错误``, ``不选``,
+  ``排除``, ``❌``) is a rejected list and never the answer (``B、C、E不正确``).
+- **Which group.** In order: a JSON answer field (a list ``["A", "C"]`` or a string
+  ``"AC"``); the final statements of :func:`~taxpraben.parsing.region.answer_statements`
+  (boxed, answer markers including ``正确的是``/``正确选项为``, self-corrections; latest
+  first): the first group within 12 characters of the marker that is not rejected (in a
+  self-correction, the group after ``应为``/``应是``/``改为``/``选``); ``全选``, ``以上都对``,
+  ``以上全部正确`` in such a statement give every option the question lists; then
+  **per-option verdicts** (``A正确，B错误``, ``A项：……，说法正确``, ``A ✅``,
+  ``A、C项说法正确``): the options judged correct, when any is; then the conclusion
+  statements; then the last line that holds a group. Duplicate letters collapse. None when
+  no letter is asserted.
 
 :func:`extract_letter_set_taxben` is TaxBen's rule: the first match of
 ``[ABCDE](?:\\W*[ABCDE]){1,4}`` in the cleaned output, as a set. Consequences of that regex,
@@ -33,8 +45,16 @@ from taxpraben.parsing._jsonish import (
     find_json_values,
 )
 from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.region import answer_statements, drop_echo, lines_last_first
 
-__all__ = ["LETTER_ANSWER_KEYS", "extract_letter_set", "extract_letter_set_taxben"]
+__all__ = [
+    "LETTER_ANSWER_KEYS",
+    "extract_letter_set",
+    "extract_letter_set_taxben",
+    "listed_option_letters",
+    "listed_option_texts",
+]
 
 #: JSON keys holding a multiple-choice answer, in priority order.
 LETTER_ANSWER_KEYS: tuple[str, ...] = (
@@ -46,64 +66,187 @@ LETTER_ANSWER_KEYS: tuple[str, ...] = (
 )
 
 _RUN = re.compile(r"[A-Za-z]+")
-_SEPARATORS = re.compile(r"(?:[\s、,，/;；&+和与及或.·()（）【】\[\]\"'“”‘’*]|以及|选项|项)*")
-_MARKER = re.compile(
-    r"最终答案|正确答案|答案|正确选项|选项(?:是|为|应为)|应选|故选|选择|选(?!项)|(?i:answer)"
+_SEPARATORS = re.compile(
+    r"(?:[\s、,，/;；&+和与及或.·()（）【】\[\]\"'“”‘’*]|以及|选项|项|(?i:and|or)(?![A-Za-z]))*"
 )
+_ASIDE = re.compile(r"[(（][^()（）\n]*[\u4e00-\u9fff][^()（）\n]*[)）]")
+_AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?i:and|or)\s+(?=[A-Za-z])")
 _MARKER_GAP = 12
 _TAXBEN = re.compile(r"[ABCDE](?:\W*[ABCDE]){1,4}")
+_NEGATIVE = re.compile(
+    r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
+    r"(?:不正确|错误|不对|有误|不符合|不选|不应选|应排除|排除|错|❌|✗|✘|×|不当)"
+)
+_POSITIVE = re.compile(
+    r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
+    r"(?:正确|对的|对|符合|当选|应选|✅|✔|√|☑)"
+)
+_EXCLUDED_BEFORE = re.compile(r"(?:排除|不选|除了?|去掉|错误的是|不正确的是|错误选项为?)\s*(?:选项)?\s*$")
+_ALL_OPTIONS = re.compile(r"全选|以上(?:选项)?(?:都|均|全部|全都)(?:对|正确|是正确的|符合)|(?:全部|都)正确|都对")
+_CORRECTION_PICK = re.compile(r"(?:应为|应是|应该是|改为|更正为|修正为|正确答案(?:是|为)?|答案(?:是|为|应为)?|选)")
+_VERDICT_LINE = re.compile(
+    r"^[\s*#>\-|]*(?:选项)?\s*[(（【]?(?P<letter>[A-Z])[)）】]?\s*(?:项|选项)?(?![A-Za-z])"
+)
+_LINE_POSITIVE = re.compile(r"正确|对的|当选|✅|✔|√|☑|符合(?:规定|题意)")
+_LINE_NEGATIVE = re.compile(r"不正确|错误|不对|有误|不当选|不符合|不选|❌|✗|✘|×")
+_LISTED = re.compile(r"(?:^|[\s(（])([A-H])\s*[.．、:：)）]")
 
 
-def _groups(text: str, letters: str) -> list[tuple[int, frozenset[str]]]:
-    """Answer groups as (start offset, letters), in order."""
-    groups: list[tuple[int, frozenset[str]]] = []
+def listed_option_letters(query: str, letters: str = "ABCDE") -> str:
+    """The option letters a question lists (``A. …`` / ``(B) …``), in order; ``letters``
+    when it lists fewer than two."""
+    found = sorted({m.group(1) for m in _LISTED.finditer(query or "") if m.group(1) in letters})
+    return "".join(found) if len(found) >= 2 else letters
+
+
+_OPTION_TEXT = re.compile(
+    r"(?:^|(?<=[\s(（]))([A-H])\s*[.．、:：)）]\s*(.+?)(?=\s+[A-H]\s*[.．、:：)）]|\n|$)", re.MULTILINE
+)
+
+
+def listed_option_texts(query: str) -> dict[str, str]:
+    """The options a question lists, letter -> text (``A. 13%`` -> ``{"A": "13%"}``); the
+    first listing of a letter wins (an instruction such as "输出字母（A、B、C或D）" comes
+    after the options)."""
+    found: dict[str, str] = {}
+    for m in _OPTION_TEXT.finditer(query or ""):
+        text = m.group(2).strip().rstrip("；;。")
+        if text and m.group(1) not in found:
+            found[m.group(1)] = text
+    return found
+
+
+def _groups(text: str, letters: str) -> list[tuple[int, int, frozenset[str]]]:
+    """Answer groups as (start, end, letters), in order; rejected groups are kept (the
+    caller decides)."""
+    groups: list[tuple[int, int, frozenset[str]]] = []
     current: set[str] = set()
     start = previous_end = -1
+
+    def close() -> None:
+        if current:
+            groups.append((start, previous_end, frozenset(current)))
+
     for m in _RUN.finditer(text):
         run = m.group(0)
+        if run.lower() in ("and", "or") and current:
+            continue  # a connective inside a group: "A, C and E"
         if not all(c in letters for c in run):
-            if current:
-                groups.append((start, frozenset(current)))
+            close()
             current = set()
             continue
         if current and _SEPARATORS.fullmatch(text, previous_end, m.start()):
             current.update(run)
         else:
-            if current:
-                groups.append((start, frozenset(current)))
+            close()
             current, start = set(run), m.start()
         previous_end = m.end()
-    if current:
-        groups.append((start, frozenset(current)))
+    close()
     return groups
 
 
-def extract_letter_set(text: str, letters: str = "ABCDE") -> frozenset[str] | None:
+def _rejected(text: str, start: int, end: int) -> bool:
+    return bool(_NEGATIVE.match(text, end)) or bool(_EXCLUDED_BEFORE.search(text[max(0, start - 8) : start]))
+
+
+_RANGE = re.compile(r"(?<![A-Za-z])[A-Z]\s*(?:[–—~～]|-|到|至)\s*[A-Z](?![A-Za-z])")
+
+
+def _prepare(text: str) -> str:
+    """Asides and ranges ("A–E" describes the options, it answers nothing) removed."""
+    return _AND.sub("和", _RANGE.sub(" ", _ASIDE.sub(" ", text)))
+
+
+def _statement_letters(body: str, letters: str, listed: str, kind: str) -> frozenset[str] | None:
+    body = _prepare(body)
+    if kind == "correction":
+        picks = list(_CORRECTION_PICK.finditer(body))
+        if not picks:
+            return None
+        body = body[picks[-1].end() :]
+    head = body[:_MARKER_GAP + 8]
+    if _ALL_OPTIONS.search(head) and not re.search(r"不|错", head):
+        return frozenset(listed)
+    for start, end, group in _groups(body, letters):
+        gap = body[:start]
+        if len(gap) > _MARKER_GAP or "。" in gap:
+            break
+        if not _rejected(body, start, end):
+            return group
+    # lower case right after the marker: "答案：abd", "answer: a, c"
+    lower = re.match(r"^[\s:：是为*]*([a-z](?:[\s、,，和与及/]*[a-z])*)(?![A-Za-z])", body)
+    if lower:
+        found = frozenset(c.upper() for c in lower.group(1) if c.isalpha())
+        if found <= set(letters):
+            return found
+    return None
+
+
+def _verdicts(text: str, letters: str) -> frozenset[str] | None:
+    """The options judged correct, per option line or inline (``A、C项说法正确``)."""
+    positive: set[str] = set()
+    negative: set[str] = set()
+    prepared = _prepare(text)
+    for start, end, group in _groups(prepared, letters):
+        if _rejected(prepared, start, end):
+            negative |= group
+        elif _POSITIVE.match(prepared, end):
+            positive |= group
+    judged = positive | negative
+    # A line about one option ("A项：……，说法正确"): its last verdict word judges it.
+    for line in text.split("\n"):
+        m = _VERDICT_LINE.match(line)
+        if m and m.group("letter") in letters and m.group("letter") not in judged:
+            rest = line[m.end() :]
+            last_pos = max((x.end() for x in _LINE_POSITIVE.finditer(rest)), default=-1)
+            last_neg = max((x.end() for x in _LINE_NEGATIVE.finditer(rest)), default=-1)
+            if last_pos > last_neg:
+                positive.add(m.group("letter"))
+            elif last_neg >= 0:
+                negative.add(m.group("letter"))
+    chosen = positive - negative
+    return frozenset(chosen) if chosen else None
+
+
+def extract_letter_set(
+    text: str, letters: str = "ABCDE", *, query: str = ""
+) -> frozenset[str] | None:
     """The set of option letters an output answers, or None (rules in the module docstring).
 
-    ``text`` is the raw output (cleaned here); ``letters`` the allowed option letters,
-    upper case.
+    ``text`` is the raw output (cleaned here); ``letters`` the allowed option letters, upper
+    case; ``query`` the question (its echoed lines are ignored; ``全选`` means the options it
+    lists).
     """
-    cleaned = clean_prediction(text)
-    allowed = set(letters.upper())
+    allowed = "".join(sorted(set(letters.upper())))
+    cleaned = drop_echo(strip_latex(clean_prediction(text)), query)
     if not cleaned or not allowed:
         return None
+    listed = listed_option_letters(query, allowed)
     found, value = answer_value(find_json_values(cleaned), LETTER_ANSWER_KEYS)
     if found:
-        from_json = _groups(clean_prediction(answer_text(value)), "".join(allowed))
+        from_json = _groups(clean_prediction(answer_text(value)), allowed)
         if from_json:
-            return frozenset().union(*(g for _, g in from_json))
-    groups = _groups(cleaned, "".join(allowed))
-    if not groups:
-        return None
-    for marker in reversed(list(_MARKER.finditer(cleaned))):
-        for start, group in groups:
-            if start >= marker.end():
-                gap = cleaned[marker.end() : start]
-                if len(gap) <= _MARKER_GAP and "。" not in gap:
-                    return group
-                break
-    return groups[0][1]
+            return frozenset().union(*(g for _, _, g in from_json))
+    statements = answer_statements(cleaned)
+    for statement in statements:
+        if statement.kind != "conclusion":
+            picked = _statement_letters(statement.text, allowed, listed, statement.kind)
+            if picked:
+                return picked
+    verdicts = _verdicts(cleaned, allowed)
+    if verdicts:
+        return verdicts
+    for statement in statements:
+        if statement.kind == "conclusion":
+            picked = _statement_letters(statement.text, allowed, listed, statement.kind)
+            if picked:
+                return picked
+    for line in lines_last_first(cleaned):
+        prepared = _prepare(line)
+        kept = [g for s, e, g in _groups(prepared, allowed) if not _rejected(prepared, s, e)]
+        if kept:
+            return kept[-1] if len(kept) == 1 else frozenset().union(*kept)
+    return None
 
 
 def extract_letter_set_taxben(text: str) -> frozenset[str] | None:

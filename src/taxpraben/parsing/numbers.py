@@ -21,7 +21,9 @@
   ``十`` and has two or more characters (``十万``), or is followed by a currency or percent
   sign. So ``一般纳税人``, ``统一``, ``十分``, ``千万`` are not numbers;
   ``三十日`` (30) is. :func:`parse_number` (a whole expression) also accepts a lone ``十``;
-- a percent: ``12%`` and ``百分之十二`` give value 12 with ``is_percent=True``;
+- a percent: ``12%`` and ``百分之十二`` give value 12 with ``is_percent=True``; per-mille
+  and per-ten-thousand forms are read in percent points (``千分之五`` and ``5‰`` are 0.5,
+  ``万分之五`` and ``5‱`` are 0.05, all with ``is_percent=True``);
 - a currency suffix (``元``) belongs to the expression but does not change the value.
 
 **Accounting negatives.** ``(300)`` / ``（1,200.00）元`` mean -300 / -1200 only in
@@ -59,7 +61,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from itertools import islice
 from typing import Any
@@ -68,15 +70,23 @@ import cn2an
 
 from taxpraben.parsing._jsonish import answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.region import Statement, answer_statements
 
 __all__ = [
     "NUMBER_ANSWER_KEYS",
+    "YUAN",
+    "AnswerUnit",
     "NumberMatch",
+    "asked_unit",
+    "expects_percent",
     "extract_final_number",
     "find_numbers",
+    "gold_unit",
     "numbers_equal",
     "parse_gold_number",
     "parse_number",
+    "read_gold_number",
 ]
 
 
@@ -95,6 +105,13 @@ class NumberMatch:
     start: int
     end: int
     text: str
+    #: A multiplier (万, 亿, 千, ...) was written: the value is already in 元-like base units.
+    scaled: bool = False
+    #: A currency word (元, 块, 圆) was written right after the number.
+    currency: bool = False
+    #: The answer statement calls the amount a refund (应退税2520元): a negative gold of the
+    #: same size is meant.
+    refund: bool = False
 
 
 #: JSON keys holding the answer of a calculation, in priority order (compared without case,
@@ -160,12 +177,13 @@ _NUMBER = re.compile(
       )?
       (?:[ \t]?(?P<unit>万亿|千亿|百亿|十亿|亿|千万|百万|十万|万|千(?![克米瓦帕焦卡])))?
     |
-      (?P<cnpct>百分之)?
+      (?P<cnpct>百分之|千分之|万分之)?
       (?P<cn>负?[零〇一二两三四五六七八九十百千万亿壹贰叁肆伍陆柒捌玖拾佰仟]{1,40}
          (?:点[零〇一二三四五六七八九壹贰叁肆伍陆柒捌玖]{1,12})?)
     )
-    (?P<pct>[ \t]?%)?
+    (?P<pct>[ \t]?[%‰‱])?
     (?P<cur>[ \t]?(?:元|块|圆))?
+    (?P<bunit>[ \t]?\([ \t]*(?P<bmul>万|亿|千|百万|十万|千万)?元[ \t]*\))?
     """,
     re.VERBOSE,
 )
@@ -218,13 +236,29 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
                 value = value ** int(m.group("pow"))
             if m.group("unit"):
                 value *= _UNITS[m.group("unit")]
+            elif m.group("bmul") and not m.group("cur"):  # "2.8（万元）"
+                value *= _UNITS[m.group("bmul")]
         except ArithmeticError:  # 0^0, overflow: not an amount
             return None
         if not value.is_finite():
             return None
         if m.group("sign") in ("-", "负"):
             value = -value
-    return NumberMatch(value, percent, m.start(), m.end(), m.group(0))
+    # Per-mille and per-ten-thousand forms are read in percent points: 千分之五 = 5‰ = 0.5%.
+    per = (m.group("cnpct") or "") + (m.group("pct") or "").strip()
+    if "千分之" in per or "‰" in per:
+        value /= 10
+    elif "万分之" in per or "‱" in per:
+        value /= 100
+    return NumberMatch(
+        value,
+        percent,
+        m.start(),
+        m.end(),
+        m.group(0),
+        scaled=m.group("unit") is not None or (m.group("bmul") is not None and m.group("cur") is None),
+        currency=m.group("cur") is not None or m.group("bunit") is not None,
+    )
 
 
 def _iter_numbers(text: str, *, whole: bool = False) -> Iterator[NumberMatch]:
@@ -232,9 +266,7 @@ def _iter_numbers(text: str, *, whole: bool = False) -> Iterator[NumberMatch]:
     for m in _NUMBER.finditer(folded):
         found = _build(m, whole=whole)
         if found is not None:
-            yield NumberMatch(
-                found.value, found.is_percent, found.start, found.end, text[m.start() : m.end()]
-            )
+            yield replace(found, text=text[m.start() : m.end()])
 
 
 def find_numbers(text: str) -> list[NumberMatch]:
@@ -272,7 +304,7 @@ def parse_number(s: str) -> NumberMatch | None:
         inner = parse_number(paren.group("inner"))
         if inner is None or inner.value < 0:
             return inner
-        return NumberMatch(-inner.value, inner.is_percent, 0, len(text), text)
+        return replace(inner, value=-inner.value, start=0, end=len(text), text=text)
     found = list(islice(_iter_numbers(text, whole=True), 2))
     if len(found) != 1:
         return None
@@ -281,6 +313,31 @@ def parse_number(s: str) -> NumberMatch | None:
     if _FILLER.sub("", rest):
         return None
     return match
+
+
+def read_gold_number(value: Any) -> NumberMatch:
+    """A gold answer as a :class:`NumberMatch` (so its percent sign and unit are known).
+
+    Accepts what :func:`parse_gold_number` accepts and raises ValueError likewise.
+    """
+    return _gold_match(value)
+
+
+_RATE_WORDS = re.compile(r"税率|征收率|税负率|负担率|比例|百分比|百分之|利润率|扣除率|%")
+
+
+def expects_percent(gold: NumberMatch, query: str) -> bool | None:
+    """Whether the answer to ``query`` is a rate (True), an amount (False) or either (None).
+
+    A gold written with ``%`` is a rate. A gold of magnitude at most 1 is a rate when the
+    query speaks of rates (税率, 比例, ``%``...) and either when it does not; any other gold
+    is an amount.
+    """
+    if gold.is_percent:
+        return True
+    if abs(gold.value) <= 1:
+        return True if _RATE_WORDS.search(query or "") else None
+    return False
 
 
 def parse_gold_number(value: Any) -> Decimal:
@@ -354,48 +411,72 @@ def numbers_equal(
 
 # --- final answer of a calculation ------------------------------------------------------
 
-_BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
-_EXPLICIT = re.compile(
-    r"最终答案|正确答案|答案|final\s+answer|answer|答(?=\s*[:：])", re.IGNORECASE
-)
 _CONCLUSION = re.compile(
     r"综上所述|综上|最终结果|计算结果|结果|应纳税额|应缴纳|应缴|应补缴|应补|应交|应退|合计|共计|总计|总额"
 )
 _CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
 _LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
 _EQUALS = re.compile(r"[=≈]")
+_CORRECTED = re.compile(
+    r"应为|应是|应该是|改为|更正为|修正为|正确(?:的)?(?:答案|结果|金额|税额)?(?:是|为|应为)"
+)
+_REFUND = re.compile(r"退(?!出|回原)")
+_ZERO_WORDS = re.compile(r"^[\s:：是为*#>]*(?:零|〇)(?:元)?(?:[。.！!\s*]|$)")
 
 
-def _clause_number(text: str, start: int) -> NumberMatch | None:
-    """The number answering a marker that ends at ``start`` (see the module docstring)."""
+def _prefer(numbers: list[NumberMatch], expect_percent: bool | None) -> list[NumberMatch]:
+    """Numbers of the wanted kind when there are any: an amount is no rate, a rate no amount."""
+    if expect_percent is None:
+        return numbers
+    wanted = [n for n in numbers if n.is_percent == expect_percent]
+    return wanted or numbers
+
+
+def _shift(found: NumberMatch, offset: int) -> NumberMatch:
+    return replace(found, start=found.start + offset, end=found.end + offset)
+
+
+_OPERATOR_AFTER = re.compile(r"^[^=]*?[×xX*÷/+\-][ \t]*[(（]?[ \t]*\d")
+
+
+def _clause_number(
+    text: str, start: int, expect_percent: bool | None = None, *, result_only: bool = False
+) -> NumberMatch | None:
+    """The number answering a marker that ends at ``start`` (see the module docstring).
+
+    ``result_only``: the number must be a result, not the first operand of an expression
+    (``= 8,570,000 × 0.05% × 40`` answers nothing).
+    """
     lead = _LEAD.match(text, start)
     begin = lead.end() if lead else start
     end_match = _CLAUSE_END.search(text, begin)
     end = end_match.start() if end_match else len(text)
-    numbers = [n for n in _iter_numbers(text[begin:end])]
+    clause = text[begin:end]
+    numbers = _prefer(list(_iter_numbers(clause)), expect_percent)
     if not numbers:
         return None
-    clause = text[begin:end]
     equals = list(_EQUALS.finditer(clause))
     if equals:
         after = [n for n in numbers if n.start >= equals[-1].end()]
         if after:
             numbers = after
-    first = numbers[0]
-    return NumberMatch(
-        first.value, first.is_percent, first.start + begin, first.end + begin, first.text
-    )
+    if result_only and _OPERATOR_AFTER.match(clause[numbers[0].end :]):
+        return None
+    return _shift(numbers[0], begin)
 
 
-def _from_markers(text: str, marker: re.Pattern[str]) -> NumberMatch | None:
+def _from_markers(
+    text: str, marker: re.Pattern[str], expect_percent: bool | None = None
+) -> NumberMatch | None:
+    result_only = marker is _EQUALS
     for m in reversed(list(marker.finditer(text))):
-        found = _clause_number(text, m.end())
+        found = _clause_number(text, m.end(), expect_percent, result_only=result_only)
         if found is not None:
             return found
     return None
 
 
-def _from_json_value(value: Any) -> NumberMatch | None:
+def _from_json_value(value: Any, expect_percent: bool | None = None) -> NumberMatch | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float, Decimal)):
@@ -404,45 +485,166 @@ def _from_json_value(value: Any) -> NumberMatch | None:
         except ValueError:
             return None
     if isinstance(value, str):
-        return parse_number(value) or _final_in_text(clean_prediction(value))
+        return parse_number(value) or _final_in_text(clean_prediction(value), expect_percent)
     if isinstance(value, list):
         for item in reversed(value):
-            found = _from_json_value(item)
+            found = _from_json_value(item, expect_percent)
             if found is not None:
                 return found
     return None
 
 
-def _final_in_text(text: str) -> NumberMatch | None:
-    """Steps after the JSON field: markers, the last ``=``, the last number."""
-    for marker in (_EXPLICIT, _CONCLUSION, _EQUALS):
-        found = _from_markers(text, marker)
+def _last_number(text: str, expect_percent: bool | None) -> NumberMatch | None:
+    numbers = _prefer(list(_iter_numbers(text)), expect_percent)
+    return numbers[-1] if numbers else None
+
+
+def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch | None:
+    """Without a final statement: conclusion words, the last ``=``, the last number."""
+    for marker in (_CONCLUSION, _EQUALS):
+        found = _from_markers(text, marker, expect_percent)
         if found is not None:
             return found
-    last = None
-    for last in _iter_numbers(text):  # noqa: B007 - we want the final one
-        pass
-    return last
+    return _last_number(text, expect_percent)
 
 
-def extract_final_number(text: str) -> NumberMatch | None:
+def _statement_number(statement: Statement, expect_percent: bool | None) -> NumberMatch | None:
+    """The number a final-answer statement gives (module docstring, "Final answer")."""
+    body = statement.text
+    whole = parse_number(body.strip(" \t:：*#>是为"))
+    if whole is not None:
+        return whole
+    if _ZERO_WORDS.match(body):
+        return NumberMatch(Decimal(0), False, -1, -1, "零")
+    if statement.kind == "correction":
+        found = _from_markers(body, _CORRECTED, expect_percent) or _final_in_text(body, expect_percent)
+    elif statement.kind == "boxed":
+        found = _final_in_text(body, expect_percent)
+    else:
+        found = _clause_number(body, 0, expect_percent)
+        if found is None:  # the answer may follow a clause without a number: "答案：经计算，为8000元"
+            found = _final_in_text(body, expect_percent)
+    if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
+        found = replace(found, refund=True)
+    return found
+
+
+def _detached(found: NumberMatch) -> NumberMatch:
+    return replace(found, start=-1, end=-1)
+
+
+def extract_final_number(
+    text: str, *, expect_percent: bool | None = None
+) -> NumberMatch | None:
     """The final answer of a calculation in a model output, or None when it has no number.
 
-    The output is cleaned first (:func:`~taxpraben.parsing.clean.clean_prediction`). Order:
-    ``\\boxed{}``, JSON answer field (:data:`NUMBER_ANSWER_KEYS`), explicit answer marker,
-    conclusion marker, last ``=``, last number; details in the module docstring.
+    The output is cleaned (:func:`~taxpraben.parsing.clean.clean_prediction`) and its LaTeX
+    made plain (:mod:`~taxpraben.parsing.latex`). Order: a JSON answer field
+    (:data:`NUMBER_ANSWER_KEYS`); the final statements of
+    :func:`~taxpraben.parsing.region.answer_statements` (boxed, answer markers,
+    self-corrections; latest first); the
+    conclusion statements (latest first); conclusion words, the last ``=``, the last number.
+    ``expect_percent``: True when the answer is a rate (a number written with ``%`` is
+    preferred wherever several are candidates), False when it is an amount (a number with
+    ``%`` is a rate restated beside the amount and is passed over), None for no preference.
+    Offsets are -1 except for the last fallbacks (offsets into the cleaned text).
     """
-    cleaned = clean_prediction(text)
+    cleaned = strip_latex(clean_prediction(text))
     if not cleaned:
         return None
-    boxed = _BOXED.findall(cleaned)
-    for inner in reversed(boxed):
-        found = parse_number(inner) or _final_in_text(inner)
-        if found is not None:
-            return NumberMatch(found.value, found.is_percent, -1, -1, found.text)
     found_key, value = answer_value(find_json_values(cleaned), NUMBER_ANSWER_KEYS)
     if found_key:
-        from_json = _from_json_value(value)
+        from_json = _from_json_value(value, expect_percent)
         if from_json is not None:
-            return NumberMatch(from_json.value, from_json.is_percent, -1, -1, from_json.text)
-    return _final_in_text(cleaned)
+            return _detached(from_json)
+    statements = answer_statements(cleaned)
+    for statement in statements:
+        if statement.kind == "conclusion":
+            break
+        found = _statement_number(statement, expect_percent)
+        if found is not None:
+            return _detached(found)
+    for statement in statements:
+        if statement.kind == "conclusion":
+            found = _statement_number(statement, expect_percent)
+            if found is not None:
+                return _detached(found)
+    return _final_in_text(cleaned, expect_percent)
+
+
+# --- the unit an answer is asked in --------------------------------------------------------
+
+#: Units an answer may be asked in, by the factor from 元.
+_UNIT_FACTORS: dict[str, Decimal] = {
+    "元": Decimal(1),
+    "千元": Decimal(10) ** 3,
+    "万元": Decimal(10) ** 4,
+    "十万元": Decimal(10) ** 5,
+    "百万元": Decimal(10) ** 6,
+    "千万元": Decimal(10) ** 7,
+    "亿元": Decimal(10) ** 8,
+}
+_UNIT_WORD = r"(?P<u>亿元|千万元|百万元|十万元|万元|千元|元)"
+_UNIT_ASKED = re.compile(
+    r"单位\s*[:：为是]?\s*(?:人民币)?\s*" + _UNIT_WORD
+    + r"|多少\s*" + _UNIT_WORD.replace("?P<u>", "?P<u2>")
+    + r"|以\s*" + _UNIT_WORD.replace("?P<u>", "?P<u3>") + r"\s*(?:为单位|计|表示)"
+)
+_UNIT_BRACKET = re.compile(r"[(（]\s*" + _UNIT_WORD + r"\s*[)）]")
+
+
+@dataclass(frozen=True)
+class AnswerUnit:
+    """The unit an amount is asked in: its name (``"万元"``) and factor from 元 (10000)."""
+
+    name: str
+    factor: Decimal
+
+    def convert(self, match: NumberMatch) -> NumberMatch:
+        """``match`` expressed in this unit, so that it compares at N decimals of this unit.
+
+        A number written with a multiplier or a currency word (``28.5万元``, ``285000元``)
+        is in 元 and is divided by the factor; a bare number is taken as already in this
+        unit; a percent is left alone.
+        """
+        if match.is_percent or self.factor == 1 or not (match.scaled or match.currency):
+            return match
+        return replace(match, value=match.value / self.factor)
+
+    def show(self, value: Decimal) -> str:
+        """A value in this unit as text for the samples file (``"28.5万元"``; 元 unnamed)."""
+        text = format(value, "f")
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return text + ("" if self.factor == 1 else self.name)
+
+
+YUAN = AnswerUnit("元", Decimal(1))
+
+
+def asked_unit(query: str) -> AnswerUnit:
+    """The unit the question asks the amount in (``单位：万元``, ``多少万元``, ``（万元）``).
+
+    An explicit request wins over a unit in brackets; of several, the last one (the
+    question usually comes last). 元 when the query names none.
+    """
+    query = fold_characters(query or "")
+    for pattern in (_UNIT_ASKED, _UNIT_BRACKET):
+        found = [m for m in pattern.finditer(query)]
+        if found:
+            m = found[-1]
+            name = next(g for g in m.groups() if g)
+            return AnswerUnit(name, _UNIT_FACTORS[name])
+    return YUAN
+
+
+def gold_unit(gold: Any, query: str) -> AnswerUnit:
+    """The unit of a gold amount: the one its text is written in (``"17.14万元"``), else
+    the unit the query asks for, else 元."""
+    if isinstance(gold, str):
+        match = parse_number(gold)
+        if match is not None and match.scaled:
+            for name, factor in sorted(_UNIT_FACTORS.items(), key=lambda kv: -kv[1]):
+                if name[:-1] and name[:-1] in match.text:
+                    return AnswerUnit(name, factor)
+    return asked_unit(query)

@@ -3,25 +3,36 @@
 :func:`normalize_span` is the comparison form of a span:
 
 - NFKC character folding (as in :mod:`taxpraben.parsing.clean`), Latin case-folded;
+- Chinese numerals that count something are written in digits (``三月一日`` = ``3月1日``,
+  ``十五日内`` = ``15日内``, ``第六十三条`` = ``第63条``, ``百分之十二`` = ``12%``): a run of
+  numeral characters followed by a unit of time, count or law (年 月 日 天 个 条 款 项 倍 次
+  周 季 ...), after ``第``, or after ``百分之``;
 - all whitespace removed (Chinese has no word spaces; ``"13 %"`` = ``"13%"``);
 - all punctuation removed, ASCII and Chinese (``，。、：；！？“”《》【】（）`` ...), with
   three exceptions that carry meaning in numbers: ``%``; a ``.`` between two digits (a
   decimal point); a ``-`` right before a digit and not after one (a sign);
-- thousands separators therefore disappear (``12,000元`` = ``12000元``), but nothing else
-  about numbers is normalised: units and currency stay (``12000元`` != ``12000``),
-  Chinese numerals are not converted (``三十日`` != ``30日``) and trailing zeros count
-  (``12.50`` != ``12.5``). A span is text; numeric answers are TaxCalc's business.
+- thousands separators therefore disappear (``12,000元`` = ``12000元``); units and currency
+  stay (``12000元`` != ``12000``) and trailing zeros count (``12.50`` != ``12.5``).
 
-:func:`extract_span` picks the answer out of an output: a JSON answer field; else the text
-after the last answer marker (``最终答案``, ``答案``, ``答:``, ``Answer:``); in both cases
-its first clause (up to ``，。；！？\\n``: "答案是2024年6月30日，依据是……" gives the date).
-When the gold itself contains a Chinese comma, :func:`span_match` reads the first sentence
-instead (``clause=False``), so such a gold can still be matched. Without a marker or field,
-the whole cleaned output (a chatty answer then fails exact match, which is the point of EM).
+:func:`extract_span` picks the answer out of an output, in the answer region shared by every
+reader (:mod:`taxpraben.parsing.region`): a JSON answer field; else the final statements
+(``\\boxed{}``, ``答案：``, ``最终答案``, a self-correction's ``应为 X``), latest first; else
+the summaries (``综上所述，…为X``); else the whole output. In the text chosen, a **bold**,
+quoted (“X”, 「X」) or 《titled》 span is the answer when there is one; else its first clause
+(up to ``，。；！？\\n``; the first sentence when the gold itself has a comma), without a
+trailing bracketed aside (``百分之五（5%）`` is ``百分之五``).
 
-:func:`span_match` is exact match of the two normalised forms; an empty normalised gold never
-matches. :func:`span_match_taxben` is TaxBen's lenient rule: the stripped, folded gold occurs
-as a substring of the cleaned output (the gold goes through the same cleaning).
+:func:`span_match` is exact match of the normalised forms of the extracted span and the
+gold, or, failing that, the gold standing as a phrase of the decisive sentence: it occurs
+there after a boundary (the start, punctuation, ``的 为 是 在 于 自 从 按 即``) and before a
+boundary (the end, punctuation, or a deadline suffix ``内 以内 之内 前 止 起``), with no
+negation (``不 非 未 无``) right before it. So ``取得所得的次年三月一日至六月三十日`` matches the
+gold ``次年三月一日至六月三十日`` and ``60日内`` matches ``60日``, but ``企业所得税`` does not
+match ``所得税`` and ``不是三年`` does not match ``三年``. A gold that is one amount or rate
+also matches when the decisive sentence holds exactly one number of its kind and it is equal
+at 2 decimals (``罚款金额为162500元`` answers ``162,500.00元``). Ranges are compared with
+``至`` (``3%—5%`` = ``百分之三至百分之五``). An empty normalised gold never matches. :func:`span_match_taxben` is TaxBen's lenient rule: the stripped, folded gold occurs
+as a substring of the cleaned output.
 """
 
 from __future__ import annotations
@@ -29,18 +40,49 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import cn2an
+
 from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
+from taxpraben.parsing.region import answer_statements
 
 __all__ = ["SPAN_ANSWER_KEYS", "extract_span", "normalize_span", "span_match", "span_match_taxben"]
 
 #: JSON keys holding a short answer, in priority order.
 SPAN_ANSWER_KEYS: tuple[str, ...] = ("最终答案", "final_answer", "答案", "answer", "结果", "result")
 
-_MARKER = re.compile(r"最终答案|正确答案|答案|(?i:final\s+answer|answer)|答(?=\s*[:：])")
 _LEAD = re.compile(r"[\s:：是为*#>】\]]*")
 _SENTENCE_END = re.compile(r"[。；;！!？?\n]")
 _CLAUSE_END = re.compile(r"[，。；;！!？?\n]")
+_BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__")
+_QUOTED = re.compile(r"[“「『\"]([^”」』\"\n]{1,80})[”」』\"]")
+_TITLED = re.compile(r"《[^》\n]{1,80}》")
+_ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
+_PICK = re.compile(r"应为|应是|应该是|改为|更正为|修正为|正确(?:的)?(?:答案)?(?:是|为|应为)")
+_CN_RUN = re.compile(
+    r"(?P<pre>第|百分之)?(?P<run>[零〇一二两三四五六七八九十百千万]+)"
+    r"(?P<unit>(?(pre)|(?=个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%)))"
+)
+
+
+def _numerals_to_digits(text: str) -> str:
+    def convert(m: re.Match[str]) -> str:
+        run = m.group("run")
+        if m.group("pre") is None and not m.group("unit") and not re.match(
+            r"(?:个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%)", text[m.end() :]
+        ):
+            return m.group(0)
+        try:
+            value = int(cn2an.cn2an(run, "normal"))
+        except Exception:  # not a numeral after all (万一, 千万 as "by all means")
+            return m.group(0)
+        if m.group("pre") == "百分之":
+            return f"{value}%"
+        return (m.group("pre") or "") + str(value)
+
+    return _CN_RUN.sub(convert, text)
 
 
 def _keep(text: str, i: int) -> bool:
@@ -56,11 +98,16 @@ def _keep(text: str, i: int) -> bool:
     return False
 
 
-def normalize_span(text: str) -> str:
-    """The comparison form of a span (rules in the module docstring)."""
-    if not text:
-        return ""
-    folded = "".join(fold_characters(str(text)).casefold().split())
+_RANGE_DASH = re.compile(r"(?<=[\d%])\s*(?:[—–~～\-]|到)\s*(?=\d)")
+
+
+def _folded(text: str) -> str:
+    """Folded, case-folded, numerals in digits, ranges with 至, no whitespace; punctuation kept."""
+    text = _numerals_to_digits("".join(fold_characters(str(text)).casefold().split()))
+    return _RANGE_DASH.sub("至", text)
+
+
+def _strip_punctuation(folded: str) -> str:
     return "".join(
         c
         for i, c in enumerate(folded)
@@ -68,40 +115,138 @@ def normalize_span(text: str) -> str:
     )
 
 
+def normalize_span(text: str) -> str:
+    """The comparison form of a span (rules in the module docstring)."""
+    if not text:
+        return ""
+    return _strip_punctuation(_folded(text))
+
+
 def _first_sentence(text: str, clause: bool = False) -> str:
     lead = _LEAD.match(text)
     text = text[lead.end() :] if lead else text
     end = (_CLAUSE_END if clause else _SENTENCE_END).search(text)
     # Markdown emphasis around the answer (**三十日**) is not part of it.
-    return (text[: end.start()] if end else text).strip().strip("*_`").strip()
+    span = (text[: end.start()] if end else text).strip().strip("*_`").strip()
+    return _ASIDE.sub("", span).strip("*_` ") or span
+
+
+def _marked_span(text: str, clause: bool = True) -> str | None:
+    """A bold, quoted or titled span in the first clause (or sentence) of ``text``."""
+    lead = _LEAD.match(text)
+    body = text[lead.end() :] if lead else text
+    end = (_CLAUSE_END if clause else _SENTENCE_END).search(body)
+    sentence = body[: end.start()] if end else body
+    for pattern in (_BOLD, _QUOTED, _TITLED):
+        m = pattern.search(sentence)
+        if m:
+            inner = next((g for g in m.groups() if g), m.group(0)) if m.groups() else m.group(0)
+            inner = _ASIDE.sub("", inner.strip()).strip()
+            # A bold line that is the whole answer keeps its own rules (first clause).
+            if inner and _strip_punctuation(_folded(inner)) != _strip_punctuation(_folded(sentence)):
+                return inner
+    return None
+
+
+def _answer_texts(cleaned: str) -> list[str]:
+    """Where the answer is, most authoritative first (module docstring)."""
+    texts: list[str] = []
+    found, value = answer_value(find_json_values(cleaned), SPAN_ANSWER_KEYS)
+    if found:
+        texts.append(clean_prediction(answer_text(value)))
+    for statement in answer_statements(cleaned):
+        body = statement.text
+        if statement.kind == "correction":
+            picks = list(_PICK.finditer(body))
+            if not picks:
+                continue
+            body = body[picks[-1].end() :]
+        elif statement.kind == "conclusion" and statement.marker not in ("综上所述", "综上", "总之", "结论"):
+            continue
+        texts.append(body)
+    texts.append(cleaned)
+    return texts
+
+
+def _span_of(body: str, clause: bool) -> str:
+    return _marked_span(body, clause) or _first_sentence(body, clause)
 
 
 def extract_span(text: str, *, clause: bool = True) -> str:
     """The answer span of an output (rules in the module docstring); may be empty.
 
-    ``clause`` ends a span after a marker at the first Chinese comma as well as at the end
-    of the sentence.
+    ``clause`` ends a span at the first Chinese comma as well as at the end of the sentence.
     """
-    cleaned = clean_prediction(text)
+    cleaned = strip_latex(clean_prediction(text))
     if not cleaned:
         return ""
-    found, value = answer_value(find_json_values(cleaned), SPAN_ANSWER_KEYS)
-    if found:
-        span = _first_sentence(clean_prediction(answer_text(value)), clause)
+    texts = _answer_texts(cleaned)
+    for body in texts[:-1]:
+        span = _span_of(body, clause)
         if span:
             return span
-    for marker in reversed(list(_MARKER.finditer(cleaned))):
-        span = _first_sentence(cleaned[marker.end() :], clause)
-        if span:
-            return span
-    return cleaned
+    return _marked_span(cleaned, clause) or cleaned
+
+
+_BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起")
+_DEADLINE_END = ("内", "前", "止", "起")
+_FRAME = ("在", "于", "自", "从", "起")
+_AFTER = ("内", "以内", "之内", "前", "以前", "止", "为止", "起")
+_NEGATION = re.compile(r"[不非未无]\S{0,1}$")
+
+
+def _is_punctuation(c: str) -> bool:
+    return unicodedata.category(c).startswith("P") or c in "*_`"
+
+
+def _phrase_in(sentence: str, gold: str) -> bool:
+    """The gold stands as a phrase of ``sentence`` (boundaries in the module docstring)."""
+    hay, needle = _folded(sentence), _folded(gold).strip("".join(c for c in "。，；！？.,;!?"))
+    if len(_strip_punctuation(needle)) < 2:
+        return False
+    start = hay.find(needle)
+    while start >= 0:
+        before, after = hay[:start], hay[start + len(needle) :]
+        left = not before or _is_punctuation(before[-1]) or before.endswith(_BEFORE)
+        framed = before.endswith(_FRAME) and after.startswith(_AFTER)  # 在…内, 自…起
+        right = framed or not after or _is_punctuation(after[0]) or needle.endswith(_DEADLINE_END) or any(
+            after.startswith(suffix) and (len(after) == len(suffix) or _is_punctuation(after[len(suffix)]))
+            for suffix in _AFTER
+        )
+        if left and right and not _NEGATION.search(before.rstrip("*_`“”\"'")):
+            return True
+        start = hay.find(needle, start + 1)
+    return False
 
 
 def span_match(pred: str, gold: str) -> bool:
-    """Exact match of ``extract_span(pred)`` and ``gold`` after :func:`normalize_span`."""
+    """Whether an output answers the gold span (rules in the module docstring)."""
     target = normalize_span(gold)
+    if not target:
+        return False
     clause = "，" not in fold_characters(str(gold))
-    return bool(target) and normalize_span(extract_span(pred, clause=clause)) == target
+    cleaned = strip_latex(clean_prediction(pred))
+    if not cleaned:
+        return False
+    span = extract_span(pred, clause=clause)
+    if normalize_span(span) == target:
+        return True
+    body = next((t for t in _answer_texts(cleaned)), cleaned)
+    lead = _LEAD.match(body.lstrip("，,"))
+    body = body.lstrip("，,")[lead.end() :] if lead else body
+    end = _SENTENCE_END.search(body)
+    sentence = body[: end.start()] if end else body
+    return _phrase_in(sentence, gold) or _same_amount(sentence, gold)
+
+
+def _same_amount(sentence: str, gold: str) -> bool:
+    """A gold that is one amount or rate: the sentence's only number of that kind equals it
+    (``162500元`` answers ``162,500.00元``; ``…百分之十二以内…`` answers ``12%``)."""
+    wanted = parse_number(str(gold))
+    if wanted is None:
+        return False
+    numbers = [n for n in find_numbers(_numerals_to_digits(sentence)) if n.is_percent == wanted.is_percent]
+    return len(numbers) == 1 and numbers_equal(numbers[0], wanted, 2, False)
 
 
 def span_match_taxben(pred: str, gold: str) -> bool:

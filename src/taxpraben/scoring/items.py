@@ -16,12 +16,12 @@ is ever dropped.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from taxpraben.data.records import Record
 from taxpraben.metrics.classification import MISSING_LABEL
-from taxpraben.parsing.choices import extract_choice, extract_choice_taxben
+from taxpraben.parsing.choices import extract_choice_index, extract_choice_taxben
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.fields import (
     align_fields,
@@ -31,8 +31,20 @@ from taxpraben.parsing.fields import (
     parse_fields,
     record_fields,
 )
-from taxpraben.parsing.letters import extract_letter_set, extract_letter_set_taxben
-from taxpraben.parsing.numbers import extract_final_number, numbers_equal, parse_gold_number
+from taxpraben.parsing.letters import (
+    extract_letter_set,
+    extract_letter_set_taxben,
+    listed_option_letters,
+    listed_option_texts,
+)
+from taxpraben.parsing.numbers import (
+    expects_percent,
+    extract_final_number,
+    gold_unit,
+    numbers_equal,
+    read_gold_number,
+)
+from taxpraben.parsing.region import is_refusal
 from taxpraben.parsing.spans import extract_span, span_match, span_match_taxben
 from taxpraben.tasks import OutputType, TaskSpec
 
@@ -123,20 +135,54 @@ def _prepare_classification(
 ) -> None:
     assert record.choices is not None
     opts = spec.classification_options
+    choices = record.choices
     label: str | None = None
     if not failed:
         if profile == "taxben":
-            label = extract_choice_taxben(text, record.choices)
+            label = extract_choice_taxben(text, choices)
         else:
-            label = extract_choice(
-                text, record.choices, option_letters=opts.option_letters, markers=opts.answer_markers
+            index = extract_choice_index(
+                text,
+                choices,
+                option_letters=_lettered(opts.option_letters, choices, record.query),
+                markers=opts.answer_markers,
+                query=record.query,
+                aliases=opts.aliases,
+                names=_option_names(choices, record.query),
             )
+            label = None if index is None else option_label(choices, index)
     if label is None and not failed:
         item.status = "format_failure"
-    item.label_gold = record.gold_label
+    item.label_gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
     item.label_pred = label if label is not None else MISSING_LABEL
     item.extracted = item.label_pred
     item.scores = {"acc": float(item.label_pred == item.label_gold)}
+
+
+def _lettered(spec_says: bool, choices: tuple[str, ...], query: str) -> bool:
+    """Options are lettered when the spec says so, when the choices are the letters
+    themselves ("A".."D"), or when the question lists one letter per choice."""
+    if spec_says or all(c.strip().upper() == chr(65 + i) for i, c in enumerate(choices)):
+        return True
+    return len(listed_option_letters(query, "ABCDEFGH")) == len(choices) >= 2
+
+
+def _option_names(choices: tuple[str, ...], query: str) -> list[str] | None:
+    """When the choices are the letters themselves, the option texts the question lists."""
+    if not all(c.strip().upper() == chr(65 + i) for i, c in enumerate(choices)):
+        return None
+    listed = listed_option_texts(query)
+    names = [listed.get(chr(65 + i), "") for i in range(len(choices))]
+    return names if all(names) else None
+
+
+def option_label(choices: tuple[str, ...], index: int) -> str:
+    """The label of option ``index``: its text, or "B. text" when another option has the
+    same text (repeated options are told apart by their letter)."""
+    text = choices[index]
+    if choices.count(text) > 1:
+        return f"{chr(65 + index)}. {text}"
+    return text
 
 
 def _prepare_structured(
@@ -146,10 +192,17 @@ def _prepare_structured(
     assert opts is not None
     em = 0.0
     if opts.kind == "number":
-        match = None if failed else extract_final_number(text)
+        # Both sides in the gold's unit: the one its text is written in, else the one the
+        # question asks for (parsing.numbers.gold_unit); compared at N decimals of it.
+        unit = gold_unit(record.answer, record.query)
+        gold = unit.convert(read_gold_number(record.answer))
+        want_percent = expects_percent(gold, record.query)
+        match = None if failed else extract_final_number(text, expect_percent=want_percent)
         if match is not None:
-            item.extracted = format(match.value, "f") + ("%" if match.is_percent else "")
-            gold = parse_gold_number(record.answer)
+            match = unit.convert(match)
+            if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
+                match = replace(match, value=-match.value)
+            item.extracted = unit.show(match.value) + ("%" if match.is_percent else "")
             em = float(
                 numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
             )
@@ -162,7 +215,7 @@ def _prepare_structured(
             letters = (
                 extract_letter_set_taxben(text)
                 if profile == "taxben"
-                else extract_letter_set(text, opts.letters)
+                else extract_letter_set(text, opts.letters, query=record.query)
             )
         if letters is not None:
             item.extracted = "".join(sorted(letters))
@@ -175,10 +228,10 @@ def _prepare_structured(
                 item.extracted = text
                 em = float(span_match_taxben(text, record.answer_text))
             else:
-                span = extract_span(text)
+                span = extract_span(text, clause="，" not in record.answer_text)
                 item.extracted = span
-                if span.strip():
-                    em = float(span_match(span, record.answer_text))
+                if span.strip() and not (span == text and is_refusal(text)):
+                    em = float(span_match(text, record.answer_text))
                 else:
                     item.status = "format_failure"
     item.scores = {"em": em}

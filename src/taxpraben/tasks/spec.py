@@ -55,8 +55,14 @@ class ClassificationOptions(_Strict):
     option_letters: bool = False
     #: Phrases after which the answer's label is expected ("答案", "属于", ...).
     answer_markers: list[str] = Field(
-        default_factory=lambda: ["答案", "结论", "属于", "应为", "选择", "分类为", "类别"]
+        default_factory=lambda: [
+            "答案", "结论", "属于", "应为", "选择", "分类为", "类别",
+            "主要涉及", "主要是", "应认定为", "认定为", "构成", "而是", "应以",
+        ]
     )
+    #: Other names a grader accepts for a choice: abbreviations (个税 for 个人所得税) and
+    #: former names (偷税罪 for 逃税罪). Keys are choice texts.
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class StructuredOptions(_Strict):

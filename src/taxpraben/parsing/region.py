@@ -1,0 +1,202 @@
+"""Where the answer is: the final-answer statements of an output, most authoritative first.
+
+One procedure, shared by the number, label, letter and span readers, so that every task
+kind agrees on which part of a verbose answer is *the* answer. It works on the cleaned text
+(reasoning blocks already removed) with LaTeX made plain (``\\boxed{}`` kept as a marker).
+
+:func:`answer_statements` returns :class:`Statement` s in the order a grader reads them:
+
+1. **Final statements, latest first**: every explicit final-answer marker (``最终答案``,
+   ``正确答案``, ``参考答案``, ``答案``, ``答：``, ``结论：``, ``正确的是``,
+   ``应选``/``故选``/``本题选``/``选择`` (before a letter),
+   ``Final answer``, ``The answer is``, ``Answer:``), every ``\\boxed{...}`` and every
+   **self-correction** (``不对``, ``更正``, ``修正为``, ``纠正``, ``重新计算后``, ``有误``,
+   ``算错``, ``订正``, ``应更正为``). Latest first means a correction written after an
+   answer wins over it, and an answer written after a correction wins over that.
+2. **Summaries, latest first**: ``综上所述``, ``综上``, ``总之``, ``最终``, ``结论``, plus
+   the caller's own markers (a task's ``answer_markers`` such as ``属于``, ``构成``,
+   ``应认定为``, ``主要涉及``). A marker right after a negation (``不属于``, ``不构成``,
+   ``并非``) is not a conclusion.
+3. **Consequences, latest first**: ``因此``, ``所以``, ``故``, ``由此可见``. They come after
+   the summaries because they also introduce what follows from the answer ("增值率约为
+   66.67%。因此适用税率为40%").
+
+A statement's text runs from the end of its marker to the end of its sentence (``。！？``,
+line break; a correction runs to the end of the text: what follows it is the corrected
+working). When that is empty but for
+punctuation and Markdown (``**答案**`` on a line of its own, ``答案如下：``), it is the next
+non-empty line instead. A boxed statement is the box's content.
+
+The readers take the first statement in which they find a candidate; with none, they fall
+back to the last line (then sentence) that carries one (:func:`lines_last_first`).
+Candidates outside the statement a reader settles on (intermediate steps, explanations of
+why the other options are wrong) therefore never count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from taxpraben.parsing.latex import find_boxed
+
+__all__ = [
+    "Statement",
+    "answer_statements",
+    "drop_echo",
+    "is_refusal",
+    "lines_last_first",
+    "sentences_last_first",
+]
+
+StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement that may hold the answer: ``text`` is what follows its marker."""
+
+    kind: StatementKind
+    marker: str
+    start: int
+    text: str
+
+
+_ANSWER = re.compile(
+    r"最终答案|正确答案|参考答案|标准答案|答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
+    r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
+    r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
+    r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
+)
+# A correction opens a clause ("不对，应为…", "更正：…") or closes one about the working
+# ("上面计算有误，…"); "说法不对的是B项" and "A项表述有误" are verdicts, not corrections.
+_CORRECTION = re.compile(
+    r"(?:(?<=^)|(?<=[\n。！？!?，,；;：:(（\s]))"
+    r"(?:不对|更正|修正为|修正后|修正(?=\s*[:：])|纠正|重新计算后|重新计算|订正|应更正为|改正|(?i:correction|wait)(?![a-z]))|"
+    r"(?:计算|上面|上述|前面|以上|刚才|之前|结果)[^，。\n]{0,4}(?:有误|算错|错了)(?=[，。,；!！\n]|$)",
+    re.MULTILINE,
+)
+_SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论")
+_CONSEQUENCE = re.compile(r"因此|所以|故(?!意|事|障)|由此可见")
+_NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
+_SENTENCE_END = re.compile(r"[。！？!?\n]")
+_EMPTY = re.compile(r"^[\s:：*#>】\]_\-—=是为如下下列以下]*$")
+
+
+def _after(text: str, start: int, *, to_line_end: bool) -> str:
+    """The statement text from ``start``: its sentence (or line), else the next line."""
+    stop = text.find("\n", start) if to_line_end else -1
+    if not to_line_end:
+        m = _SENTENCE_END.search(text, start)
+        stop = m.start() if m else -1
+    stop = len(text) if stop < 0 else stop
+    body = text[start:stop]
+    if _EMPTY.match(body) and stop < len(text):
+        for line in text[stop:].split("\n"):
+            if line.strip() and not _EMPTY.match(line):
+                return line
+        return ""
+    return body
+
+
+def _negated(text: str, start: int) -> bool:
+    return bool(_NEGATED.search(text[max(0, start - 4) : start]))
+
+
+def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list[Statement]:
+    """The statements of ``text`` that may hold its answer, most authoritative first."""
+    final: list[Statement] = []
+    for start, _end, content in find_boxed(text):
+        final.append(Statement("boxed", "\\boxed", start, content))
+    for m in _ANSWER.finditer(text):
+        final.append(Statement("answer", m.group(0), m.start(), _after(text, m.end(), to_line_end=False)))
+    for m in _CORRECTION.finditer(text):
+        if not _negated(text, m.start()):
+            # What follows a correction is the corrected working, down to the end.
+            final.append(Statement("correction", m.group(0), m.start(), text[m.end() :]))
+    final.sort(key=lambda s: s.start, reverse=True)
+
+    summaries: list[Statement] = []
+    consequences: list[Statement] = []
+    extra = [re.escape(m) for m in conclusion_markers if m.strip()]
+    pattern = re.compile("|".join([*sorted(extra, key=len, reverse=True), _SUMMARY.pattern]))
+    for m in pattern.finditer(text):
+        if not _negated(text, m.start()):
+            summaries.append(
+                Statement("conclusion", m.group(0), m.start(), _after(text, m.end(), to_line_end=False))
+            )
+    for m in _CONSEQUENCE.finditer(text):
+        consequences.append(
+            Statement("conclusion", m.group(0), m.start(), _after(text, m.end(), to_line_end=False))
+        )
+    summaries.sort(key=lambda s: s.start, reverse=True)
+    consequences.sort(key=lambda s: s.start, reverse=True)
+    return final + summaries + consequences
+
+
+_SENTENCE = re.compile(r"[^。！？!?\n]+")
+
+
+def lines_last_first(text: str) -> Iterator[str]:
+    """The non-empty lines of ``text`` from the last, then its sentences from the last."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    yield from reversed(lines)
+    for line in reversed(lines):
+        sentences = _SENTENCE.findall(line)
+        if len(sentences) > 1:
+            yield from reversed(sentences)
+
+
+def sentences_last_first(text: str) -> Iterator[str]:
+    """The sentences of ``text`` (split at ``。！？`` and line breaks), from the last."""
+    yield from reversed([s for s in _SENTENCE.findall(text) if s.strip()])
+
+
+_ECHO_MIN = 6
+_OPTION_LINE = re.compile(r"^\s*[*#>]*\s*[(（]?[A-H][)）]?\s*[.．、:：)）]")
+_SPACES = re.compile(r"\s+")
+
+
+def drop_echo(text: str, query: str) -> str:
+    """``text`` without the lines that repeat a line of the question verbatim (spaces and
+    Markdown emphasis aside): an echoed question or option list is not an answer. Lines
+    shorter than 6 characters are kept (``A``, ``答案：B`` may also occur in a question), and
+    so is a lone echoed option line (``B. 不动产租赁服务`` on its own is the answer)."""
+    if not query:
+        return text
+    def key(line: str) -> str:
+        return _SPACES.sub("", line).strip("*#>-_ ")
+    asked = {key(line) for line in query.split("\n")}
+    asked.discard("")
+    lines = text.split("\n")
+    echoed = [len(key(line)) >= _ECHO_MIN and key(line) in asked for line in lines]
+    # One echoed option line alone ("B. 不动产租赁服务") is an answer; a run of echoed lines
+    # (the options listed again, the question restated) is not.
+    kept = [
+        line
+        for i, line in enumerate(lines)
+        if not echoed[i]
+        or not (
+            (i > 0 and echoed[i - 1])
+            or (i + 1 < len(lines) and echoed[i + 1])
+            or not _OPTION_LINE.match(line)
+        )
+    ]
+    return "\n".join(kept)
+
+
+_REFUSAL = re.compile(
+    r"^(?:[\s*#>]*)(?:抱歉|对不起|很遗憾|我无法|无法回答|无法确定|不能回答|我不能|我不确定|不知道|"
+    r"(?i:i'?m\s+sorry|sorry|i\s+can(?:no|')t|i\s+am\s+unable|i\s+don'?t\s+know|as\s+an\s+ai))"
+)
+
+
+def is_refusal(text: str) -> bool:
+    """The output declines to answer ("抱歉，我无法回答", "I'm sorry, but I can't ...").
+
+    Only an output that *opens* with the refusal counts: "抱歉，上面算错了，应为…" is an answer,
+    and the callers check a refusal only when nothing else was read.
+    """
+    return bool(_REFUSAL.match(text))

@@ -1,0 +1,99 @@
+"""The realistic-output corpus: what a careful human grader reads in each output.
+
+Each line of ``tests/corpus/*.jsonl`` is one model output in the style of a real model (Qwen,
+DeepSeek, GLM, GPT-4o, reasoning models), the record it answers, the grader's verdict and a
+one-line reason. The record goes through the real loader checks and the output through the real
+item scorer (``prepare_item``), so a case checks the whole answer-resolution procedure, not one
+helper. Schema of a line::
+
+    {"id": "calc-001", "task": "TaxCalc", "style": "qwen", "rule": "self-correction",
+     "record": {"query": "...", "answer": ..., "choices": [...], "gold": 0},
+     "output": "...",
+     "expect": {"status": "ok", "score": 1.0, "extracted": "..."},
+     "reason": "..."}
+
+``expect`` keys, all optional but at least one:
+- ``status``: ``ok`` or ``format_failure``;
+- ``score``: the exact score (TaxCalc/TaxRead/TaxMCQ ``em``; classification ``acc``);
+- ``extracted``: classification: the label read (``"missing"`` for none); TaxMCQ: the letters
+  read, sorted (``"ABD"``); TaxRead: the span read;
+- ``fields``: mixed tasks: ``{field: 0.0 | 1.0}`` for exact (number / category) fields;
+- ``present`` / ``missing``: field or aspect names whose predicted value is found / not found;
+- ``contains``: ``{field: substring}`` that the aligned predicted value must contain.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taxpraben.data.loader import check_record
+from taxpraben.scoring.items import prepare_item
+from taxpraben.tasks import load_registry
+
+CORPUS_DIR = Path(__file__).parent / "corpus"
+_EXPECT_KEYS = {"status", "score", "extracted", "fields", "present", "missing", "contains"}
+_REQUIRED = {"id", "task", "style", "rule", "record", "output", "expect", "reason"}
+
+
+def _load() -> list[tuple[str, dict[str, Any]]]:
+    cases: list[tuple[str, dict[str, Any]]] = []
+    for path in sorted(CORPUS_DIR.glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                cases.append((f"{path.name}:{number}", json.loads(line)))
+    return cases
+
+
+CASES = _load()
+REGISTRY = load_registry(use_env=False)
+
+
+def test_corpus_is_well_formed() -> None:
+    ids = [case["id"] for _, case in CASES]
+    assert len(ids) == len(set(ids)), "corpus ids must be unique"
+    for where, case in CASES:
+        assert case.keys() >= _REQUIRED, f"{where}: missing {_REQUIRED - case.keys()}"
+        assert case["expect"] and set(case["expect"]) <= _EXPECT_KEYS, where
+        assert case["reason"].strip(), where
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(("where", "case"), CASES, ids=[c["id"] for _, c in CASES])
+def test_grader_agrees(where: str, case: dict[str, Any]) -> None:
+    spec = REGISTRY[case["task"]]
+    record, problems = check_record(
+        case["record"], spec, Path(where), 1, "line"
+    )
+    errors = [p for p in problems if p.severity == "error"]
+    assert record is not None and not errors, f"{where}: record refused: {errors}"
+    item = prepare_item(spec, record, 0, case["output"], None)
+    expect = case["expect"]
+    why = f"{where} [{case['rule']}] {case['reason']}"
+    if "status" in expect:
+        assert item.status == expect["status"], why
+    if "score" in expect:
+        got = item.scores.get("acc", item.scores.get("em"))
+        assert got == pytest.approx(expect["score"]), f"{why}; extracted {item.extracted!r}"
+    if "extracted" in expect:
+        assert item.extracted == expect["extracted"], why
+    fields = item.fields or {}
+    for name, score in expect.get("fields", {}).items():
+        assert name in fields, f"{why}; no field {name!r} in {list(fields)}"
+        assert fields[name]["score"] == pytest.approx(score), f"{why}; field {name}: {fields[name]}"
+    for name in expect.get("present", []):
+        assert name in fields and fields[name]["status"] == "ok", f"{why}; {name}: {fields.get(name)}"
+    for name in expect.get("missing", []):
+        assert name not in fields or fields[name]["status"] == "missing", f"{why}; {name}"
+    for name, needle in expect.get("contains", {}).items():
+        assert name in fields and needle in _text(fields[name]["pred"]), f"{why}; {name}: {fields.get(name)}"
