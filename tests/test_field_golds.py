@@ -148,15 +148,17 @@ def test_score_with_replayed_oracle_gives_em_one_on_every_exact_field(data_dir: 
     assert inspect["案件定性"]["n"] == 4 and inspect["案件定性"]["inferred"] is True
     assert inspect["应补缴增值税"]["n"] == 4 and inspect["应补缴增值税"]["kind"] == "number"
     assert inspect["罚款"]["n"] == 1 and inspect["罚款"]["inferred"] is False
-    assert inspect["分析理由"]["n"] == 2 and inspect["分析理由"]["kind"] == "text"  # 稽查分析 is its synonym
+    # 稽查分析 is a synonym of the spec's 分析理由: a text field, not inferred, under its own name
+    assert inspect["稽查分析"]["n"] == 2 and inspect["稽查分析"]["kind"] == "text"
+    assert inspect["稽查分析"]["inferred"] is False
     assert inspect[WHOLE_ANSWER]["n"] == 1
-    assert list(inspect)[:2] == ["罚款", "分析理由"]  # the spec's fields first, in spec order
-    assert set(results["tasks"]["TaxRisk"]["fields"]) == {"法律依据", "防范建议", "涉税风险", "应对措施", "风险等级"}
+    assert list(inspect)[:2] == ["罚款", "稽查分析"]  # fields the spec knows first, in spec order
+    assert set(results["tasks"]["TaxRisk"]["fields"]) == {"政策依据", "整改建议", "涉税风险", "应对措施", "风险等级"}
     by_id = {(s["task"], s["id"]): s for s in samples if s["run"] == 0}
     assert by_id[("TaxInspect", "i6")]["score"] == 1.0  # EM only: no rationale to wait for
     assert "bertscore" not in by_id[("TaxInspect", "i6")]["scores"]
     assert by_id[("TaxInspect", "i5")]["fields"][WHOLE_ANSWER]["status"] == "ok"
-    assert by_id[("TaxInspect", "i1")]["fields"]["分析理由"]["gold_key"] == "稽查分析"
+    assert by_id[("TaxInspect", "i1")]["fields"]["稽查分析"]["spec_field"] == "分析理由"
 
 
 def test_score_with_tiny_scorers_gives_bertscore_one_to_the_oracle(

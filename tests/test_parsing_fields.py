@@ -439,24 +439,24 @@ def test_record_fields_use_spec_rules_where_named_and_infer_the_rest() -> None:
     gold = {"定性": "偷税", "罚款": 500, "应补缴增值税": "13万元", "处罚倍数": "0.5倍", "稽查说明": "公司隐匿收入，构成偷税。"}
     fields = record_fields(gold, RULES)
     by_name = {f.rule.name: f for f in fields}
-    assert [f.gold_key for f in fields] == list(gold)
-    # 定性 is a synonym of 违法性质: reported under the spec's name, aligned by both
-    assert by_name["违法性质"].gold_key == "定性" and not by_name["违法性质"].inferred
-    assert by_name["违法性质"].rule.kind == "category"
-    assert "定性" in by_name["违法性质"].rule.synonyms
-    assert by_name["罚款"].rule.kind == "number" and not by_name["罚款"].inferred
-    assert {n: (f.rule.kind, f.inferred) for n, f in by_name.items() if f.inferred} == {
-        "应补缴增值税": ("number", True),
-        "处罚倍数": ("category", True),
-        "稽查说明": ("text", True),
+    assert list(by_name) == list(gold)  # named by the gold's keys, in its order
+    # 定性 is a synonym of 违法性质: the spec rule's kind, and its name is a synonym now
+    assert by_name["定性"].spec_name == "违法性质" and not by_name["定性"].inferred
+    assert by_name["定性"].rule.kind == "category"
+    assert set(by_name["定性"].rule.synonyms) == {"违法性质", "违法类型"}
+    assert by_name["罚款"].rule.kind == "number" and by_name["罚款"].spec_name == "罚款"
+    assert {n: (f.rule.kind, f.spec_name) for n, f in by_name.items() if f.inferred} == {
+        "应补缴增值税": ("number", None),
+        "处罚倍数": ("category", None),
+        "稽查说明": ("text", None),
     }
     # spec rules the gold lacks (少缴税款, 分析理由) are not part of the record
-    assert "少缴税款" not in by_name and "分析理由" not in by_name
+    assert {f.spec_name for f in fields} == {"违法性质", "罚款", None}
 
 
 def test_record_fields_exact_name_wins_over_synonym_and_aspects_are_text() -> None:
     fields = record_fields({"理由": "a", "分析理由": "b", "罚款": 1}, RULES)
-    assert [(f.rule.name, f.gold_key, f.inferred) for f in fields] == [
-        ("理由", "理由", True), ("分析理由", "分析理由", False), ("罚款", "罚款", False),
+    assert [(f.gold_key, f.spec_name, f.inferred) for f in fields] == [
+        ("理由", None, True), ("分析理由", "分析理由", False), ("罚款", "罚款", False),
     ]
     assert {f.rule.kind for f in record_fields({"罚款": 1, "新方面": "x"}, RULES, aspects=True)} == {"text"}

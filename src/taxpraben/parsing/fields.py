@@ -40,7 +40,8 @@ and each key serves at most one rule, in passes over all rules: exact key; norma
 its last segment, so ``"答案.罚款"`` aligns with ``罚款``); a synonym from the task spec
 (exact or normalised); fuzzy (difflib ratio of normalised forms, names and synonyms against
 keys and their last segments, at least ``fuzzy_threshold``, best pair first, ties in rule
-order then key order).
+order then key order); a key naming a rate or a tax base (税率, 计税依据, 应纳税所得额 ...)
+never fuzzily matches a rule whose names do not say so.
 
 **Matching** (:func:`field_value_matches`): ``number`` fields with
 :func:`~taxpraben.parsing.numbers.numbers_equal` at the rule's decimals (a prediction
@@ -100,6 +101,8 @@ ITEM_NAME_KEYS: tuple[str, ...] = (
     "项目",
     "方案",
     "指标",
+    "方面",
+    "维度",
     "name",
     "key",
     "field",
@@ -224,7 +227,7 @@ _HEADING_LINE = re.compile(
     + _BULLET
     + r"\*\*(?P<key2>[^*\n]{1,40})\*\*)\s*$"
 )
-_BAD_KEY = re.compile(r"[。，,；;！!？?=《》“”\"()（）]|https?$")
+_BAD_KEY = re.compile(r"[。，,；;！!？?=《》〔〕“”\"()（）]|https?$")
 _WORDLIKE = re.compile(r"[A-Za-z\u4e00-\u9fff]")
 
 
@@ -320,7 +323,35 @@ def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
             out[key] = current
         elif current is not None and block.strip():
             current.append(block.strip())
-    return {key: "\n".join(value) if isinstance(value, list) else value for key, value in out.items()}
+    fields = {key: "\n".join(value) if isinstance(value, list) else value for key, value in out.items()}
+    return _apply_corrections(fields)
+
+
+#: Keys of a line that corrects an earlier field: ``更正：罚款应为130,000元``.
+_CORRECTION_KEYS = frozenset({"更正", "修正", "订正", "纠正", "更正说明", "勘误"})
+_CORRECTED_TO = re.compile(r"\s*(?:应该?为|应是|更正为|改为|修正为|应改为|为)\s*")
+
+
+def _apply_corrections(fields: dict[str, Any]) -> dict[str, Any]:
+    """A correction line replaces the value of the field it names first (followed by 应为,
+    改为 ...) with what follows; the correction line itself is dropped once applied."""
+    for key in [k for k in fields if k in _CORRECTION_KEYS]:
+        text = str(fields[key])
+        found: tuple[int, str, str] | None = None
+        for name in fields:
+            if name in _CORRECTION_KEYS:
+                continue
+            at = text.find(name)
+            while at >= 0:
+                m = _CORRECTED_TO.match(text, at + len(name))
+                if m and (found is None or at < found[0]):
+                    found = (at, name, text[m.end() :].strip())
+                    break
+                at = text.find(name, at + 1)
+        if found is not None and found[2]:
+            fields[found[1]] = found[2]
+            del fields[key]
+    return fields
 
 
 # --- Markdown tables ------------------------------------------------------------------------
@@ -342,6 +373,18 @@ _HEADER_UNIT = re.compile(
     r"^(?P<name>.*?)\s*[（(]\s*(?:单位\s*[:：]\s*)?(?P<unit>[千百]?[万亿]?元|[万亿]|%)\s*[）)]\s*$"
 )
 _BARE_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?$")
+
+
+def _generic(header: str) -> bool:
+    """A header that only names the column (``值``, ``金额/结论``), not a field."""
+    parts = [p for p in re.split(r"[/／、|]|和|及", header) if p.strip()]
+    return bool(parts) and all(normalize_key(p) in _GENERIC_HEADERS for p in parts)
+
+
+def _entity_name(cell: str) -> str | None:
+    """A row's entity name without its gloss: ``方案一（自营仓储）``, ``方案一：分别列明`` -> 方案一."""
+    name = re.split(r"[:：]", cell, maxsplit=1)[0]
+    return _valid_key(_without_gloss(name))
 
 
 def _cells(row: str) -> list[str]:
@@ -381,12 +424,10 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
     body = [(r + [""] * width)[:width] for r in body]
     out: dict[str, Any] = {}
     # | 方案 | 税负 |: a name column and one field column is a row per entity too
-    entity_rows = width == 2 and normalize_key(names[0][0]) in _NAME_HEADERS and (
-        normalize_key(names[1][0]) not in _GENERIC_HEADERS
-    )
+    entity_rows = width == 2 and normalize_key(names[0][0]) in _NAME_HEADERS and not _generic(names[1][0])
     if width == 2 and not entity_rows:
         unit = names[1][1]
-        generic = all(normalize_key(n) in _GENERIC_HEADERS for n, _ in names)
+        generic = all(_generic(n) for n, _ in names)
         pairs = ([] if generic else [(header[0], header[1])]) + [(r[0], r[1]) for r in body]
         for raw_key, value in pairs:
             key, key_unit = _header(raw_key)
@@ -401,7 +442,7 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
             if _valid_key(name) and value:
                 out.setdefault(name, _with_unit(value, unit))
     for row in body:
-        entity = _valid_key(row[0])
+        entity = _entity_name(row[0])
         if entity is None:
             continue
         values = {
@@ -464,6 +505,16 @@ def _key_forms(key: str) -> tuple[str, ...]:
     return (full, leaf) if leaf != full else (full,)
 
 
+#: Words naming a quantity that is not the amount itself: a rate, a tax base, an income.
+_QUANTITY_WORDS = ("率", "依据", "所得额", "收入", "销售额", "营业额", "基数", "原值", "余值", "价款")
+
+
+def _other_quantity(key: str, names: Sequence[str]) -> bool:
+    """Whether ``key`` names a quantity (a rate, a base ...) that none of ``names`` names:
+    fuzzy alignment never pairs 方案一税负 with 方案一.应纳税所得额 or 方案一.税率."""
+    return any(w in key and not any(w in n for n in names) for w in _QUANTITY_WORDS)
+
+
 def align_fields(
     pred: Mapping[str, Any],
     rules: Sequence[FieldRule],
@@ -515,6 +566,8 @@ def align_fields(
         for rule_index, rule in enumerate(pending):
             names = [normalize_key(n) for n in (rule.name, *rule.synonyms)]
             for key_index, key in enumerate(candidates):
+                if _other_quantity(key, names):
+                    continue
                 best = 0.0
                 for name in names:
                     for form in forms[key]:
@@ -580,16 +633,24 @@ def field_text(value: Any, _depth: int = 0) -> str:
     return str(value).strip()
 
 
-def _number_of(value: Any) -> NumberMatch | None:
+def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
+    """The number a field value states; ``none_is_zero``: a prediction's 无 is 0."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, (int, float, Decimal)):
         number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
         return NumberMatch(number, False, -1, -1, str(value)) if number.is_finite() else None
     if isinstance(value, (list, tuple)) and len(value) == 1:
-        return _number_of(value[0])
+        return _number_of(value[0], none_is_zero=none_is_zero)
     text = field_text(value)
-    return parse_number(text) or extract_final_number(text)
+    if none_is_zero and text in _NONE_WORDS:
+        return NumberMatch(Decimal(0), False, 0, len(text), text)
+    # "260,000元（适用税率13%）": the bracket after the amount explains it, it is not the amount
+    return parse_number(text) or parse_number(_without_gloss(text)) or extract_final_number(text)
+
+
+#: An amount written as "none": 0 (a grader reads 少缴税款：无 as 0).
+_NONE_WORDS = frozenset({"无", "没有", "无需缴纳", "不存在"})
 
 
 _CN_DIGIT = str.maketrans(
@@ -601,8 +662,13 @@ _CN_DIGIT = str.maketrans(
 _GLOSS = re.compile(r"^(?P<base>.+?)\s*[（(][^（）()]*[）)]\s*$")
 
 
+#: A category value followed by an explanation: ``方案一，即在合同中分别列明``.
+_EXPLAINED = re.compile(r"^(?P<base>[^，,；;。]+?)\s*[，,；;]\s*(?:即|也就是|因为|因|由于|理由|原因|该方案|此方案|其|这|系)")
+
+
 def _without_gloss(text: str) -> str:
-    m = _GLOSS.match(text.strip())
+    """``text`` without a trailing bracketed gloss, or the head of an explained value."""
+    m = _GLOSS.match(text.strip()) or _EXPLAINED.match(text.strip())
     return m.group("base") if m else text
 
 
@@ -612,8 +678,9 @@ def _same_category(a: str, b: str) -> bool:
 
 
 def _category_matches(pred: Any, gold: Any) -> bool:
-    """Equal as categories, or equal once a trailing bracketed gloss is dropped on both sides
-    (``方案一（自营仓储）`` = ``方案一``; ``偷税（少缴税款）`` = ``偷税（逃税）``)."""
+    """Equal as categories, or equal once a trailing bracketed gloss (or an explanation after
+    a comma, ``方案一，即…``) is dropped on both sides (``方案一（自营仓储）`` = ``方案一``;
+    ``偷税（少缴税款）`` = ``偷税（逃税）``)."""
     a, b = field_text(pred), field_text(gold)
     if not normalize_span(b):
         return False
@@ -634,7 +701,7 @@ def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bo
         gold = _number_of(gold_value)
         if gold is None:
             raise ValueError(f"gold of number field {rule.name!r} is not a number: {gold_value!r}")
-        return numbers_equal(_number_of(pred_value), gold, rule.decimals)
+        return numbers_equal(_number_of(pred_value, none_is_zero=True), gold, rule.decimals)
     if pred_value is None:
         return False
     return _category_matches(pred_value, gold_value)
@@ -727,16 +794,21 @@ def _repeats(key: str, value: Any, flat: Mapping[str, Any]) -> bool:
 class RecordField:
     """One field of one record: the gold key, its value and the rule that scores it.
 
-    ``rule.name`` is the name results report it under: the spec rule's name when the gold
-    key is one the spec knows (its name or a synonym), else the gold key itself. The rule's
-    synonyms include the gold key, so a prediction may use either. ``inferred`` is True when
-    the kind was inferred from the gold value (:func:`infer_field_kind`).
+    ``rule.name`` is the gold key (results report the field under it); when the key is one a
+    spec rule names (its name or a synonym), ``spec_name`` is that rule's name and the
+    rule's kind, decimals and synonyms (the spec name among them) apply, so a prediction may
+    use any of them. ``inferred`` is True when the kind was inferred from the gold value
+    (:func:`infer_field_kind`).
     """
 
     rule: FieldRule
-    gold_key: str
     gold: Any
     inferred: bool
+    spec_name: str | None = None
+
+    @property
+    def gold_key(self) -> str:
+        return self.rule.name
 
 
 def _spec_rule_for(key: str, rules: Sequence[FieldRule], taken: set[str], how: int) -> FieldRule | None:
@@ -757,7 +829,7 @@ def _spec_rule_for(key: str, rules: Sequence[FieldRule], taken: set[str], how: i
 def record_fields(
     gold: Mapping[str, Any], rules: Sequence[FieldRule], *, aspects: bool = False
 ) -> list[RecordField]:
-    """The fields that score one record: one per gold key, in the gold's order.
+    """The fields that score one record: one per gold key, named by it, in the gold's order.
 
     Each gold key takes the spec rule it names, in passes over all keys: the rule's exact
     name, its normalised name (a dotted key also offers its last segment), a synonym, a
@@ -782,9 +854,10 @@ def record_fields(
         rule = chosen.get(key)
         if rule is None:
             kind: FieldKind = "text" if aspects else infer_field_kind(value)
-            out.append(RecordField(FieldRule(name=key, kind=kind), key, value, True))
+            out.append(RecordField(FieldRule(name=key, kind=kind), value, True))
             continue
-        synonyms = [*rule.synonyms, key] if key != rule.name and key not in rule.synonyms else rule.synonyms
-        scored = rule.model_copy(update={"synonyms": list(synonyms), "kind": "text" if aspects else rule.kind})
-        out.append(RecordField(scored, key, value, False))
+        synonyms = [n for n in (rule.name, *rule.synonyms) if n != key]
+        kind = "text" if aspects else rule.kind
+        scored = rule.model_copy(update={"name": key, "synonyms": synonyms, "kind": kind})
+        out.append(RecordField(scored, value, False, rule.name))
     return out

@@ -301,8 +301,8 @@ def _prepare_fields(spec: TaskSpec, record: Record, item: PreparedItem, text: st
             "matched_by": got.how,
             "inferred": f.inferred,
         }
-        if f.gold_key != rule.name:
-            info["gold_key"] = f.gold_key
+        if f.spec_name is not None and f.spec_name != rule.name:
+            info["spec_field"] = f.spec_name
         if rule.kind == "text":
             cand = field_text(got.value) if present else ""
             item.pairs.append(TextPair(rule.name, cand, field_text(f.gold), not present))

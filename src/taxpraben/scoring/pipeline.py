@@ -228,15 +228,18 @@ def _field_value_key(spec: TaskSpec, kind: str, metric: str) -> str:
 
 
 def _field_names(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> list[str]:
-    """Every field some record scores: the spec's rules first (in spec order), then the
-    others in order of first appearance."""
+    """Every field some record scores (named by the gold's keys): those a spec rule names
+    first, in spec order, then the others in order of first appearance."""
     assert spec.fields is not None
-    seen: dict[str, None] = {}
+    order = {rule.name: i for i, rule in enumerate(spec.fields.fields)}
+    seen: dict[str, int] = {}
     for lines in lines_by_run:
         for line in lines:
-            seen.update(dict.fromkeys(line.get("fields") or {}))
-    known = [r.name for r in spec.fields.fields if r.name in seen]
-    return known + [name for name in seen if name not in known]
+            for name, info in (line.get("fields") or {}).items():
+                rank = order.get(info.get("spec_field") or name, len(order))
+                seen[name] = min(seen.get(name, rank), rank)
+    appearance = {name: i for i, name in enumerate(seen)}
+    return sorted(seen, key=lambda name: (seen[name], appearance[name]))
 
 
 def _field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any]:
