@@ -460,3 +460,78 @@ def test_record_fields_exact_name_wins_over_synonym_and_aspects_are_text() -> No
         ("理由", None, True), ("分析理由", "分析理由", False), ("罚款", "罚款", False),
     ]
     assert {f.rule.kind for f in record_fields({"罚款": 1, "新方面": "x"}, RULES, aspects=True)} == {"text"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "罚款：260,000元\n少缴税款：260,000元\n\n更正：罚款应为少缴税款的0.5倍，即130,000元。",
+            {"罚款": "少缴税款的0.5倍，即130,000元。", "少缴税款": "260,000元"},
+            id="correction-replaces-the-field-it-names-first",
+        ),
+        pytest.param(
+            "节税金额：130,000元\n修正：节税金额改为120,000元",
+            {"节税金额": "120,000元"},
+            id="correction-with-改为",
+        ),
+        pytest.param("罚款：5000元\n更正：见上文", {"罚款": "5000元", "更正": "见上文"}, id="correction-naming-nothing-stays"),
+        pytest.param(
+            "| 方案 | 印花税（元） |\n|---|---|\n| 方案一：分别列明 | 3,000 |\n| 方案二（含税） | 3,390 |",
+            {"方案一": {"印花税": "3,000元"}, "方案一.印花税": "3,000元", "方案二": {"印花税": "3,390元"}, "方案二.印花税": "3,390元"},
+            id="entity-names-lose-their-gloss",
+        ),
+        pytest.param(
+            "| 项目 | 金额/结论 |\n|---|---|\n| 定性结论 | 偷税 |\n| 罚款 | 310,000.00 |",
+            {"定性结论": "偷税", "罚款": "310,000.00"},
+            id="generic-header-with-slash",
+        ),
+        pytest.param(
+            '[{"方面": "风险识别", "内容": "白条入账"}, {"方面": "法律依据", "内容": "扣除凭证办法"}]',
+            {"风险识别": "白条入账", "法律依据": "扣除凭证办法"},
+            id="aspect-item-list",
+        ),
+        pytest.param(
+            "## 法律依据\n财税〔2010〕121号：免租期由产权人缴纳房产税。",
+            {"法律依据": "财税〔2010〕121号:免租期由产权人缴纳房产税。"},  # NFKC folds the colon
+            id="document-number-is-no-key",
+        ),
+    ],
+)
+def test_parse_fields_corrections_and_tables(text: str, expected: dict[str, object]) -> None:
+    assert parse_fields(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "matches"),
+    [
+        ("260,000元（适用税率13%）", 260000, True),
+        ("150,000元(5%+3%+2%=10%)", 150000, True),
+        ("无", 0, True),
+        ("没有", 0, True),
+        ("无", 500, False),
+        ("零", 0, True),
+    ],
+)
+def test_number_field_readings(pred: str, gold: object, matches: bool) -> None:
+    assert field_value_matches(pred, gold, NUMBER) is matches
+
+
+@pytest.mark.parametrize(
+    ("pred", "matches"),
+    [
+        ("方案一，即在合同中分别列明价款和增值税", True),
+        ("方案一，因为税负低", True),
+        ("方案一，方案二均可", False),  # a hedge is not an explanation
+    ],
+)
+def test_category_explained_after_a_comma(pred: str, matches: bool) -> None:
+    assert field_value_matches(pred, "方案一", PLAN_CATEGORY) is matches
+
+
+def test_fuzzy_never_takes_a_rate_or_a_base_for_an_amount() -> None:
+    rules = [FieldRule(name="方案一税负", kind="number", synonyms=["方案一应纳税额"])]
+    pred = {"方案一.应纳税所得额": 3080000, "方案一.实际税率": "25%", "方案一.企业所得税": 770000}
+    assert align_fields(pred, rules, 0.6)["方案一税负"].key == "方案一.企业所得税"
+    rate = [FieldRule(name="方案一适用税率", kind="number")]
+    assert align_fields(pred, rate, 0.6)["方案一适用税率"].key == "方案一.实际税率"
