@@ -31,15 +31,28 @@
 field value, a table cell). In running text parentheses are list markers ``(1)`` and
 asides ``(税率13%)``, so :func:`find_numbers` reads them as positive.
 
-**Final answer of a calculation** (:func:`extract_final_number`), on the cleaned text:
-``\\boxed{...}``; a JSON answer field; the number after the last explicit answer marker
-(``最终答案``, ``答案``, ``答:``, ``Answer``); the number after the last conclusion marker
-(``综上``, ``应纳税额``, ``应缴纳``, ``应缴``, ``应补缴``, ``合计``, ``共计``, ``总计``,
-``结果``, ...); the number after the last ``=``; the last number. "The number after a
-marker" is read in the marker's clause (up to ``。；，\\n``): the number after the clause's
-last ``=`` when it has one (``应纳税额=100000×13%=13000元`` gives 13000), else the clause's
-first number. A marker whose clause has no number is skipped. The first number of a worked
-chain is therefore never taken when the chain has a result.
+**Final answer of a calculation** (:func:`extract_final_number`), on the cleaned text with
+LaTeX made plain (:mod:`taxpraben.parsing.latex`): a JSON answer field; the final statements of
+the shared answer region (:mod:`taxpraben.parsing.region`: ``\\boxed{}``, answer markers,
+self-corrections; latest first); the summaries and consequences (``综上``, ``因此``...; latest
+first); the number after the last number-specific conclusion word (``应纳税额``, ``应缴纳``,
+``合计``, ``共计``, ``结果``...); the number after the last ``=`` when it is a result (not the
+first operand of an expression such as ``= 8,570,000 × 0.05% × 40``); the last number.
+"The number of a statement" is read in its first clause (up to ``。；，\\n``) that holds one:
+the number after the clause's last ``=`` when it has one (``应纳税额=100000×13%=13000元``
+gives 13000), else the clause's first number; a self-correction is read after its last
+``应为``/``应该是``/``修正为``/``正确的…是``, else like a whole text. ``答案：零`` is 0.
+
+Rates and amounts: with ``expect_percent=False`` (the gold is an amount) a number written with
+``%`` is a rate restated beside the answer and is passed over wherever another candidate
+exists (``应纳增值税104,000元（适用税率13%）`` gives 104000); with ``expect_percent=True`` the
+other way round. :func:`expects_percent` decides from the gold and the query.
+
+Units (:func:`gold_unit`, :class:`AnswerUnit`): the unit of a gold amount is the one its text
+is written in (``"17.14万元"``), else the one the query asks for (``单位：万元``,
+``多少万元``, ``以万元为单位``, ``（万元）``), else 元. A predicted number written with a
+multiplier or currency word (``28.50万元``, ``285000元``, ``2.8（万元）``) is converted into
+that unit; a bare number is taken as already in it. Both sides are compared in that unit.
 
 **Equality** (:func:`numbers_equal`): both sides are rounded half-up (away from zero) at
 ``decimals`` places and compared. Percent rule, with ``p`` the prediction and ``g`` the gold
