@@ -329,6 +329,8 @@ def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
 
 #: Keys of a line that corrects an earlier field: ``更正：罚款应为130,000元``.
 _CORRECTION_KEYS = frozenset({"更正", "修正", "订正", "纠正", "更正说明", "勘误"})
+#: A correction is a line or two; only its start is searched (bounds the work on hostile input).
+_MAX_CORRECTION_CHARS = 2000
 _CORRECTED_TO = re.compile(r"\s*(?:应该?为|应是|更正为|改为|修正为|应改为|为)\s*")
 
 
@@ -336,7 +338,7 @@ def _apply_corrections(fields: dict[str, Any]) -> dict[str, Any]:
     """A correction line replaces the value of the field it names first (followed by 应为,
     改为 ...) with what follows; the correction line itself is dropped once applied."""
     for key in [k for k in fields if k in _CORRECTION_KEYS]:
-        text = str(fields[key])
+        text = str(fields[key])[:_MAX_CORRECTION_CHARS]
         found: tuple[int, str, str] | None = None
         for name in fields:
             if name in _CORRECTION_KEYS:
