@@ -289,8 +289,7 @@ def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
     the numbered items inside a field's value (``防范建议：`` then ``1. 建立台账``) stay its
     value. A table ends the value of the key before it; its fields join the others.
     """
-    out: dict[str, Any] = {}
-    parts: dict[str, list[str]] = {}
+    out: dict[str, Any] = {}  # a line key's value is the list of its lines until joined
     current: list[str] | None = None
     numbered: tuple[str, int] | None = None  # style and number of the last numbered key
     top_level = True
@@ -319,8 +318,7 @@ def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
             if key in out:
                 current = None  # a repeated key: keep the first, ignore this block
                 continue
-            current = parts[key] = [value] if value else []
-            out[key] = current
+            current = out[key] = [value] if value else []
         elif current is not None and block.strip():
             current.append(block.strip())
     fields = {key: "\n".join(value) if isinstance(value, list) else value for key, value in out.items()}
