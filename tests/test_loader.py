@@ -102,10 +102,7 @@ BAD_CASES = [
     ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "消费税", "choices": ["增值税", "房产税"]}], (1, "answer", "not one of the choices")),
     ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "房产税", "choices": ["增值税", "房产税"], "gold": 0}], (1, "answer", "disagrees with choices[gold]")),
     ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "增值税", "choices": []}], (1, "choices", "non-empty list")),
-    ("TaxTopic.jsonl", [{"id": "1", "query": "q", "answer": "增值税", "choices": ["增值税", "增值税"]}], (1, "choices", "distinct")),
     ("TaxMCQ.jsonl", [{"id": "1", "query": "q", "answer": "ACF"}], (1, "answer", "option letters")),
-    ("TaxInspect.jsonl", [{"id": "1", "query": "q", "answer": "偷税，补税1000元"}], (1, "answer", "must be a JSON object")),
-    ("TaxPlan.jsonl", [{"id": "1", "query": "q", "answer": {"方案一税负": 1}}], (1, "answer", "lacks field(s)")),
     ("TaxPlan.jsonl", [{"id": "1", "query": "q", "answer": {"方案一税负": "很多", "方案二税负": 1, "推荐方案": "方案二", "节税金额": 1, "筹划理由": "x"}}], (1, "answer", "gold field '方案一税负' must be a number")),
     ("TaxRead.jsonl", [{"id": "1", "query": "q", "answer": "x", "text": 5}], (1, "text", "must be a string")),
     ("TaxCalc.jsonl", b"", (None, None, "file is empty")),
@@ -178,10 +175,110 @@ def test_validate_cli_exit_codes(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "TaxCalc.jsonl", [{"id": "1", "query": "q"}])
     bad = runner.invoke(app, ["validate", "--data", str(tmp_path)])
     assert bad.exit_code == 1
-    assert "TaxCalc.jsonl:1 field 'answer': required field is missing" in bad.output.replace("\n", "")
+    # Compared without whitespace: the console wraps long paths wherever the terminal ends.
+    expected = "TaxCalc.jsonl:1 field 'answer': required field is missing"
+    assert "".join(expected.split()) in "".join(bad.output.split())
 
 
 def test_sample_loads_every_task() -> None:
     loaded = load_data("sample", REG)
     assert list(loaded.records) == list(REG)
     assert all(len(v) >= 12 for v in loaded.records.values())
+
+
+# --- data as real sets ship it ----------------------------------------------------------------
+
+
+def warnings_of(data_dir: Path) -> list[Problem]:
+    _, problems, _ = validate_data(data_dir, REG)
+    return [p for p in problems if p.severity == "warning"]
+
+
+def test_calc_golds_with_units_load_as_written(tmp_path: Path) -> None:
+    rows = [
+        {"id": "1", "query": "计算应纳税额", "answer": "76000元"},
+        {"id": "2", "query": "计算应纳税额", "answer": "17.14万元"},
+        {"id": "3", "query": "计算应纳税额", "answer": "¥1,560.50"},
+    ]
+    write_jsonl(tmp_path / "TaxCalc.jsonl", rows)
+    assert errors_of(tmp_path) == []
+    recs = load_data(tmp_path, REG).records["TaxCalc"]
+    # kept as written, so the scorer sees the unit
+    assert [r.answer for r in recs] == ["76000元", "17.14万元", "¥1,560.50"]
+
+
+def test_repeated_option_texts_warn_and_keep_the_record(tmp_path: Path) -> None:
+    choices = ["增值税", "以上都不对", "消费税", "以上都不对"]
+    write_jsonl(tmp_path / "TaxSCQ.jsonl", [
+        {"id": "1", "query": "下列属于流转税的是？", "answer": "消费税", "choices": choices},
+        {"id": "2", "query": "下列说法正确的是？", "answer": "以上都不对", "choices": choices, "gold": 3},
+    ])
+    assert errors_of(tmp_path) == []
+    warnings = warnings_of(tmp_path)
+    assert [(Path(w.path).name, w.line, w.field) for w in warnings] == [
+        ("TaxSCQ.jsonl", 1, "choices"), ("TaxSCQ.jsonl", 2, "choices"),
+    ]
+    assert all("'以上都不对'" in w.message for w in warnings)
+    recs = load_data(tmp_path, REG).records["TaxSCQ"]
+    assert [r.choices for r in recs] == [tuple(choices), tuple(choices)]
+    assert [r.gold for r in recs] == [2, 3]
+    assert load_data(tmp_path, REG).warnings == warnings
+
+
+SCQ_QUERY = "下列税种中，属于中央税的是（ ）。\nA. 消费税\nB. 房产税\nC. 契税\nD. 土地增值税"
+
+
+@pytest.mark.parametrize(
+    ("choices", "answer", "gold"),
+    [
+        (["A", "B", "C", "D"], "A", 0),  # letters as choices, the answer a letter
+        (["A", "B", "C", "D"], "房产税", 1),  # letters as choices, the answer the text in the query
+        (["消费税", "房产税", "契税", "土地增值税"], "C", 2),  # texts as choices, the answer a letter
+        (["消费税", "房产税", "契税", "土地增值税"], "D. 土地增值税", 3),
+        (["消费税", "房产税", "契税", "土地增值税"], "（B）", 1),
+        (["消费税", "房产税", "契税", "土地增值税"], "契税", 2),  # the query lists the options too
+    ],
+)
+def test_choices_as_letters_or_texts_set_gold(tmp_path: Path, choices: list[str], answer: str, gold: int) -> None:
+    write_jsonl(tmp_path / "TaxSCQ.jsonl", [{"id": "1", "query": SCQ_QUERY, "answer": answer, "choices": choices}])
+    assert errors_of(tmp_path) == []
+    rec = load_data(tmp_path, REG).records["TaxSCQ"][0]
+    assert rec.gold == gold
+    assert rec.gold_label == choices[gold]
+
+
+@pytest.mark.parametrize(
+    ("choices", "answer", "gold", "message"),
+    [
+        (["A", "B", "C", "D"], "印花税", None, "not one of the choices"),  # not listed in the query
+        (["消费税", "房产税"], "F", None, "not one of the choices"),  # no option F
+        (["消费税", "房产税"], "B. 契税", None, "not one of the choices"),  # letter and text disagree
+        (["消费税", "房产税"], "A", 1, "disagrees with choices[gold]"),
+    ],
+)
+def test_answers_naming_no_choice_are_refused(
+    tmp_path: Path, choices: list[str], answer: str, gold: int | None, message: str
+) -> None:
+    row = {"id": "1", "query": SCQ_QUERY, "answer": answer, "choices": choices}
+    if gold is not None:
+        row["gold"] = gold
+    write_jsonl(tmp_path / "TaxSCQ.jsonl", [row])
+    errors = errors_of(tmp_path)
+    assert len(errors) == 1 and message in errors[0].message, errors
+
+
+def test_letter_answer_agreeing_with_gold_index_is_fine(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "TaxSCQ.jsonl", [
+        {"id": "1", "query": SCQ_QUERY, "answer": "B", "choices": ["消费税", "房产税", "契税"], "gold": 1},
+    ])
+    assert errors_of(tmp_path) == []
+    assert load_data(tmp_path, REG).records["TaxSCQ"][0].gold_label == "房产税"
+
+
+def test_spec_number_field_of_a_text_gold_must_be_a_number(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "TaxInspect.jsonl", [
+        {"id": "1", "query": "q", "answer": "违法性质：偷税\n罚款：待定\n分析理由：隐匿收入，构成偷税。"},
+    ])
+    errors = errors_of(tmp_path)
+    assert [(e.line, e.field) for e in errors] == [(1, "answer")]
+    assert "gold field '罚款' must be a number" in errors[0].message

@@ -57,7 +57,11 @@ def validate(
     task_dir: TaskDirOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print problems only.")] = False,
 ) -> None:
-    """Check a data directory against the contract; report every problem; exit 1 if any."""
+    """Check a data directory against the contract; report every problem; exit 1 on errors.
+
+    Warnings (gold keys the task spec does not name, with the kind inferred for them;
+    golds with no readable field; repeated option texts) are printed but do not fail.
+    """
     console = Console()
     registry = registry_or_exit(task_dir, console)
     try:
@@ -76,8 +80,10 @@ def validate(
         table.add_column("task")
         table.add_column("file", overflow="fold")
         table.add_column("records", justify="right")
+        table.add_column("warnings", justify="right")
         for f in files:
-            table.add_row(f.task, str(f.path), str(counts.get(f.task, 0)))
+            n_warn = sum(p.path == str(f.path) for p in warnings)
+            table.add_row(f.task, str(f.path), str(counts.get(f.task, 0)), str(n_warn))
         console.print(table)
         missing = [name for name in registry if name not in {f.task for f in files}]
         if missing:

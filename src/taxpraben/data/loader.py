@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -25,6 +26,7 @@ from typing import Any, Literal
 from taxpraben.data.records import ID_FIELDS, KNOWN_FIELDS, Record
 
 # Validation accepts a numeric gold exactly when scoring can read it: one definition.
+from taxpraben.parsing.fields import gold_fields, record_fields
 from taxpraben.parsing.numbers import parse_gold_number
 from taxpraben.tasks import OutputType, Registry, TaskSpec, closest_task_name
 
@@ -332,18 +334,128 @@ def _as_json_object(answer: Any) -> dict[str, Any] | None:
     return None
 
 
+#: An answer that is one option letter: ``B``, ``B.``, ``(B)``, ``B、``.
+_LETTER_ANSWER = re.compile(r"^\s*[(（]?\s*([A-Za-z])\s*[)）.、．:：]?\s*$")
+#: An answer that is a letter and its option text: ``B. 增值税``, ``B、增值税``.
+_LETTERED_ANSWER = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$")
+#: An option listed in a query, one per line: ``A. 增值税``, ``（B）房产税``, ``C、印花税``.
+_QUERY_OPTION = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$", re.MULTILINE)
+
+
+def _letter_index(letter: str) -> int:
+    return ord(letter.upper()) - ord("A")
+
+
+def gold_index(answer: Any, choices: Sequence[str], query: str) -> int | None:
+    """The index into ``choices`` that ``answer`` names, or None.
+
+    In order: the answer is one of the choices (the first position when texts repeat); a
+    letter (``"B"``) indexing the choices; a letter with its text (``"B. 增值税"``); when the
+    choices are the letters themselves (``["A", "B", "C", "D"]``, texts in the query), the
+    option text that the query lists under a letter.
+    """
+    if not isinstance(answer, str) or not answer.strip():
+        return None
+    if answer in choices:
+        return choices.index(answer)
+    letter = _LETTER_ANSWER.match(answer)
+    if letter is not None and 0 <= _letter_index(letter.group(1)) < len(choices):
+        return _letter_index(letter.group(1))
+    lettered = _LETTERED_ANSWER.match(answer)
+    if lettered is not None:
+        i = _letter_index(lettered.group(1))
+        if 0 <= i < len(choices) and choices[i].strip() == lettered.group("text"):
+            return i
+    if all(len(c.strip()) == 1 and c.strip().isalpha() for c in choices):
+        listed = {m.group("text"): m.group(1) for m in _QUERY_OPTION.finditer(query)}
+        letter_of = listed.get(answer.strip())
+        upper = [c.strip().upper() for c in choices]
+        if letter_of is not None and letter_of in upper:
+            return upper.index(letter_of)
+    return None
+
+
+def _check_choices(
+    obj: dict[str, Any], spec: TaskSpec, answer: Any, bad: Any, warn: Any
+) -> tuple[tuple[str, ...] | None, int | None]:
+    """The record's choices and gold index (classification), reporting what is wrong."""
+    choices: tuple[str, ...] | None = None
+    gold: int | None = None
+    raw_choices = obj.get("choices")
+    query = obj.get("query") if isinstance(obj.get("query"), str) else ""
+    if raw_choices is not None:
+        if not isinstance(raw_choices, list) or not raw_choices:
+            bad("must be a non-empty list of strings", "choices")
+        elif not all(isinstance(c, str) and c.strip() for c in raw_choices):
+            bad("every choice must be a non-empty string", "choices")
+        else:
+            choices = tuple(raw_choices)
+            repeated = sorted({c for c in choices if choices.count(c) > 1}, key=choices.index)
+            if repeated:
+                # Real exams repeat option texts ("以上都不对"); an answer is read by its
+                # position or letter, so the record is kept as it is.
+                warn(f"repeated option text(s) {repeated}: kept as given; answers are "
+                     "scored by position/letter", "choices")
+    raw_gold = obj.get("gold")
+    if spec.type is not OutputType.classification:
+        return choices, gold
+    if raw_choices is None:
+        bad("a classification record needs a list of choices", "choices")
+    if raw_gold is not None:
+        if isinstance(raw_gold, bool) or not isinstance(raw_gold, int):
+            bad(f"must be an integer index into choices, got {raw_gold!r}", "gold")
+        elif choices is not None and not 0 <= raw_gold < len(choices):
+            bad(f"index {raw_gold} is out of range for {len(choices)} choices", "gold")
+        elif choices is not None:
+            gold = raw_gold
+            named = gold_index(answer, choices, query)
+            same_text = isinstance(answer, str) and answer == choices[gold]
+            if isinstance(answer, str) and answer.strip() and not same_text and named != gold:
+                bad(f"answer {answer!r} disagrees with choices[gold] = {choices[gold]!r}", "answer")
+    elif choices is not None and answer is not None:
+        gold = gold_index(answer, choices, query)
+        if gold is None:
+            bad(f"answer {answer!r} is not one of the choices (nor a letter of one) and no "
+                "'gold' index is given", "answer")
+    return choices, gold
+
+
+def _check_field_gold(answer: Any, spec: TaskSpec, bad: Any) -> Any:
+    """The gold of a field task as the scorer will read it, reporting spec number fields
+    that hold no number. A JSON string becomes its object; any other text is kept as
+    written (the scorer reads it with the prediction reader)."""
+    obj = _as_json_object(answer)
+    if obj is not None:
+        answer = obj
+    fields = gold_fields(answer)
+    if fields is None or spec.fields is None:
+        return answer
+    for f in record_fields(fields, spec.fields.fields, aspects=spec.is_multi_aspect):
+        if f.inferred or f.rule.kind != "number":
+            continue
+        try:
+            parse_gold_number(f.gold)
+        except ValueError:
+            bad(f"gold field {f.gold_key!r} must be a number, got {f.gold!r}", "answer")
+    return answer
+
+
 def check_record(
     obj: Any, spec: TaskSpec, path: Path, position: int, unit: str, index: int | None = None
 ) -> tuple[Record | None, list[Problem]]:
     """Turn one decoded object into a Record, or say precisely what is wrong with it.
 
     ``position`` locates it for messages; ``index`` (0-based, default ``position``) is the
-    id of a record that has no id field.
+    id of a record that has no id field. Warnings (repeated option texts) come with a
+    Record; any error comes with None.
     """
     problems: list[Problem] = []
 
     def bad(message: str, fld: str | None = None) -> None:
         problems.append(Problem(str(path), message, position, fld, unit=unit))  # type: ignore[arg-type]
+
+    def warn(message: str, fld: str | None = None) -> None:
+        problems.append(Problem(str(path), message, position, fld, "warning", unit))  # type: ignore[arg-type]
 
     if not isinstance(obj, dict):
         bad(f"a record must be a JSON object, got {type(obj).__name__}")
@@ -362,39 +474,11 @@ def check_record(
     if text is not None and not isinstance(text, str):
         bad(f"must be a string, got {type(text).__name__}", "text")
 
-    choices: tuple[str, ...] | None = None
-    gold: int | None = None
-    raw_choices = obj.get("choices")
-    if raw_choices is not None:
-        if not isinstance(raw_choices, list) or not raw_choices:
-            bad("must be a non-empty list of strings", "choices")
-        elif not all(isinstance(c, str) and c.strip() for c in raw_choices):
-            bad("every choice must be a non-empty string", "choices")
-        elif len(set(raw_choices)) != len(raw_choices):
-            bad("choices must be distinct", "choices")
-        else:
-            choices = tuple(raw_choices)
-    raw_gold = obj.get("gold")
-    if spec.type is OutputType.classification:
-        if raw_choices is None:
-            bad("a classification record needs a list of choices", "choices")
-        if raw_gold is not None:
-            if isinstance(raw_gold, bool) or not isinstance(raw_gold, int):
-                bad(f"must be an integer index into choices, got {raw_gold!r}", "gold")
-            elif choices is not None and not 0 <= raw_gold < len(choices):
-                bad(f"index {raw_gold} is out of range for {len(choices)} choices", "gold")
-            elif choices is not None:
-                gold = raw_gold
-                if isinstance(answer, str) and answer.strip() and answer != choices[gold]:
-                    bad(f"answer {answer!r} disagrees with choices[gold] = {choices[gold]!r}", "answer")
-        elif choices is not None and answer is not None:
-            if isinstance(answer, str) and answer in choices:
-                gold = choices.index(answer)
-            else:
-                bad(f"answer {answer!r} is not one of the choices and no 'gold' index is given", "answer")
-    elif spec.type is OutputType.structured and answer is not None and spec.structured is not None:
+    choices, gold = _check_choices(obj, spec, answer, bad, warn)
+    if spec.type is OutputType.structured and answer is not None and spec.structured is not None:
         kind = spec.structured.kind
         if kind == "number":
+            # Units are kept as written ("76000元", "17.14万元"): the number reader reads them.
             try:
                 parse_gold_number(answer)
             except ValueError:
@@ -405,24 +489,9 @@ def check_record(
             if not value or any(ch not in letters for ch in value):
                 bad(f"a {spec.name} gold must be option letters from {letters!r} such as 'ACD', got {answer!r}", "answer")
     elif (spec.type is OutputType.mixed or spec.is_multi_aspect) and answer is not None:
-        gold_obj = _as_json_object(answer)
-        if gold_obj is None:
-            bad(f"a {spec.name} gold must be a JSON object with its fields, got {type(answer).__name__}", "answer")
-        elif spec.fields is not None:
-            missing = [r.name for r in spec.fields.fields if r.name not in gold_obj]
-            if missing:
-                bad(f"gold object lacks field(s) {missing} named in the task spec", "answer")
-            else:
-                answer = gold_obj
-            for rule in spec.fields.fields:
-                if rule.kind != "number" or rule.name not in gold_obj:
-                    continue
-                try:
-                    parse_gold_number(gold_obj[rule.name])
-                except ValueError:
-                    bad(f"gold field {rule.name!r} must be a number, got {gold_obj[rule.name]!r}", "answer")
+        answer = _check_field_gold(answer, spec, bad)
 
-    if problems:
+    if any(p.severity == "error" for p in problems):
         return None, problems
     record = Record(
         task=spec.name,
@@ -439,10 +508,79 @@ def check_record(
     return record, problems
 
 
+@dataclass
+class _FieldNotes:
+    """What a file's field golds leave to inference, summed up as one warning per key."""
+
+    path: Path
+    spec: TaskSpec
+    unit: str
+    #: gold key -> kind -> count; and the first record (position, id) using the key
+    kinds: dict[str, dict[str, int]] = field(default_factory=dict)
+    first: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: "EM only" / "BERTScore only" -> count and first record
+    lopsided: dict[str, int] = field(default_factory=dict)
+    lopsided_first: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def add(self, record: Record) -> Problem | None:
+        """Note one record; a record with no readable field is reported at once."""
+        gold = gold_fields(record.answer)
+        assert self.spec.fields is not None
+        if gold is None:
+            return Problem(
+                str(self.path),
+                "no field could be read from the gold (not an object, nor 字段：值 lines, "
+                "headings or a table); the record is scored as one rationale",
+                record.line, "answer", "warning", self.unit,  # type: ignore[arg-type]
+            )
+        fields = record_fields(gold, self.spec.fields.fields, aspects=self.spec.is_multi_aspect)
+        for f in fields:
+            if f.inferred:
+                counts = self.kinds.setdefault(f.gold_key, {})
+                counts[f.rule.kind] = counts.get(f.rule.kind, 0) + 1
+                self.first.setdefault(f.gold_key, (record.line, record.id))
+        if self.spec.type is OutputType.mixed:
+            kinds = {f.rule.kind for f in fields}
+            side = None if "text" in kinds and kinds - {"text"} else ("BERTScore only" if "text" in kinds else "EM only")
+            if side is not None:
+                self.lopsided[side] = self.lopsided.get(side, 0) + 1
+                self.lopsided_first.setdefault(side, (record.line, record.id))
+        return None
+
+    def summary(self) -> list[Problem]:
+        """One warning per inferred key (kinds, count, an example) and per lopsided kind."""
+        # The location is the first record concerned; the message counts all of them.
+        out = []
+        for key, counts in self.kinds.items():
+            line, rid = self.first[key]
+            kinds = ", ".join(f"{_KIND_WORDS[k]} in {n}" for k, n in counts.items())
+            out.append(Problem(
+                str(self.path),
+                f"gold key {key!r} is not in the {self.spec.name} spec; kind inferred from its "
+                f"value: {kinds} record(s) (first: id {rid!r})",
+                line, "answer", "warning", self.unit,  # type: ignore[arg-type]
+            ))
+        for side, n in self.lopsided.items():
+            line, rid = self.lopsided_first[side]
+            lacks = "no text (rationale)" if side == "EM only" else "no exact"
+            out.append(Problem(
+                str(self.path),
+                f"{n} {self.spec.name} record(s) have {lacks} field, so their item score is "
+                f"{side} instead of (EM + BERTScore) / 2 (first: id {rid!r})",
+                line, "answer", "warning", self.unit,  # type: ignore[arg-type]
+            ))
+        return out
+
+
+_KIND_WORDS = {"number": "number (EM)", "category": "category (EM)", "text": "text (BERTScore)"}
+
+
 def iter_checked(path: Path, spec: TaskSpec) -> Iterator[Record | Problem]:
     """Stream a dataset file as Records, with a Problem in place of anything that is wrong."""
     unit = "line" if path.suffix.lower() == ".jsonl" else "record"
     seen: dict[str, int] = {}
+    has_fields = spec.fields is not None and (spec.type is OutputType.mixed or spec.is_multi_aspect)
+    notes = _FieldNotes(path, spec, unit) if has_fields else None
     n_items = 0
     file_problem = False
     for item in iter_raw(path):
@@ -455,6 +593,10 @@ def iter_checked(path: Path, spec: TaskSpec) -> Iterator[Record | Problem]:
         yield from problems
         if record is None:
             continue
+        if notes is not None:
+            unreadable = notes.add(record)
+            if unreadable is not None:
+                yield unreadable
         if record.id in seen:
             yield Problem(
                 str(path),
@@ -466,6 +608,8 @@ def iter_checked(path: Path, spec: TaskSpec) -> Iterator[Record | Problem]:
             continue
         seen[record.id] = item.position
         yield record
+    if notes is not None:
+        yield from notes.summary()
     if n_items == 0 and not file_problem:
         yield Problem(str(path), "file holds no records")
 

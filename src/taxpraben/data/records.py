@@ -16,8 +16,10 @@ KNOWN_FIELDS = frozenset({*ID_FIELDS, "query", "answer", "text", "choices", "gol
 class Record:
     """One benchmark instance.
 
-    ``answer`` is the gold as written in the file: a string, a number, or (for JSON-shaped
-    tasks such as TaxInspect, TaxPlan and TaxRisk) an object. ``gold`` is an index into
+    ``answer`` is the gold as written in the file: a string, a number (a TaxCalc gold may be
+    text with its unit, ``"17.14万元"``), or (for JSON-shaped tasks such as TaxInspect,
+    TaxPlan and TaxRisk) an object; a JSON string there is stored as its object, other text
+    is kept and read into fields by the scorer (``parsing.fields.gold_fields``). ``gold`` is an index into
     ``choices`` for classification. ``source`` and ``line`` point back into the data file
     (``line`` is 1-based for JSON Lines, the 0-based record index otherwise).
     """

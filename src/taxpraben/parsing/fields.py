@@ -12,10 +12,20 @@
 2. Else ``字段：值`` lines (half- or full-width colon), also ``**字段**：值``,
    ``**字段：**值``, ``【字段】值``, bulleted and numbered lines (``1. 字段：值``,
    ``一、字段：值``, ``- 字段：值``), and headings (``## 字段`` or a line ``**字段**``)
-   whose value is on the following lines. A line that is not a key line continues the
-   value of the key before it (multi-line rationales); lines before the first key are
-   ignored. A key is at most 30 characters, has no sentence punctuation and is not a number.
+   whose value is on the following lines; bare numbered headings (``1. 主要风险`` alone
+   on its line) too, at the top level and in sequence (see :func:`_parse_lines`). A line
+   that is not a key line continues the value of the key before it (multi-line
+   rationales); lines before the first key are ignored. A key is at most 30 characters,
+   has no sentence punctuation and is not a number. Markdown tables (header, ``---``
+   rule, rows) give fields where they stand (:func:`_table_fields`): two columns are a row
+   per field; more columns (or ``| 方案 | 税负 |``) a row per entity with a column per
+   field (``方案一.税负``); a unit in a header (``金额（万元）``) goes with the column's
+   numbers (``17.14`` -> ``"17.14万元"``).
 3. Else None (a format failure).
+
+**Golds** are read the same way (:func:`gold_fields`), and a record's fields are the
+gold's own keys (:func:`record_fields`): the task spec's rule where it names a key, a kind
+inferred from the gold value otherwise (:func:`infer_field_kind`).
 
 **Nesting.** Nested objects are kept *and* flattened to dotted paths: ``{"罚款": {"金额":
 500}}`` gives ``"罚款"`` (the dict) and ``"罚款.金额"`` (500). A list of objects is flattened
@@ -30,15 +40,17 @@ and each key serves at most one rule, in passes over all rules: exact key; norma
 its last segment, so ``"答案.罚款"`` aligns with ``罚款``); a synonym from the task spec
 (exact or normalised); fuzzy (difflib ratio of normalised forms, names and synonyms against
 keys and their last segments, at least ``fuzzy_threshold``, best pair first, ties in rule
-order then key order).
+order then key order); a key naming a rate or a tax base (税率, 计税依据, 应纳税所得额 ...)
+never fuzzily matches a rule whose names do not say so.
 
 **Matching** (:func:`field_value_matches`): ``number`` fields with
 :func:`~taxpraben.parsing.numbers.numbers_equal` at the rule's decimals (a prediction
 ``"1.2万元"`` equals gold 12000; a sentence value is read with ``extract_final_number``);
 ``category`` fields by :func:`~taxpraben.parsing.spans.normalize_span` equality (so
 wrappers such as ``《》``, quotes and brackets do not matter) or equality after mapping
-single Chinese digits to Arabic (``方案一`` = ``方案1``); a list gold accepts any of its
-items. ``text`` fields are scored by the semantic scorer on :func:`field_text`.
+single Chinese digits to Arabic (``方案一`` = ``方案1``), also once a trailing bracketed
+gloss is dropped on both sides (``方案一（自营仓储）`` = ``方案一``); a list gold accepts any
+of its items. ``text`` fields are scored by the semantic scorer on :func:`field_text`.
 """
 
 from __future__ import annotations
@@ -59,18 +71,24 @@ from taxpraben.parsing.numbers import (
     parse_number,
 )
 from taxpraben.parsing.spans import normalize_span
-from taxpraben.tasks.spec import FieldRule
+from taxpraben.tasks.spec import FieldKind, FieldRule
 
 __all__ = [
     "ITEM_NAME_KEYS",
     "ITEM_VALUE_KEYS",
+    "SHORT_TEXT_MAX",
     "AlignedField",
+    "FieldKind",
     "MatchKind",
+    "RecordField",
     "align_fields",
     "field_text",
     "field_value_matches",
     "flatten_fields",
+    "gold_fields",
+    "infer_field_kind",
     "parse_fields",
+    "record_fields",
 ]
 
 MatchKind = Literal["exact", "normalized", "synonym", "fuzzy", "missing"]
@@ -83,6 +101,8 @@ ITEM_NAME_KEYS: tuple[str, ...] = (
     "项目",
     "方案",
     "指标",
+    "方面",
+    "维度",
     "name",
     "key",
     "field",
@@ -207,7 +227,7 @@ _HEADING_LINE = re.compile(
     + _BULLET
     + r"\*\*(?P<key2>[^*\n]{1,40})\*\*)\s*$"
 )
-_BAD_KEY = re.compile(r"[。，,；;！!？?=《》“”\"()（）]|https?$")
+_BAD_KEY = re.compile(r"[。，,；;！!？?=《》〔〕“”\"()（）]|https?$")
 _WORDLIKE = re.compile(r"[A-Za-z\u4e00-\u9fff]")
 
 
@@ -234,20 +254,225 @@ def _line_key(line: str) -> tuple[str, str] | None:
     return None
 
 
-def _parse_lines(text: str) -> dict[str, Any]:
-    out: dict[str, list[str]] = {}
+_NUMBERING = re.compile(
+    r"^\s*(?:#{1,6}\s*)?(?:(?P<arabic>\d{1,2})\s*[.、．)）]|(?P<chinese>[一二三四五六七八九十]{1,3})\s*[、.．])\s*"
+)
+_CN_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
+
+
+def _numbering(line: str) -> tuple[str, int, int] | None:
+    """``(style, number, end)`` of a line's leading ``1.`` / ``一、`` numbering, else None."""
+    m = _NUMBERING.match(line)
+    if m is None:
+        return None
+    if m.group("arabic") is not None:
+        return "arabic", int(m.group("arabic")), m.end()
+    digits = m.group("chinese")
+    if len(digits) == 1:
+        return "chinese", _CN_NUMBERS[digits], m.end()
+    if digits[0] == "十" and len(digits) == 2:
+        return "chinese", 10 + _CN_NUMBERS[digits[1]], m.end()
+    return None
+
+
+Table = dict[str, Any]
+#: A line, or the fields of a Markdown table standing where the table was.
+Block = str | Table
+
+
+def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
+    """Fields of ``字段：值`` lines, headings and tables (module doc, step 2), in order.
+
+    A bare numbered heading (``1. 主要风险`` alone on its line) opens a field only at the
+    top level (before any other key, or while every key so far was numbered) and only when
+    it continues the numbering (the first is 1 or 一, then 2, 3 ... in that style), so
+    the numbered items inside a field's value (``防范建议：`` then ``1. 建立台账``) stay its
+    value. A table ends the value of the key before it; its fields join the others.
+    """
+    out: dict[str, Any] = {}  # a line key's value is the list of its lines until joined
     current: list[str] | None = None
-    for line in text.split("\n"):
-        found = _line_key(line)
+    numbered: tuple[str, int] | None = None  # style and number of the last numbered key
+    top_level = True
+    for block in blocks:
+        if isinstance(block, dict):
+            for key, value in block.items():
+                out.setdefault(key, value)
+            current = None
+            continue
+        found = _line_key(block)
+        number = _numbering(block) if top_level else None
+        # The first numbered key fixes the style: 1 or 一 opens it, then the next number
+        # of that style; other styles (sub-items) are content.
+        continues = number is not None and (
+            number[1] == 1 if numbered is None else (number[0], number[1]) == (numbered[0], numbered[1] + 1)
+        )
+        if found is None and continues and number is not None:
+            key = _valid_key(block[number[2] :].strip().rstrip("：:"))
+            found = (key, "") if key is not None else None
         if found is not None:
+            if continues and number is not None:
+                numbered = (number[0], number[1])
+            else:
+                top_level = False
             key, value = found
             if key in out:
                 current = None  # a repeated key: keep the first, ignore this block
                 continue
             current = out[key] = [value] if value else []
-        elif current is not None and line.strip():
-            current.append(line.strip())
-    return {key: "\n".join(parts) for key, parts in out.items()}
+        elif current is not None and block.strip():
+            current.append(block.strip())
+    fields = {key: "\n".join(value) if isinstance(value, list) else value for key, value in out.items()}
+    return _apply_corrections(fields)
+
+
+#: Keys of a line that corrects an earlier field: ``更正：罚款应为130,000元``.
+_CORRECTION_KEYS = frozenset({"更正", "修正", "订正", "纠正", "更正说明", "勘误"})
+#: A correction is a line or two; only its start is searched (bounds the work on hostile input).
+_MAX_CORRECTION_CHARS = 2000
+_CORRECTED_TO = re.compile(r"\s*(?:应该?为|应是|更正为|改为|修正为|应改为|为)\s*")
+
+
+def _apply_corrections(fields: dict[str, Any]) -> dict[str, Any]:
+    """A correction line replaces the value of the field it names first (followed by 应为,
+    改为 ...) with what follows; the correction line itself is dropped once applied."""
+    for key in [k for k in fields if k in _CORRECTION_KEYS]:
+        text = str(fields[key])[:_MAX_CORRECTION_CHARS]
+        found: tuple[int, str, str] | None = None
+        for name in fields:
+            if name in _CORRECTION_KEYS:
+                continue
+            at = text.find(name)
+            while at >= 0:
+                m = _CORRECTED_TO.match(text, at + len(name))
+                if m and (found is None or at < found[0]):
+                    found = (at, name, text[m.end() :].strip())
+                    break
+                at = text.find(name, at + 1)
+        if found is not None and found[2]:
+            fields[found[1]] = found[2]
+            del fields[key]
+    return fields
+
+
+# --- Markdown tables ------------------------------------------------------------------------
+
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+#: Header words of a name/value table (``| 字段 | 值 |``): such a header row is not a field.
+_GENERIC_HEADERS = frozenset(
+    normalize_key(k)
+    for k in (
+        *ITEM_NAME_KEYS, *ITEM_VALUE_KEYS, "字段名称", "项目名称", "说明", "答案", "备注", "数据",
+        "取值", "计算结果", "分析", "要素", "事项", "类别", "item", "result", "description",
+    )
+)  # fmt: skip
+_INDEX_HEADERS = frozenset({"序号", "编号", "no", ""})
+#: Header words of a column of entity names (``| 方案 | 税负 |``).
+_NAME_HEADERS = frozenset(normalize_key(k) for k in (*ITEM_NAME_KEYS, "方案名称", "项目名称", "税种"))
+_HEADER_UNIT = re.compile(
+    r"^(?P<name>.*?)\s*[（(]\s*(?:单位\s*[:：]\s*)?(?P<unit>[千百]?[万亿]?元|[万亿]|%)\s*[）)]\s*$"
+)
+_BARE_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?$")
+
+
+def _generic(header: str) -> bool:
+    """A header that only names the column (``值``, ``金额/结论``), not a field."""
+    parts = [p for p in re.split(r"[/／、|]|和|及", header) if p.strip()]
+    return bool(parts) and all(normalize_key(p) in _GENERIC_HEADERS for p in parts)
+
+
+def _entity_name(cell: str) -> str | None:
+    """A row's entity name without its gloss: ``方案一（自营仓储）``, ``方案一：分别列明`` -> 方案一."""
+    name = re.split(r"[:：]", cell, maxsplit=1)[0]
+    return _valid_key(_without_gloss(name))
+
+
+def _cells(row: str) -> list[str]:
+    inner = row.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [c.strip().strip("*_`").strip() for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def _header(cell: str) -> tuple[str, str]:
+    """A header cell as (name, unit): ``金额（万元）`` -> ``("金额", "万元")``."""
+    m = _HEADER_UNIT.match(cell)
+    return (m.group("name").strip() or cell, m.group("unit")) if m else (cell, "")
+
+
+def _with_unit(value: str, unit: str) -> str:
+    """A bare number cell takes its column's unit, so the number reader sees ``17.14万元``."""
+    return value + unit if unit and _BARE_NUMBER.match(value) else value
+
+
+def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
+    """Fields of one table (``rows[0]`` is the header, the separator row is gone).
+
+    Two columns: a row per field (``| 罚款 | 500 |``); the header row is a field too unless
+    it names the columns (``| 字段 | 值 |``). More columns, or two whose header is a name
+    column and a field (``| 方案 | 税负 |``): a row per entity, a column per field, nested as ``{entity: {column: value}}`` (flattened to ``entity.column``); with a
+    single entity row its columns are also plain fields (listed first). A leading 序号
+    column is dropped. A unit in a header (``金额（万元）``) is appended to the column's bare
+    numbers.
+    """
+    header = rows[0]
+    body = [r for r in rows[1:] if any(r)]
+    if len(header) > 2 and normalize_key(header[0]) in _INDEX_HEADERS:
+        header, body = header[1:], [r[1:] for r in body]
+    names = [_header(c) for c in header]
+    width = len(names)
+    body = [(r + [""] * width)[:width] for r in body]
+    out: dict[str, Any] = {}
+    # | 方案 | 税负 |: a name column and one field column is a row per entity too
+    entity_rows = width == 2 and normalize_key(names[0][0]) in _NAME_HEADERS and not _generic(names[1][0])
+    if width == 2 and not entity_rows:
+        unit = names[1][1]
+        generic = all(_generic(n) for n, _ in names)
+        pairs = ([] if generic else [(header[0], header[1])]) + [(r[0], r[1]) for r in body]
+        for raw_key, value in pairs:
+            key, key_unit = _header(raw_key)
+            valid = _valid_key(key)
+            if valid is not None and value:
+                out.setdefault(valid, _with_unit(value, key_unit or unit))
+        return out
+    if width < 2:
+        return out
+    if len(body) == 1:
+        for (name, unit), value in zip(names, body[0], strict=True):
+            if _valid_key(name) and value:
+                out.setdefault(name, _with_unit(value, unit))
+    for row in body:
+        entity = _entity_name(row[0])
+        if entity is None:
+            continue
+        values = {
+            name: _with_unit(value, unit)
+            for (name, unit), value in zip(names[1:], row[1:], strict=True)
+            if _valid_key(name) and value
+        }
+        if values:
+            out.setdefault(entity, values)
+    return out
+
+
+def _blocks(text: str) -> list[Block]:
+    """The lines of ``text``, each Markdown table (header, ``---`` rule, rows) replaced by
+    its fields (flattened)."""
+    lines = text.split("\n")
+    out: list[Block] = []
+    i = 0
+    while i < len(lines):
+        if i + 1 < len(lines) and _TABLE_ROW.match(lines[i]) and _TABLE_RULE.match(lines[i + 1]):
+            rows = [_cells(lines[i])]
+            i += 2
+            while i < len(lines) and _TABLE_ROW.match(lines[i]):
+                rows.append(_cells(lines[i]))
+                i += 1
+            out.append(flatten_fields(_table_fields(rows)))
+            continue
+        out.append(lines[i])
+        i += 1
+    return out
 
 
 def parse_fields(text: str) -> dict[str, Any] | None:
@@ -268,7 +493,7 @@ def parse_fields(text: str) -> dict[str, Any] | None:
                 best = flat
     if best:
         return best
-    return _parse_lines(cleaned) or None
+    return _parse_lines(_blocks(cleaned)) or None
 
 
 # --- alignment --------------------------------------------------------------------------
@@ -278,6 +503,16 @@ def _key_forms(key: str) -> tuple[str, ...]:
     full = normalize_key(key)
     leaf = normalize_key(key.rsplit(".", 1)[-1]) if "." in key else full
     return (full, leaf) if leaf != full else (full,)
+
+
+#: Words naming a quantity that is not the amount itself: a rate, a tax base, an income.
+_QUANTITY_WORDS = ("率", "依据", "所得额", "收入", "销售额", "营业额", "基数", "原值", "余值", "价款")
+
+
+def _other_quantity(key: str, names: Sequence[str]) -> bool:
+    """Whether ``key`` names a quantity (a rate, a base ...) that none of ``names`` names:
+    fuzzy alignment never pairs 方案一税负 with 方案一.应纳税所得额 or 方案一.税率."""
+    return any(w in key and not any(w in n for n in names) for w in _QUANTITY_WORDS)
 
 
 def align_fields(
@@ -331,6 +566,8 @@ def align_fields(
         for rule_index, rule in enumerate(pending):
             names = [normalize_key(n) for n in (rule.name, *rule.synonyms)]
             for key_index, key in enumerate(candidates):
+                if _other_quantity(key, names):
+                    continue
                 best = 0.0
                 for name in names:
                     for form in forms[key]:
@@ -396,16 +633,24 @@ def field_text(value: Any, _depth: int = 0) -> str:
     return str(value).strip()
 
 
-def _number_of(value: Any) -> NumberMatch | None:
+def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
+    """The number a field value states; ``none_is_zero``: a prediction's 无 is 0."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, (int, float, Decimal)):
         number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
         return NumberMatch(number, False, -1, -1, str(value)) if number.is_finite() else None
     if isinstance(value, (list, tuple)) and len(value) == 1:
-        return _number_of(value[0])
+        return _number_of(value[0], none_is_zero=none_is_zero)
     text = field_text(value)
-    return parse_number(text) or extract_final_number(text)
+    if none_is_zero and text in _NONE_WORDS:
+        return NumberMatch(Decimal(0), False, 0, len(text), text)
+    # "260,000元（适用税率13%）": the bracket after the amount explains it, it is not the amount
+    return parse_number(text) or parse_number(_without_gloss(text)) or extract_final_number(text)
+
+
+#: An amount written as "none": 0 (a grader reads 少缴税款：无 as 0).
+_NONE_WORDS = frozenset({"无", "没有", "无需缴纳", "不存在"})
 
 
 _CN_DIGIT = str.maketrans(
@@ -413,11 +658,33 @@ _CN_DIGIT = str.maketrans(
 )
 
 
+#: A trailing bracketed gloss of a category value: ``方案一（自营仓储）``.
+_GLOSS = re.compile(r"^(?P<base>.+?)\s*[（(][^（）()]*[）)]\s*$")
+
+
+#: A category value followed by an explanation: ``方案一，即在合同中分别列明``.
+_EXPLAINED = re.compile(r"^(?P<base>[^，,；;。]+?)\s*[，,；;]\s*(?:即|也就是|因为|因|由于|理由|原因|该方案|此方案|其|这|系)")
+
+
+def _without_gloss(text: str) -> str:
+    """``text`` without a trailing bracketed gloss, or the head of an explained value."""
+    m = _GLOSS.match(text.strip()) or _EXPLAINED.match(text.strip())
+    return m.group("base") if m else text
+
+
+def _same_category(a: str, b: str) -> bool:
+    a, b = normalize_span(a), normalize_span(b)
+    return bool(b) and (a == b or a.translate(_CN_DIGIT) == b.translate(_CN_DIGIT))
+
+
 def _category_matches(pred: Any, gold: Any) -> bool:
-    a, b = normalize_span(field_text(pred)), normalize_span(field_text(gold))
-    if not b:
+    """Equal as categories, or equal once a trailing bracketed gloss (or an explanation after
+    a comma, ``方案一，即…``) is dropped on both sides (``方案一（自营仓储）`` = ``方案一``;
+    ``偷税（少缴税款）`` = ``偷税（逃税）``)."""
+    a, b = field_text(pred), field_text(gold)
+    if not normalize_span(b):
         return False
-    return a == b or a.translate(_CN_DIGIT) == b.translate(_CN_DIGIT)
+    return _same_category(a, b) or _same_category(_without_gloss(a), _without_gloss(b))
 
 
 def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bool:
@@ -434,7 +701,163 @@ def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bo
         gold = _number_of(gold_value)
         if gold is None:
             raise ValueError(f"gold of number field {rule.name!r} is not a number: {gold_value!r}")
-        return numbers_equal(_number_of(pred_value), gold, rule.decimals)
+        return numbers_equal(_number_of(pred_value, none_is_zero=True), gold, rule.decimals)
     if pred_value is None:
         return False
     return _category_matches(pred_value, gold_value)
+
+
+# --- the fields of one record -------------------------------------------------------------
+
+#: Longest text (characters) inferred as a category; longer values are rationales.
+SHORT_TEXT_MAX = 30
+#: Punctuation that makes a value a sentence (a rationale) rather than a category.
+_SENTENCE = re.compile(r"[。；;！!？?，,\n]")
+
+
+def infer_field_kind(value: Any) -> FieldKind:
+    """The kind of a gold value whose key no task spec names.
+
+    A number (int, float, Decimal) or a string :func:`~taxpraben.parsing.numbers.parse_number`
+    reads as one number expression (``"76000元"``, ``"17.14万元"``, ``"13%"``) -> ``number``;
+    a boolean, or a string of at most :data:`SHORT_TEXT_MAX` characters without sentence
+    punctuation (``。；！？，`` or a line break) -> ``category``; anything else (longer text,
+    lists, objects) -> ``text``, scored by BERTScore.
+    """
+    if isinstance(value, bool):
+        return "category"
+    if isinstance(value, (int, float, Decimal)):
+        return "number"
+    if isinstance(value, str):
+        text = value.strip()
+        if parse_number(text) is not None:
+            return "number"
+        if len(text) <= SHORT_TEXT_MAX and not _SENTENCE.search(text):
+            return "category"
+    return "text"
+
+
+def _has_value(value: Any) -> bool:
+    return value is not None and field_text(value) != ""
+
+
+def gold_fields(answer: Any) -> dict[str, Any] | None:
+    """The fields of a gold answer: leaf key -> value, or None when no field can be read.
+
+    An object (or a list of name/value items) is taken as it is; a string is read by
+    :func:`parse_fields`, the reader of predictions (a JSON string, ``字段：值`` lines,
+    headings, a Markdown table). Nested objects give their leaves under dotted paths
+    (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``), except a leaf that only repeats
+    another key (:func:`_repeats`); lists of plain values stay one field. Fields
+    with an empty key or an empty value (None, ``""``, ``[]``) are left out: there is
+    nothing to score.
+    """
+    if isinstance(answer, Mapping):
+        obj: Mapping[Any, Any] | None = answer
+    elif isinstance(answer, list):
+        obj = _as_object(answer)
+    elif isinstance(answer, str):
+        obj = parse_fields(answer)
+    else:
+        obj = None
+    if not obj:
+        return None
+    flat = flatten_fields(obj)
+    leaves = {
+        key: value
+        for key, value in flat.items()
+        if key.strip()
+        and not isinstance(value, Mapping)
+        and not _is_object_list(value)
+        and _has_value(value)
+        and not _repeats(key, value, flat)
+    }
+    return leaves or None
+
+
+_ABSENT = object()
+
+
+def _repeats(key: str, value: Any, flat: Mapping[str, Any]) -> bool:
+    """Whether a dotted leaf only repeats what another key says: ``偷税.罚款`` beside a plain
+    ``罚款`` of the same value (a one-row table), or ``方案.方案一.名称`` = ``方案一`` (the
+    name a list item is filed under)."""
+    if "." not in key:
+        return False
+    parts = key.split(".")
+    if flat.get(parts[-1], _ABSENT) == value:
+        return True
+    return len(parts) >= 2 and isinstance(value, (str, int)) and str(value).strip() == parts[-2]
+
+
+@dataclass(frozen=True)
+class RecordField:
+    """One field of one record: the gold key, its value and the rule that scores it.
+
+    ``rule.name`` is the gold key (results report the field under it); when the key is one a
+    spec rule names (its name or a synonym), ``spec_name`` is that rule's name and the
+    rule's kind, decimals and synonyms (the spec name among them) apply, so a prediction may
+    use any of them. ``inferred`` is True when the kind was inferred from the gold value
+    (:func:`infer_field_kind`).
+    """
+
+    rule: FieldRule
+    gold: Any
+    inferred: bool
+    spec_name: str | None = None
+
+    @property
+    def gold_key(self) -> str:
+        return self.rule.name
+
+
+def _spec_rule_for(key: str, rules: Sequence[FieldRule], taken: set[str], how: int) -> FieldRule | None:
+    forms = _key_forms(key)
+    for rule in rules:
+        if rule.name in taken:
+            continue
+        if (
+            (how == 0 and key == rule.name)
+            or (how == 1 and normalize_key(rule.name) in forms)
+            or (how == 2 and key in rule.synonyms)
+            or (how == 3 and any(normalize_key(s) in forms for s in rule.synonyms))
+        ):
+            return rule
+    return None
+
+
+def record_fields(
+    gold: Mapping[str, Any], rules: Sequence[FieldRule], *, aspects: bool = False
+) -> list[RecordField]:
+    """The fields that score one record: one per gold key, named by it, in the gold's order.
+
+    Each gold key takes the spec rule it names, in passes over all keys: the rule's exact
+    name, its normalised name (a dotted key also offers its last segment), a synonym, a
+    normalised synonym; a rule serves one key. A key no rule names is inferred
+    (:func:`infer_field_kind`). Spec rules the gold lacks are not part of the record.
+    ``aspects`` (multi-aspect generation such as TaxRisk): every field is text.
+    """
+    keys = list(gold)
+    taken: set[str] = set()
+    chosen: dict[str, FieldRule] = {}
+    for how in range(4):
+        for key in keys:
+            if key in chosen:
+                continue
+            rule = _spec_rule_for(key, rules, taken, how)
+            if rule is not None:
+                chosen[key] = rule
+                taken.add(rule.name)
+    out: list[RecordField] = []
+    for key in keys:
+        value = gold[key]
+        rule = chosen.get(key)
+        if rule is None:
+            kind: FieldKind = "text" if aspects else infer_field_kind(value)
+            out.append(RecordField(FieldRule(name=key, kind=kind), value, True))
+            continue
+        synonyms = [n for n in (rule.name, *rule.synonyms) if n != key]
+        kind = "text" if aspects else rule.kind
+        scored = rule.model_copy(update={"name": key, "synonyms": synonyms, "kind": kind})
+        out.append(RecordField(scored, value, False, rule.name))
+    return out

@@ -24,7 +24,14 @@ from taxpraben.metrics.classification import MISSING_LABEL
 from taxpraben.parsing import taxben
 from taxpraben.parsing.choices import extract_choice_index
 from taxpraben.parsing.clean import clean_prediction
-from taxpraben.parsing.fields import align_fields, field_text, field_value_matches, parse_fields
+from taxpraben.parsing.fields import (
+    align_fields,
+    field_text,
+    field_value_matches,
+    gold_fields,
+    parse_fields,
+    record_fields,
+)
 from taxpraben.parsing.letters import (
     extract_letter_set,
     listed_option_letters,
@@ -265,40 +272,70 @@ def _prepare_generation(record: Record, item: PreparedItem, text: str, failed: b
     item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
 
 
-def _gold_fields(record: Record) -> dict[str, Any]:
-    gold = record.answer
-    if isinstance(gold, dict):
-        return gold
-    parsed = parse_fields(str(gold))
-    return parsed or {}
+def _gold_fields(record: Record) -> dict[str, Any] | None:
+    """The gold's fields (an object, a JSON string or text read like a prediction); None
+    when none can be read: the record is then scored as one rationale."""
+    return gold_fields(record.answer)
+
+
+#: The one field of a record whose gold has no readable fields: the whole answer.
+WHOLE_ANSWER = "全文"
+
+
+def _prepare_whole_answer(record: Record, item: PreparedItem, text: str, failed: bool) -> None:
+    """A record whose gold has no fields: the whole prediction against the whole gold."""
+    missing = failed or not text.strip()
+    if missing and not failed:
+        item.status = "format_failure"
+    item.extracted = None
+    item.pairs = [TextPair(WHOLE_ANSWER, "" if missing else text, record.answer_text, missing)]
+    item.fields = {
+        WHOLE_ANSWER: {
+            "kind": "text", "pred": None if missing else text, "gold": record.answer_text, "score": None,
+            "status": "missing" if missing else "ok", "matched_by": "whole", "inferred": True,
+        }
+    }  # fmt: skip
 
 
 def _prepare_fields(spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool) -> None:
+    """Align the prediction's fields to the record's own gold fields and score the exact ones.
+
+    The fields are the gold's keys (:func:`~taxpraben.parsing.fields.record_fields`): the
+    spec's rules where it names them, kinds inferred from the gold value otherwise.
+    """
     assert spec.fields is not None
     gold = _gold_fields(record)
+    if gold is None:
+        _prepare_whole_answer(record, item, text, failed)
+        return
+    fields = record_fields(gold, spec.fields.fields, aspects=spec.is_multi_aspect)
+    rules = [f.rule for f in fields]
     parsed = None if failed or not text.strip() else parse_fields(text)
     if parsed is None and not failed:
         item.status = "format_failure"
-    aligned = align_fields(parsed or {}, spec.fields.fields, spec.fields.fuzzy_threshold)
+    aligned = align_fields(parsed or {}, rules, spec.fields.fuzzy_threshold)
     item.fields = {}
     item.extracted = {name: _json_safe(a.value) for name, a in aligned.items() if a.value is not None}
-    for rule in spec.fields.fields:
+    for f in fields:
+        rule = f.rule
         got = aligned[rule.name]
-        gold_value = gold.get(rule.name)
         present = got.value is not None and field_text(got.value).strip() != ""
         info: dict[str, Any] = {
             "kind": rule.kind,
             "pred": _json_safe(got.value),
-            "gold": gold_value,
+            "gold": f.gold,
             "status": "ok" if present else "missing",
             "matched_by": got.how,
+            "inferred": f.inferred,
         }
+        if f.spec_name is not None and f.spec_name != rule.name:
+            info["spec_field"] = f.spec_name
         if rule.kind == "text":
             cand = field_text(got.value) if present else ""
-            item.pairs.append(TextPair(rule.name, cand, field_text(gold_value), not present))
+            item.pairs.append(TextPair(rule.name, cand, field_text(f.gold), not present))
             info["score"] = None  # filled in by finalize_item
         else:
-            info["score"] = float(present and field_value_matches(got.value, gold_value, rule))
+            info["score"] = float(present and field_value_matches(got.value, f.gold, rule))
         item.fields[rule.name] = info
 
 
@@ -384,8 +421,13 @@ def _finalize_mixed(item: PreparedItem, values: SemanticValues, scores: dict[str
         b = _bert(values, pair)
         item.fields[pair.name]["score"] = b
         berts.append(b)
-    scores["em"] = sum(exact) / len(exact)
-    scores["bertscore"] = _mean(berts)
-    if scores["bertscore"] is None:
-        return None
-    return (scores["em"] + scores["bertscore"]) / 2
+    # A record's fields are its gold's keys: one without exact fields (or without text
+    # fields) has no "em" (no "bertscore") and its score is the part it has.
+    parts: list[float | None] = []
+    if exact:
+        scores["em"] = sum(exact) / len(exact)
+        parts.append(scores["em"])
+    if berts:
+        scores["bertscore"] = _mean(berts)
+        parts.append(scores["bertscore"])
+    return _mean(parts)

@@ -199,8 +199,10 @@ def _run_metrics(spec: TaskSpec, lines: Sequence[dict[str, Any]], items: Sequenc
         )
         metrics = {}
         for key in keys:
-            vals = [line["scores"].get(key) for line in lines]
-            metrics[key] = None if any(v is None for v in vals) else float(np.mean(vals))
+            # A mixed record without exact (or text) fields has no "em" ("bertscore"): the
+            # metric is the mean over the records that have it.
+            vals = [line["scores"].get(key) for line in lines if _applies(spec, line, key)]
+            metrics[key] = None if not vals or any(v is None for v in vals) else float(np.mean(vals))
         item_scores = [line["score"] for line in lines]
         score = None if any(s is None for s in item_scores) else float(np.mean(item_scores))
     counts = {s: sum(line["status"] == s for line in lines) for s in ("ok", "format_failure", "error")}
@@ -213,6 +215,11 @@ def _run_metrics(spec: TaskSpec, lines: Sequence[dict[str, Any]], items: Sequenc
     }
 
 
+def _applies(spec: TaskSpec, line: dict[str, Any], key: str) -> bool:
+    """Whether an item has metric ``key``: mixed items lack what their gold lacks."""
+    return spec.type is not OutputType.mixed or key in line["scores"]
+
+
 def _field_value_key(spec: TaskSpec, kind: str, metric: str) -> str:
     """Where a field's figure sits in a samples line: aspects keep both semantic scores."""
     if kind != "text" or spec.type is OutputType.mixed:
@@ -220,28 +227,56 @@ def _field_value_key(spec: TaskSpec, kind: str, metric: str) -> str:
     return metric
 
 
-def _field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any]:
+def _field_names(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> list[str]:
+    """Every field some record scores (named by the gold's keys): those a spec rule names
+    first, in spec order, then the others in order of first appearance."""
     assert spec.fields is not None
+    order = {rule.name: i for i, rule in enumerate(spec.fields.fields)}
+    seen: dict[str, int] = {}
+    for lines in lines_by_run:
+        for line in lines:
+            for name, info in (line.get("fields") or {}).items():
+                rank = order.get(info.get("spec_field") or name, len(order))
+                seen[name] = min(seen.get(name, rank), rank)
+    appearance = {name: i for i, name in enumerate(seen)}
+    return sorted(seen, key=lambda name: (seen[name], appearance[name]))
+
+
+def _field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """Per-field figures over the records that have the field (records differ in their keys).
+
+    ``kind`` is the field's most common kind; ``n`` the records scoring it (per run);
+    ``inferred`` whether any record inferred its kind from the gold value.
+    """
     out: dict[str, Any] = {}
-    for rule in spec.fields.fields:
-        figures: dict[str, Any] = {"kind": rule.kind}
-        if rule.kind != "text":
+    for name in _field_names(spec, lines_by_run):
+        runs = [[line["fields"][name] for line in lines if name in (line.get("fields") or {})] for lines in lines_by_run]
+        infos = [info for run in runs for info in run]
+        kinds = [info["kind"] for info in infos]
+        kind = max(dict.fromkeys(kinds), key=kinds.count)
+        figures: dict[str, Any] = {"kind": kind, "n": len(runs[0]) if runs else 0,
+                                   "inferred": any(info.get("inferred") for info in infos)}
+        if kind != "text":
             metrics = ["em"]
         elif spec.type is OutputType.generation:
             metrics = ["bertscore", "bartscore"]
         else:
             metrics = ["bertscore"]
         for metric in metrics:
-            key = _field_value_key(spec, rule.kind, metric)
             per_run: list[float | None] = []
-            for lines in lines_by_run:
-                vals = [line["fields"][rule.name].get(key) for line in lines]
-                per_run.append(None if any(v is None for v in vals) else float(np.mean(vals)))
+            for run in runs:
+                # Only the records where the field has the figure's kind count toward it.
+                vals = [
+                    info.get(_field_value_key(spec, info["kind"], metric))
+                    for info in run
+                    if (info["kind"] == "text") == (kind == "text")
+                ]
+                per_run.append(None if not vals or any(v is None for v in vals) else float(np.mean(vals)))
             figures[metric] = run_stat(per_run)
         figures["format_failure_rate"] = run_stat(
-            [float(np.mean([line["fields"][rule.name]["status"] != "ok" for line in lines])) for lines in lines_by_run]
+            [float(np.mean([info["status"] != "ok" for info in run])) if run else None for run in runs]
         )
-        out[rule.name] = figures
+        out[name] = figures
     return out
 
 
@@ -271,12 +306,18 @@ def _bootstrap(
         {"bertscore", "bartscore", "bartscore_raw"} if spec.type is OutputType.generation else {"em", "bertscore"}
     )
     for key in keys:
-        mat = np.array([[line["scores"].get(key) for line in lines] for lines in lines_by_run], dtype=object)
-        if any(v is None for v in mat.ravel()):
+        present = np.array([[_applies(spec, line, key) for line in lines] for lines in lines_by_run])
+        vals = [[line["scores"].get(key) if _applies(spec, line, key) else 0.0 for line in lines] for lines in lines_by_run]
+        if any(v is None for row in vals for v in row) or not present.any():
             intervals[key] = None
             continue
-        m = mat.astype(float)
-        intervals[key] = percentile_interval(m[:, idx].mean(axis=2).mean(axis=0))
+        # Mean over the resampled items that have the metric (all of them but for mixed
+        # records whose gold lacks exact or text fields); a resample with none is skipped.
+        m = np.array(vals, dtype=float)
+        sums, counts = (m * present)[:, idx].sum(axis=2), present[:, idx].sum(axis=2)
+        ok = (counts > 0).all(axis=0)
+        reps = (sums[:, ok] / counts[:, ok]).mean(axis=0)
+        intervals[key] = percentile_interval(reps) if reps.size else None
     scores = [[line["score"] for line in lines] for lines in lines_by_run]
     if any(s is None for row in scores for s in row):
         return intervals, None

@@ -78,12 +78,22 @@ class StructuredOptions(_Strict):
     percent_as_fraction: bool = True
 
 
+#: How a field is scored: number and category by exact match, text by BERTScore.
+FieldKind = Literal["number", "category", "text"]
+
+
 class FieldRule(_Strict):
-    """One field of a JSON-shaped answer (TaxInspect, TaxPlan) or one aspect (TaxRisk)."""
+    """One field of a JSON-shaped answer (TaxInspect, TaxPlan) or one aspect (TaxRisk).
+
+    A record's fields are its gold's own keys: a rule gives the kind, synonyms and decimals
+    of a key it names (by name or synonym); a key no rule names gets a kind inferred from
+    its gold value (see ``taxpraben.parsing.fields.record_fields``), and a rule the gold
+    lacks is not scored for that record.
+    """
 
     name: str = Field(min_length=1)
     #: number and category are scored by exact match; text by BERTScore.
-    kind: Literal["number", "category", "text"] = "text"
+    kind: FieldKind = "text"
     #: Other keys a model may use for this field (aligned before fuzzy matching).
     synonyms: list[str] = Field(default_factory=list)
     decimals: int = Field(2, ge=0, le=8)

@@ -1,0 +1,46 @@
+"""The oracle (the gold replayed) scores 1.0 on every exact and classification metric of the
+synthetic benchmark (benchmarks/make_synthetic.py), fields included."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+from make_synthetic import write_data
+
+from taxpraben.data.loader import load_data
+from taxpraben.models.baselines import oracle
+from taxpraben.predictions import Prediction
+from taxpraben.scoring import ScoringSettings, score_predictions
+from taxpraben.tasks import load_registry
+
+EXACT_METRICS = {"acc", "f1", "macro_f1", "em"}
+
+
+def test_oracle_is_one_on_every_exact_metric_and_field(tmp_path: Path) -> None:
+    registry = load_registry(use_env=False)
+    write_data(tmp_path, seed=0, scale=0.05)
+    loaded = load_data(tmp_path, registry)
+    rng = random.Random(0)
+    preds = [
+        Prediction(task, rec.id, 0, oracle(rec, registry[task], rng))
+        for task, recs in loaded.records.items()
+        for rec in recs
+    ]
+    results = score_predictions(loaded, preds, registry, ScoringSettings(semantic=False, bootstrap=0)).results
+    checked = 0
+    for task, entry in results["tasks"].items():
+        assert entry["format_failure_rate"]["mean"] == 0.0, task
+        for key, stat in entry["metrics"].items():
+            if key in EXACT_METRICS:
+                assert stat["mean"] == 1.0, (task, key)
+                checked += 1
+        for name, figures in (entry.get("fields") or {}).items():
+            if figures["kind"] != "text":
+                assert figures["em"]["mean"] == 1.0, (task, name)
+                checked += 1
+            assert figures["format_failure_rate"]["mean"] == 0.0, (task, name)
+    assert checked >= 20
