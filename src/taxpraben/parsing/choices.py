@@ -97,6 +97,8 @@ _NONE_CORRECT = re.compile(
     r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
     r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
 )
+#: Room for Markdown, a letter and punctuation around a choice on a bare answer line.
+_BARE_SLACK = 24
 _LONE_LOWER = re.compile(r"^[\s*#>(（\[【]*([a-z])[)）\]】.。]?\s*$")
 _BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,，!！]*$")
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
@@ -366,7 +368,10 @@ def _choice_index(
         picked = read(statement.text, statement.kind == "correction")
         if picked is not None:
             return picked
+    longest = max(len(needle) for needle, _ in needles) if needles else 0
     for line in reversed(lines):
+        if len(line) > longest + _BARE_SLACK:  # too long to be nothing but an answer
+            continue
         picked = _bare_line(line, count, lettered, needles)
         if picked is not None:
             return picked
