@@ -89,7 +89,7 @@ def test_score_refuses_duplicates_and_bad_files(tmp_path: Path) -> None:
     bad = tmp_path / "b.jsonl"
     bad.write_text('{"task": "TaxCalc", "id": "1", "run": 0, "prediction": "1"}\n{"task": \n', encoding="utf-8")
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(bad), "--out", str(tmp_path / "o")])
-    assert res.exit_code == 1 and "b.jsonl:2" in res.output.replace("\n", "")
+    assert res.exit_code == 1 and any("b.jsonl:2" in line for line in res.output.splitlines())
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(dup), "--tasks", "TaxCalk"])
     assert res.exit_code == 1 and "did you mean 'TaxCalc'" in res.output
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(dup), "--profile", "helm"])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 DataOpt = Annotated[
     str,
@@ -96,3 +98,16 @@ NoSemanticOpt = Annotated[
     ),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for bootstrap intervals.")]
+
+
+def cli_console(*, stderr: bool = False) -> Console:
+    """The console every command prints through.
+
+    On a terminal, rich wraps to its width. When the stream is not a terminal (a pipe, a
+    log file, a test's captured output), printed messages are never hard-wrapped: one
+    message per line, paths whole, so that ``grep`` finds them (``soft_wrap``). Tables keep
+    rich's layout either way.
+    """
+    stream = sys.stderr if stderr else sys.stdout
+    interactive = bool(getattr(stream, "isatty", lambda: False)())
+    return Console(stderr=stderr, soft_wrap=not interactive)

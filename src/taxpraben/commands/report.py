@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from taxpraben.commands.common import cli_console
 from taxpraben.report import (
     ReportError,
     build_leaderboard,
@@ -49,7 +49,7 @@ def report(
     quiet: Annotated[bool, typer.Option("--quiet", help="Print only the paths written.")] = False,
 ) -> None:
     """Rebuild report.md and report.html in each directory; with several, rank them in a leaderboard."""
-    console = Console()
+    console = cli_console()
     try:
         board = None
         if len(dirs) > 1:  # check comparability before writing anything
@@ -69,5 +69,5 @@ def report(
             else:
                 print_leaderboard(board, paths, console)
     except ReportError as exc:
-        Console(stderr=True).print(f"[red]Error:[/] {exc}", highlight=False)
+        cli_console(stderr=True).print(f"[red]Error:[/] {exc}", highlight=False)
         raise typer.Exit(code=2) from exc

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.commands.common import (
@@ -38,6 +37,7 @@ from taxpraben.commands.common import (
     ProfileOpt,
     TaskDirOpt,
     TasksOpt,
+    cli_console,
 )
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
@@ -231,7 +231,7 @@ def run(
     no_semantic: NoSemanticOpt = False,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
-    console = Console()
+    console = cli_console()
     started = datetime.now(timezone.utc)
     registry = registry_or_exit(task_dir, console)
     settings = settings_from_options(
@@ -283,7 +283,7 @@ def run(
             backoff_base=retry_backoff,
         ),
         cache=store,
-        console=Console(stderr=True),
+        console=cli_console(stderr=True),
     )
     try:
         predictions = asyncio.run(runner.run(requests))

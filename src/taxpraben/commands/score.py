@@ -26,6 +26,7 @@ from taxpraben.commands.common import (
     SeedOpt,
     TaskDirOpt,
     TasksOpt,
+    cli_console,
 )
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.data.loader import DataError, LoadedData, load_data
@@ -129,7 +130,7 @@ def score(
     seed: SeedOpt = 0,
 ) -> None:
     """Score existing generations; writes results.json, samples.jsonl and the reports."""
-    console = Console()
+    console = cli_console()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = registry_or_exit(task_dir, console)
     settings = settings_from_options(
