@@ -128,3 +128,42 @@ def test_scorer_options_reach_the_scorers_and_results(tmp_path: Path, tiny_xlnet
         assert bert["idf"] is idf and bert["layer"] == 2 and bert["available"] is True
         means[idf] = results["tasks"]["TaxSum"]["metrics"]["bertscore"]["mean"]
     assert means[True] != means[False]
+
+
+def test_score_refuses_a_file_that_is_not_a_result(tmp_path: Path) -> None:
+    """An empty file, or one matching no item, exits 1 with what was expected; nothing is written."""
+    loaded = load_data("sample", REG, ["TaxCalc", "TaxSum"])
+    first_id = loaded.records["TaxCalc"][0].id
+    out = tmp_path / "o"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(empty), "--tasks", "TaxCalc,TaxSum", "--out", str(out), "--no-semantic"])
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    assert f"{empty}: no predictions in the file" in lines
+    assert "expected tasks: TaxCalc, TaxSum" in lines
+    example = json.dumps({"task": "TaxCalc", "id": first_id, "run": 0, "prediction": "..."}, ensure_ascii=False)
+    assert f"expected lines like: {example}" in lines
+    assert not out.exists()
+
+    wrong = _write(
+        tmp_path / "wrong.jsonl",
+        [
+            {"task": "TaxCalcc", "id": first_id, "run": 0, "prediction": "1"},
+            {"task": "TaxSum", "id": "no-such-id", "run": 0, "prediction": "1"},
+            {"task": "Weather", "id": "1", "run": 0, "prediction": "1"},
+        ],
+    )
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(wrong), "--tasks", "TaxCalc,TaxSum", "--out", str(out), "--no-semantic"])
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    assert f"{wrong}: none of its 3 predictions is an item of the data" in lines
+    assert "task 'TaxCalcc' (1 prediction(s)): not a known task; did you mean 'TaxCalc'?" in lines
+    assert "task 'Weather' (1 prediction(s)): not a known task" in lines
+    assert any(line.startswith("task 'TaxSum' (1 prediction(s)): ids such as 'no-such-id'") for line in lines)
+    assert not out.exists()
+
+    # One matching prediction is a result (the rest score 0 as missing): exit 0.
+    one = _write(tmp_path / "one.jsonl", [{"task": "TaxCalc", "id": first_id, "run": 0, "prediction": "1"}])
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(one), "--tasks", "TaxCalc", "--out", str(out), "--no-semantic"])
+    assert res.exit_code == 0, res.output
