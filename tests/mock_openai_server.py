@@ -18,7 +18,8 @@ As a subprocess (or with :func:`spawn`)::
     python tests/mock_openai_server.py --port 0 --latency 0.2 --failure-rate 0.1
 
 prints ``PORT <n>`` on its first stdout line, then serves until killed. ``GET /stats`` returns
-the counters, ``POST /reset`` zeroes them.
+the counters, ``POST /reset`` zeroes them. ``GET /v1/models`` lists the models served;
+``--api-key`` makes it answer 401 to a missing or wrong key, ``--models`` 404 to others.
 
 Failure kinds: ``429`` (with ``Retry-After``), ``500``, ``hang`` (sleeps past any sane
 per-attempt timeout), ``reset`` (drops the connection without an answer), ``malformed`` (200
@@ -60,6 +61,11 @@ class MockConfig:
     reasoning: bool = False
     #: Content of every reply; None means a deterministic digest of the request.
     fixed_reply: str | None = None
+    #: When set, requests without ``Authorization: Bearer <api_key>`` get a 401.
+    api_key: str | None = None
+    #: When set, the only models served (others get a 404, as OpenAI's model_not_found);
+    #: ``GET /v1/models`` lists them (or ``["mock"]`` when None).
+    models: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -67,6 +73,8 @@ class MockStats:
     """Counters: every request received, the ones answered, failures by kind."""
 
     requests: int = 0
+    #: ``GET /v1/models`` calls (not counted in ``requests``).
+    model_listings: int = 0
     completed: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     #: Request digests (model, messages, seed) of the answered requests, in order.
@@ -76,6 +84,7 @@ class MockStats:
     def to_json(self) -> dict[str, Any]:
         return {
             "requests": self.requests,
+            "model_listings": self.model_listings,
             "completed": self.completed,
             "failures": dict(self.failures),
             "answered": self.answered,
@@ -124,6 +133,7 @@ class MockServer:
     def _app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
         app.router.add_get("/stats", self._stats)
         app.router.add_post("/reset", self._reset)
         return app
@@ -149,6 +159,28 @@ class MockServer:
         self.reset()
         return web.json_response({"ok": True})
 
+    def _refuse_key(self, request: web.Request) -> web.Response | None:
+        """A 401 as OpenAI words it when the key is missing or wrong; None when accepted."""
+        key = self.config.api_key
+        if key is None or request.headers.get("Authorization") == f"Bearer {key}":
+            return None
+        sent = request.headers.get("Authorization", "")
+        shown = sent.removeprefix("Bearer ")[:3] + "***" if sent else "(none)"
+        return web.json_response(
+            {"error": {"message": f"Incorrect API key provided: {shown}", "code": "invalid_api_key"}},
+            status=401,
+        )
+
+    async def _models(self, request: web.Request) -> web.Response:
+        self.stats.model_listings += 1
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        names = self.config.models or ("mock",)
+        return web.json_response(
+            {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "mock"} for n in names]}
+        )
+
     def _pick_failure(self) -> str | None:
         cfg = self.config
         if cfg.failure_rate > 0 and self._rng.random() < cfg.failure_rate:
@@ -162,6 +194,14 @@ class MockServer:
         if auth:
             self.stats.auth_headers.add(auth)
         body = await request.json()
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        if cfg.models is not None and body.get("model") not in cfg.models:
+            return web.json_response(
+                {"error": {"message": f"The model `{body.get('model')}` does not exist", "code": "model_not_found"}},
+                status=404,
+            )
         failure = self._pick_failure()
         if cfg.latency:
             await asyncio.sleep(cfg.latency)
@@ -274,6 +314,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--hang-s", type=float, default=30.0)
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--reasoning", action="store_true")
+    p.add_argument("--api-key", default=None, help="Require this key (401 otherwise).")
+    p.add_argument("--models", default=None, help="Comma-separated models served (404 otherwise).")
     return p.parse_args(argv)
 
 
@@ -286,6 +328,8 @@ async def _serve(args: argparse.Namespace) -> None:
         hang_s=args.hang_s,
         seed=args.seed,
         reasoning=args.reasoning,
+        api_key=args.api_key,
+        models=tuple(args.models.split(",")) if args.models else None,
     )
     server = MockServer(config, port=args.port)
     await server.start()

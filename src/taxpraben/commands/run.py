@@ -58,7 +58,7 @@ from taxpraben.models.base import (
     parse_gen_kwargs,
 )
 from taxpraben.predictions import Prediction, write_predictions
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.tasks import Registry
 
 
@@ -212,6 +212,13 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the completion cache.")
     ] = False,
+    no_preflight: Annotated[
+        bool,
+        typer.Option(
+            "--no-preflight",
+            help="Skip the GET /models check of the endpoint and key before the first request.",
+        ),
+    ] = False,
     allow_failures: Annotated[
         bool,
         typer.Option(
@@ -281,6 +288,7 @@ def run(
             max_retries=max_retries,
             deadline=deadline,
             backoff_base=retry_backoff,
+            preflight=not no_preflight,
         ),
         cache=store,
         console=cli_console(stderr=True),
@@ -291,6 +299,11 @@ def run(
         hint = resume_hint(store, runner)
         console.print(hint, style="yellow", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(130) from None
+    except RunAborted as exc:  # a refused key, an unknown model, nothing listening
+        kept = f"; the {runner.stats.done} completions received are in the cache" if runner.stats.done else ""
+        console.print(f"Stopped: {exc}", style="red", markup=False, highlight=False)
+        console.print(f"Nothing was written{kept}.", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     except (ModelSpecError, CacheError) as exc:  # a model that cannot load, a full disk
         console.print(str(exc), style="red", markup=False, highlight=False)
         raise typer.Exit(2) from exc
@@ -336,10 +349,15 @@ def run(
 
     failed_items = sum(1 for p in predictions if p.error)
     if failed_items:
+        advice = (
+            "Rerun the same command to retry only those."
+            if not stats.rejected
+            else f"{stats.rejected} generation(s) were rejected by the server as invalid "
+            "requests: a rerun will not help them; fix the request (see the error)."
+        )
         console.print(
             f"{failed_items} of {len(predictions)} predictions failed after all retries and "
-            f"score 0 as errors (first error: {stats.first_error}). Rerun the same command to "
-            "retry only those.",
+            f"score 0 as errors (first error: {stats.first_error}). {advice}",
             style="red",
             markup=False,
             highlight=False,

@@ -112,13 +112,29 @@ class BackendError(Exception):
     timeouts, dropped connections, a garbled body); False for those that will not
     (other 4xx: the server's message says why). ``retry_after`` is the wait the server
     asked for, in seconds.
+
+    ``fatal`` marks a failure that no other request of the run can escape (a refused key,
+    a model or endpoint the server does not have): the runner stops the whole run at the
+    first one. ``unreachable`` marks a connection that could not be opened at all (refused,
+    DNS failure, connect timeout): retryable, but the runner stops when nothing has ever
+    answered (see ``RunnerSettings.unreachable_grace``).
     """
 
-    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        fatal: bool = False,
+        unreachable: bool = False,
+    ) -> None:
         super().__init__(message)
         self.message = message
-        self.retryable = retryable
+        self.retryable = retryable and not fatal
         self.retry_after = retry_after
+        self.fatal = fatal
+        self.unreachable = unreachable
 
 
 @runtime_checkable

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import ipaddress
 import json
 import os
 import time
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -37,6 +39,22 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 #: Longest server message kept in an item's error.
 MAX_ERROR_CHARS = 500
+#: Seconds the preflight (and the model listing after a 404) may take: a server that does
+#: not open a connection in this time is reported as unreachable.
+PROBE_TIMEOUT_S = 10.0
+
+
+def is_local_endpoint(base_url: str) -> bool:
+    """True for endpoints that usually need no key: loopback, private or link-local
+    addresses, ``localhost``, ``*.local`` and single-label hosts (a container's name)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or host.endswith((".localhost", ".local")) or "." not in host
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -70,13 +88,19 @@ class OpenAIBackend:
         api_key: str | None = None,
         concurrency: int = 16,
         timeout: float = 120.0,
+        key_env: str = DEFAULT_KEY_ENV,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ModelSpecError(
                 f"--base-url must start with http:// or https://, got {redact_url(base_url)!r}"
             )
         self.model = model
-        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._base = base_url.rstrip("/")
+        self._url = self._base + "/chat/completions"
+        #: The environment variable the key was read from (named in messages; never the key).
+        self.key_env = key_env
+        self._models: list[str] | None = None
+        self._models_lock = asyncio.Lock()
         self.endpoint: str | None = redact_url(base_url)
         self._api_key = api_key or None
         self._concurrency = max(1, concurrency)
@@ -98,8 +122,10 @@ class OpenAIBackend:
     ) -> OpenAIBackend:
         """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``).
 
-        A variable named with ``--api-key-env`` must be set; the default one may be absent
-        (local vLLM, SGLang and Ollama servers need no key).
+        A variable named with ``--api-key-env`` must be set. The default one may be absent
+        only for a local endpoint (:func:`is_local_endpoint`: vLLM, SGLang and Ollama
+        servers need no key); for any other endpoint a missing key is an error here,
+        before anything is sent.
         """
         env_name = api_key_env or DEFAULT_KEY_ENV
         key = os.environ.get(env_name)
@@ -108,7 +134,16 @@ class OpenAIBackend:
                 f"--api-key-env {env_name}: environment variable {env_name} is not set"
             )
         url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
-        return cls(model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout)
+        if not key and not is_local_endpoint(url):
+            raise ModelSpecError(
+                f"no API key for {redact_url(url)}: environment variable {env_name} is not set. "
+                f"Set it, or name the variable that holds the key with --api-key-env "
+                f"(local endpoints such as http://localhost:8000/v1 need none)."
+            )
+        return cls(
+            model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout,
+            key_env=env_name,
+        )  # fmt: skip
 
     @property
     def spec(self) -> str:
@@ -159,6 +194,8 @@ class OpenAIBackend:
                 raw = await resp.read()
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers.get("Retry-After"))
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            return self._unreachable(exc)
         except asyncio.TimeoutError:
             return BackendError(
                 f"timed out after {self._timeout.total:g} s (per-attempt --timeout)", retryable=True
@@ -167,10 +204,94 @@ class OpenAIBackend:
             return BackendError(f"connection failed: {type(exc).__name__}: {exc}", retryable=True)
         latency = time.perf_counter() - start
         if status != 200:
-            message = f"HTTP {status}: {self._server_message(raw)}"
-            retryable = status == 429 or status >= 500
-            return BackendError(message, retryable=retryable, retry_after=retry_after)
+            return await self._http_error(status, raw, retry_after)
         return self._parse(raw, latency)
+
+    def _unreachable(self, exc: Exception) -> BackendError:
+        reason = getattr(exc, "os_error", None) or exc
+        return BackendError(
+            f"cannot connect to {self.endpoint}: {type(exc).__name__}: {reason}",
+            retryable=True,
+            unreachable=True,
+        )
+
+    async def _http_error(
+        self, status: int, raw: bytes, retry_after: float | None
+    ) -> BackendError:
+        """The BackendError for a non-200 answer: 401/403 and 404 stop the run (``fatal``)."""
+        message = f"HTTP {status}: {self._server_message(raw)}"
+        if status in (401, 403):
+            return BackendError(self._key_problem(message), retryable=False, fatal=True)
+        if status == 404:
+            return BackendError(await self._not_found(message), retryable=False, fatal=True)
+        retryable = status == 429 or status >= 500
+        return BackendError(message, retryable=retryable, retry_after=retry_after)
+
+    def _key_problem(self, message: str) -> str:
+        """Why a 401/403 happened, naming the variable the key came from (never the key)."""
+        if self._api_key:
+            return (
+                f"{self.endpoint} refused the API key read from ${self.key_env} ({message}). "
+                f"Check the key, or name the variable that holds the right one with --api-key-env."
+            )
+        return (
+            f"{self.endpoint} requires an API key and none was sent: ${self.key_env} is not set "
+            f"({message}). Set it, or name the variable that holds the key with --api-key-env."
+        )
+
+    async def _not_found(self, message: str) -> str:
+        """A 404 names the model, and the server's models when ``/models`` lists them."""
+        models = await self.list_models()
+        where = f"{self.endpoint}/chat/completions answered {message}"
+        if models:
+            shown = ", ".join(models[:20]) + (" ..." if len(models) > 20 else "")
+            return (
+                f"{where}: model {self.model!r} is not served there. "
+                f"It serves: {shown} (use --model openai:NAME)."
+            )
+        return (
+            f"{where}, and {self.endpoint}/models lists no models: check --model and --base-url "
+            f"(OpenAI-compatible servers usually end in /v1)."
+        )
+
+    async def list_models(self) -> list[str] | None:
+        """The model ids ``GET /models`` lists (fetched once), or None when it does not answer."""
+        async with self._models_lock:
+            if self._models is None:
+                try:
+                    status, raw = await self._get_models()
+                except (asyncio.TimeoutError, aiohttp.ClientError):
+                    return None
+                self._models = _model_ids(raw) if status == 200 else []
+            return self._models or None
+
+    async def _get_models(self) -> tuple[int, bytes]:
+        session = self._session_or_new()
+        probe = aiohttp.ClientTimeout(total=PROBE_TIMEOUT_S)
+        async with session.get(self._base + "/models", timeout=probe) as resp:
+            return resp.status, await resp.read()
+
+    async def preflight(self) -> BackendError | None:
+        """One cheap ``GET /models`` before a run (no tokens): a fatal error, or None to go on.
+
+        Stops on what no request could get past: nothing answering at the base URL within
+        ``PROBE_TIMEOUT_S`` (refused, DNS failure, connect timeout) and a refused key
+        (401/403). Anything else (no ``/models`` route, a slow listing) lets the run start;
+        a model the server lacks is reported by the first request's 404.
+        """
+        try:
+            status, raw = await self._get_models()
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            error = self._unreachable(exc)
+            return BackendError(error.message, retryable=False, fatal=True, unreachable=True)
+        except (asyncio.TimeoutError, aiohttp.ClientError):
+            return None
+        if status in (401, 403):
+            message = f"HTTP {status}: {self._server_message(raw)}"
+            return BackendError(self._key_problem(message), retryable=False, fatal=True)
+        if status == 200:
+            self._models = _model_ids(raw)
+        return None
 
     def _scrub(self, text: str) -> str:
         if self._api_key:
@@ -222,3 +343,15 @@ class OpenAIBackend:
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
+
+
+def _model_ids(raw: bytes) -> list[str]:
+    """The ids of an OpenAI ``/models`` listing (``{"data": [{"id": ...}]}``); [] otherwise."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return []
+    data = obj.get("data") if isinstance(obj, dict) else None
+    if not isinstance(data, list):
+        return []
+    return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
