@@ -167,3 +167,49 @@ def test_score_refuses_a_file_that_is_not_a_result(tmp_path: Path) -> None:
     one = _write(tmp_path / "one.jsonl", [{"task": "TaxCalc", "id": first_id, "run": 0, "prediction": "1"}])
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(one), "--tasks", "TaxCalc", "--out", str(out), "--no-semantic"])
     assert res.exit_code == 0, res.output
+
+
+def test_reports_of_failed_items_carry_a_banner_and_no_false_zeros(tmp_path: Path) -> None:
+    """Every item errored and the scorer models never loaded: the banner says so at the top of
+    report.md, report.html and the terminal summary, and BERTScore reads n/c, not 0.00."""
+    loaded = load_data("sample", REG, ["TaxCalc", "TaxQA"], 2)
+    rows = [
+        {"task": t, "id": r.id, "run": run, "prediction": "", "error": "HTTP 500: internal error"}
+        for t, recs in loaded.records.items() for r in recs for run in (0, 1)
+    ]  # fmt: skip
+    preds = _write(tmp_path / "p.jsonl", rows)
+    out = tmp_path / "o"
+    res = runner.invoke(
+        app,
+        ["score", "--data", "sample", "-p", str(preds), "--tasks", "TaxCalc,TaxQA", "--limit", "2", "--out", str(out),
+         "--bertscore-model", str(tmp_path / "no-bert"), "--bartscore-model", str(tmp_path / "no-bart")],
+        env={"HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    failed = "every prediction failed and score 0 as errors: the scores below measure no model output."
+    skipped = "1 of 2 tasks were not computed (TaxQA): the Overall Average is partial."
+    lines = res.output.splitlines()
+    assert lines[:2] == [f"Warning: {failed}", f"Warning: {skipped}"]
+    md = (out / "report.md").read_text(encoding="utf-8")
+    head = md.split("## Overall Average", 1)[0]
+    assert f"> **Warning:** {failed}" in head and f"> **Warning:** {skipped}" in head
+    qa = next(line for line in md.splitlines() if "TaxQA" in line and "Generation" in line)
+    assert "0.00" not in qa and qa.count("n/c") == 3  # BERTScore, BARTScore, raw BARTScore
+    html = (out / "report.html").read_text(encoding="utf-8")
+    banner = html.index('id="problem-banner"')
+    assert banner < html.index('id="overall-value"')
+    assert failed in html[banner : html.index('id="overall-value"')]
+    # results.json itself is left as the pipeline wrote it (the report layer decides what shows).
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["meta"]["scorers"]["bertscore"]["available"] is False
+
+
+def test_clean_results_have_no_banner(tmp_path: Path) -> None:
+    loaded = load_data("sample", REG, ["TaxCalc"], 2)
+    rows = [{"task": "TaxCalc", "id": r.id, "run": 0, "prediction": str(r.answer)} for r in loaded.records["TaxCalc"]]
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(_write(tmp_path / "p.jsonl", rows)), "--tasks", "TaxCalc", "--limit", "2", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "Warning:" not in res.output
+    assert "Warning" not in (out / "report.md").read_text(encoding="utf-8").split("## Overall Average", 1)[0]
+    assert 'id="problem-banner"' not in (out / "report.html").read_text(encoding="utf-8")

@@ -100,14 +100,21 @@ NoSemanticOpt = Annotated[
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for bootstrap intervals.")]
 
 
+#: Width of tables printed to a pipe or file: wide enough that no table of ours wraps
+#: (tables take their natural width, not this one).
+PIPE_WIDTH = 240
+
+
 def cli_console(*, stderr: bool = False) -> Console:
     """The console every command prints through.
 
     On a terminal, rich wraps to its width. When the stream is not a terminal (a pipe, a
     log file, a test's captured output), printed messages are never hard-wrapped: one
-    message per line, paths whole, so that ``grep`` finds them (``soft_wrap``). Tables keep
-    rich's layout either way.
+    message per line, paths whole, so that ``grep`` finds them (``soft_wrap``); and tables
+    get room for their natural width (a pipe has no width; ``COLUMNS`` describes a
+    terminal), so the same command prints the same lines whatever terminal launched it.
     """
     stream = sys.stderr if stderr else sys.stdout
-    interactive = bool(getattr(stream, "isatty", lambda: False)())
-    return Console(stderr=stderr, soft_wrap=not interactive)
+    if getattr(stream, "isatty", lambda: False)():
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, soft_wrap=True, width=PIPE_WIDTH)
