@@ -23,7 +23,15 @@ the counters, ``POST /reset`` zeroes them. ``GET /v1/models`` lists the models s
 
 Failure kinds: ``429`` (with ``Retry-After``), ``500``, ``hang`` (sleeps past any sane
 per-attempt timeout), ``reset`` (drops the connection without an answer), ``malformed`` (200
-with a body that is not JSON), ``400`` (a client error, not retryable; only when asked for).
+with a body that is not JSON; streamed: a chunk that is not JSON), ``400`` (a client error,
+not retryable; only when asked for), ``stall`` (streamed: the first chunk, then silence for
+``hang_s``; only when asked for).
+
+Streaming follows OpenAI: with ``"stream": true`` the answer comes as server-sent events,
+``data: {chat.completion.chunk}`` lines (a role chunk, the reasoning and content in
+pieces, a chunk with the finish reason), a usage chunk with empty ``choices`` when
+``stream_options.include_usage`` is true, and ``data: [DONE]``. The joined text and the
+usage equal the unstreamed answer's.
 """
 
 from __future__ import annotations
@@ -73,6 +81,9 @@ class MockStats:
     """Counters: every request received, the ones answered, failures by kind."""
 
     requests: int = 0
+    #: Requests that asked for a stream, and those of them that asked for a usage chunk.
+    streamed: int = 0
+    usage_requested: int = 0
     #: ``GET /v1/models`` calls (not counted in ``requests``).
     model_listings: int = 0
     completed: int = 0
@@ -85,6 +96,7 @@ class MockStats:
         return {
             "requests": self.requests,
             "model_listings": self.model_listings,
+            "streamed": self.streamed,
             "completed": self.completed,
             "failures": dict(self.failures),
             "answered": self.answered,
@@ -205,9 +217,12 @@ class MockServer:
         failure = self._pick_failure()
         if cfg.latency:
             await asyncio.sleep(cfg.latency)
-        if failure is not None:
+        streamed = bool(body.get("stream"))
+        self.stats.streamed += streamed
+        self.stats.usage_requested += bool(streamed and (body.get("stream_options") or {}).get("include_usage"))
+        if failure is not None and not (failure == "stall" and streamed):
             self.stats.failures[failure] += 1
-            return await self._fail(request, failure)
+            return await self._fail(request, failure, streamed)
         digest = request_digest(body)
         content = cfg.fixed_reply if cfg.fixed_reply is not None else reply_for(body)
         message: dict[str, Any] = {"role": "assistant", "content": content}
@@ -226,6 +241,10 @@ class MockServer:
                 "total_tokens": prompt_chars + len(content),
             },
         }
+        if streamed:
+            if failure == "stall":
+                self.stats.failures[failure] += 1
+            return await self._stream(request, body, payload, stall=failure == "stall")
         self.stats.completed += 1
         self.stats.answered.append(digest)
         return web.Response(
@@ -233,7 +252,42 @@ class MockServer:
             content_type="application/json",
         )
 
-    async def _fail(self, request: web.Request, kind: str) -> web.StreamResponse:
+    async def _stream(
+        self, request: web.Request, body: dict[str, Any], payload: dict[str, Any], *, stall: bool
+    ) -> web.StreamResponse:
+        """``payload`` (an unstreamed answer) sent as OpenAI chunks; ``stall``: stop after one."""
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await resp.prepare(request)
+        message = payload["choices"][0]["message"]
+        base = {"id": payload["id"], "object": "chat.completion.chunk", "created": 0, "model": payload["model"]}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            event = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return b"data: " + json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n\n"
+
+        parts = [chunk({"role": "assistant", "content": ""})]
+        if message.get("reasoning_content"):
+            parts.append(chunk({"reasoning_content": message["reasoning_content"]}))
+        content = message["content"]
+        step = max(1, len(content) // 4)
+        parts += [chunk({"content": content[i : i + step]}) for i in range(0, len(content), step)]
+        if stall:
+            await resp.write(parts[0] + parts[1])
+            await asyncio.sleep(self.config.hang_s)
+            return resp
+        parts.append(chunk({}, "stop"))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage = {**base, "choices": [], "usage": payload["usage"]}
+            parts.append(b"data: " + json.dumps(usage).encode("utf-8") + b"\n\n")
+        parts.append(b"data: [DONE]\n\n")
+        # One write: the chunks are ready at once, and the mock must not be the bottleneck.
+        await resp.write(b"".join(parts))
+        await resp.write_eof()
+        self.stats.completed += 1
+        self.stats.answered.append(request_digest(body))
+        return resp
+
+    async def _fail(self, request: web.Request, kind: str, streamed: bool) -> web.StreamResponse:
         if kind == "429":
             return web.json_response(
                 {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
@@ -247,8 +301,14 @@ class MockServer:
                 {"error": {"message": "Invalid parameter: max_tokens is too large"}}, status=400
             )
         if kind == "malformed":
+            if streamed:
+                resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+                await resp.prepare(request)
+                await resp.write(b'data: {"choices": [ {"delt\n\n')
+                await resp.write_eof()
+                return resp
             return web.Response(body=b'{"choices": [ {"mess', content_type="application/json")
-        if kind == "hang":
+        if kind in ("hang", "stall"):  # unstreamed, a stall is a hang
             await asyncio.sleep(self.config.hang_s)
             return web.json_response({"error": {"message": "hung"}}, status=504)
         if kind == "reset":

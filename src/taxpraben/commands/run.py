@@ -57,6 +57,7 @@ from taxpraben.models.base import (
     create_backend,
     parse_gen_kwargs,
 )
+from taxpraben.models.streaming import IDLE_TIMEOUT_S
 from taxpraben.predictions import Prediction, write_predictions
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.tasks import Registry
@@ -156,8 +157,31 @@ def run(
         ),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0.001, help="Seconds per attempt.")
+        float,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="Seconds per attempt. Streamed (the default): the longest wait for a first "
+            "token; after a few answers the wait adapts to 5x the endpoint's usual first-token "
+            "time (at least 5 s). With --no-stream: the whole answer's limit.",
+        ),
     ] = 120.0,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(
+            "--idle-timeout",
+            min=0.001,
+            help="Streamed: give an attempt up when no chunk arrives for this many seconds.",
+        ),
+    ] = IDLE_TIMEOUT_S,
+    no_stream: Annotated[
+        bool,
+        typer.Option(
+            "--no-stream",
+            help="Send plain (unstreamed) requests, for servers without streaming; hangs are "
+            "then caught only by --timeout.",
+        ),
+    ] = False,
     deadline: Annotated[
         float,
         typer.Option(
@@ -264,6 +288,8 @@ def run(
             concurrency=concurrency,
             timeout=timeout,
             device=device,
+            stream=not no_stream,
+            idle_timeout=idle_timeout,
         )
     except ModelSpecError as exc:
         console.print(str(exc), style="red", markup=False, highlight=False)

@@ -221,10 +221,13 @@ def create_backend(
     concurrency: int = 16,
     timeout: float = 120.0,
     device: str = "auto",
+    stream: bool = True,
+    idle_timeout: float | None = None,
 ) -> Backend:
     """Build the backend a ``--model`` spec names.
 
-    ``base_url``, ``api_key_env``, ``timeout`` (per attempt) and ``concurrency`` (connection
+    ``base_url``, ``api_key_env``, ``timeout`` (per attempt; streamed: the cap of the
+    first-token deadline), ``stream``, ``idle_timeout`` and ``concurrency`` (connection
     pool size) apply to ``openai``; ``concurrency`` is the batch size and ``device`` the
     device of ``hf``. Imports are local so that ``baseline:`` never loads torch.
     """
@@ -238,6 +241,8 @@ def create_backend(
             api_key_env=api_key_env,
             concurrency=concurrency,
             timeout=timeout,
+            stream=stream,
+            **({"idle_timeout": idle_timeout} if idle_timeout is not None else {}),
         )
     if kind == "hf":
         from taxpraben.models.hf import HFBackend

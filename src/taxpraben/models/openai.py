@@ -5,6 +5,13 @@ aiohttp client holds 0.96 of the ideal request rate at 64 in flight and 0.88 at 
 on its aiohttp transport 0.86 and 0.37, and the SDK's default httpx pool 0.15 at 64 (see
 ``benchmarks/api_throughput.py``). One POST and one JSON decode per request is all we need.
 
+Answers are streamed by default (``stream: true``, OpenAI server-sent events): a request
+that shows no first token within an adaptive deadline, or whose chunks stop for
+``--idle-timeout`` seconds, is given up and retried, so a hung request costs seconds while a
+long generation is never cut (``taxpraben.models.streaming`` explains the limits).
+``--no-stream`` sends plain requests with ``--timeout`` as the whole answer's limit, for
+servers without streaming. Both modes give the same text, usage and cache key.
+
 The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
 ``--api-key-env``), sent only in the ``Authorization`` header, and never kept anywhere else:
 ``endpoint`` is the base URL without user info or query string, and server error messages
@@ -14,6 +21,7 @@ are scrubbed of the key before they are recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import ipaddress
 import json
@@ -33,6 +41,13 @@ from taxpraben.models.base import (
     Request,
     redact_url,
 )
+from taxpraben.models.streaming import (
+    FIRST_TOKEN_FLOOR_S,
+    IDLE_TIMEOUT_S,
+    FirstTokenDeadline,
+    StreamAccumulator,
+    StreamError,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -42,6 +57,8 @@ MAX_ERROR_CHARS = 500
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.
 PROBE_TIMEOUT_S = 10.0
+#: How often the first-token watchdog tightens (or relaxes) the deadlines of waiting attempts.
+WATCH_INTERVAL_S = 0.25
 
 
 def is_local_endpoint(base_url: str) -> bool:
@@ -89,6 +106,9 @@ class OpenAIBackend:
         concurrency: int = 16,
         timeout: float = 120.0,
         key_env: str = DEFAULT_KEY_ENV,
+        stream: bool = True,
+        idle_timeout: float = IDLE_TIMEOUT_S,
+        first_token_floor: float = FIRST_TOKEN_FLOOR_S,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ModelSpecError(
@@ -101,6 +121,15 @@ class OpenAIBackend:
         self.key_env = key_env
         self._models: list[str] | None = None
         self._models_lock = asyncio.Lock()
+        #: Streaming: the first-token deadline (``timeout`` is its cap) and the idle limit.
+        self.stream = stream
+        self._idle = idle_timeout
+        self._first_token = FirstTokenDeadline(cap=timeout, floor=min(first_token_floor, timeout))
+        #: Earlier first-token timeouts per request key (each doubles the next limit).
+        self._strikes: dict[tuple[str, str, int], int] = {}
+        #: Attempts waiting for their first token: (start, strikes, their asyncio.Timeout).
+        self._waiting: dict[int, tuple[float, int, asyncio.Timeout]] = {}
+        self._watchdog: asyncio.Task[None] | None = None
         self.endpoint: str | None = redact_url(base_url)
         self._api_key = api_key or None
         self._concurrency = max(1, concurrency)
@@ -119,6 +148,8 @@ class OpenAIBackend:
         api_key_env: str | None = None,
         concurrency: int = 16,
         timeout: float = 120.0,
+        stream: bool = True,
+        idle_timeout: float = IDLE_TIMEOUT_S,
     ) -> OpenAIBackend:
         """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``).
 
@@ -142,7 +173,7 @@ class OpenAIBackend:
             )
         return cls(
             model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout,
-            key_env=env_name,
+            key_env=env_name, stream=stream, idle_timeout=idle_timeout,
         )  # fmt: skip
 
     @property
@@ -185,7 +216,106 @@ class OpenAIBackend:
     async def complete(
         self, request: Request, config: GenerationConfig
     ) -> Completion | BackendError:
-        """One POST; the outcome as a Completion or a BackendError (never raises for I/O)."""
+        """One attempt; the outcome as a Completion or a BackendError (never raises for I/O)."""
+        if self.stream:
+            return await self._complete_streamed(request, config)
+        return await self._complete_whole(request, config)
+
+    async def _complete_streamed(
+        self, request: Request, config: GenerationConfig
+    ) -> Completion | BackendError:
+        """One streamed POST under the first-token and idle deadlines."""
+        body = self.request_body(request, config)
+        body["stream"] = True
+        body.setdefault("stream_options", {"include_usage": True})
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        session = self._session_or_new()
+        loop = asyncio.get_running_loop()
+        strikes = self._strikes.get(request.key, 0)
+        start = loop.time()
+        first_limit = self._first_token.limit(strikes)
+        stream = StreamAccumulator()
+        token = object()
+        status, raw, retry_after = 200, b"", None
+        # No total limit from aiohttp: our deadlines govern; only the connect is bounded.
+        no_total = aiohttp.ClientTimeout(total=None, sock_connect=PROBE_TIMEOUT_S)
+        try:
+            async with asyncio.timeout_at(start + first_limit) as deadline:
+                self._waiting[id(token)] = (start, strikes, deadline)
+                self._start_watchdog()
+                try:
+                    async with session.post(self._url, data=data, timeout=no_total) as resp:
+                        status = resp.status
+                        if status != 200:
+                            raw = await resp.read()
+                            retry_after = parse_retry_after(resp.headers.get("Retry-After"))
+                        else:
+                            async for line in resp.content:
+                                if stream.feed(line):
+                                    break
+                                if stream.started:
+                                    if id(token) in self._waiting:
+                                        del self._waiting[id(token)]
+                                        self._first_token.observe(loop.time() - start)
+                                        self._strikes.pop(request.key, None)
+                                    deadline.reschedule(loop.time() + self._idle)
+                finally:
+                    self._waiting.pop(id(token), None)
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            return self._unreachable(exc)
+        except TimeoutError:
+            if not stream.started:
+                self._strikes[request.key] = strikes + 1
+                waited = loop.time() - start
+                return BackendError(
+                    f"no first token after {waited:.1f} s (first-token deadline; capped by --timeout "
+                    f"{self._first_token.cap:g} s)",
+                    retryable=True,
+                )
+            return BackendError(
+                f"stream stalled: no chunk for {self._idle:g} s (--idle-timeout)", retryable=True
+            )
+        except StreamError as exc:
+            return BackendError(self._scrub(str(exc)), retryable=True)
+        except aiohttp.ClientError as exc:
+            return BackendError(f"connection failed: {type(exc).__name__}: {exc}", retryable=True)
+        if status != 200:
+            return await self._http_error(status, raw, retry_after)
+        if not stream.complete:
+            return BackendError(
+                "stream ended before the answer was complete (no finish reason, no [DONE])",
+                retryable=True,
+            )
+        return Completion(
+            text=stream.text,
+            reasoning=stream.reasoning_text,
+            usage=stream.usage,
+            latency_s=round(loop.time() - start, 4),
+            finish_reason=stream.finish_reason,
+        )
+
+    def _start_watchdog(self) -> None:
+        if self._watchdog is None or self._watchdog.done():
+            self._watchdog = asyncio.get_running_loop().create_task(self._watch_first_tokens())
+
+    async def _watch_first_tokens(self) -> None:
+        """Move the deadline of every attempt still waiting for its first token to what the
+        adaptive limit says now (a hung attempt started before anything was learned is cut
+        as soon as the endpoint's normal first-token time is known)."""
+        while self._waiting:
+            await asyncio.sleep(WATCH_INTERVAL_S)
+            limits: dict[int, float] = {}
+            for start, strikes, deadline in list(self._waiting.values()):
+                if strikes not in limits:
+                    limits[strikes] = self._first_token.limit(strikes)
+                # An expiring deadline refuses: its attempt is being given up anyway.
+                with contextlib.suppress(RuntimeError):
+                    deadline.reschedule(start + limits[strikes])
+
+    async def _complete_whole(
+        self, request: Request, config: GenerationConfig
+    ) -> Completion | BackendError:
+        """One plain POST under the per-attempt ``--timeout``."""
         data = json.dumps(self.request_body(request, config), ensure_ascii=False).encode("utf-8")
         session = self._session_or_new()
         start = time.perf_counter()
@@ -340,6 +470,9 @@ class OpenAIBackend:
         )
 
     async def aclose(self) -> None:
+        if self._watchdog is not None and not self._watchdog.done():
+            self._watchdog.cancel()
+        self._watchdog = None
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
