@@ -9,7 +9,8 @@ the same turn of the event loop share one transaction), so an interrupted run (C
 
 Retries: an attempt that fails with a retryable error (429, 5xx, timeout, dropped
 connection, garbled body) is retried up to ``max_retries`` times, after the ``Retry-After``
-the server asked for, else after an exponential backoff with jitter; a ``Retry-After`` also
+the server asked for, else after an exponential backoff with jitter (none after an attempt
+that was given up for want of a first token: its wait was the backoff); a ``Retry-After`` also
 pauses every worker, since the server said it is saturated. An item stops being retried once its ``deadline``
 (seconds since its first attempt) has passed. Items that still fail become predictions
 with ``error`` set and an empty answer; they are never cached, so a rerun retries them.
@@ -366,6 +367,8 @@ class Runner:
                 return
             self.stats.retries += len(retry)
             delay = backoff_delay(attempt, settings, retry_after)
+            if retry_after is None and all(error.waited for _, _, error in retry):
+                delay = 0.0  # the attempt already waited out its deadline: that was the backoff
             if self._first_unreachable is not None and not self._answered:
                 # Nothing has answered yet: do not sleep past the point of giving up.
                 left = self._first_unreachable + settings.unreachable_grace - time.monotonic()

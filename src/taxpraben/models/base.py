@@ -117,7 +117,8 @@ class BackendError(Exception):
     a model or endpoint the server does not have): the runner stops the whole run at the
     first one. ``unreachable`` marks a connection that could not be opened at all (refused,
     DNS failure, connect timeout): retryable, but the runner stops when nothing has ever
-    answered (see ``RunnerSettings.unreachable_grace``).
+    answered (see ``RunnerSettings.unreachable_grace``). ``waited`` marks an attempt given
+    up after waiting out a deadline (no first token): that wait stands for its backoff.
     """
 
     def __init__(
@@ -128,6 +129,7 @@ class BackendError(Exception):
         retry_after: float | None = None,
         fatal: bool = False,
         unreachable: bool = False,
+        waited: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -135,6 +137,7 @@ class BackendError(Exception):
         self.retry_after = retry_after
         self.fatal = fatal
         self.unreachable = unreachable
+        self.waited = waited
 
 
 @runtime_checkable

@@ -271,6 +271,7 @@ class OpenAIBackend:
                     f"no first token after {waited:.1f} s (first-token deadline; capped by --timeout "
                     f"{self._first_token.cap:g} s)",
                     retryable=True,
+                    waited=True,
                 )
             return BackendError(
                 f"stream stalled: no chunk for {self._idle:g} s (--idle-timeout)", retryable=True

@@ -30,7 +30,7 @@ from typing import Any
 #: Defaults (see benchmarks/README.md, "Faults"): a mock endpoint under C = 64 answers its
 #: first token in 0.2-0.3 s; hosted APIs in 0.3-3 s for chat models. Five times the p95,
 #: at least 5 s, leaves ample room for queueing spikes while a hung request costs seconds.
-FIRST_TOKEN_FLOOR_S = 5.0
+FIRST_TOKEN_FLOOR_S = 3.0
 FIRST_TOKEN_MULTIPLIER = 5.0
 FIRST_TOKEN_MIN_SAMPLES = 16
 #: Between chunks of a flowing stream: servers send a chunk per token or a few tokens
