@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -32,6 +33,7 @@ from taxpraben.commands.common import (
 )
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.data.loader import DataError, LoadedData, load_data
+from taxpraben.locks import DirectoryLock, InUseError
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -213,4 +215,10 @@ def score(
         "started_at": started,
     }
     out_dir = out or predictions.parent / "scored"
-    score_and_report(loaded, preds, registry, out_dir, settings, meta, console)
+    with ExitStack() as held:
+        try:
+            held.enter_context(DirectoryLock(out_dir))
+        except (InUseError, OSError) as exc:
+            console.print(str(exc), style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from exc
+        score_and_report(loaded, preds, registry, out_dir, settings, meta, console)
