@@ -213,3 +213,38 @@ def test_clean_results_have_no_banner(tmp_path: Path) -> None:
     assert "Warning:" not in res.output
     assert "Warning" not in (out / "report.md").read_text(encoding="utf-8").split("## Overall Average", 1)[0]
     assert 'id="problem-banner"' not in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_unreachable_hub_is_said_at_once_and_marks_tasks_not_computed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scorer models named by hub id, no HF_HUB_OFFLINE, a hub that refuses connections:
+    the command says so before scoring, and the generation tasks are not computed."""
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    # Set (empty) rather than deleted, so that monkeypatch removes what the command sets.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    loaded = load_data("sample", REG, ["TaxQA"], 1)
+    rows = [{"task": "TaxQA", "id": r.id, "run": 0, "prediction": "答：按规定申报。"} for r in loaded.records["TaxQA"]]
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(_write(tmp_path / "p.jsonl", rows)), "--tasks", "TaxQA",
+                              "--limit", "1", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert any(
+        line.startswith(f"The Hugging Face hub (http://127.0.0.1:{port}) did not answer within 3 s")
+        and "hfl/chinese-xlnet-base" in line
+        for line in lines
+    ), res.output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["tasks"]["TaxQA"]["status"] == "not_computed"
+    assert "local Hugging Face cache" in results["meta"]["scorers"]["bertscore"]["reason"]
+
+    # Already offline: no probe, no message.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(tmp_path / "p.jsonl"), "--tasks", "TaxQA", "--limit", "1", "--out", str(out)])
+    assert res.exit_code == 0 and "did not answer" not in res.output

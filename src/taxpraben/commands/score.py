@@ -30,6 +30,7 @@ from taxpraben.commands.common import (
     TaskDirOpt,
     TasksOpt,
     cli_console,
+    use_local_models_if_hub_unreachable,
 )
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.data.loader import DataError, LoadedData, load_data
@@ -155,10 +156,15 @@ def settings_from_options(console: Console, *, no_semantic: bool, **options: Any
     from taxpraben.scoring import ScoringSettings
 
     try:
-        return ScoringSettings(semantic=not no_semantic, progress=True, **options)
+        settings = ScoringSettings(semantic=not no_semantic, progress=True, **options)
     except ValueError as exc:
         console.print(str(exc), style="red", markup=False)
         raise typer.Exit(2) from exc
+    if settings.semantic:
+        use_local_models_if_hub_unreachable(
+            [settings.bertscore_model, settings.bartscore_model], console
+        )
+    return settings
 
 
 def score(
