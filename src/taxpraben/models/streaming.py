@@ -85,6 +85,10 @@ class StreamAccumulator:
     started: bool = False
     done: bool = False
 
+    def feed_lines(self, lines: list[bytes]) -> bool:
+        """``feed`` each line; True as soon as one is ``data: [DONE]``."""
+        return any(self.feed(line) for line in lines)
+
     def feed(self, line: bytes) -> bool:
         text = line.strip()
         if not text or text.startswith(b":"):  # blank separator, or an SSE comment / ping
