@@ -214,6 +214,7 @@ def test_hung_request_is_cut_at_the_learned_deadline_not_the_cap() -> None:
     outcomes = with_server(MockConfig(latency=0.01, hang_s=20.0), body)
     hung = [o for o in outcomes if isinstance(o, BackendError)]
     assert len(hung) == 1 and sum(isinstance(o, Completion) for o in outcomes) == 16
+    assert hung[0].message.startswith("no first token after "), hung[0].message
     waited = float(hung[0].message.split("after ")[1].split(" s")[0])
     assert waited < 20.0  # cut long before the cap (30 s) and the hang (20 s) ended
 

@@ -256,13 +256,14 @@ class OpenAIBackend:
                             pending = b""
                             async for data in resp.content.iter_any():
                                 *lines, pending = (pending + data).split(b"\n")
-                                if stream.feed_lines(lines):
+                                finished = stream.feed_lines(lines)
+                                if stream.started and id(token) in self._waiting:
+                                    del self._waiting[id(token)]
+                                    self._first_token.observe(loop.time() - start)
+                                    self._strikes.pop(request.key, None)
+                                if finished:
                                     break
                                 if stream.started:
-                                    if id(token) in self._waiting:
-                                        del self._waiting[id(token)]
-                                        self._first_token.observe(loop.time() - start)
-                                        self._strikes.pop(request.key, None)
                                     deadline.reschedule(loop.time() + self._idle)
                             else:
                                 stream.feed(pending)  # a last line without its newline
