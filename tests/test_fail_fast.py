@@ -124,3 +124,41 @@ def test_local_endpoint_needs_no_key_and_preflight_lists_once(data_dir: Path, tm
         listings, sent = server.stats.model_listings, server.stats.requests
     assert code == 0, lines
     assert (listings, sent) == (1, len(ROWS) * 2)
+
+
+def test_streamed_and_plain_runs_share_cache_keys_and_predictions(data_dir: Path, tmp_path: Path) -> None:
+    """A run with --no-stream fills the cache; the same run streamed sends nothing and writes
+    the same predictions (same text, usage and cache key in both modes)."""
+    with MockServerThread(MockConfig(reasoning=True)) as server:
+        common = ["--model", "openai:mock", "--base-url", server.base_url]
+        code, lines = invoke(data_dir, tmp_path, *common, "--no-stream", "--out", str(tmp_path / "plain"))
+        assert code == 0, lines
+        plain_sent, plain_streamed = server.stats.requests, server.stats.streamed
+        code, lines = invoke(data_dir, tmp_path, *common, "--out", str(tmp_path / "streamed"))
+        assert code == 0, lines
+        assert (plain_sent, plain_streamed) == (len(ROWS) * 2, 0)
+        assert server.stats.requests == plain_sent  # all from the cache
+        code, lines = invoke(data_dir, tmp_path, *common, "--out", str(tmp_path / "fresh"), "--no-cache")
+        assert code == 0, lines
+        assert server.stats.streamed == len(ROWS) * 2  # sent again, streamed this time
+
+    def predictions(name: str) -> list[dict]:
+        rows = [json.loads(x) for x in (tmp_path / name / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
+        return [{k: v for k, v in r.items() if k != "latency_s"} for r in rows]
+
+    assert predictions("plain") == predictions("streamed") == predictions("fresh")
+
+
+def test_stalled_streams_are_cut_by_the_idle_limit_and_retried(data_dir: Path, tmp_path: Path) -> None:
+    """Streams that stop after their first chunk (for 3 s) are given up after --idle-timeout
+    and retried: every item ends with the clean answer."""
+    with MockServerThread(MockConfig(failure_rate=0.3, failure_kinds=("stall",), hang_s=3.0, seed=3)) as server:
+        code, lines = invoke(
+            data_dir, tmp_path, "--model", "openai:mock", "--base-url", server.base_url,
+            "--idle-timeout", "0.3", "--max-retries", "20", "--no-cache",
+        )  # fmt: skip
+        stalls, sent = server.stats.failures["stall"], server.stats.requests
+    assert code == 0, lines
+    assert stalls > 0 and sent == len(ROWS) * 2 + stalls  # each stall cost one more request
+    rows = [json.loads(x) for x in (tmp_path / "out" / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(r["prediction"].startswith("答案：") and not r.get("error") for r in rows)
