@@ -256,8 +256,6 @@ class MockServer:
         self, request: web.Request, body: dict[str, Any], payload: dict[str, Any], *, stall: bool
     ) -> web.StreamResponse:
         """``payload`` (an unstreamed answer) sent as OpenAI chunks; ``stall``: stop after one."""
-        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
-        await resp.prepare(request)
         message = payload["choices"][0]["message"]
         base = {"id": payload["id"], "object": "chat.completion.chunk", "created": 0, "model": payload["model"]}
 
@@ -271,7 +269,10 @@ class MockServer:
         content = message["content"]
         step = max(1, len(content) // 4)
         parts += [chunk({"content": content[i : i + step]}) for i in range(0, len(content), step)]
+        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         if stall:
+            resp = web.StreamResponse(headers=headers)
+            await resp.prepare(request)
             await resp.write(parts[0] + parts[1])
             await asyncio.sleep(self.config.hang_s)
             return resp
@@ -280,12 +281,11 @@ class MockServer:
             usage = {**base, "choices": [], "usage": payload["usage"]}
             parts.append(b"data: " + json.dumps(usage).encode("utf-8") + b"\n\n")
         parts.append(b"data: [DONE]\n\n")
-        # One write: the chunks are ready at once, and the mock must not be the bottleneck.
-        await resp.write(b"".join(parts))
-        await resp.write_eof()
         self.stats.completed += 1
         self.stats.answered.append(request_digest(body))
-        return resp
+        # One body: the chunks are ready at once, and the mock (which shares the benchmark's
+        # cores) must not be the bottleneck; the client reads it as the same event stream.
+        return web.Response(body=b"".join(parts), headers=headers)
 
     async def _fail(self, request: web.Request, kind: str, streamed: bool) -> web.StreamResponse:
         if kind == "429":

@@ -73,7 +73,7 @@ class RunnerSettings:
     #: Seconds from an item's first attempt after which it is not retried again.
     deadline: float = 900.0
     #: Backoff before retry k (1-based) is about backoff_base * 2**(k-1), capped.
-    backoff_base: float = 1.0
+    backoff_base: float = 0.5
     backoff_max: float = 60.0
     progress: bool = True
     #: Ask the backend's ``preflight()`` (when it has one) before sending anything.

@@ -203,10 +203,11 @@ def run(
         typer.Option(
             "--retry-backoff",
             min=0.001,
-            help="Base of the exponential backoff in seconds (retry k waits about BASE*2^(k-1), "
+            help="Base of the exponential backoff in seconds (retry k waits BASE*2^(k-2) to "
+            "BASE*2^(k-1), "
             "at most 60 s); a Retry-After from the server takes precedence.",
         ),
-    ] = 1.0,
+    ] = 0.5,
     temperature: Annotated[
         float, typer.Option("--temperature", min=0.0, help="Sampling temperature (TaxBen: 0).")
     ] = 0.0,
