@@ -62,7 +62,7 @@ def test_second_run_on_the_same_out_is_refused_and_a_shared_cache_is_announced(t
 
         stdout, stderr = first.communicate(timeout=120)
         assert first.returncode == 0, stdout + stderr
-        assert (out / "results.json").exists()
+        assert (out / "results.json").exists() and not (out / LOCK_NAME).exists()
         # Once the first run has ended, its lock no longer holds: the same --out works again.
         again = CliRunner().invoke(APP, ["run", *common, "--out", str(out)])
         assert again.exit_code == 0, again.output

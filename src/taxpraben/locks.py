@@ -9,7 +9,8 @@ is safe to share (SQLite), but a request that another run has in flight and not 
 would be sent twice, which the second run says.
 
 The locks are ``flock`` locks, released by the kernel when the process ends, however it
-ends (``kill -9`` included): a stale lock file never blocks a later run. Where ``fcntl`` is
+ends (``kill -9`` included): a lock file left by a killed process never blocks a later
+run; a process that ends normally removes its lock file. Where ``fcntl`` is
 missing (Windows) the locks are not taken.
 """
 
@@ -35,16 +36,27 @@ class InUseError(RuntimeError):
 
 
 def _try_lock(path: Path) -> int | None:
-    """An open descriptor holding an exclusive lock on ``path``, or None when another has it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    if fcntl is None:
-        return fd
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    """An open descriptor holding an exclusive lock on ``path``, or None when another has it.
+
+    The holder removes the file when it is done; a lock taken on a file that was removed in
+    between (opened just before the holder removed it) is worth nothing, so the inode is
+    checked after locking and the attempt repeated on the new file.
+    """
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if fcntl is None:
+            return fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
         os.close(fd)
-        return None
-    return fd
 
 
 def _holder(path: Path) -> str:
@@ -64,8 +76,8 @@ def _stamp(fd: int) -> None:
 class DirectoryLock:
     """Hold ``directory/.taxpraben.lock`` while in the ``with`` block.
 
-    Creates the directory if needed; on exit, a directory this lock created and that holds
-    nothing but the lock file is removed again (a run stopped before writing leaves nothing).
+    Creates the directory if needed; on exit the lock file is removed, and so is a directory
+    this lock created that is then empty (a run stopped before writing leaves nothing).
     Raises :class:`InUseError` when another process holds the lock.
     """
 
@@ -94,8 +106,8 @@ class DirectoryLock:
         if self._fd is None:
             return
         with contextlib.suppress(OSError):
-            if self._created and [p.name for p in self.directory.iterdir()] == [LOCK_NAME]:
-                self.path.unlink()
+            self.path.unlink()  # while still held: see _try_lock
+            if self._created and not any(self.directory.iterdir()):
                 self.directory.rmdir()
         os.close(self._fd)  # releases the lock
         self._fd = None
@@ -119,4 +131,6 @@ def sole_cache_user(cache_path: Path) -> Iterator[bool]:
         yield fd is not None
     finally:
         if fd is not None:
+            with contextlib.suppress(OSError):
+                lock.unlink()
             os.close(fd)

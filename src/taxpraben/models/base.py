@@ -142,7 +142,13 @@ class BackendError(Exception):
 
 @runtime_checkable
 class Backend(Protocol):
-    """What the runner needs from a model backend."""
+    """What the runner needs from a model backend.
+
+    A remote backend may also define ``async def preflight(self) -> BackendError | None``:
+    one cheap check of the endpoint before anything is generated (the OpenAI backend lists
+    ``/models``); the runner stops the run when it returns a ``fatal`` error. Local backends
+    have nothing to check and leave it out.
+    """
 
     #: "openai", "hf", "replay" or "baseline" (part of the cache key).
     kind: str
