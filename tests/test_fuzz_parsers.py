@@ -308,10 +308,21 @@ HUGE_CASES = [(task, "prose") for task in ("TaxTopic", "TaxCalc", "TaxMCQ", "Tax
 @pytest.mark.slow
 @pytest.mark.parametrize(("task", "shape"), HUGE_CASES)
 def test_huge_prediction_is_bounded(task: str, shape: str) -> None:
+    """Huge inputs finish and what scoring keeps of them is no larger than the input.
+
+    No wall-clock or memory bound here (it would pass or fail with the machine's load):
+    ``benchmarks/fuzz_parsers.py`` times the same matrix and reports its peak RSS.
+    """
     text = HUGE[shape]
     assert len(text.encode("utf-8")) >= 1_000_000
-    item = bounded(lambda: prepare_item(REGISTRY[task], _records()[task], 0, text, None))
+    item = prepare_item(REGISTRY[task], _records()[task], 0, text, None)
     assert item.status in ("ok", "format_failure")
+    # Bounded output: the extraction, the fields and the semantic pairs hold at most one
+    # copy of the input (plus the field names and statuses), never a blown-up structure.
+    slack = 4096
+    assert len(repr(item.extracted)) <= len(text) + slack
+    assert len(repr(item.fields)) <= len(text) + slack
+    assert sum(len(pair.candidate) for pair in item.pairs) <= len(text)
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".json"])
