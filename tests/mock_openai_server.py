@@ -18,7 +18,8 @@ As a subprocess (or with :func:`spawn`)::
     python tests/mock_openai_server.py --port 0 --latency 0.2 --failure-rate 0.1
 
 prints ``PORT <n>`` on its first stdout line, then serves until killed. ``GET /stats`` returns
-the counters, ``POST /reset`` zeroes them. ``GET /v1/models`` lists the models served;
+the counters (with the arrival time of the first request, for time-to-first-request
+figures), ``POST /reset`` zeroes them. ``GET /v1/models`` lists the models served;
 ``--api-key`` makes it answer 401 to a missing or wrong key, ``--models`` 404 to others.
 
 Failure kinds: ``429`` (with ``Retry-After``), ``500``, ``hang`` (sleeps past any sane
@@ -44,6 +45,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
@@ -86,6 +88,10 @@ class MockStats:
     usage_requested: int = 0
     #: ``GET /v1/models`` calls (not counted in ``requests``).
     model_listings: int = 0
+    #: Wall-clock times (``time.time()``, comparable across processes on one machine) at
+    #: which the first chat request and the first model listing arrived; None before.
+    first_request_at: float | None = None
+    first_listing_at: float | None = None
     completed: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     #: Request digests (model, messages, seed) of the answered requests, in order.
@@ -96,6 +102,8 @@ class MockStats:
         return {
             "requests": self.requests,
             "model_listings": self.model_listings,
+            "first_request_at": self.first_request_at,
+            "first_listing_at": self.first_listing_at,
             "streamed": self.streamed,
             "completed": self.completed,
             "failures": dict(self.failures),
@@ -185,6 +193,8 @@ class MockServer:
 
     async def _models(self, request: web.Request) -> web.Response:
         self.stats.model_listings += 1
+        if self.stats.first_listing_at is None:
+            self.stats.first_listing_at = time.time()
         refused = self._refuse_key(request)
         if refused is not None:
             return refused
@@ -202,6 +212,8 @@ class MockServer:
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         cfg = self.config
         self.stats.requests += 1
+        if self.stats.first_request_at is None:
+            self.stats.first_request_at = time.time()
         auth = request.headers.get("Authorization")
         if auth:
             self.stats.auth_headers.add(auth)
