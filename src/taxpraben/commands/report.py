@@ -8,15 +8,6 @@ from typing import Annotated
 import typer
 
 from taxpraben.commands.common import cli_console
-from taxpraben.report import (
-    ReportError,
-    build_leaderboard,
-    load_results,
-    print_leaderboard,
-    print_summary,
-    write_reports,
-)
-from taxpraben.report.leaderboard import save_leaderboard
 from taxpraben.report.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
@@ -57,6 +48,17 @@ def report(
     ] = False,
 ) -> None:
     """Rebuild report.md and report.html of one directory; with several, rank them in a leaderboard."""
+    # The report code (jinja2, numpy) is loaded here, not when the command line is built.
+    from taxpraben.report import (
+        ReportError,
+        build_leaderboard,
+        load_results,
+        print_leaderboard,
+        print_summary,
+        write_reports,
+    )
+    from taxpraben.report.leaderboard import save_leaderboard
+
     console = cli_console()
     try:
         board = None

@@ -14,10 +14,11 @@ import asyncio
 import re
 import shlex
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -39,9 +40,10 @@ from taxpraben.commands.common import (
     TaskDirOpt,
     TasksOpt,
     cli_console,
+    use_local_models_if_hub_unreachable,
 )
 from taxpraben.commands.inspect_data import registry_or_exit
-from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
+from taxpraben.commands.score import load_data_or_exit, score_and_report
 from taxpraben.data.loader import LoadedData
 from taxpraben.locks import DirectoryLock, InUseError, sole_cache_user
 from taxpraben.metrics.defaults import (
@@ -63,6 +65,9 @@ from taxpraben.models.streaming import IDLE_TIMEOUT_S
 from taxpraben.predictions import Prediction, write_predictions
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.tasks import Registry
+
+if TYPE_CHECKING:
+    from taxpraben.scoring import ScoringSettings
 
 
 def model_slug(spec: str) -> str:
@@ -93,6 +98,40 @@ def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Pre
         )
     }
     return sorted(predictions, key=lambda p: (position.get((p.task, p.id), -1), p.run))
+
+
+class ScoringOptionError(Exception):
+    """A scoring option (``--profile``...) that is not valid; the message says why."""
+
+
+def scoring_settings(no_semantic: bool, options: dict[str, Any]) -> ScoringSettings:
+    """The scoring settings of the options, validated (:class:`ScoringOptionError` if not).
+
+    Building them imports the scoring pipeline (numpy, the parsers: about a second on a small
+    machine), so `run` does it in a thread while the first requests go out.
+    """
+    from taxpraben.scoring import ScoringSettings
+
+    try:
+        return ScoringSettings(semantic=not no_semantic, progress=True, **options)
+    except ValueError as exc:
+        raise ScoringOptionError(str(exc)) from exc
+
+
+async def generate(runner: Runner, requests: list[Request], settings: Future[ScoringSettings]) -> list[Prediction]:
+    """``runner.run(requests)``, stopped at once if the scoring settings turn out invalid.
+
+    The settings are checked while the requests go out; a bad option costs at most the
+    completions received meanwhile, and those are in the cache.
+    """
+    generation = asyncio.ensure_future(runner.run(requests))
+    checked = asyncio.wrap_future(settings)
+    await asyncio.wait({generation, checked}, return_when=asyncio.FIRST_EXCEPTION)
+    if checked.done() and checked.exception() is not None:
+        generation.cancel()
+        await asyncio.gather(generation, return_exceptions=True)
+        raise checked.exception()  # type: ignore[misc]
+    return await generation
 
 
 def resume_hint(cache: CompletionCache | None, runner: Runner) -> str:
@@ -268,8 +307,8 @@ def run(
     console = cli_console()
     started = datetime.now(timezone.utc)
     registry = registry_or_exit(task_dir, console)
-    settings = settings_from_options(
-        console, no_semantic=no_semantic, profile=profile, bertscore_model=bertscore_model,
+    scoring_options = dict(
+        profile=profile, bertscore_model=bertscore_model,
         bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
         bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
         bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
@@ -299,6 +338,7 @@ def run(
         raise typer.Exit(2) from exc
     out_dir = out or Path("runs") / f"{model_slug(model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:
+        pool = held.enter_context(ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring"))
         try:
             held.enter_context(DirectoryLock(out_dir))
         except (InUseError, OSError) as exc:
@@ -337,8 +377,14 @@ def run(
             cache=store,
             console=cli_console(stderr=True),
         )
+        # The data's modules are loaded (above): the thread imports only the scoring side.
+        settings_ready = pool.submit(scoring_settings, no_semantic, scoring_options)
         try:
-            predictions = asyncio.run(runner.run(requests))
+            predictions = asyncio.run(generate(runner, requests, settings_ready))
+            settings = settings_ready.result()
+        except ScoringOptionError as exc:
+            console.print(str(exc), style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from exc
         except KeyboardInterrupt:
             hint = resume_hint(store, runner)
             console.print(hint, style="yellow", markup=False, highlight=False, soft_wrap=True)
@@ -388,6 +434,8 @@ def run(
                 "completion_tokens": stats.completion_tokens,
             },
         }
+        if settings.semantic:  # only now: the probe must not delay the first request
+            use_local_models_if_hub_unreachable([settings.bertscore_model, settings.bartscore_model], console)
         score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
 
         failed_items = sum(1 for p in predictions if p.error)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.metrics import accuracy_score, f1_score
 
 MISSING_LABEL = "missing"
 
@@ -23,6 +22,10 @@ def classification_metrics(golds: Sequence[str], preds: Sequence[str]) -> dict[s
         raise ValueError(f"{len(golds)} golds but {len(preds)} predictions")
     if not golds:
         raise ValueError("no items to score")
+    # sklearn is loaded on first use: importing it costs seconds and ~150 MB, which a run
+    # without classification tasks (or the start of any run) should not pay.
+    from sklearn.metrics import accuracy_score, f1_score
+
     labels = sorted(set(golds))
     return {
         "acc": float(accuracy_score(golds, preds)),

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 20260401
@@ -65,6 +67,8 @@ def paired_bootstrap(
     seed: int = DEFAULT_SEED,
 ) -> PairedTest | None:
     """Test A against B over the items of ``tasks`` both scored; None when they share none."""
+    import numpy as np  # here, not at the top: `taxpraben run` need not load it to start
+
     diffs: list[np.ndarray] = []
     used: list[str] = []
     for task in tasks:
