@@ -281,3 +281,41 @@ def test_spec_number_field_of_a_text_gold_must_be_a_number(tmp_path: Path) -> No
     errors = errors_of(tmp_path)
     assert [(e.line, e.field) for e in errors] == [(1, "answer")]
     assert "gold field '罚款' must be a number" in errors[0].message
+
+
+def test_data_stream_yields_what_load_data_keeps_and_the_same_errors(tmp_path: Path) -> None:
+    """`run` reads the data as a DataStream while it sends: same records, same order, same
+    problems as load_data once read to the end."""
+    from taxpraben.data.loader import DataStream
+
+    write_jsonl(tmp_path / "d" / "TaxCalc.jsonl", CALC)
+    write_jsonl(tmp_path / "d" / "TaxTopic.jsonl", TOPIC)
+    stream = DataStream(tmp_path / "d", REG, None, 2)
+    with pytest.raises(RuntimeError):
+        stream.result()  # not read yet
+    streamed = list(stream)
+    loaded = load_data(tmp_path / "d", REG, None, 2)
+    assert streamed == [r for records in loaded.records.values() for r in records]
+    assert [r.id for r in streamed] == ["7", "t2", "c1", "c2"]  # registry order of tasks
+    assert stream.result() == loaded
+
+    bad = [*CALC, {"id": "c3", "query": "计算", "answer": "很多"}]
+    write_jsonl(tmp_path / "e" / "TaxCalc.jsonl", bad)
+    stream = DataStream(tmp_path / "e", REG)
+    assert [r.id for r in stream] == ["c1", "c2"]  # the good records come first...
+    with pytest.raises(DataError) as streamed_error:
+        stream.result()  # ...and the faulty one is refused at the end, as load_data does
+    with pytest.raises(DataError) as loaded_error:
+        load_data(tmp_path / "e", REG)
+    assert str(streamed_error.value) == str(loaded_error.value)
+    assert "TaxCalc.jsonl:3" in str(streamed_error.value)
+
+
+def test_run_stops_on_faulty_data_and_keeps_what_it_received(tmp_path: Path) -> None:
+    bad = [*CALC, {"id": "c3", "query": "计算", "answer": "很多"}]
+    write_jsonl(tmp_path / "e" / "TaxCalc.jsonl", bad)
+    res = CliRunner().invoke(app, ["run", "--model", "baseline:oracle", "--data", str(tmp_path / "e"),
+                                   "--runs", "2", "--no-semantic", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert res.exit_code == 1, res.output
+    assert "TaxCalc.jsonl:3" in res.output and "a TaxCalc gold must be a number" in res.output
+    assert not (tmp_path / "o" / "results.json").exists()

@@ -32,10 +32,12 @@ and copied to the other runs.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from rich.console import Console
@@ -45,7 +47,6 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
-    TextColumn,
     TimeRemainingColumn,
 )
 from rich.text import Text
@@ -59,6 +60,9 @@ from taxpraben.models.base import (
     Request,
 )
 from taxpraben.predictions import Prediction
+
+#: Requests read from a lazy feed between two turns of the event loop.
+_CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,21 @@ def estimate_tokens(request: Request, config: GenerationConfig) -> int:
     return sum(len(m.get("content") or "") for m in request.messages) + config.max_tokens
 
 
+class _LabelColumn(ProgressColumn):
+    """The model, and how many generations came from the cache (known as the data is read)."""
+
+    def __init__(self, spec: str, stats: RunStats) -> None:
+        super().__init__()
+        self._spec = spec
+        self._stats = stats
+
+    def render(self, task: Task) -> Text:
+        label = Text(self._spec, style="bold")
+        if self._stats.cached:
+            label.append(f" ({self._stats.cached} cached)")
+        return label
+
+
 class _RateColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
@@ -232,6 +251,13 @@ class Runner:
         self.stats = RunStats()
         self._limiter = RateLimiter(self.settings.rpm, self.settings.tpm)
         self._results: dict[str, Completion | BackendError] = {}
+        #: Every request read so far with its group key; the distinct ones; those to send.
+        self._order: list[tuple[str, Request]] = []
+        self._unique: dict[str, Request] = {}
+        self._queue: deque[tuple[str, Request]] = deque()
+        #: Resolved when more requests were read (see _wait_fed); the feed is exhausted.
+        self._fed: asyncio.Future[None] | None = None
+        self._exhausted = False
         self._unsaved: list[tuple[str, Completion, Request]] = []
         self._save_error: CacheError | None = None
         self._progress: Progress | None = None
@@ -255,38 +281,104 @@ class Runner:
         task, item, run = request.key
         return f"{task}\x00{item}\x00{run}"
 
-    async def run(self, requests: Sequence[Request]) -> list[Prediction]:
-        """Predictions for ``requests``, in their order (failed items carry ``error``)."""
-        stats = self.stats
-        stats.predictions = len(requests)
-        stats.shared_generation = self.backend.shares_runs(self.config)
-        keys = [self._group_key(r) for r in requests]
-        unique: dict[str, Request] = {}
-        for key, request in zip(keys, requests, strict=True):
-            if key not in unique:
-                # For shared generation the representative is the run-0 request.
-                unique[key] = (
-                    replace(request, run=0, seed=self.config.seed_for(0))
-                    if stats.shared_generation
-                    else request
-                )
-        stats.unique = len(unique)
-        if self.cache is not None:
-            self._results.update(self.cache.get_many(unique))
-        stats.cached = len(self._results)
-        missing = [(k, r) for k, r in unique.items() if k not in self._results]
-        stats.to_send = len(missing)
+    async def run(self, requests: Iterable[Request]) -> list[Prediction]:
+        """Predictions for ``requests``, in their order (failed items carry ``error``).
+
+        ``requests`` may be a lazy iterable (the records still being read and checked): it
+        is read in chunks between turns of the event loop, so the first requests are on the
+        wire while the rest is still being produced; an exception it raises (a
+        ``DataError``) stops the run and propagates. A batched backend (``batch_size`` > 1)
+        gets the whole list first, so that its batches do not depend on reading speed.
+        """
+        self.stats.shared_generation = self.backend.shares_runs(self.config)
+        self._order, self._unique, self._queue = [], {}, deque()
+        self._fed, self._exhausted = None, False
+        feed = iter(requests)
         try:
-            if missing:
-                await self._preflight()
-                await self._send_all(missing)
+            if self.backend.batch_size > 1:
+                self._take(feed, None)
+            await self._drive(feed)
         finally:
             self._save()
             await self.backend.aclose()
             self._stop_progress()
         if self._save_error is not None:
             raise self._save_error
-        return [self._prediction(r, self._results[k]) for k, r in zip(keys, requests, strict=True)]
+        return [self._prediction(r, self._results[k]) for k, r in self._order]
+
+    def _take(self, feed: Iterator[Request], count: int | None) -> bool:
+        """Read up to ``count`` requests (None: all) from ``feed``; look their keys up in the
+        cache and queue what is missing. True when ``feed`` is exhausted."""
+        stats = self.stats
+        new: dict[str, Request] = {}
+        exhausted = True
+        for request in feed if count is None else itertools.islice(feed, count):
+            key = self._group_key(request)
+            self._order.append((key, request))
+            if key not in self._unique and key not in new:
+                # For shared generation the representative is the run-0 request.
+                new[key] = (
+                    replace(request, run=0, seed=self.config.seed_for(0))
+                    if stats.shared_generation
+                    else request
+                )
+        else:
+            exhausted = count is None or len(self._order) - stats.predictions < count
+        self._unique.update(new)
+        stats.predictions = len(self._order)
+        stats.unique = len(self._unique)
+        if self.cache is not None and new:
+            found = self.cache.get_many(new)
+            self._results.update(found)
+            stats.cached += len(found)
+        missing = [(k, r) for k, r in new.items() if k not in self._results]
+        self._queue.extend(missing)
+        stats.to_send += len(missing)
+        if missing and self._progress is not None and self._task_id is not None:
+            self._progress.update(self._task_id, total=stats.to_send)  # type: ignore[arg-type]
+        self._exhausted = exhausted
+        if self._fed is not None:  # wake every worker waiting for work
+            self._fed.set_result(None)
+            self._fed = None
+        return exhausted
+
+    async def _produce(self, feed: Iterator[Request]) -> None:
+        """Read the rest of ``feed`` chunk by chunk, letting the workers send in between."""
+        while not self._take(feed, _CHUNK):
+            await asyncio.sleep(0)
+
+    async def _drive(self, feed: Iterator[Request]) -> None:
+        """Read, look up and send: the first chunk at once, the rest while sending."""
+        if not self._exhausted:
+            self._take(feed, _CHUNK)
+        producer = asyncio.ensure_future(self._produce(feed)) if not self._exhausted else None
+        try:
+            while not self._queue and not self._exhausted:  # nothing to send yet: read on
+                await self._wait_fed(producer)
+            if producer is not None and producer.done():
+                producer.result()  # a DataError ends the run here
+            if self._queue:
+                await self._preflight()
+                await self._send_all(producer)
+            if producer is not None:
+                await producer
+        finally:
+            if producer is not None and not producer.done():
+                producer.cancel()
+                await asyncio.gather(producer, return_exceptions=True)
+
+    async def _wait_fed(self, producer: asyncio.Future[None] | None) -> None:
+        """Until the producer has read more requests or ended (its exception propagates).
+
+        One future per round, resolved by the next :meth:`_take`: every waiter holds the
+        same one, so no wake-up can be missed.
+        """
+        if self._fed is None:
+            self._fed = asyncio.get_running_loop().create_future()
+        waiting: set[asyncio.Future[None]] = {self._fed} if producer is None else {self._fed, producer}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if producer is not None and producer.done():
+            producer.result()
 
     async def _preflight(self) -> None:
         check = getattr(self.backend, "preflight", None) if self.settings.preflight else None
@@ -314,20 +406,33 @@ class Runner:
                 f"{now - self._first_unreachable:.1f} s: stopped"
             )
 
-    async def _send_all(self, missing: list[tuple[str, Request]]) -> None:
+    async def _send_all(self, producer: asyncio.Future[None] | None) -> None:
+        """Send the queue with ``concurrency`` items in flight until the feed is exhausted."""
         size = max(1, self.backend.batch_size)
-        batches = [missing[i : i + size] for i in range(0, len(missing), size)]
-        workers = max(1, min(len(batches), self.settings.concurrency // size or 1))
-        self._start_progress(len(missing))
-        feed = iter(batches)
+        workers = max(1, self.settings.concurrency // size or 1)
+        if self._exhausted:
+            workers = min(workers, -(-len(self._queue) // size))
+        self._start_progress(self.stats.to_send)
 
         async def worker() -> None:
-            for batch in feed:  # one shared iterator: each batch goes to one worker
-                await self._process(batch)
+            while True:
+                if self._queue:  # one shared queue: each batch goes to one worker
+                    batch = [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
+                    await self._process(batch)
+                elif self._exhausted:
+                    return
+                else:
+                    await self._wait_fed(producer)
 
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
+        # The producer is watched too: a data error stops the sending at once.
+        watched: set[asyncio.Future[None]] = set(tasks) if producer is None else {*tasks, producer}
         try:
-            await asyncio.gather(*tasks)
+            while not all(t.done() for t in tasks):
+                done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_EXCEPTION)
+                for t in done:
+                    t.result()  # re-raises a worker's or the producer's exception
+                watched -= done
         finally:
             for t in tasks:
                 t.cancel()
@@ -443,9 +548,8 @@ class Runner:
     def _start_progress(self, total: int) -> None:
         if not self.settings.progress:
             return
-        cached = f" ({self.stats.cached} cached)" if self.stats.cached else ""
         self._progress = Progress(
-            TextColumn(f"[bold]{self.backend.spec}[/]{cached}"),
+            _LabelColumn(self.backend.spec, self.stats),
             BarColumn(),
             MofNCompleteColumn(),
             _RateColumn(),

@@ -14,6 +14,7 @@ import asyncio
 import re
 import shlex
 import sys
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime, timezone
@@ -43,8 +44,8 @@ from taxpraben.commands.common import (
     use_local_models_if_hub_unreachable,
 )
 from taxpraben.commands.inspect_data import registry_or_exit
-from taxpraben.commands.score import load_data_or_exit, score_and_report
-from taxpraben.data.loader import LoadedData
+from taxpraben.commands.score import score_and_report, split_tasks
+from taxpraben.data.loader import DataError, DataStream, LoadedData
 from taxpraben.locks import DirectoryLock, InUseError, sole_cache_user
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
@@ -77,16 +78,20 @@ def model_slug(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{kind}-{name}").strip("-")
 
 
-def build_requests(
-    loaded: LoadedData, registry: Registry, config: GenerationConfig, runs: int
-) -> list[Request]:
-    """One request per (record, run), run-major (so a sampled local batch shares a seed)."""
-    return [
-        build_request(record, run, config, registry[task])
-        for run in range(runs)
-        for task, records in loaded.records.items()
-        for record in records
-    ]
+def stream_requests(
+    stream: DataStream, registry: Registry, config: GenerationConfig, runs: int
+) -> Iterator[Request]:
+    """One request per (record, run), run-major (so a sampled local batch shares a seed),
+    while the data is read: run 0 of each record as soon as it is read and checked, the
+    other runs once every record is. Raises the data's DataError once every record has
+    been read (the runner then stops)."""
+    for record in stream:
+        yield build_request(record, 0, config, registry[record.task])
+    loaded = stream.result()
+    for run in range(1, runs):
+        for task, records in loaded.records.items():
+            for record in records:
+                yield build_request(record, run, config, registry[task])
 
 
 def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Prediction]:
@@ -344,8 +349,12 @@ def run(
         except (InUseError, OSError) as exc:
             console.print(str(exc), style="red", markup=False, highlight=False)
             raise typer.Exit(2) from exc
-        loaded = load_data_or_exit(data, registry, tasks, limit, console)
-        requests = build_requests(loaded, registry, config, runs)
+        try:  # the records are read while the first requests go out (stream_requests)
+            stream = DataStream(data, registry, split_tasks(tasks), limit)
+        except (DataError, KeyError) as exc:
+            console.print(str(exc).strip("'\""), style="red", markup=False, highlight=False)
+            raise typer.Exit(1) from exc
+        requests = stream_requests(stream, registry, config, runs)
 
         store: CompletionCache | None = None
         if not no_cache and backend.cacheable:
@@ -385,6 +394,12 @@ def run(
         except ScoringOptionError as exc:
             console.print(str(exc), style="red", markup=False, highlight=False)
             raise typer.Exit(2) from exc
+        except DataError as exc:
+            console.print(str(exc), style="red", markup=False, highlight=False)
+            if runner.stats.done:
+                console.print(f"The {runner.stats.done} completions received before the data was "
+                              "found faulty are in the cache.", markup=False, highlight=False)  # fmt: skip
+            raise typer.Exit(1) from exc
         except KeyboardInterrupt:
             hint = resume_hint(store, runner)
             console.print(hint, style="yellow", markup=False, highlight=False, soft_wrap=True)
@@ -401,6 +416,9 @@ def run(
             if store is not None:
                 store.close()
 
+        loaded = stream.result()
+        for warning in loaded.warnings:
+            console.print(str(warning), style="yellow", markup=False, highlight=False)
         stats = runner.stats
         predictions = in_data_order(predictions, loaded)
         try:
