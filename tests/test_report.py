@@ -326,3 +326,27 @@ def test_print_summary(result_dir: Path):
     assert fmt.stat(results["tasks"]["TaxCalc"]["score"]) in text
     assert "By Bloom level:" in text
     assert str(result_dir / "report.html") in text
+
+
+@pytest.mark.parametrize("compress_above", [None, 0])
+def test_streamed_browser_data_is_the_in_memory_payload_byte_for_byte(full_dir: Path, compress_above: int | None):
+    """write_reports streams the samples (BrowserData, one task at a time): the page's data
+    must be exactly embedded_samples(browser_payload(...)), plain or gzip + base64, whatever
+    the order of the lines in samples.jsonl."""
+    import io
+    import random
+
+    from taxpraben.report.load import ordered_tasks
+    from taxpraben.report.samples import BrowserData, write_embedded
+
+    results, samples = load_results(full_dir), load_samples(full_dir)
+    order = [row.name for row in ordered_tasks(results)]
+    expected = str(embedded_samples(browser_payload(samples, order), compress_above=compress_above))
+    shuffled = list(samples)
+    random.Random(7).shuffle(shuffled)  # tasks interleaved: not the order the pipeline writes
+    for lines in (samples, shuffled):
+        out = io.StringIO()
+        with BrowserData(iter(lines), order) as data:
+            assert data.n_samples == len(samples)
+            write_embedded(out, data, compress_above=compress_above)
+        assert out.getvalue() == expected

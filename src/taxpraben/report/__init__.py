@@ -55,18 +55,18 @@ def write_reports(out_dir: Path) -> list[Path]:
     Returns the two paths. Raises ``ReportError`` when results.json is missing or unreadable;
     a missing samples.jsonl only leaves the sample browser empty.
     """
-    from taxpraben.atomic import write_text_atomically
-    from taxpraben.report.html import render_html
-    from taxpraben.report.load import load_results, load_samples, model_label
+    from taxpraben.atomic import atomic_writer, write_text_atomically
+    from taxpraben.report.html import write_html
+    from taxpraben.report.load import iter_samples, load_results, model_label
     from taxpraben.report.markdown import render_markdown
 
     out_dir = Path(out_dir)
     results = load_results(out_dir)
-    samples = load_samples(out_dir)
     label = model_label(results, out_dir)
     md_path, html_path = out_dir / REPORT_MD, out_dir / REPORT_HTML
     write_text_atomically(md_path, render_markdown(results, label=label))
-    write_text_atomically(html_path, render_html(results, samples, label=label))
+    with atomic_writer(html_path) as fh:  # samples streamed: never all in memory at once
+        write_html(fh, results, iter_samples(out_dir), label=label)
     return [md_path, html_path]
 
 

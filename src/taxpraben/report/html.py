@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Sequence
+import io
+import uuid
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, TextIO
 
 import jinja2
 from markupsafe import Markup
@@ -21,7 +23,7 @@ from markupsafe import Markup
 from taxpraben import __version__
 from taxpraben.report import plots, tables
 from taxpraben.report.load import model_label, ordered_tasks
-from taxpraben.report.samples import COMPRESS_ABOVE, browser_payload, embedded_samples
+from taxpraben.report.samples import COMPRESS_ABOVE, PREDICTION_LIMIT, BrowserData, write_embedded
 
 
 @cache
@@ -51,47 +53,72 @@ def content_security_policy(script: str) -> str:
 
 def render_html(
     results: dict[str, Any],
-    samples: Sequence[dict[str, Any]],
+    samples: Iterable[dict[str, Any]],
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,
 ) -> str:
     """The whole report.html for one result directory (samples embedded for the browser)."""
+    out = io.StringIO()
+    write_html(out, results, samples, label=label, compress_above=compress_above)
+    return out.getvalue()
+
+
+def write_html(
+    out: TextIO,
+    results: dict[str, Any],
+    samples: Iterable[dict[str, Any]],
+    *,
+    label: str | None = None,
+    compress_above: int | None = COMPRESS_ABOVE,
+) -> None:
+    """:func:`render_html` written into ``out`` as it is produced.
+
+    ``samples`` is read once, one line at a time (``iter_samples``): the sample browser's
+    data is built task by task in temporary files (:class:`BrowserData`) and streamed into
+    the page, so the report of the full benchmark never holds its 36.5K samples at once.
+    """
     label = label or model_label(results)
     meta = results.get("meta") or {}
     task_order = [row.name for row in ordered_tasks(results)]
-    payload = browser_payload(samples, task_order)
     script = asset("report.js")
-    note = (
-        f"Texts longer than {payload['limits']['prediction']} characters are cut in this page "
-        "(the full texts are in samples.jsonl)."
-    )
-    if not samples:
-        note = "samples.jsonl was not found: there is nothing to browse."
-    template = environment().get_template("report.html.j2")
-    return template.render(
-        title=f"TaxPraBen report: {label}",
-        label=label,
-        version=__version__,
-        profile=meta.get("profile") or "?",
-        data_hash=meta.get("data_hash") or "?",
-        n_tasks=len(results.get("tasks", {})),
-        overall=tables.overall_summary(results),
-        banner=tables.problem_banner(results),
-        paper=tables.paper_table(results),
-        groups=tables.group_tables(results),
-        failures=tables.failure_table(results),
-        fields=tables.field_table(results),
-        per_run=tables.per_run_table(results),
-        config=tables.configuration(results),
-        plot_tasks=plots.task_bars(results),
-        plot_radar=plots.bloom_radar(results),
-        plot_failures=plots.failure_bars(results),
-        plot_distributions=plots.score_distributions(results, samples),
-        sample_tasks=payload["tasks"],
-        sample_note=note,
-        sample_json=embedded_samples(payload, compress_above=compress_above),
-        css=Markup(asset("report.css")),
-        script=Markup(script),
-        csp=content_security_policy(script),
-    )
+    with BrowserData(samples, task_order) as data:
+        note = (
+            f"Texts longer than {PREDICTION_LIMIT} characters are cut in this page "
+            "(the full texts are in samples.jsonl)."
+        )
+        if not data.n_samples:
+            note = "samples.jsonl was not found: there is nothing to browse."
+        # The page is rendered around a marker that the (large) sample data then replaces.
+        marker = f"taxpraben-sample-data-{uuid.uuid4().hex}"
+        template = environment().get_template("report.html.j2")
+        page = template.render(
+            title=f"TaxPraBen report: {label}",
+            label=label,
+            version=__version__,
+            profile=meta.get("profile") or "?",
+            data_hash=meta.get("data_hash") or "?",
+            n_tasks=len(results.get("tasks", {})),
+            overall=tables.overall_summary(results),
+            banner=tables.problem_banner(results),
+            paper=tables.paper_table(results),
+            groups=tables.group_tables(results),
+            failures=tables.failure_table(results),
+            fields=tables.field_table(results),
+            per_run=tables.per_run_table(results),
+            config=tables.configuration(results),
+            plot_tasks=plots.task_bars(results),
+            plot_radar=plots.bloom_radar(results),
+            plot_failures=plots.failure_bars(results),
+            plot_distributions=plots.score_histograms(results, data.scores),
+            sample_tasks=data.tasks,
+            sample_note=note,
+            sample_json=Markup(marker),
+            css=Markup(asset("report.css")),
+            script=Markup(script),
+            csp=content_security_policy(script),
+        )
+        head, tail = page.split(marker)
+        out.write(head)
+        write_embedded(out, data, compress_above=compress_above)
+        out.write(tail)

@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 
 from taxpraben.report import format as fmt
 from taxpraben.report.load import bloom_levels, ordered_tasks
+from taxpraben.report.samples import score_values
 
 BLOOM_COLOURS = {
     "remember": "#4e79a7",
@@ -136,10 +137,15 @@ def score_distributions(
     """Small histograms of per-item BERTScore and BARTScore for each semantic task, all runs."""
     values: dict[tuple[str, str], list[float]] = {}
     for line in samples:
-        for metric in ("bertscore", "bartscore"):
-            v = (line.get("scores") or {}).get(metric)
-            if isinstance(v, (int, float)) and line.get("status") == "ok":
-                values.setdefault((line.get("task", ""), metric), []).append(float(v))
+        for metric, value in score_values(line):
+            values.setdefault((line.get("task", ""), metric), []).append(value)
+    return score_histograms(results, values, bins)
+
+
+def score_histograms(
+    results: dict[str, Any], values: dict[tuple[str, str], list[float]], bins: int = 20
+) -> Markup | None:
+    """The histograms of :func:`score_distributions` from the values by (task, metric)."""
     if not values:
         return None
     tasks = [

@@ -15,11 +15,16 @@ data (the full benchmark) is gzip-compressed and base64-encoded inside that elem
 from __future__ import annotations
 
 import base64
+import codecs
 import gzip
 import json
+import pickle
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
+from typing import IO, Any, TextIO
 
 from markupsafe import Markup
 
@@ -101,62 +106,59 @@ def _fields(fields: Any) -> list[list[Any]] | None:
     return out
 
 
-def browser_payload(samples: Iterable[dict[str, Any]], task_order: Sequence[str]) -> dict[str, Any]:
-    """The sample browser's data: one entry per (task, id) with its runs side by side."""
-    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for line in samples:
-        grouped.setdefault((str(line.get("task")), str(line.get("id"))), []).append(line)
-    tasks = list(task_order) + sorted({task for task, _ in grouped} - set(task_order))
-    index = {name: i for i, name in enumerate(tasks)}
+def browser_item(task_index: int, item_id: str, lines: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[str], int]:
+    """One (task, id) of the browser with its runs side by side (``lines``: its samples);
+    also the score names it shows, in order, and how many of its predictions were cut."""
+    lines = sorted(lines, key=lambda x: x.get("run", 0))
+    gold, gold_cut = _cut(lines[0].get("gold"), GOLD_LIMIT)
+    item: dict[str, Any] = {"t": task_index, "i": item_id, "g": gold}
+    if gold_cut:
+        item["gc"] = gold_cut
+    query = next((x.get("query") for x in lines if x.get("query")), None)
+    if query is not None:  # not in schema v1; shown when a scorer provides it
+        item["q"], query_cut = _cut(query, GOLD_LIMIT)
+        if query_cut:
+            item["qc"] = query_cut
     metrics: list[str] = []
-    items = []
     cut_texts = 0
-    for task, item_id in sorted(grouped, key=lambda k: (index[k[0]], _natural_key(k[1]))):
-        lines = sorted(grouped[(task, item_id)], key=lambda x: x.get("run", 0))
-        gold, gold_cut = _cut(lines[0].get("gold"), GOLD_LIMIT)
-        item: dict[str, Any] = {"t": index[task], "i": item_id, "g": gold}
-        if gold_cut:
-            item["gc"] = gold_cut
-        query = next((x.get("query") for x in lines if x.get("query")), None)
-        if query is not None:  # not in schema v1; shown when a scorer provides it
-            item["q"], query_cut = _cut(query, GOLD_LIMIT)
-            if query_cut:
-                item["qc"] = query_cut
-        seen: dict[str, int] = {}
-        runs = []
-        for k, line in enumerate(lines):
-            entry: dict[str, Any] = {
-                "n": line.get("run", k),
-                "st": STATUS_CODES.get(line.get("status"), "o"),
-            }
-            prediction = _as_text(line.get("prediction"))
-            if prediction is not None and prediction in seen:
-                entry["p"] = seen[prediction]  # same text as an earlier run: a reference
-            elif prediction is not None:
-                seen[prediction] = k
-                entry["p"], cut = _cut(prediction, PREDICTION_LIMIT)
-                if cut:
-                    entry["pc"] = cut
-                    cut_texts += 1
-            extracted, extracted_cut = _cut(line.get("extracted"), EXTRACTED_LIMIT)
-            if extracted is not None:
-                entry["x"] = extracted
-            if extracted_cut:
-                entry["xc"] = extracted_cut
-            if line.get("score") is not None:
-                entry["s"] = _round(line["score"])
-            scores = {k2: _round(v) for k2, v in (line.get("scores") or {}).items()}
-            if scores:
-                entry["sc"] = scores
-                metrics.extend(m for m in scores if m not in metrics)
-            fields = _fields(line.get("fields"))
-            if fields:
-                entry["f"] = fields
-            if line.get("error"):
-                entry["e"] = _cut(line["error"], EXTRACTED_LIMIT)[0]
-            runs.append(entry)
-        item["r"] = runs
-        items.append(item)
+    seen: dict[str, int] = {}
+    runs = []
+    for k, line in enumerate(lines):
+        entry: dict[str, Any] = {
+            "n": line.get("run", k),
+            "st": STATUS_CODES.get(line.get("status"), "o"),
+        }
+        prediction = _as_text(line.get("prediction"))
+        if prediction is not None and prediction in seen:
+            entry["p"] = seen[prediction]  # same text as an earlier run: a reference
+        elif prediction is not None:
+            seen[prediction] = k
+            entry["p"], cut = _cut(prediction, PREDICTION_LIMIT)
+            if cut:
+                entry["pc"] = cut
+                cut_texts += 1
+        extracted, extracted_cut = _cut(line.get("extracted"), EXTRACTED_LIMIT)
+        if extracted is not None:
+            entry["x"] = extracted
+        if extracted_cut:
+            entry["xc"] = extracted_cut
+        if line.get("score") is not None:
+            entry["s"] = _round(line["score"])
+        scores = {k2: _round(v) for k2, v in (line.get("scores") or {}).items()}
+        if scores:
+            entry["sc"] = scores
+            metrics.extend(m for m in scores if m not in metrics)
+        fields = _fields(line.get("fields"))
+        if fields:
+            entry["f"] = fields
+        if line.get("error"):
+            entry["e"] = _cut(line["error"], EXTRACTED_LIMIT)[0]
+        runs.append(entry)
+    item["r"] = runs
+    return item, metrics, cut_texts
+
+
+def _header(tasks: list[str], metrics: list[str], cut_texts: int) -> dict[str, Any]:
     return {
         "tasks": tasks,
         "metrics": metrics,
@@ -166,5 +168,145 @@ def browser_payload(samples: Iterable[dict[str, Any]], task_order: Sequence[str]
             "extracted": EXTRACTED_LIMIT,
         },
         "cut_predictions": cut_texts,
-        "items": items,
     }
+
+
+def _task_list(task_order: Sequence[str], present: Iterable[str]) -> list[str]:
+    return list(task_order) + sorted(set(present) - set(task_order))
+
+
+def browser_payload(samples: Iterable[dict[str, Any]], task_order: Sequence[str]) -> dict[str, Any]:
+    """The sample browser's data: one entry per (task, id) with its runs side by side."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for line in samples:
+        grouped.setdefault((str(line.get("task")), str(line.get("id"))), []).append(line)
+    tasks = _task_list(task_order, (task for task, _ in grouped))
+    index = {name: i for i, name in enumerate(tasks)}
+    metrics: list[str] = []
+    items = []
+    cut_texts = 0
+    for task, item_id in sorted(grouped, key=lambda k: (index[k[0]], _natural_key(k[1]))):
+        item, shown, cut = browser_item(index[task], item_id, grouped[(task, item_id)])
+        metrics.extend(m for m in shown if m not in metrics)
+        cut_texts += cut
+        items.append(item)
+    return {**_header(tasks, metrics, cut_texts), "items": items}
+
+
+def score_values(line: dict[str, Any]) -> Iterator[tuple[str, float]]:
+    """The BERTScore and BARTScore of a sample line that scored ``ok`` (for the histograms)."""
+    if line.get("status") != "ok":
+        return
+    for metric in ("bertscore", "bartscore"):
+        v = (line.get("scores") or {}).get(metric)
+        if isinstance(v, (int, float)):
+            yield metric, float(v)
+
+
+class BrowserData:
+    """The sample browser's data built in one pass over the samples, one task at a time.
+
+    The whole benchmark has 36.5K samples; holding them (or the browser's JSON for them) in
+    memory at once would make the report the peak of a run. So the samples are first sorted
+    into one temporary file per task (pickled: the lines are this process's own), then each
+    task is read back, grouped by id and written as browser items into one more temporary
+    file. :meth:`json_chunks` then yields exactly the bytes of ``json.dumps(browser_payload(...))``
+    (compact), and the histograms' values are gathered on the way (``scores``).
+    """
+
+    def __init__(self, samples: Iterable[dict[str, Any]], task_order: Sequence[str]) -> None:
+        self.n_samples = 0
+        #: (task, metric) -> the values of the histograms (plots.score_histograms).
+        self.scores: dict[tuple[str, str], list[float]] = {}
+        spilled: dict[str, IO[bytes]] = {}
+        self._items: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        try:
+            with ExitStack() as spills:
+                for line in samples:
+                    task = str(line.get("task"))
+                    fh = spilled.get(task)
+                    if fh is None:
+                        fh = spilled[task] = spills.enter_context(tempfile.TemporaryFile())
+                    pickle.dump(line, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                    self.n_samples += 1
+                    for metric, value in score_values(line):
+                        self.scores.setdefault((line.get("task", ""), metric), []).append(value)
+                self.tasks = _task_list(task_order, spilled)
+                self.metrics: list[str] = []
+                self.cut_predictions = 0
+                self.items_bytes = 0
+                for index, task in enumerate(self.tasks):
+                    if task in spilled:
+                        self._write_task(index, spilled[task])
+        except BaseException:
+            self._items.close()
+            raise
+
+    def _write_task(self, index: int, spilled: IO[bytes]) -> None:
+        spilled.seek(0)
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        while True:
+            try:
+                line = pickle.load(spilled)
+            except EOFError:
+                break
+            grouped.setdefault(str(line.get("id")), []).append(line)
+        for item_id in sorted(grouped, key=_natural_key):
+            item, shown, cut = browser_item(index, item_id, grouped[item_id])
+            self.metrics.extend(m for m in shown if m not in self.metrics)
+            self.cut_predictions += cut
+            text = json.dumps(item, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            chunk = (b"," if self.items_bytes else b"") + text.encode("utf-8")
+            self._items.write(chunk)
+            self.items_bytes += len(chunk)
+
+    def _head(self) -> bytes:
+        header = json.dumps(
+            _header(self.tasks, self.metrics, self.cut_predictions),
+            ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+        )  # fmt: skip
+        return header[:-1].encode("utf-8") + b',"items":['
+
+    @property
+    def size(self) -> int:
+        """Bytes of the whole JSON."""
+        return len(self._head()) + self.items_bytes + len(b"]}")
+
+    def json_chunks(self, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+        """The JSON of the browser data (UTF-8), in pieces."""
+        yield self._head()
+        self._items.seek(0)
+        while chunk := self._items.read(chunk_size):
+            yield chunk
+        yield b"]}"
+
+    def close(self) -> None:
+        self._items.close()
+
+    def __enter__(self) -> BrowserData:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_embedded(out: TextIO, data: BrowserData, *, compress_above: int | None = COMPRESS_ABOVE) -> None:
+    """:func:`embedded_samples` of ``data``, streamed into ``out`` (the same text)."""
+    if compress_above is None or data.size <= compress_above:
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for chunk in data.json_chunks():
+            text = decoder.decode(chunk)
+            out.write(_SCRIPT_ESCAPE_RE.sub(lambda m: _SCRIPT_ESCAPES[m.group(0)], text))
+        out.write(decoder.decode(b"", final=True))
+        return
+    # gzip.compress(raw, 6, mtime=0) is zlib with wbits=31; the same stream, fed in pieces.
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    out.write('{"gzip_base64":"')
+    carry = b""
+    for chunk in data.json_chunks():
+        carry += packer.compress(chunk)
+        whole = len(carry) - len(carry) % 3  # base64 of whole 3-byte groups only
+        out.write(base64.b64encode(carry[:whole]).decode("ascii"))
+        carry = carry[whole:]
+    out.write(base64.b64encode(carry + packer.flush()).decode("ascii"))
+    out.write(f'","bytes":{data.size}}}')
