@@ -63,6 +63,27 @@ def measure_child(cmd: list[str], root: str, env: dict[str, str]) -> dict[str, f
     }
 
 
+def time_to_first_request(cmd: list[str], root: str, env: dict[str, str], limit_s: float = 120.0) -> float:
+    """Start ``cmd``, wait for its first chat request at the server, then stop it."""
+    import subprocess
+
+    server_call(root, "/reset", "POST")
+    started = time.time()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while time.time() - started < limit_s:
+            first = server_call(root, "/stats")["first_request_at"]
+            if first is not None:
+                return first - started
+            if proc.poll() is not None:
+                raise SystemExit(f"{' '.join(cmd[:4])} ended (status {proc.returncode}) before any request")
+            time.sleep(0.02)
+        raise SystemExit(f"no request within {limit_s} s")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 BARE = """
 import asyncio, sys, time
 sys.path.insert(0, sys.argv[1])
@@ -102,6 +123,12 @@ def main() -> None:
     p.add_argument("--concurrency", type=int, default=64)
     p.add_argument("--latency", type=float, default=0.2)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument(
+        "--first-request-data",
+        type=Path,
+        help="Also measure only the time to first request of `run --runs 5` on this data "
+        "directory (e.g. make_synthetic.py's), stopping each command at its first request.",
+    )
     args = p.parse_args()
     trees = [s.resolve() for s in (args.src or [_common.ROOT / "src"])]
     print(f"machine: {_common.machine()}")
@@ -129,6 +156,18 @@ def main() -> None:
                        str(args.prompts), str(args.concurrency)]  # fmt: skip
                 bare = measure_child(cmd, root, dict(os.environ))
                 figures["bare aiohttp"].append(bare)
+            if args.first_request_data is not None:
+                _common.header(f"time to first request, run --runs 5 on {args.first_request_data}")
+                for r in range(args.rounds):
+                    for k, tree in enumerate(trees):
+                        cmd = [
+                            sys.executable, "-m", "taxpraben", "run", "--model", "openai:bench",
+                            "--base-url", root + "/v1", "--data", str(args.first_request_data),
+                            "--concurrency", str(args.concurrency), "--no-semantic",
+                            "--cache", str(work / f"first-{k}-{r}.sqlite"), "--out", str(work / f"first-{k}-{r}"),
+                        ]  # fmt: skip
+                        seconds = time_to_first_request(cmd, root, _common.quiet_env(PYTHONPATH=str(tree)))
+                        print(f"  {tree}: {seconds:.3f} s", flush=True)
         finally:
             server.kill()
             server.wait()
@@ -151,6 +190,13 @@ def main() -> None:
                 same_results = comparable_results(ref / "results.json") == comparable_results(other / "results.json")
                 same_samples = (ref / "samples.jsonl").read_bytes() == (other / "samples.jsonl").read_bytes()
                 same_predictions = comparable_predictions(ref / "predictions.jsonl") == comparable_predictions(other / "predictions.jsonl")
+                if not same_results:
+                    a, b = comparable_results(ref / "results.json"), comparable_results(other / "results.json")
+                    for key in sorted(set(a["meta"]) | set(b["meta"])):
+                        if a["meta"].get(key) != b["meta"].get(key):
+                            print(f"  meta.{key}: {a['meta'].get(key)!r} vs {b['meta'].get(key)!r}")
+                    if a.get("tasks") != b.get("tasks"):
+                        print("  tasks differ")
                 print(f"outputs of {trees[k]} vs {trees[0]}: results.json identical: {same_results}, "
                       f"samples.jsonl identical: {same_samples}, predictions.jsonl identical (latencies aside): {same_predictions}")
         print(json.dumps({"figures": figures}, default=str))
