@@ -63,6 +63,7 @@ from taxpraben.metrics.defaults import (
     ENV_BARTSCORE_WEIGHTS,
     ENV_BERTSCORE_LAYER,
     ENV_BERTSCORE_MODEL,
+    SCORER_DTYPES,
 )
 
 if TYPE_CHECKING:
@@ -99,9 +100,6 @@ _CUDA_MATCH_ELEMENTS = 1 << 28
 _CUDA_MATCH_ROWS = 1024
 # Share of the free CUDA memory that one call's stored token embeddings may take.
 _CUDA_CHUNK_FRACTION = 0.2
-
-#: ``--scorer-dtype`` values: exact float32 (default), TF32 matrix products, bfloat16 model.
-SCORER_DTYPES = ("float32", "tf32", "bf16")
 # Below this many texts a progress bar is not worth drawing.
 _PROGRESS_MIN_TEXTS = 256
 
