@@ -491,7 +491,8 @@ class BertScorer:
         self.progress = progress
         self.dtype = _check_dtype(dtype)
         self._loaded = _load_bert(model, layer, self.device, dtype)
-        # Shrunk for good after an out-of-memory error, so that later calls do not repeat it.
+        # The budget in force at the end of the last call (halved after an out-of-memory
+        # error), kept so that later calls do not repeat a failure.
         self._budget: Budget | None = None
 
     @classmethod
