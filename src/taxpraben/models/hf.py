@@ -173,6 +173,7 @@ class HFBackend:
         by_seed: dict[int | None, list[int]] = {}
         for i, r in enumerate(requests):
             by_seed.setdefault(r.seed, []).append(i)
+        shapes = [(len(prompt),) for prompt in ids]
         for seed, members in by_seed.items():
             order = sorted(members, key=lambda i: -len(ids[i]))
 
@@ -187,7 +188,6 @@ class HFBackend:
                 for i, outcome in zip(batch, done, strict=True):
                     results[i] = outcome
 
-            shapes = [(len(ids[i]),) for i in range(len(requests))]
             self._budget = run_batches(order, shapes, self._batch_budget(loaded, config), forward)
         # Every item was assigned: failures of one item are BackendErrors, never raised.
         return [r for r in results if r is not None]
@@ -196,10 +196,14 @@ class HFBackend:
         """Off CUDA, ``max_batch`` prompts; on CUDA also what the free memory holds."""
         if self._budget is not None:
             return self._budget
+        rows_only = Budget(max_cost=float("inf"), max_rows=self.max_batch)
         free = free_cuda_bytes(loaded.device)
         if free is None:
-            return Budget(max_cost=float("inf"), max_rows=self.max_batch)
-        return generation_budget(free, loaded.model.config, config.max_tokens, self.max_batch)
+            return rows_only
+        try:
+            return generation_budget(free, loaded.model.config, config.max_tokens, self.max_batch)
+        except (AttributeError, TypeError, ValueError):  # a config without the usual sizes
+            return rows_only
 
     def _generate_batch(
         self,
@@ -306,6 +310,7 @@ def generation_budget(free_bytes: float, config: Any, max_new_tokens: int, max_r
     max_new_tokens`` positions, the prefill activations of ``w`` tokens (hidden- and
     MLP-sized tensors of one layer at a time) and a vocabulary-wide float32 row of logits
     (and the copies the logits processors make). Bytes, out of ``free_bytes``."""
+    config = getattr(config, "text_config", None) or config  # multimodal configs nest it
     hidden = int(config.hidden_size)
     heads = int(config.num_attention_heads)
     kv_heads = int(getattr(config, "num_key_value_heads", None) or heads)
