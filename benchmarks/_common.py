@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -115,3 +117,17 @@ def machine() -> str:
 
 def header(title: str) -> None:
     print(f"\n== {title}", flush=True)
+
+
+def peak_rss_mib(reset: bool = False) -> float:
+    """The process's peak RSS in MiB (Linux: VmHWM, which ``reset`` restarts from the current
+    RSS, so a phase's growth can be measured on its own)."""
+    status = Path("/proc/self/status")
+    if reset:
+        with contextlib.suppress(OSError):
+            Path("/proc/self/clear_refs").write_text("5")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

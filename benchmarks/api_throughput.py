@@ -5,7 +5,8 @@ each concurrency C sends C x WAVES requests twice: once with a bare aiohttp clie
 floor of what any Python client can do against this server on this machine) and once
 through the harness (``Runner`` + ``OpenAIBackend`` + the SQLite cache + the rich progress
 bar, as ``taxpraben run`` uses them). For each it prints the achieved requests per second
-over the ideal C / L and the client's CPU seconds per 1000 requests; then the harness's
+over the ideal C / L and the client's CPU seconds per 1000 requests (the harness streamed,
+as by default, and with ``--no-stream``); then the harness's
 start-up time (interpreter, imports and the first request, in a fresh process).
 
     python benchmarks/api_throughput.py                 # L = 0.2 s, C = 1, 16, 64, 256
@@ -72,7 +73,7 @@ async def bare_aiohttp(base_url: str, n: int, concurrency: int) -> int:
     return ok
 
 
-async def harness(base_url: str, n: int, concurrency: int) -> int:
+async def harness(base_url: str, n: int, concurrency: int, stream: bool = True) -> int:
     """The harness as `taxpraben run` drives it (cache and progress bar included)."""
     config = GenerationConfig(max_tokens=64)
     records = [
@@ -80,7 +81,7 @@ async def harness(base_url: str, n: int, concurrency: int) -> int:
         for i in range(n)
     ]
     requests = [build_request(r, 0, config) for r in records]
-    backend = OpenAIBackend("bench", base_url=base_url, concurrency=concurrency)
+    backend = OpenAIBackend("bench", base_url=base_url, concurrency=concurrency, stream=stream)
     console = Console(file=io.StringIO(), force_terminal=True, width=120)
     with tempfile.TemporaryDirectory() as tmp, CompletionCache(Path(tmp) / "c.sqlite") as cache:
         runner = Runner(
@@ -169,7 +170,14 @@ def main() -> None:
     p.add_argument("--min-requests", type=int, default=10)
     args = p.parse_args()
 
-    clients: list[tuple[str, Client]] = [("bare aiohttp", bare_aiohttp), ("taxpraben", harness)]
+    async def harness_plain(base_url: str, n: int, concurrency: int) -> int:
+        return await harness(base_url, n, concurrency, stream=False)
+
+    clients: list[tuple[str, Client]] = [
+        ("bare aiohttp", bare_aiohttp),
+        ("taxpraben", harness),
+        ("taxpraben --no-stream", harness_plain),
+    ]
     try:
         import openai  # type: ignore[import-not-found]  # noqa: F401
 

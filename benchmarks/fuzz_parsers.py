@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import time
 
-import _common  # noqa: F401  (puts tests/ on sys.path)
+import _common  # (also puts tests/ on sys.path)
 
 from taxpraben.scoring.items import PROFILES, prepare_item
-from test_fuzz_parsers import HUGE, REGISTRY, TARGETS, _peak_rss_mib, _records, fuzz
+from test_fuzz_parsers import HUGE, REGISTRY, TARGETS, _records, fuzz
 
 
 def fuzz_for(name: str, seconds: float, round_size: int) -> int:
@@ -41,11 +41,11 @@ def huge_inputs() -> float:
         size = len(text.encode("utf-8")) / 1e6
         for task in REGISTRY:
             for profile in PROFILES:
-                base = _peak_rss_mib(reset=True)
+                base = _common.peak_rss_mib(reset=True)
                 start = time.perf_counter()
                 item = prepare_item(REGISTRY[task], records[task], 0, text, None, profile)  # type: ignore[arg-type]
                 elapsed = time.perf_counter() - start
-                grown = _peak_rss_mib() - base
+                grown = _common.peak_rss_mib() - base
                 worst = max(worst, elapsed)
                 print(f"{shape:<12} {size:5.1f} {task:<11} {profile:<10} {elapsed:8.2f} {grown:9.0f}  {item.status}", flush=True)
     return worst

@@ -18,11 +18,20 @@ As a subprocess (or with :func:`spawn`)::
     python tests/mock_openai_server.py --port 0 --latency 0.2 --failure-rate 0.1
 
 prints ``PORT <n>`` on its first stdout line, then serves until killed. ``GET /stats`` returns
-the counters, ``POST /reset`` zeroes them.
+the counters, ``POST /reset`` zeroes them. ``GET /v1/models`` lists the models served;
+``--api-key`` makes it answer 401 to a missing or wrong key, ``--models`` 404 to others.
 
 Failure kinds: ``429`` (with ``Retry-After``), ``500``, ``hang`` (sleeps past any sane
 per-attempt timeout), ``reset`` (drops the connection without an answer), ``malformed`` (200
-with a body that is not JSON), ``400`` (a client error, not retryable; only when asked for).
+with a body that is not JSON; streamed: a chunk that is not JSON), ``400`` (a client error,
+not retryable; only when asked for), ``stall`` (streamed: the first chunk, then silence for
+``hang_s``; only when asked for).
+
+Streaming follows OpenAI: with ``"stream": true`` the answer comes as server-sent events,
+``data: {chat.completion.chunk}`` lines (a role chunk, the reasoning and content in
+pieces, a chunk with the finish reason), a usage chunk with empty ``choices`` when
+``stream_options.include_usage`` is true, and ``data: [DONE]``. The joined text and the
+usage equal the unstreamed answer's.
 """
 
 from __future__ import annotations
@@ -60,6 +69,11 @@ class MockConfig:
     reasoning: bool = False
     #: Content of every reply; None means a deterministic digest of the request.
     fixed_reply: str | None = None
+    #: When set, requests without ``Authorization: Bearer <api_key>`` get a 401.
+    api_key: str | None = None
+    #: When set, the only models served (others get a 404, as OpenAI's model_not_found);
+    #: ``GET /v1/models`` lists them (or ``["mock"]`` when None).
+    models: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -67,6 +81,11 @@ class MockStats:
     """Counters: every request received, the ones answered, failures by kind."""
 
     requests: int = 0
+    #: Requests that asked for a stream, and those of them that asked for a usage chunk.
+    streamed: int = 0
+    usage_requested: int = 0
+    #: ``GET /v1/models`` calls (not counted in ``requests``).
+    model_listings: int = 0
     completed: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     #: Request digests (model, messages, seed) of the answered requests, in order.
@@ -76,6 +95,8 @@ class MockStats:
     def to_json(self) -> dict[str, Any]:
         return {
             "requests": self.requests,
+            "model_listings": self.model_listings,
+            "streamed": self.streamed,
             "completed": self.completed,
             "failures": dict(self.failures),
             "answered": self.answered,
@@ -124,6 +145,7 @@ class MockServer:
     def _app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
         app.router.add_get("/stats", self._stats)
         app.router.add_post("/reset", self._reset)
         return app
@@ -149,6 +171,28 @@ class MockServer:
         self.reset()
         return web.json_response({"ok": True})
 
+    def _refuse_key(self, request: web.Request) -> web.Response | None:
+        """A 401 as OpenAI words it when the key is missing or wrong; None when accepted."""
+        key = self.config.api_key
+        if key is None or request.headers.get("Authorization") == f"Bearer {key}":
+            return None
+        sent = request.headers.get("Authorization", "")
+        shown = sent.removeprefix("Bearer ")[:3] + "***" if sent else "(none)"
+        return web.json_response(
+            {"error": {"message": f"Incorrect API key provided: {shown}", "code": "invalid_api_key"}},
+            status=401,
+        )
+
+    async def _models(self, request: web.Request) -> web.Response:
+        self.stats.model_listings += 1
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        names = self.config.models or ("mock",)
+        return web.json_response(
+            {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "mock"} for n in names]}
+        )
+
     def _pick_failure(self) -> str | None:
         cfg = self.config
         if cfg.failure_rate > 0 and self._rng.random() < cfg.failure_rate:
@@ -162,12 +206,23 @@ class MockServer:
         if auth:
             self.stats.auth_headers.add(auth)
         body = await request.json()
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        if cfg.models is not None and body.get("model") not in cfg.models:
+            return web.json_response(
+                {"error": {"message": f"The model `{body.get('model')}` does not exist", "code": "model_not_found"}},
+                status=404,
+            )
         failure = self._pick_failure()
         if cfg.latency:
             await asyncio.sleep(cfg.latency)
-        if failure is not None:
+        streamed = bool(body.get("stream"))
+        self.stats.streamed += streamed
+        self.stats.usage_requested += bool(streamed and (body.get("stream_options") or {}).get("include_usage"))
+        if failure is not None and not (failure == "stall" and streamed):
             self.stats.failures[failure] += 1
-            return await self._fail(request, failure)
+            return await self._fail(request, failure, streamed)
         digest = request_digest(body)
         content = cfg.fixed_reply if cfg.fixed_reply is not None else reply_for(body)
         message: dict[str, Any] = {"role": "assistant", "content": content}
@@ -186,6 +241,10 @@ class MockServer:
                 "total_tokens": prompt_chars + len(content),
             },
         }
+        if streamed:
+            if failure == "stall":
+                self.stats.failures[failure] += 1
+            return await self._stream(request, body, payload, stall=failure == "stall")
         self.stats.completed += 1
         self.stats.answered.append(digest)
         return web.Response(
@@ -193,7 +252,42 @@ class MockServer:
             content_type="application/json",
         )
 
-    async def _fail(self, request: web.Request, kind: str) -> web.StreamResponse:
+    async def _stream(
+        self, request: web.Request, body: dict[str, Any], payload: dict[str, Any], *, stall: bool
+    ) -> web.StreamResponse:
+        """``payload`` (an unstreamed answer) sent as OpenAI chunks; ``stall``: stop after one."""
+        message = payload["choices"][0]["message"]
+        base = {"id": payload["id"], "object": "chat.completion.chunk", "created": 0, "model": payload["model"]}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            event = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return b"data: " + json.dumps(event, ensure_ascii=False).encode("utf-8") + b"\n\n"
+
+        parts = [chunk({"role": "assistant", "content": ""})]
+        if message.get("reasoning_content"):
+            parts.append(chunk({"reasoning_content": message["reasoning_content"]}))
+        content = message["content"]
+        step = max(1, len(content) // 4)
+        parts += [chunk({"content": content[i : i + step]}) for i in range(0, len(content), step)]
+        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        if stall:
+            resp = web.StreamResponse(headers=headers)
+            await resp.prepare(request)
+            await resp.write(parts[0] + parts[1])
+            await asyncio.sleep(self.config.hang_s)
+            return resp
+        parts.append(chunk({}, "stop"))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage = {**base, "choices": [], "usage": payload["usage"]}
+            parts.append(b"data: " + json.dumps(usage).encode("utf-8") + b"\n\n")
+        parts.append(b"data: [DONE]\n\n")
+        self.stats.completed += 1
+        self.stats.answered.append(request_digest(body))
+        # One body: the chunks are ready at once, and the mock (which shares the benchmark's
+        # cores) must not be the bottleneck; the client reads it as the same event stream.
+        return web.Response(body=b"".join(parts), headers=headers)
+
+    async def _fail(self, request: web.Request, kind: str, streamed: bool) -> web.StreamResponse:
         if kind == "429":
             return web.json_response(
                 {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
@@ -207,8 +301,14 @@ class MockServer:
                 {"error": {"message": "Invalid parameter: max_tokens is too large"}}, status=400
             )
         if kind == "malformed":
+            if streamed:
+                resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+                await resp.prepare(request)
+                await resp.write(b'data: {"choices": [ {"delt\n\n')
+                await resp.write_eof()
+                return resp
             return web.Response(body=b'{"choices": [ {"mess', content_type="application/json")
-        if kind == "hang":
+        if kind in ("hang", "stall"):  # unstreamed, a stall is a hang
             await asyncio.sleep(self.config.hang_s)
             return web.json_response({"error": {"message": "hung"}}, status=504)
         if kind == "reset":
@@ -274,6 +374,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--hang-s", type=float, default=30.0)
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--reasoning", action="store_true")
+    p.add_argument("--api-key", default=None, help="Require this key (401 otherwise).")
+    p.add_argument("--models", default=None, help="Comma-separated models served (404 otherwise).")
     return p.parse_args(argv)
 
 
@@ -286,6 +388,8 @@ async def _serve(args: argparse.Namespace) -> None:
         hang_s=args.hang_s,
         seed=args.seed,
         reasoning=args.reasoning,
+        api_key=args.api_key,
+        models=tuple(args.models.split(",")) if args.models else None,
     )
     server = MockServer(config, port=args.port)
     await server.start()

@@ -48,3 +48,18 @@ def test_group_is_the_per_run_mean_of_members() -> None:
 def test_percentile_interval_ignores_nan() -> None:
     assert percentile_interval(np.array([np.nan])) is None
     assert percentile_interval(np.array([1.0, 1.0])) == [1.0, 1.0]
+
+
+def test_t_interval_is_clipped_to_the_possible_range() -> None:
+    # Two runs near 0: the raw t-interval reaches far below 0, which no score can be.
+    values = [0.0, 0.1]
+    half = stats.t.ppf(0.975, 1) * np.std(values, ddof=1) / math.sqrt(2)
+    assert 0.05 - half < 0  # the low end leaves [0, 1] unclipped
+    assert run_stat(values)["ci95"] == pytest.approx([0.0, 0.05 + half])
+    near_one = [0.98, 1.0, 0.99]
+    half = stats.t.ppf(0.975, 2) * np.std(near_one, ddof=1) / math.sqrt(3)
+    assert run_stat(near_one)["ci95"] == pytest.approx([np.mean(near_one) - half, 1.0])
+    # Raw BARTScore is a log-likelihood: at most 0, not bounded below.
+    raw = [-0.05, -0.9]
+    half = stats.t.ppf(0.975, 1) * np.std(raw, ddof=1) / math.sqrt(2)
+    assert run_stat(raw)["ci95"] == pytest.approx([np.mean(raw) - half, 0.0])

@@ -89,7 +89,7 @@ def test_score_refuses_duplicates_and_bad_files(tmp_path: Path) -> None:
     bad = tmp_path / "b.jsonl"
     bad.write_text('{"task": "TaxCalc", "id": "1", "run": 0, "prediction": "1"}\n{"task": \n', encoding="utf-8")
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(bad), "--out", str(tmp_path / "o")])
-    assert res.exit_code == 1 and "b.jsonl:2" in res.output.replace("\n", "")
+    assert res.exit_code == 1 and any("b.jsonl:2" in line for line in res.output.splitlines())
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(dup), "--tasks", "TaxCalk"])
     assert res.exit_code == 1 and "did you mean 'TaxCalc'" in res.output
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(dup), "--profile", "helm"])
@@ -151,3 +151,123 @@ def test_scorer_dtype_reaches_the_scorers_and_results(tmp_path: Path, tiny_xlnet
     assert scores["bf16"] != scores["float32"]
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(preds), "--scorer-dtype", "fp8"])
     assert res.exit_code == 2 and "unknown scorer dtype" in res.output
+
+
+def test_score_refuses_a_file_that_is_not_a_result(tmp_path: Path) -> None:
+    """An empty file, or one matching no item, exits 1 with what was expected; nothing is written."""
+    loaded = load_data("sample", REG, ["TaxCalc", "TaxSum"])
+    first_id = loaded.records["TaxCalc"][0].id
+    out = tmp_path / "o"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(empty), "--tasks", "TaxCalc,TaxSum", "--out", str(out), "--no-semantic"])
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    assert f"{empty}: no predictions in the file" in lines
+    assert "expected tasks: TaxCalc, TaxSum" in lines
+    example = json.dumps({"task": "TaxCalc", "id": first_id, "run": 0, "prediction": "..."}, ensure_ascii=False)
+    assert f"expected lines like: {example}" in lines
+    assert not out.exists()
+
+    wrong = _write(
+        tmp_path / "wrong.jsonl",
+        [
+            {"task": "TaxCalcc", "id": first_id, "run": 0, "prediction": "1"},
+            {"task": "TaxSum", "id": "no-such-id", "run": 0, "prediction": "1"},
+            {"task": "Weather", "id": "1", "run": 0, "prediction": "1"},
+        ],
+    )
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(wrong), "--tasks", "TaxCalc,TaxSum", "--out", str(out), "--no-semantic"])
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    assert f"{wrong}: none of its 3 predictions is an item of the data" in lines
+    assert "task 'TaxCalcc' (1 prediction(s)): not a known task; did you mean 'TaxCalc'?" in lines
+    assert "task 'Weather' (1 prediction(s)): not a known task" in lines
+    assert any(line.startswith("task 'TaxSum' (1 prediction(s)): ids such as 'no-such-id'") for line in lines)
+    assert not out.exists()
+
+    # One matching prediction is a result (the rest score 0 as missing): exit 0.
+    one = _write(tmp_path / "one.jsonl", [{"task": "TaxCalc", "id": first_id, "run": 0, "prediction": "1"}])
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(one), "--tasks", "TaxCalc", "--out", str(out), "--no-semantic"])
+    assert res.exit_code == 0, res.output
+
+
+def test_reports_of_failed_items_carry_a_banner_and_no_false_zeros(tmp_path: Path) -> None:
+    """Every item errored and the scorer models never loaded: the banner says so at the top of
+    report.md, report.html and the terminal summary, and BERTScore reads n/c, not 0.00."""
+    loaded = load_data("sample", REG, ["TaxCalc", "TaxQA"], 2)
+    rows = [
+        {"task": t, "id": r.id, "run": run, "prediction": "", "error": "HTTP 500: internal error"}
+        for t, recs in loaded.records.items() for r in recs for run in (0, 1)
+    ]  # fmt: skip
+    preds = _write(tmp_path / "p.jsonl", rows)
+    out = tmp_path / "o"
+    res = runner.invoke(
+        app,
+        ["score", "--data", "sample", "-p", str(preds), "--tasks", "TaxCalc,TaxQA", "--limit", "2", "--out", str(out),
+         "--bertscore-model", str(tmp_path / "no-bert"), "--bartscore-model", str(tmp_path / "no-bart")],
+        env={"HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    failed = "every prediction failed and score 0 as errors: the scores below measure no model output."
+    skipped = "1 of 2 tasks were not computed (TaxQA): the Overall Average is partial."
+    lines = res.output.splitlines()
+    assert lines[:2] == [f"Warning: {failed}", f"Warning: {skipped}"]
+    md = (out / "report.md").read_text(encoding="utf-8")
+    head = md.split("## Overall Average", 1)[0]
+    assert f"> **Warning:** {failed}" in head and f"> **Warning:** {skipped}" in head
+    qa = next(line for line in md.splitlines() if "TaxQA" in line and "Generation" in line)
+    assert "0.00" not in qa and qa.count("n/c") == 3  # BERTScore, BARTScore, raw BARTScore
+    html = (out / "report.html").read_text(encoding="utf-8")
+    banner = html.index('id="problem-banner"')
+    assert banner < html.index('id="overall-value"')
+    assert failed in html[banner : html.index('id="overall-value"')]
+    # results.json itself is left as the pipeline wrote it (the report layer decides what shows).
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["meta"]["scorers"]["bertscore"]["available"] is False
+
+
+def test_clean_results_have_no_banner(tmp_path: Path) -> None:
+    loaded = load_data("sample", REG, ["TaxCalc"], 2)
+    rows = [{"task": "TaxCalc", "id": r.id, "run": 0, "prediction": str(r.answer)} for r in loaded.records["TaxCalc"]]
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(_write(tmp_path / "p.jsonl", rows)), "--tasks", "TaxCalc", "--limit", "2", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "Warning:" not in res.output
+    assert "Warning" not in (out / "report.md").read_text(encoding="utf-8").split("## Overall Average", 1)[0]
+    assert 'id="problem-banner"' not in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_unreachable_hub_is_said_at_once_and_marks_tasks_not_computed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scorer models named by hub id, no HF_HUB_OFFLINE, a hub that refuses connections:
+    the command says so before scoring, and the generation tasks are not computed."""
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    # Set (empty) rather than deleted, so that monkeypatch removes what the command sets.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    loaded = load_data("sample", REG, ["TaxQA"], 1)
+    rows = [{"task": "TaxQA", "id": r.id, "run": 0, "prediction": "答：按规定申报。"} for r in loaded.records["TaxQA"]]
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(_write(tmp_path / "p.jsonl", rows)), "--tasks", "TaxQA",
+                              "--limit", "1", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert any(
+        line.startswith(f"The Hugging Face hub (http://127.0.0.1:{port}) did not answer within 3 s")
+        and "hfl/chinese-xlnet-base" in line
+        for line in lines
+    ), res.output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["tasks"]["TaxQA"]["status"] == "not_computed"
+    assert "local Hugging Face cache" in results["meta"]["scorers"]["bertscore"]["reason"]
+
+    # Already offline: no probe, no message.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(tmp_path / "p.jsonl"), "--tasks", "TaxQA", "--limit", "1", "--out", str(out)])
+    assert res.exit_code == 0 and "did not answer" not in res.output

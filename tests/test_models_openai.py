@@ -81,20 +81,32 @@ def test_request_body_sends_seed_and_passes_extra_fields() -> None:
     assert backend.request_body(REQUEST, top)["top_p"] == 0.9
 
 
+@pytest.mark.parametrize("stream", [True, False])
 @pytest.mark.parametrize(
     ("kind", "retryable", "needle"),
     [
         ("429", True, "HTTP 429: Rate limit reached"),
         ("500", True, "HTTP 500: internal error"),
-        ("malformed", True, "malformed response body"),
+        ("malformed", True, "malformed"),
         ("reset", True, "connection failed"),
-        ("hang", True, "timed out after 0.2 s"),
+        ("hang", True, "timeout"),
+        ("stall", True, "timeout"),
         ("400", False, "HTTP 400: Invalid parameter: max_tokens is too large"),
     ],
 )
-def test_failures_are_classified(kind: str, retryable: bool, needle: str) -> None:
+def test_failures_are_classified(kind: str, retryable: bool, needle: str, stream: bool) -> None:
+    needles = {
+        ("malformed", True): "malformed stream chunk",
+        ("malformed", False): "malformed response body",
+        ("hang", True): "no first token after 0.2 s",
+        ("hang", False): "timed out after 0.2 s",
+        # Streamed, a stall shows its first chunk and then nothing: the idle limit cuts it.
+        ("stall", True): "stream stalled: no chunk for 0.3 s (--idle-timeout)",
+        ("stall", False): "timed out after 0.2 s",
+    }
+    needle = needles.get((kind, stream), needle)
     config = MockConfig(failure_rate=1.0, failure_kinds=(kind,), retry_after=1.5, hang_s=2.0)
-    outcome, _ = one_attempt(config, timeout=0.2)
+    outcome, _ = one_attempt(config, timeout=0.2, stream=stream, idle_timeout=0.3)
     assert isinstance(outcome, BackendError)
     assert outcome.retryable is retryable
     assert needle in outcome.message
@@ -164,3 +176,58 @@ def test_spec_and_gen_kwargs_errors() -> None:
         parse_gen_kwargs(json.dumps([1]))
     with pytest.raises(ModelSpecError, match="http"):
         OpenAIBackend("m", base_url="localhost:8000/v1")
+
+
+def test_streamed_and_plain_answers_are_the_same() -> None:
+    """Same text, reasoning, usage and finish reason with and without streaming."""
+    outcomes = {}
+    for stream in (True, False):
+        outcome, server = one_attempt(MockConfig(reasoning=True), stream=stream)
+        assert isinstance(outcome, Completion) and server.stats.requests == 1
+        outcomes[stream] = (outcome.text, outcome.reasoning, outcome.usage, outcome.finish_reason)
+    body = {"model": "qwen-plus", "messages": list(REQUEST.messages), "seed": 9}
+    assert outcomes[True] == outcomes[False]
+    assert outcomes[True][0] == reply_for(body)
+    assert outcomes[True][2] == {"prompt_tokens": len("计算应纳税额"), "completion_tokens": len(reply_for(body))}
+
+
+def test_streamed_request_asks_for_usage_and_a_plain_one_does_not_stream() -> None:
+    for stream, expected in ((True, (1, 1)), (False, (0, 0))):
+        _, server = one_attempt(MockConfig(), stream=stream)
+        assert (server.stats.streamed, server.stats.usage_requested) == expected
+
+
+def test_hung_request_is_cut_at_the_learned_deadline_not_the_cap() -> None:
+    """16 quick answers teach the deadline; a hang started with them is cut at the floor."""
+    reqs = [build_request(Record(task="TaxCalc", id=str(i), query=f"q{i}", answer="1"), 0, CONFIG) for i in range(17)]
+
+    async def body(server: MockServer) -> list[Any]:
+        backend = OpenAIBackend("m", base_url=server.base_url, timeout=30.0, first_token_floor=0.3, concurrency=32)
+        original = server._pick_failure
+        calls = iter(range(1000))
+        server._pick_failure = lambda: "hang" if next(calls) == 0 else original()  # type: ignore[method-assign]
+        try:
+            return await asyncio.gather(*(backend.complete(r, CONFIG) for r in reqs))
+        finally:
+            await backend.aclose()
+
+    outcomes = with_server(MockConfig(latency=0.01, hang_s=20.0), body)
+    hung = [o for o in outcomes if isinstance(o, BackendError)]
+    assert len(hung) == 1 and sum(isinstance(o, Completion) for o in outcomes) == 16
+    assert hung[0].message.startswith("no first token after "), hung[0].message
+    waited = float(hung[0].message.split("after ")[1].split(" s")[0])
+    assert waited < 20.0  # cut long before the cap (30 s) and the hang (20 s) ended
+
+
+def test_first_token_deadline_adapts_and_doubles_per_strike() -> None:
+    from taxpraben.models.streaming import FirstTokenDeadline
+
+    deadline = FirstTokenDeadline(cap=120.0, floor=5.0, multiplier=5.0, min_samples=4)
+    assert deadline.limit() == 120.0  # nothing learned yet: the cap
+    for t in (0.2, 0.25, 0.3, 0.21):
+        deadline.observe(t)
+    assert deadline.limit() == 5.0  # 5 x p95 (1.5 s) is below the floor
+    assert deadline.limit(strikes=2) == 20.0
+    for _ in range(40):
+        deadline.observe(10.0)  # a slow endpoint: 5 x 10 s
+    assert deadline.limit() == 50.0 and deadline.limit(strikes=3) == 120.0  # capped

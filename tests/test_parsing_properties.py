@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from decimal import Decimal
 
 import cn2an
@@ -157,21 +156,20 @@ def test_cleaning_is_idempotent(text: str) -> None:
     assert clean_prediction(once) == once
 
 
-def test_a_megabyte_and_deep_nesting_are_parsed_quickly() -> None:
+def test_a_megabyte_and_deep_nesting_are_parsed() -> None:
+    """They finish without error (their time is a benchmark figure: benchmarks/fuzz_parsers.py)."""
     rng = random.Random(0)
     megabyte = "".join(rng.choice(PIECES) for _ in range(300_000))[:1_000_000]
     deep_object = '{"a": ' * 5000 + "1" + "}" * 5000
     deep_array = "[" * 20000 + "]" * 20000
     deep_json = json.dumps({"答案": 1, "x": [[[[[[["深"]]]]]]]})
     for text in (megabyte, deep_object, deep_array, "{" * 100_000, "<think>" * 20_000, deep_json):
-        start = time.perf_counter()
         extract_final_number(text)
         extract_choice(text, CHOICES, option_letters=True, markers=["答案", "属于"])
         extract_letter_set(text)
         extract_span(text)
         parse_fields(text)
         find_numbers(text)
-        assert time.perf_counter() - start < 20, len(text)
     assert extract_final_number(deep_json) is not None
 
 

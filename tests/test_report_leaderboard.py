@@ -13,7 +13,7 @@ from report_fixtures import build_result_dir
 from taxpraben.commands.report import report
 from taxpraben.report import IncompatibleResultsError, ReportError, write_leaderboard
 from taxpraben.report import format as fmt
-from taxpraben.report.leaderboard import build_leaderboard
+from taxpraben.report.leaderboard import build_leaderboard, save_leaderboard
 from taxpraben.report.significance import item_scores, paired_bootstrap
 
 
@@ -173,7 +173,8 @@ def test_report_command_leaderboard_and_force(three_models: list[Path], tmp_path
     )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "lb" / "leaderboard.md").exists()
-    assert all((d / "report.html").exists() for d in three_models)
+    # A leaderboard leaves its inputs' own reports alone unless asked.
+    assert not any((d / "report.html").exists() for d in three_models)
     assert "Sig." in result.output
     assert "not significant" in (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
 
@@ -209,3 +210,63 @@ def test_report_command_single_directory(tmp_path: Path):
     assert "Overall Average" in result.output and "report.html" in result.output
     result = CliRunner().invoke(_app(), ["report", str(tmp_path / "missing")])
     assert result.exit_code == 2 and "not found" in result.output
+
+
+def _edit_meta(directory: Path, **changes: object) -> None:
+    path = directory / "results.json"
+    results = json.loads(path.read_text(encoding="utf-8"))
+    results["meta"].update(changes)
+    path.write_text(json.dumps(results), encoding="utf-8")
+
+
+def test_report_rebuilds_input_reports_only_when_asked(three_models: list[Path], tmp_path: Path):
+    dirs = [build_result_dir(tmp_path / n, model=f"m-{n}", seed=i, items_per_task=3, runs=2) for i, n in enumerate("xy")]
+    result = CliRunner().invoke(_app(), ["report", *map(str, dirs), "--out", str(tmp_path / "lb"), "--rebuild-reports"])
+    assert result.exit_code == 0, result.output
+    assert all((d / "report.md").exists() and (d / "report.html").exists() for d in dirs)
+
+
+@pytest.mark.parametrize(
+    ("change", "what"),
+    [
+        ({"limit": 2}, "different --limit values"),
+        ({"runs": 1}, "different run counts"),
+        ({"tasks": ["TaxCalc", "TaxSCQ"]}, "different task sets"),
+        ({"profile": "taxben"}, "different scoring profiles"),
+    ],
+)
+def test_leaderboard_refuses_results_computed_differently(tmp_path: Path, change: dict, what: str):
+    a = build_result_dir(tmp_path / "a", model="m-a", items_per_task=3, runs=2, seed=1)
+    b = build_result_dir(tmp_path / "b", model="m-b", items_per_task=3, runs=2, seed=2)
+    _edit_meta(b, **change)
+    result = CliRunner().invoke(_app(), ["report", str(a), str(b), "--out", str(tmp_path / "lb")])
+    assert result.exit_code == 2, result.output
+    assert any(what in line and "--force" in line for line in result.output.splitlines()), result.output
+    assert not (tmp_path / "lb").exists()
+    forced = CliRunner().invoke(_app(), ["report", str(a), str(b), "--out", str(tmp_path / "lb"), "--force"])
+    assert forced.exit_code == 0, forced.output
+    md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+    assert f"Forced comparison despite {what}" in md
+
+
+def test_delta_is_the_difference_of_ranked_figures_and_errors_are_flagged(tmp_path: Path):
+    a = build_result_dir(tmp_path / "a", model="m-a", quality=0.2, items_per_task=4, runs=2, seed=1, hostile=False)
+    b = build_result_dir(tmp_path / "b", model="m-b", items_per_task=4, runs=2, seed=2, hostile=False)
+    counts = json.loads((b / "results.json").read_text(encoding="utf-8"))["meta"]["counts"]
+    _edit_meta(b, counts={**counts, "errors": 7, "scored_predictions": 112})
+    _edit_meta(a, counts={**counts, "errors": 0})
+    board = build_leaderboard([b, a], resamples=200)
+    means = {e.label: json.loads((e.directory / "results.json").read_text(encoding="utf-8"))["overall"]["mean"] for e in board.entries}
+    gap = fmt.signed_points(means["m-a"] - means["m-b"])
+    md = (save_leaderboard(board, tmp_path / "lb")[0]).read_text(encoding="utf-8")
+    first = next(line for line in md.splitlines() if line.startswith("| 1 | m-a"))
+    second = next(line for line in md.splitlines() if line.startswith("| 2 | m-b"))
+    cells = [c.strip() for c in first.strip("|").split("|")]
+    assert cells[6] == gap  # "Δ next" is the difference of the two Overall figures
+    paired = board.comparisons[0].test
+    assert paired is not None and f"Δ {fmt.signed_points(paired.difference)}, p" in cells[7]
+    assert "**7 of 112 errored**" in second and "| 0 |" in first
+    assert "Predictions errored (scored 0) for: m-b (7 of 112 errored)" in md
+    result = CliRunner().invoke(_app(), ["report", str(a), str(b), "--out", str(tmp_path / "lb2"), "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    assert gap in result.output and "7 of 112 errored" in result.output

@@ -142,9 +142,10 @@ def test_retry_after_is_honoured() -> None:
 def test_deadline_stops_retrying() -> None:
     reqs = make_requests(n=2, runs=1)
     settings = RunnerSettings(max_retries=100, deadline=0.2, backoff_base=0.05, progress=False)
-    start = time.monotonic()
-    preds, _, _ = generate(MockConfig(failure_rate=1.0, failure_kinds=("500",)), reqs, settings)
-    assert time.monotonic() - start < 2
+    preds, _, server = generate(MockConfig(failure_rate=1.0, failure_kinds=("500",)), reqs, settings)
+    # Backoffs of 0.05, 0.1, 0.2 s reach the 0.2 s deadline within a few attempts, not 101
+    # (a slower machine only makes fewer attempts fit).
+    assert server.stats.requests <= 2 * 5
     assert all("deadline of 0.2 s reached" in (p.error or "") for p in preds)
 
 
@@ -177,7 +178,7 @@ def test_rate_limiter_tokens_and_pause() -> None:
         await limiter.acquire(1, 10)
         return time.monotonic() - start
 
-    assert 0.55 <= asyncio.run(scenario()) < 1.5
+    assert asyncio.run(scenario()) >= 0.55  # no upper bound: a loaded machine is slower
 
 
 def test_backoff_grows_with_jitter_and_respects_retry_after() -> None:

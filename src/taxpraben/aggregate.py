@@ -21,11 +21,33 @@ def _clean(values: Sequence[float | None]) -> list[float]:
     return [float(v) for v in values if v is not None and not math.isnan(float(v))]
 
 
+def possible_range(values: Sequence[float]) -> tuple[float, float]:
+    """The range a figure can take, told by its values.
+
+    Every figure of results.json is either a fraction in [0, 1] (scores, metrics, rates)
+    or a mean log-likelihood, which is at most 0 (raw BARTScore, negative in practice): a
+    figure whose values all lie in [0, 1] is a fraction, one with a negative value a
+    log-likelihood.
+    """
+    if all(0.0 <= v <= 1.0 for v in values):
+        return (0.0, 1.0)
+    if all(v <= 0.0 for v in values):
+        return (-math.inf, 0.0)
+    return (-math.inf, math.inf)
+
+
+def clip_interval(low: float, high: float, bounds: tuple[float, float]) -> list[float]:
+    """``[low, high]`` clipped to ``bounds``: a t-interval of a few runs near 0 or 1 (or a
+    run-to-run spread larger than the mean) would otherwise claim impossible values."""
+    return [min(max(low, bounds[0]), bounds[1]), min(max(high, bounds[0]), bounds[1])]
+
+
 def run_stat(values: Sequence[float | None], bootstrap_ci95: Sequence[float] | None = None) -> Stat:
     """Mean, sample std and 95% t-interval of one figure over runs.
 
     ``None`` values (a run where the figure could not be computed) are kept in ``runs`` but
-    left out of the summary; when nothing is left the summary is null.
+    left out of the summary; when nothing is left the summary is null. The t-interval is
+    clipped to the figure's :func:`possible_range`.
     """
     kept = _clean(values)
     n = len(kept)
@@ -34,7 +56,7 @@ def run_stat(values: Sequence[float | None], bootstrap_ci95: Sequence[float] | N
     ci95: list[float] | None = None
     if n > 1 and mean is not None and std is not None:
         half = float(scipy_stats.t.ppf(0.975, n - 1)) * std / math.sqrt(n)
-        ci95 = [mean - half, mean + half]
+        ci95 = clip_interval(mean - half, mean + half, possible_range(kept))
     return {
         "mean": mean,
         "std": std,

@@ -9,10 +9,19 @@ the same turn of the event loop share one transaction), so an interrupted run (C
 
 Retries: an attempt that fails with a retryable error (429, 5xx, timeout, dropped
 connection, garbled body) is retried up to ``max_retries`` times, after the ``Retry-After``
-the server asked for, else after an exponential backoff with jitter; a ``Retry-After`` also
+the server asked for, else after an exponential backoff with jitter (none after an attempt
+that was given up for want of a first token: its wait was the backoff); a ``Retry-After`` also
 pauses every worker, since the server said it is saturated. An item stops being retried once its ``deadline``
 (seconds since its first attempt) has passed. Items that still fail become predictions
 with ``error`` set and an empty answer; they are never cached, so a rerun retries them.
+
+Stopping early: a failure no request can get past (``BackendError.fatal``: a refused key,
+a model or endpoint the server lacks) stops the whole run at the first one with
+:class:`RunAborted`; so does a server that cannot be connected to while nothing has ever
+answered, once ``unreachable_grace`` seconds have passed since the first refused
+connection. Before sending anything, a backend that has a ``preflight()`` (the OpenAI one:
+a ``GET /models``) is asked once, so that a wrong URL or key costs no generation at all.
+Completions already received stay in the cache.
 
 Requests that would get the same completion are sent once: identical cache keys (same
 messages, config, seed and run) share one request, and when the backend says its runs
@@ -64,9 +73,18 @@ class RunnerSettings:
     #: Seconds from an item's first attempt after which it is not retried again.
     deadline: float = 900.0
     #: Backoff before retry k (1-based) is about backoff_base * 2**(k-1), capped.
-    backoff_base: float = 1.0
+    backoff_base: float = 0.5
     backoff_max: float = 60.0
     progress: bool = True
+    #: Ask the backend's ``preflight()`` (when it has one) before sending anything.
+    preflight: bool = True
+    #: While no request has ever been answered, stop once connections have been refused
+    #: (or failed to resolve) for this many seconds.
+    unreachable_grace: float = 5.0
+
+
+class RunAborted(Exception):
+    """The run was stopped because no further request could succeed (the message says why)."""
 
 
 @dataclass
@@ -80,6 +98,8 @@ class RunStats:
     to_send: int = 0
     done: int = 0
     failed: int = 0
+    #: Of ``failed``: those the server rejected as invalid (not retryable: a rerun won't help).
+    rejected: int = 0
     retries: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -216,6 +236,9 @@ class Runner:
         self._save_error: CacheError | None = None
         self._progress: Progress | None = None
         self._task_id: int | None = None
+        #: True once the endpoint answered anything (a completion or an HTTP error).
+        self._answered = False
+        self._first_unreachable: float | None = None
 
     def _group_key(self, request: Request) -> str:
         """Requests with the same group key get one generation."""
@@ -255,6 +278,7 @@ class Runner:
         stats.to_send = len(missing)
         try:
             if missing:
+                await self._preflight()
                 await self._send_all(missing)
         finally:
             self._save()
@@ -263,6 +287,32 @@ class Runner:
         if self._save_error is not None:
             raise self._save_error
         return [self._prediction(r, self._results[k]) for k, r in zip(keys, requests, strict=True)]
+
+    async def _preflight(self) -> None:
+        check = getattr(self.backend, "preflight", None) if self.settings.preflight else None
+        if check is None:
+            return
+        error = await check()
+        if error is not None and error.fatal:
+            raise RunAborted(error.message)
+
+    def _check_abort(self, error: BackendError) -> None:
+        """Raise RunAborted for a fatal error, or for connections refused for too long."""
+        if error.fatal:
+            raise RunAborted(error.message)
+        if not error.unreachable:
+            self._answered = True
+            return
+        if self._answered:
+            return
+        now = time.monotonic()
+        if self._first_unreachable is None:
+            self._first_unreachable = now
+        elif now - self._first_unreachable >= self.settings.unreachable_grace:
+            raise RunAborted(
+                f"{error.message}; nothing has answered for "
+                f"{now - self._first_unreachable:.1f} s: stopped"
+            )
 
     async def _send_all(self, missing: list[tuple[str, Request]]) -> None:
         size = max(1, self.backend.batch_size)
@@ -300,10 +350,12 @@ class Runner:
             retry_after: float | None = None
             for (key, request), outcome, estimate in zip(pending, outcomes, estimates, strict=True):
                 if isinstance(outcome, Completion):
+                    self._answered = True
                     self._limiter.settle_tokens(estimate, _usage_total(outcome, estimate))
                     self._succeed(key, request, outcome)
                     continue
                 self._limiter.settle_tokens(estimate, 0)
+                self._check_abort(outcome)
                 out_of_time = time.monotonic() - first_attempt >= settings.deadline
                 if outcome.retryable and attempt <= settings.max_retries and not out_of_time:
                     retry.append((key, request, outcome))
@@ -315,6 +367,12 @@ class Runner:
                 return
             self.stats.retries += len(retry)
             delay = backoff_delay(attempt, settings, retry_after)
+            if retry_after is None and all(error.waited for _, _, error in retry):
+                delay = 0.0  # the attempt already waited out its deadline: that was the backoff
+            if self._first_unreachable is not None and not self._answered:
+                # Nothing has answered yet: do not sleep past the point of giving up.
+                left = self._first_unreachable + settings.unreachable_grace - time.monotonic()
+                delay = min(delay, max(left, 0.0) + 0.01)
             if time.monotonic() + delay - first_attempt >= settings.deadline:
                 for key, _, error in retry:
                     self._fail(key, error, attempt, True)
@@ -350,6 +408,9 @@ class Runner:
                 self._save_error = CacheError(f"{self.cache.path}: cannot write: {exc}")
 
     def _fail(self, key: str, error: BackendError, attempts: int, out_of_time: bool) -> None:
+        if error.unreachable and not self._answered:
+            # Out of retries and nothing has ever answered: every other item would follow.
+            raise RunAborted(f"{error.message}; nothing has answered after {attempts} attempt(s): stopped")
         message = error.message
         if attempts > 1 or out_of_time:
             why = f", deadline of {self.settings.deadline:g} s reached" if out_of_time else ""
@@ -357,6 +418,7 @@ class Runner:
         final = BackendError(message, retryable=error.retryable)
         self._results[key] = final
         self.stats.failed += 1
+        self.stats.rejected += 0 if error.retryable else 1
         self.stats.first_error = self.stats.first_error or final.message
         self._advance()
 

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from taxpraben.commands.common import DataOpt, TaskDirOpt
+from taxpraben.commands.common import DataOpt, TaskDirOpt, cli_console
 from taxpraben.data.loader import DataError, validate_data
 from taxpraben.tasks import TaskSpecError, load_registry
 from taxpraben.tasks.registry import Registry
@@ -31,7 +31,7 @@ _SHORT_METRIC = {
 
 def tasks(task_dir: TaskDirOpt = None) -> None:
     """List the task registry: every dataset with its type, Bloom level and metrics."""
-    console = Console()
+    console = cli_console()
     registry = registry_or_exit(task_dir, console)
     wide = console.width >= 140  # the description only fits a wide terminal
     table = Table(title=f"TaxPraBen tasks ({len(registry)})")
@@ -62,7 +62,7 @@ def validate(
     Warnings (gold keys the task spec does not name, with the kind inferred for them;
     golds with no readable field; repeated option texts) are printed but do not fail.
     """
-    console = Console()
+    console = cli_console()
     registry = registry_or_exit(task_dir, console)
     try:
         files, problems, counts = validate_data(data, registry)

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from taxpraben.commands.common import cli_console
 from taxpraben.report import (
     ReportError,
     build_leaderboard,
@@ -47,14 +47,22 @@ def report(
         int, typer.Option("--seed", help="Seed of the paired bootstrap.")
     ] = DEFAULT_SEED,
     quiet: Annotated[bool, typer.Option("--quiet", help="Print only the paths written.")] = False,
+    rebuild_reports: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild-reports",
+            help="With several directories, also rewrite each one's report.md and report.html "
+            "(by default a leaderboard leaves its inputs untouched).",
+        ),
+    ] = False,
 ) -> None:
-    """Rebuild report.md and report.html in each directory; with several, rank them in a leaderboard."""
-    console = Console()
+    """Rebuild report.md and report.html of one directory; with several, rank them in a leaderboard."""
+    console = cli_console()
     try:
         board = None
         if len(dirs) > 1:  # check comparability before writing anything
             board = build_leaderboard(dirs, force=force, resamples=resamples, seed=seed)
-        for directory in dirs:
+        for directory in dirs if board is None or rebuild_reports else []:
             paths = write_reports(directory)
             if quiet or board is not None:  # with a leaderboard, its table is the summary
                 for path in paths:
@@ -69,5 +77,5 @@ def report(
             else:
                 print_leaderboard(board, paths, console)
     except ReportError as exc:
-        Console(stderr=True).print(f"[red]Error:[/] {exc}", highlight=False)
+        cli_console(stderr=True).print(f"[red]Error:[/] {exc}", highlight=False)
         raise typer.Exit(code=2) from exc

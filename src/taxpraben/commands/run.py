@@ -14,12 +14,12 @@ import asyncio
 import re
 import shlex
 import sys
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.commands.common import (
@@ -39,10 +39,12 @@ from taxpraben.commands.common import (
     ScorerDtypeOpt,
     TaskDirOpt,
     TasksOpt,
+    cli_console,
 )
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
 from taxpraben.data.loader import LoadedData
+from taxpraben.locks import DirectoryLock, InUseError, sole_cache_user
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -58,8 +60,9 @@ from taxpraben.models.base import (
     create_backend,
     parse_gen_kwargs,
 )
+from taxpraben.models.streaming import IDLE_TIMEOUT_S
 from taxpraben.predictions import Prediction, write_predictions
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.tasks import Registry
 
 
@@ -157,8 +160,31 @@ def run(
         ),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0.001, help="Seconds per attempt.")
+        float,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="Seconds per attempt. Streamed (the default): the longest wait for a first "
+            "token; after a few answers the wait adapts to 5x the endpoint's usual first-token "
+            "time (at least 5 s). With --no-stream: the whole answer's limit.",
+        ),
     ] = 120.0,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(
+            "--idle-timeout",
+            min=0.001,
+            help="Streamed: give an attempt up when no chunk arrives for this many seconds.",
+        ),
+    ] = IDLE_TIMEOUT_S,
+    no_stream: Annotated[
+        bool,
+        typer.Option(
+            "--no-stream",
+            help="Send plain (unstreamed) requests, for servers without streaming; hangs are "
+            "then caught only by --timeout.",
+        ),
+    ] = False,
     deadline: Annotated[
         float,
         typer.Option(
@@ -178,10 +204,11 @@ def run(
         typer.Option(
             "--retry-backoff",
             min=0.001,
-            help="Base of the exponential backoff in seconds (retry k waits about BASE*2^(k-1), "
+            help="Base of the exponential backoff in seconds (retry k waits BASE*2^(k-2) to "
+            "BASE*2^(k-1), "
             "at most 60 s); a Retry-After from the server takes precedence.",
         ),
-    ] = 1.0,
+    ] = 0.5,
     temperature: Annotated[
         float, typer.Option("--temperature", min=0.0, help="Sampling temperature (TaxBen: 0).")
     ] = 0.0,
@@ -213,6 +240,13 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the completion cache.")
     ] = False,
+    no_preflight: Annotated[
+        bool,
+        typer.Option(
+            "--no-preflight",
+            help="Skip the GET /models check of the endpoint and key before the first request.",
+        ),
+    ] = False,
     allow_failures: Annotated[
         bool,
         typer.Option(
@@ -233,7 +267,7 @@ def run(
     no_semantic: NoSemanticOpt = False,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
-    console = Console()
+    console = cli_console()
     started = datetime.now(timezone.utc)
     registry = registry_or_exit(task_dir, console)
     settings = settings_from_options(
@@ -259,92 +293,119 @@ def run(
             concurrency=concurrency,
             timeout=timeout,
             device=device,
+            stream=not no_stream,
+            idle_timeout=idle_timeout,
         )
     except ModelSpecError as exc:
         console.print(str(exc), style="red", markup=False, highlight=False)
         raise typer.Exit(2) from exc
-    loaded = load_data_or_exit(data, registry, tasks, limit, console)
-    requests = build_requests(loaded, registry, config, runs)
-
-    store: CompletionCache | None = None
-    if not no_cache and backend.cacheable:
+    out_dir = out or Path("runs") / f"{model_slug(model)}-{started.strftime('%Y%m%d-%H%M%S')}"
+    with ExitStack() as held:
         try:
-            store = CompletionCache(cache or default_cache_path())
-        except CacheError as exc:
+            held.enter_context(DirectoryLock(out_dir))
+        except (InUseError, OSError) as exc:
             console.print(str(exc), style="red", markup=False, highlight=False)
             raise typer.Exit(2) from exc
-    runner = Runner(
-        backend,
-        config,
-        RunnerSettings(
-            concurrency=concurrency,
-            rpm=rpm,
-            tpm=tpm,
-            max_retries=max_retries,
-            deadline=deadline,
-            backoff_base=retry_backoff,
-        ),
-        cache=store,
-        console=Console(stderr=True),
-    )
-    try:
-        predictions = asyncio.run(runner.run(requests))
-    except KeyboardInterrupt:
-        hint = resume_hint(store, runner)
-        console.print(hint, style="yellow", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(130) from None
-    except (ModelSpecError, CacheError) as exc:  # a model that cannot load, a full disk
-        console.print(str(exc), style="red", markup=False, highlight=False)
-        raise typer.Exit(2) from exc
-    finally:
-        if store is not None:
-            store.close()
+        loaded = load_data_or_exit(data, registry, tasks, limit, console)
+        requests = build_requests(loaded, registry, config, runs)
 
-    stats = runner.stats
-    out_dir = out or Path("runs") / f"{model_slug(model)}-{started.strftime('%Y%m%d-%H%M%S')}"
-    predictions = in_data_order(predictions, loaded)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        write_predictions(out_dir / "predictions.jsonl", predictions)
-    except OSError as exc:  # a full disk: every completion is in the cache; rerun later
-        console.print(f"cannot write {out_dir / 'predictions.jsonl'}: {exc}", style="red", markup=False, highlight=False)
-        raise typer.Exit(2) from exc
-    shared = " (runs share one deterministic generation)" if stats.shared_generation else ""
-    console.print(
-        f"{len(predictions)} predictions: {stats.cached} generations from the cache, "
-        f"{stats.done} generated, {stats.failed} failed{shared}; retries {stats.retries}; "
-        f"tokens {stats.tokens:,} -> {out_dir / 'predictions.jsonl'}",
-        markup=False,
-        highlight=False,
-    )
-    meta = {
-        "model": backend.spec,
-        "endpoint": backend.endpoint,
-        "generation": config.to_meta(),
-        "runs": runs,
-        "shared_generation": stats.shared_generation,
-        "started_at": started.isoformat(timespec="seconds"),
-        "generation_stats": {
-            "generations": stats.unique,
-            "cached": stats.cached,
-            "generated": stats.done,
-            "failed": stats.failed,
-            "retries": stats.retries,
-            "prompt_tokens": stats.prompt_tokens,
-            "completion_tokens": stats.completion_tokens,
-        },
-    }
-    score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
+        store: CompletionCache | None = None
+        if not no_cache and backend.cacheable:
+            try:
+                cache_path = cache or default_cache_path()
+                store = CompletionCache(cache_path)
+                if not held.enter_context(sole_cache_user(cache_path)):
+                    console.print(
+                        f"Another taxpraben run is using the cache {cache_path}: what it has stored "
+                        "is reused, but a request it has in flight and this run also needs may be "
+                        "sent twice.",
+                        style="yellow", markup=False, highlight=False,
+                    )  # fmt: skip
+            except CacheError as exc:
+                console.print(str(exc), style="red", markup=False, highlight=False)
+                raise typer.Exit(2) from exc
+        runner = Runner(
+            backend,
+            config,
+            RunnerSettings(
+                concurrency=concurrency,
+                rpm=rpm,
+                tpm=tpm,
+                max_retries=max_retries,
+                deadline=deadline,
+                backoff_base=retry_backoff,
+                preflight=not no_preflight,
+            ),
+            cache=store,
+            console=cli_console(stderr=True),
+        )
+        try:
+            predictions = asyncio.run(runner.run(requests))
+        except KeyboardInterrupt:
+            hint = resume_hint(store, runner)
+            console.print(hint, style="yellow", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(130) from None
+        except RunAborted as exc:  # a refused key, an unknown model, nothing listening
+            kept = f"; the {runner.stats.done} completions received are in the cache" if runner.stats.done else ""
+            console.print(f"Stopped: {exc}", style="red", markup=False, highlight=False)
+            console.print(f"Nothing was written{kept}.", markup=False, highlight=False)
+            raise typer.Exit(2) from exc
+        except (ModelSpecError, CacheError) as exc:  # a model that cannot load, a full disk
+            console.print(str(exc), style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from exc
+        finally:
+            if store is not None:
+                store.close()
 
-    failed_items = sum(1 for p in predictions if p.error)
-    if failed_items:
+        stats = runner.stats
+        predictions = in_data_order(predictions, loaded)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            write_predictions(out_dir / "predictions.jsonl", predictions)
+        except OSError as exc:  # a full disk: every completion is in the cache; rerun later
+            console.print(f"cannot write {out_dir / 'predictions.jsonl'}: {exc}", style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from exc
+        shared = " (runs share one deterministic generation)" if stats.shared_generation else ""
         console.print(
-            f"{failed_items} of {len(predictions)} predictions failed after all retries and "
-            f"score 0 as errors (first error: {stats.first_error}). Rerun the same command to "
-            "retry only those.",
-            style="red",
+            f"{len(predictions)} predictions: {stats.cached} generations from the cache, "
+            f"{stats.done} generated, {stats.failed} failed{shared}; retries {stats.retries}; "
+            f"tokens {stats.tokens:,} -> {out_dir / 'predictions.jsonl'}",
             markup=False,
             highlight=False,
         )
-        if not allow_failures:
-            raise typer.Exit(1)
+        meta = {
+            "model": backend.spec,
+            "endpoint": backend.endpoint,
+            "generation": config.to_meta(),
+            "runs": runs,
+            "shared_generation": stats.shared_generation,
+            "started_at": started.isoformat(timespec="seconds"),
+            "generation_stats": {
+                "generations": stats.unique,
+                "cached": stats.cached,
+                "generated": stats.done,
+                "failed": stats.failed,
+                "retries": stats.retries,
+                "prompt_tokens": stats.prompt_tokens,
+                "completion_tokens": stats.completion_tokens,
+            },
+        }
+        score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
+
+        failed_items = sum(1 for p in predictions if p.error)
+        if failed_items:
+            advice = (
+                "Rerun the same command to retry only those."
+                if not stats.rejected
+                else f"{stats.rejected} generation(s) were rejected by the server as invalid "
+                "requests: a rerun will not help them; fix the request (see the error)."
+            )
+            console.print(
+                f"{failed_items} of {len(predictions)} predictions failed after all retries and "
+                f"score 0 as errors (first error: {stats.first_error}). {advice}",
+                style="red",
+                markup=False,
+                highlight=False,
+            )
+            if not allow_failures:
+                raise typer.Exit(1)

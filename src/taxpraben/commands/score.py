@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -27,9 +30,12 @@ from taxpraben.commands.common import (
     SeedOpt,
     TaskDirOpt,
     TasksOpt,
+    cli_console,
+    use_local_models_if_hub_unreachable,
 )
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.data.loader import DataError, LoadedData, load_data
+from taxpraben.locks import DirectoryLock, InUseError
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -37,6 +43,7 @@ from taxpraben.metrics.defaults import (
 )
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.tasks import Registry
+from taxpraben.tasks.registry import closest_task_name
 
 if TYPE_CHECKING:
     from taxpraben.scoring import ScoredResults, ScoringSettings
@@ -93,15 +100,72 @@ def score_and_report(
     return scored
 
 
+def unmatched_problems(
+    loaded: LoadedData, predictions: Sequence[Prediction], registry: Registry, source: Path
+) -> list[str]:
+    """Why ``predictions`` are not a result for ``loaded``, one line each; [] when some match.
+
+    A file with no prediction, or none whose (task, id) is an item of the data, would score
+    as a full report of zeros; it is refused with what was expected (the tasks, an example
+    line) and, for task names that are close to a known one, a did-you-mean.
+    """
+    ids = {task: {r.id for r in records} for task, records in loaded.records.items()}
+    matched = 0
+    tasks_seen: dict[str, int] = {}
+    for p in predictions:
+        spec = registry.lookup(p.task)
+        task = spec.name if spec is not None else p.task
+        if p.id in ids.get(task, ()):
+            matched += 1
+        tasks_seen[p.task] = tasks_seen.get(p.task, 0) + 1
+    if matched:
+        return []
+    task = next((t for t, r in loaded.records.items() if r), "TaxCalc")
+    example = json.dumps(
+        {"task": task, "id": _first_id(loaded, task), "run": 0, "prediction": "..."}, ensure_ascii=False
+    )
+    lines = [
+        f"{source}: no predictions in the file"
+        if not predictions
+        else f"{source}: none of its {len(predictions)} predictions is an item of the data",
+        f"expected tasks: {', '.join(loaded.records)}",
+        f"expected lines like: {example}",
+    ]
+    for name, count in tasks_seen.items():
+        spec = registry.lookup(name)
+        if spec is not None and spec.name in ids:
+            sample = next(p.id for p in predictions if p.task == name)
+            lines.append(
+                f"task {name!r} ({count} prediction(s)): ids such as {sample!r} are not in the "
+                f"data (its ids look like {_first_id(loaded, spec.name)!r})"
+            )
+            continue
+        where = "not selected (--tasks)" if spec is not None else "not a known task"
+        hint = closest_task_name(name, loaded.records)
+        extra = f"; did you mean {hint!r}?" if hint else ""
+        lines.append(f"task {name!r} ({count} prediction(s)): {where}{extra}")
+    return lines
+
+
+def _first_id(loaded: LoadedData, task: str) -> str:
+    records = loaded.records.get(task) or []
+    return records[0].id if records else "0"
+
+
 def settings_from_options(console: Console, *, no_semantic: bool, **options: Any) -> ScoringSettings:
     """ScoringSettings from the CLI's scoring options (keyword names as in ScoringSettings)."""
     from taxpraben.scoring import ScoringSettings
 
     try:
-        return ScoringSettings(semantic=not no_semantic, progress=True, **options)
+        settings = ScoringSettings(semantic=not no_semantic, progress=True, **options)
     except ValueError as exc:
         console.print(str(exc), style="red", markup=False)
         raise typer.Exit(2) from exc
+    if settings.semantic:
+        use_local_models_if_hub_unreachable(
+            [settings.bertscore_model, settings.bartscore_model], console
+        )
+    return settings
 
 
 def score(
@@ -131,7 +195,7 @@ def score(
     seed: SeedOpt = 0,
 ) -> None:
     """Score existing generations; writes results.json, samples.jsonl and the reports."""
-    console = Console()
+    console = cli_console()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = registry_or_exit(task_dir, console)
     settings = settings_from_options(
@@ -145,8 +209,13 @@ def score(
     try:
         preds = list(read_predictions(predictions))
     except (OSError, PredictionFileError) as exc:
-        console.print(f"cannot read predictions: {exc}", style="red", markup=False)
+        console.print(f"cannot read predictions: {exc}", style="red", markup=False, highlight=False)
         raise typer.Exit(1) from exc
+    problems = unmatched_problems(loaded, preds, registry, predictions)
+    if problems:
+        for line in problems:
+            console.print(line, style="red", markup=False, highlight=False)
+        raise typer.Exit(1)
     models = sorted({p.model for p in preds if p.model})
     meta = {
         "model": models[0] if len(models) == 1 else (models or None),
@@ -154,4 +223,10 @@ def score(
         "started_at": started,
     }
     out_dir = out or predictions.parent / "scored"
-    score_and_report(loaded, preds, registry, out_dir, settings, meta, console)
+    with ExitStack() as held:
+        try:
+            held.enter_context(DirectoryLock(out_dir))
+        except (InUseError, OSError) as exc:
+            console.print(str(exc), style="red", markup=False, highlight=False)
+            raise typer.Exit(2) from exc
+        score_and_report(loaded, preds, registry, out_dir, settings, meta, console)

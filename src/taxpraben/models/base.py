@@ -112,18 +112,43 @@ class BackendError(Exception):
     timeouts, dropped connections, a garbled body); False for those that will not
     (other 4xx: the server's message says why). ``retry_after`` is the wait the server
     asked for, in seconds.
+
+    ``fatal`` marks a failure that no other request of the run can escape (a refused key,
+    a model or endpoint the server does not have): the runner stops the whole run at the
+    first one. ``unreachable`` marks a connection that could not be opened at all (refused,
+    DNS failure, connect timeout): retryable, but the runner stops when nothing has ever
+    answered (see ``RunnerSettings.unreachable_grace``). ``waited`` marks an attempt given
+    up after waiting out a deadline (no first token): that wait stands for its backoff.
     """
 
-    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        fatal: bool = False,
+        unreachable: bool = False,
+        waited: bool = False,
+    ) -> None:
         super().__init__(message)
         self.message = message
-        self.retryable = retryable
+        self.retryable = retryable and not fatal
         self.retry_after = retry_after
+        self.fatal = fatal
+        self.unreachable = unreachable
+        self.waited = waited
 
 
 @runtime_checkable
 class Backend(Protocol):
-    """What the runner needs from a model backend."""
+    """What the runner needs from a model backend.
+
+    A remote backend may also define ``async def preflight(self) -> BackendError | None``:
+    one cheap check of the endpoint before anything is generated (the OpenAI backend lists
+    ``/models``); the runner stops the run when it returns a ``fatal`` error. Local backends
+    have nothing to check and leave it out.
+    """
 
     #: "openai", "hf", "replay" or "baseline" (part of the cache key).
     kind: str
@@ -205,10 +230,13 @@ def create_backend(
     concurrency: int = 16,
     timeout: float = 120.0,
     device: str = "auto",
+    stream: bool = True,
+    idle_timeout: float | None = None,
 ) -> Backend:
     """Build the backend a ``--model`` spec names.
 
-    ``base_url``, ``api_key_env``, ``timeout`` (per attempt) and ``concurrency`` (connection
+    ``base_url``, ``api_key_env``, ``timeout`` (per attempt; streamed: the cap of the
+    first-token deadline), ``stream``, ``idle_timeout`` and ``concurrency`` (connection
     pool size) apply to ``openai``; ``concurrency`` is the batch size and ``device`` the
     device of ``hf``. Imports are local so that ``baseline:`` never loads torch.
     """
@@ -222,6 +250,8 @@ def create_backend(
             api_key_env=api_key_env,
             concurrency=concurrency,
             timeout=timeout,
+            stream=stream,
+            **({"idle_timeout": idle_timeout} if idle_timeout is not None else {}),
         )
     if kind == "hf":
         from taxpraben.models.hf import HFBackend

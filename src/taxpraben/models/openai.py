@@ -5,6 +5,13 @@ aiohttp client holds 0.96 of the ideal request rate at 64 in flight and 0.88 at 
 on its aiohttp transport 0.86 and 0.37, and the SDK's default httpx pool 0.15 at 64 (see
 ``benchmarks/api_throughput.py``). One POST and one JSON decode per request is all we need.
 
+Answers are streamed by default (``stream: true``, OpenAI server-sent events): a request
+that shows no first token within an adaptive deadline, or whose chunks stop for
+``--idle-timeout`` seconds, is given up and retried, so a hung request costs seconds while a
+long generation is never cut (``taxpraben.models.streaming`` explains the limits).
+``--no-stream`` sends plain requests with ``--timeout`` as the whole answer's limit, for
+servers without streaming. Both modes give the same text, usage and cache key.
+
 The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
 ``--api-key-env``), sent only in the ``Authorization`` header, and never kept anywhere else:
 ``endpoint`` is the base URL without user info or query string, and server error messages
@@ -14,12 +21,15 @@ are scrubbed of the key before they are recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
+import ipaddress
 import json
 import os
 import time
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -31,12 +41,37 @@ from taxpraben.models.base import (
     Request,
     redact_url,
 )
+from taxpraben.models.streaming import (
+    FIRST_TOKEN_FLOOR_S,
+    IDLE_TIMEOUT_S,
+    FirstTokenDeadline,
+    StreamAccumulator,
+    StreamError,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 #: Longest server message kept in an item's error.
 MAX_ERROR_CHARS = 500
+#: Seconds the preflight (and the model listing after a 404) may take: a server that does
+#: not open a connection in this time is reported as unreachable.
+PROBE_TIMEOUT_S = 10.0
+#: How often the first-token watchdog tightens (or relaxes) the deadlines of waiting attempts.
+WATCH_INTERVAL_S = 0.25
+
+
+def is_local_endpoint(base_url: str) -> bool:
+    """True for endpoints that usually need no key: loopback, private or link-local
+    addresses, ``localhost``, ``*.local`` and single-label hosts (a container's name)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or host.endswith((".localhost", ".local")) or "." not in host
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -70,13 +105,31 @@ class OpenAIBackend:
         api_key: str | None = None,
         concurrency: int = 16,
         timeout: float = 120.0,
+        key_env: str = DEFAULT_KEY_ENV,
+        stream: bool = True,
+        idle_timeout: float = IDLE_TIMEOUT_S,
+        first_token_floor: float = FIRST_TOKEN_FLOOR_S,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ModelSpecError(
                 f"--base-url must start with http:// or https://, got {redact_url(base_url)!r}"
             )
         self.model = model
-        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._base = base_url.rstrip("/")
+        self._url = self._base + "/chat/completions"
+        #: The environment variable the key was read from (named in messages; never the key).
+        self.key_env = key_env
+        self._models: list[str] | None = None
+        self._models_lock = asyncio.Lock()
+        #: Streaming: the first-token deadline (``timeout`` is its cap) and the idle limit.
+        self.stream = stream
+        self._idle = idle_timeout
+        self._first_token = FirstTokenDeadline(cap=timeout, floor=min(first_token_floor, timeout))
+        #: Earlier first-token timeouts per request key (each doubles the next limit).
+        self._strikes: dict[tuple[str, str, int], int] = {}
+        #: Attempts waiting for their first token: (start, strikes, their asyncio.Timeout).
+        self._waiting: dict[int, tuple[float, int, asyncio.Timeout]] = {}
+        self._watchdog: asyncio.Task[None] | None = None
         self.endpoint: str | None = redact_url(base_url)
         self._api_key = api_key or None
         self._concurrency = max(1, concurrency)
@@ -95,11 +148,15 @@ class OpenAIBackend:
         api_key_env: str | None = None,
         concurrency: int = 16,
         timeout: float = 120.0,
+        stream: bool = True,
+        idle_timeout: float = IDLE_TIMEOUT_S,
     ) -> OpenAIBackend:
         """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``).
 
-        A variable named with ``--api-key-env`` must be set; the default one may be absent
-        (local vLLM, SGLang and Ollama servers need no key).
+        A variable named with ``--api-key-env`` must be set. The default one may be absent
+        only for a local endpoint (:func:`is_local_endpoint`: vLLM, SGLang and Ollama
+        servers need no key); for any other endpoint a missing key is an error here,
+        before anything is sent.
         """
         env_name = api_key_env or DEFAULT_KEY_ENV
         key = os.environ.get(env_name)
@@ -108,7 +165,16 @@ class OpenAIBackend:
                 f"--api-key-env {env_name}: environment variable {env_name} is not set"
             )
         url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
-        return cls(model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout)
+        if not key and not is_local_endpoint(url):
+            raise ModelSpecError(
+                f"no API key for {redact_url(url)}: environment variable {env_name} is not set. "
+                f"Set it, or name the variable that holds the key with --api-key-env "
+                f"(local endpoints such as http://localhost:8000/v1 need none)."
+            )
+        return cls(
+            model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout,
+            key_env=env_name, stream=stream, idle_timeout=idle_timeout,
+        )  # fmt: skip
 
     @property
     def spec(self) -> str:
@@ -150,7 +216,115 @@ class OpenAIBackend:
     async def complete(
         self, request: Request, config: GenerationConfig
     ) -> Completion | BackendError:
-        """One POST; the outcome as a Completion or a BackendError (never raises for I/O)."""
+        """One attempt; the outcome as a Completion or a BackendError (never raises for I/O)."""
+        if self.stream:
+            return await self._complete_streamed(request, config)
+        return await self._complete_whole(request, config)
+
+    async def _complete_streamed(
+        self, request: Request, config: GenerationConfig
+    ) -> Completion | BackendError:
+        """One streamed POST under the first-token and idle deadlines."""
+        body = self.request_body(request, config)
+        body["stream"] = True
+        body.setdefault("stream_options", {"include_usage": True})
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        session = self._session_or_new()
+        loop = asyncio.get_running_loop()
+        strikes = self._strikes.get(request.key, 0)
+        start = loop.time()
+        first_limit = self._first_token.limit(strikes)
+        stream = StreamAccumulator()
+        token = object()
+        status, raw, retry_after = 200, b"", None
+        # No total limit from aiohttp: our deadlines govern; only the connect is bounded.
+        no_total = aiohttp.ClientTimeout(total=None, sock_connect=PROBE_TIMEOUT_S)
+        try:
+            async with asyncio.timeout_at(start + first_limit) as deadline:
+                self._waiting[id(token)] = (start, strikes, deadline)
+                self._start_watchdog()
+                try:
+                    async with session.post(self._url, data=data, timeout=no_total) as resp:
+                        status = resp.status
+                        if status != 200:
+                            raw = await resp.read()
+                            retry_after = parse_retry_after(resp.headers.get("Retry-After"))
+                        else:
+                            # Whatever has arrived, split into lines here: one await per
+                            # network read rather than one per line keeps streaming's CPU
+                            # cost near that of a plain request.
+                            pending = b""
+                            async for data in resp.content.iter_any():
+                                *lines, pending = (pending + data).split(b"\n")
+                                finished = stream.feed_lines(lines)
+                                if stream.started and id(token) in self._waiting:
+                                    del self._waiting[id(token)]
+                                    self._first_token.observe(loop.time() - start)
+                                    self._strikes.pop(request.key, None)
+                                if finished:
+                                    break
+                                if stream.started:
+                                    deadline.reschedule(loop.time() + self._idle)
+                            else:
+                                stream.feed(pending)  # a last line without its newline
+                finally:
+                    self._waiting.pop(id(token), None)
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            return self._unreachable(exc)
+        except TimeoutError:
+            if not stream.started:
+                self._strikes[request.key] = strikes + 1
+                waited = loop.time() - start
+                return BackendError(
+                    f"no first token after {waited:.1f} s (first-token deadline; capped by --timeout "
+                    f"{self._first_token.cap:g} s)",
+                    retryable=True,
+                    waited=True,
+                )
+            return BackendError(
+                f"stream stalled: no chunk for {self._idle:g} s (--idle-timeout)", retryable=True
+            )
+        except StreamError as exc:
+            return BackendError(self._scrub(str(exc)), retryable=True)
+        except aiohttp.ClientError as exc:
+            return BackendError(f"connection failed: {type(exc).__name__}: {exc}", retryable=True)
+        if status != 200:
+            return await self._http_error(status, raw, retry_after)
+        if not stream.complete:
+            return BackendError(
+                "stream ended before the answer was complete (no finish reason, no [DONE])",
+                retryable=True,
+            )
+        return Completion(
+            text=stream.text,
+            reasoning=stream.reasoning_text,
+            usage=stream.usage,
+            latency_s=round(loop.time() - start, 4),
+            finish_reason=stream.finish_reason,
+        )
+
+    def _start_watchdog(self) -> None:
+        if self._watchdog is None or self._watchdog.done():
+            self._watchdog = asyncio.get_running_loop().create_task(self._watch_first_tokens())
+
+    async def _watch_first_tokens(self) -> None:
+        """Move the deadline of every attempt still waiting for its first token to what the
+        adaptive limit says now (a hung attempt started before anything was learned is cut
+        as soon as the endpoint's normal first-token time is known)."""
+        while self._waiting:
+            await asyncio.sleep(WATCH_INTERVAL_S)
+            limits: dict[int, float] = {}
+            for start, strikes, deadline in list(self._waiting.values()):
+                if strikes not in limits:
+                    limits[strikes] = self._first_token.limit(strikes)
+                # An expiring deadline refuses: its attempt is being given up anyway.
+                with contextlib.suppress(RuntimeError):
+                    deadline.reschedule(start + limits[strikes])
+
+    async def _complete_whole(
+        self, request: Request, config: GenerationConfig
+    ) -> Completion | BackendError:
+        """One plain POST under the per-attempt ``--timeout``."""
         data = json.dumps(self.request_body(request, config), ensure_ascii=False).encode("utf-8")
         session = self._session_or_new()
         start = time.perf_counter()
@@ -159,6 +333,8 @@ class OpenAIBackend:
                 raw = await resp.read()
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers.get("Retry-After"))
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            return self._unreachable(exc)
         except asyncio.TimeoutError:
             return BackendError(
                 f"timed out after {self._timeout.total:g} s (per-attempt --timeout)", retryable=True
@@ -167,10 +343,94 @@ class OpenAIBackend:
             return BackendError(f"connection failed: {type(exc).__name__}: {exc}", retryable=True)
         latency = time.perf_counter() - start
         if status != 200:
-            message = f"HTTP {status}: {self._server_message(raw)}"
-            retryable = status == 429 or status >= 500
-            return BackendError(message, retryable=retryable, retry_after=retry_after)
+            return await self._http_error(status, raw, retry_after)
         return self._parse(raw, latency)
+
+    def _unreachable(self, exc: Exception) -> BackendError:
+        reason = getattr(exc, "os_error", None) or exc
+        return BackendError(
+            f"cannot connect to {self.endpoint}: {type(exc).__name__}: {reason}",
+            retryable=True,
+            unreachable=True,
+        )
+
+    async def _http_error(
+        self, status: int, raw: bytes, retry_after: float | None
+    ) -> BackendError:
+        """The BackendError for a non-200 answer: 401/403 and 404 stop the run (``fatal``)."""
+        message = f"HTTP {status}: {self._server_message(raw)}"
+        if status in (401, 403):
+            return BackendError(self._key_problem(message), retryable=False, fatal=True)
+        if status == 404:
+            return BackendError(await self._not_found(message), retryable=False, fatal=True)
+        retryable = status == 429 or status >= 500
+        return BackendError(message, retryable=retryable, retry_after=retry_after)
+
+    def _key_problem(self, message: str) -> str:
+        """Why a 401/403 happened, naming the variable the key came from (never the key)."""
+        if self._api_key:
+            return (
+                f"{self.endpoint} refused the API key read from ${self.key_env} ({message}). "
+                f"Check the key, or name the variable that holds the right one with --api-key-env."
+            )
+        return (
+            f"{self.endpoint} requires an API key and none was sent: ${self.key_env} is not set "
+            f"({message}). Set it, or name the variable that holds the key with --api-key-env."
+        )
+
+    async def _not_found(self, message: str) -> str:
+        """A 404 names the model, and the server's models when ``/models`` lists them."""
+        models = await self.list_models()
+        where = f"{self.endpoint}/chat/completions answered {message}"
+        if models:
+            shown = ", ".join(models[:20]) + (" ..." if len(models) > 20 else "")
+            return (
+                f"{where}: model {self.model!r} is not served there. "
+                f"It serves: {shown} (use --model openai:NAME)."
+            )
+        return (
+            f"{where}, and {self.endpoint}/models lists no models: check --model and --base-url "
+            f"(OpenAI-compatible servers usually end in /v1)."
+        )
+
+    async def list_models(self) -> list[str] | None:
+        """The model ids ``GET /models`` lists (fetched once), or None when it does not answer."""
+        async with self._models_lock:
+            if self._models is None:
+                try:
+                    status, raw = await self._get_models()
+                except (asyncio.TimeoutError, aiohttp.ClientError):
+                    return None
+                self._models = _model_ids(raw) if status == 200 else []
+            return self._models or None
+
+    async def _get_models(self) -> tuple[int, bytes]:
+        session = self._session_or_new()
+        probe = aiohttp.ClientTimeout(total=PROBE_TIMEOUT_S)
+        async with session.get(self._base + "/models", timeout=probe) as resp:
+            return resp.status, await resp.read()
+
+    async def preflight(self) -> BackendError | None:
+        """One cheap ``GET /models`` before a run (no tokens): a fatal error, or None to go on.
+
+        Stops on what no request could get past: nothing answering at the base URL within
+        ``PROBE_TIMEOUT_S`` (refused, DNS failure, connect timeout) and a refused key
+        (401/403). Anything else (no ``/models`` route, a slow listing) lets the run start;
+        a model the server lacks is reported by the first request's 404.
+        """
+        try:
+            status, raw = await self._get_models()
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            error = self._unreachable(exc)
+            return BackendError(error.message, retryable=False, fatal=True, unreachable=True)
+        except (asyncio.TimeoutError, aiohttp.ClientError):
+            return None
+        if status in (401, 403):
+            message = f"HTTP {status}: {self._server_message(raw)}"
+            return BackendError(self._key_problem(message), retryable=False, fatal=True)
+        if status == 200:
+            self._models = _model_ids(raw)
+        return None
 
     def _scrub(self, text: str) -> str:
         if self._api_key:
@@ -219,6 +479,21 @@ class OpenAIBackend:
         )
 
     async def aclose(self) -> None:
+        if self._watchdog is not None and not self._watchdog.done():
+            self._watchdog.cancel()
+        self._watchdog = None
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
+
+
+def _model_ids(raw: bytes) -> list[str]:
+    """The ids of an OpenAI ``/models`` listing (``{"data": [{"id": ...}]}``); [] otherwise."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return []
+    data = obj.get("data") if isinstance(obj, dict) else None
+    if not isinstance(data, list):
+        return []
+    return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]

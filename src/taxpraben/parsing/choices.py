@@ -57,7 +57,12 @@ from taxpraben.parsing._jsonish import (
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.region import answer_statements, drop_echo, sentences_last_first
+from taxpraben.parsing.region import (
+    answer_statements,
+    corrected_part,
+    drop_echo,
+    sentences_last_first,
+)
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index"]
 
@@ -119,6 +124,16 @@ def _cn_number(match: re.Match[str], suffix: str) -> str:
         return match.group(0)
     text = format(value.value.normalize(), "f")
     return text + suffix
+
+
+def _only_letter(pattern: re.Pattern[str], text: str, count: int) -> int | None:
+    """The option named by ``pattern``'s letters in ``text`` when they all name the same one."""
+    found = {
+        index
+        for m in pattern.finditer(text)
+        if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
+    }
+    return found.pop() if len(found) == 1 else None
 
 
 def _norm(text: str) -> str:
@@ -192,7 +207,6 @@ def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None
     return None
 
 
-_PICK = re.compile(r"应为|应是|应该是|应选|改选|改为|更正为|正确答案(?:是|为|应为)?|答案(?:是|为|应为)")
 _HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*(?:或者|或是|或|还是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
 _HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*(?:或者|或是|或|还是)\s*(?:构成|是|为)?\s*$")
 
@@ -247,10 +261,10 @@ def _read_statement(
     """The option a statement gives: its leading letter, a choice it names, an amount equal
     to a choice, a 选项X. Raises _Hedge when it offers two."""
     if correction:
-        picks = list(_PICK.finditer(body))
-        if not picks:
+        corrected = corrected_part(body)
+        if corrected is None:
             return None
-        body = body[picks[-1].end() :]
+        body = corrected
     named = _named(body, needles)
     if _hedged(body, named, lettered):
         raise _Hedge
@@ -266,15 +280,7 @@ def _read_statement(
     numeric = _numeric_choice(body, choices)
     if numeric is not None:
         return numeric
-    if lettered:
-        found = {
-            index
-            for m in _WEAK_LETTER.finditer(body)
-            if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
-        }
-        if len(found) == 1:
-            return found.pop()
-    return None
+    return _only_letter(_WEAK_LETTER, body, count) if lettered else None
 
 
 def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
@@ -388,13 +394,9 @@ def _choice_index(
             return picked
     if lettered:
         for pattern in (_WEAK_LETTER, _STANDALONE_LETTER):
-            letters = {
-                index
-                for m in pattern.finditer(cleaned)
-                if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
-            }
-            if len(letters) == 1:
-                return letters.pop()
+            only = _only_letter(pattern, cleaned, count)
+            if only is not None:
+                return only
     named = _named(cleaned, needles)
     return named[0][2] if named else None
 

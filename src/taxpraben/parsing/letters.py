@@ -41,7 +41,7 @@ from taxpraben.parsing._jsonish import (
 )
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.region import answer_statements, drop_echo, lines_last_first
+from taxpraben.parsing.region import CORRECTED_VALUE, answer_statements, drop_echo, lines_last_first
 
 __all__ = [
     "LETTER_ANSWER_KEYS",
@@ -76,7 +76,8 @@ _POSITIVE = re.compile(
 )
 _EXCLUDED_BEFORE = re.compile(r"(?:排除|不选|除了?|去掉|错误的是|不正确的是|错误选项为?)\s*(?:选项)?\s*$")
 _ALL_OPTIONS = re.compile(r"全选|以上(?:选项)?(?:都|均|全部|全都)(?:对|正确|是正确的|符合)|(?:全部|都)正确|都对")
-_CORRECTION_PICK = re.compile(r"(?:应为|应是|应该是|改为|更正为|修正为|正确答案(?:是|为)?|答案(?:是|为|应为)?|选)")
+# In a correction, a bare 选 also introduces the corrected letters ("不对，选AB").
+_CORRECTION_PICK = re.compile(CORRECTED_VALUE.pattern + r"|选")
 _VERDICT_LINE = re.compile(
     r"^[\s*#>\-|]*(?:选项)?\s*[(（【]?(?P<letter>[A-Z])[)）】]?\s*(?:项|选项)?(?![A-Za-z])"
 )

@@ -84,7 +84,7 @@ import cn2an
 from taxpraben.parsing._jsonish import answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.region import Statement, answer_statements
+from taxpraben.parsing.region import CORRECTED_VALUE, Statement, answer_statements
 
 __all__ = [
     "NUMBER_ANSWER_KEYS",
@@ -430,9 +430,6 @@ _CONCLUSION = re.compile(
 _CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
 _LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
 _EQUALS = re.compile(r"[=≈]")
-_CORRECTED = re.compile(
-    r"应为|应是|应该是|改为|更正为|修正为|正确(?:的)?(?:答案|结果|金额|税额)?(?:是|为|应为)"
-)
 _REFUND = re.compile(r"退(?!出|回原)")
 _ZERO_WORDS = re.compile(r"^[\s:：是为*#>]*(?:零|〇)(?:元)?(?:[。.！!\s*]|$)")
 
@@ -530,7 +527,7 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
     if _ZERO_WORDS.match(body):
         return NumberMatch(Decimal(0), False, -1, -1, "零")
     if statement.kind == "correction":
-        found = _from_markers(body, _CORRECTED, expect_percent) or _final_in_text(body, expect_percent)
+        found = _from_markers(body, CORRECTED_VALUE, expect_percent) or _final_in_text(body, expect_percent)
     elif statement.kind == "boxed":
         found = _final_in_text(body, expect_percent)
     else:
@@ -590,12 +587,7 @@ def extract_final_number(
 #: Units an answer may be asked in, by the factor from 元.
 _UNIT_FACTORS: dict[str, Decimal] = {
     "元": Decimal(1),
-    "千元": Decimal(10) ** 3,
-    "万元": Decimal(10) ** 4,
-    "十万元": Decimal(10) ** 5,
-    "百万元": Decimal(10) ** 6,
-    "千万元": Decimal(10) ** 7,
-    "亿元": Decimal(10) ** 8,
+    **{m + "元": _UNITS[m] for m in ("千", "万", "十万", "百万", "千万", "亿")},
 }
 _UNIT_WORD = r"(?P<u>亿元|千万元|百万元|十万元|万元|千元|元)"
 _UNIT_ASKED = re.compile(

@@ -43,8 +43,10 @@ from typing import Literal
 from taxpraben.parsing.latex import find_boxed
 
 __all__ = [
+    "CORRECTED_VALUE",
     "Statement",
     "answer_statements",
+    "corrected_part",
     "drop_echo",
     "is_refusal",
     "lines_last_first",
@@ -92,6 +94,19 @@ _CORRECTION = re.compile(
     r"(?:计算|上面|上述|前面|以上|刚才|之前|结果)[^，。\n]{0,4}(?:有误|算错|错了)(?=[，。,；!！\n]|$)",
     re.MULTILINE,
 )
+#: Inside a self-correction, the words that introduce the corrected value ("不对，……应为C").
+CORRECTED_VALUE = re.compile(
+    r"应为|应是|应该是|应选|改选|改为|更正为|修正为|正确(?:的)?(?:答案|选项|结果|金额|税额)?(?:是|为|应为)|"
+    r"答案(?:是|为|应为)"
+)
+
+
+def corrected_part(body: str) -> str | None:
+    """What follows the last ``应为``/``改为``/``正确答案是``... of a correction, or None."""
+    picks = list(CORRECTED_VALUE.finditer(body))
+    return body[picks[-1].end() :] if picks else None
+
+
 _SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论")
 _CONSEQUENCE = re.compile(r"因此|所以|故(?!意|事|障)|由此可见")
 _NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")

@@ -46,7 +46,7 @@ from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_valu
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.region import answer_statements
+from taxpraben.parsing.region import answer_statements, corrected_part
 
 __all__ = ["SPAN_ANSWER_KEYS", "extract_span", "normalize_span", "span_match"]
 
@@ -62,7 +62,6 @@ _TITLED = re.compile(r"《[^》\n]{1,80}》")
 _ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 #: How many statements a span is looked for in before the whole output is used.
 _MAX_TEXTS = 50
-_PICK = re.compile(r"应为|应是|应该是|改为|更正为|修正为|正确(?:的)?(?:答案)?(?:是|为|应为)")
 _CN_RUN = re.compile(
     r"(?P<pre>第|百分之)?(?P<run>[零〇一二两三四五六七八九十百千万]+)"
     r"(?P<unit>(?(pre)|(?=个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%)))"
@@ -161,10 +160,10 @@ def _answer_texts(cleaned: str) -> list[str]:
             break
         body = statement.text
         if statement.kind == "correction":
-            picks = list(_PICK.finditer(body))
-            if not picks:
+            corrected = corrected_part(body)
+            if corrected is None:
                 continue
-            body = body[picks[-1].end() :]
+            body = corrected
         elif statement.kind == "conclusion" and statement.marker not in ("综上所述", "综上", "总之", "结论"):
             continue
         texts.append(body)

@@ -77,6 +77,7 @@ def render_html(
         data_hash=meta.get("data_hash") or "?",
         n_tasks=len(results.get("tasks", {})),
         overall=tables.overall_summary(results),
+        banner=tables.problem_banner(results),
         paper=tables.paper_table(results),
         groups=tables.group_tables(results),
         failures=tables.failure_table(results),

@@ -1,8 +1,10 @@
 """The leaderboard: several result directories ranked by Overall Average, with paired tests.
 
-Results are compared only when they were computed on the same data (``meta.data_hash``) with
-the same scoring profile (``meta.profile``); otherwise ``IncompatibleResultsError`` is raised
-unless ``force`` is given, and the forced leaderboard says so at the top.
+Results are compared only when they were computed alike: the same data (``meta.data_hash``),
+``--limit``, tasks, number of runs and scoring profile; otherwise ``IncompatibleResultsError``
+is raised unless ``force`` is given, and the forced leaderboard says so at the top. Entries
+whose predictions errored are flagged. The "Δ next" column is the difference of the ranked
+Overall Averages; the paired test's own estimate (over shared items) is shown beside it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,25 @@ class Entry:
     def computed_tasks(self) -> list[str]:
         return [row.name for row in ordered_tasks(self.results) if row.computed]
 
+    @property
+    def errors(self) -> tuple[int, int]:
+        """(predictions that errored, predictions scored), from ``meta.counts``."""
+        counts = (self.results.get("meta") or {}).get("counts") or {}
+        total = int(counts.get("scored_predictions") or counts.get("predictions") or 0)
+        return int(counts.get("errors") or 0), total
+
+    @property
+    def error_flag(self) -> str:
+        """``"12 of 40 errored"`` for an entry with errors, else ''."""
+        errors, total = self.errors
+        return f"{errors} of {total} errored" if errors else ""
+
+
+def overall_gap(better: Entry, worse: Entry) -> float | None:
+    """The difference of the two ranked Overall Averages (what the "Δ next" column shows)."""
+    a, b = better.overall.get("mean"), worse.overall.get("mean")
+    return None if a is None or b is None else float(a) - float(b)
+
 
 @dataclass
 class Comparison:
@@ -76,13 +97,37 @@ class Leaderboard:
     data_hash: str
 
 
+#: What must be equal for two results to be ranked together: (meta key, what it is, whether
+#: an absent value is itself a problem). ``limit`` None means "every record", a value.
+COMPARED_META = (
+    ("data_hash", "data hashes", True),
+    ("limit", "--limit values", False),
+    ("tasks", "task sets", False),
+    ("runs", "run counts", False),
+    ("profile", "scoring profiles", True),
+)
+
+
+def _meta_value(entry: Entry, key: str) -> Any:
+    value = (entry.results.get("meta") or {}).get(key)
+    if key == "tasks" and isinstance(value, list):
+        return ",".join(sorted(value))
+    if key == "runs" and value is None:
+        return len(entry.overall.get("runs") or []) or None
+    return value
+
+
 def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
-    """Raise unless every entry shares data hash and profile; with ``force``, return warnings."""
+    """Raise unless every entry shares data hash, limit, tasks, run count and profile.
+
+    With ``force``, return the problems as warnings instead. Entries with errored
+    predictions are flagged in a warning either way.
+    """
     problems = []
-    for key, what in (("data_hash", "data hashes"), ("profile", "scoring profiles")):
-        values = {e.label: (e.results.get("meta") or {}).get(key) for e in entries}
-        if len(set(values.values())) > 1 or None in values.values():
-            listing = "; ".join(f"{label}: {value or 'unknown'}" for label, value in values.items())
+    for key, what, absent_is_problem in COMPARED_META:
+        values = {e.label: _meta_value(e, key) for e in entries}
+        if len(set(values.values())) > 1 or (absent_is_problem and None in values.values()):
+            listing = "; ".join(f"{label}: {_shown(value)}" for label, value in values.items())
             problems.append(f"different {what} ({listing})")
     if problems and not force:
         raise IncompatibleResultsError(
@@ -92,6 +137,12 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             "pass --force to build the leaderboard anyway (it will be marked as forced)."
         )
     warnings = [f"Forced comparison despite {p}." for p in problems]
+    flagged = [f"{e.label} ({e.error_flag})" for e in entries if e.error_flag]
+    if flagged:
+        warnings.append(
+            "Predictions errored (scored 0) for: " + ", ".join(flagged)
+            + "; their scores measure failed requests as well as the model."
+        )
     scorers = {e.label: _scorer_signature(e.results) for e in entries}
     if len(set(scorers.values())) > 1:
         warnings.append(
@@ -107,6 +158,10 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             + "; their rank is not like for like."
         )
     return warnings
+
+
+def _shown(value: Any) -> str:
+    return "unknown" if value is None else str(value)
 
 
 def _scorer_signature(results: dict[str, Any]) -> str:
@@ -198,21 +253,25 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
         "Overall Average",
         "95% CI over runs",
         "Runs",
-        "vs next",
+        "Errors",
+        "Δ next",
+        "vs next (paired test)",
         *board.tasks,
     ]
     lines.append("| " + " | ".join(headers) + " |")
-    lines.append("|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks))
+    lines.append("|---:|---|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks))
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
         value = fmt.stat(overall) + (" (partial)" if overall.get("partial") else "")
-        vs = ""
+        delta = vs = ""
         if rank <= len(board.comparisons):
-            test = board.comparisons[rank - 1].test
+            comparison = board.comparisons[rank - 1]
+            delta = fmt.signed_points(overall_gap(comparison.better, comparison.worse))
+            test = comparison.test
             vs = (
                 "n/a"
                 if test is None
-                else f"p {fmt.p_value(test.p_value)}, "
+                else f"Δ {fmt.signed_points(test.difference)}, p {fmt.p_value(test.p_value)}, "
                 + ("significant" if test.significant else "**not significant**")
             )
         cells = [
@@ -221,13 +280,17 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
             value,
             fmt.interval(overall.get("ci95")),
             str(len(overall.get("runs") or [])),
+            f"**{entry.error_flag}**" if entry.error_flag else "0",
+            delta,
             vs,
             *(_task_score(entry, t) for t in board.tasks),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Overall Average: points out of 100, mean ± std over runs; task columns: mean task score.",
+        "Overall Average: points out of 100, mean ± std over runs; task columns: mean task score. "
+        "Δ next: this Overall Average minus the next one's; the paired test's Δ is its own estimate "
+        "over the items both scored (see below).",
         "",
     ]
     lines += ["## Adjacent pairs", ""]
@@ -264,10 +327,18 @@ def render_leaderboard_html(board: Leaderboard) -> str:
     rows = []
     for rank, entry in enumerate(board.entries, 1):
         test = board.comparisons[rank - 1].test if rank <= len(board.comparisons) else None
+        gap = (
+            overall_gap(entry, board.comparisons[rank - 1].worse)
+            if rank <= len(board.comparisons)
+            else None
+        )
         rows.append(
             {
                 "rank": rank,
                 "label": entry.label,
+                "errors": entry.error_flag,
+                "delta": fmt.signed_points(gap) if rank <= len(board.comparisons) else "",
+                "paired_delta": fmt.signed_points(test.difference) if test else "",
                 "overall": fmt.stat(entry.overall),
                 "partial": bool(entry.overall.get("partial")),
                 "ci95": fmt.interval(entry.overall.get("ci95")),

@@ -5,6 +5,7 @@ The report layer reads only these files; it imports no model, parsing or metric 
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,6 +39,55 @@ def load_results(out_dir: Path) -> dict[str, Any]:
         raise ReportError(
             f"{path}: schema_version {version!r} is not supported (this version reads {SUPPORTED_SCHEMA})"
         )
+    return as_reported(results)
+
+
+#: The metrics each semantic scorer computes (meta.scorers keys -> metric keys).
+SCORER_METRICS = {"bertscore": ("bertscore",), "bartscore": ("bartscore", "bartscore_raw")}
+
+
+def uncomputed_metrics(results: dict[str, Any]) -> set[str]:
+    """Metric keys whose scorer never loaded (``meta.scorers[...].available`` is false)."""
+    scorers = (results.get("meta") or {}).get("scorers") or {}
+    return {
+        metric
+        for name, info in scorers.items()
+        if isinstance(info, dict) and info.get("available") is False
+        for metric in SCORER_METRICS.get(name, (name,))
+    }
+
+
+def _null_stat(figure: Any) -> dict[str, Any]:
+    runs = figure.get("runs") if isinstance(figure, dict) else None
+    return {
+        "mean": None, "std": None, "ci95": None, "bootstrap_ci95": None,
+        "runs": [None] * len(runs or []),
+    }  # fmt: skip
+
+
+def as_reported(results: dict[str, Any]) -> dict[str, Any]:
+    """``results`` as the reports show it: a figure of a scorer that never loaded is null.
+
+    Where every item failed, the pipeline fills the semantic metrics with the 0 that a
+    failed item scores, although no model ever computed them; shown as "0.00 ± 0.00" that
+    reads as a measurement. Here those figures become null ("n/c") in every task, field
+    and run. The input is not modified.
+    """
+    absent = uncomputed_metrics(results)
+    if not absent:
+        return results
+    results = copy.deepcopy(results)
+    for task in (results.get("tasks") or {}).values():
+        metrics = task.get("metrics") or {}
+        for key in absent & set(metrics):
+            metrics[key] = _null_stat(metrics[key])
+        for figures in (task.get("fields") or {}).values():
+            for key in absent & set(figures or {}):
+                figures[key] = _null_stat(figures[key])
+        for run in task.get("per_run") or []:
+            run_metrics = run.get("metrics") or {}
+            for key in absent & set(run_metrics):
+                run_metrics[key] = None
     return results
 
 

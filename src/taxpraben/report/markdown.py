@@ -59,6 +59,8 @@ def render_markdown(results: dict[str, Any], *, label: str | None = None) -> str
         f"Profile `{cell(str(meta.get('profile') or '?'))}` · data `{cell(str(meta.get('data_hash') or '?'))}` · "
         f"{overall['runs']} run(s) · {len(results.get('tasks', {}))} tasks"
     )
+    for line in tables.problem_banner(results):
+        parts += ["", f"> **Warning:** {cell(line)}"]
     parts += ["", "## Overall Average", ""]
     parts.append(f"**{overall['value']}** (mean ± std over runs, points out of 100)")
     parts.append("")

@@ -230,6 +230,40 @@ def per_run_table(results: dict[str, Any]) -> Table:
     return table
 
 
+def problem_banner(results: dict[str, Any]) -> list[str]:
+    """What makes the figures less than a model's score, one line each, with counts.
+
+    Shown at the top of report.md, report.html and the terminal summary whenever
+    predictions errored or were missing, or tasks were not computed; [] otherwise.
+    """
+    counts = (results.get("meta") or {}).get("counts") or {}
+    rows = ordered_tasks(results)
+    total = int(counts.get("scored_predictions") or counts.get("predictions") or 0)
+    if not total:  # older results: count from the tasks' own per-run counts
+        total = sum(sum((r.get("counts") or {}).values()) for row in rows for r in row.data.get("per_run") or [])
+    errors = int(counts.get("errors") or 0) or sum(
+        int((r.get("counts") or {}).get("error", 0)) for row in rows for r in row.data.get("per_run") or []
+    )
+    missing = int(counts.get("missing_predictions") or 0)
+    lines = []
+    if errors:
+        every = "every prediction" if errors >= total else f"{errors} of {total} predictions"
+        why = f" ({missing} of them had no prediction at all)" if missing else ""
+        lines.append(
+            f"{every} failed{why} and score 0 as errors: "
+            + ("the scores below measure no model output." if errors >= total else "the scores below are lowered by them.")
+        )
+    elif missing:
+        lines.append(f"{missing} of {total} predictions are missing and score 0.")
+    skipped = [row.name for row in rows if not row.computed]
+    if skipped:
+        lines.append(
+            f"{len(skipped)} of {len(rows)} tasks were not computed ({', '.join(skipped)}): "
+            "the Overall Average is partial."
+        )
+    return lines
+
+
 def overall_summary(results: dict[str, Any]) -> dict[str, str]:
     """The Overall Average as text pieces: value, intervals and a partial warning (or '')."""
     overall = results.get("overall") or {}

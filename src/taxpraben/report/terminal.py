@@ -10,8 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from taxpraben.report import format as fmt
-from taxpraben.report.load import model_label, ordered_tasks, scorer_problems
-from taxpraben.report.tables import overall_summary
+from taxpraben.report.leaderboard import Leaderboard, overall_gap
+from taxpraben.report.load import as_reported, model_label, ordered_tasks, scorer_problems
+from taxpraben.report.tables import overall_summary, problem_banner
 
 
 def print_summary(
@@ -19,6 +20,9 @@ def print_summary(
 ) -> None:
     """Task scores, group scores, the Overall Average with its 95% interval, format failures, paths."""
     console = console or Console()
+    results = as_reported(results)
+    for line in problem_banner(results):
+        console.print(f"Warning: {line}", style="bold red", markup=False, highlight=False)
     meta = results.get("meta") or {}
     table = Table(
         title=f"TaxPraBen: {model_label(results)}",
@@ -76,28 +80,33 @@ def print_summary(
         console.print(f"Wrote {path}", highlight=False)
 
 
-def print_leaderboard(board: Any, paths: Sequence[Path], console: Console | None = None) -> None:
+def print_leaderboard(board: Leaderboard, paths: Sequence[Path], console: Console | None = None) -> None:
     """The ranking of a leaderboard (``leaderboard.Leaderboard``) with the adjacent-pair verdicts."""
     console = console or Console()
     table = Table(
         title="TaxPraBen leaderboard",
-        caption="Overall: points out of 100, mean ± std over runs. Δ next, p, Sig.: paired bootstrap against the next model (p < 0.05)",
+        caption="Overall: points out of 100, mean ± std over runs. Δ next: Overall minus the next one's; "
+        "paired Δ, p, Sig.: paired bootstrap against the next model over shared items (p < 0.05)",
     )
     table.add_column("#", justify="right")
     table.add_column("Model", min_width=12, overflow="fold")
     table.add_column("Overall", justify="right", no_wrap=True)
     table.add_column("95% CI")
+    table.add_column("Errors", justify="right")
     table.add_column("Δ next", justify="right", no_wrap=True)
+    table.add_column("paired Δ", justify="right", no_wrap=True)
     table.add_column("p", justify="right", no_wrap=True)
     table.add_column("Sig.", no_wrap=True)
     for rank, entry in enumerate(board.entries, 1):
-        delta = p = verdict = ""
+        delta = paired = p = verdict = ""
         if rank <= len(board.comparisons):
-            test = board.comparisons[rank - 1].test
+            comparison = board.comparisons[rank - 1]
+            delta = fmt.signed_points(overall_gap(comparison.better, comparison.worse))
+            test = comparison.test
             if test is None:
                 verdict = "n/a"
             else:
-                delta, p = fmt.signed_points(test.difference), fmt.p_value(test.p_value)
+                paired, p = fmt.signed_points(test.difference), fmt.p_value(test.p_value)
                 verdict = "yes" if test.significant else "[yellow]no[/]"
         partial = "*" if entry.overall.get("partial") else ""  # explained by a warning below
         table.add_row(
@@ -105,7 +114,9 @@ def print_leaderboard(board: Any, paths: Sequence[Path], console: Console | None
             entry.label,
             fmt.stat(entry.overall) + partial,
             fmt.interval(entry.overall.get("ci95")),
+            f"[red]{entry.error_flag}[/]" if entry.error_flag else "0",
             delta,
+            paired,
             p,
             verdict,
         )
