@@ -130,6 +130,29 @@ def test_scorer_options_reach_the_scorers_and_results(tmp_path: Path, tiny_xlnet
     assert means[True] != means[False]
 
 
+def test_scorer_dtype_reaches_the_scorers_and_results(tmp_path: Path, tiny_xlnet_dir: Path, tiny_bart_dir: Path) -> None:
+    data = load_data("sample", REG, ["TaxSum"])
+    rows = [{"task": "TaxSum", "id": r.id, "run": 0, "prediction": r.answer_text[: len(r.answer_text) // 2]}
+            for r in data.records["TaxSum"]]
+    preds = _write(tmp_path / "p.jsonl", rows)
+    scores = {}
+    for dtype in ("float32", "bf16"):
+        out = tmp_path / dtype
+        args = ["score", "--data", "sample", "-p", str(preds), "--tasks", "TaxSum", "--out", str(out),
+                "--bertscore-model", str(tiny_xlnet_dir), "--bertscore-layer", "2",
+                "--bartscore-model", str(tiny_bart_dir), "--device", "cpu", "--scorer-dtype", dtype]
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.output
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        for metric in ("bertscore", "bartscore"):
+            info = results["meta"]["scorers"][metric]
+            assert info["dtype"] == dtype and info["exact"] is (dtype == "float32")
+        scores[dtype] = results["tasks"]["TaxSum"]["metrics"]["bartscore_raw"]["mean"]
+    assert scores["bf16"] != scores["float32"]
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(preds), "--scorer-dtype", "fp8"])
+    assert res.exit_code == 2 and "unknown scorer dtype" in res.output
+
+
 def test_score_refuses_a_file_that_is_not_a_result(tmp_path: Path) -> None:
     """An empty file, or one matching no item, exits 1 with what was expected; nothing is written."""
     loaded = load_data("sample", REG, ["TaxCalc", "TaxSum"])

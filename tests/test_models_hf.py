@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+import torch
 import typer
 from typer.testing import CliRunner
 
@@ -22,7 +23,7 @@ from taxpraben.models.base import (
     build_request,
     create_backend,
 )
-from taxpraben.models.hf import HFBackend
+from taxpraben.models.hf import GROUP_SIZE, HFBackend
 from taxpraben.predictions import Prediction
 from taxpraben.runner import Runner, RunnerSettings
 from tiny_models import tax_corpus
@@ -155,7 +156,8 @@ def test_chat_template_applied_when_present(tiny_llama: Path, tmp_path: Path) ->
 
 def test_factory_and_flags(tiny_llama: Path) -> None:
     backend = create_backend(f"hf:{tiny_llama}", concurrency=3, device="cpu")
-    assert isinstance(backend, HFBackend) and backend.batch_size == 3
+    assert isinstance(backend, HFBackend) and backend.max_batch == 3
+    assert backend.batch_size == GROUP_SIZE  # the runner hands over enough to sort by length
     assert backend.shares_runs(GREEDY) and not backend.shares_runs(SAMPLED)
     assert backend.shares_runs(GenerationConfig(temperature=0.7, gen_kwargs={"do_sample": False}))
 
@@ -195,3 +197,123 @@ def test_unloadable_model_is_a_user_error(tmp_path: Path) -> None:
     request = build_request(RECORDS[0], 0, GREEDY)
     with pytest.raises(ModelSpecError, match="cannot load the model"):
         asyncio.run(backend.generate([request], GREEDY))
+
+
+# --------------------------------------------------------------------------- batching
+
+
+def _varied_requests(config: GenerationConfig, n: int = 9) -> list[Request]:
+    """Prompts of quite different lengths, in no particular order."""
+    records = [
+        Record(task="TaxQA", id=str(i), query="小规模纳税人" * ((i * 7) % 5 + 1) + f"第{i}题？", answer="")
+        for i in range(n)
+    ]
+    return [build_request(r, 0, config) for r in records]
+
+
+def _texts(outcomes: Sequence[Completion | BackendError]) -> list[str]:
+    assert all(isinstance(o, Completion) for o in outcomes), outcomes
+    return [o.text for o in outcomes]  # type: ignore[union-attr]
+
+
+def test_sorted_batches_return_in_request_order(tiny_llama: Path) -> None:
+    requests = _varied_requests(GREEDY)
+    alone = HFBackend(str(tiny_llama), batch_size=1, device="cpu")
+    expected = [_texts(asyncio.run(alone.generate([r], GREEDY)))[0] for r in requests]
+
+    backend = HFBackend(str(tiny_llama), batch_size=4, device="cpu")
+    seen: list[list[int]] = []
+    original = backend._generate_batch
+
+    def recording(loaded, prompt_ids, seed, config):  # type: ignore[no-untyped-def]
+        seen.append([len(p) for p in prompt_ids])
+        return original(loaded, prompt_ids, seed, config)
+
+    backend._generate_batch = recording  # type: ignore[method-assign]
+    outcomes = asyncio.run(backend.generate(requests, GREEDY))
+    assert _texts(outcomes) == expected
+    lengths = [n for batch in seen for n in batch]
+    assert lengths == sorted(lengths, reverse=True)  # longest first across batches
+    assert [len(b) for b in seen] == [4, 4, 1]
+    prompt_tokens = [o.usage["prompt_tokens"] for o in outcomes]  # type: ignore[union-attr]
+    tok = backend._load().tokenizer
+    assert prompt_tokens == [
+        len(tok(backend.prompt_text(tok, r), add_special_tokens=False)["input_ids"])
+        for r in requests
+    ]
+
+
+def test_out_of_memory_halves_the_generation_batch(tiny_llama: Path) -> None:
+    requests = _varied_requests(GREEDY)
+    expected = _texts(
+        asyncio.run(HFBackend(str(tiny_llama), batch_size=8, device="cpu").generate(requests, GREEDY))
+    )
+    backend = HFBackend(str(tiny_llama), batch_size=8, device="cpu")
+    original = backend._generate_batch
+    failures = []
+
+    def small_device(loaded, prompt_ids, seed, config):  # type: ignore[no-untyped-def]
+        if len(prompt_ids) > 2:
+            failures.append(len(prompt_ids))
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 GiB")
+        return original(loaded, prompt_ids, seed, config)
+
+    backend._generate_batch = small_device  # type: ignore[method-assign]
+    assert _texts(asyncio.run(backend.generate(requests, GREEDY))) == expected
+    assert failures and backend._budget is not None and backend._budget.max_rows <= 2
+
+
+def test_static_cache_gives_the_dynamic_cache_text(tiny_llama: Path) -> None:
+    requests = _varied_requests(GREEDY, n=5)
+    dynamic = HFBackend(str(tiny_llama), batch_size=8, device="cpu", cache_implementation=None)
+    static = HFBackend(str(tiny_llama), batch_size=8, device="cpu", cache_implementation="static")
+    assert not dynamic.static_cache(dynamic._load()) and static.static_cache(static._load())
+    assert _texts(asyncio.run(static.generate(requests, GREEDY))) == _texts(
+        asyncio.run(dynamic.generate(requests, GREEDY))
+    )
+    auto = HFBackend(str(tiny_llama), device="cpu")
+    assert not auto.static_cache(auto._load())  # static (and compiled) on CUDA only
+    assert auto._load().model.config._attn_implementation == "sdpa"
+
+
+def test_a_failing_static_cache_falls_back_once(
+    tiny_llama: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    backend = HFBackend(str(tiny_llama), batch_size=8, device="cpu", cache_implementation="static")
+    model = backend._load().model
+    real_generate = model.generate
+    calls: list[object] = []
+
+    def no_compiler(*args: object, **kwargs: object) -> object:
+        calls.append(kwargs.get("cache_implementation"))
+        if kwargs.get("cache_implementation") == "static":
+            raise RuntimeError("InductorError: no C compiler")
+        return real_generate(*args, **kwargs)
+
+    model.generate = no_compiler
+    try:
+        requests = _varied_requests(GREEDY, n=3)
+        first = asyncio.run(backend.generate(requests, GREEDY))
+        again = asyncio.run(backend.generate(requests, GREEDY))
+    finally:
+        del model.generate
+    assert _texts(first) == _texts(again)
+    assert calls == ["static", None, None]  # tried once, then the dynamic cache for good
+    assert "static KV cache failed" in caplog.text
+
+
+def test_generation_budget_fits_the_sample_on_a_large_gpu() -> None:
+    from types import SimpleNamespace
+
+    from taxpraben.batching import plan_batches
+    from taxpraben.models.hf import generation_budget
+
+    # Qwen2.5-0.5B's dimensions.
+    qwen = SimpleNamespace(hidden_size=896, num_attention_heads=14, num_key_value_heads=2,
+                           num_hidden_layers=24, intermediate_size=4864, vocab_size=151936)  # fmt: skip
+    widths = [(600,)] * 186
+    big = generation_budget(100e9, qwen, 128, max_rows=256)
+    assert plan_batches(list(range(186)), widths, big) == [list(range(186))]
+    small = generation_budget(2e9, qwen, 128, max_rows=256)
+    assert 1 < len(plan_batches(list(range(186)), widths, small)[0]) < 186
+    assert big.cost(1, (1200,)) > big.cost(1, (600,))

@@ -354,3 +354,108 @@ def test_auto_device_is_cpu_without_accelerators(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     assert semantic.resolve_device("auto") == "cpu"
     assert semantic.resolve_device("cuda:1") == "cuda:1"
+
+
+# --------------------------------------------------------------------------- device paths
+
+
+class _OutOfMemoryAbove:
+    """Wraps a model: a forward pass with more than ``rows`` rows raises CUDA's OOM error."""
+
+    def __init__(self, model: torch.nn.Module, rows: int) -> None:
+        self.model = model
+        self.rows = rows
+        self.failures = 0
+        self.config = model.config
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        ids = args[0] if args else kwargs["input_ids"]
+        if ids.shape[0] > self.rows:  # type: ignore[union-attr]
+            self.failures += 1
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 4.00 GiB")
+        return self.model(*args, **kwargs)
+
+
+def test_bertscore_backs_off_on_out_of_memory(
+    tiny_xlnet_dir: Path, pairs: tuple[list[str], list[str]]
+) -> None:
+    cands, refs = pairs
+    expected = BertScorer(str(tiny_xlnet_dir), 3, device="cpu", batch_size=32).score(cands, refs)
+    scorer = BertScorer(str(tiny_xlnet_dir), 3, device="cpu", batch_size=32)
+    flaky = _OutOfMemoryAbove(scorer._loaded.encoder, rows=5)
+    scorer._loaded = semantic._BertModel(
+        scorer._loaded.tokenizer, flaky, scorer._loaded.forward_kwargs
+    )
+    got = scorer.score(cands, refs)
+    assert flaky.failures >= 1
+    assert scorer._budget is not None and scorer._budget.max_rows <= 5
+    assert _max_diff(got, [(s.precision, s.recall, s.f1) for s in expected]) < 1e-6
+    failures = flaky.failures
+    scorer.score(cands[:10], refs[:10])  # the shrunk budget is kept: no new failure
+    assert flaky.failures == failures
+
+
+def test_bartscore_backs_off_on_out_of_memory(
+    tiny_bart_dir: Path, bart_pairs: tuple[list[str], list[str]]
+) -> None:
+    sources, targets = bart_pairs
+    scorer = BartScorer(str(tiny_bart_dir), batch_size=16, device="cpu")
+    flaky = _OutOfMemoryAbove(scorer._loaded.model, rows=3)
+    scorer._loaded = semantic._BartModel(scorer._loaded.tokenizer, flaky)
+    got = scorer.score(sources, targets)
+    assert flaky.failures >= 1
+    expected = _reference_bartscore(tiny_bart_dir, sources, targets)
+    assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) < 1e-5
+
+
+def test_float32_scoring_turns_tf32_off_and_restores_the_setting(
+    tiny_xlnet_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    scorer = BertScorer(str(tiny_xlnet_dir), 2, device="cpu")
+    encoder = scorer._loaded.encoder
+
+    def recording(*args: object, **kwargs: object) -> object:
+        seen.append(torch.get_float32_matmul_precision())
+        return encoder(*args, **kwargs)
+
+    recording.config = encoder.config  # type: ignore[attr-defined]
+    scorer._loaded = semantic._BertModel(
+        scorer._loaded.tokenizer, recording, scorer._loaded.forward_kwargs
+    )
+    before = torch.get_float32_matmul_precision()
+    try:
+        torch.set_float32_matmul_precision("high")
+        scorer.score(["增值税"], ["消费税"])
+        assert seen == ["highest"]
+        assert torch.get_float32_matmul_precision() == "high"
+        scorer.dtype = "tf32"
+        scorer.score(["增值税专用发票"], ["消费税"])
+        assert seen[-1] == "high"
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+def test_bf16_scores_are_close_to_float32_and_recorded(
+    tiny_xlnet_dir: Path,
+    tiny_bart_dir: Path,
+    pairs: tuple[list[str], list[str]],
+    bart_pairs: tuple[list[str], list[str]],
+) -> None:
+    cands, refs = pairs
+    exact = BertScorer(str(tiny_xlnet_dir), 3, device="cpu")
+    fast = BertScorer(str(tiny_xlnet_dir), 3, device="cpu", dtype="bf16")
+    assert fast._loaded is not exact._loaded
+    assert next(fast._loaded.encoder.parameters()).dtype == torch.bfloat16
+    ours, bf16 = exact.score(cands, refs), fast.score(cands, refs)
+    diff = _max_diff(bf16, [(s.precision, s.recall, s.f1) for s in ours])
+    assert 0 < diff < 0.05
+    assert fast.describe()["dtype"] == "bf16" and fast.describe()["exact"] is False
+    assert exact.describe()["dtype"] == "float32" and exact.describe()["exact"] is True
+
+    sources, targets = bart_pairs
+    raw = BartScorer(str(tiny_bart_dir), device="cpu").score(sources, targets)
+    raw_bf16 = BartScorer(str(tiny_bart_dir), device="cpu", dtype="bf16").score(sources, targets)
+    assert 0 < max(abs(a - b) for a, b in zip(raw, raw_bf16, strict=True)) < 0.1
+    with pytest.raises(ValueError, match="scorer dtype"):
+        BertScorer(str(tiny_xlnet_dir), 3, device="cpu", dtype="fp8")

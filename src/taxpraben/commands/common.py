@@ -73,7 +73,12 @@ BertIdfOpt = Annotated[
     ),
 ]
 BertBatchOpt = Annotated[
-    int, typer.Option("--bertscore-batch-size", min=1, help="Texts per BERTScore forward pass.")
+    int,
+    typer.Option(
+        "--bertscore-batch-size",
+        min=1,
+        help="Texts per BERTScore forward pass on CPU (on CUDA, batches are sized by free memory).",
+    ),
 ]
 BartModelOpt = Annotated[
     str,
@@ -94,6 +99,14 @@ BartWeightsOpt = Annotated[
 DeviceOpt = Annotated[
     str,
     typer.Option("--device", help="Device for the scorer models: auto, cuda, mps or cpu."),
+]
+ScorerDtypeOpt = Annotated[
+    str,
+    typer.Option(
+        "--scorer-dtype",
+        help="BERTScore/BARTScore arithmetic: float32 (default, equal to the reference code), "
+        "tf32 or bf16 (faster on a GPU, not exact; recorded in results.json).",
+    ),
 ]
 NoSemanticOpt = Annotated[
     bool,

@@ -38,6 +38,7 @@ from taxpraben.commands.common import (
     NoSemanticOpt,
     OutOpt,
     ProfileOpt,
+    ScorerDtypeOpt,
     TaskDirOpt,
     TasksOpt,
     cli_console,
@@ -306,6 +307,7 @@ def run(
     bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
     bartscore_weights: BartWeightsOpt = None,
     device: DeviceOpt = "auto",
+    scorer_dtype: ScorerDtypeOpt = "float32",
     no_semantic: NoSemanticOpt = False,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
@@ -317,7 +319,7 @@ def run(
         bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
         bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
         bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
-        seed=seed, runs=runs,
+        scorer_dtype=scorer_dtype, seed=seed, runs=runs,
     )  # fmt: skip
     try:
         config = GenerationConfig(

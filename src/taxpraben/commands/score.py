@@ -26,6 +26,7 @@ from taxpraben.commands.common import (
     NoSemanticOpt,
     OutOpt,
     ProfileOpt,
+    ScorerDtypeOpt,
     SeedOpt,
     TaskDirOpt,
     TasksOpt,
@@ -189,6 +190,7 @@ def score(
     bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
     bartscore_weights: BartWeightsOpt = None,
     device: DeviceOpt = "auto",
+    scorer_dtype: ScorerDtypeOpt = "float32",
     no_semantic: NoSemanticOpt = False,
     seed: SeedOpt = 0,
 ) -> None:
@@ -201,7 +203,7 @@ def score(
         bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
         bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
         bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
-        seed=seed, runs=runs,
+        scorer_dtype=scorer_dtype, seed=seed, runs=runs,
     )  # fmt: skip
     loaded = load_data_or_exit(data, registry, tasks, limit, console)
     try:

@@ -12,3 +12,8 @@ ENV_BERTSCORE_MODEL = "TAXPRABEN_BERTSCORE_MODEL"
 ENV_BERTSCORE_LAYER = "TAXPRABEN_BERTSCORE_LAYER"
 ENV_BARTSCORE_MODEL = "TAXPRABEN_BARTSCORE_MODEL"
 ENV_BARTSCORE_WEIGHTS = "TAXPRABEN_BARTSCORE_WEIGHTS"
+
+#: ``--scorer-dtype`` values: exact float32 (the default: the reference's numbers), TF32
+#: matrix products on CUDA, or the scorer models in bfloat16. The last two trade exactness
+#: for speed; results.json records the choice.
+SCORER_DTYPES = ("float32", "tf32", "bf16")

@@ -14,8 +14,18 @@ truncated to ``max_length`` tokens, score = mean log-likelihood per target token
 
 Speed comes from not repeating work, never from approximating it: a ``score`` call
 dedupes identical pairs and identical texts (gold answers repeat across the 5 runs, so each
-gold is encoded once), encodes length-sorted batches so that padding is small, runs the
-encoder only up to the needed layer, and the models are loaded once per process.
+gold is encoded once), runs the encoder only up to the needed layer, and the models are
+loaded once per process. Batches are longest first and sized by a budget
+(``taxpraben.batching``): padded tokens on CPU (``batch_size`` texts of up to 512 tokens), and
+on CUDA the memory the batch's activations are estimated to take, out of the device's free
+memory, so that a batch fills the GPU; an out-of-memory error halves the budget and retries
+(it never fails the job). Results stay on the device until the end of a call (one transfer,
+no per-batch synchronisation).
+
+``dtype`` (``--scorer-dtype``): ``float32`` (default) is exact to the reference code, with
+TF32 matrix products turned off whatever the process set; ``tf32`` lets CUDA's matrix products
+use TF32; ``bf16`` runs the model in bfloat16 (similarities, log-softmax and means stay in
+float32). Both trade exactness for speed; ``describe()`` records the choice in results.json.
 
 Differences from the reference packages, all deliberate:
 
@@ -43,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taxpraben import batching as _batching
+from taxpraben.batching import Budget, free_cuda_bytes, padded_tokens, run_batches, to_device
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -51,6 +63,7 @@ from taxpraben.metrics.defaults import (
     ENV_BARTSCORE_WEIGHTS,
     ENV_BERTSCORE_LAYER,
     ENV_BERTSCORE_MODEL,
+    SCORER_DTYPES,
 )
 
 if TYPE_CHECKING:
@@ -61,6 +74,7 @@ __all__ = [
     "DEFAULT_BERTSCORE_LAYER",
     "DEFAULT_BERTSCORE_MODEL",
     "PRF",
+    "SCORER_DTYPES",
     "BartScorer",
     "BertScorer",
     "ScorerUnavailable",
@@ -77,10 +91,15 @@ log = logging.getLogger(__name__)
 # pairs are processed in groups of references whose texts fit, so memory stays flat
 # however many runs and tasks one call covers.
 _CHUNK_TOKENS = 1 << 18
-# Padded tokens per forward batch, per unit of batch_size: long texts get smaller batches.
+# Padded tokens per forward batch on CPU, per unit of batch_size: long texts get smaller batches.
 _TOKENS_PER_ITEM = 512
-# Similarity-matrix elements per greedy-matching batch.
+# Similarity-matrix elements and pairs per greedy-matching batch (CPU; CUDA takes more).
 _MATCH_ELEMENTS = 1 << 24
+_MATCH_ROWS = 64
+_CUDA_MATCH_ELEMENTS = 1 << 28
+_CUDA_MATCH_ROWS = 1024
+# Share of the free CUDA memory that one call's stored token embeddings may take.
+_CUDA_CHUNK_FRACTION = 0.2
 # Below this many texts a progress bar is not worth drawing.
 _PROGRESS_MIN_TEXTS = 256
 
@@ -255,21 +274,94 @@ def _progress_bar(enabled: bool, description: str, total: int) -> Iterator[Calla
         yield lambda n: bar.advance(task, n)
 
 
-def _length_batches(
-    order: Sequence[int], lengths: Sequence[int], max_items: int
-) -> Iterator[list[int]]:
-    """Split ``order`` (sorted by decreasing length) into batches of at most ``max_items``
-    items and ``max_items * _TOKENS_PER_ITEM`` padded tokens (at least one item each)."""
-    budget = max_items * _TOKENS_PER_ITEM
-    batch: list[int] = []
-    for i in order:
-        width = lengths[batch[0]] if batch else lengths[i]
-        if batch and (len(batch) >= max_items or (len(batch) + 1) * width > budget):
-            yield batch
-            batch = []
-        batch.append(i)
-    if batch:
-        yield batch
+def _check_dtype(dtype: str) -> str:
+    if dtype not in SCORER_DTYPES:
+        raise ValueError(f"scorer dtype must be one of {', '.join(SCORER_DTYPES)}, got {dtype!r}")
+    return dtype
+
+
+def _weights_dtype(dtype: str) -> Any:
+    """The dtype the model's weights are held in for a scorer dtype (TF32 keeps float32)."""
+    import torch
+
+    return torch.bfloat16 if dtype == "bf16" else torch.float32
+
+
+@contextmanager
+def _matmul_precision(dtype: str) -> Iterator[None]:
+    """Float32 matrix products in IEEE float32, or in TF32 for ``tf32``, for the duration."""
+    import torch
+
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high" if dtype == "tf32" else "highest")
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+def _is_cuda(device: str) -> bool:
+    return device.split(":", 1)[0] == "cuda"
+
+
+def _model_dims(config: Any) -> tuple[int, int, int]:
+    """(hidden size, feed-forward size, attention heads) of a transformers config."""
+    hidden = int(getattr(config, "hidden_size", None) or getattr(config, "d_model", 768))
+    ffn = (
+        getattr(config, "intermediate_size", None)
+        or getattr(config, "d_inner", None)
+        or getattr(config, "encoder_ffn_dim", None)
+        or 4 * hidden
+    )
+    heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_head", None) or 12
+    return hidden, int(ffn), int(heads)
+
+
+def encoder_budget(free_bytes: float, config: Any, dtype: str) -> Budget:
+    """Token budget of an encoder forward pass on a device with ``free_bytes`` free.
+
+    Estimated bytes per padded token of width ``w``, for one layer at a time (inference
+    keeps only the current layer's activations): hidden-sized tensors (about 12 of them:
+    projections, residuals, norms), two feed-forward-sized ones, and the attention matrices
+    (about 8 per head, the width of the batch each: XLNet's relative attention keeps several),
+    plus the float32, unit-normalised output that the scorer keeps.
+    """
+    hidden, ffn, heads = _model_dims(config)
+    elem = 2 if dtype == "bf16" else 4
+    linear = elem * (12 * hidden + 2 * ffn) + 8 * hidden
+    per_width = elem * 8 * heads
+
+    def cost(rows: int, widths: tuple[int, ...]) -> float:
+        (width,) = widths
+        return rows * width * (linear + per_width * width)
+
+    return Budget(max_cost=free_bytes * _batching.DEVICE_MEMORY_FRACTION, max_rows=1 << 16, cost=cost)
+
+
+def seq2seq_budget(free_bytes: float, config: Any, dtype: str) -> Budget:
+    """Budget of a BART forward pass with its log-likelihood, batches shaped (source,
+    target): encoder activations per source token, decoder activations and the logits
+    (vocabulary-wide, in the model's dtype, then float32 for the log-softmax) per target
+    token, and the self- and cross-attention matrices."""
+    hidden, _, heads = _model_dims(config)
+    ffn = int(getattr(config, "decoder_ffn_dim", None) or 4 * hidden)
+    vocab = int(getattr(config, "vocab_size", 50265))
+    elem = 2 if dtype == "bf16" else 4
+    per_source = elem * (10 * hidden + 2 * ffn)
+    per_target = elem * (14 * hidden + 2 * ffn) + vocab * (elem + 8)
+    per_pair = elem * 3 * heads
+
+    def cost(rows: int, widths: tuple[int, ...]) -> float:
+        source, target = widths
+        attention = per_pair * (source * source + target * target + source * target)
+        return rows * (source * per_source + target * per_target + attention)
+
+    return Budget(max_cost=free_bytes * _batching.DEVICE_MEMORY_FRACTION, max_rows=1 << 16, cost=cost)
+
+
+def cpu_budget(batch_size: int) -> Budget:
+    """Off CUDA: ``batch_size`` texts and ``batch_size * 512`` padded tokens per pass."""
+    return Budget(max_cost=batch_size * _TOKENS_PER_ITEM, max_rows=batch_size, cost=padded_tokens)
 
 
 # --------------------------------------------------------------------------- BERTScore
@@ -326,7 +418,7 @@ class _BertModel:
     forward_kwargs: Mapping[str, Any]
 
 
-def _load_bert(model: str, layer: int, device: str) -> _BertModel:
+def _load_bert(model: str, layer: int, device: str, dtype: str = "float32") -> _BertModel:
     source = _resolve_source("BERTScore", model)
 
     def load() -> _BertModel:
@@ -342,12 +434,12 @@ def _load_bert(model: str, layer: int, device: str) -> _BertModel:
             )
         except (OSError, ValueError, ImportError, RuntimeError) as exc:
             raise _load_failure("BERTScore", model, source, exc) from exc
-        encoder = _truncate_layers(encoder, layer, model).eval().to(device)
+        encoder = _truncate_layers(encoder, layer, model).eval().to(device, _weights_dtype(dtype))
         # XLNet would otherwise keep every layer's states as "mems" for a next segment.
         kwargs = {"use_mems": False} if getattr(encoder.config, "model_type", "") == "xlnet" else {}
         return _BertModel(tokenizer, encoder, kwargs)
 
-    return _cached(("bert", source, layer, device), load)
+    return _cached(("bert", source, layer, device, str(_weights_dtype(dtype))), load)
 
 
 @dataclass(frozen=True)
@@ -365,8 +457,9 @@ class BertScorer:
     ``HF_HUB_OFFLINE=1`` keeps hub ids to the local cache). ``layer`` counts blocks from
     the embeddings (0) as ``bert_score``'s ``num_layers`` does. ``max_tokens`` caps each
     text's length, special tokens included; by default nothing is truncated, as in the
-    reference. Raises ``ScorerUnavailable`` when the model cannot be loaded and
-    ``ValueError`` for a layer the model does not have.
+    reference. ``batch_size`` is the texts per forward pass off CUDA; on CUDA batches are
+    sized by free memory. ``dtype`` is one of ``SCORER_DTYPES``. Raises ``ScorerUnavailable``
+    when the model cannot be loaded and ``ValueError`` for a layer the model does not have.
     """
 
     def __init__(
@@ -379,6 +472,7 @@ class BertScorer:
         device: str = "auto",
         max_tokens: int | None = None,
         progress: bool = False,
+        dtype: str = "float32",
     ) -> None:
         if layer < 0:
             raise ValueError(f"BERTScore layer must be >= 0, got {layer}")
@@ -395,7 +489,11 @@ class BertScorer:
         self.device = resolve_device(device)
         self.max_tokens = max_tokens
         self.progress = progress
-        self._loaded = _load_bert(model, layer, self.device)
+        self.dtype = _check_dtype(dtype)
+        self._loaded = _load_bert(model, layer, self.device, dtype)
+        # The budget in force at the end of the last call (halved after an out-of-memory
+        # error), kept so that later calls do not repeat a failure.
+        self._budget: Budget | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> BertScorer:
@@ -417,7 +515,8 @@ class BertScorer:
             "max_tokens": self.max_tokens,
             "rescale_with_baseline": False,
             "score": "F1",
-            "dtype": "float32",
+            "dtype": self.dtype,
+            "exact": self.dtype == "float32",
             "device": self.device,
             "reference": "bert_score 0.3.13 semantics",
             "transformers": transformers.__version__,
@@ -453,19 +552,36 @@ class BertScorer:
         unique_scores: list[PRF] = [PRF(0.0, 0.0, 0.0)] * len(pairs)
         chunks = list(self._chunks(pairs, texts))
         total = sum(len(chunk_texts) for _, chunk_texts in chunks)
-        with _progress_bar(
-            self.progress and total >= _PROGRESS_MIN_TEXTS, "BERTScore", total
-        ) as advance:
+        with (
+            _progress_bar(self.progress and total >= _PROGRESS_MIN_TEXTS, "BERTScore", total) as advance,
+            _matmul_precision(self.dtype),
+        ):
             for chunk_pairs, chunk_texts in chunks:
-                embeddings = self._embed(chunk_texts, texts, advance)
+                embedded = self._embed(chunk_texts, texts, advance)
                 for k, prf in zip(
                     chunk_pairs,
-                    self._match([pairs[k] for k in chunk_pairs], embeddings, texts),
+                    self._match([pairs[k] for k in chunk_pairs], embedded, texts),
                     strict=True,
                 ):
                     unique_scores[k] = prf
-                del embeddings
+                del embedded
         return [unique_scores[k] for k in slots]
+
+    def _forward_budget(self) -> Budget:
+        if self._budget is not None:
+            return self._budget
+        free = free_cuda_bytes(self.device) if _is_cuda(self.device) else None
+        if free is None:
+            return cpu_budget(self.batch_size)
+        return encoder_budget(free, self._loaded.encoder.config, self.dtype)
+
+    def _chunk_tokens(self) -> int:
+        """Token vectors one chunk keeps: ``_CHUNK_TOKENS``, or a share of free CUDA memory."""
+        free = free_cuda_bytes(self.device) if _is_cuda(self.device) else None
+        if free is None:
+            return _CHUNK_TOKENS
+        hidden, _, _ = _model_dims(self._loaded.encoder.config)
+        return max(_CHUNK_TOKENS, int(free * _CUDA_CHUNK_FRACTION / (4 * hidden)))
 
     def _prepare(self, unique: set[str], references: set[str]) -> dict[str, _Text]:
         """Tokenise each distinct text once and attach its matching weights."""
@@ -499,13 +615,14 @@ class BertScorer:
         by_reference: dict[str, list[int]] = defaultdict(list)
         for k, (_, ref) in enumerate(pairs):
             by_reference[ref].append(k)
+        limit = self._chunk_tokens()
         chunk_pairs: list[int] = []
         chunk_texts: dict[str, None] = {}
         tokens = 0
         for members in by_reference.values():
             new = {t: None for k in members for t in pairs[k] if t not in chunk_texts}
             new_tokens = sum(len(texts[t].ids) for t in new)
-            if chunk_pairs and tokens + new_tokens > _CHUNK_TOKENS:
+            if chunk_pairs and tokens + new_tokens > limit:
                 yield chunk_pairs, list(chunk_texts)
                 chunk_pairs, chunk_texts, tokens = [], {}, 0
                 new = {t: None for k in members for t in pairs[k]}
@@ -518,89 +635,97 @@ class BertScorer:
 
     def _embed(
         self, batch_texts: list[str], texts: Mapping[str, _Text], advance: Callable[[int], None]
-    ) -> dict[str, torch.Tensor]:
-        """Unit-normalised token embeddings at ``layer`` for each text, on the device."""
+    ) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+        """For each text, its unit-normalised float32 token embeddings at ``layer`` and its
+        matching weights, both on the device (views into the batch they were computed in)."""
         import torch
 
         encoder = self._loaded.encoder
         pad_id = self._loaded.tokenizer.pad_token_id or 0
         lengths = [len(texts[t].ids) for t in batch_texts]
         order = sorted(range(len(batch_texts)), key=lambda i: -lengths[i])
-        out: dict[str, torch.Tensor] = {}
+        out: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+
+        def forward(batch: list[int]) -> None:
+            width = max(lengths[i] for i in batch)
+            input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            weights = torch.zeros((len(batch), width), dtype=torch.float32)
+            for row, i in enumerate(batch):
+                text = texts[batch_texts[i]]
+                input_ids[row, : lengths[i]] = torch.tensor(text.ids)
+                mask[row, : lengths[i]] = 1
+                weights[row, : lengths[i]] = text.weights
+            hidden = encoder(
+                to_device(input_ids, self.device),
+                attention_mask=to_device(mask, self.device),
+                **self._loaded.forward_kwargs,
+            )[0].float()
+            # Padded positions may divide by 0; they are sliced away below.
+            hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+            weights = to_device(weights, self.device)
+            for row, i in enumerate(batch):
+                out[batch_texts[i]] = (hidden[row, : lengths[i]], weights[row, : lengths[i]])
+
         with torch.inference_mode():
-            for batch in _length_batches(order, lengths, self.batch_size):
-                width = lengths[batch[0]]
-                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, i in enumerate(batch):
-                    input_ids[row, : lengths[i]] = torch.tensor(texts[batch_texts[i]].ids)
-                    mask[row, : lengths[i]] = 1
-                hidden = encoder(
-                    input_ids.to(self.device),
-                    attention_mask=mask.to(self.device),
-                    **self._loaded.forward_kwargs,
-                )[0]
-                for row, i in enumerate(batch):
-                    vectors = hidden[row, : lengths[i]]
-                    out[batch_texts[i]] = vectors / vectors.norm(dim=-1, keepdim=True)
-                advance(len(batch))
+            self._budget = run_batches(
+                order, [(n,) for n in lengths], self._forward_budget(), forward, advance
+            )
         return out
 
     def _match(
         self,
         pairs: list[tuple[str, str]],
-        embeddings: Mapping[str, torch.Tensor],
+        embedded: Mapping[str, tuple[torch.Tensor, torch.Tensor]],
         texts: Mapping[str, _Text],
     ) -> list[PRF]:
-        """Greedy cosine matching of each pair, batched by similar shape."""
+        """Greedy cosine matching of each pair, batched by similar shape; the results stay
+        on the device until every batch is queued, then come back in one transfer."""
         import torch
 
         results: list[PRF] = [PRF(0.0, 0.0, 0.0)] * len(pairs)
         live = [
             k for k, (c, r) in enumerate(pairs) if len(texts[c].ids) != 2 and len(texts[r].ids) != 2
         ]
+        if not live:
+            return results
         live.sort(key=lambda k: (-len(texts[pairs[k][0]].ids), -len(texts[pairs[k][1]].ids)))
+        cuda = _is_cuda(self.device)
+        max_rows = _CUDA_MATCH_ROWS if cuda else _MATCH_ROWS
+        max_elements = _CUDA_MATCH_ELEMENTS if cuda else _MATCH_ELEMENTS
+        values = torch.empty((len(live), 3), dtype=torch.float32, device=self.device)
         start = 0
         with torch.inference_mode():
             while start < len(live):
                 hyp_len = len(texts[pairs[live[start]][0]].ids)
-                ref_len = max(len(texts[pairs[k][1]].ids) for k in live[start : start + 64])
-                size = max(1, min(64, _MATCH_ELEMENTS // (hyp_len * ref_len)))
+                ref_len = max(len(texts[pairs[k][1]].ids) for k in live[start : start + max_rows])
+                size = max(1, min(max_rows, max_elements // (hyp_len * ref_len)))
                 batch = live[start : start + size]
-                start += size
-                hyp = [pairs[k][0] for k in batch]
-                ref = [pairs[k][1] for k in batch]
-                h, h_mask, h_w = self._pad(
-                    [embeddings[t] for t in hyp], [texts[t].weights for t in hyp]
-                )
-                r, r_mask, r_w = self._pad(
-                    [embeddings[t] for t in ref], [texts[t].weights for t in ref]
-                )
+                h, h_mask, h_w = self._pad([embedded[pairs[k][0]] for k in batch])
+                r, r_mask, r_w = self._pad([embedded[pairs[k][1]] for k in batch])
                 sim = torch.bmm(h, r.transpose(1, 2))
                 # Cosines lie in [-1, 1]: -2 never wins a max, and padded rows weigh 0.
                 sim.masked_fill_(~(h_mask.unsqueeze(2) & r_mask.unsqueeze(1)), -2.0)
                 precision = (sim.max(dim=2).values * h_w).sum(dim=1)
                 recall = (sim.max(dim=1).values * r_w).sum(dim=1)
                 f1 = 2 * precision * recall / (precision + recall)
-                for k, p, rc, f in zip(
-                    batch, precision.tolist(), recall.tolist(), f1.tolist(), strict=True
-                ):
-                    results[k] = PRF(_finite(p), _finite(rc), _finite(f))
+                values[start : start + len(batch)] = torch.stack((precision, recall, f1), dim=1)
+                start += len(batch)
+        for k, (p, rc, f) in zip(live, values.tolist(), strict=True):
+            results[k] = PRF(_finite(p), _finite(rc), _finite(f))
         return results
 
     def _pad(
-        self, vectors: list[torch.Tensor], weights: list[torch.Tensor]
+        self, embedded: list[tuple[torch.Tensor, torch.Tensor]]
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Padded vectors, the mask of real tokens and the padded weights (0 on padding)."""
         from torch.nn.utils.rnn import pad_sequence
 
-        lengths = [len(w) for w in weights]
+        vectors = [v for v, _ in embedded]
         padded = pad_sequence(vectors, batch_first=True)
-        mask = pad_sequence(
-            [v.new_ones(n, dtype=bool) for v, n in zip(vectors, lengths, strict=True)],
-            batch_first=True,
-        )
-        w = pad_sequence(weights, batch_first=True).to(padded.device)
-        return padded, mask, w
+        mask = pad_sequence([v.new_ones(len(v), dtype=bool) for v in vectors], batch_first=True)
+        weights = pad_sequence([w for _, w in embedded], batch_first=True)
+        return padded, mask, weights
 
 
 def _finite(x: float) -> float:
@@ -630,7 +755,9 @@ class _BartModel:
     model: Any
 
 
-def _load_bart(model: str, weights: str | None, device: str) -> _BartModel:
+def _load_bart(
+    model: str, weights: str | None, device: str, dtype: str = "float32"
+) -> _BartModel:
     source = _resolve_source("BARTScore", model)
     weights_path = None
     if weights is not None:
@@ -658,9 +785,10 @@ def _load_bart(model: str, weights: str | None, device: str) -> _BartModel:
             raise _load_failure("BARTScore", model, source, exc) from exc
         if weights_path is not None:
             _load_state_dict(seq2seq, weights_path)
-        return _BartModel(tokenizer, seq2seq.eval().to(device))
+        return _BartModel(tokenizer, seq2seq.eval().to(device, _weights_dtype(dtype)))
 
-    return _cached(("bart", source, str(weights_path), device), load)
+    key = ("bart", source, str(weights_path), device, str(_weights_dtype(dtype)))
+    return _cached(key, load)
 
 
 def _load_state_dict(model: Any, path: Path) -> None:
@@ -693,7 +821,9 @@ class BartScorer:
 
     ``weights`` is an optional ``bart_score.pth`` state dict loaded over the model. Both
     sides are truncated to ``max_length`` tokens. An empty target still has ``<s></s>``,
-    so it gets a (finite) score like any other text. Raises ``ScorerUnavailable`` when the
+    so it gets a (finite) score like any other text. ``batch_size`` is the pairs per
+    forward pass off CUDA (of up to 512 tokens each); on CUDA batches are sized by free
+    memory. ``dtype`` is one of ``SCORER_DTYPES``. Raises ``ScorerUnavailable`` when the
     model or the weights cannot be loaded.
     """
 
@@ -706,6 +836,7 @@ class BartScorer:
         device: str = "auto",
         max_length: int = 1024,
         progress: bool = False,
+        dtype: str = "float32",
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -717,7 +848,9 @@ class BartScorer:
         self.device = resolve_device(device)
         self.max_length = max_length
         self.progress = progress
-        self._loaded = _load_bart(model, weights, self.device)
+        self.dtype = _check_dtype(dtype)
+        self._loaded = _load_bart(model, weights, self.device, dtype)
+        self._budget: Budget | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> BartScorer:
@@ -739,7 +872,8 @@ class BartScorer:
             "target": "gold",
             "raw": "mean token log-likelihood of the target",
             "normalised": "exp(raw)",
-            "dtype": "float32",
+            "dtype": self.dtype,
+            "exact": self.dtype == "float32",
             "device": self.device,
             "transformers": transformers.__version__,
         }
@@ -766,33 +900,49 @@ class BartScorer:
         if start_id is None:
             start_id = tokenizer.eos_token_id
 
-        lengths = [len(s) + len(t) for s, t in zip(src_ids, tgt_ids, strict=True)]
-        order = sorted(range(len(pairs)), key=lambda k: -lengths[k])
-        scores = [0.0] * len(pairs)
+        shapes = [(len(s), len(t)) for s, t in zip(src_ids, tgt_ids, strict=True)]
+        order = sorted(range(len(pairs)), key=lambda k: -sum(shapes[k]))
+        scores = torch.empty(len(pairs), dtype=torch.float32, device=self.device)
+
+        def forward(batch: list[int]) -> None:
+            src, src_mask = _pad_right([src_ids[k] for k in batch], pad)
+            labels, _ = _pad_right([tgt_ids[k] for k in batch], pad)
+            decoder_input = labels.new_full(labels.shape, pad)
+            decoder_input[:, 0] = start_id
+            decoder_input[:, 1:] = labels[:, :-1]
+            target_len = torch.tensor([len(tgt_ids[k]) for k in batch], dtype=torch.float32)
+            positions = torch.tensor(batch, dtype=torch.long)
+            logits = model(
+                input_ids=to_device(src, self.device),
+                attention_mask=to_device(src_mask, self.device),
+                decoder_input_ids=to_device(decoder_input, self.device),
+                use_cache=False,
+            ).logits
+            labels = to_device(labels, self.device)
+            # As the original: pad positions are ignored, the sum divided by the target
+            # length. Flat (tokens, vocab) logits: no transposed copy of the largest tensor.
+            nll = F.cross_entropy(
+                logits.float().flatten(0, 1), labels.flatten(), ignore_index=pad, reduction="none"
+            ).view(labels.shape).sum(dim=1)
+            scores[to_device(positions, self.device)] = -nll / to_device(target_len, self.device)
+
         show = self.progress and len(pairs) >= _PROGRESS_MIN_TEXTS
-        with _progress_bar(show, "BARTScore", len(pairs)) as advance, torch.inference_mode():
-            for batch in _length_batches(order, lengths, self.batch_size):
-                src, src_mask = _pad_right([src_ids[k] for k in batch], pad)
-                labels, _ = _pad_right([tgt_ids[k] for k in batch], pad)
-                decoder_input = labels.new_full(labels.shape, pad)
-                decoder_input[:, 0] = start_id
-                decoder_input[:, 1:] = labels[:, :-1]
-                logits = model(
-                    input_ids=src.to(self.device),
-                    attention_mask=src_mask.to(self.device),
-                    decoder_input_ids=decoder_input.to(self.device),
-                    use_cache=False,
-                ).logits
-                labels = labels.to(self.device)
-                # As the original: pad positions are ignored, the sum divided by the target length.
-                nll = F.cross_entropy(
-                    logits.float().transpose(1, 2), labels, ignore_index=pad, reduction="none"
-                ).sum(dim=1)
-                target_len = torch.tensor([len(tgt_ids[k]) for k in batch], device=nll.device)
-                for k, value in zip(batch, (-nll / target_len).tolist(), strict=True):
-                    scores[k] = value
-                advance(len(batch))
-        return [scores[k] for k in slots]
+        with (
+            _progress_bar(show, "BARTScore", len(pairs)) as advance,
+            _matmul_precision(self.dtype),
+            torch.inference_mode(),
+        ):
+            self._budget = run_batches(order, shapes, self._forward_budget(), forward, advance)
+        values = scores.tolist()  # the one transfer back to the host
+        return [values[k] for k in slots]
+
+    def _forward_budget(self) -> Budget:
+        if self._budget is not None:
+            return self._budget
+        free = free_cuda_bytes(self.device) if _is_cuda(self.device) else None
+        if free is None:
+            return cpu_budget(self.batch_size)
+        return seq2seq_budget(free, self._loaded.model.config, self.dtype)
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
         return self._loaded.tokenizer(texts, max_length=self.max_length, truncation=True)[

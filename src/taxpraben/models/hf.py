@@ -1,26 +1,49 @@
 """``hf:PATH_OR_ID``: local generation with transformers.
 
-Batched (``--concurrency`` items per batch, left padding), the tokenizer's chat template
-applied when it has one (else the messages' contents joined by blank lines), greedy when
-the temperature is 0 (or ``do_sample`` is false in ``--gen-kwargs``), sampled otherwise
-with torch seeded by the run's seed before each batch. Greedy decoding is deterministic,
-so the runs share one generation (``shares_runs``). Extra ``--gen-kwargs`` go to
-``model.generate`` (``repetition_penalty``, ``top_k``, ...).
+The tokenizer's chat template is applied when it has one (else the messages' contents
+joined by blank lines); greedy when the temperature is 0 (or ``do_sample`` is false in
+``--gen-kwargs``), sampled otherwise with torch seeded by the run's seed before each batch.
+Greedy decoding is deterministic, so the runs share one generation (``shares_runs``). Extra
+``--gen-kwargs`` go to ``model.generate`` (``repetition_penalty``, ``top_k``,
+``cache_implementation``, ...) and win over the defaults below.
+
+Keeping a GPU busy: the runner hands over up to ``GROUP_SIZE`` requests per call (or
+``--concurrency`` if larger); they are sorted by prompt length (longest first, so padding is
+small) and cut into batches of at most ``--concurrency`` prompts whose padded tokens (prompt
+plus ``max_tokens`` new ones) fit a budget: on CUDA the KV cache and activations estimated
+out of the free device memory, with an out-of-memory error halving the batch and retrying
+(``taxpraben.batching``); off CUDA the prompt count alone. The model is loaded with the
+efficient attention of PyTorch (``attn_implementation="sdpa"``) where the architecture has
+it, and on CUDA generates with transformers' static KV cache (``cache_implementation=
+"static"``, which transformers compiles with ``torch.compile``) where the architecture
+supports it; if that fails on a machine, the backend says so once and goes on with the
+dynamic cache. Results come back in the order of the requests.
 
 The model is loaded on the first batch, in a worker thread (so a fully cached run never
 loads it), and generation runs in that thread while the event loop keeps the progress bar
 and the cache going. A model that cannot be loaded raises :class:`ModelSpecError`.
+
+For large models or large data, serve the model with vLLM (paged attention, continuous
+batching) and use ``openai:`` against it; see the README.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Sequence
-from itertools import groupby
+from dataclasses import dataclass
 from typing import Any
 
+from taxpraben.batching import (
+    DEVICE_MEMORY_FRACTION,
+    Budget,
+    free_cuda_bytes,
+    is_out_of_memory,
+    run_batches,
+)
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -28,6 +51,14 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
 )
+
+log = logging.getLogger(__name__)
+
+#: Requests the runner hands over per call, at least: enough to sort by length.
+GROUP_SIZE = 256
+#: On CUDA with a static cache, prompts are padded to a multiple of this many tokens, so that
+#: batches share shapes and the compiled step is reused rather than compiled again.
+_STATIC_PAD_MULTIPLE = 64
 
 
 def pick_device(device: str) -> str:
@@ -43,19 +74,43 @@ def pick_device(device: str) -> str:
     return "cpu"
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    tokenizer: Any
+    model: Any
+    device: str
+
+
 class HFBackend:
-    """A causal LM and its tokenizer from a local directory or the hub."""
+    """A causal LM and its tokenizer from a local directory or the hub.
+
+    ``batch_size`` (``--concurrency``) is the most prompts in one ``generate`` batch;
+    ``self.batch_size``, what the runner groups per call, is at least ``GROUP_SIZE``.
+    ``cache_implementation``: ``"auto"`` (static on CUDA where the model supports it, else
+    transformers' default), ``None`` for transformers' default, or a name transformers knows.
+    """
 
     kind = "hf"
     endpoint: str | None = None
     cacheable = True
 
-    def __init__(self, model: str, *, batch_size: int = 16, device: str = "auto") -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        batch_size: int = 16,
+        device: str = "auto",
+        cache_implementation: str | None = "auto",
+    ) -> None:
         self.model = model
-        self.batch_size = max(1, batch_size)
+        self.max_batch = max(1, batch_size)
+        self.batch_size = max(self.max_batch, GROUP_SIZE)
+        self.cache_implementation = cache_implementation
         self._device_name = device
         self._lock = threading.Lock()
-        self._loaded: tuple[Any, Any, str] | None = None
+        self._loaded: _Loaded | None = None
+        self._static_failed = False
+        self._budget: Budget | None = None
 
     @property
     def spec(self) -> str:
@@ -64,7 +119,7 @@ class HFBackend:
     def shares_runs(self, config: GenerationConfig) -> bool:
         return config.greedy
 
-    def _load(self) -> tuple[Any, Any, str]:
+    def _load(self) -> _Loaded:
         with self._lock:
             if self._loaded is None:
                 from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -72,7 +127,7 @@ class HFBackend:
                 device = pick_device(self._device_name)
                 try:
                     tokenizer = AutoTokenizer.from_pretrained(self.model)
-                    model = AutoModelForCausalLM.from_pretrained(self.model, dtype="auto")
+                    model = _load_causal_lm(AutoModelForCausalLM, self.model)
                 except (OSError, ValueError) as exc:
                     raise ModelSpecError(f"hf:{self.model}: cannot load the model: {exc}") from exc
                 tokenizer.padding_side = "left"
@@ -80,7 +135,7 @@ class HFBackend:
                     tokenizer.pad_token = tokenizer.eos_token
                 model.to(device)
                 model.eval()
-                self._loaded = (tokenizer, model, device)
+                self._loaded = _Loaded(tokenizer, model, device)
             return self._loaded
 
     def prompt_text(self, tokenizer: Any, request: Request) -> str:
@@ -92,6 +147,15 @@ class HFBackend:
             )
         return "\n\n".join(m["content"] for m in messages)
 
+    def static_cache(self, loaded: _Loaded) -> bool:
+        """Whether ``generate`` gets ``cache_implementation="static"`` by default."""
+        if self._static_failed:
+            return False
+        if self.cache_implementation == "auto":
+            on_cuda = loaded.device.split(":", 1)[0] == "cuda"
+            return on_cuda and bool(getattr(loaded.model, "_can_compile_fullgraph", False))
+        return self.cache_implementation == "static"
+
     async def generate(
         self, requests: Sequence[Request], config: GenerationConfig
     ) -> list[Completion | BackendError]:
@@ -100,59 +164,108 @@ class HFBackend:
     def _generate_sync(
         self, requests: list[Request], config: GenerationConfig
     ) -> list[Completion | BackendError]:
-        tokenizer, model, device = self._load()
-        out: list[Completion | BackendError] = []
-        # One seed per sub-batch, so a sampled run is reproducible for a fixed batch size.
-        for _seed, group in groupby(requests, key=lambda r: r.seed):
-            batch = list(group)
-            try:
-                out.extend(self._generate_batch(tokenizer, model, device, batch, config))
-            except (RuntimeError, ValueError) as exc:  # e.g. out of memory, a bad gen kwarg
-                error = BackendError(f"local generation failed: {exc}", retryable=False)
-                out.extend([error] * len(batch))
-        return out
+        loaded = self._load()
+        tokenizer = loaded.tokenizer
+        prompts = [self.prompt_text(tokenizer, r) for r in requests]
+        ids = tokenizer(prompts, add_special_tokens=False)["input_ids"]
+        results: list[Completion | BackendError | None] = [None] * len(requests)
+        # One seed per batch, so a sampled run is reproducible: batches never mix runs.
+        by_seed: dict[int | None, list[int]] = {}
+        for i, r in enumerate(requests):
+            by_seed.setdefault(r.seed, []).append(i)
+        shapes = [(len(prompt),) for prompt in ids]
+        for seed, members in by_seed.items():
+            order = sorted(members, key=lambda i: -len(ids[i]))
+
+            def forward(batch: list[int], seed: int | None = seed) -> None:
+                try:
+                    done = self._generate_batch(loaded, [ids[i] for i in batch], seed, config)
+                except (RuntimeError, ValueError) as exc:  # a bad gen kwarg, a model error
+                    if len(batch) > 1 and is_out_of_memory(exc):
+                        raise  # run_batches halves the batch and retries
+                    error = BackendError(f"local generation failed: {exc}", retryable=False)
+                    done = [error] * len(batch)
+                for i, outcome in zip(batch, done, strict=True):
+                    results[i] = outcome
+
+            self._budget = run_batches(order, shapes, self._batch_budget(loaded, config), forward)
+        # Every item was assigned: failures of one item are BackendErrors, never raised.
+        return [r for r in results if r is not None]
+
+    def _batch_budget(self, loaded: _Loaded, config: GenerationConfig) -> Budget:
+        """Off CUDA, ``max_batch`` prompts; on CUDA also what the free memory holds."""
+        if self._budget is not None:
+            return self._budget
+        rows_only = Budget(max_cost=float("inf"), max_rows=self.max_batch)
+        free = free_cuda_bytes(loaded.device)
+        if free is None:
+            return rows_only
+        try:
+            return generation_budget(free, loaded.model.config, config.max_tokens, self.max_batch)
+        except (AttributeError, TypeError, ValueError):  # a config without the usual sizes
+            return rows_only
 
     def _generate_batch(
         self,
-        tokenizer: Any,
-        model: Any,
-        device: str,
-        batch: list[Request],
+        loaded: _Loaded,
+        prompt_ids: list[list[int]],
+        seed: int | None,
         config: GenerationConfig,
     ) -> list[Completion]:
         import torch
 
+        tokenizer, model, device = loaded.tokenizer, loaded.model, loaded.device
         start = time.perf_counter()
-        prompts = [self.prompt_text(tokenizer, r) for r in batch]
-        enc = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        static = self.static_cache(loaded)
+        enc = left_padded(
+            prompt_ids, tokenizer.pad_token_id, _STATIC_PAD_MULTIPLE if static else 1
+        )
         enc = {k: v.to(device) for k, v in enc.items()}
         kwargs: dict[str, Any] = {
             "max_new_tokens": config.max_tokens,
             "do_sample": not config.greedy,
             "pad_token_id": tokenizer.pad_token_id,
         }
+        if static:
+            kwargs["cache_implementation"] = "static"
+        elif self.cache_implementation not in (None, "auto", "static"):
+            kwargs["cache_implementation"] = self.cache_implementation
         if not config.greedy:
             kwargs["temperature"] = config.temperature or 1.0
             if config.top_p is not None:
                 kwargs["top_p"] = config.top_p
-            torch.manual_seed(batch[0].seed)
         kwargs.update(config.gen_kwargs)
-        with torch.inference_mode():
-            output = model.generate(**enc, **kwargs)
+
+        def run() -> Any:
+            if not config.greedy and seed is not None:
+                torch.manual_seed(seed)
+            with torch.inference_mode():
+                return model.generate(**enc, **kwargs)
+
+        try:
+            output = run()
+        except Exception as exc:
+            if not static or is_out_of_memory(exc) or "cache_implementation" in config.gen_kwargs:
+                raise
+            # torch.compile cannot run everywhere (no compiler, an unsupported op): say so
+            # once, and go on with the dynamic cache.
+            log.warning("hf: the static KV cache failed (%s); using the dynamic cache", exc)
+            self._static_failed = True
+            kwargs.pop("cache_implementation")
+            output = run()
         new_tokens = output[:, enc["input_ids"].shape[1] :].tolist()
-        prompt_lengths = enc["attention_mask"].sum(dim=1).tolist()
         eos = model.generation_config.eos_token_id
         eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
-        latency = (time.perf_counter() - start) / len(batch)
+        latency = (time.perf_counter() - start) / len(prompt_ids)
         completions = []
-        for tokens, prompt_len in zip(new_tokens, prompt_lengths, strict=True):
+        for tokens, prompt in zip(new_tokens, prompt_ids, strict=True):
             cut = next((i for i, t in enumerate(tokens) if t in eos_ids), None)
             kept = tokens if cut is None else tokens[:cut]
             completions.append(
                 Completion(
                     text=tokenizer.decode(kept, skip_special_tokens=True).strip(),
                     usage={
-                        "prompt_tokens": int(prompt_len),
+                        "prompt_tokens": len(prompt),
                         "completion_tokens": len(kept) + (0 if cut is None else 1),
                     },
                     latency_s=round(latency, 4),
@@ -163,3 +276,56 @@ class HFBackend:
 
     async def aclose(self) -> None:
         self._loaded = None
+
+
+def left_padded(rows: list[list[int]], pad_id: int, multiple: int = 1) -> dict[str, Any]:
+    """``input_ids`` and ``attention_mask`` with the prompts right-aligned (left padding),
+    the width rounded up to a multiple of ``multiple``."""
+    import torch
+
+    width = max(len(r) for r in rows)
+    width = -(-width // multiple) * multiple
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        if row:
+            ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
+            mask[i, width - len(row) :] = 1
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+def _load_causal_lm(auto_class: Any, name: str) -> Any:
+    """The model in its checkpoint's dtype, with PyTorch's SDPA attention where the
+    architecture has it (else its default attention)."""
+    try:
+        return auto_class.from_pretrained(name, dtype="auto", attn_implementation="sdpa")
+    except ValueError as exc:
+        if "sdpa" not in str(exc).lower() and "attention" not in str(exc).lower():
+            raise
+        return auto_class.from_pretrained(name, dtype="auto")
+
+
+def generation_budget(free_bytes: float, config: Any, max_new_tokens: int, max_rows: int) -> Budget:
+    """Batches of prompts padded to width ``w`` cost, per prompt: the KV cache of ``w +
+    max_new_tokens`` positions, the prefill activations of ``w`` tokens (hidden- and
+    MLP-sized tensors of one layer at a time) and a vocabulary-wide float32 row of logits
+    (and the copies the logits processors make). Bytes, out of ``free_bytes``."""
+    config = getattr(config, "text_config", None) or config  # multimodal configs nest it
+    hidden = int(config.hidden_size)
+    heads = int(config.num_attention_heads)
+    kv_heads = int(getattr(config, "num_key_value_heads", None) or heads)
+    head_dim = int(getattr(config, "head_dim", None) or hidden // heads)
+    layers = int(config.num_hidden_layers)
+    mlp = int(getattr(config, "intermediate_size", None) or 4 * hidden)
+    vocab = int(config.vocab_size)
+    elem = 2  # bf16/fp16 checkpoints; float32 ones are rare at this size and back off on OOM
+    kv_per_token = 2 * layers * kv_heads * head_dim * elem
+    prefill_per_token = elem * (8 * hidden + 3 * mlp)
+    per_row = vocab * 4 * 4
+
+    def cost(rows: int, widths: tuple[int, ...]) -> float:
+        (width,) = widths
+        tokens = width + max_new_tokens
+        return rows * (tokens * kv_per_token + width * prefill_per_token + per_row)
+
+    return Budget(max_cost=free_bytes * DEVICE_MEMORY_FRACTION, max_rows=max_rows, cost=cost)

@@ -527,7 +527,11 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
     if _ZERO_WORDS.match(body):
         return NumberMatch(Decimal(0), False, -1, -1, "零")
     if statement.kind == "correction":
-        found = _from_markers(body, CORRECTED_VALUE, expect_percent) or _final_in_text(body, expect_percent)
+        found = _from_markers(body, CORRECTED_VALUE, expect_percent)
+        # "更正/重新计算" open a corrected working whose result is the answer; a bare "不对"
+        # gives its answer with 应为/改为 or gives none ("其中不对的地方已修正……").
+        if found is None and not statement.marker.startswith(("不对", "wait", "Wait", "WAIT")):
+            found = _final_in_text(body, expect_percent)
     elif statement.kind == "boxed":
         found = _final_in_text(body, expect_percent)
     else:

@@ -26,6 +26,7 @@ from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
     DEFAULT_BERTSCORE_MODEL,
+    SCORER_DTYPES,
 )
 from taxpraben.predictions import Prediction
 from taxpraben.scoring.items import (
@@ -57,6 +58,8 @@ class ScoringSettings:
     bartscore_weights: Path | str | None = None
     bartscore_batch_size: int = 8
     device: str = "auto"
+    #: One of SCORER_DTYPES; float32 gives the reference implementations' numbers.
+    scorer_dtype: str = "float32"
     semantic: bool = True
     #: Bootstrap replicates for the sample-level intervals (0 turns them off).
     bootstrap: int = 1000
@@ -68,6 +71,10 @@ class ScoringSettings:
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"unknown scoring profile {self.profile!r}; choose one of {', '.join(PROFILES)}")
+        if self.scorer_dtype not in SCORER_DTYPES:
+            raise ValueError(
+                f"unknown scorer dtype {self.scorer_dtype!r}; choose one of {', '.join(SCORER_DTYPES)}"
+            )
 
 
 @dataclass

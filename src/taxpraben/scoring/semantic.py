@@ -60,11 +60,13 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
                 "layer": settings.bertscore_layer,
                 "idf": settings.bertscore_idf,
                 "max_tokens": settings.bertscore_max_tokens,
+                "dtype": settings.scorer_dtype,
             },
             "bartscore": {
                 "model": settings.bartscore_model,
                 "weights": str(settings.bartscore_weights) if settings.bartscore_weights else None,
                 "max_length": 1024,
+                "dtype": settings.scorer_dtype,
             },
         }
     )
@@ -82,6 +84,7 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
                     device=settings.device,
                     max_tokens=settings.bertscore_max_tokens,
                     progress=settings.progress,
+                    dtype=settings.scorer_dtype,
                 )
             else:
                 scorers.bart = BartScorer(
@@ -90,6 +93,7 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
                     batch_size=settings.bartscore_batch_size,
                     device=settings.device,
                     progress=settings.progress,
+                    dtype=settings.scorer_dtype,
                 )
         except ScorerUnavailable as exc:
             scorers.unavailable[metric] = str(exc)
