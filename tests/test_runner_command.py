@@ -192,3 +192,17 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(data_dir: Path, tmp_path: P
     finally:
         proc_server.kill()
         proc_server.wait()
+
+
+def test_run_refuses_a_bad_scoring_option_with_exit_2(tmp_path: Path) -> None:
+    """The scoring settings are checked in a thread while the first requests go out; a bad
+    option still ends the command with exit 2 and the message, and writes no results."""
+    from taxpraben.cli import app
+
+    cases = [(["--profile", "helm"], "unknown scoring profile 'helm'"), (["--scorer-dtype", "fp8"], "'fp8'")]
+    for option, message in cases:
+        res = CliRunner().invoke(app, ["run", "--model", "baseline:oracle", "--data", "sample", "--runs", "1",
+                                       "--no-semantic", "--out", str(tmp_path / "o"), *option])  # fmt: skip
+        assert res.exit_code == 2, res.output
+        assert message in res.output, res.output
+        assert not (tmp_path / "o" / "results.json").exists()
