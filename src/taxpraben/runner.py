@@ -311,7 +311,7 @@ class Runner:
         cache and queue what is missing. True when ``feed`` is exhausted."""
         stats = self.stats
         new: dict[str, Request] = {}
-        exhausted = True
+        read_before = len(self._order)
         for request in feed if count is None else itertools.islice(feed, count):
             key = self._group_key(request)
             self._order.append((key, request))
@@ -322,8 +322,7 @@ class Runner:
                     if stats.shared_generation
                     else request
                 )
-        else:
-            exhausted = count is None or len(self._order) - stats.predictions < count
+        exhausted = count is None or len(self._order) - read_before < count
         self._unique.update(new)
         stats.predictions = len(self._order)
         stats.unique = len(self._unique)

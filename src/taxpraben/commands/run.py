@@ -14,7 +14,7 @@ import asyncio
 import re
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime, timezone
@@ -124,7 +124,9 @@ def scoring_settings(no_semantic: bool, options: dict[str, Any]) -> ScoringSetti
         raise ScoringOptionError(str(exc)) from exc
 
 
-async def generate(runner: Runner, requests: list[Request], settings: Future[ScoringSettings]) -> list[Prediction]:
+async def generate(
+    runner: Runner, requests: Iterable[Request], settings: Future[ScoringSettings]
+) -> list[Prediction]:
     """``runner.run(requests)``, stopped at once if the scoring settings turn out invalid.
 
     The settings are checked while the requests go out; a bad option costs at most the
