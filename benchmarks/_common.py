@@ -131,3 +131,20 @@ def peak_rss_mib(reset: bool = False) -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def torch_environment(device: str) -> dict[str, str]:
+    """Date, device name, machine and library versions: the head of a GPU/CPU figures file."""
+    from datetime import datetime, timezone
+
+    import torch
+    import transformers
+
+    name = torch.cuda.get_device_name(device) if device.startswith("cuda") else platform.processor() or "cpu"
+    return {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "device": name,
+        "machine": machine(),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+    }

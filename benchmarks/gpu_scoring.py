@@ -30,14 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -252,17 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     repeat = args.repeat or (2 if args.tiny else 1)
 
-    import torch
-    import transformers
 
     from taxpraben.metrics.semantic import BartScorer, BertScorer
 
     figures: dict[str, Any] = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "device": torch.cuda.get_device_name(args.device) if args.device.startswith("cuda") else platform.processor() or "cpu",
-        "machine": _common.machine(),
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
+        **_common.torch_environment(args.device),
         "models": "tiny" if args.tiny else "real shapes, random weights",
         "scale": scale,
         "runs": args.runs,

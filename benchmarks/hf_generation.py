@@ -29,12 +29,10 @@ import argparse
 import asyncio
 import json
 import math
-import platform
 import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -177,16 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     concurrency = args.concurrency or (64 if args.tiny else 256)
 
     import torch
-    import transformers
 
     from taxpraben.models.hf import HFBackend
 
     figures: dict[str, Any] = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "device": torch.cuda.get_device_name(args.device) if args.device.startswith("cuda") else platform.processor() or "cpu",
-        "machine": _common.machine(),
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
+        **_common.torch_environment(args.device),
         "model": "tiny LLaMA" if args.tiny else "LLaMA, Qwen2.5-0.5B dimensions, bf16, random weights",
         "max_new_tokens": max_new,
     }

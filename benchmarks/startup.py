@@ -31,17 +31,9 @@ import time
 from pathlib import Path
 
 import _common
+from fault_run import write_data
 
 from mock_openai_server import server_call, spawn
-
-
-def write_data(directory: Path, prompts: int) -> None:
-    """TaxCalc records (as fault_run.py writes them)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with (directory / "TaxCalc.jsonl").open("w", encoding="utf-8") as fh:
-        for i in range(prompts):
-            row = {"id": str(i), "query": f"某企业第{i}笔销售额{1000 + i}元，税率13%，求销项税额。", "answer": round((1000 + i) * 0.13, 2)}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def measure_child(cmd: list[str], root: str, env: dict[str, str]) -> dict[str, float | int | None]:
