@@ -8,6 +8,7 @@ import typer
 
 from taxpraben import __version__
 from taxpraben.commands.inspect_data import tasks, validate
+from taxpraben.commands.merge import merge
 from taxpraben.commands.report import report
 from taxpraben.commands.run import run
 from taxpraben.commands.score import score
@@ -41,4 +42,5 @@ app.command("tasks")(tasks)
 app.command("validate")(validate)
 app.command("run")(run)
 app.command("score")(score)
+app.command("merge")(merge)
 app.command("report")(report)

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -66,10 +67,14 @@ from taxpraben.models.base import (
 from taxpraben.models.streaming import IDLE_TIMEOUT_S
 from taxpraben.predictions import Prediction, write_predictions
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
+from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
 
 if TYPE_CHECKING:
     from taxpraben.scoring import ScoringSettings
+
+#: The unsharded run: every record.
+WHOLE = Shard()
 
 
 def model_slug(spec: str) -> str:
@@ -80,19 +85,40 @@ def model_slug(spec: str) -> str:
 
 
 def stream_requests(
-    stream: DataStream, registry: Registry, config: GenerationConfig, runs: int
+    stream: DataStream,
+    registry: Registry,
+    config: GenerationConfig,
+    runs: int,
+    shard: Shard = WHOLE,
 ) -> Iterator[Request]:
     """One request per (record, run), run-major (so a sampled local batch shares a seed),
     while the data is read: run 0 of each record as soon as it is read and checked, the
     other runs once every record is. Raises the data's DataError once every record has
-    been read (the runner then stops)."""
+    been read (the runner then stops). With a ``shard``, only the records it owns (by
+    their position in their task, see taxpraben.shards) and every run of each."""
+    positions: dict[str, int] = {}
     for record in stream:
-        yield build_request(record, 0, config, registry[record.task])
+        position = positions.get(record.task, 0)
+        positions[record.task] = position + 1
+        if shard.owns(record.task, position):
+            yield build_request(record, 0, config, registry[record.task])
     loaded = stream.result()
     for run in range(1, runs):
-        for task, records in loaded.records.items():
+        for task, records in shard_records(loaded, shard).records.items():
             for record in records:
                 yield build_request(record, run, config, registry[task])
+
+
+def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
+    """``loaded`` with only the records ``shard`` owns (``loaded`` itself when whole); the
+    data hash stays the hash of all the data, so that the shards' results name one data."""
+    if shard.whole:
+        return loaded
+    owned = {
+        task: [r for k, r in enumerate(records) if shard.owns(task, k)]
+        for task, records in loaded.records.items()
+    }
+    return replace(loaded, records=owned)
 
 
 def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Prediction]:
@@ -299,6 +325,22 @@ def run(
             "--allow-failures", help="Exit 0 even if some items failed after all retries."
         ),
     ] = False,
+    shard: Annotated[
+        str,
+        typer.Option(
+            "--shard",
+            envvar="TAXPRABEN_SHARD",
+            help="Run only shard I of N (0-based, e.g. 2/3): a deterministic, balanced share of "
+            "the records, every run of each; merge the shards with `taxpraben merge`.",
+        ),
+    ] = "0/1",
+    no_score: Annotated[
+        bool,
+        typer.Option(
+            "--no-score",
+            help="Write predictions.jsonl only (for a shard: score later with `taxpraben merge`).",
+        ),
+    ] = False,
     task_dir: TaskDirOpt = None,
     profile: ProfileOpt = "taxpraben",
     bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
@@ -315,6 +357,11 @@ def run(
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()
     started = datetime.now(timezone.utc)
+    try:
+        part = parse_shard(shard)
+    except ValueError as exc:
+        console.print(str(exc), style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     registry = registry_or_exit(task_dir, console)
     scoring_options = dict(
         profile=profile, bertscore_model=bertscore_model,
@@ -358,7 +405,7 @@ def run(
         except (DataError, KeyError) as exc:
             console.print(str(exc).strip("'\""), style="red", markup=False, highlight=False)
             raise typer.Exit(1) from exc
-        requests = stream_requests(stream, registry, config, runs)
+        requests = stream_requests(stream, registry, config, runs, part)
 
         store: CompletionCache | None = None
         if not no_cache and backend.cacheable:
@@ -420,7 +467,7 @@ def run(
             if store is not None:
                 store.close()
 
-        loaded = stream.result()
+        loaded = shard_records(stream.result(), part)
         for warning in loaded.warnings:
             console.print(str(warning), style="yellow", markup=False, highlight=False)
         stats = runner.stats
@@ -456,9 +503,34 @@ def run(
                 "completion_tokens": stats.completion_tokens,
             },
         }
-        if settings.semantic:  # only now: the probe must not delay the first request
-            use_local_models_if_hub_unreachable([settings.bertscore_model, settings.bartscore_model], console)
-        score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
+        if not part.whole:
+            meta["shard"] = {**part.to_meta(), "records": loaded.n_records, "partial": True}
+            try:
+                write_manifest(out_dir, part, {
+                    "model": backend.spec, "endpoint": backend.endpoint,
+                    "generation": config.to_meta(), "runs": runs,
+                    "data_hash": loaded.data_hash, "tasks": list(loaded.records),
+                    "limit": loaded.limit, "records": loaded.n_records,
+                })  # fmt: skip
+            except OSError as exc:
+                console.print(f"cannot write {out_dir / SHARD_MANIFEST}: {exc}", style="red", markup=False, highlight=False)
+                raise typer.Exit(2) from exc
+        if no_score:
+            console.print(
+                "Not scored (--no-score): score with `taxpraben "
+                + ("merge` once every shard is done." if not part.whole else "score`."),
+                markup=False, highlight=False,
+            )  # fmt: skip
+        else:
+            if not part.whole:
+                console.print(
+                    f"Shard {part}: the scores below are of this shard's {loaded.n_records} "
+                    "records only (partial); `taxpraben merge` scores the whole.",
+                    style="yellow", markup=False, highlight=False,
+                )  # fmt: skip
+            if settings.semantic:  # only now: the probe must not delay the first request
+                use_local_models_if_hub_unreachable([settings.bertscore_model, settings.bartscore_model], console)
+            score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
 
         failed_items = sum(1 for p in predictions if p.error)
         if failed_items:

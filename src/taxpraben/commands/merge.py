@@ -1,0 +1,214 @@
+"""`taxpraben merge`: combine the predictions of sharded runs (`run --shard I/N`) and score them.
+
+Each source is a shard's output directory (its ``predictions.jsonl`` and ``shard.json``) or a
+predictions file. The merge refuses, with a compact list: the same (task, id, run) predicted
+differently by two sources (an overlap), items of the data and runs that no source predicts
+(a gap), and shards that are missing, given twice or from another run (by their manifests).
+``--force`` scores anyway: the gaps score 0 as errors and the manifests' differences are only
+printed; an overlap is always refused, since no rule can tell which prediction is right.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from taxpraben.commands.common import (
+    BartModelOpt,
+    BartWeightsOpt,
+    BertBatchOpt,
+    BertIdfOpt,
+    BertLayerOpt,
+    BertMaxTokensOpt,
+    BertModelOpt,
+    DataOpt,
+    DeviceOpt,
+    LimitOpt,
+    NoSemanticOpt,
+    ProfileOpt,
+    ScorerDtypeOpt,
+    SeedOpt,
+    TaskDirOpt,
+    TasksOpt,
+    cli_console,
+)
+from taxpraben.commands.inspect_data import registry_or_exit
+from taxpraben.commands.run import in_data_order
+from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
+from taxpraben.locks import DirectoryLock, InUseError
+from taxpraben.metrics.defaults import (
+    DEFAULT_BARTSCORE_MODEL,
+    DEFAULT_BERTSCORE_LAYER,
+    DEFAULT_BERTSCORE_MODEL,
+)
+from taxpraben.predictions import (
+    Prediction,
+    PredictionFileError,
+    read_predictions,
+    write_predictions,
+)
+from taxpraben.shards import (
+    SHARD_MANIFEST,
+    describe_gaps,
+    describe_overlaps,
+    manifest_problems,
+    merge_predictions,
+    read_manifest,
+)
+
+
+def source_files(source: Path) -> tuple[Path, Path]:
+    """(predictions file, manifest path) of a shard directory or a predictions file."""
+    if source.is_dir():
+        return source / "predictions.jsonl", source / SHARD_MANIFEST
+    return source, source.parent / SHARD_MANIFEST
+
+
+def merge(
+    sources: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Shard output directories (predictions.jsonl + shard.json) or predictions files.",
+            show_default=False,
+        ),
+    ],
+    data: DataOpt,
+    out: Annotated[Path, typer.Option("--out", help="Output directory of the merged run.")],
+    tasks: TasksOpt = None,
+    limit: LimitOpt = None,
+    task_dir: TaskDirOpt = None,
+    runs: Annotated[
+        int | None,
+        typer.Option(
+            "--runs",
+            min=1,
+            help="Runs 0..N-1 every item must have (default: the shards' manifests, else the "
+            "highest run present + 1).",
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Score despite gaps (they score 0 as errors) and manifest differences; "
+            "overlaps are always refused.",
+        ),
+    ] = False,
+    profile: ProfileOpt = "taxpraben",
+    bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
+    bertscore_layer: BertLayerOpt = DEFAULT_BERTSCORE_LAYER,
+    bertscore_max_tokens: BertMaxTokensOpt = None,
+    bertscore_idf: BertIdfOpt = False,
+    bertscore_batch_size: BertBatchOpt = 32,
+    bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
+    bartscore_weights: BartWeightsOpt = None,
+    device: DeviceOpt = "auto",
+    scorer_dtype: ScorerDtypeOpt = "float32",
+    no_semantic: NoSemanticOpt = False,
+    seed: SeedOpt = 0,
+) -> None:
+    """Merge sharded runs' predictions (refusing overlaps and gaps), then score the whole."""
+    console = cli_console()
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    def fail(lines: list[str], code: int = 1) -> typer.Exit:
+        for line in lines:
+            console.print(line, style="red", markup=False, highlight=False)
+        return typer.Exit(code)
+
+    registry = registry_or_exit(task_dir, console)
+    read: list[tuple[str, list[Prediction]]] = []
+    manifests: dict[str, dict[str, Any]] = {}
+    for source in sources:
+        predictions_path, manifest_path = source_files(source)
+        try:
+            read.append((str(source), list(read_predictions(predictions_path))))
+            manifest = read_manifest(manifest_path)
+        except (OSError, PredictionFileError, ValueError) as exc:
+            raise fail([f"cannot read {source}: {exc}"]) from exc
+        if manifest is not None:
+            manifests[str(source)] = manifest
+    problems = manifest_problems(manifests)
+    if problems:
+        if not force:
+            raise fail([*problems, "Nothing was merged (--force merges anyway)."])
+        for line in problems:
+            console.print(line, style="yellow", markup=False, highlight=False)
+
+    if runs is None:
+        declared = {m.get("runs") for m in manifests.values()} - {None}
+        present = max((p.run for _, ps in read for p in ps), default=0) + 1
+        runs = max(declared) if declared else present
+    settings = settings_from_options(
+        console, no_semantic=no_semantic, profile=profile, bertscore_model=bertscore_model,
+        bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
+        bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
+        bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
+        scorer_dtype=scorer_dtype, seed=seed, runs=runs,
+    )  # fmt: skip
+    loaded = load_data_or_exit(data, registry, tasks, limit, console)
+    expected = {task: [r.id for r in records] for task, records in loaded.records.items()}
+    merged = merge_predictions(read, expected, range(runs))
+    if merged.overlaps:
+        raise fail([
+            f"{len(merged.overlaps)} item(s) predicted differently by several sources "
+            "(task/id/run: sources); keep one shard's output per item:",
+            *describe_overlaps(merged.overlaps),
+        ])  # fmt: skip
+    if merged.gaps:
+        total = sum(len(ids) for ids in expected.values()) * runs
+        lines = [
+            f"{len(merged.gaps)} of {total} items (data x {runs} run(s)) have no prediction in "
+            "any source:",
+            *describe_gaps(merged.gaps, expected),
+        ]
+        if not force:
+            raise fail([*lines, "Rerun the shards that own them (the same command resumes "
+                        "from its cache), or --force to score them as errors."])  # fmt: skip
+        for line in lines:
+            console.print(line, style="yellow", markup=False, highlight=False)
+    if merged.repeated:
+        console.print(
+            f"{merged.repeated} prediction(s) given identically by more than one source: kept once.",
+            style="yellow", markup=False, highlight=False,
+        )  # fmt: skip
+
+    predictions = in_data_order(merged.predictions, loaded)
+    first = next(iter(manifests.values()), {})
+    models = sorted({p.model for p in predictions if p.model})
+    meta: dict[str, Any] = {
+        "model": first.get("model") or (models[0] if len(models) == 1 else (models or None)),
+        "endpoint": first.get("endpoint"),
+        "generation": first.get("generation"),
+        "runs": runs,
+        "started_at": started,
+        "merged_from": {
+            "sources": [str(s) for s in sources],
+            "shards": sorted(
+                (m["shard"] for m in manifests.values()), key=lambda s: s.get("index", 0)
+            ),
+            "gaps": len(merged.gaps),
+            "forced": force and bool(merged.gaps or problems),
+        },
+    }
+    meta = {k: v for k, v in meta.items() if v is not None}
+    with ExitStack() as held:
+        try:
+            held.enter_context(DirectoryLock(out))
+        except (InUseError, OSError) as exc:
+            raise fail([str(exc)], 2) from exc
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            write_predictions(out / "predictions.jsonl", predictions)
+        except OSError as exc:
+            raise fail([f"cannot write {out / 'predictions.jsonl'}: {exc}"], 2) from exc
+        console.print(
+            f"{len(predictions)} predictions merged from {len(sources)} source(s) -> "
+            f"{out / 'predictions.jsonl'}",
+            markup=False, highlight=False,
+        )  # fmt: skip
+        score_and_report(loaded, predictions, registry, out, settings, meta, console)

@@ -1,0 +1,273 @@
+"""Sharded runs: the share each shard owns, the merge's checks, and 3 shards + merge = 1 run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from mock_openai_server import MockConfig, MockServerThread
+from taxpraben.commands.merge import merge
+from taxpraben.commands.run import run
+from taxpraben.predictions import Prediction
+from taxpraben.shards import (
+    Shard,
+    compact_runs,
+    describe_gaps,
+    manifest_problems,
+    merge_predictions,
+    parse_shard,
+    shard_of,
+)
+
+APP = typer.Typer()
+APP.command("run")(run)
+APP.command("merge")(merge)
+
+# ---------------------------------------------------------------------------- the share
+
+
+def test_parse_shard_accepts_i_of_n_and_refuses_the_rest() -> None:
+    assert parse_shard("2/3") == Shard(2, 3)
+    assert parse_shard(" 0 / 1 ") == Shard(0, 1) and Shard(0, 1).whole
+    for bad in ("3/3", "1", "-1/3", "0/0", "a/b", "1/2/3"):
+        with pytest.raises(ValueError):
+            parse_shard(bad)
+
+
+@pytest.mark.parametrize("count", [2, 3, 7])
+def test_every_record_has_exactly_one_shard_and_each_task_is_split_evenly(count: int) -> None:
+    sizes = {"TaxCalc": 50, "TaxSCQ": 7, "TaxRead": 1, "TaxMCQ": 13}
+    for task, n in sizes.items():
+        owners = [[s for s in range(count) if Shard(s, count).owns(task, k)] for k in range(n)]
+        assert all(len(o) == 1 for o in owners)  # a partition: no overlap, no gap
+        per_shard = [sum(1 for o in owners if o == [s]) for s in range(count)]
+        assert max(per_shard) - min(per_shard) <= 1, (task, per_shard)
+
+
+def test_the_share_is_a_stable_digest_not_python_hash() -> None:
+    # Recomputed here from the documented rule: blake2b(task, 8 bytes) big-endian mod N.
+    offset = int.from_bytes(hashlib.blake2b(b"TaxCalc", digest_size=8).digest(), "big") % 5
+    assert [shard_of("TaxCalc", k, 5) for k in range(5)] == [(k + offset) % 5 for k in range(5)]
+    # Other processes, with other string-hash seeds, compute the same share.
+    code = "from taxpraben.shards import shard_of; print([shard_of('TaxQA', k, 3) for k in range(9)])"
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout  # fmt: skip
+        for seed in ("1", "2", "random")
+    }
+    assert outputs == {str([shard_of("TaxQA", k, 3) for k in range(9)]) + "\n"}
+
+
+# ---------------------------------------------------------------------------- the merge
+
+
+def _p(task: str, item: str, run: int, text: str) -> Prediction:
+    return Prediction(task=task, id=item, run=run, prediction=text)
+
+
+def test_merge_finds_overlaps_gaps_and_keeps_identical_repeats_once() -> None:
+    expected = {"TaxCalc": ["0", "1", "2", "3"], "TaxSCQ": ["a"]}
+    a = [_p("TaxCalc", "0", 0, "x"), _p("TaxCalc", "1", 0, "y"), _p("TaxSCQ", "a", 0, "z")]
+    b = [_p("TaxCalc", "1", 0, "y"), _p("TaxCalc", "0", 0, "other"), _p("TaxCalc", "3", 1, "w")]
+    result = merge_predictions([("a", a), ("b", b)], expected, range(2))
+    assert result.overlaps == {("TaxCalc", "0", 0): ["a", "b"]}
+    assert result.repeated == 1
+    assert [p.key for p in result.predictions] == [
+        ("TaxCalc", "0", 0), ("TaxCalc", "1", 0), ("TaxSCQ", "a", 0), ("TaxCalc", "3", 1)
+    ]  # fmt: skip
+    assert result.gaps == [
+        ("TaxCalc", "2", 0), ("TaxCalc", "3", 0),
+        ("TaxCalc", "0", 1), ("TaxCalc", "1", 1), ("TaxCalc", "2", 1),
+        ("TaxSCQ", "a", 1),
+    ]  # fmt: skip
+
+
+def test_gaps_are_listed_as_spans_of_records_missing_the_same_runs() -> None:
+    expected = {"TaxCalc": [str(i) for i in range(10)], "TaxSCQ": ["a", "b"]}
+    gaps = [("TaxCalc", str(i), r) for i in (2, 3, 4) for r in range(5)]
+    gaps += [("TaxCalc", "7", 3), ("TaxSCQ", "b", 0), ("TaxSCQ", "b", 1)]
+    assert describe_gaps(gaps, expected) == [
+        "TaxCalc runs 0-4: ids 2..4 (3 records)",
+        "TaxCalc run 3: id 7",
+        "TaxSCQ runs 0-1: id b",
+    ]
+    assert compact_runs([0, 1, 2, 4, 6, 7]) == "runs 0-2,4,6-7"
+
+
+def test_manifests_name_missing_repeated_and_foreign_shards() -> None:
+    def manifest(index: int, model: str = "openai:m") -> dict[str, object]:
+        return {"shard": {"index": index, "count": 4}, "model": model, "runs": 2}
+
+    problems = manifest_problems(
+        {"s0": manifest(0), "s1": manifest(1), "s1b": manifest(1), "s3": manifest(3, "openai:n")}
+    )
+    assert problems == [
+        "s3: model 'openai:n' differs from s0: 'openai:m'",
+        "shard 1/4 given 2 times: s1, s1b",
+        "shard(s) 2/4 not given: rerun them (same command, --shard I/4)",
+    ]
+    assert manifest_problems({f"s{i}": manifest(i) for i in range(4)}) == []
+
+
+# ---------------------------------------------------------------------------- end to end
+
+TAXCALC = [
+    {"id": str(i), "query": f"某企业第{i}季度销售额{1000 * (i + 1)}元，税率13%，求销项税额。",
+     "answer": 130 * (i + 1)}
+    for i in range(10)
+]  # fmt: skip
+TAXSCQ = [
+    {"id": f"s{i}", "query": f"第{i}题：增值税一般税率是？A. 13% B. 9% C. 6%",
+     "answer": "13%", "choices": ["13%", "9%", "6%"], "gold": 0}
+    for i in range(5)
+]  # fmt: skip
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "data"
+    d.mkdir()
+    for name, rows in (("TaxCalc", TAXCALC), ("TaxSCQ", TAXSCQ)):
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        (d / f"{name}.jsonl").write_text(text, encoding="utf-8")
+    return d
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(APP, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def _owned(index: int, count: int) -> set[tuple[str, str]]:
+    """The records of shard ``index`` by the documented rule, recomputed here."""
+    owned = set()
+    for task, rows in (("TaxCalc", TAXCALC), ("TaxSCQ", TAXSCQ)):
+        offset = int.from_bytes(hashlib.blake2b(task.encode(), digest_size=8).digest(), "big") % count
+        owned |= {(task, row["id"]) for k, row in enumerate(rows) if (k + offset) % count == index}
+    return owned
+
+
+def _predictions(path: Path) -> list[tuple[str, str, int, str]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [(r["task"], r["id"], r["run"], r["prediction"]) for r in rows]
+
+
+def _scores(out: Path) -> dict[str, object]:
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return {k: results[k] for k in ("tasks", "groups", "overall")}
+
+
+def test_three_shards_then_merge_equal_one_unsharded_run(data_dir: Path, tmp_path: Path) -> None:
+    runs = 3
+    with MockServerThread(MockConfig()) as server:
+        common = ["--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+                  "--runs", str(runs), "--temperature", "0.7", "--no-semantic"]  # fmt: skip
+        code, output = invoke("run", *common, "--out", str(tmp_path / "whole"),
+                              "--cache", str(tmp_path / "whole.sqlite"))  # fmt: skip
+        assert code == 0, output
+        unsharded_requests = server.stats.requests
+
+        server.stats.requests = 0
+        shard_dirs = [tmp_path / f"shard{i}" for i in range(3)]
+        for i, shard_dir in enumerate(shard_dirs):
+            code, output = invoke("run", *common, "--shard", f"{i}/3", "--no-score",
+                                  "--out", str(shard_dir), "--cache", str(tmp_path / f"c{i}.sqlite"))  # fmt: skip
+            assert code == 0, output
+            assert not (shard_dir / "results.json").exists()
+        assert server.stats.requests == unsharded_requests == 15 * runs  # none paid twice
+
+        # A shard rerun resumes from its cache: nothing is sent, the same predictions.
+        before = _predictions(shard_dirs[1] / "predictions.jsonl")
+        code, output = invoke("run", *common, "--shard", "1/3", "--out", str(shard_dirs[1]),
+                              "--cache", str(tmp_path / "c1.sqlite"))  # fmt: skip
+        assert code == 0, output
+        assert server.stats.requests == unsharded_requests
+        assert _predictions(shard_dirs[1] / "predictions.jsonl") == before
+        partial = json.loads((shard_dirs[1] / "results.json").read_text(encoding="utf-8"))
+        n1 = len(_owned(1, 3))
+        assert partial["meta"]["shard"] == {"index": 1, "count": 3, "records": n1, "partial": True}
+        assert sum(t["n"] for t in partial["tasks"].values()) == n1
+
+    shares = [{(t, i) for t, i, _, _ in _predictions(d / "predictions.jsonl")} for d in shard_dirs]
+    assert shares == [_owned(i, 3) for i in range(3)]
+    for i, shard_dir in enumerate(shard_dirs):  # every run of each record it owns
+        assert len(_predictions(shard_dir / "predictions.jsonl")) == runs * len(shares[i])
+
+    merged = tmp_path / "merged"
+    code, output = invoke("merge", *map(str, shard_dirs), "--data", str(data_dir),
+                          "--out", str(merged), "--no-semantic")  # fmt: skip
+    assert code == 0, output
+    whole = tmp_path / "whole"
+    assert _predictions(merged / "predictions.jsonl") == _predictions(whole / "predictions.jsonl")
+    assert _scores(merged) == _scores(whole)
+    assert (merged / "samples.jsonl").read_text(encoding="utf-8") == (
+        whole / "samples.jsonl"
+    ).read_text(encoding="utf-8")
+    meta = json.loads((merged / "results.json").read_text(encoding="utf-8"))["meta"]
+    assert [s["index"] for s in meta["merged_from"]["shards"]] == [0, 1, 2]
+    assert meta["runs"] == runs and meta["model"] == "openai:m"
+
+
+def test_merge_refuses_gaps_and_overlaps_and_force_scores_gaps_as_errors(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    with MockServerThread(MockConfig()) as server:
+        common = ["--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+                  "--runs", "2", "--no-semantic", "--no-score"]  # fmt: skip
+        dirs = [tmp_path / f"shard{i}" for i in range(3)]
+        for i, d in enumerate(dirs[:2]):
+            code, output = invoke("run", *common, "--shard", f"{i}/3", "--out", str(d),
+                                  "--cache", str(tmp_path / f"c{i}.sqlite"))  # fmt: skip
+            assert code == 0, output
+    args = ["--data", str(data_dir), "--no-semantic"]
+    # Shard 2 never ran: refused, naming the shard and the records it owned.
+    code, output = invoke("merge", str(dirs[0]), str(dirs[1]), *args, "--out", str(tmp_path / "m"))
+    assert code == 1
+    assert "shard(s) 2/3 not given" in output
+    assert not (tmp_path / "m").exists()
+    code, output = invoke("merge", str(dirs[0]), str(dirs[1]), *args, "--force", "--out", str(tmp_path / "m"))
+    assert code == 0, output
+    missing = len(_owned(2, 3))
+    assert f"{missing * 2} of 30 items (data x 2 run(s)) have no prediction" in output
+    samples = [json.loads(s) for s in (tmp_path / "m" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sum(1 for s in samples if s["status"] == "error") == missing * 2
+    meta = json.loads((tmp_path / "m" / "results.json").read_text(encoding="utf-8"))["meta"]
+    assert meta["merged_from"]["gaps"] == missing * 2 and meta["merged_from"]["forced"] is True
+
+    # A copy of shard 0 with one prediction changed overlaps it: refused even with --force.
+    rogue = tmp_path / "rogue.jsonl"
+    rows = [json.loads(line) for line in (dirs[0] / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows[0]["prediction"] = "不同的答案"
+    rogue.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    code, output = invoke("merge", str(dirs[0]), str(rogue), *args, "--force", "--out", str(tmp_path / "o"))
+    assert code == 1
+    assert "1 item(s) predicted differently by several sources" in output
+    assert f"{rows[0]['task']}/{rows[0]['id']}/run {rows[0]['run']}: {dirs[0]}, {rogue}" in output
+
+
+def test_a_bad_shard_is_refused_before_anything_runs(data_dir: Path, tmp_path: Path) -> None:
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir),
+                          "--shard", "3/3", "--out", str(tmp_path / "o"))  # fmt: skip
+    assert code == 2 and "expected I/N with N >= 1 and 0 <= I < N" in output
+    assert not (tmp_path / "o").exists()
+
+
+def test_unsharded_run_writes_no_manifest_and_no_shard_meta(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir), "--runs", "1",
+                          "--no-semantic", "--out", str(out))  # fmt: skip
+    assert code == 0, output
+    assert not (out / "shard.json").exists()
+    assert "shard" not in json.loads((out / "results.json").read_text(encoding="utf-8"))["meta"]
+    shutil.rmtree(out)
