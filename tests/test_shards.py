@@ -61,9 +61,12 @@ def test_the_share_is_a_stable_digest_not_python_hash() -> None:
     code = "from taxpraben.shards import shard_of; print([shard_of('TaxQA', k, 3) for k in range(9)])"
     outputs = {
         subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
             env={**os.environ, "PYTHONHASHSEED": seed},
-        ).stdout  # fmt: skip
+        ).stdout
         for seed in ("1", "2", "random")
     }
     assert outputs == {str([shard_of("TaxQA", k, 3) for k in range(9)]) + "\n"}
