@@ -99,12 +99,15 @@ def test_merge_finds_overlaps_gaps_and_keeps_identical_repeats_once() -> None:
 def test_gaps_are_listed_as_spans_of_records_missing_the_same_runs() -> None:
     expected = {"TaxCalc": [str(i) for i in range(10)], "TaxSCQ": ["a", "b"]}
     gaps = [("TaxCalc", str(i), r) for i in (2, 3, 4) for r in range(5)]
-    gaps += [("TaxCalc", "7", 3), ("TaxSCQ", "b", 0), ("TaxSCQ", "b", 1)]
+    gaps += [("TaxCalc", str(i), r) for i in (7, 9) for r in range(5)]
+    gaps += [("TaxCalc", "5", 3), ("TaxSCQ", "b", 0), ("TaxSCQ", "b", 1)]
     assert describe_gaps(gaps, expected) == [
-        "TaxCalc runs 0-4: ids 2..4 (3 records)",
-        "TaxCalc run 3: id 7",
-        "TaxSCQ runs 0-1: id b",
+        "TaxCalc runs 0-4: 5 records: 2..4, 7, 9",
+        "TaxCalc run 3: 1 record: 5",
+        "TaxSCQ runs 0-1: 1 record: b",
     ]
+    every_third = [("TaxCalc", str(i), 0) for i in range(0, 10, 3)]
+    assert describe_gaps(every_third, expected, max_spans=3) == ["TaxCalc run 0: 4 records: 0, 3, 6, ..."]
     assert compact_runs([0, 1, 2, 4, 6, 7]) == "runs 0-2,4,6-7"
 
 

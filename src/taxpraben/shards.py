@@ -188,10 +188,15 @@ def merge_predictions(
 
 
 def describe_gaps(
-    gaps: Sequence[Key], expected: Mapping[str, Sequence[str]], max_lines: int = 20
+    gaps: Sequence[Key],
+    expected: Mapping[str, Sequence[str]],
+    max_lines: int = 20,
+    max_spans: int = 8,
 ) -> list[str]:
-    """The gaps as a few lines: per task, consecutive records (data order) missing the same
-    runs form one span, ``TaxCalc runs 0-4: ids 12..35 (24 records)``."""
+    """The gaps as a few lines, one per task and set of missing runs: the records (in data
+    order; consecutive ones as a span) that lack exactly those runs, e.g.
+    ``TaxCalc runs 0-4: 4 records: 2..4, 7`` (a shard that never ran misses every run of
+    every N-th record: one line per task)."""
     missing_runs: dict[str, dict[str, list[int]]] = {}
     for task, item, run in gaps:
         missing_runs.setdefault(task, {}).setdefault(item, []).append(run)
@@ -200,24 +205,32 @@ def describe_gaps(
         per_id = missing_runs.get(task)
         if not per_id:
             continue
-        span: list[str] = []
-        span_runs: tuple[int, ...] = ()
-        for item in [*ids, None]:  # None closes the last span
-            runs = tuple(sorted(per_id.get(item, ()))) if item is not None else ()
-            if span and runs != span_runs:
-                lines.append(_span_line(task, span_runs, span))
-                span = []
-            if runs:
-                span.append(item)  # type: ignore[arg-type]
-                span_runs = runs
+        groups: dict[tuple[int, ...], list[tuple[int, str]]] = {}
+        for position, item in enumerate(ids):
+            if item in per_id:
+                groups.setdefault(tuple(sorted(per_id[item])), []).append((position, item))
+        for runs, records in groups.items():
+            spans = _spans(records)
+            shown = ", ".join(spans[:max_spans]) + (", ..." if len(spans) > max_spans else "")
+            noun = "record" if len(records) == 1 else "records"
+            lines.append(f"{task} {compact_runs(runs)}: {len(records)} {noun}: {shown}")
     if len(lines) > max_lines:
-        lines = [*lines[:max_lines], f"... and {len(lines) - max_lines} more span(s)"]
+        lines = [*lines[:max_lines], f"... and {len(lines) - max_lines} more line(s)"]
     return lines
 
 
-def _span_line(task: str, runs: tuple[int, ...], ids: list[str]) -> str:
-    which = f"ids {ids[0]}..{ids[-1]} ({len(ids)} records)" if len(ids) > 1 else f"id {ids[0]}"
-    return f"{task} {compact_runs(runs)}: {which}"
+def _spans(records: Sequence[tuple[int, str]]) -> list[str]:
+    """(position, id) pairs in data order -> ``["2..4", "7"]`` (consecutive positions joined)."""
+    spans: list[str] = []
+    first = last = records[0]
+    for record in [*records[1:], None]:
+        if record is not None and record[0] == last[0] + 1:
+            last = record
+            continue
+        spans.append(first[1] if first is last else f"{first[1]}..{last[1]}")
+        if record is not None:
+            first = last = record
+    return spans
 
 
 def compact_runs(runs: Sequence[int]) -> str:

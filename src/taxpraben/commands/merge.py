@@ -132,13 +132,6 @@ def merge(
             raise fail([f"cannot read {source}: {exc}"]) from exc
         if manifest is not None:
             manifests[str(source)] = manifest
-    problems = manifest_problems(manifests)
-    if problems:
-        if not force:
-            raise fail([*problems, "Nothing was merged (--force merges anyway)."])
-        for line in problems:
-            console.print(line, style="yellow", markup=False, highlight=False)
-
     if runs is None:
         declared = {m.get("runs") for m in manifests.values()} - {None}
         present = max((p.run for _, ps in read for p in ps), default=0) + 1
@@ -153,24 +146,26 @@ def merge(
     loaded = load_data_or_exit(data, registry, tasks, limit, console)
     expected = {task: [r.id for r in records] for task, records in loaded.records.items()}
     merged = merge_predictions(read, expected, range(runs))
-    if merged.overlaps:
-        raise fail([
-            f"{len(merged.overlaps)} item(s) predicted differently by several sources "
-            "(task/id/run: sources); keep one shard's output per item:",
-            *describe_overlaps(merged.overlaps),
-        ])  # fmt: skip
+    problems = manifest_problems(manifests)
     if merged.gaps:
         total = sum(len(ids) for ids in expected.values()) * runs
-        lines = [
+        problems += [
             f"{len(merged.gaps)} of {total} items (data x {runs} run(s)) have no prediction in "
             "any source:",
             *describe_gaps(merged.gaps, expected),
         ]
-        if not force:
-            raise fail([*lines, "Rerun the shards that own them (the same command resumes "
-                        "from its cache), or --force to score them as errors."])  # fmt: skip
-        for line in lines:
-            console.print(line, style="yellow", markup=False, highlight=False)
+    if merged.overlaps:  # refused even with --force: no rule can tell which one is right
+        raise fail([
+            f"{len(merged.overlaps)} item(s) predicted differently by several sources "
+            "(task/id/run: sources); keep one shard's output per item:",
+            *describe_overlaps(merged.overlaps), *problems, "Nothing was merged.",
+        ])  # fmt: skip
+    if problems and not force:
+        raise fail([*problems, "Nothing was merged. Rerun the shards that are missing or "
+                    "incomplete (the same command resumes from its cache), or --force to "
+                    "score the gaps as errors."])  # fmt: skip
+    for line in problems:
+        console.print(line, style="yellow", markup=False, highlight=False)
     if merged.repeated:
         console.print(
             f"{merged.repeated} prediction(s) given identically by more than one source: kept once.",
