@@ -277,3 +277,56 @@ def test_unsharded_run_writes_no_manifest_and_no_shard_meta(data_dir: Path, tmp_
     assert not (out / "shard.json").exists()
     assert "shard" not in json.loads((out / "results.json").read_text(encoding="utf-8"))["meta"]
     shutil.rmtree(out)
+
+
+# ---------------------------------------------------------------------------- the Slurm scripts
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def _sbatch_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of a Slurm job: ``taxpraben`` on PATH (this tree's sources)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "taxpraben"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m taxpraben "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    return {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
+        **extra,
+    }
+
+
+def test_the_documented_slurm_scripts_shard_and_merge_a_run(data_dir: Path, tmp_path: Path) -> None:
+    shard_script, merge_script = DOCS / "slurm" / "taxpraben-shard.sbatch", DOCS / "slurm" / "taxpraben-merge.sbatch"
+    guide = (DOCS / "scaling.md").read_text(encoding="utf-8")
+    for script in (shard_script, merge_script):  # the guide shows the scripts as they are
+        assert script.read_text(encoding="utf-8") in guide
+    assert "#SBATCH --array=0-2" in shard_script.read_text(encoding="utf-8")
+    run_dir = tmp_path / "runs" / "m"
+    with MockServerThread(MockConfig()) as server:
+        common = {"MODEL": "openai:m", "BASE_URL": server.base_url, "DATA": str(data_dir),
+                  "RUNS": "2", "RUN_DIR": str(run_dir), "OPENAI_API_KEY": "sk-test"}  # fmt: skip
+        # What Slurm does for --array=0-2: three tasks, with their index and the array's size.
+        for i in range(3):
+            env = _sbatch_env(tmp_path, **common, SLURM_ARRAY_TASK_ID=str(i), SLURM_ARRAY_TASK_COUNT="3")
+            done = subprocess.run(["bash", str(shard_script)], env=env, capture_output=True, text=True, cwd=tmp_path)
+            assert done.returncode == 0, done.stdout + done.stderr
+        sent = server.stats.requests
+        env = _sbatch_env(tmp_path, **common, DEVICE="cpu", MERGE_ARGS="--no-semantic")
+        done = subprocess.run(["bash", str(merge_script)], env=env, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        # One unsharded job with the same settings (its own cache), for comparison.
+        code, output = invoke("run", "--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+                              "--runs", "2", "--no-semantic", "--out", str(tmp_path / "whole"),
+                              "--cache", str(tmp_path / "whole.sqlite"))  # fmt: skip
+        assert code == 0, output
+    assert sent == 15 * 2  # every (record, run) sent once over the three shards
+    assert _predictions(run_dir / "merged" / "predictions.jsonl") == _predictions(tmp_path / "whole" / "predictions.jsonl")
+    assert _scores(run_dir / "merged") == _scores(tmp_path / "whole")
+    assert sorted(p.name for p in (run_dir / "cache").iterdir() if p.suffix == ".sqlite") == [
+        "shard-0.sqlite", "shard-1.sqlite", "shard-2.sqlite"
+    ]  # fmt: skip
