@@ -251,6 +251,11 @@ def test_merge_refuses_gaps_and_overlaps_and_force_scores_gaps_as_errors(
     meta = json.loads((tmp_path / "m" / "results.json").read_text(encoding="utf-8"))["meta"]
     assert meta["merged_from"]["gaps"] == missing * 2 and meta["merged_from"]["forced"] is True
 
+    # A merge of another selection than the shards' is refused.
+    code, output = invoke("merge", str(dirs[0]), str(dirs[1]), *args, "--tasks", "TaxCalc", "--out", str(tmp_path / "t"))
+    assert code == 1
+    assert f"{dirs[0]} was run with tasks ['TaxCalc', 'TaxSCQ']; this merge has ['TaxCalc']" in output
+
     # A copy of shard 0 with one prediction changed overlaps it: refused even with --force.
     rogue = tmp_path / "rogue.jsonl"
     rows = [json.loads(line) for line in (dirs[0] / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -39,6 +39,7 @@ from taxpraben.commands.common import (
 from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.commands.run import in_data_order
 from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
+from taxpraben.data.loader import LoadedData
 from taxpraben.locks import DirectoryLock, InUseError
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
@@ -66,6 +67,20 @@ def source_files(source: Path) -> tuple[Path, Path]:
     if source.is_dir():
         return source / "predictions.jsonl", source / SHARD_MANIFEST
     return source, source.parent / SHARD_MANIFEST
+
+
+def selection_problems(manifests: dict[str, dict[str, Any]], loaded: LoadedData) -> list[str]:
+    """Where the merge's data selection (--data, --tasks, --limit) is not the shards' one."""
+    if not manifests:
+        return []
+    name, first = next(iter(manifests.items()))
+    ours = {"data_hash": loaded.data_hash, "tasks": list(loaded.records), "limit": loaded.limit}
+    return [
+        f"{name} was run with {fact} {first.get(fact)!r}; this merge has {value!r} "
+        "(give the same --data, --tasks and --limit as the shards)"
+        for fact, value in ours.items()
+        if fact in first and first[fact] != value
+    ]
 
 
 def merge(
@@ -147,6 +162,7 @@ def merge(
     expected = {task: [r.id for r in records] for task, records in loaded.records.items()}
     merged = merge_predictions(read, expected, range(runs))
     problems = manifest_problems(manifests)
+    problems += selection_problems(manifests, loaded)
     if merged.gaps:
         total = sum(len(ids) for ids in expected.values()) * runs
         problems += [

@@ -480,7 +480,8 @@ def run(
             raise typer.Exit(2) from exc
         shared = " (runs share one deterministic generation)" if stats.shared_generation else ""
         console.print(
-            f"{len(predictions)} predictions: {stats.cached} generations from the cache, "
+            f"{len(predictions)} predictions{'' if part.whole else f' (shard {part})'}: "
+            f"{stats.cached} generations from the cache, "
             f"{stats.done} generated, {stats.failed} failed{shared}; retries {stats.retries}; "
             f"tokens {stats.tokens:,} -> {out_dir / 'predictions.jsonl'}",
             markup=False,
