@@ -207,7 +207,9 @@ def run(
             "--base-url",
             envvar="OPENAI_BASE_URL",
             help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-            "(default https://api.openai.com/v1).",
+            "(default https://api.openai.com/v1). Several replicas of one model: separate "
+            "their URLs with commas; each request goes to the one with the least expected "
+            "wait, and one that stops answering is taken out and probed again later.",
         ),
     ] = None,
     api_key_env: Annotated[
@@ -504,6 +506,9 @@ def run(
                 "completion_tokens": stats.completion_tokens,
             },
         }
+        pool = getattr(backend, "pool", None)
+        if pool is not None and len(pool) > 1:
+            meta["endpoints"] = pool.to_meta()
         if not part.whole:
             meta["shard"] = {**part.to_meta(), "records": loaded.n_records, "partial": True}
             try:

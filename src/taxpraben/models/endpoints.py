@@ -62,7 +62,9 @@ class Endpoint:
             "sent": self.sent,
             "completed": self.completed,
             "failed": self.failed,
-            "mean_latency_s": round(self.latency_sum / self.completed, 4) if self.completed else None,
+            "mean_latency_s": round(self.latency_sum / self.completed, 4)
+            if self.completed
+            else None,
             "throughput_rps": round(self.rate, 3) if self.rate is not None else None,
             "ejections": self.ejections,
         }
@@ -114,8 +116,15 @@ class EndpointPool:
         chosen.sent += 1
         return chosen
 
-    def finish(self, ep: Endpoint, now: float, *, latency: float | None = None,
-               answered: bool = False, connection_failed: bool = False) -> None:
+    def finish(
+        self,
+        ep: Endpoint,
+        now: float,
+        *,
+        latency: float | None = None,
+        answered: bool = False,
+        connection_failed: bool = False,
+    ) -> None:
         """Record how an attempt on ``ep`` ended.
 
         ``latency`` is given for a completed answer; ``answered`` for any HTTP answer (an
@@ -129,7 +138,9 @@ class EndpointPool:
             ep.latency_sum += latency
             sample = in_flight / max(latency, 1e-6)
             ep.rate = sample if ep.rate is None else ep.rate + EWMA_ALPHA * (sample - ep.rate)
-            ep.latency = latency if ep.latency is None else ep.latency + EWMA_ALPHA * (latency - ep.latency)
+            ep.latency = (
+                latency if ep.latency is None else ep.latency + EWMA_ALPHA * (latency - ep.latency)
+            )
         else:
             ep.failed += 1
         if answered or latency is not None:
