@@ -5,10 +5,14 @@ asks it which endpoint the next attempt goes to and tells it how the attempt end
 runner stays the one owner of retries: an attempt that failed on a dead endpoint comes back
 as a retryable error, and its retry is routed to a live endpoint.
 
-Choice: the endpoint with the smallest ``(outstanding + 1) / rate``, the expected wait of one
-more request, where ``rate`` is an EWMA of the endpoint's measured throughput (Little's law:
-requests in flight divided by the latency, sampled at every answer). An endpoint not yet
-measured is given the best rate measured so far, so that it gets traffic and is measured.
+Choice: the endpoint with the smallest expected wait of one more request,
+``max(min_latency, (outstanding + 1) / rate)``, where ``min_latency`` is the smallest latency
+it answered in (its service time) and ``rate`` an EWMA of its measured throughput (Little's
+law: requests in flight when it was sent divided by its latency) at the answers that queued there (latency
+above 1.5 x the service time); an endpoint never seen queueing has no known limit and is
+chosen on its service time (0 before its first answer, so that every endpoint is measured).
+Measuring the rate at any load instead would starve a slow replica: at the little load it
+is given, its throughput looks small, so it is given little.
 
 Ejection: ``max_failures`` consecutive connection failures or timeouts (refused, reset,
 no first token) take an endpoint out for ``backoff`` seconds (doubling up to
@@ -27,6 +31,8 @@ MAX_FAILURES = 3
 #: First and longest pause before an ejected endpoint is probed again (seconds).
 BACKOFF_S = 1.0
 MAX_BACKOFF_S = 30.0
+#: A latency above this multiple of the smallest one measured means requests queued there.
+QUEUED = 1.5
 #: Weight of the newest sample in the throughput and latency EWMAs.
 EWMA_ALPHA = 0.2
 
@@ -42,6 +48,8 @@ class Endpoint:
     #: EWMA of requests answered per second (None until the first answer).
     rate: float | None = None
     latency: float | None = None
+    #: The smallest latency answered (the unqueued service time).
+    min_latency: float | None = None
     sent: int = 0
     completed: int = 0
     failed: int = 0
@@ -68,6 +76,17 @@ class Endpoint:
             "throughput_rps": round(self.rate, 3) if self.rate is not None else None,
             "ejections": self.ejections,
         }
+
+
+def expected_wait(ep: Endpoint) -> float:
+    """Seconds one more request on ``ep`` is expected to take: the queue ahead of it at the
+    measured throughput, but never less than the smallest latency measured (its unqueued
+    service time). An endpoint never seen queueing has no known throughput limit: its
+    service time alone (0 before its first answer, so that it is measured)."""
+    service = ep.min_latency or 0.0
+    if ep.rate is None:
+        return service
+    return max(service, (ep.outstanding + 1) / ep.rate)
 
 
 class EndpointPool:
@@ -105,9 +124,8 @@ class EndpointPool:
         if chosen is None:
             live = [ep for ep in eps if ep.down_until is None]
             if live:
-                known = [ep.rate for ep in live if ep.rate]
-                default = max(known) if known else 1.0
-                chosen = min(live, key=lambda ep: (ep.outstanding + 1) / (ep.rate or default))
+                # Ties (endpoints not measured yet) go to the one holding fewest.
+                chosen = min(live, key=lambda ep: (expected_wait(ep), ep.outstanding))
             else:
                 # Every endpoint is out: the one due back soonest (its failure is reported
                 # as unreachable, and the runner's give-up rules apply as for one endpoint).
@@ -122,22 +140,31 @@ class EndpointPool:
         now: float,
         *,
         latency: float | None = None,
+        in_flight: int | None = None,
         answered: bool = False,
         connection_failed: bool = False,
     ) -> None:
         """Record how an attempt on ``ep`` ended.
 
-        ``latency`` is given for a completed answer; ``answered`` for any HTTP answer (an
+        ``latency`` is given for a completed answer, with ``in_flight``: the endpoint's
+        ``outstanding`` just after :meth:`choose` returned it (this attempt included; the
+        count at the start, since the count at the end has drained); ``answered`` for any HTTP answer (an
         error status included); ``connection_failed`` for a refused, dropped or timed-out
         attempt, which counts towards ejection.
         """
-        in_flight = ep.outstanding
         ep.outstanding = max(0, ep.outstanding - 1)
         if latency is not None:
             ep.completed += 1
             ep.latency_sum += latency
-            sample = in_flight / max(latency, 1e-6)
-            ep.rate = sample if ep.rate is None else ep.rate + EWMA_ALPHA * (sample - ep.rate)
+            ep.min_latency = latency if ep.min_latency is None else min(ep.min_latency, latency)
+            # Little's law gives the throughput (in flight / latency) at the load it was
+            # given; that is the endpoint's limit only when requests queued there (latency
+            # above its service time). Below that, it only shows the limit is higher.
+            sample = (in_flight or 1) / max(latency, 1e-6)
+            if latency > QUEUED * ep.min_latency:
+                ep.rate = sample if ep.rate is None else ep.rate + EWMA_ALPHA * (sample - ep.rate)
+            elif ep.rate is not None:
+                ep.rate = max(ep.rate, sample)
             ep.latency = (
                 latency if ep.latency is None else ep.latency + EWMA_ALPHA * (latency - ep.latency)
             )

@@ -270,6 +270,7 @@ class OpenAIBackend:
         strikes = self._strikes.get(request.key, 0)
         start = loop.time()
         ep = self.pool.choose(start)
+        in_flight = ep.outstanding
         first_token = self._first_tokens[self.pool.endpoints.index(ep)]
         first_limit = first_token.limit(strikes)
         stream = StreamAccumulator()
@@ -343,7 +344,7 @@ class OpenAIBackend:
                 retryable=True,
             )
         latency = loop.time() - start
-        self.pool.finish(ep, loop.time(), latency=latency)
+        self.pool.finish(ep, loop.time(), latency=latency, in_flight=in_flight)
         return Completion(
             text=stream.text,
             reasoning=stream.reasoning_text,
@@ -379,6 +380,7 @@ class OpenAIBackend:
         session = self._session_or_new()
         start = time.perf_counter()
         ep = self.pool.choose(time.monotonic())
+        in_flight = ep.outstanding
         try:
             async with session.post(ep.url + "/chat/completions", data=data) as resp:
                 raw = await resp.read()
@@ -404,7 +406,7 @@ class OpenAIBackend:
             return await self._http_error(status, raw, retry_after, ep)
         outcome = self._parse(raw, latency)
         if isinstance(outcome, Completion):
-            self.pool.finish(ep, time.monotonic(), latency=latency)
+            self.pool.finish(ep, time.monotonic(), latency=latency, in_flight=in_flight)
         else:
             self.pool.finish(ep, time.monotonic(), answered=True)
         return outcome
