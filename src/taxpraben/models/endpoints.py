@@ -44,6 +44,8 @@ class Endpoint:
     url: str
     #: ``url`` without user info or query (what meta and messages show).
     name: str
+    #: Its position in the pool (for per-endpoint state kept by the backend).
+    index: int = 0
     outstanding: int = 0
     #: EWMA of requests answered per second (None until the first answer).
     rate: float | None = None
@@ -103,7 +105,9 @@ class EndpointPool:
         """``urls``: (base URL, its redacted name) pairs, at least one, without duplicates."""
         if not urls:
             raise ValueError("an endpoint pool needs at least one base URL")
-        self.endpoints = [Endpoint(url=u, name=n, backoff=backoff) for u, n in urls]
+        self.endpoints = [
+            Endpoint(url=u, name=n, index=i, backoff=backoff) for i, (u, n) in enumerate(urls)
+        ]
         self.max_failures = max_failures
         self.base_backoff = backoff
         self.max_backoff = max_backoff
@@ -114,6 +118,11 @@ class EndpointPool:
     def choose(self, now: float) -> Endpoint:
         """The endpoint for the next attempt, counted as outstanding until :meth:`finish`."""
         eps = self.endpoints
+        if len(eps) == 1:  # the single-endpoint run: no choice to make, nothing to pay for it
+            only = eps[0]
+            only.outstanding += 1
+            only.sent += 1
+            return only
         chosen: Endpoint | None = None
         # A due probe goes first: one attempt tells whether the endpoint is back.
         for ep in eps:

@@ -271,7 +271,7 @@ class OpenAIBackend:
         start = loop.time()
         ep = self.pool.choose(start)
         in_flight = ep.outstanding
-        first_token = self._first_tokens[self.pool.endpoints.index(ep)]
+        first_token = self._first_tokens[ep.index]
         first_limit = first_token.limit(strikes)
         stream = StreamAccumulator()
         token = object()
