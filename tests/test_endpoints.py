@@ -4,6 +4,7 @@ the mocks' own; predictions are compared with a single-endpoint run's."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from collections import Counter
@@ -17,6 +18,8 @@ from typer.testing import CliRunner
 
 from mock_openai_server import MockConfig, MockServer, MockServerThread
 from taxpraben.commands.run import run
+from taxpraben.data.records import Record
+from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.endpoints import EndpointPool
 from taxpraben.models.openai import OpenAIBackend, split_base_urls
 
@@ -261,3 +264,28 @@ def test_a_refused_key_on_any_endpoint_stops_the_run(data_dir: Path, tmp_path: P
         code, lines = invoke(data_dir, tmp_path, "out", "--base-url", f"{open_.base_url},{locked.base_url}", *extra)
     assert code != 0
     assert any("401" in line for line in lines), lines
+
+
+def test_a_cancelled_attempt_is_no_longer_outstanding() -> None:
+    """A run stopped mid-request (Ctrl-C, RunAborted) leaves no phantom load on the pool."""
+
+    async def scenario() -> tuple[int, int]:
+        server = MockServer(MockConfig(latency=1.0))
+        await server.start()
+        # The same server under two host names makes a pool of two.
+        backend = OpenAIBackend("mock", base_url=f"{server.base_url},http://localhost:{server.port}/v1")
+        config = GenerationConfig()
+        request = build_request(Record(task="T", id="1", query="x", answer=""), 0, config)
+        try:
+            attempt = asyncio.ensure_future(backend.complete(request, config))
+            await asyncio.sleep(0.3)
+            during = sum(ep.outstanding for ep in backend.pool.endpoints)
+            attempt.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await attempt
+            return during, sum(ep.outstanding for ep in backend.pool.endpoints)
+        finally:
+            await backend.aclose()
+            await server.stop()
+
+    assert asyncio.run(scenario()) == (1, 0)

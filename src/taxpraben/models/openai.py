@@ -309,6 +309,9 @@ class OpenAIBackend:
                                 stream.feed(pending)  # a last line without its newline
                 finally:
                     self._waiting.pop(id(token), None)
+        except asyncio.CancelledError:
+            self.pool.finish(ep, loop.time())  # the run stopped: no longer outstanding
+            raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             self.pool.finish(ep, loop.time(), connection_failed=True)
             return self._unreachable(exc, ep)
@@ -386,6 +389,9 @@ class OpenAIBackend:
                 raw = await resp.read()
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers.get("Retry-After"))
+        except asyncio.CancelledError:
+            self.pool.finish(ep, time.monotonic())  # the run stopped: no longer outstanding
+            raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             self.pool.finish(ep, time.monotonic(), connection_failed=True)
             return self._unreachable(exc, ep)
