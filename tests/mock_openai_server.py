@@ -76,6 +76,13 @@ class MockConfig:
     #: When set, the only models served (others get a 404, as OpenAI's model_not_found);
     #: ``GET /v1/models`` lists them (or ``["mock"]`` when None).
     models: tuple[str, ...] | None = None
+    #: When set, at most this many requests are served at once (each for ``latency``
+    #: seconds), the others wait their turn: a replica with a bounded batch, whose ideal
+    #: rate is ``capacity / latency`` requests per second.
+    capacity: int | None = None
+    #: When set, the server dies (:meth:`MockServer.die`) once it has answered this many
+    #: chat requests: a replica killed mid-run, at a point that does not depend on timing.
+    die_after: int | None = None
 
 
 @dataclass
@@ -138,6 +145,9 @@ class MockServer:
         self.config = config or MockConfig()
         self.stats = MockStats()
         self.port = port
+        self._slots: asyncio.Semaphore | None = None
+        #: True once :meth:`die` was called.
+        self.dead = False
         self._rng = random.Random(self.config.seed)
         self._runner: web.AppRunner | None = None
         self._hanging: set[asyncio.Task[Any]] = set()
@@ -171,6 +181,28 @@ class MockServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    def die(self) -> None:
+        """Stop as a killed replica does: refuse new connections (the listening socket is
+        closed) and drop every request on an open connection without an answer."""
+        self.dead = True
+        if self._runner is not None:
+            for site in self._runner.sites:
+                server = site._server  # type: ignore[attr-defined]
+                if server is not None:
+                    server.close()
+
+    def _drop_if_dead(self, request: web.Request) -> None:
+        if self.dead:
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError  # the connection is gone; aiohttp drops the handler
+
+    def _answered(self, digest: str) -> None:
+        self.stats.completed += 1
+        self.stats.answered.append(digest)
+        if self.config.die_after is not None and self.stats.completed >= self.config.die_after:
+            self.die()
 
     async def _stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.stats.to_json())
@@ -211,6 +243,7 @@ class MockServer:
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         cfg = self.config
+        self._drop_if_dead(request)
         self.stats.requests += 1
         if self.stats.first_request_at is None:
             self.stats.first_request_at = time.time()
@@ -227,8 +260,14 @@ class MockServer:
                 status=404,
             )
         failure = self._pick_failure()
-        if cfg.latency:
+        if cfg.capacity:
+            if self._slots is None:
+                self._slots = asyncio.Semaphore(cfg.capacity)
+            async with self._slots:
+                await asyncio.sleep(cfg.latency)
+        elif cfg.latency:
             await asyncio.sleep(cfg.latency)
+        self._drop_if_dead(request)
         streamed = bool(body.get("stream"))
         self.stats.streamed += streamed
         self.stats.usage_requested += bool(streamed and (body.get("stream_options") or {}).get("include_usage"))
@@ -257,8 +296,7 @@ class MockServer:
             if failure == "stall":
                 self.stats.failures[failure] += 1
             return await self._stream(request, body, payload, stall=failure == "stall")
-        self.stats.completed += 1
-        self.stats.answered.append(digest)
+        self._answered(digest)
         return web.Response(
             body=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
             content_type="application/json",
@@ -293,8 +331,7 @@ class MockServer:
             usage = {**base, "choices": [], "usage": payload["usage"]}
             parts.append(b"data: " + json.dumps(usage).encode("utf-8") + b"\n\n")
         parts.append(b"data: [DONE]\n\n")
-        self.stats.completed += 1
-        self.stats.answered.append(request_digest(body))
+        self._answered(request_digest(body))
         # One body: the chunks are ready at once, and the mock (which shares the benchmark's
         # cores) must not be the bottleneck; the client reads it as the same event stream.
         return web.Response(body=b"".join(parts), headers=headers)
@@ -388,6 +425,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--reasoning", action="store_true")
     p.add_argument("--api-key", default=None, help="Require this key (401 otherwise).")
     p.add_argument("--models", default=None, help="Comma-separated models served (404 otherwise).")
+    p.add_argument("--capacity", type=int, default=None, help="Requests served at once (others wait).")
     return p.parse_args(argv)
 
 
@@ -402,6 +440,7 @@ async def _serve(args: argparse.Namespace) -> None:
         reasoning=args.reasoning,
         api_key=args.api_key,
         models=tuple(args.models.split(",")) if args.models else None,
+        capacity=args.capacity,
     )
     server = MockServer(config, port=args.port)
     await server.start()

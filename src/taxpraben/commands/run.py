@@ -202,12 +202,14 @@ def run(
     ] = 5,
     out: OutOpt = None,
     base_url: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
             "--base-url",
             envvar="OPENAI_BASE_URL",
             help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-            "(default https://api.openai.com/v1).",
+            "(default https://api.openai.com/v1). Several replicas of one model: repeat the "
+            "option or separate their URLs with commas; each request goes to the one with the least expected "
+            "wait, and one that stops answering is taken out and probed again later.",
         ),
     ] = None,
     api_key_env: Annotated[
@@ -381,7 +383,7 @@ def run(
         )
         backend: Backend = create_backend(
             model,
-            base_url=base_url,
+            base_url=",".join(base_url) if base_url else None,
             api_key_env=api_key_env,
             concurrency=concurrency,
             timeout=timeout,
@@ -504,6 +506,9 @@ def run(
                 "completion_tokens": stats.completion_tokens,
             },
         }
+        pool = getattr(backend, "pool", None)
+        if pool is not None and len(pool) > 1:
+            meta["endpoints"] = pool.to_meta()
         if not part.whole:
             meta["shard"] = {**part.to_meta(), "records": loaded.n_records, "partial": True}
             try:

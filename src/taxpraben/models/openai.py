@@ -12,6 +12,14 @@ long generation is never cut (``taxpraben.models.streaming`` explains the limits
 ``--no-stream`` sends plain requests with ``--timeout`` as the whole answer's limit, for
 servers without streaming. Both modes give the same text, usage and cache key.
 
+Several replicas of one model: ``base_url`` may list several base URLs separated by commas.
+Each attempt goes to the endpoint an :class:`~taxpraben.models.endpoints.EndpointPool`
+chooses (fewest outstanding requests, weighted by measured throughput); an endpoint that
+refuses connections or times out repeatedly is taken out and probed again later. The cache
+key's ``endpoint`` is then the sorted, comma-joined list of the redacted URLs (one URL: the
+URL itself, as before, so existing caches stay valid): runs over the same replica set share
+cache entries.
+
 The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
 ``--api-key-env``), sent only in the ``Authorization`` header, and never kept anywhere else:
 ``endpoint`` is the base URL without user info or query string, and server error messages
@@ -41,6 +49,7 @@ from taxpraben.models.base import (
     Request,
     redact_url,
 )
+from taxpraben.models.endpoints import Endpoint, EndpointPool
 from taxpraben.models.streaming import (
     FIRST_TOKEN_FLOOR_S,
     IDLE_TIMEOUT_S,
@@ -72,6 +81,25 @@ def is_local_endpoint(base_url: str) -> bool:
     except ValueError:
         return host == "localhost" or host.endswith((".localhost", ".local")) or "." not in host
     return address.is_loopback or address.is_private or address.is_link_local
+
+
+def split_base_urls(base_url: str) -> list[str]:
+    """The base URLs of a ``--base-url`` value: comma-separated, stripped of a trailing ``/``,
+    duplicates dropped (first kept); each must start with http:// or https://."""
+    urls: list[str] = []
+    for part in base_url.split(","):
+        url = part.strip().rstrip("/")
+        if not url:
+            continue
+        if not url.startswith(("http://", "https://")):
+            raise ModelSpecError(
+                f"--base-url must start with http:// or https://, got {redact_url(url)!r}"
+            )
+        if url not in urls:
+            urls.append(url)
+    if not urls:
+        raise ModelSpecError("--base-url names no URL")
+    return urls
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -110,13 +138,11 @@ class OpenAIBackend:
         idle_timeout: float = IDLE_TIMEOUT_S,
         first_token_floor: float = FIRST_TOKEN_FLOOR_S,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ModelSpecError(
-                f"--base-url must start with http:// or https://, got {redact_url(base_url)!r}"
-            )
+        urls = split_base_urls(base_url)
         self.model = model
-        self._base = base_url.rstrip("/")
-        self._url = self._base + "/chat/completions"
+        self.pool = EndpointPool([(u, redact_url(u)) for u in urls])
+        #: The first endpoint: where ``/models`` is asked after a 404.
+        self._base = urls[0]
         #: The environment variable the key was read from (named in messages; never the key).
         self.key_env = key_env
         self._models: list[str] | None = None
@@ -124,13 +150,23 @@ class OpenAIBackend:
         #: Streaming: the first-token deadline (``timeout`` is its cap) and the idle limit.
         self.stream = stream
         self._idle = idle_timeout
-        self._first_token = FirstTokenDeadline(cap=timeout, floor=min(first_token_floor, timeout))
+        #: One adaptive first-token deadline per endpoint (replicas may differ in speed).
+        self._first_tokens = [
+            FirstTokenDeadline(cap=timeout, floor=min(first_token_floor, timeout)) for _ in urls
+        ]
+        self._first_token = self._first_tokens[0]
         #: Earlier first-token timeouts per request key (each doubles the next limit).
         self._strikes: dict[tuple[str, str, int], int] = {}
-        #: Attempts waiting for their first token: (start, strikes, their asyncio.Timeout).
-        self._waiting: dict[int, tuple[float, int, asyncio.Timeout]] = {}
+        #: Attempts waiting for their first token: (start, strikes, their asyncio.Timeout,
+        #: their endpoint's deadline).
+        self._waiting: dict[int, tuple[float, int, asyncio.Timeout, FirstTokenDeadline]] = {}
         self._watchdog: asyncio.Task[None] | None = None
-        self.endpoint: str | None = redact_url(base_url)
+        # One URL keeps the cache key it always had; several share one key (module doc).
+        self.endpoint: str | None = (
+            redact_url(base_url)
+            if len(urls) == 1
+            else ",".join(sorted(ep.name for ep in self.pool.endpoints))
+        )
         self._api_key = api_key or None
         self._concurrency = max(1, concurrency)
         self._timeout = aiohttp.ClientTimeout(total=timeout)
@@ -165,7 +201,7 @@ class OpenAIBackend:
                 f"--api-key-env {env_name}: environment variable {env_name} is not set"
             )
         url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
-        if not key and not is_local_endpoint(url):
+        if not key and not all(is_local_endpoint(u) for u in split_base_urls(url)):
             raise ModelSpecError(
                 f"no API key for {redact_url(url)}: environment variable {env_name} is not set. "
                 f"Set it, or name the variable that holds the key with --api-key-env "
@@ -233,7 +269,10 @@ class OpenAIBackend:
         loop = asyncio.get_running_loop()
         strikes = self._strikes.get(request.key, 0)
         start = loop.time()
-        first_limit = self._first_token.limit(strikes)
+        ep = self.pool.choose(start)
+        in_flight = ep.outstanding
+        first_token = self._first_tokens[ep.index]
+        first_limit = first_token.limit(strikes)
         stream = StreamAccumulator()
         token = object()
         status, raw, retry_after = 200, b"", None
@@ -241,10 +280,11 @@ class OpenAIBackend:
         no_total = aiohttp.ClientTimeout(total=None, sock_connect=PROBE_TIMEOUT_S)
         try:
             async with asyncio.timeout_at(start + first_limit) as deadline:
-                self._waiting[id(token)] = (start, strikes, deadline)
+                self._waiting[id(token)] = (start, strikes, deadline, first_token)
                 self._start_watchdog()
                 try:
-                    async with session.post(self._url, data=data, timeout=no_total) as resp:
+                    url = ep.url + "/chat/completions"
+                    async with session.post(url, data=data, timeout=no_total) as resp:
                         status = resp.status
                         if status != 200:
                             raw = await resp.read()
@@ -259,7 +299,7 @@ class OpenAIBackend:
                                 finished = stream.feed_lines(lines)
                                 if stream.started and id(token) in self._waiting:
                                     del self._waiting[id(token)]
-                                    self._first_token.observe(loop.time() - start)
+                                    first_token.observe(loop.time() - start)
                                     self._strikes.pop(request.key, None)
                                 if finished:
                                     break
@@ -269,15 +309,20 @@ class OpenAIBackend:
                                 stream.feed(pending)  # a last line without its newline
                 finally:
                     self._waiting.pop(id(token), None)
+        except asyncio.CancelledError:
+            self.pool.finish(ep, loop.time())  # the run stopped: no longer outstanding
+            raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            return self._unreachable(exc)
+            self.pool.finish(ep, loop.time(), connection_failed=True)
+            return self._unreachable(exc, ep)
         except TimeoutError:
+            self.pool.finish(ep, loop.time(), connection_failed=not stream.started)
             if not stream.started:
                 self._strikes[request.key] = strikes + 1
                 waited = loop.time() - start
                 return BackendError(
                     f"no first token after {waited:.1f} s (first-token deadline; capped by --timeout "
-                    f"{self._first_token.cap:g} s)",
+                    f"{first_token.cap:g} s){self._at(ep)}",
                     retryable=True,
                     waited=True,
                 )
@@ -285,21 +330,29 @@ class OpenAIBackend:
                 f"stream stalled: no chunk for {self._idle:g} s (--idle-timeout)", retryable=True
             )
         except StreamError as exc:
+            self.pool.finish(ep, loop.time(), answered=True)
             return BackendError(self._scrub(str(exc)), retryable=True)
         except aiohttp.ClientError as exc:
-            return BackendError(f"connection failed: {type(exc).__name__}: {exc}", retryable=True)
+            self.pool.finish(ep, loop.time(), connection_failed=True)
+            return BackendError(
+                f"connection failed: {type(exc).__name__}: {exc}{self._at(ep)}", retryable=True
+            )
         if status != 200:
-            return await self._http_error(status, raw, retry_after)
+            self.pool.finish(ep, loop.time(), answered=True)
+            return await self._http_error(status, raw, retry_after, ep)
         if not stream.complete:
+            self.pool.finish(ep, loop.time(), answered=True)
             return BackendError(
                 "stream ended before the answer was complete (no finish reason, no [DONE])",
                 retryable=True,
             )
+        latency = loop.time() - start
+        self.pool.finish(ep, loop.time(), latency=latency, in_flight=in_flight)
         return Completion(
             text=stream.text,
             reasoning=stream.reasoning_text,
             usage=stream.usage,
-            latency_s=round(loop.time() - start, 4),
+            latency_s=round(latency, 4),
             finish_reason=stream.finish_reason,
         )
 
@@ -313,13 +366,14 @@ class OpenAIBackend:
         as soon as the endpoint's normal first-token time is known)."""
         while self._waiting:
             await asyncio.sleep(WATCH_INTERVAL_S)
-            limits: dict[int, float] = {}
-            for start, strikes, deadline in list(self._waiting.values()):
-                if strikes not in limits:
-                    limits[strikes] = self._first_token.limit(strikes)
+            limits: dict[tuple[int, int], float] = {}
+            for start, strikes, deadline, first_token in list(self._waiting.values()):
+                which = (id(first_token), strikes)
+                if which not in limits:
+                    limits[which] = first_token.limit(strikes)
                 # An expiring deadline refuses: its attempt is being given up anyway.
                 with contextlib.suppress(RuntimeError):
-                    deadline.reschedule(start + limits[strikes])
+                    deadline.reschedule(start + limits[which])
 
     async def _complete_whole(
         self, request: Request, config: GenerationConfig
@@ -328,60 +382,87 @@ class OpenAIBackend:
         data = json.dumps(self.request_body(request, config), ensure_ascii=False).encode("utf-8")
         session = self._session_or_new()
         start = time.perf_counter()
+        ep = self.pool.choose(time.monotonic())
+        in_flight = ep.outstanding
         try:
-            async with session.post(self._url, data=data) as resp:
+            async with session.post(ep.url + "/chat/completions", data=data) as resp:
                 raw = await resp.read()
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers.get("Retry-After"))
+        except asyncio.CancelledError:
+            self.pool.finish(ep, time.monotonic())  # the run stopped: no longer outstanding
+            raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            return self._unreachable(exc)
+            self.pool.finish(ep, time.monotonic(), connection_failed=True)
+            return self._unreachable(exc, ep)
         except asyncio.TimeoutError:
+            self.pool.finish(ep, time.monotonic(), connection_failed=True)
             return BackendError(
-                f"timed out after {self._timeout.total:g} s (per-attempt --timeout)", retryable=True
+                f"timed out after {self._timeout.total:g} s (per-attempt --timeout){self._at(ep)}",
+                retryable=True,
             )
         except aiohttp.ClientError as exc:
-            return BackendError(f"connection failed: {type(exc).__name__}: {exc}", retryable=True)
+            self.pool.finish(ep, time.monotonic(), connection_failed=True)
+            return BackendError(
+                f"connection failed: {type(exc).__name__}: {exc}{self._at(ep)}", retryable=True
+            )
         latency = time.perf_counter() - start
         if status != 200:
-            return await self._http_error(status, raw, retry_after)
-        return self._parse(raw, latency)
+            self.pool.finish(ep, time.monotonic(), answered=True)
+            return await self._http_error(status, raw, retry_after, ep)
+        outcome = self._parse(raw, latency)
+        if isinstance(outcome, Completion):
+            self.pool.finish(ep, time.monotonic(), latency=latency, in_flight=in_flight)
+        else:
+            self.pool.finish(ep, time.monotonic(), answered=True)
+        return outcome
 
-    def _unreachable(self, exc: Exception) -> BackendError:
+    def _at(self, ep: Endpoint) -> str:
+        """`` at URL`` naming the endpoint of a failed attempt when there are several."""
+        return f" at {ep.name}" if len(self.pool) > 1 else ""
+
+    def _unreachable(self, exc: Exception, ep: Endpoint) -> BackendError:
+        """A refused connection: ``unreachable`` (the runner's give-up rule) only when no
+        other endpoint of the pool has answered and is in service."""
         reason = getattr(exc, "os_error", None) or exc
+        name = ep.name if len(self.pool) > 1 else self.endpoint
         return BackendError(
-            f"cannot connect to {self.endpoint}: {type(exc).__name__}: {reason}",
+            f"cannot connect to {name}: {type(exc).__name__}: {reason}",
             retryable=True,
-            unreachable=True,
+            unreachable=not self.pool.others_live(ep),
         )
 
     async def _http_error(
-        self, status: int, raw: bytes, retry_after: float | None
+        self, status: int, raw: bytes, retry_after: float | None, ep: Endpoint
     ) -> BackendError:
-        """The BackendError for a non-200 answer: 401/403 and 404 stop the run (``fatal``)."""
+        """The BackendError for a non-200 answer: 401/403 and 404 stop the run (``fatal``),
+        from any endpoint of a pool (replicas serve one model with one key)."""
         message = f"HTTP {status}: {self._server_message(raw)}"
         if status in (401, 403):
-            return BackendError(self._key_problem(message), retryable=False, fatal=True)
+            return BackendError(self._key_problem(message, ep), retryable=False, fatal=True)
         if status == 404:
-            return BackendError(await self._not_found(message), retryable=False, fatal=True)
+            return BackendError(await self._not_found(message, ep), retryable=False, fatal=True)
         retryable = status == 429 or status >= 500
-        return BackendError(message, retryable=retryable, retry_after=retry_after)
+        return BackendError(message + self._at(ep), retryable=retryable, retry_after=retry_after)
 
-    def _key_problem(self, message: str) -> str:
+    def _key_problem(self, message: str, ep: Endpoint | None = None) -> str:
         """Why a 401/403 happened, naming the variable the key came from (never the key)."""
+        where = ep.name if ep is not None and len(self.pool) > 1 else self.endpoint
         if self._api_key:
             return (
-                f"{self.endpoint} refused the API key read from ${self.key_env} ({message}). "
+                f"{where} refused the API key read from ${self.key_env} ({message}). "
                 f"Check the key, or name the variable that holds the right one with --api-key-env."
             )
         return (
-            f"{self.endpoint} requires an API key and none was sent: ${self.key_env} is not set "
+            f"{where} requires an API key and none was sent: ${self.key_env} is not set "
             f"({message}). Set it, or name the variable that holds the key with --api-key-env."
         )
 
-    async def _not_found(self, message: str) -> str:
+    async def _not_found(self, message: str, ep: Endpoint) -> str:
         """A 404 names the model, and the server's models when ``/models`` lists them."""
-        models = await self.list_models()
-        where = f"{self.endpoint}/chat/completions answered {message}"
+        models = await self.list_models(ep.url)
+        base = ep.name if len(self.pool) > 1 else self.endpoint
+        where = f"{base}/chat/completions answered {message}"
         if models:
             shown = ", ".join(models[:20]) + (" ..." if len(models) > 20 else "")
             return (
@@ -389,25 +470,26 @@ class OpenAIBackend:
                 f"It serves: {shown} (use --model openai:NAME)."
             )
         return (
-            f"{where}, and {self.endpoint}/models lists no models: check --model and --base-url "
+            f"{where}, and {base}/models lists no models: check --model and --base-url "
             f"(OpenAI-compatible servers usually end in /v1)."
         )
 
-    async def list_models(self) -> list[str] | None:
-        """The model ids ``GET /models`` lists (fetched once), or None when it does not answer."""
+    async def list_models(self, base: str | None = None) -> list[str] | None:
+        """The model ids ``GET /models`` lists (fetched once; from ``base``, default the first
+        endpoint), or None when it does not answer."""
         async with self._models_lock:
             if self._models is None:
                 try:
-                    status, raw = await self._get_models()
+                    status, raw = await self._get_models(base)
                 except (asyncio.TimeoutError, aiohttp.ClientError):
                     return None
                 self._models = _model_ids(raw) if status == 200 else []
             return self._models or None
 
-    async def _get_models(self) -> tuple[int, bytes]:
+    async def _get_models(self, base: str | None = None) -> tuple[int, bytes]:
         session = self._session_or_new()
         probe = aiohttp.ClientTimeout(total=PROBE_TIMEOUT_S)
-        async with session.get(self._base + "/models", timeout=probe) as resp:
+        async with session.get((base or self._base) + "/models", timeout=probe) as resp:
             return resp.status, await resp.read()
 
     async def preflight(self) -> BackendError | None:
@@ -417,20 +499,47 @@ class OpenAIBackend:
         ``PROBE_TIMEOUT_S`` (refused, DNS failure, connect timeout) and a refused key
         (401/403). Anything else (no ``/models`` route, a slow listing) lets the run start;
         a model the server lacks is reported by the first request's 404.
+
+        With several endpoints all are asked at once: the run stops when none can be
+        connected to, or when any refuses the key; those that cannot be connected to are
+        taken out of the pool (and probed again later) while the others carry on.
         """
+        eps = self.pool.endpoints
+        answers = await asyncio.gather(*(self._preflight_one(ep) for ep in eps))
+        errors = [a for a in answers if isinstance(a, BackendError)]
+        refused = [e for e in errors if not e.unreachable]
+        if refused:
+            return refused[0]
+        if len(errors) == len(eps):
+            if len(eps) == 1:
+                return errors[0]
+            names = "; ".join(e.message for e in errors)
+            return BackendError(
+                f"no endpoint can be connected to: {names}",
+                retryable=False, fatal=True, unreachable=True,
+            )  # fmt: skip
+        now = time.monotonic()
+        for ep, answer in zip(eps, answers, strict=True):
+            if isinstance(answer, BackendError):
+                self.pool.eject(ep, now)
+            elif answer is not None and self._models is None:
+                self._models = answer
+        return None
+
+    async def _preflight_one(self, ep: Endpoint) -> BackendError | list[str] | None:
+        """One endpoint's ``GET /models``: a fatal error, its model ids (200), or None."""
         try:
-            status, raw = await self._get_models()
+            status, raw = await self._get_models(ep.url)
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            error = self._unreachable(exc)
+            error = self._unreachable(exc, ep)
             return BackendError(error.message, retryable=False, fatal=True, unreachable=True)
         except (asyncio.TimeoutError, aiohttp.ClientError):
             return None
         if status in (401, 403):
             message = f"HTTP {status}: {self._server_message(raw)}"
-            return BackendError(self._key_problem(message), retryable=False, fatal=True)
-        if status == 200:
-            self._models = _model_ids(raw)
-        return None
+            return BackendError(self._key_problem(message, ep), retryable=False, fatal=True)
+        ep.answered = True  # it exists: a refusal by another endpoint is not "unreachable"
+        return _model_ids(raw) if status == 200 else None
 
     def _scrub(self, text: str) -> str:
         if self._api_key:
