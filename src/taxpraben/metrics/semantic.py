@@ -364,6 +364,19 @@ def cpu_budget(batch_size: int) -> Budget:
     return Budget(max_cost=batch_size * _TOKENS_PER_ITEM, max_rows=batch_size, cost=padded_tokens)
 
 
+def device_budget(
+    device: str,
+    batch_size: int,
+    from_memory: Callable[[float, Any, str], Budget],
+    config: Any,
+    dtype: str,
+) -> Budget:
+    """The first budget of a scorer: from free memory on CUDA (``from_memory`` is
+    :func:`encoder_budget` or :func:`seq2seq_budget`), else :func:`cpu_budget`."""
+    free = free_cuda_bytes(device) if _is_cuda(device) else None
+    return cpu_budget(batch_size) if free is None else from_memory(free, config, dtype)
+
+
 # --------------------------------------------------------------------------- BERTScore
 
 
@@ -568,12 +581,9 @@ class BertScorer:
         return [unique_scores[k] for k in slots]
 
     def _forward_budget(self) -> Budget:
-        if self._budget is not None:
+        if self._budget is not None:  # what an earlier call (after any back-off) settled on
             return self._budget
-        free = free_cuda_bytes(self.device) if _is_cuda(self.device) else None
-        if free is None:
-            return cpu_budget(self.batch_size)
-        return encoder_budget(free, self._loaded.encoder.config, self.dtype)
+        return device_budget(self.device, self.batch_size, encoder_budget, self._loaded.encoder.config, self.dtype)
 
     def _chunk_tokens(self) -> int:
         """Token vectors one chunk keeps: ``_CHUNK_TOKENS``, or a share of free CUDA memory."""
@@ -937,12 +947,9 @@ class BartScorer:
         return [values[k] for k in slots]
 
     def _forward_budget(self) -> Budget:
-        if self._budget is not None:
+        if self._budget is not None:  # what an earlier call (after any back-off) settled on
             return self._budget
-        free = free_cuda_bytes(self.device) if _is_cuda(self.device) else None
-        if free is None:
-            return cpu_budget(self.batch_size)
-        return seq2seq_budget(free, self._loaded.model.config, self.dtype)
+        return device_budget(self.device, self.batch_size, seq2seq_budget, self._loaded.model.config, self.dtype)
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
         return self._loaded.tokenizer(texts, max_length=self.max_length, truncation=True)[
