@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from cli_data import cli_app, sales_calc_rows, write_data
 from mock_openai_server import MockConfig, MockServer, MockServerThread
 from taxpraben.commands.run import run
 from taxpraben.data.records import Record
@@ -23,29 +23,16 @@ from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.endpoints import EndpointPool
 from taxpraben.models.openai import OpenAIBackend, split_base_urls
 
-APP = typer.Typer()
-APP.command("run")(run)
+APP = cli_app(run=run)
 
 
-@APP.command("noop")
-def _noop() -> None:
-    """A second command, so that `run` is addressed by name as in the real CLI."""
-
-
-ROWS = [
-    {"id": str(i), "query": f"某企业销售额{1000 * (i + 1)}元，税率13%，求销项税额。", "answer": 130 * (i + 1)}
-    for i in range(30)
-]
+ROWS = sales_calc_rows(30)
 RUNS = 2
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
-    d.mkdir()
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS)
-    (d / "TaxCalc.jsonl").write_text(text, encoding="utf-8")
-    return d
+    return write_data(tmp_path / "data", {"TaxCalc": ROWS})
 
 
 def invoke(data_dir: Path, tmp_path: Path, out: str, *args: str, cache: str = "c.sqlite") -> tuple[int, list[str]]:

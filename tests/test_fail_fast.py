@@ -9,34 +9,21 @@ import socket
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from cli_data import cli_app, sales_calc_rows, write_data
 from mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.run import run
 
-APP = typer.Typer()
-APP.command("run")(run)
+APP = cli_app(run=run)
 
 
-@APP.command("noop")
-def _noop() -> None:
-    """A second command, so that `run` is addressed by name as in the real CLI."""
-
-
-ROWS = [
-    {"id": str(i), "query": f"某企业销售额{1000 * (i + 1)}元，税率13%，求销项税额。", "answer": 130 * (i + 1)}
-    for i in range(6)
-]
+ROWS = sales_calc_rows(6)
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
-    d.mkdir()
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS)
-    (d / "TaxCalc.jsonl").write_text(text, encoding="utf-8")
-    return d
+    return write_data(tmp_path / "data", {"TaxCalc": ROWS})
 
 
 def invoke(data_dir: Path, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:

@@ -12,20 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from cli_data import cli_app, quarterly_calc_rows, scq_rows, write_data
 from mock_openai_server import MockConfig, MockServerThread, server_call, spawn
 from taxpraben.commands.run import model_slug, run
 from test_runner_resume import cached_rows
 
-APP = typer.Typer()
-APP.command("run")(run)
-
-
-@APP.command("noop")
-def _noop() -> None:
-    """A second command, so that `run` is addressed by name as in the real CLI."""
+APP = cli_app(run=run)
 
 
 #: A standalone `taxpraben run` for subprocess tests (the real CLI is wired by cli.py).
@@ -37,26 +31,13 @@ app.command()(run)
 app()
 """
 
-TAXCALC = [
-    {"id": str(i), "query": f"某企业第{i}季度销售额{1000 * (i + 1)}元，税率13%，求销项税额。",
-     "answer": 130 * (i + 1)}
-    for i in range(8)
-]  # fmt: skip
-TAXSCQ = [
-    {"id": f"s{i}", "query": f"第{i}题：增值税一般税率是？A. 13% B. 9% C. 6%",
-     "answer": "13%", "choices": ["13%", "9%", "6%"], "gold": 0}
-    for i in range(4)
-]  # fmt: skip
+TAXCALC = quarterly_calc_rows(8)
+TAXSCQ = scq_rows(4)
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
-    d.mkdir()
-    for name, rows in (("TaxCalc", TAXCALC), ("TaxSCQ", TAXSCQ)):
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        (d / f"{name}.jsonl").write_text(text, encoding="utf-8")
-    return d
+    return write_data(tmp_path / "data", {"TaxCalc": TAXCALC, "TaxSCQ": TAXSCQ})
 
 
 def invoke(*args: str) -> tuple[int, str]:

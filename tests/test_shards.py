@@ -14,6 +14,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from cli_data import quarterly_calc_rows, scq_rows, write_data
 from mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.merge import merge
 from taxpraben.commands.run import run
@@ -128,26 +129,13 @@ def test_manifests_name_missing_repeated_and_foreign_shards() -> None:
 
 # ---------------------------------------------------------------------------- end to end
 
-TAXCALC = [
-    {"id": str(i), "query": f"某企业第{i}季度销售额{1000 * (i + 1)}元，税率13%，求销项税额。",
-     "answer": 130 * (i + 1)}
-    for i in range(10)
-]  # fmt: skip
-TAXSCQ = [
-    {"id": f"s{i}", "query": f"第{i}题：增值税一般税率是？A. 13% B. 9% C. 6%",
-     "answer": "13%", "choices": ["13%", "9%", "6%"], "gold": 0}
-    for i in range(5)
-]  # fmt: skip
+TAXCALC = quarterly_calc_rows(10)
+TAXSCQ = scq_rows(5)
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
-    d.mkdir()
-    for name, rows in (("TaxCalc", TAXCALC), ("TaxSCQ", TAXSCQ)):
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        (d / f"{name}.jsonl").write_text(text, encoding="utf-8")
-    return d
+    return write_data(tmp_path / "data", {"TaxCalc": TAXCALC, "TaxSCQ": TAXSCQ})
 
 
 def invoke(*args: str) -> tuple[int, str]:

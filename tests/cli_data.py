@@ -1,0 +1,59 @@
+"""Small data directories and a CLI app for the command tests (run, merge, endpoints, faults)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def quarterly_calc_rows(n: int) -> list[dict[str, Any]]:
+    """``n`` TaxCalc records whose gold is 13% of the quarter's sales."""
+    return [
+        {"id": str(i), "query": f"某企业第{i}季度销售额{1000 * (i + 1)}元，税率13%，求销项税额。",
+         "answer": 130 * (i + 1)}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def sales_calc_rows(n: int) -> list[dict[str, Any]]:
+    """``n`` TaxCalc records (another query text, so their cache keys differ from the above)."""
+    return [
+        {"id": str(i), "query": f"某企业销售额{1000 * (i + 1)}元，税率13%，求销项税额。", "answer": 130 * (i + 1)}
+        for i in range(n)
+    ]
+
+
+def scq_rows(n: int) -> list[dict[str, Any]]:
+    """``n`` TaxSCQ records about the general VAT rate (gold: 13%)."""
+    return [
+        {"id": f"s{i}", "query": f"第{i}题：增值税一般税率是？A. 13% B. 9% C. 6%",
+         "answer": "13%", "choices": ["13%", "9%", "6%"], "gold": 0}
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def write_data(directory: Path, tasks: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
+    """One ``TASK.jsonl`` per task in ``directory`` (created); returns the directory."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, rows in tasks.items():
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        (directory / f"{name}.jsonl").write_text(text, encoding="utf-8")
+    return directory
+
+
+def cli_app(**commands: Callable[..., Any]) -> typer.Typer:
+    """A Typer app with the given commands by name, plus a no-op, so that each command is
+    addressed by name as in the real CLI."""
+    app = typer.Typer()
+    for name, command in commands.items():
+        app.command(name)(command)
+
+    @app.command("noop")
+    def _noop() -> None:
+        """A second command."""
+
+    return app
