@@ -22,12 +22,15 @@ from taxpraben.kinds.base import (
     mean_or_none,
 )
 from taxpraben.kinds.registry import (
+    PLUGINS_ENV,
+    PluginError,
     UnknownKindError,
     all_metrics,
     get_kind,
     kind_label,
     kind_of,
     kinds,
+    load_plugins,
     paper_columns,
     register_kind,
     register_metric,
@@ -40,10 +43,12 @@ for _module in (classification, generation, structured, mixed):
     register_kind(_module.KIND, replace=True)
 
 __all__ = [
+    "PLUGINS_ENV",
     "PROFILES",
     "FieldMode",
     "Kind",
     "Metric",
+    "PluginError",
     "PreparedItem",
     "Profile",
     "SemanticValues",
@@ -58,6 +63,7 @@ __all__ = [
     "kind_label",
     "kind_of",
     "kinds",
+    "load_plugins",
     "mean_or_none",
     "paper_columns",
     "register_kind",

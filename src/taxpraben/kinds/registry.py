@@ -8,7 +8,10 @@ adds a metric to any kind with :func:`register_metric`.
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Iterator
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import Kind, Metric, TaskKind
@@ -17,6 +20,36 @@ if TYPE_CHECKING:
     from taxpraben.tasks.spec import TaskSpec
 
 _KINDS: dict[str, TaskKind] = {}
+_LOADED_PLUGINS: set[str] = set()
+
+#: Modules to import before task specs are read (comma-separated): each registers its
+#: kinds and metrics when imported. Installed packages can instead declare an entry point
+#: in the group ``taxpraben.plugins``.
+PLUGINS_ENV = "TAXPRABEN_PLUGINS"
+PLUGIN_GROUP = "taxpraben.plugins"
+
+
+class PluginError(ImportError):
+    """A plugin module that cannot be imported."""
+
+
+def load_plugins() -> list[str]:
+    """Import the plugin modules ($TAXPRABEN_PLUGINS, then the ``taxpraben.plugins`` entry
+    points), each once per process; returns the ones imported now."""
+    names = [n.strip() for n in os.environ.get(PLUGINS_ENV, "").split(",") if n.strip()]
+    names += [ep.value.split(":")[0] for ep in entry_points(group=PLUGIN_GROUP)]
+    loaded = []
+    for name in names:
+        if name in _LOADED_PLUGINS:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # a plugin's own failure, whatever it is, is reported as such
+            raise PluginError(f"cannot import taxpraben plugin {name!r} (from ${PLUGINS_ENV} or the "
+                              f"{PLUGIN_GROUP!r} entry points): {type(exc).__name__}: {exc}") from exc
+        _LOADED_PLUGINS.add(name)
+        loaded.append(name)
+    return loaded
 
 
 class UnknownKindError(ValueError):
@@ -106,12 +139,16 @@ def paper_columns() -> list[Metric]:
 
 
 __all__ = [
+    "PLUGINS_ENV",
+    "PLUGIN_GROUP",
+    "PluginError",
     "UnknownKindError",
     "all_metrics",
     "get_kind",
     "kind_label",
     "kind_of",
     "kinds",
+    "load_plugins",
     "paper_columns",
     "register_kind",
     "register_metric",

@@ -123,7 +123,17 @@ def task_dirs_from_env() -> list[Path]:
 
 
 def load_registry(extra_dirs: Iterable[Path | str] = (), *, use_env: bool = True) -> Registry:
-    """Load the bundled specs, then those in ``extra_dirs`` and ``$TAXPRABEN_TASK_DIR``."""
+    """Load the bundled specs, then those in ``extra_dirs`` and ``$TAXPRABEN_TASK_DIR``.
+
+    Plugin modules ($TAXPRABEN_PLUGINS, entry points ``taxpraben.plugins``) are imported
+    first, so that specs may use the kinds and metrics they register.
+    """
+    from taxpraben.kinds import PluginError, load_plugins  # see check_spec: not at the top
+
+    try:
+        load_plugins()
+    except PluginError as exc:
+        raise TaskSpecError(str(exc)) from exc
     dirs = [_bundled_spec_dir(), *(Path(d) for d in extra_dirs)]
     if use_env:
         dirs.extend(task_dirs_from_env())
