@@ -21,12 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-import numpy as np
-
-from taxpraben.aggregate import percentile_interval
-
 if TYPE_CHECKING:
     import random
+
+    import numpy as np
 
     from taxpraben.data.records import Record
     from taxpraben.tasks.spec import TaskSpec
@@ -281,6 +279,7 @@ class Kind:
                     items: Sequence[PreparedItem]) -> tuple[dict[str, float | None], float | None]:
         """Each metric's mean over the items that have it (None when one is not computed),
         and the task score: the mean of the item scores."""
+        import numpy as np  # not at the top: loading data needs the kinds, not numpy
         metrics: dict[str, float | None] = {}
         for key in self.reported(spec):
             vals = [line["scores"][key] for line in lines if key in line["scores"]]
@@ -293,6 +292,9 @@ class Kind:
                   items_by_run: list[list[PreparedItem]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
         """Sample-level bootstrap: resample items (paired across runs), average over runs."""
+        import numpy as np
+
+        from taxpraben.aggregate import percentile_interval
         intervals: dict[str, list[float] | None] = {}
         for key in self.reported(spec):
             present = np.array([[key in line["scores"] for line in lines] for lines in lines_by_run])

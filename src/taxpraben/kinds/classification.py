@@ -13,22 +13,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from taxpraben.aggregate import percentile_interval
 from taxpraben.kinds.base import Kind, Metric, PreparedItem, Profile
-from taxpraben.metrics.classification import (
-    MISSING_LABEL,
-    bootstrap_acc_f1,
-    classification_metrics,
-    encode_labels,
-)
-from taxpraben.parsing import taxben
-from taxpraben.parsing.choices import extract_choice_index
-from taxpraben.parsing.letters import listed_option_letters, listed_option_texts
 
 if TYPE_CHECKING:
     import random
+
+    import numpy as np
 
     from taxpraben.data.records import Record
     from taxpraben.tasks.spec import TaskSpec
@@ -93,6 +83,8 @@ def _lettered(spec_says: bool, choices: tuple[str, ...], query: str) -> bool:
     themselves ("A".."D"), or when the question lists one letter per choice."""
     if spec_says or _letters_are_choices(choices):
         return True
+    from taxpraben.parsing.letters import listed_option_letters
+
     return len(listed_option_letters(query, "ABCDEFGH")) == len(choices) >= 2
 
 
@@ -100,6 +92,8 @@ def _option_names(choices: tuple[str, ...], query: str) -> list[str] | None:
     """When the choices are the letters themselves, the option texts the question lists."""
     if not _letters_are_choices(choices):
         return None
+    from taxpraben.parsing.letters import listed_option_texts
+
     listed = listed_option_texts(query)
     names = [listed.get(chr(65 + i), "") for i in range(len(choices))]
     return names if all(names) else None
@@ -156,6 +150,11 @@ class ClassificationKind(Kind):
 
     def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
                 profile: Profile) -> None:
+        # The readers are imported on first use: loading data needs the kind, not them.
+        from taxpraben.metrics.classification import MISSING_LABEL
+        from taxpraben.parsing import taxben
+        from taxpraben.parsing.choices import extract_choice_index
+
         assert record.choices is not None
         opts = spec.classification_options
         choices = record.choices
@@ -192,6 +191,8 @@ class ClassificationKind(Kind):
 
     def run_metrics(self, spec: TaskSpec, lines: Sequence[dict[str, Any]],
                     items: Sequence[PreparedItem]) -> tuple[dict[str, float | None], float | None]:
+        from taxpraben.metrics.classification import classification_metrics
+
         computed = classification_metrics([it.label_gold or "" for it in items], [it.label_pred or "" for it in items])
         metrics: dict[str, float | None] = {key: computed[key] for key in self.reported(spec)}
         parts = [computed[key] for key in self.score_parts(spec)]
@@ -201,6 +202,11 @@ class ClassificationKind(Kind):
                   items_by_run: list[list[PreparedItem]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
         """ACC and weighted F1 of each resample (vectorised), averaged over runs."""
+        import numpy as np
+
+        from taxpraben.aggregate import percentile_interval
+        from taxpraben.metrics.classification import bootstrap_acc_f1, encode_labels
+
         accs, f1s = [], []
         for items in items_by_run:
             g, p, k = encode_labels([it.label_gold or "" for it in items], [it.label_pred or "" for it in items])

@@ -13,9 +13,6 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from taxpraben.aggregate import run_stat
 from taxpraben.kinds.base import PreparedItem, TextPair
 from taxpraben.parsing.fields import (
     align_fields,
@@ -154,6 +151,10 @@ def field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]], text
     report ``em``; text fields ``text_metrics``, read from each field's entry under
     ``text_value(metric)``.
     """
+    import numpy as np
+
+    from taxpraben.aggregate import run_stat
+
     out: dict[str, Any] = {}
     for name in _field_names(spec, lines_by_run):
         runs = [[line["fields"][name] for line in lines if name in (line.get("fields") or {})] for lines in lines_by_run]

@@ -23,7 +23,6 @@ from taxpraben.kinds.base import (
     mean_or_none,
 )
 from taxpraben.kinds.fields import check_field_gold, field_figures, prepare_fields
-from taxpraben.metrics.semantic import normalize_bartscore
 
 if TYPE_CHECKING:
     from typing import Any
@@ -67,6 +66,8 @@ class GenerationKind(Kind):
         item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
 
     def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
+        from taxpraben.metrics.semantic import normalize_bartscore  # on first use (see loader)
+
         berts = [bert_f1(values, p) for p in item.pairs]
         raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]
         norms = [None if r is None else (0.0 if p.missing else normalize_bartscore(r))

@@ -13,8 +13,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import Kind, Metric, PreparedItem, Profile, SpecMismatch
-from taxpraben.parsing import taxben
-from taxpraben.parsing.letters import extract_letter_set
 from taxpraben.parsing.numbers import (
     expects_percent,
     extract_final_number,
@@ -23,8 +21,6 @@ from taxpraben.parsing.numbers import (
     parse_gold_number,
     read_gold_number,
 )
-from taxpraben.parsing.region import is_refusal
-from taxpraben.parsing.spans import extract_span, span_match
 
 if TYPE_CHECKING:
     import random
@@ -91,6 +87,12 @@ class StructuredKind(Kind):
 
     def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
                 profile: Profile) -> None:
+        # The letter and span readers are imported on first use: loading data needs the
+        # kind, not them.
+        from taxpraben.parsing.letters import extract_letter_set
+        from taxpraben.parsing.region import is_refusal
+        from taxpraben.parsing.spans import extract_span, span_match
+
         opts = spec.structured
         assert opts is not None
         if profile == "taxben":
@@ -143,6 +145,8 @@ def _prepare_taxben(kind: str, record: Record, item: PreparedItem, failed: bool)
     An answer TaxBen cannot read (``"未知"``, no letter run) is a format failure, and so is a
     blank TaxRead answer; the scores are TaxBen's either way.
     """
+    from taxpraben.parsing import taxben
+
     em = 0.0
     if not failed:
         raw = item.prediction
