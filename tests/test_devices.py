@@ -7,7 +7,13 @@ import pytest
 import torch
 
 from taxpraben import devices
-from taxpraben.devices import DeviceError, expand_devices, parse_devices, resolve_device, resolve_devices
+from taxpraben.devices import (
+    DeviceError,
+    expand_devices,
+    parse_devices,
+    resolve_device,
+    resolve_devices,
+)
 from taxpraben.models.base import ModelSpecError
 from taxpraben.models.hf import HFBackend
 
