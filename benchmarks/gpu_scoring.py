@@ -18,9 +18,16 @@ Side by side, on the same pairs, same models, same process:
 - ``--dtypes``: taxpraben again in tf32 and bf16, with the deviation from its float32 scores
   (per pair, and of the per-task means that results.json reports).
 
+``--devices A B ...`` measures the scaling over devices instead: taxpraben float32 timed once
+per ``--device`` value (``cuda:0``, ``cuda:0,cuda:1``, ``cuda`` = every visible GPU; on CPU
+``cpu`` against ``cpu,cpu``, two workers), each against the first: speed-up and the largest
+score difference (float rounding only: each device pads its share into other batches).
+
     python benchmarks/gpu_scoring.py --device cuda                 # real shapes, full benchmark
     python benchmarks/gpu_scoring.py --tiny                        # tiny models, CPU, 2% of it
     python benchmarks/gpu_scoring.py --device cuda --json out.json # figures also as JSON
+    python benchmarks/gpu_scoring.py --devices cuda:0 cuda:0,cuda:1 cuda   # scaling over GPUs
+    python benchmarks/gpu_scoring.py --tiny --devices cpu cpu,cpu         # the same path on CPU
 
 Needs the test dependencies (``bert-score``, ``pytest``).
 """
@@ -192,17 +199,21 @@ def reference_bertscorer(model_dir: Path, layer: int, device: str) -> Any:
 
 def timed(work: Callable[[], Any], device: str, repeat: int = 1) -> tuple[Any, float]:
     """The result and the best wall time of ``repeat`` calls (the first call also pays for
-    kernel selection and memory pools, which later calls of the same shapes reuse)."""
+    kernel selection and memory pools, which later calls of the same shapes reuse).
+    ``device`` may be a list (``cuda:0,cuda:1``): every visible GPU is synchronised."""
     import torch
+
+    def synchronise() -> None:
+        if device.startswith("cuda"):
+            for index in range(torch.cuda.device_count()):
+                torch.cuda.synchronize(index)
 
     best, result = math.inf, None
     for _ in range(repeat):
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
+        synchronise()
         start = time.perf_counter()
         result = work()
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
+        synchronise()
         best = min(best, time.perf_counter() - start)
     return result, best
 
@@ -227,6 +238,59 @@ def deviation(
     }
 
 
+def measure_devices(
+    values: list[str],
+    models: tuple[Path, int, Path],
+    workload: Workload,
+    repeat: int,
+) -> dict[str, dict[str, Any]]:
+    """taxpraben float32 BERTScore and BARTScore of the workload per ``--device`` value, the
+    first value being the base of the speed-ups and score differences."""
+    from taxpraben.metrics.semantic import BartScorer, BertScorer
+
+    xlnet, layer, bart = models
+    bert_pairs, bart_pairs = Workload.distinct(workload.bert), Workload.distinct(workload.bart)
+    out: dict[str, dict[str, Any]] = {}
+    first: tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]] | None = None
+    for value in values:
+        bert_scorer = BertScorer(str(xlnet), layer, device=value)
+        bart_scorer = BartScorer(str(bart), device=value)
+        warm = 16 * len(bert_scorer.devices)  # a few pairs on every device
+        bert_scorer.score([p for p, _ in bert_pairs[:warm]], [g for _, g in bert_pairs[:warm]])
+        bart_scorer.score([p for p, _ in bart_pairs[:warm]], [g for _, g in bart_pairs[:warm]])
+        prf, t_bert = timed(lambda s=bert_scorer: s.score([p for p, _ in bert_pairs], [g for _, g in bert_pairs]), value, repeat)
+        raw, t_bart = timed(lambda s=bart_scorer: s.score([p for p, _ in bart_pairs], [g for _, g in bart_pairs]), value, repeat)
+        f1 = {k: x.f1 for k, x in zip(bert_pairs, prf, strict=True)}
+        raws = dict(zip(bart_pairs, raw, strict=True))
+        entry: dict[str, Any] = {"devices": list(bert_scorer.devices), "bertscore_s": t_bert,
+                                 "bartscore_s": t_bart, "total_s": t_bert + t_bart}  # fmt: skip
+        if first is None:
+            first = (f1, raws)
+        else:
+            base = out[values[0]]
+            entry["speedup"] = base["total_s"] / entry["total_s"]
+            entry["bertscore_f1_vs_first"] = deviation(first[0], f1, workload.bert)
+            entry["bartscore_raw_vs_first"] = deviation(first[1], raws, workload.bart)
+        out[value] = entry
+        print(f"taxpraben on {value:>20}: BERTScore {t_bert:7.2f} s, BARTScore {t_bart:7.2f} s, "
+              f"total {t_bert + t_bart:7.2f} s", flush=True)  # fmt: skip
+        del bert_scorer, bart_scorer
+    return out
+
+
+def devices_report(figures: dict[str, Any]) -> str:
+    """The scaling figures as Markdown rows."""
+    rows = ["| --device | workers | BERTScore | BARTScore | total | speed-up | max \\|ΔF1\\| / max \\|Δ raw BARTScore\\| vs the first |",
+            "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for value, fig in figures["devices"].items():
+        speedup = f"{fig['speedup']:.2f}x" if "speedup" in fig else "1 (base)"
+        diff = (f"{fig['bertscore_f1_vs_first']['max_abs_pair']:.1e} / {fig['bartscore_raw_vs_first']['max_abs_pair']:.1e}"
+                if "speedup" in fig else "")  # fmt: skip
+        rows.append(f"| `{value}` | {len(fig['devices'])} | {fig['bertscore_s']:.2f} s | {fig['bartscore_s']:.2f} s "
+                    f"| {fig['total_s']:.2f} s | {speedup} | {diff} |")  # fmt: skip
+    return "\n".join(rows)
+
+
 def _tokens(tokenizer: Any, texts: list[str]) -> float:
     return statistics.fmean(len(ids) for ids in tokenizer(texts)["input_ids"]) if texts else 0.0
 
@@ -234,6 +298,9 @@ def _tokens(tokenizer: Any, texts: list[str]) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--devices", nargs="+", metavar="VALUE",
+                        help="instead of the dtype and reference comparison, time taxpraben float32 "
+                        "with each --device VALUE (e.g. cuda:0 cuda:0,cuda:1 cuda): the scaling over devices")  # fmt: skip
     parser.add_argument("--tiny", action="store_true", help="tiny models (tests/tiny_models.py)")
     parser.add_argument("--scale", type=float, help="fraction of the real sizes (default 1; 0.02 with --tiny)")
     parser.add_argument("--runs", type=int, default=5)
@@ -244,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="time the references on every k-th pair of each group and scale "
                         "their time up by the pairs left out (default 1: all pairs)")  # fmt: skip
     parser.add_argument("--repeat", type=int, help="best of N timings of each side (default 1; 2 with --tiny)")
+    parser.add_argument("--torch-threads", type=int,
+                        help="torch's intra-op threads (torch.set_num_threads); default: torch's own")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
     scale = args.scale if args.scale is not None else (0.02 if args.tiny else 1.0)
@@ -251,10 +320,17 @@ def main(argv: list[str] | None = None) -> int:
     repeat = args.repeat or (2 if args.tiny else 1)
 
 
+    import torch
+
     from taxpraben.metrics.semantic import BartScorer, BertScorer
 
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    head_device = args.devices[0].split(",")[0] if args.devices else args.device
     figures: dict[str, Any] = {
-        **_common.torch_environment(args.device),
+        **_common.torch_environment(head_device),
+        "visible_gpus": torch.cuda.device_count() if torch.cuda.is_available() else 0,
+        "torch_threads": torch.get_num_threads(),
         "models": "tiny" if args.tiny else "real shapes, random weights",
         "scale": scale,
         "runs": args.runs,
@@ -276,6 +352,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"workload ({t_data:.0f} s): BERTScore {n_bert} pairs ({len(bert_pairs)} distinct) in "
               f"{len(workload.bert)} (task, run) groups; BARTScore {n_bart} pairs ({len(bart_pairs)} "
               f"distinct); models built in {t_models:.0f} s", flush=True)  # fmt: skip
+        if args.devices:
+            figures["devices"] = measure_devices(args.devices, (xlnet, layer, bart), workload, repeat)
+            print("\n" + devices_report(figures))
+            if args.json:
+                args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            return 0
 
         results: dict[str, dict[str, Any]] = {}
         bert_scores: dict[str, dict[tuple[str, str], float]] = {}

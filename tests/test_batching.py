@@ -8,13 +8,18 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from taxpraben.batching import (
     Budget,
+    balance_bins,
     is_out_of_memory,
+    merge_bins,
     padded_tokens,
     plan_batches,
     run_batches,
+    run_per_device,
 )
 from taxpraben.metrics.semantic import cpu_budget, encoder_budget, seq2seq_budget
 
@@ -159,3 +164,75 @@ def test_bart_budget_counts_the_logits_per_target_token() -> None:
 def test_cpu_budget_is_texts_of_512_tokens() -> None:
     budget = cpu_budget(8)
     assert budget.max_rows == 8 and budget.fits(8, (512,)) and not budget.fits(5, (1000,))
+
+
+# --------------------------------------------------------------------------- several devices
+
+
+def _best_largest_bin(weights: list[int], bins: int) -> int:
+    """The smallest possible largest bin total, by trying every assignment (small inputs)."""
+    best = sum(weights)
+    for assignment in itertools.product(range(bins), repeat=len(weights)):
+        totals = [0] * bins
+        for w, b in zip(weights, assignment, strict=True):
+            totals[b] += w
+        best = min(best, max(totals))
+    return best
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 1000), max_size=8), st.integers(1, 3))
+def test_bins_hold_every_unit_once_and_are_balanced(weights: list[int], bins: int) -> None:
+    planned = balance_bins(weights, bins)
+    assert len(planned) == bins
+    assert sorted(u for b in planned for u in b) == list(range(len(weights)))  # each unit once
+    assert all(b == sorted(b) for b in planned)  # input order kept within a bin
+    totals = [sum(weights[u] for u in b) for b in planned]
+    if weights:
+        # Greedy onto the least-loaded bin: no bin exceeds another by more than one unit,
+        # and the largest is within 4/3 of the best split (Graham's bound for this rule).
+        assert max(totals) - min(totals) <= max(weights)
+        assert 3 * max(totals) <= 4 * _best_largest_bin(weights, bins)
+
+
+def test_bins_follow_the_longest_first_rule() -> None:
+    # Heaviest first onto the lighter bin: 9 -> 0, 7 -> 1, 6 -> 1 (7 < 9), 5 -> 0 (9 < 13),
+    # 2 -> 1 (13 < 14): totals 14 and 15.
+    assert balance_bins([5, 9, 2, 7, 6], 2) == [[0, 1], [2, 3, 4]]
+    assert balance_bins([4, 4, 4], 1) == [[0, 1, 2]]
+    assert balance_bins([3], 3) == [[0], [], []]
+    with pytest.raises(ValueError, match="bins must be >= 1"):
+        balance_bins([1], 0)
+
+
+def test_merge_restores_the_input_order() -> None:
+    bins = [[1, 4], [0, 2, 3], []]
+    results = [["b", "e"], ["a", "c", "d"], []]
+    assert merge_bins(bins, results, 5) == ["a", "b", "c", "d", "e"]
+    with pytest.raises(ValueError, match="2 items returned 1"):
+        merge_bins([[0, 1]], [["a"]], 2)
+    with pytest.raises(ValueError, match="more than one bin"):
+        merge_bins([[0], [0]], [["a"], ["b"]], 1)
+    with pytest.raises(ValueError, match="1 of the 2 items"):
+        merge_bins([[0]], [["a"]], 2)
+
+
+def test_per_device_jobs_return_in_order_and_raise_their_errors() -> None:
+    import threading
+
+    names: list[str] = []
+
+    def job(value: int) -> int:
+        names.append(threading.current_thread().name)
+        return value * 10
+
+    assert run_per_device([lambda: job(1)]) == [10]
+    assert names == [threading.current_thread().name]  # one device: the caller's thread
+    assert run_per_device([lambda: job(1), lambda: job(2), lambda: job(3)]) == [10, 20, 30]
+    assert all(n.startswith("taxpraben-device") for n in names[1:])
+
+    def broken() -> int:
+        raise RuntimeError("device 1 failed")
+
+    with pytest.raises(RuntimeError, match="device 1 failed"):
+        run_per_device([lambda: job(1), broken])

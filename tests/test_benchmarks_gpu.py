@@ -50,3 +50,19 @@ def test_hf_generation_tiny_counts_every_token(tmp_path: Path) -> None:
         assert variant["static_cache"] is False  # CPU: the dynamic cache
         assert variant["attention"] == "sdpa"
         assert 0 < variant["tokens"] <= n * 3
+
+
+@pytest.mark.slow
+def test_gpu_scoring_devices_times_each_device_value(tmp_path: Path) -> None:
+    out = tmp_path / "devices.json"
+    code = gpu_scoring.main(["--tiny", "--scale", "0.01", "--repeat", "1", "--devices", "cpu", "cpu,cpu",
+                             "--json", str(out)])  # fmt: skip
+    assert code == 0
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    one, two = figures["devices"]["cpu"], figures["devices"]["cpu,cpu"]
+    assert one["devices"] == ["cpu"] and two["devices"] == ["cpu", "cpu"]
+    assert "speedup" not in one and two["speedup"] == pytest.approx(one["total_s"] / two["total_s"])
+    # Two workers score what one does, up to float rounding (their batches differ).
+    assert two["bertscore_f1_vs_first"]["max_abs_pair"] < 1e-6
+    assert two["bartscore_raw_vs_first"]["max_abs_pair"] < 1e-5
+    assert "taxpraben" not in figures and "reference" not in figures  # the scaling alone

@@ -16,14 +16,21 @@ count of items. The contract:
   estimate costs one failed batch, never the job. A single item that does not fit raises.
 
 Nothing here synchronises with the device: ``forward`` keeps its results where they are.
+
+Several devices (``--device cuda`` on a machine of several GPUs, or a list): the work is
+split into length-balanced bins by :func:`balance_bins`, one bin per device, each run by
+:func:`run_per_device` with its own model copy and its own budget, and :func:`merge_bins`
+puts the results back in the input order.
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     import torch
@@ -32,6 +39,7 @@ log = logging.getLogger(__name__)
 
 Shape = tuple[int, ...]
 CostFn = Callable[[int, Shape], float]
+T = TypeVar("T")
 
 #: Share of the free CUDA memory a batch's activations may take; the rest is headroom for
 #: the allocator's fragmentation, results kept on the device and the estimate's error.
@@ -183,3 +191,62 @@ def to_device(tensor: torch.Tensor, device: str) -> torch.Tensor:
     if torch.device(device).type == "cuda":
         return tensor.pin_memory().to(device, non_blocking=True)
     return tensor.to(device)
+
+
+# --------------------------------------------------------------------------- several devices
+
+
+def balance_bins(weights: Sequence[float], bins: int) -> list[list[int]]:
+    """Split the units ``0 .. len(weights) - 1`` into ``bins`` bins of near-equal total weight.
+
+    Greedy, heaviest first, each unit onto the bin with the least total so far (ties: the
+    lowest bin): the longest-processing-time rule, whose largest bin is at most 4/3 of the
+    best possible one. Every unit lands in exactly one bin; each bin lists its units in
+    ascending order, so a bin keeps the relative order of the input. A bin may be empty
+    (fewer units than bins).
+    """
+    if bins < 1:
+        raise ValueError(f"bins must be >= 1, got {bins}")
+    out: list[list[int]] = [[] for _ in range(bins)]
+    loads = [(0.0, b) for b in range(bins)]  # a heap of (total weight, bin)
+    for unit in sorted(range(len(weights)), key=lambda i: (-weights[i], i)):
+        total, b = heapq.heappop(loads)
+        out[b].append(unit)
+        heapq.heappush(loads, (total + weights[unit], b))
+    return [sorted(units) for units in out]
+
+
+def merge_bins(bins: Sequence[Sequence[int]], results: Sequence[Sequence[T]], n: int) -> list[T]:
+    """The results of ``n`` items in input order, from each bin's results in that bin's order.
+
+    ``bins`` must cover ``0 .. n - 1`` exactly once (raises ``ValueError`` otherwise), and
+    each bin's results must align with its items.
+    """
+    merged: dict[int, T] = {}
+    for items, values in zip(bins, results, strict=True):
+        if len(items) != len(values):
+            raise ValueError(f"a bin of {len(items)} items returned {len(values)} results")
+        for item, value in zip(items, values, strict=True):
+            if item in merged or not 0 <= item < n:
+                raise ValueError(f"item {item} is out of range or in more than one bin")
+            merged[item] = value
+    if len(merged) != n:
+        raise ValueError(f"the bins hold {len(merged)} of the {n} items")
+    return [merged[i] for i in range(n)]
+
+
+def run_per_device(jobs: Sequence[Callable[[], T]]) -> list[T]:
+    """Run each job (one device's bin) and return their results in order.
+
+    One job runs in the calling thread, as with a single device always. Several run in one
+    thread each: torch releases the GIL inside its kernels, so CUDA devices compute at once,
+    and threads share what the caller prepared (the tokenised texts, the model cache) with
+    no pickling. A process per device would need each model loaded in a spawned process and
+    every text and score sent through a pipe, for no gain in a loop whose Python part is
+    small. A job's error is raised once every job has ended.
+    """
+    if len(jobs) == 1:
+        return [jobs[0]()]
+    with ThreadPoolExecutor(len(jobs), thread_name_prefix="taxpraben-device") as pool:
+        futures = [pool.submit(job) for job in jobs]
+        return [future.result() for future in futures]

@@ -98,7 +98,12 @@ BartWeightsOpt = Annotated[
 ]
 DeviceOpt = Annotated[
     str,
-    typer.Option("--device", help="Device for the scorer models: auto, cuda, mps or cpu."),
+    typer.Option(
+        "--device",
+        help="Device(s) for the scorer models (and an hf: model): auto, cpu, mps, cuda (every "
+        "visible GPU), cuda:N, or a list such as cuda:0,cuda:1 that scoring is split across "
+        "(an hf: model runs on the first).",
+    ),
 ]
 ScorerDtypeOpt = Annotated[
     str,

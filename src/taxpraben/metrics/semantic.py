@@ -22,6 +22,14 @@ memory, so that a batch fills the GPU; an out-of-memory error halves the budget 
 (it never fails the job). Results stay on the device until the end of a call (one transfer,
 no per-batch synchronisation).
 
+Several devices (``device="cuda"`` with several visible GPUs, or a list such as
+``"cuda:0,cuda:1"``; see ``taxpraben.devices``): after the de-duplication, the distinct pairs
+are split into length-balanced bins, one per device (BERTScore keeps the pairs of one
+reference together, so that each gold is encoded once), each device runs its bin with its
+own copy of the model and its own budget and back-off, and the scores are merged back in
+input order. A text's score does not depend on where it ran, only, at float rounding, on
+the batch it was padded with, as with one device at another batch size.
+
 ``dtype`` (``--scorer-dtype``): ``float32`` (default) is exact to the reference code, with
 TF32 matrix products turned off whatever the process set; ``tf32`` lets CUDA's matrix products
 use TF32; ``bf16`` runs the model in bfloat16 (similarities, log-softmax and means stay in
@@ -50,11 +58,22 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taxpraben import batching as _batching
-from taxpraben.batching import Budget, free_cuda_bytes, padded_tokens, run_batches, to_device
+from taxpraben.batching import (
+    Budget,
+    balance_bins,
+    free_cuda_bytes,
+    merge_bins,
+    padded_tokens,
+    run_batches,
+    run_per_device,
+    to_device,
+)
+from taxpraben.devices import resolve_devices
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -81,7 +100,6 @@ __all__ = [
     "bertscore_f1_by_item",
     "clear_model_cache",
     "normalize_bartscore",
-    "resolve_device",
 ]
 
 log = logging.getLogger(__name__)
@@ -124,20 +142,6 @@ def normalize_bartscore(raw: float) -> float:
     below about -745 underflows to 0.0.
     """
     return min(math.exp(raw), 1.0)
-
-
-def resolve_device(device: str = "auto") -> str:
-    """``"auto"`` -> ``"cuda"`` if available, else ``"mps"``, else ``"cpu"``; others unchanged."""
-    import torch
-
-    if device != "auto":
-        return device
-    if torch.cuda.is_available():
-        return "cuda"
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return "mps"
-    return "cpu"
 
 
 def bertscore_f1_by_item(
@@ -471,8 +475,10 @@ class BertScorer:
     the embeddings (0) as ``bert_score``'s ``num_layers`` does. ``max_tokens`` caps each
     text's length, special tokens included; by default nothing is truncated, as in the
     reference. ``batch_size`` is the texts per forward pass off CUDA; on CUDA batches are
-    sized by free memory. ``dtype`` is one of ``SCORER_DTYPES``. Raises ``ScorerUnavailable``
-    when the model cannot be loaded and ``ValueError`` for a layer the model does not have.
+    sized by free memory. ``dtype`` is one of ``SCORER_DTYPES``. ``device`` is a
+    ``--device`` value (``taxpraben.devices``): several devices split each call's pairs.
+    Raises ``ScorerUnavailable`` when the model cannot be loaded, ``ValueError`` for a layer
+    the model does not have and ``DeviceError`` for a device this machine does not have.
     """
 
     def __init__(
@@ -499,7 +505,8 @@ class BertScorer:
         self.layer = layer
         self.idf = idf
         self.batch_size = batch_size
-        self.device = resolve_device(device)
+        self.devices = resolve_devices(device)
+        self.device = self.devices[0]  # this scorer's own; the others' scorers are below
         self.max_tokens = max_tokens
         self.progress = progress
         self.dtype = _check_dtype(dtype)
@@ -507,6 +514,12 @@ class BertScorer:
         # The budget in force at the end of the last call (halved after an out-of-memory
         # error), kept so that later calls do not repeat a failure.
         self._budget: Budget | None = None
+        # One single-device scorer per further device: its own model copy and budget.
+        self._others = [
+            BertScorer(model, layer, idf=idf, batch_size=batch_size, device=other,
+                       max_tokens=max_tokens, dtype=dtype)
+            for other in self.devices[1:]
+        ]  # fmt: skip
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> BertScorer:
@@ -530,7 +543,8 @@ class BertScorer:
             "score": "F1",
             "dtype": self.dtype,
             "exact": self.dtype == "float32",
-            "device": self.device,
+            "device": ",".join(self.devices),
+            "devices": list(self.devices),
             "reference": "bert_score 0.3.13 semantics",
             "transformers": transformers.__version__,
         }
@@ -562,23 +576,62 @@ class BertScorer:
                 "BERTScore: %d pair(s) with an empty candidate or reference score 0", n_empty
             )
 
-        unique_scores: list[PRF] = [PRF(0.0, 0.0, 0.0)] * len(pairs)
-        chunks = list(self._chunks(pairs, texts))
-        total = sum(len(chunk_texts) for _, chunk_texts in chunks)
+        workers = [self, *self._others]
+        bins = self._bins(pairs, texts, len(workers))
+        jobs = []
+        for worker, members in zip(workers, bins, strict=True):
+            own = [pairs[k] for k in members]
+            jobs.append((worker, own, list(worker._chunks(own, texts))))
+        total = sum(len(chunk_texts) for *_, chunks in jobs for _, chunk_texts in chunks)
         with (
             _progress_bar(self.progress and total >= _PROGRESS_MIN_TEXTS, "BERTScore", total) as advance,
             _matmul_precision(self.dtype),
         ):
-            for chunk_pairs, chunk_texts in chunks:
-                embedded = self._embed(chunk_texts, texts, advance)
-                for k, prf in zip(
-                    chunk_pairs,
-                    self._match([pairs[k] for k in chunk_pairs], embedded, texts),
-                    strict=True,
-                ):
-                    unique_scores[k] = prf
-                del embedded
+            results = run_per_device(
+                [partial(w._score_chunks, own, chunks, texts, advance) for w, own, chunks in jobs]
+            )
+        unique_scores = merge_bins(bins, results, len(pairs))
         return [unique_scores[k] for k in slots]
+
+    def _bins(
+        self, pairs: list[tuple[str, str]], texts: Mapping[str, _Text], devices: int
+    ) -> list[list[int]]:
+        """The pair indices each device scores: all on one device; on several, the pairs of
+        one reference together (a gold is encoded once), bins balanced by the tokens of
+        their distinct texts."""
+        if devices == 1:
+            return [list(range(len(pairs)))]
+        by_reference: dict[str, list[int]] = defaultdict(list)
+        for k, (_, ref) in enumerate(pairs):
+            by_reference[ref].append(k)
+        groups = list(by_reference.values())
+        weights = [
+            sum(len(texts[t].ids) for t in {t for k in members for t in pairs[k]})
+            for members in groups
+        ]
+        return [
+            sorted(k for g in chosen for k in groups[g]) for chosen in balance_bins(weights, devices)
+        ]
+
+    def _score_chunks(
+        self,
+        pairs: list[tuple[str, str]],
+        chunks: list[tuple[list[int], list[str]]],
+        texts: Mapping[str, _Text],
+        advance: Callable[[int], None],
+    ) -> list[PRF]:
+        """The scores of ``pairs`` (in order) on this scorer's device, chunk by chunk."""
+        scores: list[PRF] = [PRF(0.0, 0.0, 0.0)] * len(pairs)
+        for chunk_pairs, chunk_texts in chunks:
+            embedded = self._embed(chunk_texts, texts, advance)
+            for k, prf in zip(
+                chunk_pairs,
+                self._match([pairs[k] for k in chunk_pairs], embedded, texts),
+                strict=True,
+            ):
+                scores[k] = prf
+            del embedded
+        return scores
 
     def _forward_budget(self) -> Budget:
         if self._budget is not None:  # what an earlier call (after any back-off) settled on
@@ -833,8 +886,10 @@ class BartScorer:
     sides are truncated to ``max_length`` tokens. An empty target still has ``<s></s>``,
     so it gets a (finite) score like any other text. ``batch_size`` is the pairs per
     forward pass off CUDA (of up to 512 tokens each); on CUDA batches are sized by free
-    memory. ``dtype`` is one of ``SCORER_DTYPES``. Raises ``ScorerUnavailable`` when the
-    model or the weights cannot be loaded.
+    memory. ``dtype`` is one of ``SCORER_DTYPES``. ``device`` is a ``--device`` value
+    (``taxpraben.devices``): several devices split each call's pairs. Raises
+    ``ScorerUnavailable`` when the model or the weights cannot be loaded and ``DeviceError``
+    for a device this machine does not have.
     """
 
     def __init__(
@@ -855,12 +910,19 @@ class BartScorer:
         self.model = model
         self.weights = weights
         self.batch_size = batch_size
-        self.device = resolve_device(device)
+        self.devices = resolve_devices(device)
+        self.device = self.devices[0]  # this scorer's own; the others' scorers are below
         self.max_length = max_length
         self.progress = progress
         self.dtype = _check_dtype(dtype)
         self._loaded = _load_bart(model, weights, self.device, dtype)
         self._budget: Budget | None = None
+        # One single-device scorer per further device: its own model copy and budget.
+        self._others = [
+            BartScorer(model, weights=weights, batch_size=batch_size, device=other,
+                       max_length=max_length, dtype=dtype)
+            for other in self.devices[1:]
+        ]  # fmt: skip
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **kwargs: Any) -> BartScorer:
@@ -884,15 +946,13 @@ class BartScorer:
             "normalised": "exp(raw)",
             "dtype": self.dtype,
             "exact": self.dtype == "float32",
-            "device": self.device,
+            "device": ",".join(self.devices),
+            "devices": list(self.devices),
             "transformers": transformers.__version__,
         }
 
     def score(self, sources: Sequence[str], targets: Sequence[str]) -> list[float]:
         """Raw BARTScore of each (source, target) pair, in input order; identical pairs once."""
-        import torch
-        import torch.nn.functional as F
-
         if len(sources) != len(targets):
             raise ValueError(f"{len(sources)} sources but {len(targets)} targets: pairs must align")
         pair_of: dict[tuple[str, str], int] = {}
@@ -902,17 +962,41 @@ class BartScorer:
         pairs = list(pair_of)
         if not pairs:
             return []
-        tokenizer, model = self._loaded.tokenizer, self._loaded.model
         src_ids = self._encode([s for s, _ in pairs])
         tgt_ids = self._encode([t for _, t in pairs])
+        workers = [self, *self._others]
+        if len(workers) == 1:
+            bins = [list(range(len(pairs)))]
+        else:  # each pair is one unit: its cost grows with its source and target tokens
+            bins = balance_bins([len(s) + len(t) for s, t in zip(src_ids, tgt_ids, strict=True)], len(workers))
+        show = self.progress and len(pairs) >= _PROGRESS_MIN_TEXTS
+        with _progress_bar(show, "BARTScore", len(pairs)) as advance, _matmul_precision(self.dtype):
+            results = run_per_device([
+                partial(w._score_ids, [src_ids[k] for k in members], [tgt_ids[k] for k in members], advance)
+                for w, members in zip(workers, bins, strict=True)
+            ])  # fmt: skip
+        values = merge_bins(bins, results, len(pairs))
+        return [values[k] for k in slots]
+
+    def _score_ids(
+        self, src_ids: list[list[int]], tgt_ids: list[list[int]], advance: Callable[[int], None]
+    ) -> list[float]:
+        """Raw BARTScore of each tokenised (source, target) pair, in order, on this scorer's
+        device: longest first, in batches that fit its budget."""
+        import torch
+        import torch.nn.functional as F
+
+        if not src_ids:
+            return []
+        tokenizer, model = self._loaded.tokenizer, self._loaded.model
         pad = model.config.pad_token_id
         start_id = model.config.decoder_start_token_id
         if start_id is None:
             start_id = tokenizer.eos_token_id
 
         shapes = [(len(s), len(t)) for s, t in zip(src_ids, tgt_ids, strict=True)]
-        order = sorted(range(len(pairs)), key=lambda k: -sum(shapes[k]))
-        scores = torch.empty(len(pairs), dtype=torch.float32, device=self.device)
+        order = sorted(range(len(shapes)), key=lambda k: -sum(shapes[k]))
+        scores = torch.empty(len(shapes), dtype=torch.float32, device=self.device)
 
         def forward(batch: list[int]) -> None:
             src, src_mask = _pad_right([src_ids[k] for k in batch], pad)
@@ -936,15 +1020,9 @@ class BartScorer:
             ).view(labels.shape).sum(dim=1)
             scores[to_device(positions, self.device)] = -nll / to_device(target_len, self.device)
 
-        show = self.progress and len(pairs) >= _PROGRESS_MIN_TEXTS
-        with (
-            _progress_bar(show, "BARTScore", len(pairs)) as advance,
-            _matmul_precision(self.dtype),
-            torch.inference_mode(),
-        ):
+        with torch.inference_mode():  # per thread: each device's worker enters its own
             self._budget = run_batches(order, shapes, self._forward_budget(), forward, advance)
-        values = scores.tolist()  # the one transfer back to the host
-        return [values[k] for k in slots]
+        return scores.tolist()  # the one transfer back to the host
 
     def _forward_budget(self) -> Budget:
         if self._budget is not None:  # what an earlier call (after any back-off) settled on

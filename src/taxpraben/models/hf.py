@@ -44,6 +44,7 @@ from taxpraben.batching import (
     is_out_of_memory,
     run_batches,
 )
+from taxpraben.devices import DeviceError, parse_devices, resolve_device
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -59,19 +60,6 @@ GROUP_SIZE = 256
 #: On CUDA with a static cache, prompts are padded to a multiple of this many tokens, so that
 #: batches share shapes and the compiled step is reused rather than compiled again.
 _STATIC_PAD_MULTIPLE = 64
-
-
-def pick_device(device: str) -> str:
-    """``auto`` -> ``cuda`` if available, else ``mps``, else ``cpu``; other names as given."""
-    if device != "auto":
-        return device
-    import torch
-
-    if torch.cuda.is_available():
-        return "cuda"
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
 
 
 @dataclass(frozen=True)
@@ -106,6 +94,10 @@ class HFBackend:
         self.max_batch = max(1, batch_size)
         self.batch_size = max(self.max_batch, GROUP_SIZE)
         self.cache_implementation = cache_implementation
+        try:  # a misspelt --device is refused now, not after the first requests
+            parse_devices(device)
+        except DeviceError as exc:
+            raise ModelSpecError(f"hf:{model}: {exc}") from exc
         self._device_name = device
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
@@ -124,7 +116,11 @@ class HFBackend:
             if self._loaded is None:
                 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-                device = pick_device(self._device_name)
+                try:
+                    # One model, one device: of a list (the scorers' GPUs), the first.
+                    device = resolve_device(self._device_name)
+                except DeviceError as exc:
+                    raise ModelSpecError(f"hf:{self.model}: {exc}") from exc
                 try:
                     tokenizer = AutoTokenizer.from_pretrained(self.model)
                     model = _load_causal_lm(AutoModelForCausalLM, self.model)

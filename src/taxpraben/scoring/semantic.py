@@ -51,6 +51,7 @@ class SemanticScorers:
 
 def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorers:
     """Load the scorers in ``needed`` ({"bertscore", "bartscore"}) as the settings say."""
+    from taxpraben.devices import DeviceError
     from taxpraben.metrics.semantic import BartScorer, BertScorer, ScorerUnavailable
 
     scorers = SemanticScorers(
@@ -95,6 +96,8 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
                     progress=settings.progress,
                     dtype=settings.scorer_dtype,
                 )
-        except ScorerUnavailable as exc:
+        except (ScorerUnavailable, DeviceError) as exc:
+            # A --device this machine lacks is reported like a missing model: the metric is
+            # not computed, with the reason in meta.scorers, and the rest of the job is kept.
             scorers.unavailable[metric] = str(exc)
     return scorers

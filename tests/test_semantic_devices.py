@@ -1,0 +1,176 @@
+"""Scoring on several devices: the split into bins and the merge, on two CPU workers.
+
+``device="cpu,cpu"`` takes the same path as ``cuda:0,cuda:1`` (bins, one thread and one
+budget per device, merge); only the device names differ. The scores are compared with one
+device's: to the bit where each text and pair runs alone (batch size 1: nothing depends on
+what it was batched with), and to float rounding (1e-6 relative) at the default batch sizes,
+where a device's smaller share pads its texts into different batches, which moves the last
+bit of a float32 sum exactly as another batch size on one device does.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from taxpraben.data.loader import load_data
+from taxpraben.metrics import semantic
+from taxpraben.metrics.semantic import PRF, BartScorer, BertScorer
+from taxpraben.predictions import Prediction
+from taxpraben.scoring import ScoringSettings, build_scorers, score_predictions
+from taxpraben.tasks import OutputType, load_registry
+from tiny_models import tax_paragraph
+
+pytest_plugins = ["tiny_models"]  # the tiny_xlnet_dir and tiny_bart_dir fixtures
+
+REG = load_registry(use_env=False)
+
+
+@pytest.fixture(scope="module")
+def run_pairs() -> tuple[list[str], list[str]]:
+    """Five runs' predictions against 12 golds of varied length, as the pipeline sends them
+    (golds repeat across runs; one prediction repeats a gold; an empty prediction)."""
+    rng = random.Random(7)
+    golds = [tax_paragraph(rng, rng.randint(1, 5)) for _ in range(12)]
+    cands = [tax_paragraph(rng, rng.randint(1, 5)) for _ in range(60)]
+    cands[3] = golds[3]
+    cands[10] = ""
+    return cands, [golds[i % 12] for i in range(60)]
+
+
+def _rel_diff(a: float, b: float) -> float:
+    return abs(a - b) / max(1.0, abs(a), abs(b))
+
+
+def _prf_diff(a: list[PRF], b: list[PRF]) -> float:
+    return max(
+        max(_rel_diff(x.precision, y.precision), _rel_diff(x.recall, y.recall), _rel_diff(x.f1, y.f1))
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+@pytest.mark.parametrize("idf", [False, True])
+def test_bertscore_on_two_workers_equals_one_device(
+    tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], idf: bool
+) -> None:
+    cands, refs = run_pairs
+    one = BertScorer(str(tiny_xlnet_dir), 2, idf=idf, device="cpu").score(cands, refs)
+    two = BertScorer(str(tiny_xlnet_dir), 2, idf=idf, device="cpu,cpu").score(cands, refs)
+    # idf weights come from every reference of the call, not from each device's share.
+    assert len(two) == len(cands) and _prf_diff(one, two) < 1e-6
+    assert two[10] == PRF(0.0, 0.0, 0.0) and abs(two[3].f1 - 1) < 1e-6
+
+
+def test_bertscore_on_two_workers_is_bit_identical_when_batching_cannot_differ(
+    tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cands, refs = run_pairs
+    monkeypatch.setattr(semantic, "_MATCH_ELEMENTS", 1)  # one pair per matching batch
+    single = BertScorer(str(tiny_xlnet_dir), 3, batch_size=1, device="cpu")
+    each_alone = [single.score([c], [r])[0] for c, r in zip(cands, refs, strict=True)]
+    three = BertScorer(str(tiny_xlnet_dir), 3, batch_size=1, device="cpu,cpu,cpu").score(cands, refs)
+    assert three == each_alone
+    assert single.score(cands, refs) == each_alone
+
+
+def test_bertscore_bins_share_the_work_and_keep_each_gold_on_one_device(
+    tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cands, refs = run_pairs
+    seen: list[tuple[int, list[tuple[str, str]]]] = []
+    score_chunks = BertScorer._score_chunks
+
+    def spy(self: BertScorer, pairs: list[tuple[str, str]], *args: object) -> list[PRF]:
+        seen.append((id(self), list(pairs)))
+        return score_chunks(self, pairs, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BertScorer, "_score_chunks", spy)
+    scorer = BertScorer(str(tiny_xlnet_dir), 2, device="cpu,cpu")
+    scorer.score(cands, refs)
+    assert len({worker for worker, _ in seen}) == 2  # two workers, one bin each
+    first, second = (pairs for _, pairs in seen)
+    distinct = set(zip([c.strip() for c in cands], [r.strip() for r in refs], strict=True))
+    assert sorted(first + second) == sorted(distinct)  # every distinct pair exactly once
+    assert not {r for _, r in first} & {r for _, r in second}  # a gold is encoded on one device
+    tokens = scorer._loaded.tokenizer
+
+    def load(pairs: list[tuple[str, str]]) -> int:
+        return sum(len(tokens(t)["input_ids"]) for t in {t for pair in pairs for t in pair})
+
+    # Balanced by tokens: the two loads differ by less than the heaviest gold's group.
+    groups = {r: [p for p in distinct if p[1] == r] for r in {r for _, r in distinct}}
+    assert abs(load(first) - load(second)) <= max(load(g) for g in groups.values())
+
+
+def test_bartscore_on_two_workers_equals_one_device(
+    tiny_bart_dir: Path, run_pairs: tuple[list[str], list[str]]
+) -> None:
+    cands, refs = run_pairs
+    one = BartScorer(str(tiny_bart_dir), device="cpu").score(cands, refs)
+    two = BartScorer(str(tiny_bart_dir), device="cpu,cpu").score(cands, refs)
+    assert max(_rel_diff(a, b) for a, b in zip(one, two, strict=True)) < 1e-6
+    single = BartScorer(str(tiny_bart_dir), batch_size=1, device="cpu")
+    each_alone = [single.score([c], [r])[0] for c, r in zip(cands, refs, strict=True)]
+    assert BartScorer(str(tiny_bart_dir), batch_size=1, device="cpu,cpu").score(cands, refs) == each_alone
+
+
+def test_each_device_has_its_own_budget_and_records_the_devices(tiny_bart_dir: Path) -> None:
+    scorer = BartScorer(str(tiny_bart_dir), batch_size=4, device="cpu,cpu")
+    assert len(scorer._others) == 1 and scorer._others[0]._budget is None
+    scorer.score(["增值税", "消费税", "印花税"], ["个人所得税", "契税", "房产税"])
+    assert scorer._budget is not None and scorer._others[0]._budget is not None
+    assert scorer._budget is not scorer._others[0]._budget
+    assert scorer.describe()["devices"] == ["cpu", "cpu"]
+    assert scorer.describe()["device"] == "cpu,cpu"
+    assert BartScorer(str(tiny_bart_dir), device="cpu").describe()["devices"] == ["cpu"]
+
+
+def test_results_on_two_workers_equal_one_device_and_name_the_devices(
+    tiny_xlnet_dir: Path, tiny_bart_dir: Path
+) -> None:
+    semantic_tasks = sorted(t for t in REG if REG[t].type in (OutputType.generation, OutputType.mixed))
+    data = load_data("sample", REG, tasks=semantic_tasks)
+    # Two runs of truncated golds: partial overlaps, so that the scores are not all 1.
+    preds = [
+        Prediction(task, rec.id, run, rec.answer_text[: 20 + 7 * run])
+        for run in range(2)
+        for task, recs in data.records.items()
+        for rec in recs
+    ]
+    scored = {}
+    for device in ("cpu", "cpu,cpu"):
+        settings = ScoringSettings(bertscore_model=str(tiny_xlnet_dir), bertscore_layer=2,
+                                   bartscore_model=str(tiny_bart_dir), device=device, bootstrap=0)  # fmt: skip
+        scored[device] = score_predictions(data, preds, REG, settings)
+    one, two = scored["cpu"], scored["cpu,cpu"]
+    for metric in ("bertscore", "bartscore"):
+        assert one.results["meta"]["scorers"][metric]["devices"] == ["cpu"]
+        assert two.results["meta"]["scorers"][metric]["devices"] == ["cpu", "cpu"]
+    assert len(one.samples) == len(two.samples) == len(preds)
+    compared = 0
+    for a, b in zip(one.samples, two.samples, strict=True):
+        assert (a["task"], a["id"], a["run"], a["status"]) == (b["task"], b["id"], b["run"], b["status"])
+        assert a["scores"].keys() == b["scores"].keys()
+        for key, value in a["scores"].items():
+            if isinstance(value, float):
+                assert _rel_diff(value, b["scores"][key]) < 1e-6, (a["task"], a["id"], key)
+                compared += 1
+    assert compared >= len(preds)  # every item has at least one semantic score
+    for task in semantic_tasks:
+        assert one.results["tasks"][task]["score"]["mean"] == pytest.approx(
+            two.results["tasks"][task]["score"]["mean"], rel=1e-6
+        )
+
+
+def test_a_device_this_machine_lacks_leaves_the_metric_not_computed_with_the_reason(
+    tiny_xlnet_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    settings = ScoringSettings(bertscore_model=str(tiny_xlnet_dir), device="cuda:0,cuda:1")
+    scorers = build_scorers(settings, {"bertscore"})
+    assert scorers.bert is None
+    assert "asks for CUDA, but torch sees no CUDA device" in scorers.unavailable["bertscore"]
