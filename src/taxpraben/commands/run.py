@@ -61,9 +61,9 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
     build_request,
-    create_backend,
     parse_gen_kwargs,
 )
+from taxpraben.models.factory import create_backend
 from taxpraben.models.streaming import IDLE_TIMEOUT_S
 from taxpraben.predictions import Prediction, write_predictions
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
