@@ -46,11 +46,10 @@ from taxpraben.parsing.numbers import (
 )
 from taxpraben.parsing.region import is_refusal
 from taxpraben.parsing.spans import extract_span, span_match
+from taxpraben.scoring.settings import Profile
 from taxpraben.tasks import OutputType, TaskSpec
 
 Status = Literal["ok", "format_failure", "error"]
-Profile = Literal["taxpraben", "taxben"]
-PROFILES: tuple[str, ...] = ("taxpraben", "taxben")
 
 
 @dataclass(frozen=True)
