@@ -241,8 +241,7 @@ def with_scoring_options(command: Command) -> Command:
 
     with_options.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     # Typer also reads the annotations (get_type_hints): give it the resolved ones.
-    with_options.__annotations__ = {
-        **{p.name: p.annotation for p in parameters},
-        "return": signature.return_annotation,
-    }
+    with_options.__annotations__ = {p.name: p.annotation for p in parameters}
+    if signature.return_annotation is not inspect.Signature.empty:
+        with_options.__annotations__["return"] = signature.return_annotation
     return with_options  # type: ignore[return-value]
