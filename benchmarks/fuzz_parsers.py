@@ -19,8 +19,7 @@ import time
 
 import _common  # (also puts tests/ on sys.path)
 
-from taxpraben.scoring.items import prepare_item
-from taxpraben.scoring.settings import PROFILES
+from taxpraben.scoring.items import PROFILES, prepare_item
 from test_fuzz_parsers import HUGE, REGISTRY, TARGETS, _records, fuzz
 
 

@@ -40,8 +40,7 @@ from taxpraben.parsing.numbers import (
 )
 from taxpraben.parsing.spans import extract_span, span_match
 from taxpraben.predictions import PredictionFileError, read_predictions
-from taxpraben.scoring.items import prepare_item
-from taxpraben.scoring.settings import PROFILES
+from taxpraben.scoring.items import PROFILES, prepare_item
 from taxpraben.tasks import load_registry
 
 REGISTRY = load_registry(use_env=False)

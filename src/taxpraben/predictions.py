@@ -1,4 +1,5 @@
-"""The predictions contract (DESIGN.md section 3): one JSON object per (task, id, run)."""
+"""The predictions contract (README, "Evaluate a model"; docs/results-schema.md): one JSON
+object per (task, id, run)."""
 
 from __future__ import annotations
 

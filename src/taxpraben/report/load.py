@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from taxpraben.kinds import all_metrics
 from taxpraben.tasks import BLOOM_ORDER, PAPER_ORDER
 
 RESULTS_FILE = "results.json"
@@ -42,8 +43,9 @@ def load_results(out_dir: Path) -> dict[str, Any]:
     return as_reported(results)
 
 
-#: The metrics each semantic scorer computes (meta.scorers keys -> metric keys).
-SCORER_METRICS = {"bertscore": ("bertscore",), "bartscore": ("bartscore", "bartscore_raw")}
+def scorer_metrics(scorer: str) -> tuple[str, ...]:
+    """The metric keys a semantic scorer makes (from the kinds' declarations)."""
+    return tuple(key for key, m in all_metrics().items() if m.scorer == scorer) or (scorer,)
 
 
 def uncomputed_metrics(results: dict[str, Any]) -> set[str]:
@@ -53,7 +55,7 @@ def uncomputed_metrics(results: dict[str, Any]) -> set[str]:
         metric
         for name, info in scorers.items()
         if isinstance(info, dict) and info.get("available") is False
-        for metric in SCORER_METRICS.get(name, (name,))
+        for metric in scorer_metrics(name)
     }
 
 

@@ -2,26 +2,23 @@
 
 A light module (no numpy, no parsers, no torch): the command line builds and checks the
 settings, and shows their defaults in ``--help``, before anything heavy is imported. The
-scorer models' names, layer and environment variables are owned by ``metrics.defaults``
-(the scorers read them too); every other scoring default is declared here, once.
+profiles and the scorer models' names, layer and environment variables are owned by
+``metrics.defaults`` (the kinds and the scorers read them too); every other scoring default
+is declared here, once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
     DEFAULT_BERTSCORE_MODEL,
+    PROFILES,
     SCORER_DTYPES,
 )
-
-#: Scoring profiles: this project's rules, or TaxBen's exact ones (to compare like for like).
-Profile = Literal["taxpraben", "taxben"]
-PROFILES: tuple[str, ...] = ("taxpraben", "taxben")
 
 
 @dataclass
