@@ -16,9 +16,9 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
     build_request,
-    create_backend,
 )
 from taxpraben.models.baselines import BaselineBackend
+from taxpraben.models.factory import create_backend
 from taxpraben.predictions import Prediction, write_predictions
 from taxpraben.runner import Runner, RunnerSettings
 from taxpraben.tasks import load_registry

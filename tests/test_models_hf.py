@@ -21,8 +21,8 @@ from taxpraben.models.base import (
     GenerationConfig,
     Request,
     build_request,
-    create_backend,
 )
+from taxpraben.models.factory import create_backend
 from taxpraben.models.hf import GROUP_SIZE, HFBackend
 from taxpraben.predictions import Prediction
 from taxpraben.runner import Runner, RunnerSettings

@@ -17,11 +17,10 @@ from taxpraben.models.base import (
     GenerationConfig,
     ModelSpecError,
     build_request,
-    create_backend,
     parse_gen_kwargs,
     redact_url,
-    split_spec,
 )
+from taxpraben.models.factory import create_backend, split_spec
 from taxpraben.models.openai import OpenAIBackend, parse_retry_after
 
 CONFIG = GenerationConfig(max_tokens=64, seed_base=7)

@@ -176,8 +176,8 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(data_dir: Path, tmp_path: P
 
 
 def test_run_refuses_a_bad_scoring_option_with_exit_2(tmp_path: Path) -> None:
-    """The scoring settings are checked in a thread while the first requests go out; a bad
-    option still ends the command with exit 2 and the message, and writes no results."""
+    """The scoring settings are checked before anything is sent: a bad option ends the command
+    with exit 2 and the message, and writes no results."""
     from taxpraben.cli import app
 
     cases = [(["--profile", "helm"], "unknown scoring profile 'helm'"), (["--scorer-dtype", "fp8"], "'fp8'")]
@@ -187,3 +187,11 @@ def test_run_refuses_a_bad_scoring_option_with_exit_2(tmp_path: Path) -> None:
         assert res.exit_code == 2, res.output
         assert message in res.output, res.output
         assert not (tmp_path / "o" / "results.json").exists()
+
+
+def test_a_bad_scoring_option_sends_no_request(data_dir: Path, tmp_path: Path) -> None:
+    with MockServerThread(MockConfig()) as server:
+        code, output = invoke("--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+                              "--runs", "1", "--no-cache", "--profile", "helm", "--out", str(tmp_path / "o"))  # fmt: skip
+        assert (code, server.stats.requests) == (2, 0), output
+    assert "unknown scoring profile 'helm'" in output

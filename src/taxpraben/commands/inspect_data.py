@@ -9,7 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from taxpraben.commands.common import DataOpt, TaskDirOpt, cli_console
+from taxpraben.commands.common import cli_console
+from taxpraben.commands.options import DataOpt, TaskDirOpt
 from taxpraben.data.loader import DataError, validate_data
 from taxpraben.kinds import kind_of
 from taxpraben.report.format import metric_label

@@ -17,35 +17,23 @@ from typing import Annotated, Any
 
 import typer
 
-from taxpraben.commands.common import (
-    BartModelOpt,
-    BartWeightsOpt,
-    BertBatchOpt,
-    BertIdfOpt,
-    BertLayerOpt,
-    BertMaxTokensOpt,
-    BertModelOpt,
+from taxpraben.commands.common import cli_console
+from taxpraben.commands.inspect_data import registry_or_exit
+from taxpraben.commands.options import (
+    DATA_PANEL,
+    OUTPUT_PANEL,
     DataOpt,
-    DeviceOpt,
     LimitOpt,
-    NoSemanticOpt,
-    ProfileOpt,
-    ScorerDtypeOpt,
+    ScoringOptions,
     SeedOpt,
     TaskDirOpt,
     TasksOpt,
-    cli_console,
+    with_scoring_options,
 )
-from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.commands.run import in_data_order
 from taxpraben.commands.score import load_data_or_exit, score_and_report, settings_from_options
 from taxpraben.data.loader import LoadedData
 from taxpraben.locks import DirectoryLock, InUseError
-from taxpraben.metrics.defaults import (
-    DEFAULT_BARTSCORE_MODEL,
-    DEFAULT_BERTSCORE_LAYER,
-    DEFAULT_BERTSCORE_MODEL,
-)
 from taxpraben.predictions import (
     Prediction,
     PredictionFileError,
@@ -83,6 +71,7 @@ def selection_problems(manifests: dict[str, dict[str, Any]], loaded: LoadedData)
     ]
 
 
+@with_scoring_options
 def merge(
     sources: Annotated[
         list[Path],
@@ -92,7 +81,6 @@ def merge(
         ),
     ],
     data: DataOpt,
-    out: Annotated[Path, typer.Option("--out", help="Output directory of the merged run.")],
     tasks: TasksOpt = None,
     limit: LimitOpt = None,
     task_dir: TaskDirOpt = None,
@@ -103,6 +91,7 @@ def merge(
             min=1,
             help="Runs 0..N-1 every item must have (default: the shards' manifests, else the "
             "highest run present + 1).",
+            rich_help_panel=DATA_PANEL,
         ),
     ] = None,
     force: Annotated[
@@ -111,20 +100,15 @@ def merge(
             "--force",
             help="Score despite gaps (they score 0 as errors) and manifest differences; "
             "overlaps are always refused.",
+            rich_help_panel=DATA_PANEL,
         ),
     ] = False,
-    profile: ProfileOpt = "taxpraben",
-    bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
-    bertscore_layer: BertLayerOpt = DEFAULT_BERTSCORE_LAYER,
-    bertscore_max_tokens: BertMaxTokensOpt = None,
-    bertscore_idf: BertIdfOpt = False,
-    bertscore_batch_size: BertBatchOpt = 32,
-    bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
-    bartscore_weights: BartWeightsOpt = None,
-    device: DeviceOpt = "auto",
-    scorer_dtype: ScorerDtypeOpt = "float32",
-    no_semantic: NoSemanticOpt = False,
+    *,
+    scoring: ScoringOptions,
     seed: SeedOpt = 0,
+    out: Annotated[
+        Path, typer.Option("--out", help="Output directory of the merged run.", rich_help_panel=OUTPUT_PANEL)
+    ],
 ) -> None:
     """Merge sharded runs' predictions (refusing overlaps and gaps), then score the whole."""
     console = cli_console()
@@ -151,13 +135,7 @@ def merge(
         declared = {m.get("runs") for m in manifests.values()} - {None}
         present = max((p.run for _, ps in read for p in ps), default=0) + 1
         runs = max(declared) if declared else present
-    settings = settings_from_options(
-        console, no_semantic=no_semantic, profile=profile, bertscore_model=bertscore_model,
-        bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
-        bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
-        bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
-        scorer_dtype=scorer_dtype, seed=seed, runs=runs,
-    )  # fmt: skip
+    settings = settings_from_options(scoring, console, seed=seed, runs=runs)
     loaded = load_data_or_exit(data, registry, tasks, limit, console)
     expected = {task: [r.id for r in records] for task, records in loaded.records.items()}
     merged = merge_predictions(read, expected, range(runs))

@@ -11,49 +11,42 @@ cache, and rerunning the same command sends only what is missing.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import re
 import shlex
 import sys
-from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
-from taxpraben.commands.common import (
-    BartModelOpt,
-    BartWeightsOpt,
-    BertBatchOpt,
-    BertIdfOpt,
-    BertLayerOpt,
-    BertMaxTokensOpt,
-    BertModelOpt,
+from taxpraben.commands.common import cli_console, use_local_models_if_hub_unreachable
+from taxpraben.commands.inspect_data import registry_or_exit
+from taxpraben.commands.options import (
+    DATA_PANEL,
+    ENDPOINT_PANEL,
+    GENERATION_PANEL,
+    MODEL_PANEL,
+    OUTPUT_PANEL,
+    SCORING_PANEL,
     DataOpt,
-    DeviceOpt,
     LimitOpt,
-    NoSemanticOpt,
     OutOpt,
-    ProfileOpt,
-    ScorerDtypeOpt,
+    ScoringOptions,
     TaskDirOpt,
     TasksOpt,
-    cli_console,
-    use_local_models_if_hub_unreachable,
+    scoring_settings_or_exit,
+    with_scoring_options,
 )
-from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.commands.score import score_and_report, split_tasks
 from taxpraben.data.loader import DataError, DataStream, LoadedData
 from taxpraben.locks import DirectoryLock, InUseError, sole_cache_user
-from taxpraben.metrics.defaults import (
-    DEFAULT_BARTSCORE_MODEL,
-    DEFAULT_BERTSCORE_LAYER,
-    DEFAULT_BERTSCORE_MODEL,
-)
 from taxpraben.models.base import (
     DEFAULT_MAX_TOKENS,
     Backend,
@@ -61,17 +54,14 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
     build_request,
-    create_backend,
     parse_gen_kwargs,
 )
+from taxpraben.models.factory import create_backend
 from taxpraben.models.streaming import IDLE_TIMEOUT_S
 from taxpraben.predictions import Prediction, write_predictions
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
-
-if TYPE_CHECKING:
-    from taxpraben.scoring import ScoringSettings
 
 #: The unsharded run: every record.
 WHOLE = Shard()
@@ -132,42 +122,6 @@ def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Pre
     return sorted(predictions, key=lambda p: (position.get((p.task, p.id), -1), p.run))
 
 
-class ScoringOptionError(Exception):
-    """A scoring option (``--profile``...) that is not valid; the message says why."""
-
-
-def scoring_settings(no_semantic: bool, options: dict[str, Any]) -> ScoringSettings:
-    """The scoring settings of the options, validated (:class:`ScoringOptionError` if not).
-
-    Building them imports the scoring pipeline (numpy, the parsers: about a second on a small
-    machine), so `run` does it in a thread while the first requests go out.
-    """
-    from taxpraben.scoring import ScoringSettings
-
-    try:
-        return ScoringSettings(semantic=not no_semantic, progress=True, **options)
-    except ValueError as exc:
-        raise ScoringOptionError(str(exc)) from exc
-
-
-async def generate(
-    runner: Runner, requests: Iterable[Request], settings: Future[ScoringSettings]
-) -> list[Prediction]:
-    """``runner.run(requests)``, stopped at once if the scoring settings turn out invalid.
-
-    The settings are checked while the requests go out; a bad option costs at most the
-    completions received meanwhile, and those are in the cache.
-    """
-    generation = asyncio.ensure_future(runner.run(requests))
-    checked = asyncio.wrap_future(settings)
-    await asyncio.wait({generation, checked}, return_when=asyncio.FIRST_EXCEPTION)
-    if checked.done() and checked.exception() is not None:
-        generation.cancel()
-        await asyncio.gather(generation, return_exceptions=True)
-        raise checked.exception()  # type: ignore[misc]
-    return await generation
-
-
 def resume_hint(cache: CompletionCache | None, runner: Runner) -> str:
     s = runner.stats
     done = s.cached + s.done
@@ -184,6 +138,7 @@ def resume_hint(cache: CompletionCache | None, runner: Runner) -> str:
     )
 
 
+@with_scoring_options
 def run(
     model: Annotated[
         str,
@@ -192,15 +147,75 @@ def run(
             "-m",
             help="Model spec: openai:MODEL, hf:PATH_OR_ID, replay:PREDICTIONS.jsonl, "
             "baseline:oracle|first-choice|lead|random.",
+            rich_help_panel=MODEL_PANEL,
         ),
     ],
     data: DataOpt,
     tasks: TasksOpt = None,
     limit: LimitOpt = None,
+    task_dir: TaskDirOpt = None,
+    shard: Annotated[
+        str,
+        typer.Option(
+            "--shard",
+            envvar="TAXPRABEN_SHARD",
+            help="Run only shard I of N (0-based, e.g. 2/3): a deterministic, balanced share of "
+            "the records, every run of each; merge the shards with `taxpraben merge`.",
+            rich_help_panel=DATA_PANEL,
+        ),
+    ] = "0/1",
     runs: Annotated[
-        int, typer.Option("--runs", min=1, help="Independent runs; run r is sent seed SEED+r.")
+        int,
+        typer.Option(
+            "--runs",
+            min=1,
+            help="Independent runs; run r is sent seed SEED+r.",
+            rich_help_panel=GENERATION_PANEL,
+        ),
     ] = 5,
-    out: OutOpt = None,
+    temperature: Annotated[
+        float,
+        typer.Option(
+            "--temperature",
+            min=0.0,
+            help="Sampling temperature (TaxBen: 0).",
+            rich_help_panel=GENERATION_PANEL,
+        ),
+    ] = 0.0,
+    top_p: Annotated[
+        float | None,
+        typer.Option("--top-p", min=0.0, max=1.0, rich_help_panel=GENERATION_PANEL),
+    ] = None,
+    max_tokens: Annotated[
+        int,
+        typer.Option(
+            "--max-tokens",
+            min=1,
+            help="Most tokens generated per answer.",
+            rich_help_panel=GENERATION_PANEL,
+        ),
+    ] = DEFAULT_MAX_TOKENS,
+    system_prompt: Annotated[
+        str | None,
+        typer.Option(
+            "--system-prompt",
+            help="System message (default: none, as TaxBen).",
+            rich_help_panel=GENERATION_PANEL,
+        ),
+    ] = None,
+    gen_kwargs: Annotated[
+        str | None,
+        typer.Option(
+            "--gen-kwargs",
+            help="Extra request fields as JSON, e.g. '{\"enable_thinking\": false}' "
+            "(hf: extra generate() arguments).",
+            rich_help_panel=GENERATION_PANEL,
+        ),
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", help="Seed base: run r uses SEED+r.", rich_help_panel=GENERATION_PANEL),
+    ] = 0,
     base_url: Annotated[
         list[str] | None,
         typer.Option(
@@ -210,6 +225,7 @@ def run(
             "(default https://api.openai.com/v1). Several replicas of one model: repeat the "
             "option or separate their URLs with commas; each request goes to the one with the least expected "
             "wait, and one that stops answering is taken out and probed again later.",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = None,
     api_key_env: Annotated[
@@ -218,19 +234,29 @@ def run(
             "--api-key-env",
             help="Name of the environment variable holding the API key "
             "(default OPENAI_API_KEY; the key itself is never a flag).",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = None,
     concurrency: Annotated[
         int,
-        typer.Option("--concurrency", min=1, help="Requests in flight (hf: items per batch)."),
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help="Requests in flight (hf: items per batch).",
+            rich_help_panel=ENDPOINT_PANEL,
+        ),
     ] = 16,
     rpm: Annotated[
-        float | None, typer.Option("--rpm", min=0.001, help="Limit requests per minute.")
+        float | None,
+        typer.Option("--rpm", min=0.001, help="Limit requests per minute.", rich_help_panel=ENDPOINT_PANEL),
     ] = None,
     tpm: Annotated[
         float | None,
         typer.Option(
-            "--tpm", min=1, help="Limit tokens per minute (estimate: prompt chars + max tokens)."
+            "--tpm",
+            min=1,
+            help="Limit tokens per minute (estimate: prompt chars + max tokens).",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = None,
     timeout: Annotated[
@@ -241,6 +267,7 @@ def run(
             help="Seconds per attempt. Streamed (the default): the longest wait for a first "
             "token; after a few answers the wait adapts to 5x the endpoint's usual first-token "
             "time (at least 5 s). With --no-stream: the whole answer's limit.",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = 120.0,
     idle_timeout: Annotated[
@@ -249,6 +276,7 @@ def run(
             "--idle-timeout",
             min=0.001,
             help="Streamed: give an attempt up when no chunk arrives for this many seconds.",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = IDLE_TIMEOUT_S,
     no_stream: Annotated[
@@ -257,12 +285,16 @@ def run(
             "--no-stream",
             help="Send plain (unstreamed) requests, for servers without streaming; hangs are "
             "then caught only by --timeout.",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = False,
     deadline: Annotated[
         float,
         typer.Option(
-            "--deadline", min=0.001, help="Seconds from an item's first attempt to its last retry."
+            "--deadline",
+            min=0.001,
+            help="Seconds from an item's first attempt to its last retry.",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = 900.0,
     max_retries: Annotated[
@@ -271,6 +303,7 @@ def run(
             "--max-retries",
             min=0,
             help="Retries on 429, 5xx, timeouts and dropped connections (backoff with jitter).",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = 6,
     retry_backoff: Annotated[
@@ -281,80 +314,53 @@ def run(
             help="Base of the exponential backoff in seconds (retry k waits BASE*2^(k-2) to "
             "BASE*2^(k-1), "
             "at most 60 s); a Retry-After from the server takes precedence.",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
     ] = 0.5,
-    temperature: Annotated[
-        float, typer.Option("--temperature", min=0.0, help="Sampling temperature (TaxBen: 0).")
-    ] = 0.0,
-    top_p: Annotated[float | None, typer.Option("--top-p", min=0.0, max=1.0)] = None,
-    max_tokens: Annotated[
-        int, typer.Option("--max-tokens", min=1, help="Most tokens generated per answer.")
-    ] = DEFAULT_MAX_TOKENS,
-    system_prompt: Annotated[
-        str | None,
-        typer.Option("--system-prompt", help="System message (default: none, as TaxBen)."),
-    ] = None,
-    gen_kwargs: Annotated[
-        str | None,
+    no_preflight: Annotated[
+        bool,
         typer.Option(
-            "--gen-kwargs",
-            help="Extra request fields as JSON, e.g. '{\"enable_thinking\": false}' "
-            "(hf: extra generate() arguments).",
+            "--no-preflight",
+            help="Skip the GET /models check of the endpoint and key before the first request.",
+            rich_help_panel=ENDPOINT_PANEL,
         ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed base: run r uses SEED+r.")] = 0,
+    ] = False,
+    *,
+    scoring: ScoringOptions,
+    no_score: Annotated[
+        bool,
+        typer.Option(
+            "--no-score",
+            help="Write predictions.jsonl only (for a shard: score later with `taxpraben merge`).",
+            rich_help_panel=SCORING_PANEL,
+        ),
+    ] = False,
+    out: OutOpt = None,
     cache: Annotated[
         Path | None,
         typer.Option(
             "--cache",
             envvar="TAXPRABEN_CACHE",
             help="Completion cache (default ~/.cache/taxpraben/completions.sqlite).",
+            rich_help_panel=OUTPUT_PANEL,
         ),
     ] = None,
     no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Neither read nor write the completion cache.")
-    ] = False,
-    no_preflight: Annotated[
         bool,
         typer.Option(
-            "--no-preflight",
-            help="Skip the GET /models check of the endpoint and key before the first request.",
+            "--no-cache",
+            help="Neither read nor write the completion cache.",
+            rich_help_panel=OUTPUT_PANEL,
         ),
     ] = False,
     allow_failures: Annotated[
         bool,
         typer.Option(
-            "--allow-failures", help="Exit 0 even if some items failed after all retries."
+            "--allow-failures",
+            help="Exit 0 even if some items failed after all retries.",
+            rich_help_panel=OUTPUT_PANEL,
         ),
     ] = False,
-    shard: Annotated[
-        str,
-        typer.Option(
-            "--shard",
-            envvar="TAXPRABEN_SHARD",
-            help="Run only shard I of N (0-based, e.g. 2/3): a deterministic, balanced share of "
-            "the records, every run of each; merge the shards with `taxpraben merge`.",
-        ),
-    ] = "0/1",
-    no_score: Annotated[
-        bool,
-        typer.Option(
-            "--no-score",
-            help="Write predictions.jsonl only (for a shard: score later with `taxpraben merge`).",
-        ),
-    ] = False,
-    task_dir: TaskDirOpt = None,
-    profile: ProfileOpt = "taxpraben",
-    bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
-    bertscore_layer: BertLayerOpt = DEFAULT_BERTSCORE_LAYER,
-    bertscore_max_tokens: BertMaxTokensOpt = None,
-    bertscore_idf: BertIdfOpt = False,
-    bertscore_batch_size: BertBatchOpt = 32,
-    bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
-    bartscore_weights: BartWeightsOpt = None,
-    device: DeviceOpt = "auto",
-    scorer_dtype: ScorerDtypeOpt = "float32",
-    no_semantic: NoSemanticOpt = False,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()
@@ -365,13 +371,8 @@ def run(
         console.print(str(exc), style="red", markup=False, highlight=False)
         raise typer.Exit(2) from exc
     registry = registry_or_exit(task_dir, console)
-    scoring_options = dict(
-        profile=profile, bertscore_model=bertscore_model,
-        bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
-        bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
-        bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
-        scorer_dtype=scorer_dtype, seed=seed, runs=runs,
-    )  # fmt: skip
+    # Checked before anything is sent (a light module: the pipeline is not imported here).
+    settings = scoring_settings_or_exit(scoring, console, seed=seed, runs=runs)
     try:
         config = GenerationConfig(
             temperature=temperature,
@@ -387,7 +388,7 @@ def run(
             api_key_env=api_key_env,
             concurrency=concurrency,
             timeout=timeout,
-            device=device,
+            device=scoring.device,
             stream=not no_stream,
             idle_timeout=idle_timeout,
         )
@@ -396,7 +397,7 @@ def run(
         raise typer.Exit(2) from exc
     out_dir = out or Path("runs") / f"{model_slug(model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:
-        pool = held.enter_context(ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring"))
+        warm = held.enter_context(ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring"))
         try:
             held.enter_context(DirectoryLock(out_dir))
         except (InUseError, OSError) as exc:
@@ -439,14 +440,10 @@ def run(
             cache=store,
             console=cli_console(stderr=True),
         )
-        # The data's modules are loaded (above): the thread imports only the scoring side.
-        settings_ready = pool.submit(scoring_settings, no_semantic, scoring_options)
+        if not no_score:  # the pipeline's imports (numpy, the parsers) load while requests go out
+            warm.submit(importlib.import_module, "taxpraben.scoring.pipeline")
         try:
-            predictions = asyncio.run(generate(runner, requests, settings_ready))
-            settings = settings_ready.result()
-        except ScoringOptionError as exc:
-            console.print(str(exc), style="red", markup=False, highlight=False)
-            raise typer.Exit(2) from exc
+            predictions = asyncio.run(runner.run(requests))
         except DataError as exc:
             console.print(str(exc), style="red", markup=False, highlight=False)
             if runner.stats.done:
@@ -535,7 +532,7 @@ def run(
                     style="yellow", markup=False, highlight=False,
                 )  # fmt: skip
             if settings.semantic:  # only now: the probe must not delay the first request
-                use_local_models_if_hub_unreachable([settings.bertscore_model, settings.bartscore_model], console)
+                use_local_models_if_hub_unreachable(scoring.scorer_models, console)
             score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
 
         failed_items = sum(1 for p in predictions if p.error)

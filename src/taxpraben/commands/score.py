@@ -12,35 +12,22 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from taxpraben.commands.common import (
-    BartModelOpt,
-    BartWeightsOpt,
-    BertBatchOpt,
-    BertIdfOpt,
-    BertLayerOpt,
-    BertMaxTokensOpt,
-    BertModelOpt,
+from taxpraben.commands.common import cli_console, use_local_models_if_hub_unreachable
+from taxpraben.commands.inspect_data import registry_or_exit
+from taxpraben.commands.options import (
+    DATA_PANEL,
     DataOpt,
-    DeviceOpt,
     LimitOpt,
-    NoSemanticOpt,
     OutOpt,
-    ProfileOpt,
-    ScorerDtypeOpt,
+    ScoringOptions,
     SeedOpt,
     TaskDirOpt,
     TasksOpt,
-    cli_console,
-    use_local_models_if_hub_unreachable,
+    scoring_settings_or_exit,
+    with_scoring_options,
 )
-from taxpraben.commands.inspect_data import registry_or_exit
 from taxpraben.data.loader import DataError, LoadedData, load_data
 from taxpraben.locks import DirectoryLock, InUseError
-from taxpraben.metrics.defaults import (
-    DEFAULT_BARTSCORE_MODEL,
-    DEFAULT_BERTSCORE_LAYER,
-    DEFAULT_BERTSCORE_MODEL,
-)
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
@@ -152,59 +139,51 @@ def _first_id(loaded: LoadedData, task: str) -> str:
     return records[0].id if records else "0"
 
 
-def settings_from_options(console: Console, *, no_semantic: bool, **options: Any) -> ScoringSettings:
-    """ScoringSettings from the CLI's scoring options (keyword names as in ScoringSettings)."""
-    from taxpraben.scoring import ScoringSettings
-
-    try:
-        settings = ScoringSettings(semantic=not no_semantic, progress=True, **options)
-    except ValueError as exc:
-        console.print(str(exc), style="red", markup=False)
-        raise typer.Exit(2) from exc
+def settings_from_options(
+    scoring: ScoringOptions, console: Console, *, seed: int, runs: int | None
+) -> ScoringSettings:
+    """The checked ScoringSettings of the options (exit 2 if not valid); when semantic
+    scorers will run, the hub is probed first (see use_local_models_if_hub_unreachable)."""
+    settings = scoring_settings_or_exit(scoring, console, seed=seed, runs=runs)
     if settings.semantic:
-        use_local_models_if_hub_unreachable(
-            [settings.bertscore_model, settings.bartscore_model], console
-        )
+        use_local_models_if_hub_unreachable(scoring.scorer_models, console)
     return settings
 
 
+@with_scoring_options
 def score(
     data: DataOpt,
     predictions: Annotated[
-        Path, typer.Option("--predictions", "-p", help="Predictions file (JSON Lines, one per task/id/run).")
+        Path,
+        typer.Option(
+            "--predictions",
+            "-p",
+            help="Predictions file (JSON Lines, one per task/id/run).",
+            rich_help_panel=DATA_PANEL,
+        ),
     ],
-    out: OutOpt = None,
     tasks: TasksOpt = None,
     limit: LimitOpt = None,
     task_dir: TaskDirOpt = None,
     runs: Annotated[
         int | None,
-        typer.Option("--runs", min=1, help="Expected runs 0..N-1 (default: the runs present in the file)."),
+        typer.Option(
+            "--runs",
+            min=1,
+            help="Expected runs 0..N-1 (default: the runs present in the file).",
+            rich_help_panel=DATA_PANEL,
+        ),
     ] = None,
-    profile: ProfileOpt = "taxpraben",
-    bertscore_model: BertModelOpt = DEFAULT_BERTSCORE_MODEL,
-    bertscore_layer: BertLayerOpt = DEFAULT_BERTSCORE_LAYER,
-    bertscore_max_tokens: BertMaxTokensOpt = None,
-    bertscore_idf: BertIdfOpt = False,
-    bertscore_batch_size: BertBatchOpt = 32,
-    bartscore_model: BartModelOpt = DEFAULT_BARTSCORE_MODEL,
-    bartscore_weights: BartWeightsOpt = None,
-    device: DeviceOpt = "auto",
-    scorer_dtype: ScorerDtypeOpt = "float32",
-    no_semantic: NoSemanticOpt = False,
+    *,
+    scoring: ScoringOptions,
     seed: SeedOpt = 0,
+    out: OutOpt = None,
 ) -> None:
     """Score existing generations; writes results.json, samples.jsonl and the reports."""
     console = cli_console()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = registry_or_exit(task_dir, console)
-    settings = settings_from_options(
-        console, no_semantic=no_semantic, profile=profile, bertscore_model=bertscore_model,
-        bertscore_layer=bertscore_layer, bertscore_max_tokens=bertscore_max_tokens,
-        bertscore_idf=bertscore_idf, bertscore_batch_size=bertscore_batch_size,
-        bartscore_model=bartscore_model, bartscore_weights=bartscore_weights, device=device,
-        scorer_dtype=scorer_dtype, seed=seed, runs=runs,
-    )  # fmt: skip
+    settings = settings_from_options(scoring, console, seed=seed, runs=runs)
     loaded = load_data_or_exit(data, registry, tasks, limit, console)
     try:
         preds = list(read_predictions(predictions))

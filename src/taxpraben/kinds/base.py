@@ -21,6 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from taxpraben.metrics.defaults import PROFILES as PROFILES  # re-exported: the kinds' public API
+from taxpraben.metrics.defaults import Profile
+
 if TYPE_CHECKING:
     import random
 
@@ -30,8 +33,6 @@ if TYPE_CHECKING:
     from taxpraben.tasks.spec import TaskSpec
 
 Status = Literal["ok", "format_failure", "error"]
-Profile = Literal["taxpraben", "taxben"]
-PROFILES: tuple[str, ...] = ("taxpraben", "taxben")
 #: How a figure is shown to people: a fraction (as points out of 100), a raw value, a rate (%).
 Display = Literal["fraction", "raw", "rate"]
 #: How a record's fields are scored: JSON-shaped fields (mixed) or aspects of a text answer.

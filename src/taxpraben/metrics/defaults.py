@@ -1,8 +1,15 @@
-"""The protocol's scorer models and the environment variables that override them.
+"""The protocol's scoring profiles, scorer models and the environment variables that override them.
 
-One owner for these names: the scorers, the scoring settings and the CLI all read them
-here (a light module, so the CLI can show its defaults without importing torch).
+One owner for these names: the kinds, the scorers, the scoring settings and the CLI all read
+them here (a light module, so the CLI can show and check its defaults without importing
+numpy or torch).
 """
+
+from typing import Literal
+
+#: Scoring profiles: this project's rules, or TaxBen's exact ones (to compare like for like).
+Profile = Literal["taxpraben", "taxben"]
+PROFILES: tuple[str, ...] = ("taxpraben", "taxben")
 
 DEFAULT_BERTSCORE_MODEL = "hfl/chinese-xlnet-base"
 DEFAULT_BERTSCORE_LAYER = 5

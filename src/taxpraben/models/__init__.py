@@ -1,4 +1,8 @@
-"""Model backends behind one protocol: ``openai:``, ``hf:``, ``replay:`` and ``baseline:``."""
+"""Model backends behind one protocol: ``openai:``, ``hf:``, ``replay:`` and ``baseline:``.
+
+``base`` holds the protocol and the values that cross it; ``factory`` builds the backend a
+``--model`` spec names, importing its module only then.
+"""
 
 from taxpraben.models.base import (
     Backend,
@@ -8,10 +12,10 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
     build_request,
-    create_backend,
     parse_gen_kwargs,
     redact_url,
 )
+from taxpraben.models.factory import create_backend, register_backend
 
 __all__ = [
     "Backend",
@@ -24,4 +28,5 @@ __all__ = [
     "create_backend",
     "parse_gen_kwargs",
     "redact_url",
+    "register_backend",
 ]

@@ -1,4 +1,4 @@
-"""The backend protocol, the values that cross it, and the ``--model SPEC`` factory.
+"""The backend protocol and the values that cross it (requests, completions, errors).
 
 A backend turns a batch of :class:`Request` into one :class:`Completion` or
 :class:`BackendError` per request, in order, making exactly one attempt at each. Retries,
@@ -6,7 +6,8 @@ rate limits, deadlines and the cache belong to the runner (one owner each); a ba
 says whether a failure is worth retrying (``BackendError.retryable``) and how long the server
 asked it to wait (``retry_after``).
 
-Model specs: ``openai:MODEL``, ``hf:PATH_OR_ID``, ``replay:FILE``, ``baseline:NAME``.
+This module imports no backend; the backends import it, and ``models.factory`` builds the
+one a ``--model`` spec names.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from taxpraben.prompts import Message, build_messages
 from taxpraben.tasks.spec import TaskSpec
 
 DEFAULT_MAX_TOKENS = 1024
-BACKEND_KINDS = ("openai", "hf", "replay", "baseline")
 
 
 class ModelSpecError(ValueError):
@@ -204,63 +204,3 @@ def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ModelSpecError(f"--gen-kwargs must be a JSON object, got {type(value).__name__}")
     return value
-
-
-def split_spec(spec: str) -> tuple[str, str]:
-    """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``, rejecting unknown kinds."""
-    kind, sep, rest = spec.partition(":")
-    if not sep or not rest:
-        raise ModelSpecError(
-            f"model spec {spec!r} must look like KIND:NAME with KIND one of "
-            f"{', '.join(BACKEND_KINDS)} (e.g. openai:deepseek-chat, hf:Qwen/Qwen2.5-0.5B-Instruct)"
-        )
-    kind = kind.strip().lower()
-    if kind not in BACKEND_KINDS:
-        raise ModelSpecError(
-            f"unknown backend {kind!r} in model spec {spec!r}; use one of {', '.join(BACKEND_KINDS)}"
-        )
-    return kind, rest.strip()
-
-
-def create_backend(
-    spec: str,
-    *,
-    base_url: str | None = None,
-    api_key_env: str | None = None,
-    concurrency: int = 16,
-    timeout: float = 120.0,
-    device: str = "auto",
-    stream: bool = True,
-    idle_timeout: float | None = None,
-) -> Backend:
-    """Build the backend a ``--model`` spec names.
-
-    ``base_url``, ``api_key_env``, ``timeout`` (per attempt; streamed: the cap of the
-    first-token deadline), ``stream``, ``idle_timeout`` and ``concurrency`` (connection
-    pool size) apply to ``openai``; ``concurrency`` is the batch size and ``device`` the
-    device of ``hf``. Imports are local so that ``baseline:`` never loads torch.
-    """
-    kind, name = split_spec(spec)
-    if kind == "openai":
-        from taxpraben.models.openai import OpenAIBackend
-
-        return OpenAIBackend.from_env(
-            name,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout=timeout,
-            stream=stream,
-            **({"idle_timeout": idle_timeout} if idle_timeout is not None else {}),
-        )
-    if kind == "hf":
-        from taxpraben.models.hf import HFBackend
-
-        return HFBackend(name, batch_size=concurrency, device=device)
-    if kind == "replay":
-        from taxpraben.models.replay import ReplayBackend
-
-        return ReplayBackend(name)
-    from taxpraben.models.baselines import BaselineBackend
-
-    return BaselineBackend(name)

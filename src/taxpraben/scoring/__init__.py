@@ -1,22 +1,50 @@
-"""Scoring: from predictions and records to results.json and samples.jsonl."""
+"""Scoring: from predictions and records to results.json and samples.jsonl.
 
-from taxpraben.scoring.pipeline import (
+The settings and the scorer builder are light and imported at once; the pipeline (numpy,
+the parsers) is imported on first use of one of its names, so that the command line can
+build and check :class:`ScoringSettings` without paying for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
     DEFAULT_BERTSCORE_MODEL,
-    PredictionMatchError,
-    ScoredResults,
-    ScoringSettings,
-    score_predictions,
-    score_to_dir,
-    write_results,
 )
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
+from taxpraben.scoring.settings import PROFILES, ScoringSettings
+
+if TYPE_CHECKING:
+    from taxpraben.scoring.pipeline import (
+        PredictionMatchError,
+        ScoredResults,
+        score_predictions,
+        score_to_dir,
+        write_results,
+    )
+
+_FROM_PIPELINE = frozenset(
+    {"PredictionMatchError", "ScoredResults", "score_predictions", "score_to_dir", "write_results"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    """The pipeline's names, imported on first use (PEP 562)."""
+    if name in _FROM_PIPELINE:
+        from taxpraben.scoring import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_BARTSCORE_MODEL",
     "DEFAULT_BERTSCORE_LAYER",
     "DEFAULT_BERTSCORE_MODEL",
+    "PROFILES",
     "PredictionMatchError",
     "ScoredResults",
     "ScoringSettings",

@@ -22,21 +22,15 @@ from taxpraben.aggregate import Stat, mean_of_stats, percentile_interval, run_st
 from taxpraben.atomic import atomic_writer, write_lines_atomically, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
-from taxpraben.metrics.defaults import (
-    DEFAULT_BARTSCORE_MODEL,
-    DEFAULT_BERTSCORE_LAYER,
-    DEFAULT_BERTSCORE_MODEL,
-    SCORER_DTYPES,
-)
 from taxpraben.predictions import Prediction
 from taxpraben.scoring.items import (
-    PROFILES,
     PreparedItem,
     SemanticValues,
     finalize_item,
     prepare_item,
 )
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
+from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
 
 SCHEMA_VERSION = 1
@@ -44,37 +38,6 @@ SCHEMA_VERSION = 1
 
 class PredictionMatchError(ValueError):
     """Predictions that cannot be matched to records unambiguously."""
-
-
-@dataclass
-class ScoringSettings:
-    profile: str = "taxpraben"
-    bertscore_model: str = DEFAULT_BERTSCORE_MODEL
-    bertscore_layer: int = DEFAULT_BERTSCORE_LAYER
-    bertscore_max_tokens: int | None = None
-    bertscore_idf: bool = False
-    bertscore_batch_size: int = 32
-    bartscore_model: str = DEFAULT_BARTSCORE_MODEL
-    bartscore_weights: Path | str | None = None
-    bartscore_batch_size: int = 8
-    device: str = "auto"
-    #: One of SCORER_DTYPES; float32 gives the reference implementations' numbers.
-    scorer_dtype: str = "float32"
-    semantic: bool = True
-    #: Bootstrap replicates for the sample-level intervals (0 turns them off).
-    bootstrap: int = 1000
-    seed: int = 0
-    #: Expected run indices; None means the runs present in the predictions.
-    runs: int | None = None
-    progress: bool = False
-
-    def __post_init__(self) -> None:
-        if self.profile not in PROFILES:
-            raise ValueError(f"unknown scoring profile {self.profile!r}; choose one of {', '.join(PROFILES)}")
-        if self.scorer_dtype not in SCORER_DTYPES:
-            raise ValueError(
-                f"unknown scorer dtype {self.scorer_dtype!r}; choose one of {', '.join(SCORER_DTYPES)}"
-            )
 
 
 @dataclass

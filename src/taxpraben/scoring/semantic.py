@@ -8,10 +8,9 @@ ones to build from the settings and turns "cannot load the model" into a metric 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from taxpraben.scoring.pipeline import ScoringSettings
+from taxpraben.scoring.settings import ScoringSettings
 
 
 class _PRF(Protocol):

@@ -1,0 +1,136 @@
+"""The command-line options: scoring options declared once and shared, help in panels."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from taxpraben.cli import app
+from taxpraben.commands.options import ScoringOptions, with_scoring_options
+from taxpraben.metrics.defaults import (
+    DEFAULT_BARTSCORE_MODEL,
+    DEFAULT_BERTSCORE_LAYER,
+    DEFAULT_BERTSCORE_MODEL,
+)
+from taxpraben.scoring import ScoringSettings
+
+runner = CliRunner()
+COMMAND: Any = typer.main.get_command(app)  # a group: its commands by name
+
+#: Every scoring option, as a user types it.
+SCORING_FLAGS = {
+    "--profile", "--bertscore-model", "--bertscore-layer", "--bertscore-max-tokens", "--bertscore-idf",
+    "--bertscore-batch-size", "--bartscore-model", "--bartscore-weights", "--device", "--scorer-dtype",
+    "--no-semantic",
+}  # fmt: skip
+
+
+def options_of(command: str) -> dict[str, Any]:
+    return {p.opts[0]: p for p in COMMAND.commands[command].params if p.opts[0].startswith("--")}
+
+
+def describe(p: Any) -> tuple[object, ...]:
+    """What a user sees of an option: names, environment variable, default, help, type, bounds."""
+    kind = p.type_descriptor.annotation
+    return (p.name, tuple(p.opts), p.envvar, p.default, p.help, repr(kind), p.min, p.max, p.is_flag, p.required)
+
+
+def test_run_score_and_merge_offer_the_same_scoring_options() -> None:
+    seen = {name: {flag: describe(p) for flag, p in options_of(name).items() if flag in SCORING_FLAGS}
+            for name in ("run", "score", "merge")}  # fmt: skip
+    assert set(seen["run"]) == SCORING_FLAGS
+    assert seen["run"] == seen["score"] == seen["merge"]
+    bert_layer = options_of("score")["--bertscore-layer"]
+    assert (bert_layer.default, bert_layer.envvar) == (DEFAULT_BERTSCORE_LAYER, "TAXPRABEN_BERTSCORE_LAYER")
+    assert options_of("run")["--bertscore-model"].default == DEFAULT_BERTSCORE_MODEL
+    assert options_of("merge")["--bartscore-model"].default == DEFAULT_BARTSCORE_MODEL
+
+
+def test_default_options_give_the_default_settings() -> None:
+    assert ScoringOptions().settings(seed=3, runs=2) == ScoringSettings(seed=3, runs=2, progress=True)
+    flags = {f.name for f in dataclasses.fields(ScoringOptions)}
+    assert {"--" + name.replace("_", "-") for name in flags} == SCORING_FLAGS
+
+
+def test_invalid_options_are_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="unknown scoring profile 'helm'; choose one of taxpraben, taxben"):
+        ScoringOptions(profile="helm").settings(seed=0, runs=None)
+    with pytest.raises(ValueError, match="choose one of float32, tf32, bf16"):
+        ScoringOptions(scorer_dtype="fp16").settings(seed=0, runs=None)
+
+
+def toy_app(received: list[tuple[str, ScoringOptions, int]]) -> typer.Typer:
+    """A one-command app whose command records what it was given."""
+    toy = typer.Typer()
+
+    @toy.command()
+    @with_scoring_options
+    def toy_command(name: str = "x", *, scoring: ScoringOptions, seed: int = 0) -> None:
+        received.append((name, scoring, seed))
+
+    return toy
+
+
+def test_the_command_receives_the_options_gathered(tmp_path: Path) -> None:
+    received: list[tuple[str, ScoringOptions, int]] = []
+    weights = tmp_path / "bart_score.pth"
+    args = ["--name", "n", "--profile", "taxben", "--bertscore-layer", "3", "--no-semantic",
+            "--bartscore-weights", str(weights), "--seed", "9"]  # fmt: skip
+    res = runner.invoke(toy_app(received), args, env={"TAXPRABEN_BERTSCORE_MODEL": "some/model"})
+    assert res.exit_code == 0, res.output
+    assert received == [
+        ("n", ScoringOptions(profile="taxben", bertscore_model="some/model", bertscore_layer=3,
+                             bartscore_weights=weights, no_semantic=True), 9),
+    ]  # fmt: skip
+    settings = received[0][1].settings(seed=9, runs=None)
+    assert (settings.semantic, settings.bertscore_layer, settings.bertscore_model) == (False, 3, "some/model")
+
+
+def test_the_options_called_from_python_take_their_defaults() -> None:
+    received: list[tuple[str, ScoringOptions, int]] = []
+    toy = toy_app(received)
+    callback = toy.registered_commands[0].callback
+    assert callback is not None
+    callback(name="direct", device="cpu")
+    assert received == [("direct", ScoringOptions(device="cpu"), 0)]
+
+
+def test_a_command_without_the_scoring_parameter_is_refused() -> None:
+    def plain(name: str = "x") -> None: ...
+
+    with pytest.raises(TypeError, match="no parameter 'scoring"):
+        with_scoring_options(plain)
+
+
+def panel_titles(help_text: str) -> list[str]:
+    """The titles of the help's panels (``╭─ Title ───╮``), top to bottom."""
+    return [line.strip("╭─╮ ").strip() for line in help_text.splitlines() if line.startswith("╭─")]
+
+
+@pytest.mark.parametrize(
+    ("command", "panels"),
+    [
+        ("run", ["Model", "Data", "Generation", "Endpoint and retries", "Scoring", "Output"]),
+        ("score", ["Data", "Scoring", "Output"]),
+        ("merge", ["Data", "Scoring", "Output"]),
+    ],
+)
+def test_help_is_in_panels_at_80_columns(command: str, panels: list[str]) -> None:
+    res = runner.invoke(app, [command, "--help"], env={"COLUMNS": "80", "NO_COLOR": "1"})
+    assert res.exit_code == 0, res.output
+    titles = panel_titles(res.output)
+    # "Options" holds --help alone; merge's SOURCES sit in "Arguments"
+    assert [t for t in titles if t not in ("Options", "Arguments")] == panels
+    for flag in SCORING_FLAGS:
+        assert flag in res.output
+
+
+def test_every_run_option_is_in_a_named_panel() -> None:
+    unpanelled = [p.opts[0] for p in COMMAND.commands["run"].params
+                  if p.opts[0] != "--help" and not getattr(p, "rich_help_panel", None)]  # fmt: skip
+    assert unpanelled == []
