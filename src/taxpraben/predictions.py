@@ -49,9 +49,9 @@ def prediction_from_json(obj: Any, where: str) -> Prediction:
     try:
         return Prediction.model_validate(fields)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"field {'.'.join(str(p) for p in e['loc'])!r}: {e['msg']}" for e in exc.errors()
-        )
+        # One message per field: a union type (latency_s: int or float) fails once per member.
+        by_field = {str(e["loc"][0]) if e["loc"] else "line": e["msg"] for e in exc.errors()}
+        problems = "; ".join(f"field {name!r}: {msg}" for name, msg in by_field.items())
         raise PredictionFileError(f"{where}: {problems}") from exc
 
 

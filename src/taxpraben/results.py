@@ -245,9 +245,11 @@ class ScorerInfo(Record):
     """
 
     model: str | None = _field("The model's path or hub id.")
-    layer: int | None = _field("BERTScore: the hidden layer used.")
+    layer: int | None = _field("The hidden layer used.", when="bertscore")
     dtype: str | None = _field("float32 | tf32 | bf16 (--scorer-dtype).")
-    exact: bool | None = _field("True only for float32, the reference implementations' numbers.")
+    exact: bool | None = _field(
+        "True only for float32, the reference implementations' numbers.", when="the scorer loaded"
+    )
     available: bool = _field("False when the scorer could not be loaded.", default=True)
     reason: str | None = _field("Why it is unavailable.")
 
@@ -400,11 +402,13 @@ class Prediction(Record):
     id: str = _required("The record's id (numbers are read as text).")
     run: int = _required("The run index, from 0.")
     prediction: str = _required("The model's answer; empty when the generation failed.")
-    model: str | None = _field("The model spec that answered.")
-    usage: dict[str, Any] | None = _field("Token counts: prompt_tokens, completion_tokens.")
-    latency_s: Number | None = _field("Seconds the answer took.")
-    error: str | None = _field("Why the generation failed.")
-    reasoning: str | None = _field("Reasoning returned apart from the answer (reasoning_content); never scored.")
+    model: str | None = _field("The model spec that answered.", when="not null")
+    usage: dict[str, Any] | None = _field("Token counts: prompt_tokens, completion_tokens.", when="not null")
+    latency_s: Number | None = _field("Seconds the answer took.", when="not null")
+    error: str | None = _field("Why the generation failed.", when="not null")
+    reasoning: str | None = _field(
+        "Reasoning returned apart from the answer (reasoning_content); never scored.", when="not null"
+    )
 
     def __init__(self, task: str | None = None, id: str | None = None, run: int | None = None,
                  prediction: str | None = None, /, **data: Any) -> None:
@@ -459,6 +463,20 @@ or a key's meaning changed). Keys may be added without a new version, so a reade
 keys it does not know. "Written" says when the writer writes a key; "always" keys may still
 be absent from files of older versions of this code. `Stat` is one figure over the runs;
 a figure that could not be computed at all is `null`.
+
+A task of `results.json` and one line of `samples.jsonl`, shortened:
+
+```jsonc
+"TaxCalc": {"name_zh": "税额计算", "type": "structured", "bloom": "apply", "n": 12,
+            "status": "ok", "reason": null,
+            "metrics": {"em": STAT}, "score": STAT, "format_failure_rate": STAT, "error_rate": STAT,
+            "per_run": [{"run": 0, "metrics": {"em": 0.75}, "score": 0.75, "format_failure_rate": 0.083,
+                         "error_rate": 0.0, "counts": {"ok": 11, "format_failure": 1, "error": 0}}]}
+// STAT: {"mean": 0.81, "std": 0.02, "ci95": [0.78, 0.84], "runs": [0.8, ...], "bootstrap_ci95": [0.76, 0.86]}
+
+{"task": "TaxCalc", "id": "3", "run": 0, "status": "ok", "prediction": "...", "gold": "1560.00",
+ "extracted": "1560", "scores": {"em": 1.0}, "score": 1.0, "error": null, "query": "..."}
+```
 """
 
 
@@ -484,12 +502,13 @@ def _type_label(annotation: Any) -> str:
     if origin is list:
         return f"list of {_type_label(args[0])}"
     if origin is dict:
-        return f"object of {_type_label(args[1])} by name"
+        return f"{{name: {_type_label(args[1])}}}"
     return str(annotation)
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """Docstring text as one Markdown table cell (reST ``code`` becomes Markdown `code`)."""
+    return " ".join(text.split()).replace("``", "`").replace("|", "\\|")
 
 
 def _model_section(model: type[Record]) -> Iterator[str]:
@@ -508,7 +527,7 @@ def _model_section(model: type[Record]) -> Iterator[str]:
 
 def schema_markdown() -> str:
     """docs/results-schema.md, generated from the models' fields and descriptions."""
-    parts = [_INTRO.format(version=SCHEMA_VERSION)]
+    parts = [_INTRO.replace("{version}", str(SCHEMA_VERSION))]
     for model in DOCUMENTED:
         parts.append("\n".join(_model_section(model)))
     return "\n".join(parts).rstrip("\n") + "\n"
