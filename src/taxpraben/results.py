@@ -66,7 +66,8 @@ class Record(BaseModel):
     validated from and serialises in that order; declared fields never given stay absent.
     """
 
-    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+    # defer_build: the validators are built on first use, not when `taxpraben` starts.
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True, defer_build=True)
 
     _order: tuple[str, ...] | None = PrivateAttr(default=None)
 
