@@ -222,6 +222,11 @@ def test_results_model_declares_every_meta_and_task_key_the_pipeline_writes(scor
 def test_prediction_is_built_positionally_or_by_name() -> None:
     assert Prediction("TaxCalc", "1", 0, "12") == Prediction(task="TaxCalc", id="1", run=0, prediction="12")
     assert Prediction("TaxCalc", "1", 2, "x").key == ("TaxCalc", "1", 2)
+    # equal by value, whatever order the keys came in
+    assert Prediction.model_validate({"run": 0, "prediction": "12", "id": "1", "task": "TaxCalc"}) == Prediction(
+        "TaxCalc", "1", 0, "12"
+    )
+    assert Prediction("TaxCalc", "1", 0, "12") != Prediction("TaxCalc", "1", 0, "13")
     with pytest.raises(ValidationError, match="prediction"):
         Prediction("TaxCalc", "1", 0)
 

@@ -91,6 +91,17 @@ class Record(BaseModel):
         """The JSON object: the keys given, in their order (see the class docstring)."""
         return self.model_dump(mode="python", exclude_unset=True)
 
+    def __eq__(self, other: object) -> bool:
+        # The remembered key order says how to write the object, not what it holds: two
+        # objects with the same values are equal whatever order their keys came in.
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return (
+            type(self) is type(other)
+            and self.__dict__ == other.__dict__
+            and self.__pydantic_extra__ == other.__pydantic_extra__
+        )
+
 
 # ---------------------------------------------------------------------------- figures
 
