@@ -30,7 +30,7 @@ from _common import ROOT, TAXPRABEN
 
 #: meta facts that differ between any two runs, whatever the code.
 VOLATILE_META = {"started_at", "finished_at", "git_hash", "package_version", "data_dir", "out_dir", "elapsed_s",
-                 "timings", "started", "finished", "wall_s", "cache"}
+                 "timings", "started", "finished", "wall_s", "cache", "predictions_file"}
 
 
 def _models(models: Path) -> tuple[Path, Path]:

@@ -236,7 +236,7 @@ def semantic_pairs(data: Path, predictions: Path, runs: int) -> list[tuple[list[
     from taxpraben.data.loader import load_data
     from taxpraben.predictions import read_predictions
     from taxpraben.scoring.items import prepare_item
-    from taxpraben.tasks import OutputType, load_registry
+    from taxpraben.tasks import load_registry
 
     registry = load_registry()
     loaded = load_data(data, registry)
@@ -244,7 +244,7 @@ def semantic_pairs(data: Path, predictions: Path, runs: int) -> list[tuple[list[
     per_run: list[tuple[list[str], list[str]]] = [([], []) for _ in range(runs)]
     for task, recs in loaded.records.items():
         spec = registry[task]
-        if spec.type not in (OutputType.generation, OutputType.mixed):
+        if spec.type not in ("generation", "mixed"):
             continue
         for run in range(runs):
             for rec in recs:

@@ -77,7 +77,7 @@ def build_workload(work: Path, scale: float, runs: int, seed: int) -> Workload:
     from taxpraben.data.loader import load_data
     from taxpraben.predictions import read_predictions
     from taxpraben.scoring.items import prepare_item
-    from taxpraben.tasks import OutputType, load_registry
+    from taxpraben.tasks import load_registry
 
     data, predictions = work / "data", work / "predictions.jsonl"
     write_data(data, seed=seed, scale=scale)
@@ -88,7 +88,7 @@ def build_workload(work: Path, scale: float, runs: int, seed: int) -> Workload:
     out = Workload()
     for task, recs in loaded.records.items():
         spec = registry[task]
-        if spec.type not in (OutputType.generation, OutputType.mixed):
+        if spec.type not in ("generation", "mixed"):
             continue
         for run in range(runs):
             bert, bart = [], []
@@ -98,7 +98,7 @@ def build_workload(work: Path, scale: float, runs: int, seed: int) -> Workload:
                 for pair in item.pairs:
                     if not pair.missing:
                         bert.append((pair.candidate, pair.reference))
-                    if spec.type is OutputType.generation:
+                    if spec.type == "generation":
                         bart.append((pair.candidate, pair.reference))
             out.bert[(task, run)] = bert
             if bart:

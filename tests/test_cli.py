@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from taxpraben import __version__
 from taxpraben.cli import app
 from taxpraben.data.loader import load_data
-from taxpraben.tasks import OutputType, load_registry
+from taxpraben.tasks import load_registry
 
 REG = load_registry(use_env=False)
 runner = CliRunner()
@@ -40,13 +40,13 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 @pytest.fixture(scope="module")
 def exact_tasks() -> str:
-    return ",".join(n for n, s in REG.items() if s.type in (OutputType.classification, OutputType.structured))
+    return ",".join(n for n, s in REG.items() if s.type in ("classification", "structured"))
 
 
 def test_score_oracle_gives_one_on_exact_tasks(tmp_path: Path, exact_tasks: str) -> None:
     data = load_data("sample", REG, exact_tasks.split(","))
     rows = [
-        {"task": t, "id": r.id, "run": run, "prediction": r.gold_label if REG[t].type is OutputType.classification else r.answer_text}
+        {"task": t, "id": r.id, "run": run, "prediction": r.gold_label if REG[t].type == "classification" else r.answer_text}
         for run in range(2) for t, recs in data.records.items() for r in recs
     ]
     preds = _write(tmp_path / "p.jsonl", rows)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from taxpraben.kinds import kind_of
 from taxpraben.tasks import (
     PAPER_ORDER,
     TASK_DIR_ENV,
     BloomLevel,
-    OutputType,
     TaskSpecError,
     load_registry,
 )
@@ -38,7 +38,7 @@ def test_bundled_registry_has_the_14_datasets_in_paper_order(monkeypatch: pytest
     reg = load_registry()
     assert list(reg) == list(PAPER_ORDER)
     for name, (kind, bloom) in EXPECTED.items():
-        assert reg[name].type.value == kind
+        assert reg[name].type == kind
         assert reg[name].bloom.value == bloom
 
 
@@ -47,7 +47,7 @@ def test_type_specific_options() -> None:
     assert reg["TaxCalc"].structured.kind == "number" and reg["TaxCalc"].structured.decimals == 2
     assert reg["TaxMCQ"].structured.kind == "letters" and reg["TaxMCQ"].structured.letters == "ABCDE"
     assert reg["TaxSCQ"].classification_options.option_letters is True
-    assert reg["TaxRisk"].is_multi_aspect
+    assert reg["TaxRisk"].fields is not None and kind_of(reg["TaxRisk"]).field_mode(reg["TaxRisk"]) == "aspects"
     kinds = {f.name: f.kind for f in reg["TaxInspect"].fields.fields}
     assert kinds["分析理由"] == "text" and kinds["少缴税款"] == "number"
 
@@ -69,7 +69,7 @@ def test_user_task_dir_adds_a_dataset_without_code(tmp_path: Path) -> None:
     (tmp_path / "TaxStamp.yaml").write_text(NEW_SPEC, encoding="utf-8")
     reg = load_registry([tmp_path], use_env=False)
     assert "TaxStamp" in reg and len(reg) == 15
-    assert reg["TaxStamp"].type is OutputType.structured
+    assert reg["TaxStamp"].type == "structured"
 
 
 def test_env_task_dir_and_override_of_a_bundled_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,7 @@ from taxpraben.results import (
 )
 from taxpraben.scoring import ScoringSettings, score_predictions, score_to_dir
 from taxpraben.scoring.pipeline import _results_text, _sample_line
-from taxpraben.tasks import OutputType, load_registry
+from taxpraben.tasks import load_registry
 
 REG = load_registry(use_env=False)
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ def _mixed_predictions(sample: LoadedData) -> list[Prediction]:
                 elif k % 5 == 2:
                     out.append(Prediction(task, rec.id, run, "我不知道"))
                 else:
-                    gold = rec.gold_label if spec.type is OutputType.classification else rec.answer_text
+                    gold = rec.gold_label if spec.type == "classification" else rec.answer_text
                     out.append(Prediction(task, rec.id, run, gold))
     return out
 

@@ -19,7 +19,7 @@ from taxpraben.scoring import (
     score_predictions,
     write_results,
 )
-from taxpraben.tasks import OutputType, load_registry
+from taxpraben.tasks import load_registry
 
 REG = load_registry(use_env=False)
 EXACT_METRICS = {"acc", "f1", "macro_f1", "em"}
@@ -27,7 +27,7 @@ EXACT_METRICS = {"acc", "f1", "macro_f1", "em"}
 
 def gold_prediction(record: Record) -> str:
     spec = REG[record.task]
-    if spec.type is OutputType.classification:
+    if spec.type == "classification":
         return record.gold_label
     return record.answer_text
 

@@ -14,7 +14,7 @@ from make_synthetic import SIZES, records, sizes, write_data, write_predictions
 
 from taxpraben.data.loader import load_data, validate_data
 from taxpraben.predictions import read_predictions
-from taxpraben.tasks import OutputType, load_registry
+from taxpraben.tasks import load_registry
 
 
 def test_sizes_are_taxbens_and_total_the_papers_7300() -> None:
@@ -46,7 +46,7 @@ def test_small_scale_validates_and_follows_the_contract(tmp_path: Path) -> None:
         assert len({rec.query for rec in recs}) == len(recs)
         for rec in recs:
             assert 20 <= len(rec.query) <= 2000
-            if spec.type is OutputType.classification:
+            if spec.type == "classification":
                 assert rec.choices and rec.answer == rec.choices[rec.gold]  # type: ignore[index]
             elif task == "TaxMCQ":
                 assert set(rec.answer) <= set("ABCDE") and len(rec.answer) >= 2

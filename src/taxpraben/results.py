@@ -144,7 +144,7 @@ class RunFigures(Record):
     """A task's figures in one run (``tasks.NAME.per_run[k]``)."""
 
     run: int = _required("The run index.")
-    metrics: dict[str, float | None] | None = _field(
+    metrics: dict[str, Number | None] | None = _field(
         "Each metric's value in this run (keys as in the task's ``metrics``).", default_factory=dict
     )
     score: float | None = _field("The task score in this run; null when a needed scorer was unavailable.")
@@ -388,7 +388,8 @@ class SampleLine(Record):
     prediction: str | None = _field("The raw prediction (\"\" when there is none).", default="")
     gold: Any = _field("The gold as text (choices[gold] for classification).")
     extracted: Any = _field("What scoring read from the prediction: label, number, letters, span or fields.")
-    scores: dict[str, float | None] = _field("Per-item metric values.", default_factory=dict)
+    # Number: a plugin's item metric may give an integer; it is written as given.
+    scores: dict[str, Number | None] = _field("Per-item metric values.", default_factory=dict)
     score: float | None = _field("The item's contribution to the task score.")
     error: str | None = _field("The generation error, if any.")
     fields: dict[str, FieldScore] | None = _field(

@@ -11,6 +11,8 @@ from rich.table import Table
 
 from taxpraben.commands.common import DataOpt, TaskDirOpt, cli_console
 from taxpraben.data.loader import DataError, validate_data
+from taxpraben.kinds import kind_of
+from taxpraben.report.format import metric_label
 from taxpraben.tasks import TaskSpecError, load_registry
 from taxpraben.tasks.registry import Registry
 
@@ -23,12 +25,6 @@ def registry_or_exit(task_dirs: list[Path] | None, console: Console) -> Registry
         raise typer.Exit(2) from exc
 
 
-_SHORT_METRIC = {
-    "acc": "ACC", "f1": "F1", "macro_f1": "Macro-F1", "missing_rate": "missing",
-    "em": "EM", "bertscore": "BERTScore", "bartscore": "BARTScore",
-}  # fmt: skip
-
-
 def tasks(task_dir: TaskDirOpt = None) -> None:
     """List the task registry: every dataset with its type, Bloom level and metrics."""
     console = cli_console()
@@ -39,13 +35,14 @@ def tasks(task_dir: TaskDirOpt = None) -> None:
     for col in [*columns, "paper n", "description"] if wide else columns:
         table.add_column(col, overflow="fold", no_wrap=col != "metrics" and col != "description")
     for spec in registry.values():
+        mode = kind_of(spec).field_mode(spec)
         row = [
             spec.name,
             spec.name_zh,
-            spec.type.value,
+            spec.type,
             spec.bloom.value,
-            ", ".join(_SHORT_METRIC.get(m, m) for m in spec.metrics)
-            + (f" per aspect ({len(spec.fields.fields)})" if spec.is_multi_aspect and spec.fields else ""),
+            ", ".join(metric_label(m) for m in spec.metrics)
+            + (f" per aspect ({len(spec.fields.fields)})" if spec.fields and mode == "aspects" else ""),
         ]
         extra = [str(spec.paper_size) if spec.paper_size else "?", spec.description]
         table.add_row(*row, *(extra if wide else []))

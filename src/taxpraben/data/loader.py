@@ -16,7 +16,6 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -26,9 +25,9 @@ from typing import Any, Literal
 from taxpraben.data.records import ID_FIELDS, KNOWN_FIELDS, Record
 
 # Validation accepts a numeric gold exactly when scoring can read it: one definition.
+from taxpraben.kinds import FieldMode, kind_of
 from taxpraben.parsing.fields import gold_fields, record_fields
-from taxpraben.parsing.numbers import parse_gold_number
-from taxpraben.tasks import OutputType, Registry, TaskSpec, closest_task_name
+from taxpraben.tasks import Registry, TaskSpec, closest_task_name
 
 DATA_SUFFIXES = (".jsonl", ".json", ".parquet")
 SAMPLE_NAME = "sample"
@@ -322,67 +321,10 @@ def _record_id(obj: dict[str, Any], position: int) -> str:
     return str(position)
 
 
-def _as_json_object(answer: Any) -> dict[str, Any] | None:
-    if isinstance(answer, dict):
-        return answer
-    if isinstance(answer, str):
-        try:
-            value = json.loads(answer)
-        except json.JSONDecodeError:
-            return None
-        return value if isinstance(value, dict) else None
-    return None
-
-
-#: An answer that is one option letter: ``B``, ``B.``, ``(B)``, ``B、``.
-_LETTER_ANSWER = re.compile(r"^\s*[(（]?\s*([A-Za-z])\s*[)）.、．:：]?\s*$")
-#: An answer that is a letter and its option text: ``B. 增值税``, ``B、增值税``.
-_LETTERED_ANSWER = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$")
-#: An option listed in a query, one per line: ``A. 增值税``, ``（B）房产税``, ``C、印花税``.
-_QUERY_OPTION = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$", re.MULTILINE)
-
-
-def _letter_index(letter: str) -> int:
-    return ord(letter.upper()) - ord("A")
-
-
-def gold_index(answer: Any, choices: Sequence[str], query: str) -> int | None:
-    """The index into ``choices`` that ``answer`` names, or None.
-
-    In order: the answer is one of the choices (the first position when texts repeat); a
-    letter (``"B"``) indexing the choices; a letter with its text (``"B. 增值税"``); when the
-    choices are the letters themselves (``["A", "B", "C", "D"]``, texts in the query), the
-    option text that the query lists under a letter.
-    """
-    if not isinstance(answer, str) or not answer.strip():
-        return None
-    if answer in choices:
-        return choices.index(answer)
-    letter = _LETTER_ANSWER.match(answer)
-    if letter is not None and 0 <= _letter_index(letter.group(1)) < len(choices):
-        return _letter_index(letter.group(1))
-    lettered = _LETTERED_ANSWER.match(answer)
-    if lettered is not None:
-        i = _letter_index(lettered.group(1))
-        if 0 <= i < len(choices) and choices[i].strip() == lettered.group("text"):
-            return i
-    if all(len(c.strip()) == 1 and c.strip().isalpha() for c in choices):
-        listed = {m.group("text"): m.group(1) for m in _QUERY_OPTION.finditer(query)}
-        letter_of = listed.get(answer.strip())
-        upper = [c.strip().upper() for c in choices]
-        if letter_of is not None and letter_of in upper:
-            return upper.index(letter_of)
-    return None
-
-
-def _check_choices(
-    obj: dict[str, Any], spec: TaskSpec, answer: Any, bad: Any, warn: Any
-) -> tuple[tuple[str, ...] | None, int | None]:
-    """The record's choices and gold index (classification), reporting what is wrong."""
+def _check_choices(obj: dict[str, Any], bad: Any, warn: Any) -> tuple[str, ...] | None:
+    """The record's choices, if it has any, reporting what is wrong with them."""
     choices: tuple[str, ...] | None = None
-    gold: int | None = None
     raw_choices = obj.get("choices")
-    query = obj.get("query") if isinstance(obj.get("query"), str) else ""
     if raw_choices is not None:
         if not isinstance(raw_choices, list) or not raw_choices:
             bad("must be a non-empty list of strings", "choices")
@@ -396,48 +338,7 @@ def _check_choices(
                 # position or letter, so the record is kept as it is.
                 warn(f"repeated option text(s) {repeated}: kept as given; answers are "
                      "scored by position/letter", "choices")
-    raw_gold = obj.get("gold")
-    if spec.type is not OutputType.classification:
-        return choices, gold
-    if raw_choices is None:
-        bad("a classification record needs a list of choices", "choices")
-    if raw_gold is not None:
-        if isinstance(raw_gold, bool) or not isinstance(raw_gold, int):
-            bad(f"must be an integer index into choices, got {raw_gold!r}", "gold")
-        elif choices is not None and not 0 <= raw_gold < len(choices):
-            bad(f"index {raw_gold} is out of range for {len(choices)} choices", "gold")
-        elif choices is not None:
-            gold = raw_gold
-            named = gold_index(answer, choices, query)
-            same_text = isinstance(answer, str) and answer == choices[gold]
-            if isinstance(answer, str) and answer.strip() and not same_text and named != gold:
-                bad(f"answer {answer!r} disagrees with choices[gold] = {choices[gold]!r}", "answer")
-    elif choices is not None and answer is not None:
-        gold = gold_index(answer, choices, query)
-        if gold is None:
-            bad(f"answer {answer!r} is not one of the choices (nor a letter of one) and no "
-                "'gold' index is given", "answer")
-    return choices, gold
-
-
-def _check_field_gold(answer: Any, spec: TaskSpec, bad: Any) -> Any:
-    """The gold of a field task as the scorer will read it, reporting spec number fields
-    that hold no number. A JSON string becomes its object; any other text is kept as
-    written (the scorer reads it with the prediction reader)."""
-    obj = _as_json_object(answer)
-    if obj is not None:
-        answer = obj
-    fields = gold_fields(answer)
-    if fields is None or spec.fields is None:
-        return answer
-    for f in record_fields(fields, spec.fields.fields, aspects=spec.is_multi_aspect):
-        if f.inferred or f.rule.kind != "number":
-            continue
-        try:
-            parse_gold_number(f.gold)
-        except ValueError:
-            bad(f"gold field {f.gold_key!r} must be a number, got {f.gold!r}", "answer")
-    return answer
+    return choices
 
 
 def check_record(
@@ -474,22 +375,9 @@ def check_record(
     if text is not None and not isinstance(text, str):
         bad(f"must be a string, got {type(text).__name__}", "text")
 
-    choices, gold = _check_choices(obj, spec, answer, bad, warn)
-    if spec.type is OutputType.structured and answer is not None and spec.structured is not None:
-        kind = spec.structured.kind
-        if kind == "number":
-            # Units are kept as written ("76000元", "17.14万元"): the number reader reads them.
-            try:
-                parse_gold_number(answer)
-            except ValueError:
-                bad(f"a {spec.name} gold must be a number, got {answer!r}", "answer")
-        elif kind == "letters":
-            letters = spec.structured.letters
-            value = answer if isinstance(answer, str) else ""
-            if not value or any(ch not in letters for ch in value):
-                bad(f"a {spec.name} gold must be option letters from {letters!r} such as 'ACD', got {answer!r}", "answer")
-    elif (spec.type is OutputType.mixed or spec.is_multi_aspect) and answer is not None:
-        answer = _check_field_gold(answer, spec, bad)
+    choices = _check_choices(obj, bad, warn)
+    # The kind reads the gold as scoring will (a choice index, a number, fields).
+    answer, gold = kind_of(spec).check_gold(spec, obj, answer, choices, bad)
 
     if any(p.severity == "error" for p in problems):
         return None, problems
@@ -515,6 +403,7 @@ class _FieldNotes:
     path: Path
     spec: TaskSpec
     unit: str
+    mode: FieldMode
     #: gold key -> kind -> count; and the first record (position, id) using the key
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
     first: dict[str, tuple[int, str]] = field(default_factory=dict)
@@ -533,13 +422,13 @@ class _FieldNotes:
                 "headings or a table); the record is scored as one rationale",
                 record.line, "answer", "warning", self.unit,  # type: ignore[arg-type]
             )
-        fields = record_fields(gold, self.spec.fields.fields, aspects=self.spec.is_multi_aspect)
+        fields = record_fields(gold, self.spec.fields.fields, aspects=self.mode == "aspects")
         for f in fields:
             if f.inferred:
                 counts = self.kinds.setdefault(f.gold_key, {})
                 counts[f.rule.kind] = counts.get(f.rule.kind, 0) + 1
                 self.first.setdefault(f.gold_key, (record.line, record.id))
-        if self.spec.type is OutputType.mixed:
+        if self.mode == "fields":  # exact fields and a rationale are expected together
             kinds = {f.rule.kind for f in fields}
             side = None if "text" in kinds and kinds - {"text"} else ("BERTScore only" if "text" in kinds else "EM only")
             if side is not None:
@@ -579,8 +468,8 @@ def iter_checked(path: Path, spec: TaskSpec) -> Iterator[Record | Problem]:
     """Stream a dataset file as Records, with a Problem in place of anything that is wrong."""
     unit = "line" if path.suffix.lower() == ".jsonl" else "record"
     seen: dict[str, int] = {}
-    has_fields = spec.fields is not None and (spec.type is OutputType.mixed or spec.is_multi_aspect)
-    notes = _FieldNotes(path, spec, unit) if has_fields else None
+    mode = kind_of(spec).field_mode(spec)
+    notes = _FieldNotes(path, spec, unit, mode) if mode is not None and spec.fields is not None else None
     n_items = 0
     file_problem = False
     for item in iter_raw(path):

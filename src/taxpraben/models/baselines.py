@@ -16,10 +16,10 @@ Every baseline but ``random`` gives the same answer in every run (``shares_runs`
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 
 from taxpraben.data.records import Record
+from taxpraben.kinds import kind_of
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -27,24 +27,20 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
 )
-from taxpraben.tasks.spec import OutputType, TaskSpec
+from taxpraben.tasks.spec import TaskSpec
 
 LEAD_CHARS = 200
-_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
 
 def _context(record: Record) -> str:
     return record.text if record.text else record.query
 
 
-def _letters(spec: TaskSpec | None) -> str:
-    if spec is not None and spec.structured is not None:
-        return spec.structured.letters
-    return "ABCDE"
-
-
-def _is_letter_task(spec: TaskSpec | None) -> bool:
-    return spec is not None and spec.structured is not None and spec.structured.kind == "letters"
+def _kind_answer(baseline: str, record: Record, spec: TaskSpec | None, rng: random.Random) -> str | None:
+    """The task kind's own answer for this baseline (option letters, numbers...), if it has one."""
+    if spec is None:
+        return None
+    return kind_of(spec).baseline_answer(baseline, spec, record, rng)
 
 
 def oracle(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
@@ -54,12 +50,11 @@ def oracle(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
 
 
 def first_choice(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
+    own = _kind_answer("first-choice", record, spec, rng)
+    if own is not None:
+        return own
     if record.choices:
-        if spec is not None and spec.classification_options.option_letters:
-            return "A"
         return record.choices[0]
-    if _is_letter_task(spec):
-        return _letters(spec)[0]
     lines = [line for line in _context(record).splitlines() if line.strip()]
     return lines[0].strip() if lines else ""
 
@@ -71,18 +66,11 @@ def lead(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
 def random_answer(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
     if record.choices:
         return rng.choice(record.choices)
-    if _is_letter_task(spec):
-        letters = _letters(spec)
-        k = rng.randint(1, len(letters))
-        return "".join(sorted(rng.sample(letters, k)))
-    if spec is not None and spec.structured is not None and spec.structured.kind == "number":
-        numbers = _NUMBER.findall(record.query)
-        return rng.choice(numbers) if numbers else str(rng.randint(0, 10000))
+    own = _kind_answer("random", record, spec, rng)
+    if own is not None:
+        return own
     context = _context(record)
-    if spec is not None and spec.type is OutputType.structured:  # a span
-        size = min(len(context), rng.randint(2, 12))
-    else:
-        size = min(len(context), LEAD_CHARS)
+    size = min(len(context), LEAD_CHARS)
     start = rng.randint(0, max(0, len(context) - size))
     return context[start : start + size]
 

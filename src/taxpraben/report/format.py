@@ -11,29 +11,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from taxpraben.kinds import all_metrics, kind_label, paper_columns
+
 NOT_COMPUTED = "n/c"
 
-#: Metric keys shown in the paper table, in column order, with their headings.
-METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("acc", "ACC"),
-    ("f1", "F1"),
-    ("macro_f1", "Macro-F1"),
-    ("em", "EM"),
-    ("bertscore", "BERTScore"),
-    ("bartscore", "BARTScore"),
-    ("bartscore_raw", "BARTScore (raw)"),
-)
-METRIC_LABELS: dict[str, str] = {
-    **dict(METRIC_COLUMNS),
-    "missing_rate": "Missing",
-    "format_failure_rate": "Format failures",
-    "error_rate": "Errors",
-    "score": "Score",
-}
-#: Metrics that are not fractions: shown unscaled with three decimals.
-RAW_METRICS = frozenset({"bartscore_raw"})
-#: Metrics that are rates of something going wrong: shown as percentages.
-RATE_METRICS = frozenset({"missing_rate", "format_failure_rate", "error_rate"})
+#: Labels of the figures every task has, whatever its kind.
+_COMMON_LABELS = {"format_failure_rate": "Format failures", "error_rate": "Errors", "score": "Score"}
+_COMMON_RATES = frozenset({"format_failure_rate", "error_rate"})
+
+
+# Metric headings and display come from the kinds' declarations (taxpraben.kinds), read at
+# each call so that a metric a plugin registers is shown like the built-in ones.
+
+
+def metric_columns() -> list[tuple[str, str]]:
+    """Metric keys shown in the paper table, in column order, with their headings."""
+    return [(m.key, m.label) for m in paper_columns()]
+
+
+def _display(metric: str) -> str:
+    if metric in _COMMON_RATES:
+        return "rate"
+    declared = all_metrics().get(metric)
+    return declared.display if declared is not None else "fraction"
+
 
 BLOOM_LABELS = {
     "remember": "Remember",
@@ -43,21 +44,15 @@ BLOOM_LABELS = {
     "evaluate": "Evaluate",
     "create": "Create",
 }
-TYPE_LABELS = {
-    "classification": "Classification",
-    "generation": "Generation",
-    "structured": "Structured",
-    "mixed": "Mixed",
-}
-
 
 def number(value: float | None, metric: str = "score") -> str:
     """One value of ``metric`` for people: ``81.23``, ``-3.214`` (raw BARTScore) or ``8.3%``."""
     if value is None:
         return NOT_COMPUTED
-    if metric in RAW_METRICS:
+    display = _display(metric)
+    if display == "raw":
         return f"{value:.3f}"
-    if metric in RATE_METRICS:
+    if display == "rate":
         return f"{value * 100:.1f}%"
     return f"{value * 100:.2f}"
 
@@ -66,9 +61,10 @@ def spread(value: float | None, metric: str = "score") -> str:
     """A standard deviation in the units of ``metric`` (no sign, no ``%``)."""
     if value is None:
         return ""
-    if metric in RAW_METRICS:
+    display = _display(metric)
+    if display == "raw":
         return f"{value:.3f}"
-    if metric in RATE_METRICS:
+    if display == "rate":
         return f"{value * 100:.1f}"
     return f"{value * 100:.2f}"
 
@@ -108,7 +104,8 @@ def signed_points(value: float | None) -> str:
 
 
 def metric_label(key: str) -> str:
-    return METRIC_LABELS.get(key, key)
+    declared = all_metrics().get(key)
+    return declared.label if declared is not None else _COMMON_LABELS.get(key, key)
 
 
 def bloom_label(level: str) -> str:
@@ -116,4 +113,4 @@ def bloom_label(level: str) -> str:
 
 
 def type_label(kind: str) -> str:
-    return TYPE_LABELS.get(kind, kind.capitalize())
+    return kind_label(kind)

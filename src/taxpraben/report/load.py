@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from taxpraben.kinds import all_metrics
 from taxpraben.results import SCHEMA_VERSION, Results, SampleLine, Stat, TaskResult
 from taxpraben.tasks import BLOOM_ORDER, PAPER_ORDER
 
@@ -93,8 +94,9 @@ def load_results(out_dir: Path) -> dict[str, Any]:
     return reported(read_results(out_dir)).to_json()
 
 
-#: The metrics each semantic scorer computes (meta.scorers keys -> metric keys).
-SCORER_METRICS = {"bertscore": ("bertscore",), "bartscore": ("bartscore", "bartscore_raw")}
+def scorer_metrics(scorer: str) -> tuple[str, ...]:
+    """The metric keys a semantic scorer makes (from the kinds' declarations)."""
+    return tuple(key for key, m in all_metrics().items() if m.scorer == scorer) or (scorer,)
 
 
 def uncomputed_metrics(results: ResultsLike) -> set[str]:
@@ -103,7 +105,7 @@ def uncomputed_metrics(results: ResultsLike) -> set[str]:
         metric
         for name, info in as_results(results).meta.scorers.items()
         if not info.available
-        for metric in SCORER_METRICS.get(name, (name,))
+        for metric in scorer_metrics(name)
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from taxpraben.kinds import semantic_metrics
 from taxpraben.report import format as fmt
 from taxpraben.report.load import bloom_levels, ordered_tasks
 from taxpraben.report.samples import score_values
@@ -148,12 +149,9 @@ def score_histograms(
     """The histograms of :func:`score_distributions` from the values by (task, metric)."""
     if not values:
         return None
-    tasks = [
-        row.name
-        for row in ordered_tasks(results)
-        if any((row.name, m) in values for m in ("bertscore", "bartscore"))
-    ]
-    metrics = [m for m in ("bertscore", "bartscore") if any((t, m) in values for t in tasks)]
+    semantic = semantic_metrics()
+    tasks = [row.name for row in ordered_tasks(results) if any((row.name, m) in values for m in semantic)]
+    metrics = [m for m in semantic if any((t, m) in values for t in tasks)]
     ranges = {}
     for metric in metrics:
         all_values = [v for t in tasks for v in values.get((t, metric), [])]

@@ -28,6 +28,8 @@ from typing import IO, Any, TextIO
 
 from markupsafe import Markup
 
+from taxpraben.kinds import semantic_metrics
+
 PREDICTION_LIMIT = 2000
 GOLD_LIMIT = 2000
 EXTRACTED_LIMIT = 600
@@ -194,10 +196,11 @@ def browser_payload(samples: Iterable[dict[str, Any]], task_order: Sequence[str]
 
 
 def score_values(line: dict[str, Any]) -> Iterator[tuple[str, float]]:
-    """The BERTScore and BARTScore of a sample line that scored ``ok`` (for the histograms)."""
+    """The semantic scores (BERTScore, BARTScore) of a sample line that scored ``ok`` (for
+    the histograms)."""
     if line.get("status") != "ok":
         return
-    for metric in ("bertscore", "bartscore"):
+    for metric in semantic_metrics():
         v = (line.get("scores") or {}).get(metric)
         if isinstance(v, (int, float)):
             yield metric, float(v)

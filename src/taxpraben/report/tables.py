@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
 from taxpraben.report.load import bloom_levels, ordered_tasks, scorer_problems
 
@@ -43,7 +44,7 @@ def paper_table(results: dict[str, Any]) -> Table:
             "名称",
             "Type",
             "N",
-            *(label for _, label in fmt.METRIC_COLUMNS),
+            *(label for _, label in fmt.metric_columns()),
             "Score",
         ],
     )
@@ -56,7 +57,7 @@ def paper_table(results: dict[str, Any]) -> Table:
             fmt.type_label(row.kind),
             str(row.data.get("n", "")),
         ]
-        for key, _ in fmt.METRIC_COLUMNS:
+        for key, _ in fmt.metric_columns():
             if key not in metrics:
                 cells.append(NOT_APPLICABLE)
             else:
@@ -89,7 +90,7 @@ def group_tables(results: dict[str, Any]) -> list[Table]:
         members.setdefault(("bloom", row.bloom), []).append(name)
     out = []
     order = {
-        "type": ["classification", "generation", "structured", "mixed"],
+        "type": [kind.name for kind in kinds()],
         "bloom": bloom_levels(),
     }
     titles = {"type": ("By output type", "Type"), "bloom": ("By Bloom level", "Bloom level")}
@@ -164,10 +165,11 @@ def field_table(results: dict[str, Any]) -> Table | None:
         "Fields and aspects",
         ["Task", "Field", "Kind", "Metric", "Value", "Format failures"],
     )
+    declared = all_metrics()
     for row in ordered_tasks(results):
         for name, figures in (row.data.get("fields") or {}).items():
             figures = figures or {}
-            metric = next((k for k in ("em", "bertscore", "bartscore") if k in figures), None)
+            metric = next((k for k in figures if k in declared), None)
             value = fmt.stat(figures.get(metric), metric) if metric else NOT_APPLICABLE
             if not row.computed and metric and figures.get(metric) is None:
                 value = NOT_COMPUTED_CELL

@@ -21,7 +21,7 @@ from taxpraben import __version__
 from taxpraben.aggregate import Stat, mean_of_stats, percentile_interval, run_stat
 from taxpraben.atomic import atomic_writer, write_lines_atomically, write_text_atomically
 from taxpraben.data.loader import LoadedData
-from taxpraben.metrics.classification import bootstrap_acc_f1, classification_metrics, encode_labels
+from taxpraben.kinds import kind_of, kinds
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -38,7 +38,7 @@ from taxpraben.scoring.items import (
     prepare_item,
 )
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
-from taxpraben.tasks import BLOOM_ORDER, OutputType, Registry, TaskSpec
+from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
 
 
 class PredictionMatchError(ValueError):
@@ -153,19 +153,20 @@ def match_predictions(
 
 
 def _semantic_values(
-    specs: dict[str, TaskSpec], items: Sequence[PreparedItem], scorers: SemanticScorers
+    needs: dict[str, set[str]], items: Sequence[PreparedItem], scorers: SemanticScorers
 ) -> SemanticValues:
+    """Score every distinct text pair once with each scorer its task needs."""
     bert_pairs: dict[tuple[str, str], None] = {}
     bart_pairs: dict[tuple[str, str], None] = {}
     for item in items:
-        gen = specs[item.task].type is OutputType.generation
+        bart = "bartscore" in needs[item.task]
         for pair in item.pairs:
             key = (pair.candidate, pair.reference)
             if not pair.missing:
                 bert_pairs[key] = None
-            if gen:
+            if bart:
                 bart_pairs[key] = None
-    bert = bart = None
+    bert = bart_values = None
     if scorers.bert is not None:
         keys = list(bert_pairs)
         scored = scorers.bert.score([k[0] for k in keys], [k[1] for k in keys]) if keys else []
@@ -173,16 +174,8 @@ def _semantic_values(
     if scorers.bart is not None:
         keys = list(bart_pairs)
         scored_raw = scorers.bart.score([k[0] for k in keys], [k[1] for k in keys]) if keys else []
-        bart = {k: float(s) for k, s in zip(keys, scored_raw, strict=True)}
-    return SemanticValues(bert_f1=bert, bart_raw=bart)
-
-
-def _needs(spec: TaskSpec) -> set[str]:
-    if spec.type is OutputType.generation:
-        return {"bertscore", "bartscore"}
-    if spec.type is OutputType.mixed:
-        return {"bertscore"}
-    return set()
+        bart_values = {k: float(s) for k, s in zip(keys, scored_raw, strict=True)}
+    return SemanticValues(bert_f1=bert, bart_raw=bart_values)
 
 
 # ---------------------------------------------------------------------------- task figures
@@ -193,24 +186,8 @@ def _rate(lines: Sequence[dict[str, Any]], status: str) -> float:
 
 
 def _run_metrics(spec: TaskSpec, lines: Sequence[dict[str, Any]], items: Sequence[PreparedItem]) -> dict[str, Any]:
-    """Metrics of one task in one run (``lines`` in record order)."""
-    if spec.type is OutputType.classification:
-        metrics: dict[str, float | None] = classification_metrics(
-            [it.label_gold or "" for it in items], [it.label_pred or "" for it in items]
-        )
-        score: float | None = (metrics["acc"] + metrics["f1"]) / 2  # type: ignore[operator]
-    else:
-        keys = ["em"] if spec.type is OutputType.structured else (
-            ["bertscore", "bartscore", "bartscore_raw"] if spec.type is OutputType.generation else ["em", "bertscore"]
-        )
-        metrics = {}
-        for key in keys:
-            # A mixed record without exact (or text) fields has no "em" ("bertscore"): the
-            # metric is the mean over the records that have it.
-            vals = [line["scores"].get(key) for line in lines if _applies(spec, line, key)]
-            metrics[key] = None if not vals or any(v is None for v in vals) else float(np.mean(vals))
-        item_scores = [line["score"] for line in lines]
-        score = None if any(s is None for s in item_scores) else float(np.mean(item_scores))
+    """Metrics of one task in one run (``lines`` in record order), as its kind computes them."""
+    metrics, score = kind_of(spec).run_metrics(spec, lines, items)
     counts = {s: sum(line["status"] == s for line in lines) for s in ("ok", "format_failure", "error")}
     return {
         "metrics": metrics,
@@ -219,116 +196,6 @@ def _run_metrics(spec: TaskSpec, lines: Sequence[dict[str, Any]], items: Sequenc
         "error_rate": _rate(lines, "error"),
         "counts": counts,
     }
-
-
-def _applies(spec: TaskSpec, line: dict[str, Any], key: str) -> bool:
-    """Whether an item has metric ``key``: mixed items lack what their gold lacks."""
-    return spec.type is not OutputType.mixed or key in line["scores"]
-
-
-def _field_value_key(spec: TaskSpec, kind: str, metric: str) -> str:
-    """Where a field's figure sits in a samples line: aspects keep both semantic scores."""
-    if kind != "text" or spec.type is OutputType.mixed:
-        return "score"
-    return metric
-
-
-def _field_names(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> list[str]:
-    """Every field some record scores (named by the gold's keys): those a spec rule names
-    first, in spec order, then the others in order of first appearance."""
-    assert spec.fields is not None
-    order = {rule.name: i for i, rule in enumerate(spec.fields.fields)}
-    seen: dict[str, int] = {}
-    for lines in lines_by_run:
-        for line in lines:
-            for name, info in (line.get("fields") or {}).items():
-                rank = order.get(info.get("spec_field") or name, len(order))
-                seen[name] = min(seen.get(name, rank), rank)
-    appearance = {name: i for i, name in enumerate(seen)}
-    return sorted(seen, key=lambda name: (seen[name], appearance[name]))
-
-
-def _field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any]:
-    """Per-field figures over the records that have the field (records differ in their keys).
-
-    ``kind`` is the field's most common kind; ``n`` the records scoring it (per run);
-    ``inferred`` whether any record inferred its kind from the gold value.
-    """
-    out: dict[str, Any] = {}
-    for name in _field_names(spec, lines_by_run):
-        runs = [[line["fields"][name] for line in lines if name in (line.get("fields") or {})] for lines in lines_by_run]
-        infos = [info for run in runs for info in run]
-        kinds = [info["kind"] for info in infos]
-        kind = max(dict.fromkeys(kinds), key=kinds.count)
-        figures: dict[str, Any] = {"kind": kind, "n": len(runs[0]) if runs else 0,
-                                   "inferred": any(info.get("inferred") for info in infos)}
-        if kind != "text":
-            metrics = ["em"]
-        elif spec.type is OutputType.generation:
-            metrics = ["bertscore", "bartscore"]
-        else:
-            metrics = ["bertscore"]
-        for metric in metrics:
-            per_run: list[float | None] = []
-            for run in runs:
-                # Only the records where the field has the figure's kind count toward it.
-                vals = [
-                    info.get(_field_value_key(spec, info["kind"], metric))
-                    for info in run
-                    if (info["kind"] == "text") == (kind == "text")
-                ]
-                per_run.append(None if not vals or any(v is None for v in vals) else float(np.mean(vals)))
-            figures[metric] = run_stat(per_run)
-        figures["format_failure_rate"] = run_stat(
-            [float(np.mean([info["status"] != "ok" for info in run])) if run else None for run in runs]
-        )
-        out[name] = figures
-    return out
-
-
-def _bootstrap(
-    spec: TaskSpec,
-    lines_by_run: list[list[dict[str, Any]]],
-    items_by_run: list[list[PreparedItem]],
-    idx: np.ndarray | None,
-) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
-    """Sample-level bootstrap: resample items (paired across runs), average over runs."""
-    if idx is None:
-        return {}, None
-    intervals: dict[str, list[float] | None] = {}
-    if spec.type is OutputType.classification:
-        accs, f1s = [], []
-        for items in items_by_run:
-            g, p, k = encode_labels([it.label_gold or "" for it in items], [it.label_pred or "" for it in items])
-            acc, f1 = bootstrap_acc_f1(g, p, k, idx)
-            accs.append(acc)
-            f1s.append(f1)
-        acc_b, f1_b = np.mean(accs, axis=0), np.mean(f1s, axis=0)
-        score_b = (acc_b + f1_b) / 2
-        intervals["acc"] = percentile_interval(acc_b)
-        intervals["f1"] = percentile_interval(f1_b)
-        return intervals, score_b
-    keys = {"em"} if spec.type is OutputType.structured else (
-        {"bertscore", "bartscore", "bartscore_raw"} if spec.type is OutputType.generation else {"em", "bertscore"}
-    )
-    for key in keys:
-        present = np.array([[_applies(spec, line, key) for line in lines] for lines in lines_by_run])
-        vals = [[line["scores"].get(key) if _applies(spec, line, key) else 0.0 for line in lines] for lines in lines_by_run]
-        if any(v is None for row in vals for v in row) or not present.any():
-            intervals[key] = None
-            continue
-        # Mean over the resampled items that have the metric (all of them but for mixed
-        # records whose gold lacks exact or text fields); a resample with none is skipped.
-        m = np.array(vals, dtype=float)
-        sums, counts = (m * present)[:, idx].sum(axis=2), present[:, idx].sum(axis=2)
-        ok = (counts > 0).all(axis=0)
-        reps = (sums[:, ok] / counts[:, ok]).mean(axis=0)
-        intervals[key] = percentile_interval(reps) if reps.size else None
-    scores = [[line["score"] for line in lines] for lines in lines_by_run]
-    if any(s is None for row in scores for s in row):
-        return intervals, None
-    m = np.array(scores, dtype=float)
-    return intervals, m[:, idx].mean(axis=2).mean(axis=0)
 
 
 def _task_entry(
@@ -340,17 +207,18 @@ def _task_entry(
     rng: np.random.Generator | None,
     n_boot: int,
 ) -> tuple[dict[str, Any], np.ndarray | None]:
+    kind = kind_of(spec)
     per_run = []
     for run, lines, items in zip(run_ids, lines_by_run, items_by_run, strict=True):
         per_run.append({"run": run, **_run_metrics(spec, lines, items)})
     n = len(lines_by_run[0]) if lines_by_run else 0
     idx = rng.integers(0, n, size=(n_boot, n)) if rng is not None and n > 0 and n_boot > 0 else None
-    boot, score_reps = _bootstrap(spec, lines_by_run, items_by_run, idx)
+    boot, score_reps = ({}, None) if idx is None else kind.bootstrap(spec, lines_by_run, items_by_run, idx)
     metric_keys = list(per_run[0]["metrics"]) if per_run else []
-    missing = sorted(_needs(spec) & set(unavailable))
+    missing = sorted(kind.scorers(spec) & set(unavailable))
     entry: dict[str, Any] = {
         "name_zh": spec.name_zh,
-        "type": spec.type.value,
+        "type": spec.type,
         "bloom": spec.bloom.value,
         "n": n,
         "status": "not_computed" if missing else "ok",
@@ -364,8 +232,9 @@ def _task_entry(
         "error_rate": run_stat([r["error_rate"] for r in per_run]),
         "per_run": per_run,
     }
-    if spec.fields is not None:
-        entry["fields"] = _field_figures(spec, lines_by_run)
+    fields = kind.field_figures(spec, lines_by_run)
+    if fields is not None:
+        entry["fields"] = fields
     return entry, score_reps
 
 
@@ -423,11 +292,12 @@ def score_predictions(
             per_run.append(row)
         prepared[task] = per_run
 
-    needed = set().union(*(_needs(s) for s in specs.values())) if specs else set()
+    needs = {task: kind_of(spec).scorers(spec) for task, spec in specs.items()}
+    needed = set().union(*needs.values()) if needs else set()
     if scorers is None:
         scorers = build_scorers(settings, needed)
     all_items = [it for rows in prepared.values() for row in rows for it in row]
-    values = _semantic_values(specs, all_items, scorers)
+    values = _semantic_values(needs, all_items, scorers)
 
     rng = np.random.default_rng(settings.seed) if settings.bootstrap > 0 else None
     tasks_out: dict[str, Any] = {}
@@ -457,10 +327,10 @@ def score_predictions(
 
     computed = {t: e for t, e in tasks_out.items() if e["status"] == "ok"}
     groups: dict[str, dict[str, Stat]] = {"type": {}, "bloom": {}}
-    for kind in OutputType:
-        members = {t: e["score"] for t, e in computed.items() if e["type"] == kind.value}
+    for kind in kinds():
+        members = {t: e["score"] for t, e in computed.items() if e["type"] == kind.name}
         if members:
-            groups["type"][kind.value] = mean_of_stats(members, replicates)
+            groups["type"][kind.name] = mean_of_stats(members, replicates)
     for level in BLOOM_ORDER:
         members = {t: e["score"] for t, e in computed.items() if e["bloom"] == level.value}
         if members:

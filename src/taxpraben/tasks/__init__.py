@@ -5,6 +5,7 @@ from taxpraben.tasks.registry import (
     TASK_DIR_ENV,
     Registry,
     TaskSpecError,
+    check_spec,
     closest_task_name,
     load_registry,
 )
@@ -14,7 +15,6 @@ from taxpraben.tasks.spec import (
     ClassificationOptions,
     FieldOptions,
     FieldRule,
-    OutputType,
     StructuredOptions,
     TaskSpec,
 )
@@ -27,11 +27,11 @@ __all__ = [
     "ClassificationOptions",
     "FieldOptions",
     "FieldRule",
-    "OutputType",
     "Registry",
     "StructuredOptions",
     "TaskSpec",
     "TaskSpecError",
+    "check_spec",
     "closest_task_name",
     "load_registry",
 ]

@@ -96,7 +96,21 @@ def load_spec_file(path: Path) -> TaskSpec:
         raise TaskSpecError(_format_validation_error(path, exc)) from exc
     if path.stem != spec.name:
         raise TaskSpecError(f"{path}: key name: {spec.name!r} must match the file name {path.stem!r}")
+    try:
+        check_spec(spec)
+    except ValueError as exc:  # the kind's SpecMismatch (or an unknown kind) names the key
+        raise TaskSpecError(f"{path}: invalid task spec\n  {exc}") from exc
     return spec
+
+
+def check_spec(spec: TaskSpec) -> None:
+    """Whether the spec fits its kind (its metrics, the sections the kind reads); raises
+    ValueError saying what does not."""
+    # Imported here, not at the top: the kinds read parsing modules that import this
+    # package's spec types, so importing them with the package would run in a circle.
+    from taxpraben.kinds import get_kind
+
+    get_kind(spec.type).check_spec(spec)
 
 
 def _bundled_spec_dir() -> Path:
@@ -109,7 +123,17 @@ def task_dirs_from_env() -> list[Path]:
 
 
 def load_registry(extra_dirs: Iterable[Path | str] = (), *, use_env: bool = True) -> Registry:
-    """Load the bundled specs, then those in ``extra_dirs`` and ``$TAXPRABEN_TASK_DIR``."""
+    """Load the bundled specs, then those in ``extra_dirs`` and ``$TAXPRABEN_TASK_DIR``.
+
+    Plugin modules ($TAXPRABEN_PLUGINS, entry points ``taxpraben.plugins``) are imported
+    first, so that specs may use the kinds and metrics they register.
+    """
+    from taxpraben.kinds import PluginError, load_plugins  # see check_spec: not at the top
+
+    try:
+        load_plugins()
+    except PluginError as exc:
+        raise TaskSpecError(str(exc)) from exc
     dirs = [_bundled_spec_dir(), *(Path(d) for d in extra_dirs)]
     if use_env:
         dirs.extend(task_dirs_from_env())

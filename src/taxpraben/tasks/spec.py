@@ -1,7 +1,7 @@
 """The declarative task specification: one YAML file per dataset.
 
 A spec says what a dataset is (name, Chinese name, description), how it is scored
-(output type, metrics and the options its type needs) and where it sits in Bloom's
+(its kind, the metrics it selects among the kind's, and the options the kind reads) and where it sits in Bloom's
 taxonomy. Adding a TaxPraBen-style dataset means writing one of these files; no code
 changes. Validation is strict (unknown keys are errors) so a typo in a spec is caught
 when it is loaded, not silently ignored.
@@ -10,16 +10,9 @@ when it is loaded, not silently ignored.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-
-class OutputType(str, Enum):
-    classification = "classification"
-    generation = "generation"
-    structured = "structured"
-    mixed = "mixed"
 
 
 class BloomLevel(str, Enum):
@@ -33,15 +26,6 @@ class BloomLevel(str, Enum):
 
 #: Order used in tables (Bloom's taxonomy, lowest to highest).
 BLOOM_ORDER: tuple[BloomLevel, ...] = tuple(BloomLevel)
-
-#: The metrics each output type may report; the first ones feed the task score.
-METRICS_BY_TYPE: dict[OutputType, frozenset[str]] = {
-    OutputType.classification: frozenset({"acc", "f1", "macro_f1", "missing_rate"}),
-    OutputType.generation: frozenset({"bertscore", "bartscore"}),
-    OutputType.structured: frozenset({"em"}),
-    OutputType.mixed: frozenset({"em", "bertscore"}),
-}
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -123,7 +107,10 @@ class TaskSpec(_Strict):
     name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")
     name_zh: str
     description: str
-    type: OutputType
+    #: The task's kind (taxpraben.kinds): classification, generation, structured, mixed, or
+    #: a kind a plugin registered. Whether the rest of the spec fits the kind is checked
+    #: when the spec is loaded (``TaskKind.check_spec``).
+    type: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     bloom: BloomLevel
     metrics: list[str] = Field(min_length=1)
     #: Size of the dataset in the paper (informational; None when unknown).
@@ -132,39 +119,9 @@ class TaskSpec(_Strict):
     structured: StructuredOptions | None = None
     #: Fields for mixed tasks; aspects for multi-aspect generation (TaxRisk).
     fields: FieldOptions | None = None
-
-    @model_validator(mode="after")
-    def _options_fit_type(self) -> TaskSpec:
-        allowed = METRICS_BY_TYPE[self.type]
-        unknown = [m for m in self.metrics if m not in allowed]
-        if unknown:
-            raise ValueError(
-                f"metrics {unknown} do not apply to a {self.type.value} task "
-                f"(allowed: {sorted(allowed)})"
-            )
-        if self.type is OutputType.structured and self.structured is None:
-            raise ValueError("a structured task needs a 'structured' section (kind: number|letters|span)")
-        if self.type is OutputType.mixed and self.fields is None:
-            raise ValueError("a mixed task needs a 'fields' section listing its fields")
-        if self.type is OutputType.mixed and self.fields is not None:
-            kinds = {f.kind for f in self.fields.fields}
-            if "text" not in kinds or not kinds & {"number", "category"}:
-                raise ValueError(
-                    "a mixed task needs at least one exact field (number or category) "
-                    "and one text (rationale) field"
-                )
-        if self.type is not OutputType.structured and self.structured is not None:
-            raise ValueError("'structured' options only apply to structured tasks")
-        if self.type is not OutputType.classification and self.classification is not None:
-            raise ValueError("'classification' options only apply to classification tasks")
-        if self.fields is not None and self.type not in (OutputType.mixed, OutputType.generation):
-            raise ValueError("'fields' only apply to mixed tasks and multi-aspect generation tasks")
-        return self
+    #: Options of a kind registered by a plugin (the kind validates them).
+    options: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def classification_options(self) -> ClassificationOptions:
         return self.classification or ClassificationOptions()
-
-    @property
-    def is_multi_aspect(self) -> bool:
-        return self.type is OutputType.generation and self.fields is not None

@@ -1,0 +1,317 @@
+"""What a task kind is: the protocol every kind implements, the metrics it declares, and
+the values scoring passes through it.
+
+A task's *kind* (its spec's ``type:``) decides how one prediction is read and scored, which
+metrics the task reports and how they are aggregated, and which semantic scorers it needs.
+Everything that depends on the kind lives in the kind's module; scoring, loading, the
+baselines and the reports ask the kind (``taxpraben.kinds.kind_of(spec)``).
+
+Scoring is two-phase so that the semantic scorers see every text pair of a whole
+evaluation at once (golds repeat over runs; identical predictions repeat too):
+
+1. :meth:`TaskKind.prepare` parses the prediction, scores everything exact and lists the
+   text pairs that need BERTScore / BARTScore;
+2. the pipeline scores all pairs in one batch per scorer (:class:`SemanticValues`);
+3. :meth:`TaskKind.finish` combines both into the item's scores and its score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from taxpraben.aggregate import percentile_interval
+
+if TYPE_CHECKING:
+    import random
+
+    from taxpraben.data.records import Record
+    from taxpraben.tasks.spec import TaskSpec
+
+Status = Literal["ok", "format_failure", "error"]
+Profile = Literal["taxpraben", "taxben"]
+PROFILES: tuple[str, ...] = ("taxpraben", "taxben")
+#: How a figure is shown to people: a fraction (as points out of 100), a raw value, a rate (%).
+Display = Literal["fraction", "raw", "rate"]
+#: How a record's fields are scored: JSON-shaped fields (mixed) or aspects of a text answer.
+FieldMode = Literal["fields", "aspects"]
+
+
+class SpecMismatch(ValueError):
+    """A task spec that does not fit its kind; ``key`` is the spec key at fault."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"key {key}: {message}")
+        self.key = key
+
+
+@dataclass(frozen=True)
+class TextPair:
+    """A (prediction text, gold text) pair for the semantic scorers.
+
+    ``missing`` means the prediction has no such text (a failed item, an absent field):
+    it scores 0, but BARTScore still scores the empty prediction for the raw figure.
+    """
+
+    name: str
+    candidate: str
+    reference: str
+    missing: bool = False
+
+
+@dataclass
+class PreparedItem:
+    task: str
+    id: str
+    run: int
+    status: Status
+    prediction: str
+    gold: str
+    extracted: Any = None
+    scores: dict[str, float] = field(default_factory=dict)
+    #: mixed / aspects: per field {"pred", "gold", "score", "status", "kind", "matched_by"}
+    fields: dict[str, dict[str, Any]] | None = None
+    pairs: list[TextPair] = field(default_factory=list)
+    error: str | None = None
+    #: classification: the gold label and the predicted label (or "missing")
+    label_gold: str | None = None
+    label_pred: str | None = None
+
+
+@dataclass(frozen=True)
+class SemanticValues:
+    """Semantic scores looked up by (candidate, reference); None when the scorer is unavailable."""
+
+    bert_f1: dict[tuple[str, str], float] | None
+    bart_raw: dict[tuple[str, str], float] | None
+
+
+#: A metric computed for one item from its prepared state (and the semantic values).
+ItemMetric = Callable[[PreparedItem, SemanticValues], "float | None"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric a kind declares: its key in results.json, how people see it, how it is made.
+
+    The spec's ``metrics:`` selects among a kind's declared metrics. ``always`` metrics are
+    reported whatever the selection (diagnostics such as the missing-label rate);
+    ``companion_of`` ones whenever the metric they accompany is (raw BARTScore). A selected
+    ``in_score`` metric is part of the item's score (the mean of its selected parts).
+    ``item`` computes an added metric for one item; the built-in metrics are computed by
+    their kind. The task figure of an item metric is its mean over the items that have it.
+    """
+
+    key: str
+    label: str
+    description: str = ""
+    #: The semantic scorer it needs ("bertscore" or "bartscore"), if any.
+    scorer: str | None = None
+    in_score: bool = True
+    always: bool = False
+    companion_of: str | None = None
+    display: Display = "fraction"
+    #: Position among the columns of the paper table; None: not a column there.
+    column: int | None = None
+    item: ItemMetric | None = None
+
+    @property
+    def selectable(self) -> bool:
+        """Whether a spec may name it in ``metrics:`` (diagnostics and companions come alone)."""
+        return not self.always and self.companion_of is None
+
+
+@runtime_checkable
+class TaskKind(Protocol):
+    """What every kind provides; :class:`Kind` implements the parts most kinds share."""
+
+    name: str
+    label: str
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]: ...
+
+    def check_spec(self, spec: TaskSpec) -> None: ...
+
+    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[Any, int | None]: ...
+
+    def field_mode(self, spec: TaskSpec) -> FieldMode | None: ...
+
+    def scorers(self, spec: TaskSpec) -> set[str]: ...
+
+    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
+                profile: Profile) -> None: ...
+
+    def finish(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> float | None: ...
+
+    def run_metrics(self, spec: TaskSpec, lines: Sequence[dict[str, Any]],
+                    items: Sequence[PreparedItem]) -> tuple[dict[str, float | None], float | None]: ...
+
+    def bootstrap(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]],
+                  items_by_run: list[list[PreparedItem]], idx: np.ndarray,
+                  ) -> tuple[dict[str, list[float] | None], np.ndarray | None]: ...
+
+    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None: ...
+
+    def baseline_answer(self, baseline: str, spec: TaskSpec, record: Record, rng: random.Random) -> str | None: ...
+
+
+def mean_or_none(xs: Sequence[float | None]) -> float | None:
+    """The mean, or None when there is nothing to average or a part is not computed."""
+    if not xs or any(x is None for x in xs):
+        return None
+    return sum(xs) / len(xs)  # type: ignore[arg-type]
+
+
+def bert_f1(values: SemanticValues, pair: TextPair) -> float | None:
+    """A pair's BERTScore F1: 0 when the prediction lacks the text, None when not computed."""
+    if pair.missing:
+        return 0.0
+    if values.bert_f1 is None:
+        return None
+    return values.bert_f1[(pair.candidate, pair.reference)]
+
+
+class Kind:
+    """The parts most kinds share: metric selection, the item score as the mean of its
+    selected parts, task figures as means over items, and the item bootstrap.
+
+    A kind subclasses it, sets ``name``, ``label`` and ``declared`` (its metrics), and
+    implements :meth:`prepare` (and :meth:`finish_parts` when it has semantic parts).
+    Metrics registered later for the kind (:func:`taxpraben.kinds.register_metric`) are
+    added to ``declared`` by the registry.
+    """
+
+    name: str = ""
+    label: str = ""
+    declared: tuple[Metric, ...] = ()
+
+    # ------------------------------------------------------------------ declarations
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        return self.declared
+
+    def metric(self, key: str) -> Metric | None:
+        return next((m for m in self.declared if m.key == key), None)
+
+    def selected(self, spec: TaskSpec) -> tuple[Metric, ...]:
+        """The metrics the task reports, in declaration order."""
+        chosen = set(spec.metrics)
+        return tuple(
+            m for m in self.declared
+            if m.key in chosen or m.always or (m.companion_of is not None and m.companion_of in chosen)
+        )
+
+    def score_parts(self, spec: TaskSpec) -> tuple[str, ...]:
+        """The selected metrics whose mean is an item's score."""
+        chosen = set(spec.metrics)
+        return tuple(m.key for m in self.declared if m.in_score and m.key in chosen)
+
+    def check_spec(self, spec: TaskSpec) -> None:
+        """Raise :class:`SpecMismatch` (the key, and a sentence for the spec's author) when
+        the spec does not fit the kind."""
+        selectable = {m.key for m in self.declared if m.selectable}
+        unknown = [m for m in spec.metrics if m not in selectable]
+        if unknown:
+            raise SpecMismatch(
+                "metrics", f"{unknown} do not apply to a {self.name} task (allowed: {sorted(selectable)})"
+            )
+        if not self.score_parts(spec):
+            parts = sorted(m.key for m in self.declared if m.in_score)
+            raise SpecMismatch("metrics", f"a {self.name} task's metrics must include one of {parts} (they make its score)")
+        for section in ("classification", "structured", "fields"):
+            if getattr(spec, section) is not None and section not in self.sections:
+                raise SpecMismatch(section, f"'{section}' options do not apply to {self.name} tasks")
+
+    #: The spec sections (classification, structured, fields) this kind reads.
+    sections: frozenset[str] = frozenset()
+
+    def scorers(self, spec: TaskSpec) -> set[str]:
+        """The semantic scorers the task's selected metrics need."""
+        return {m.scorer for m in self.selected(spec) if m.scorer is not None}
+
+    def field_mode(self, spec: TaskSpec) -> FieldMode | None:
+        return None
+
+    # ------------------------------------------------------------------ data
+
+    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[Any, int | None]:
+        """The record's gold as scoring reads it (and the gold choice index), reporting
+        through ``bad(message, field)`` what cannot be scored."""
+        return answer, None
+
+    def baseline_answer(self, baseline: str, spec: TaskSpec, record: Record, rng: random.Random) -> str | None:
+        """A kind's own answer for a reference baseline (``first-choice``, ``random``); None
+        leaves it to the baseline's generic rule."""
+        return None
+
+    # ------------------------------------------------------------------ items
+
+    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
+                profile: Profile) -> None:
+        raise NotImplementedError
+
+    def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
+        """Fill in the item's semantic scores (kinds with text pairs)."""
+
+    def finish(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> float | None:
+        """The item's scores (in ``item.scores``) and its score: the mean of its selected parts."""
+        self.finish_parts(spec, item, values)
+        selected = self.selected(spec)
+        for m in selected:
+            if m.item is not None:
+                item.scores[m.key] = m.item(item, values)
+        unselected = {m.key for m in self.declared} - {m.key for m in selected}
+        for key in unselected & item.scores.keys():
+            del item.scores[key]
+        return mean_or_none([item.scores[k] for k in self.score_parts(spec) if k in item.scores])
+
+    # ------------------------------------------------------------------ task figures
+
+    def reported(self, spec: TaskSpec) -> list[str]:
+        return [m.key for m in self.selected(spec)]
+
+    def run_metrics(self, spec: TaskSpec, lines: Sequence[dict[str, Any]],
+                    items: Sequence[PreparedItem]) -> tuple[dict[str, float | None], float | None]:
+        """Each metric's mean over the items that have it (None when one is not computed),
+        and the task score: the mean of the item scores."""
+        metrics: dict[str, float | None] = {}
+        for key in self.reported(spec):
+            vals = [line["scores"][key] for line in lines if key in line["scores"]]
+            metrics[key] = None if not vals or any(v is None for v in vals) else float(np.mean(vals))
+        item_scores = [line["score"] for line in lines]
+        score = None if any(s is None for s in item_scores) else float(np.mean(item_scores))
+        return metrics, score
+
+    def bootstrap(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]],
+                  items_by_run: list[list[PreparedItem]], idx: np.ndarray,
+                  ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
+        """Sample-level bootstrap: resample items (paired across runs), average over runs."""
+        intervals: dict[str, list[float] | None] = {}
+        for key in self.reported(spec):
+            present = np.array([[key in line["scores"] for line in lines] for lines in lines_by_run])
+            vals = [[line["scores"].get(key, 0.0) for line in lines] for lines in lines_by_run]
+            if any(v is None for row in vals for v in row) or not present.any():
+                intervals[key] = None
+                continue
+            # Mean over the resampled items that have the metric (all of them but for
+            # records whose gold lacks a part); a resample with none is skipped.
+            m = np.array(vals, dtype=float)
+            sums, counts = (m * present)[:, idx].sum(axis=2), present[:, idx].sum(axis=2)
+            ok = (counts > 0).all(axis=0)
+            reps = (sums[:, ok] / counts[:, ok]).mean(axis=0)
+            intervals[key] = percentile_interval(reps) if reps.size else None
+        scores = [[line["score"] for line in lines] for lines in lines_by_run]
+        if any(s is None for row in scores for s in row):
+            return intervals, None
+        m = np.array(scores, dtype=float)
+        return intervals, m[:, idx].mean(axis=2).mean(axis=0)
+
+    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None:
+        return None

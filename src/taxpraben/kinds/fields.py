@@ -1,0 +1,181 @@
+"""Records whose gold has fields: JSON-shaped answers (mixed) and aspects (multi-aspect
+generation). Shared by the kinds that score fields.
+
+A record's fields are its gold's own keys (:func:`taxpraben.parsing.fields.record_fields`):
+the spec's rules where it names them, kinds inferred from the gold value otherwise. Exact
+fields (number, category) are scored here; text fields become text pairs for the semantic
+scorers. A gold with no readable field is scored as one rationale, the whole answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from taxpraben.aggregate import run_stat
+from taxpraben.kinds.base import PreparedItem, TextPair
+from taxpraben.parsing.fields import (
+    align_fields,
+    field_text,
+    field_value_matches,
+    gold_fields,
+    parse_fields,
+    record_fields,
+)
+from taxpraben.parsing.numbers import parse_gold_number
+
+if TYPE_CHECKING:
+    from taxpraben.data.records import Record
+    from taxpraben.tasks.spec import TaskSpec
+
+#: The one field of a record whose gold has no readable fields: the whole answer.
+WHOLE_ANSWER = "全文"
+
+
+def as_json_object(answer: Any) -> dict[str, Any] | None:
+    """The gold as an object: itself, or the object a JSON string holds; else None."""
+    if isinstance(answer, dict):
+        return answer
+    if isinstance(answer, str):
+        try:
+            value = json.loads(answer)
+        except json.JSONDecodeError:
+            return None
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def check_field_gold(answer: Any, spec: TaskSpec, aspects: bool, bad: Callable[[str, str], None]) -> Any:
+    """The gold of a field task as the scorer will read it, reporting spec number fields
+    that hold no number. A JSON string becomes its object; any other text is kept as
+    written (the scorer reads it with the prediction reader)."""
+    if answer is None:
+        return answer
+    obj = as_json_object(answer)
+    if obj is not None:
+        answer = obj
+    fields = gold_fields(answer)
+    if fields is None or spec.fields is None:
+        return answer
+    for f in record_fields(fields, spec.fields.fields, aspects=aspects):
+        if f.inferred or f.rule.kind != "number":
+            continue
+        try:
+            parse_gold_number(f.gold)
+        except ValueError:
+            bad(f"gold field {f.gold_key!r} must be a number, got {f.gold!r}", "answer")
+    return answer
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, (frozenset, set)):
+        return "".join(sorted(value))
+    return value
+
+
+def prepare_whole_answer(record: Record, item: PreparedItem, text: str, failed: bool) -> None:
+    """A record whose gold has no fields: the whole prediction against the whole gold."""
+    missing = failed or not text.strip()
+    if missing and not failed:
+        item.status = "format_failure"
+    item.extracted = None
+    item.pairs = [TextPair(WHOLE_ANSWER, "" if missing else text, record.answer_text, missing)]
+    item.fields = {
+        WHOLE_ANSWER: {
+            "kind": "text", "pred": None if missing else text, "gold": record.answer_text, "score": None,
+            "status": "missing" if missing else "ok", "matched_by": "whole", "inferred": True,
+        }
+    }  # fmt: skip
+
+
+def prepare_fields(spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
+                   aspects: bool) -> None:
+    """Align the prediction's fields to the record's own gold fields and score the exact ones."""
+    assert spec.fields is not None
+    gold = gold_fields(record.answer)
+    if gold is None:
+        prepare_whole_answer(record, item, text, failed)
+        return
+    fields = record_fields(gold, spec.fields.fields, aspects=aspects)
+    rules = [f.rule for f in fields]
+    parsed = None if failed or not text.strip() else parse_fields(text)
+    if parsed is None and not failed:
+        item.status = "format_failure"
+    aligned = align_fields(parsed or {}, rules, spec.fields.fuzzy_threshold)
+    item.fields = {}
+    item.extracted = {name: _json_safe(a.value) for name, a in aligned.items() if a.value is not None}
+    for f in fields:
+        rule = f.rule
+        got = aligned[rule.name]
+        present = got.value is not None and field_text(got.value).strip() != ""
+        info: dict[str, Any] = {
+            "kind": rule.kind,
+            "pred": _json_safe(got.value),
+            "gold": f.gold,
+            "status": "ok" if present else "missing",
+            "matched_by": got.how,
+            "inferred": f.inferred,
+        }
+        if f.spec_name is not None and f.spec_name != rule.name:
+            info["spec_field"] = f.spec_name
+        if rule.kind == "text":
+            cand = field_text(got.value) if present else ""
+            item.pairs.append(TextPair(rule.name, cand, field_text(f.gold), not present))
+            info["score"] = None  # filled in when the item is finished
+        else:
+            info["score"] = float(present and field_value_matches(got.value, f.gold, rule))
+        item.fields[rule.name] = info
+
+
+def _field_names(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> list[str]:
+    """Every field some record scores (named by the gold's keys): those a spec rule names
+    first, in spec order, then the others in order of first appearance."""
+    assert spec.fields is not None
+    order = {rule.name: i for i, rule in enumerate(spec.fields.fields)}
+    seen: dict[str, int] = {}
+    for lines in lines_by_run:
+        for line in lines:
+            for name, info in (line.get("fields") or {}).items():
+                rank = order.get(info.get("spec_field") or name, len(order))
+                seen[name] = min(seen.get(name, rank), rank)
+    appearance = {name: i for i, name in enumerate(seen)}
+    return sorted(seen, key=lambda name: (seen[name], appearance[name]))
+
+
+def field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]], text_metrics: tuple[str, ...],
+                  text_value: Callable[[str], str]) -> dict[str, Any]:
+    """Per-field figures over the records that have the field (records differ in their keys).
+
+    ``kind`` is the field's most common kind; ``n`` the records scoring it (per run);
+    ``inferred`` whether any record inferred its kind from the gold value. Exact fields
+    report ``em``; text fields ``text_metrics``, read from each field's entry under
+    ``text_value(metric)``.
+    """
+    out: dict[str, Any] = {}
+    for name in _field_names(spec, lines_by_run):
+        runs = [[line["fields"][name] for line in lines if name in (line.get("fields") or {})] for lines in lines_by_run]
+        infos = [info for run in runs for info in run]
+        kinds = [info["kind"] for info in infos]
+        kind = max(dict.fromkeys(kinds), key=kinds.count)
+        figures: dict[str, Any] = {"kind": kind, "n": len(runs[0]) if runs else 0,
+                                   "inferred": any(info.get("inferred") for info in infos)}
+        metrics = ("em",) if kind != "text" else text_metrics
+        for metric in metrics:
+            per_run: list[float | None] = []
+            for run in runs:
+                # Only the records where the field has the figure's kind count toward it.
+                vals = [
+                    info.get("score" if info["kind"] != "text" else text_value(metric))
+                    for info in run
+                    if (info["kind"] == "text") == (kind == "text")
+                ]
+                per_run.append(None if not vals or any(v is None for v in vals) else float(np.mean(vals)))
+            figures[metric] = run_stat(per_run)
+        figures["format_failure_rate"] = run_stat(
+            [float(np.mean([info["status"] != "ok" for info in run])) if run else None for run in runs]
+        )
+        out[name] = figures
+    return out

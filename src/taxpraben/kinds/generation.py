@@ -1,0 +1,96 @@
+"""Generation (TaxRecite, TaxSum, TaxQA, TaxBoard, TaxOpinion, TaxRisk): BERTScore and BARTScore.
+
+The cleaned answer is scored against the gold text; a multi-aspect task (a spec with
+``fields``, TaxRisk) is scored per aspect and averaged. BARTScore is the mean
+log-likelihood of the gold given the answer; results.json reports it raw and normalised
+to [0, 1] as exp(raw) (so that it can be averaged with BERTScore into the item score).
+The ``taxben`` profile scores the raw output, as TaxBen does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from taxpraben.kinds.base import (
+    FieldMode,
+    Kind,
+    Metric,
+    PreparedItem,
+    Profile,
+    SemanticValues,
+    TextPair,
+    bert_f1,
+    mean_or_none,
+)
+from taxpraben.kinds.fields import check_field_gold, field_figures, prepare_fields
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from taxpraben.data.records import Record
+    from taxpraben.tasks.spec import TaskSpec
+
+
+def normalise_bartscore(raw: float) -> float:
+    """A raw BARTScore (a mean log-likelihood, at most 0) as a fraction in [0, 1]."""
+    return math.exp(raw) if raw <= 0 else 1.0
+
+
+class GenerationKind(Kind):
+    name = "generation"
+    label = "Generation"
+    sections = frozenset({"fields"})
+    declared = (
+        Metric("bertscore", "BERTScore", "BERTScore F1 (chinese-xlnet-base)", scorer="bertscore", column=50),
+        Metric("bartscore", "BARTScore", "exp of BARTScore (bart-large-cnn), in [0, 1]", scorer="bartscore",
+               column=60),
+        Metric("bartscore_raw", "BARTScore (raw)", "BARTScore as a mean log-likelihood", scorer="bartscore",
+               in_score=False, companion_of="bartscore", display="raw", column=70),
+    )
+
+    def field_mode(self, spec: TaskSpec) -> FieldMode | None:
+        return "aspects" if spec.fields is not None else None
+
+    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
+                   bad: Any) -> tuple[Any, int | None]:
+        if spec.fields is None:
+            return answer, None
+        return check_field_gold(answer, spec, True, bad), None
+
+    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
+                profile: Profile) -> None:
+        if spec.fields is not None:
+            prepare_fields(spec, record, item, text, failed, aspects=True)
+            return
+        # TaxBen scores the raw generation (TaxBen.py:177-184): no cleaning in its profile.
+        text = item.prediction if profile == "taxben" else text
+        missing = failed or not text.strip()
+        if missing and not failed:
+            item.status = "format_failure"
+        item.extracted = None
+        item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
+
+    def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
+        berts = [bert_f1(values, p) for p in item.pairs]
+        raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]
+        norms = [None if r is None else (0.0 if p.missing else normalise_bartscore(r))
+                 for p, r in zip(item.pairs, raws, strict=True)]
+        if item.fields is not None:
+            for p, b, n in zip(item.pairs, berts, norms, strict=True):
+                info = item.fields[p.name]
+                info["bertscore"] = b
+                info["bartscore"] = n
+                info["score"] = None if b is None or n is None else (b + n) / 2
+        item.scores["bertscore"] = mean_or_none(berts)
+        item.scores["bartscore"] = mean_or_none(norms)
+        item.scores["bartscore_raw"] = mean_or_none(raws)
+
+    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None:
+        if spec.fields is None:
+            return None
+        # Aspects keep both semantic scores in their entries.
+        return field_figures(spec, lines_by_run, ("bertscore", "bartscore"), lambda metric: metric)
+
+
+KIND = GenerationKind()

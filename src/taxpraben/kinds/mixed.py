@@ -1,0 +1,81 @@
+"""Mixed (TaxInspect, TaxPlan): exact fields and a rationale in one answer.
+
+The answer's fields are aligned to the gold's keys; number and category fields score by
+exact match (``em``: their mean), text fields by BERTScore (``bertscore``: their mean), and
+the item's score is the mean of the two parts. A record whose gold lacks exact (or text)
+fields has no ``em`` (no ``bertscore``), and its score is the part it has.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from taxpraben.kinds.base import (
+    FieldMode,
+    Kind,
+    Metric,
+    PreparedItem,
+    Profile,
+    SemanticValues,
+    SpecMismatch,
+    bert_f1,
+    mean_or_none,
+)
+from taxpraben.kinds.fields import check_field_gold, field_figures, prepare_fields
+
+if TYPE_CHECKING:
+    from taxpraben.data.records import Record
+    from taxpraben.tasks.spec import TaskSpec
+
+
+class MixedKind(Kind):
+    name = "mixed"
+    label = "Mixed"
+    sections = frozenset({"fields"})
+    declared = (
+        Metric("em", "EM", "exact match of the number and category fields", column=40),
+        Metric("bertscore", "BERTScore", "BERTScore F1 of the text (rationale) fields", scorer="bertscore",
+               column=50),
+    )
+
+    def check_spec(self, spec: TaskSpec) -> None:
+        if spec.fields is None:
+            raise SpecMismatch("fields", "a mixed task needs a 'fields' section listing its fields")
+        kinds = {f.kind for f in spec.fields.fields}
+        if "text" not in kinds or not kinds & {"number", "category"}:
+            raise SpecMismatch(
+                "fields", "a mixed task needs at least one exact field (number or category) "
+                "and one text (rationale) field"
+            )
+        super().check_spec(spec)
+
+    def field_mode(self, spec: TaskSpec) -> FieldMode | None:
+        return "fields"
+
+    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
+                   bad: Any) -> tuple[Any, int | None]:
+        return check_field_gold(answer, spec, False, bad), None
+
+    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
+                profile: Profile) -> None:
+        prepare_fields(spec, record, item, text, failed, aspects=False)
+
+    def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
+        assert item.fields is not None
+        exact = [info["score"] for info in item.fields.values() if info["kind"] != "text"]
+        berts = []
+        for pair in item.pairs:
+            b = bert_f1(values, pair)
+            item.fields[pair.name]["score"] = b
+            berts.append(b)
+        if exact:
+            item.scores["em"] = sum(exact) / len(exact)
+        if berts:
+            item.scores["bertscore"] = mean_or_none(berts)
+
+    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None:
+        # A text field's entry holds its BERTScore as its score.
+        return field_figures(spec, lines_by_run, ("bertscore",), lambda metric: "score")
+
+
+KIND = MixedKind()

@@ -1,0 +1,166 @@
+"""Structured prediction (TaxRead, TaxCalc, TaxMCQ): Exact Match after honest normalisation.
+
+The spec's ``structured.kind`` says what the answer is: a ``number`` (both sides in the
+gold's unit, compared at N decimals), a set of option ``letters``, or a ``span`` of the
+context. The ``taxben`` profile applies TaxBen's own rules to the raw output instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from taxpraben.kinds.base import Kind, Metric, PreparedItem, Profile, SpecMismatch
+from taxpraben.parsing import taxben
+from taxpraben.parsing.letters import extract_letter_set
+from taxpraben.parsing.numbers import (
+    expects_percent,
+    extract_final_number,
+    gold_unit,
+    numbers_equal,
+    parse_gold_number,
+    read_gold_number,
+)
+from taxpraben.parsing.region import is_refusal
+from taxpraben.parsing.spans import extract_span, span_match
+
+if TYPE_CHECKING:
+    import random
+
+    from taxpraben.data.records import Record
+    from taxpraben.tasks.spec import TaskSpec
+
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+class StructuredKind(Kind):
+    name = "structured"
+    label = "Structured"
+    sections = frozenset({"structured"})
+    declared = (Metric("em", "EM", "exact match after normalisation", column=40),)
+
+    def check_spec(self, spec: TaskSpec) -> None:
+        if spec.structured is None:
+            raise SpecMismatch("structured", "a structured task needs a 'structured' section (kind: number|letters|span)")
+        super().check_spec(spec)
+
+    # ------------------------------------------------------------------ data
+
+    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[Any, int | None]:
+        assert spec.structured is not None
+        kind = spec.structured.kind
+        if answer is None:
+            return answer, None
+        if kind == "number":
+            # Units are kept as written ("76000元", "17.14万元"): the number reader reads them.
+            try:
+                parse_gold_number(answer)
+            except ValueError:
+                bad(f"a {spec.name} gold must be a number, got {answer!r}", "answer")
+        elif kind == "letters":
+            letters = spec.structured.letters
+            value = answer if isinstance(answer, str) else ""
+            if not value or any(ch not in letters for ch in value):
+                bad(f"a {spec.name} gold must be option letters from {letters!r} such as 'ACD', got {answer!r}", "answer")
+        return answer, None
+
+    def baseline_answer(self, baseline: str, spec: TaskSpec, record: Record, rng: random.Random) -> str | None:
+        assert spec.structured is not None
+        kind, letters = spec.structured.kind, spec.structured.letters
+        if record.choices:
+            return None
+        context = record.text if record.text else record.query
+        if baseline == "first-choice" and kind == "letters":
+            return letters[0]
+        if baseline != "random":
+            return None
+        if kind == "letters":
+            k = rng.randint(1, len(letters))
+            return "".join(sorted(rng.sample(letters, k)))
+        if kind == "number":
+            numbers = _NUMBER.findall(record.query)
+            return rng.choice(numbers) if numbers else str(rng.randint(0, 10000))
+        size = min(len(context), rng.randint(2, 12))  # a span: a few characters of context
+        start = rng.randint(0, max(0, len(context) - size))
+        return context[start : start + size]
+
+    # ------------------------------------------------------------------ items
+
+    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
+                profile: Profile) -> None:
+        opts = spec.structured
+        assert opts is not None
+        if profile == "taxben":
+            _prepare_taxben(opts.kind, record, item, failed)
+            return
+        em = 0.0
+        if opts.kind == "number":
+            # Both sides in the gold's unit: the one its text is written in, else the one the
+            # question asks for (parsing.numbers.gold_unit); compared at N decimals of it.
+            unit = gold_unit(record.answer, record.query)
+            gold = unit.convert(read_gold_number(record.answer))
+            want_percent = expects_percent(gold, record.query)
+            match = None if failed else extract_final_number(text, expect_percent=want_percent)
+            if match is not None:
+                match = unit.convert(match)
+                if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
+                    match = replace(match, value=-match.value)
+                item.extracted = unit.show(match.value) + ("%" if match.is_percent else "")
+                em = float(
+                    numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
+                )
+            elif not failed:
+                item.status = "format_failure"
+        elif opts.kind == "letters":
+            gold_set = frozenset(str(record.answer).strip().upper())
+            letters = None
+            if not failed:
+                letters = extract_letter_set(text, opts.letters, query=record.query)
+            if letters is not None:
+                item.extracted = "".join(sorted(letters))
+                em = float(letters == gold_set)
+            elif not failed:
+                item.status = "format_failure"
+        else:  # span
+            if not failed:
+                span = extract_span(text, clause="，" not in record.answer_text)
+                item.extracted = span
+                if span.strip() and not (span == text and is_refusal(text)):
+                    em = float(span_match(text, record.answer_text))
+                else:
+                    item.status = "format_failure"
+        item.scores = {"em": em}
+
+
+def _prepare_taxben(kind: str, record: Record, item: PreparedItem, failed: bool) -> None:
+    """TaxBen's rules (:mod:`taxpraben.parsing.taxben`) on the raw prediction.
+
+    ``extracted`` is TaxBen's own answer: the ``"{:.2f}"`` string or ``"未知"`` (TaxCalc), the
+    letter string in output order (TaxMCQ), the gold when the output contains it (TaxRead).
+    An answer TaxBen cannot read (``"未知"``, no letter run) is a format failure, and so is a
+    blank TaxRead answer; the scores are TaxBen's either way.
+    """
+    em = 0.0
+    if not failed:
+        raw = item.prediction
+        if kind == "number":
+            item.extracted = taxben.calc_answer(raw)
+            em = float(taxben.calc_correct(raw, record.answer))
+            unreadable = item.extracted == taxben.UNKNOWN
+        elif kind == "letters":
+            item.extracted = taxben.mcq_letters(raw)
+            em = float(taxben.mcq_correct(raw, record.answer))
+            unreadable = item.extracted is None
+        else:
+            em = float(taxben.read_correct(raw, record.answer_text))
+            item.extracted = record.answer_text if em else None
+            unreadable = not raw.strip()
+        if unreadable:
+            item.status = "format_failure"
+    item.scores = {"em": em}
+
+
+KIND = StructuredKind()
