@@ -1,6 +1,6 @@
 """Write a full-size synthetic TaxPraBen data directory (and, optionally, model predictions).
 
-Fourteen datasets in the data contract (DESIGN.md section 3), at the real sizes: the nine
+Fourteen datasets in the data contract (README, "Data format"), at the real sizes: the nine
 TaxBen datasets at TaxBen's sizes (6,000 records), the five newer ones at 260 each, so the
 total is the paper's 7.3K. Text lengths follow the bundled sample: prompts of 100-900
 characters, generation golds of 100-500, mixed-task rationales of 80-200. Golds follow the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -251,3 +252,37 @@ def test_the_branch_finder_finds_branches(tmp_path: Path) -> None:
     """)
     probe.write_text(sample, encoding="utf-8")
     assert len(_kind_branches(probe, tmp_path)) == 2
+
+
+def test_the_metric_example_of_the_architecture_doc_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/architecture.md's plugin metric, run as written: selected by a spec, computed per
+    item, averaged per task."""
+    doc = (SRC.parent.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    match = re.search(r"```python\n(.*?)```", doc, re.S)
+    assert match is not None
+    module = f"mymetrics_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{module}.py").write_text(match.group(1), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(PLUGINS_ENV, module)
+    spec_text = (SRC / "tasks" / "specs" / "TaxQA.yaml").read_text(encoding="utf-8")
+    spec_text = spec_text.replace("name: TaxQA", "name: TaxQALen").replace(
+        "metrics: [bertscore, bartscore]", "metrics: [bertscore, bartscore, length_ratio]")
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "TaxQALen.yaml").write_text(spec_text, encoding="utf-8")
+    try:
+        registry = load_registry([tmp_path / "specs"], use_env=False)
+        rows = [{"id": str(i), "query": f"问题{i}", "answer": "增值税一般纳税人适用13%税率。"} for i in range(4)]
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "TaxQALen.jsonl").write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        loaded = load_data(tmp_path / "data", registry, tasks=["TaxQALen"])
+        answers = ["增值税", "增值税一般纳税人适用13%税率。", "", "增值税一般纳税人适用13%税率，小规模纳税人3%。"]
+        preds = [Prediction("TaxQALen", str(i), 0, a) for i, a in enumerate(answers)]
+        scored = score_predictions(loaded, preds, registry, ScoringSettings(semantic=False, bootstrap=0))
+        gold = len(rows[0]["answer"])
+        expected = [min(1.0, len(a) / gold) for a in answers]
+        assert scored.results["tasks"]["TaxQALen"]["metrics"]["length_ratio"]["mean"] == pytest.approx(
+            sum(expected) / len(expected))
+    finally:
+        unregister_metric("generation", "length_ratio")
+        sys.modules.pop(module, None)

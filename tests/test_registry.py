@@ -132,3 +132,14 @@ def test_select_suggests_the_closest_name() -> None:
     assert [s.name for s in reg.select(["taxcalc", "TaxMCQ"])] == ["TaxCalc", "TaxMCQ"]
     with pytest.raises(KeyError, match="did you mean 'TaxCalc'"):
         reg.select(["TaxCalk"])
+
+
+def test_fields_may_be_given_as_the_list_of_rules(tmp_path: Path) -> None:
+    nested = (Path(__file__).resolve().parent.parent / "src/taxpraben/tasks/specs/TaxPlan.yaml").read_text("utf-8")
+    head, _, rules = nested.partition("fields:\n  fields:\n")
+    assert rules, "TaxPlan's spec lists its fields under fields: fields:"
+    flat = head + "fields:\n" + "\n".join(line[2:] for line in rules.splitlines()) + "\n"
+    (tmp_path / "TaxPlan.yaml").write_text(flat, encoding="utf-8")
+    bundled = load_registry(use_env=False)["TaxPlan"]
+    assert load_registry([tmp_path], use_env=False)["TaxPlan"].field_rules == bundled.field_rules
+    assert [r.name for r in bundled.field_rules]

@@ -1,4 +1,4 @@
-"""Figures over runs: per run first, across runs second (DESIGN.md section 2).
+"""Figures over runs: per run first, across runs second (README, "How answers are scored").
 
 Each figure of results.json is a ``STAT``: the per-run values, their mean, the sample
 standard deviation (ddof=1), a 95% t-interval over runs, and, where the caller has one, a

@@ -1,4 +1,5 @@
-"""The predictions contract (DESIGN.md section 3): one JSON object per (task, id, run).
+"""The predictions contract (README, "Evaluate a model"; docs/results-schema.md): one JSON
+object per (task, id, run).
 
 The line itself is the :class:`taxpraben.results.Prediction` model; this module reads and
 writes files of them.

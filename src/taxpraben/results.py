@@ -1,7 +1,7 @@
 """Typed output files: ``results.json``, one ``samples.jsonl`` line, one ``predictions.jsonl`` line.
 
-These pydantic models are the one description of the files other tools read (DESIGN.md
-section 3): the scoring pipeline validates through them before writing, the report reader
+These pydantic models are the one description of the files other tools read (the README,
+"Evaluate a model"): the scoring pipeline validates through them before writing, the report reader
 and the leaderboard read through them, and ``docs/results-schema.md`` is generated from them
 (``python -m taxpraben.results --markdown > docs/results-schema.md``).
 
@@ -187,7 +187,7 @@ class TaskResult(Record):
         default_factory=dict,
     )
     score: Stat | None = _field(
-        "The task score (DESIGN.md section 2): classification mean(acc, f1); generation "
+        "The task score (README, \"How answers are scored\"): classification mean(acc, f1); generation "
         "mean(bertscore, bartscore); structured em; mixed the mean of item scores."
     )
     format_failure_rate: Stat | None = _field("Share of items whose answer could not be read.")
@@ -403,7 +403,7 @@ class SampleLine(Record):
 
 
 class Prediction(Record):
-    """One line of ``predictions.jsonl`` (DESIGN.md section 3), imported and exported.
+    """One line of ``predictions.jsonl``, imported (``score``, ``replay:``) and exported (``run``).
 
     ``{"task": "TaxCalc", "id": "17", "run": 0, "prediction": "..."}``, optional ``model``,
     ``usage`` (``prompt_tokens``, ``completion_tokens``), ``latency_s``, ``error``,
@@ -463,7 +463,8 @@ _INTRO = """\
 <!-- Generated from src/taxpraben/results.py; do not edit by hand. Regenerate with:
      python -m taxpraben.results --markdown > docs/results-schema.md -->
 
-Other tools read these files; this page is their contract (it refines DESIGN.md section 3).
+Other tools read these files; this page is their contract (the README, "Evaluate a model",
+shows how they are made).
 Each table below is one JSON object; the models in `src/taxpraben/results.py` are the same
 description in code, used by the writer, the report and the leaderboard.
 

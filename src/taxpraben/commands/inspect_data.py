@@ -42,7 +42,7 @@ def tasks(task_dir: TaskDirOpt = None) -> None:
             spec.type,
             spec.bloom.value,
             ", ".join(metric_label(m) for m in spec.metrics)
-            + (f" per aspect ({len(spec.fields.fields)})" if spec.fields and mode == "aspects" else ""),
+            + (f" per aspect ({len(spec.field_rules)})" if spec.fields and mode == "aspects" else ""),
         ]
         extra = [str(spec.paper_size) if spec.paper_size else "?", spec.description]
         table.add_row(*row, *(extra if wide else []))

@@ -1,4 +1,4 @@
-"""Finding, streaming and checking dataset files (DESIGN.md section 3).
+"""Finding, streaming and checking dataset files (the contract: README, "Data format").
 
 Layouts: ``DIR/NAME.jsonl``, ``DIR/NAME.json`` (an array of objects), ``DIR/NAME.parquet``,
 or the same under ``DIR/NAME/test.*``. ``NAME`` matches a task of the registry
@@ -422,7 +422,7 @@ class _FieldNotes:
                 "headings or a table); the record is scored as one rationale",
                 record.line, "answer", "warning", self.unit,  # type: ignore[arg-type]
             )
-        fields = record_fields(gold, self.spec.fields.fields, aspects=self.mode == "aspects")
+        fields = record_fields(gold, self.spec.field_rules, aspects=self.mode == "aspects")
         for f in fields:
             if f.inferred:
                 counts = self.kinds.setdefault(f.gold_key, {})

@@ -1,4 +1,4 @@
-"""The typed record a dataset file yields (DESIGN.md section 3)."""
+"""The typed record a dataset file yields (the data contract: README, "Data format")."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ def check_field_gold(answer: Any, spec: TaskSpec, aspects: bool, bad: Callable[[
     fields = gold_fields(answer)
     if fields is None or spec.fields is None:
         return answer
-    for f in record_fields(fields, spec.fields.fields, aspects=aspects):
+    for f in record_fields(fields, spec.field_rules, aspects=aspects):
         if f.inferred or f.rule.kind != "number":
             continue
         try:
@@ -99,7 +99,7 @@ def prepare_fields(spec: TaskSpec, record: Record, item: PreparedItem, text: str
     if gold is None:
         prepare_whole_answer(record, item, text, failed)
         return
-    fields = record_fields(gold, spec.fields.fields, aspects=aspects)
+    fields = record_fields(gold, spec.field_rules, aspects=aspects)
     rules = [f.rule for f in fields]
     parsed = None if failed or not text.strip() else parse_fields(text)
     if parsed is None and not failed:
@@ -134,7 +134,7 @@ def _field_names(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> li
     """Every field some record scores (named by the gold's keys): those a spec rule names
     first, in spec order, then the others in order of first appearance."""
     assert spec.fields is not None
-    order = {rule.name: i for i, rule in enumerate(spec.fields.fields)}
+    order = {rule.name: i for i, rule in enumerate(spec.field_rules)}
     seen: dict[str, int] = {}
     for lines in lines_by_run:
         for line in lines:

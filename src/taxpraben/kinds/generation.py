@@ -9,7 +9,6 @@ The ``taxben`` profile scores the raw output, as TaxBen does.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import (
@@ -24,17 +23,13 @@ from taxpraben.kinds.base import (
     mean_or_none,
 )
 from taxpraben.kinds.fields import check_field_gold, field_figures, prepare_fields
+from taxpraben.metrics.semantic import normalize_bartscore
 
 if TYPE_CHECKING:
     from typing import Any
 
     from taxpraben.data.records import Record
     from taxpraben.tasks.spec import TaskSpec
-
-
-def normalise_bartscore(raw: float) -> float:
-    """A raw BARTScore (a mean log-likelihood, at most 0) as a fraction in [0, 1]."""
-    return math.exp(raw) if raw <= 0 else 1.0
 
 
 class GenerationKind(Kind):
@@ -74,7 +69,7 @@ class GenerationKind(Kind):
     def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
         berts = [bert_f1(values, p) for p in item.pairs]
         raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]
-        norms = [None if r is None else (0.0 if p.missing else normalise_bartscore(r))
+        norms = [None if r is None else (0.0 if p.missing else normalize_bartscore(r))
                  for p, r in zip(item.pairs, raws, strict=True)]
         if item.fields is not None:
             for p, b, n in zip(item.pairs, berts, norms, strict=True):

@@ -41,7 +41,7 @@ class MixedKind(Kind):
     def check_spec(self, spec: TaskSpec) -> None:
         if spec.fields is None:
             raise SpecMismatch("fields", "a mixed task needs a 'fields' section listing its fields")
-        kinds = {f.kind for f in spec.fields.fields}
+        kinds = {f.kind for f in spec.field_rules}
         if "text" not in kinds or not kinds & {"number", "category"}:
             raise SpecMismatch(
                 "fields", "a mixed task needs at least one exact field (number or category) "

@@ -1,4 +1,4 @@
-"""``replay:FILE``: answers read back from a predictions file (the contract of DESIGN.md 3).
+"""``replay:FILE``: answers read back from a predictions file (the predictions contract, docs/results-schema.md).
 
 Existing generations, from this harness or any other tool, can be rescored by a ``run``
 without calling a model. A (task, id, run) absent from the file fails with a clear error

@@ -122,6 +122,20 @@ class TaskSpec(_Strict):
     #: Options of a kind registered by a plugin (the kind validates them).
     options: dict[str, Any] = Field(default_factory=dict)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _fields_as_a_list(cls, data: Any) -> Any:
+        """``fields:`` may be the list of field rules itself (``fields: [{name: ...}]``),
+        short for ``fields: {fields: [...]}`` when the defaults of the rest suit."""
+        if isinstance(data, dict) and isinstance(data.get("fields"), list):
+            data = {**data, "fields": {"fields": data["fields"]}}
+        return data
+
     @property
     def classification_options(self) -> ClassificationOptions:
         return self.classification or ClassificationOptions()
+
+    @property
+    def field_rules(self) -> list[FieldRule]:
+        """The spec's field (or aspect) rules; empty when it has none."""
+        return self.fields.fields if self.fields is not None else []
