@@ -34,7 +34,7 @@ def test_ranking_and_adjacent_significance(three_models: list[Path]):
         "openai:model-b",
         "openai:model-c",
     ]
-    means = [e.overall["mean"] for e in board.entries]
+    means = [e.overall.mean for e in board.entries]
     assert means == sorted(means, reverse=True)
     first, second = board.comparisons
     assert first.test is not None and second.test is not None
@@ -61,7 +61,7 @@ def test_leaderboard_files_show_the_verdicts(three_models: list[Path], tmp_path:
         line for line in md.splitlines() if line.startswith("| 1 ") or line.startswith("| 2 ")
     ]
     assert "significant" in ranking[0] and "**not significant**" in ranking[1]
-    assert fmt.stat(board.entries[0].overall) in ranking[0]
+    assert fmt.stat(board.entries[0].overall_figure) in ranking[0]
     assert "Paired bootstrap over items (10000 resamples, seed" in md
     html = paths[1].read_text(encoding="utf-8")
     assert 'data-significant="no"' in html and 'data-significant="yes"' in html

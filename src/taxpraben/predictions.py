@@ -1,51 +1,36 @@
 """The predictions contract (README, "Evaluate a model"; docs/results-schema.md): one JSON
-object per (task, id, run)."""
+object per (task, id, run).
+
+The line itself is the :class:`taxpraben.results.Prediction` model; this module reads and
+writes files of them.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from taxpraben.atomic import write_lines_atomically
+from taxpraben.results import Prediction
+
+__all__ = ["Prediction", "PredictionFileError", "prediction_from_json", "read_predictions", "write_predictions"]
 
 
 class PredictionFileError(ValueError):
     """A predictions file that breaks the contract; the message names the file and line."""
 
 
-@dataclass(slots=True)
-class Prediction:
-    task: str
-    id: str
-    run: int
-    prediction: str
-    model: str | None = None
-    usage: dict[str, int] | None = None
-    latency_s: float | None = None
-    error: str | None = None
-    #: Reasoning text returned apart from the answer (``reasoning_content``); never scored.
-    reasoning: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.task, self.id, self.run)
-
-    def to_json(self) -> dict[str, Any]:
-        out = {k: v for k, v in asdict(self).items() if k != "extra" and v is not None}
-        out["prediction"] = self.prediction  # always present, even when empty
-        out.update(self.extra)
-        return out
-
-
-_KNOWN = {"task", "id", "run", "prediction", "model", "usage", "latency_s", "error", "reasoning"}
-
-
 def prediction_from_json(obj: Any, where: str) -> Prediction:
-    """Build a Prediction from a decoded JSON object; ``where`` is "file:line" for errors."""
+    """Build a Prediction from a decoded JSON object; ``where`` is "file:line" for errors.
+
+    Beyond the model's own checks: ``run`` defaults to 0, a missing or null ``prediction``
+    is accepted (as "") only beside an ``error``, and a non-string prediction (a JSON
+    answer given as an object) is kept as its JSON text.
+    """
     if not isinstance(obj, dict):
         raise PredictionFileError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     for key in ("task", "id"):
@@ -61,18 +46,14 @@ def prediction_from_json(obj: Any, where: str) -> Prediction:
             raise PredictionFileError(f"{where}: field 'prediction' is missing (and no 'error' given)")
     if not isinstance(pred, str):
         pred = json.dumps(pred, ensure_ascii=False)
-    return Prediction(
-        task=str(obj["task"]),
-        id=str(obj["id"]),
-        run=run,
-        prediction=pred,
-        model=obj.get("model"),
-        usage=obj.get("usage"),
-        latency_s=obj.get("latency_s"),
-        error=obj.get("error"),
-        reasoning=obj.get("reasoning"),
-        extra={k: v for k, v in obj.items() if k not in _KNOWN},
-    )
+    fields = {**obj, "task": str(obj["task"]), "id": str(obj["id"]), "run": run, "prediction": pred}
+    try:
+        return Prediction.model_validate(fields)
+    except ValidationError as exc:
+        # One message per field: a union type (latency_s: int or float) fails once per member.
+        by_field = {str(e["loc"][0]) if e["loc"] else "line": e["msg"] for e in exc.errors()}
+        problems = "; ".join(f"field {name!r}: {msg}" for name, msg in by_field.items())
+        raise PredictionFileError(f"{where}: {problems}") from exc
 
 
 def read_predictions(path: Path) -> Iterator[Prediction]:

@@ -23,9 +23,9 @@ from taxpraben.report.html import asset, environment
 from taxpraben.report.load import (
     ReportError,
     iter_samples,
-    load_results,
     model_label,
     ordered_tasks,
+    read_results,
 )
 from taxpraben.report.markdown import cell
 from taxpraben.report.significance import (
@@ -36,6 +36,7 @@ from taxpraben.report.significance import (
     item_scores,
     paired_bootstrap,
 )
+from taxpraben.results import OverallStat, Results
 
 LEADERBOARD_MD = "leaderboard.md"
 LEADERBOARD_HTML = "leaderboard.html"
@@ -48,13 +49,18 @@ class IncompatibleResultsError(ReportError):
 @dataclass
 class Entry:
     directory: Path
-    results: dict[str, Any]
+    results: Results
     label: str
     items: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
-    def overall(self) -> dict[str, Any]:
-        return self.results.get("overall") or {}
+    def overall(self) -> OverallStat:
+        return self.results.overall
+
+    @property
+    def overall_figure(self) -> dict[str, Any]:
+        """The Overall Average as the JSON object the formatters and plots read."""
+        return self.overall.to_json()
 
     @property
     def computed_tasks(self) -> list[str]:
@@ -63,9 +69,8 @@ class Entry:
     @property
     def errors(self) -> tuple[int, int]:
         """(predictions that errored, predictions scored), from ``meta.counts``."""
-        counts = (self.results.get("meta") or {}).get("counts") or {}
-        total = int(counts.get("scored_predictions") or counts.get("predictions") or 0)
-        return int(counts.get("errors") or 0), total
+        counts = self.results.meta.counts
+        return counts.errors or 0, counts.scored_predictions or counts.predictions or 0
 
     @property
     def error_flag(self) -> str:
@@ -76,7 +81,7 @@ class Entry:
 
 def overall_gap(better: Entry, worse: Entry) -> float | None:
     """The difference of the two ranked Overall Averages (what the "Δ next" column shows)."""
-    a, b = better.overall.get("mean"), worse.overall.get("mean")
+    a, b = better.overall.mean, worse.overall.mean
     return None if a is None or b is None else float(a) - float(b)
 
 
@@ -109,11 +114,11 @@ COMPARED_META = (
 
 
 def _meta_value(entry: Entry, key: str) -> Any:
-    value = (entry.results.get("meta") or {}).get(key)
-    if key == "tasks" and isinstance(value, list):
+    value = getattr(entry.results.meta, key)
+    if key == "tasks":
         return ",".join(sorted(value))
     if key == "runs" and value is None:
-        return len(entry.overall.get("runs") or []) or None
+        return len(entry.overall.runs) or None
     return value
 
 
@@ -150,7 +155,7 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             + "; ".join(f"{k}: {v}" for k, v in scorers.items())
             + "): BERTScore/BARTScore figures are not directly comparable."
         )
-    partial = [e.label for e in entries if e.overall.get("partial")]
+    partial = [e.label for e in entries if e.overall.partial]
     if partial:
         warnings.append(
             "* = partial Overall Average (some tasks not computed) for: "
@@ -164,14 +169,12 @@ def _shown(value: Any) -> str:
     return "unknown" if value is None else str(value)
 
 
-def _scorer_signature(results: dict[str, Any]) -> str:
-    scorers = (results.get("meta") or {}).get("scorers") or {}
+def _scorer_signature(results: Results) -> str:
+    scorers = results.meta.scorers
     parts = []
     for name in sorted(scorers):
-        s = scorers[name] or {}
-        parts.append(
-            f"{name}={s.get('model')}" + (f"@{s['layer']}" if s.get("layer") is not None else "")
-        )
+        s = scorers[name]
+        parts.append(f"{name}={s.model}" + (f"@{s.layer}" if s.layer is not None else ""))
     return ", ".join(parts) or "none"
 
 
@@ -185,14 +188,12 @@ def build_leaderboard(
     """Load, check, rank and test; no files written."""
     if len(dirs) < 2:
         raise ReportError("a leaderboard needs at least two result directories")
-    entries = [Entry(Path(d), load_results(Path(d)), "") for d in dirs]
+    entries = [Entry(Path(d), read_results(Path(d)), "") for d in dirs]
     labels = [model_label(e.results, e.directory) for e in entries]
     for e, label in zip(entries, labels, strict=True):
         e.label = f"{label} ({e.directory.name})" if labels.count(label) > 1 else label
     warnings = check_compatible(entries, force=force)
-    entries.sort(
-        key=lambda e: -(e.overall.get("mean") if e.overall.get("mean") is not None else -1.0)
-    )
+    entries.sort(key=lambda e: -(e.overall.mean if e.overall.mean is not None else -1.0))
     for e in entries:
         e.items = item_scores(iter_samples(e.directory))
     comparisons = []
@@ -203,24 +204,17 @@ def build_leaderboard(
     tasks: list[str] = []
     for e in entries:
         tasks += [row.name for row in ordered_tasks(e.results) if row.name not in tasks]
-    meta = entries[0].results.get("meta") or {}
-    return Leaderboard(
-        entries,
-        comparisons,
-        tasks,
-        warnings,
-        str(meta.get("profile") or "?"),
-        str(meta.get("data_hash") or "?"),
-    )
+    meta = entries[0].results.meta
+    return Leaderboard(entries, comparisons, tasks, warnings, meta.profile or "?", meta.data_hash or "?")
 
 
 def _task_score(entry: Entry, task: str) -> str:
-    data = entry.results.get("tasks", {}).get(task)
+    data = entry.results.tasks.get(task)
     if data is None:
         return "–"
-    if data.get("status", "ok") != "ok":
+    if not data.computed:
         return "not computed"
-    return fmt.number((data.get("score") or {}).get("mean"))
+    return fmt.number(data.score.mean if data.score is not None else None)
 
 
 def _verdict(test: PairedTest | None) -> str:
@@ -262,7 +256,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
     lines.append("|---:|---|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks))
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
-        value = fmt.stat(overall) + (" (partial)" if overall.get("partial") else "")
+        value = fmt.stat(entry.overall_figure) + (" (partial)" if overall.partial else "")
         delta = vs = ""
         if rank <= len(board.comparisons):
             comparison = board.comparisons[rank - 1]
@@ -278,8 +272,8 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
             str(rank),
             cell(entry.label),
             value,
-            fmt.interval(overall.get("ci95")),
-            str(len(overall.get("runs") or [])),
+            fmt.interval(overall.ci95),
+            str(len(overall.runs)),
             f"**{entry.error_flag}**" if entry.error_flag else "0",
             delta,
             vs,
@@ -339,10 +333,10 @@ def render_leaderboard_html(board: Leaderboard) -> str:
                 "errors": entry.error_flag,
                 "delta": fmt.signed_points(gap) if rank <= len(board.comparisons) else "",
                 "paired_delta": fmt.signed_points(test.difference) if test else "",
-                "overall": fmt.stat(entry.overall),
-                "partial": bool(entry.overall.get("partial")),
-                "ci95": fmt.interval(entry.overall.get("ci95")),
-                "runs": len(entry.overall.get("runs") or []),
+                "overall": fmt.stat(entry.overall_figure),
+                "partial": entry.overall.partial,
+                "ci95": fmt.interval(entry.overall.ci95),
+                "runs": len(entry.overall.runs),
                 "vs": None
                 if rank > len(board.comparisons)
                 else ("n/a" if test is None else f"p {fmt.p_value(test.p_value)}"),
@@ -376,7 +370,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
             board=board,
             rows=rows,
             pairs=pairs,
-            plot=plots.overall_intervals([(e.label, e.overall) for e in board.entries]),
+            plot=plots.overall_intervals([(e.label, e.overall_figure) for e in board.entries]),
             method=method_note(resamples, seed),
             css=Markup(asset("report.css")),
             version=__version__,

@@ -5,42 +5,93 @@ The report layer reads only these files; it imports no model, parsing or metric 
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from taxpraben.kinds import all_metrics
+from taxpraben.results import SCHEMA_VERSION, Results, SampleLine, Stat, TaskResult
 from taxpraben.tasks import BLOOM_ORDER, PAPER_ORDER
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
-SUPPORTED_SCHEMA = 1
+#: The results.json layout this code reads (the one it writes).
+SUPPORTED_SCHEMA = SCHEMA_VERSION
+
+#: Results as a renderer may hold them: the typed model, or the JSON object it describes.
+ResultsLike = Results | Mapping[str, Any]
 
 
 class ReportError(ValueError):
     """A result directory that cannot be reported on; the message names the file."""
 
 
-def load_results(out_dir: Path) -> dict[str, Any]:
-    """``OUT/results.json`` as a dict, checked for the schema version this code understands."""
+def read_results(out_dir: Path) -> Results:
+    """``OUT/results.json``, typed; ReportError naming the file when it is not one this code
+    reads (missing, not JSON, another ``schema_version``, or keys of the wrong type)."""
     path = Path(out_dir) / RESULTS_FILE
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ReportError(f"{path}: not found (is {out_dir} a result directory?)") from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ReportError(f"{path}: cannot read results: {exc}") from exc
-    if not isinstance(results, dict) or "tasks" not in results:
+    if not isinstance(raw, dict) or "tasks" not in raw:
         raise ReportError(f"{path}: not a results file (no 'tasks')")
-    version = results.get("schema_version")
-    if version != SUPPORTED_SCHEMA:
+    check_schema_version(raw, path)
+    try:
+        return Results.model_validate(raw)
+    except ValidationError as exc:
         raise ReportError(
-            f"{path}: schema_version {version!r} is not supported (this version reads {SUPPORTED_SCHEMA})"
+            f"{path}: does not match results schema {SCHEMA_VERSION} ({schema_problems(exc)})"
+        ) from exc
+
+
+def check_schema_version(raw: Mapping[str, Any], path: Path) -> None:
+    """Refuse a results object of another layout, saying which and what to do."""
+    if "schema_version" not in raw:
+        raise ReportError(
+            f"{path}: no schema_version: not a results.json written by taxpraben (this version "
+            f"reads schema_version {SCHEMA_VERSION}); score its predictions with `taxpraben score`"
         )
-    return as_reported(results)
+    version = raw["schema_version"]
+    if version == SCHEMA_VERSION and not isinstance(version, bool):
+        return
+    if isinstance(version, int) and not isinstance(version, bool):
+        why = (
+            "written by a newer taxpraben: upgrade taxpraben to report on it"
+            if version > SCHEMA_VERSION
+            else "written by an older taxpraben: rescore its predictions.jsonl with `taxpraben score`"
+        )
+    else:
+        why = f"expected the integer {SCHEMA_VERSION}"
+    raise ReportError(
+        f"{path}: schema_version {version!r} is not supported (this version reads {SCHEMA_VERSION}); {why}"
+    )
+
+
+def schema_problems(exc: ValidationError, shown: int = 5) -> str:
+    """The first ``shown`` validation errors as "where: what", joined by "; "."""
+    errors = exc.errors()
+    parts = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[:shown]]
+    more = f"; and {len(errors) - shown} more" if len(errors) > shown else ""
+    return "; ".join(parts) + more
+
+
+def as_results(results: ResultsLike) -> Results:
+    """``results`` as the typed model (validated when given as a JSON object)."""
+    return results if isinstance(results, Results) else Results.model_validate(results)
+
+
+def load_results(out_dir: Path) -> dict[str, Any]:
+    """``OUT/results.json`` as the reports show it (see :func:`as_reported`), as a JSON object
+    for the renderers; :func:`read_results` gives the typed model."""
+    return reported(read_results(out_dir)).to_json()
 
 
 def scorer_metrics(scorer: str) -> tuple[str, ...]:
@@ -48,26 +99,24 @@ def scorer_metrics(scorer: str) -> tuple[str, ...]:
     return tuple(key for key, m in all_metrics().items() if m.scorer == scorer) or (scorer,)
 
 
-def uncomputed_metrics(results: dict[str, Any]) -> set[str]:
+def uncomputed_metrics(results: ResultsLike) -> set[str]:
     """Metric keys whose scorer never loaded (``meta.scorers[...].available`` is false)."""
-    scorers = (results.get("meta") or {}).get("scorers") or {}
     return {
         metric
-        for name, info in scorers.items()
-        if isinstance(info, dict) and info.get("available") is False
+        for name, info in as_results(results).meta.scorers.items()
+        if not info.available
         for metric in scorer_metrics(name)
     }
 
 
-def _null_stat(figure: Any) -> dict[str, Any]:
-    runs = figure.get("runs") if isinstance(figure, dict) else None
-    return {
-        "mean": None, "std": None, "ci95": None, "bootstrap_ci95": None,
-        "runs": [None] * len(runs or []),
-    }  # fmt: skip
+def _null_stat(figure: Stat | None) -> Stat:
+    runs = figure.runs if figure is not None else []
+    return Stat.model_validate({
+        "mean": None, "std": None, "ci95": None, "bootstrap_ci95": None, "runs": [None] * len(runs),
+    })  # fmt: skip
 
 
-def as_reported(results: dict[str, Any]) -> dict[str, Any]:
+def reported(results: Results) -> Results:
     """``results`` as the reports show it: a figure of a scorer that never loaded is null.
 
     Where every item failed, the pipeline fills the semantic metrics with the 0 that a
@@ -78,23 +127,28 @@ def as_reported(results: dict[str, Any]) -> dict[str, Any]:
     absent = uncomputed_metrics(results)
     if not absent:
         return results
-    results = copy.deepcopy(results)
-    for task in (results.get("tasks") or {}).values():
-        metrics = task.get("metrics") or {}
-        for key in absent & set(metrics):
-            metrics[key] = _null_stat(metrics[key])
-        for figures in (task.get("fields") or {}).values():
-            for key in absent & set(figures or {}):
-                figures[key] = _null_stat(figures[key])
-        for run in task.get("per_run") or []:
-            run_metrics = run.get("metrics") or {}
-            for key in absent & set(run_metrics):
-                run_metrics[key] = None
+    results = results.model_copy(deep=True)
+    for task in results.tasks.values():
+        for key in absent & set(task.metrics):
+            task.metrics[key] = _null_stat(task.metrics[key])
+        for figures in (task.fields or {}).values():
+            metrics = figures.model_extra or {}  # a field's metric figures are its extra keys
+            for key in absent & set(metrics):
+                metrics[key] = _null_stat(metrics[key])
+        for run in task.per_run:
+            for key in absent & set(run.metrics or {}):
+                run.metrics[key] = None  # type: ignore[index]
     return results
 
 
+def as_reported(results: ResultsLike) -> dict[str, Any]:
+    """:func:`reported` for a renderer that holds the JSON object; returns one."""
+    return reported(as_results(results)).to_json()
+
+
 def iter_samples(out_dir: Path) -> Iterator[dict[str, Any]]:
-    """The lines of ``OUT/samples.jsonl``; nothing when the file is absent."""
+    """The lines of ``OUT/samples.jsonl``, each checked against :class:`SampleLine`;
+    nothing when the file is absent. ReportError names the file and line of a bad one."""
     path = Path(out_dir) / SAMPLES_FILE
     if not path.exists():
         return
@@ -103,9 +157,11 @@ def iter_samples(out_dir: Path) -> Iterator[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ReportError(f"{path}:{number}: not JSON: {exc}") from exc
+                yield SampleLine.model_validate_json(line).to_json()
+            except ValidationError as exc:
+                if any(e["type"] == "json_invalid" for e in exc.errors()):
+                    raise ReportError(f"{path}:{number}: not JSON: {schema_problems(exc)}") from exc
+                raise ReportError(f"{path}:{number}: not a samples line ({schema_problems(exc)})") from exc
 
 
 def load_samples(out_dir: Path) -> list[dict[str, Any]]:
@@ -117,33 +173,37 @@ class TaskRow:
     """One task of ``results.json`` with its name, for tables in paper order."""
 
     name: str
-    data: dict[str, Any]
+    entry: TaskResult
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        """The task as its JSON object, for renderers that read it so."""
+        return self.entry.to_json()
 
     @property
     def computed(self) -> bool:
-        return self.data.get("status", "ok") == "ok"
+        return self.entry.computed
 
     @property
     def bloom(self) -> str:
-        return self.data.get("bloom") or ""
+        return self.entry.bloom or ""
 
     @property
     def kind(self) -> str:
-        return self.data.get("type") or ""
+        return self.entry.type or ""
 
 
-def ordered_tasks(results: dict[str, Any]) -> list[TaskRow]:
+def ordered_tasks(results: ResultsLike) -> list[TaskRow]:
     """The tasks in the paper's table order: by Bloom level, then the paper's dataset order."""
-    tasks = results.get("tasks", {})
-    listed = results.get("meta", {}).get("tasks") or []
+    model = as_results(results)
+    tasks = model.tasks
     bloom_rank = {level: i for i, level in enumerate(bloom_levels())}
     paper_rank = {name: i for i, name in enumerate(PAPER_ORDER)}
-    listed_rank = {name: i for i, name in enumerate(listed)}
+    listed_rank = {name: i for i, name in enumerate(model.meta.tasks)}
 
     def key(name: str) -> tuple[int, int, int, str]:
-        bloom = tasks[name].get("bloom") or ""
         return (
-            bloom_rank.get(bloom, len(bloom_rank)),
+            bloom_rank.get(tasks[name].bloom or "", len(bloom_rank)),
             paper_rank.get(name, len(paper_rank)),
             listed_rank.get(name, len(listed_rank)),
             name,
@@ -157,19 +217,18 @@ def bloom_levels() -> list[str]:
     return [level.value for level in BLOOM_ORDER]
 
 
-def model_label(results: dict[str, Any], out_dir: Path | None = None) -> str:
+def model_label(results: ResultsLike, out_dir: Path | None = None) -> str:
     """What to call the evaluated model: ``meta.model``, else the directory's name."""
-    model = results.get("meta", {}).get("model")
+    model = as_results(results).meta.model
     if model:
         return str(model)
     return Path(out_dir).resolve().name if out_dir is not None else "(scored predictions)"
 
 
-def scorer_problems(results: dict[str, Any]) -> list[str]:
+def scorer_problems(results: ResultsLike) -> list[str]:
     """One line per semantic scorer that was unavailable: which metric and why."""
-    scorers = (results.get("meta") or {}).get("scorers") or {}
     return [
-        f"{metric}: {info.get('reason') or 'unavailable'}"
-        for metric, info in scorers.items()
-        if isinstance(info, dict) and info.get("available") is False
+        f"{metric}: {info.reason or 'unavailable'}"
+        for metric, info in as_results(results).meta.scorers.items()
+        if not info.available
     ]

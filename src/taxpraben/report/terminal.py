@@ -108,12 +108,12 @@ def print_leaderboard(board: Leaderboard, paths: Sequence[Path], console: Consol
             else:
                 paired, p = fmt.signed_points(test.difference), fmt.p_value(test.p_value)
                 verdict = "yes" if test.significant else "[yellow]no[/]"
-        partial = "*" if entry.overall.get("partial") else ""  # explained by a warning below
+        partial = "*" if entry.overall.partial else ""  # explained by a warning below
         table.add_row(
             str(rank),
             entry.label,
-            fmt.stat(entry.overall) + partial,
-            fmt.interval(entry.overall.get("ci95")),
+            fmt.stat(entry.overall_figure) + partial,
+            fmt.interval(entry.overall.ci95),
             f"[red]{entry.error_flag}[/]" if entry.error_flag else "0",
             delta,
             paired,

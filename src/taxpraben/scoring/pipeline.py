@@ -23,6 +23,7 @@ from taxpraben.atomic import atomic_writer, write_lines_atomically, write_text_a
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.predictions import Prediction
+from taxpraben.results import SCHEMA_VERSION, Results, SampleLine
 from taxpraben.scoring.items import (
     PreparedItem,
     SemanticValues,
@@ -32,8 +33,6 @@ from taxpraben.scoring.items import (
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
-
-SCHEMA_VERSION = 1
 
 
 class PredictionMatchError(ValueError):
@@ -354,11 +353,15 @@ def write_results(out_dir: Path, scored: ScoredResults) -> list[Path]:
 
 
 def _sample_line(line: dict[str, Any]) -> str:
-    return json.dumps(line, ensure_ascii=False) + "\n"
+    """One samples.jsonl line, validated through :class:`SampleLine` and written from it
+    (the same keys, order and values as ``line``); ValidationError if it breaks the schema."""
+    return json.dumps(SampleLine.model_validate(line).to_json(), ensure_ascii=False) + "\n"
 
 
 def _results_text(results: dict[str, Any]) -> str:
-    return json.dumps(results, ensure_ascii=False, indent=2) + "\n"
+    """results.json's text, validated through :class:`Results` and written from it (the same
+    keys, order and values as ``results``); ValidationError if it breaks the schema."""
+    return json.dumps(Results.model_validate(results).to_json(), ensure_ascii=False, indent=2) + "\n"
 
 
 def score_to_dir(

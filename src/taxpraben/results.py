@@ -1,0 +1,562 @@
+"""Typed output files: ``results.json``, one ``samples.jsonl`` line, one ``predictions.jsonl`` line.
+
+These pydantic models are the one description of the files other tools read (the README,
+"Evaluate a model"): the scoring pipeline validates through them before writing, the report reader
+and the leaderboard read through them, and ``docs/results-schema.md`` is generated from them
+(``python -m taxpraben.results --markdown > docs/results-schema.md``).
+
+Two promises hold for every model here:
+
+- lenient reading: every file this code has ever written validates (older files lack some
+  keys, which then take their defaults); keys a model does not declare are kept
+  (``extra="allow"``): metric names are open (a task kind declares its own), and plugins or
+  newer writers may add facts;
+- faithful writing: ``to_json()`` gives back exactly the keys that were given, in the order
+  they were given, with the same values, so writing through a model changes no byte of
+  meaning of what the pipeline built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import types
+import typing
+from collections.abc import Iterator
+from typing import Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+#: The version of the results.json layout this code writes and reads. Raise it when a key
+#: changes meaning or is removed; added keys do not change it.
+SCHEMA_VERSION = 1
+
+#: A number as written: an integer stays an integer and a float a float (a plain ``float``
+#: annotation would turn ``0`` into ``0.0``), for facts this code copies from elsewhere.
+Number = Union[int, float]  # noqa: UP007 (the docs generator reads the Union)
+
+
+def _field(description: str, *, when: str | None = None, default: Any = None, **kwargs: Any) -> Any:
+    """A model field with its description; ``when`` says when the writer writes the key
+    (shown in the generated docs; absent means always)."""
+    extra = {"when": when} if when else None
+    if "default_factory" in kwargs:
+        return Field(description=description, json_schema_extra=extra, **kwargs)
+    return Field(default, description=description, json_schema_extra=extra, **kwargs)
+
+
+def _required(description: str) -> Any:
+    return Field(..., description=description)
+
+
+class Record(BaseModel):
+    """A JSON object of the output files, kept as given: extra keys stay, key order stays.
+
+    The order of a file's keys is the order its writer put them in (``meta`` takes the
+    caller's facts first, for one), so a model remembers the order of the object it was
+    validated from and serialises in that order; declared fields never given stay absent.
+    """
+
+    # defer_build: the validators are built on first use, not when `taxpraben` starts.
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True, defer_build=True)
+
+    _order: tuple[str, ...] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        model = handler(data)
+        if isinstance(data, dict) and isinstance(model, Record):
+            model._order = tuple(data)
+        return model
+
+    @model_serializer(mode="wrap")
+    def _in_given_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if self._order is None:
+            return out
+        rank = {key: i for i, key in enumerate(self._order)}
+        return dict(sorted(out.items(), key=lambda item: rank.get(item[0], len(rank))))
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object: the keys given, in their order (see the class docstring)."""
+        return self.model_dump(mode="python", exclude_unset=True)
+
+    def __eq__(self, other: object) -> bool:
+        # The remembered key order says how to write the object, not what it holds: two
+        # objects with the same values are equal whatever order their keys came in.
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return (
+            type(self) is type(other)
+            and self.__dict__ == other.__dict__
+            and self.__pydantic_extra__ == other.__pydantic_extra__
+        )
+
+
+# ---------------------------------------------------------------------------- figures
+
+
+class Stat(Record):
+    """One figure over the runs (``STAT``): its per-run values and their summary.
+
+    A figure that could not be computed at all is ``null`` where a ``Stat`` is expected.
+    """
+
+    mean: float | None = _field("Mean over the runs whose value is not null.")
+    std: float | None = _field("Sample standard deviation over runs (ddof 1); null with one run.")
+    ci95: list[float] | None = _field(
+        "95% t-interval over runs, clipped to the figure's possible range; null with one run."
+    )
+    runs: list[float | None] = _field("The value of each run, in run order; null where not computed.",
+                                      default_factory=list)
+    bootstrap_ci95: list[float] | None = _field(
+        "95% sample-level bootstrap interval (items resampled, paired across runs); null where "
+        "not computed (rates, macro F1, fields)."
+    )
+
+
+class OverallStat(Stat):
+    """The Overall Average: a ``Stat`` over the computed tasks' scores, and which tasks."""
+
+    partial: bool = _field("True when some task was not computed (its scorer was unavailable).", default=False)
+    tasks: list[str] = _field("The tasks the average is over (the computed ones).", default_factory=list)
+
+
+class RunCounts(Record):
+    """Items of one task in one run, by status."""
+
+    ok: int = _field("Items scored normally.", default=0)
+    format_failure: int = _field("Items whose answer could not be read (scored 0).", default=0)
+    error: int = _field("Items whose generation failed or is missing (scored 0).", default=0)
+
+
+class RunFigures(Record):
+    """A task's figures in one run (``tasks.NAME.per_run[k]``)."""
+
+    run: int = _required("The run index.")
+    metrics: dict[str, Number | None] | None = _field(
+        "Each metric's value in this run (keys as in the task's ``metrics``).", default_factory=dict
+    )
+    score: float | None = _field("The task score in this run; null when a needed scorer was unavailable.")
+    format_failure_rate: float | None = _field("Share of items that are format failures.")
+    error_rate: float | None = _field("Share of items whose generation failed.")
+    counts: RunCounts | None = _field("Items by status.")
+
+
+class FieldFigures(Record):
+    """Per-field figures of a mixed task or a multi-aspect generation task, over the records
+    whose gold has the field. Besides the declared keys, one ``Stat`` per metric of the
+    field's kind: ``em`` for exact fields; ``bertscore`` for text fields (and ``bartscore``
+    for the aspects of a generation task)."""
+
+    __pydantic_extra__: dict[str, Stat | None] = Field(init=False)  # the metrics: Stat each
+
+    kind: str = _required("The field's most common kind over records: number, category, text, ...")
+    n: int | None = _field("Records with the field, per run (the figures are over these).")
+    inferred: bool | None = _field("Whether any record inferred the field's kind from its gold value.")
+    format_failure_rate: Stat | None = _field("Share of the field's records where it was not read.")
+
+
+class TaskResult(Record):
+    """One task (``tasks.NAME``)."""
+
+    name_zh: str | None = _field("The dataset's Chinese name.")
+    type: str | None = _field("The task's output kind: classification, structured, generation, mixed, ...")
+    bloom: str | None = _field("Bloom level: remember, understand, apply, analyze, evaluate, create.")
+    n: int | None = _field("Items per run.")
+    status: Literal["ok", "not_computed"] = _field(
+        "``not_computed`` when a semantic scorer the task needs was unavailable.", default="ok"
+    )
+    reason: str | None = _field("Why not computed, in short (the full reason is in ``meta.scorers``).")
+    metrics: dict[str, Stat | None] = _field(
+        "One ``Stat`` per metric. Keys by kind: classification ``acc``, ``f1`` (weighted), "
+        "``macro_f1``, ``missing_rate``; generation ``bertscore`` (F1), ``bartscore`` (exp(raw), "
+        "in (0, 1]), ``bartscore_raw`` (mean log-likelihood, negative); structured ``em``; mixed "
+        "``em`` (over exact fields) and ``bertscore`` (over text fields), each a mean over the "
+        "items whose gold has such fields. The set is open: a kind declares its own.",
+        default_factory=dict,
+    )
+    score: Stat | None = _field(
+        "The task score (README, \"How answers are scored\"): classification mean(acc, f1); generation "
+        "mean(bertscore, bartscore); structured em; mixed the mean of item scores."
+    )
+    format_failure_rate: Stat | None = _field("Share of items whose answer could not be read.")
+    error_rate: Stat | None = _field("Share of items whose generation failed or is missing.")
+    per_run: list[RunFigures] = _field("The figures of each run.", default_factory=list)
+    fields: dict[str, FieldFigures] | None = _field(
+        "Per field, named by the gold's keys: those a spec rule names first, then inferred ones.",
+        when="mixed tasks and multi-aspect generation tasks",
+    )
+
+    @property
+    def computed(self) -> bool:
+        return self.status == "ok"
+
+
+class Groups(Record):
+    """Task scores averaged by output kind and by Bloom level (computed tasks only)."""
+
+    type: dict[str, Stat | None] = _field("Per output kind, the mean of its tasks' scores.", default_factory=dict)
+    bloom: dict[str, Stat | None] = _field("Per Bloom level, the mean of its tasks' scores.", default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- meta
+
+
+class GenerationConfig(Record):
+    """How the model was asked (``meta.generation``)."""
+
+    temperature: Number | None = _field("Sampling temperature.")
+    top_p: Number | None = _field("Nucleus sampling threshold; null for the backend's default.")
+    max_tokens: int | None = _field("Most tokens generated per answer.")
+    seed_base: int | None = _field("Run k uses seed seed_base + k where the backend takes a seed.")
+    system_prompt: str | None = _field("The system message, if any.")
+    gen_kwargs: dict[str, Any] | None = _field("Further backend arguments (--gen-kwargs).")
+
+
+class GenerationStats(Record):
+    """What generation did (``meta.generation_stats``)."""
+
+    generations: int | None = _field("Distinct generations needed (runs share one when decoding is deterministic).")
+    cached: int | None = _field("Generations taken from the cache.")
+    generated: int | None = _field("Generations made in this run.")
+    failed: int | None = _field("Generations that failed (scored as errors).")
+    retries: int | None = _field("Retried requests.")
+    prompt_tokens: int | None = _field("Prompt tokens reported by the backend.")
+    completion_tokens: int | None = _field("Completion tokens reported by the backend.")
+
+
+class EndpointFigures(Record):
+    """One endpoint of a run with several ``--base-url`` (``meta.endpoints[k]``)."""
+
+    endpoint: str = _required("The endpoint's URL (no secrets).")
+    sent: int | None = _field("Attempts sent to it.")
+    completed: int | None = _field("Answers it gave.")
+    failed: int | None = _field("Failed attempts.")
+    mean_latency_s: Number | None = _field("Mean latency of its answers, in seconds.")
+    throughput_rps: Number | None = _field("The last moving average of its measured throughput (requests/s).")
+    ejections: int | None = _field("How often it was taken out of rotation.")
+
+
+class ScorerInfo(Record):
+    """A semantic scorer's settings and whether it loaded (``meta.scorers.NAME``).
+
+    BERTScore adds ``layer``, ``idf``, ``max_tokens``, ``rescale_with_baseline``, ``score``,
+    ``reference``; BARTScore adds ``weights``, ``max_length``, ``source``, ``target``, ``raw``,
+    ``normalised``; both add ``dtype``, ``exact``, ``device``, ``transformers``.
+    """
+
+    model: str | None = _field("The model's path or hub id.")
+    layer: int | None = _field("The hidden layer used.", when="bertscore")
+    dtype: str | None = _field("float32 | tf32 | bf16 (--scorer-dtype).")
+    exact: bool | None = _field(
+        "True only for float32, the reference implementations' numbers.", when="the scorer loaded"
+    )
+    available: bool = _field("False when the scorer could not be loaded.", default=True)
+    reason: str | None = _field("Why it is unavailable.")
+
+
+class Counts(Record):
+    """What was scored (``meta.counts``)."""
+
+    items: int | None = _field("Records scored (per run).")
+    predictions: int | None = _field("Predictions given (every line read).")
+    scored_predictions: int | None = _field("Predictions matched to a record and run, and scored.")
+    missing_predictions: int | None = _field("(record, run) pairs without a prediction: scored 0 as errors.")
+    unknown_predictions: int | None = _field("Predictions for a task or id not in the data: ignored.")
+    duplicate_predictions: int | None = _field(
+        "Always 0: duplicate predictions for one (task, id, run) are refused before scoring; "
+        "kept so that readers of schema 1 find it."
+    )
+    errors: int | None = _field("Sample lines with status error, over all runs.")
+    format_failures: int | None = _field("Sample lines with status format_failure, over all runs.")
+
+
+class ShardInfo(Record):
+    """Which shard a shard's own results are of (``meta.shard``)."""
+
+    index: int = _required("This shard's index, from 0.")
+    count: int = _required("The number of shards.")
+    records: int | None = _field("Records this shard owns.")
+    partial: bool | None = _field("Always true: the figures are of this shard's records only.")
+
+
+class ShardRef(Record):
+    """A merged shard (``meta.merged_from.shards[k]``)."""
+
+    index: int = _required("The shard's index.")
+    count: int = _required("The number of shards.")
+
+
+class MergedFrom(Record):
+    """What ``taxpraben merge`` combined (``meta.merged_from``)."""
+
+    sources: list[str] = _field("The merged directories or files.", default_factory=list)
+    shards: list[ShardRef] = _field("The shards merged, by index.", default_factory=list)
+    gaps: int = _field("Missing predictions scored as errors (with --force).", default=0)
+    forced: bool = _field("Whether --force let gaps or problems through.", default=False)
+
+
+class Meta(Record):
+    """How the results were made (``meta``)."""
+
+    model: str | list[str] | None = _field(
+        "The model spec (openai:NAME, hf:PATH, replay:FILE, baseline:NAME); null for ``score``; "
+        "the list of models a merge found when its sources name several."
+    )
+    endpoint: str | None = _field("The endpoint URL without secrets; several replicas: their URLs sorted, comma-joined.")
+    endpoints: list[EndpointFigures] | None = _field(
+        "Per-endpoint figures (docs/scaling.md).", when="`run` with several --base-url endpoints"
+    )
+    generation: GenerationConfig | None = _field("The generation settings; null for ``score``.")
+    generation_stats: GenerationStats | None = _field("What generation did.", when="`run`")
+    predictions_file: str | None = _field("The predictions file scored.", when="`score`")
+    runs: int | None = _field("Runs scored (every figure is over these).")
+    shared_generation: bool = _field(
+        "True when the runs share one deterministic generation.", default=False
+    )
+    data_dir: str | None = _field("The data directory.")
+    data_hash: str | None = _field("sha256 of the dataset files actually scored.")
+    limit: int | None = _field("--limit (records per task), null for all.")
+    profile: str | None = _field("Scoring profile: taxpraben or taxben.")
+    scorers: dict[str, ScorerInfo] = _field("Semantic scorers by name: bertscore, bartscore.", default_factory=dict)
+    package_version: str | None = _field("taxpraben's version.")
+    git_hash: str | None = _field("The source commit; null outside a git checkout.")
+    started_at: str | None = _field("ISO 8601 UTC start time.")
+    finished_at: str | None = _field("ISO 8601 UTC end time.")
+    tasks: list[str] = _field("The tasks scored, in table order.", default_factory=list)
+    counts: Counts = _field("What was scored.", default_factory=Counts)
+    warnings: list[str] = _field(
+        "Problems met while matching predictions and loading data (also printed).", default_factory=list
+    )
+    shard: ShardInfo | None = _field(
+        "The shard these figures are of.", when="a shard's own results (`run --shard I/N`, N > 1)"
+    )
+    merged_from: MergedFrom | None = _field("What was merged.", when="`taxpraben merge`")
+
+
+class Results(Record):
+    """``results.json``: everything a report or leaderboard shows."""
+
+    schema_version: int = _required(f"The layout's version; this code writes and reads {SCHEMA_VERSION}.")
+    meta: Meta = _field("How the results were made.", default_factory=Meta)
+    tasks: dict[str, TaskResult] = _required("Per task, by name.")
+    groups: Groups = _field("Task scores by output kind and by Bloom level.", default_factory=Groups)
+    overall: OverallStat = _field(
+        "Overall Average: the unweighted mean of the computed tasks' scores, per run.",
+        default_factory=OverallStat,
+    )
+
+
+# ---------------------------------------------------------------------------- samples
+
+
+class FieldScore(Record):
+    """One field (or aspect) of one item (``samples.jsonl`` ``fields.NAME``)."""
+
+    pred: Any = _field("What was read from the prediction for the field; null when absent.")
+    gold: Any = _field("The gold value.")
+    score: float | None = _field("The field's score; null until (or unless) a semantic scorer gave one.")
+    status: str | None = _field("ok | missing | format_failure.")
+    kind: str | None = _field("number | category | text | ...")
+    matched_by: str | None = _field("How the prediction's key was aligned: exact, normalised, synonym, fuzzy, whole, ...")
+    inferred: bool | None = _field("Whether the kind was inferred from the gold value.")
+    spec_field: str | None = _field("The spec rule's name.", when="the key is one of the rule's synonyms")
+    bertscore: float | None = _field("BERTScore F1 of the aspect.", when="aspects of a generation task")
+    bartscore: float | None = _field("Normalised BARTScore of the aspect.", when="aspects of a generation task")
+
+
+class SampleLine(Record):
+    """One line of ``samples.jsonl``: one (task, id, run)."""
+
+    task: str = _required("The dataset.")
+    id: str = _required("The record's id.")
+    run: int = _required("The run index.")
+    status: Literal["ok", "format_failure", "error"] = _required(
+        "ok | format_failure (the answer could not be read) | error (generation failed)."
+    )
+    prediction: str | None = _field("The raw prediction (\"\" when there is none).", default="")
+    gold: Any = _field("The gold as text (choices[gold] for classification).")
+    extracted: Any = _field("What scoring read from the prediction: label, number, letters, span or fields.")
+    # Number: a plugin's item metric may give an integer; it is written as given.
+    scores: dict[str, Number | None] = _field("Per-item metric values.", default_factory=dict)
+    score: float | None = _field("The item's contribution to the task score.")
+    error: str | None = _field("The generation error, if any.")
+    fields: dict[str, FieldScore] | None = _field(
+        "Per field, named by the gold's keys; a gold with no readable field is one text field 全文.",
+        when="mixed tasks and multi-aspect generation tasks",
+    )
+    query: str | None = _field("The prompt.", when="the first run's line of each item")
+
+
+# ---------------------------------------------------------------------------- predictions
+
+
+class Prediction(Record):
+    """One line of ``predictions.jsonl``, imported (``score``, ``replay:``) and exported (``run``).
+
+    ``{"task": "TaxCalc", "id": "17", "run": 0, "prediction": "..."}``, optional ``model``,
+    ``usage`` (``prompt_tokens``, ``completion_tokens``), ``latency_s``, ``error``,
+    ``reasoning``; any other key is kept and written back. Null optional keys are not
+    written. May be built positionally: ``Prediction(task, id, run, prediction)``.
+    """
+
+    task: str = _required("The dataset.")
+    id: str = _required("The record's id (numbers are read as text).")
+    run: int = _required("The run index, from 0.")
+    prediction: str = _required("The model's answer; empty when the generation failed.")
+    model: str | None = _field("The model spec that answered.", when="not null")
+    usage: dict[str, Any] | None = _field("Token counts: prompt_tokens, completion_tokens.", when="not null")
+    latency_s: Number | None = _field("Seconds the answer took.", when="not null")
+    error: str | None = _field("Why the generation failed.", when="not null")
+    reasoning: str | None = _field(
+        "Reasoning returned apart from the answer (reasoning_content); never scored.", when="not null"
+    )
+
+    def __init__(self, task: str | None = None, id: str | None = None, run: int | None = None,
+                 prediction: str | None = None, /, **data: Any) -> None:
+        positional = {"task": task, "id": id, "run": run, "prediction": prediction}
+        super().__init__(**{k: v for k, v in positional.items() if v is not None}, **data)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.task, self.id, self.run)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The keys the contract does not name, as given."""
+        return dict(self.model_extra or {})
+
+    def to_json(self) -> dict[str, Any]:
+        """The predictions.jsonl object: declared keys in contract order (null ones left out,
+        ``prediction`` always written), then the extra keys as given."""
+        declared = {
+            name: getattr(self, name)
+            for name in type(self).model_fields
+            if name == "prediction" or getattr(self, name) is not None
+        }
+        return {**declared, **self.extra}
+
+
+# ---------------------------------------------------------------------------- docs
+
+#: The models documented, in the order of docs/results-schema.md.
+DOCUMENTED: tuple[type[Record], ...] = (
+    Results, Meta, GenerationConfig, GenerationStats, EndpointFigures, ScorerInfo, Counts,
+    ShardInfo, MergedFrom, ShardRef, TaskResult, RunFigures, RunCounts, FieldFigures, Groups,
+    Stat, OverallStat, SampleLine, FieldScore, Prediction,
+)
+
+_INTRO = """\
+# Output files of `taxpraben run`, `score` and `merge`
+
+<!-- Generated from src/taxpraben/results.py; do not edit by hand. Regenerate with:
+     python -m taxpraben.results --markdown > docs/results-schema.md -->
+
+Other tools read these files; this page is their contract (the README, "Evaluate a model",
+shows how they are made).
+Each table below is one JSON object; the models in `src/taxpraben/results.py` are the same
+description in code, used by the writer, the report and the leaderboard.
+
+- `results.json`: one [`Results`](#results) object, written with `indent=2`.
+- `samples.jsonl`: one [`SampleLine`](#sampleline) per line, one line per (task, id, run).
+- `predictions.jsonl`: one [`Prediction`](#prediction) per line, one per (task, id, run).
+
+Reading rules: `schema_version` is {version}; a reader refuses another version (the layout
+or a key's meaning changed). Keys may be added without a new version, so a reader keeps
+keys it does not know. "Written" says when the writer writes a key; "always" keys may still
+be absent from files of older versions of this code. `Stat` is one figure over the runs;
+a figure that could not be computed at all is `null`.
+
+A task of `results.json` and one line of `samples.jsonl`, shortened:
+
+```jsonc
+"TaxCalc": {"name_zh": "税额计算", "type": "structured", "bloom": "apply", "n": 12,
+            "status": "ok", "reason": null,
+            "metrics": {"em": STAT}, "score": STAT, "format_failure_rate": STAT, "error_rate": STAT,
+            "per_run": [{"run": 0, "metrics": {"em": 0.75}, "score": 0.75, "format_failure_rate": 0.083,
+                         "error_rate": 0.0, "counts": {"ok": 11, "format_failure": 1, "error": 0}}]}
+// STAT: {"mean": 0.81, "std": 0.02, "ci95": [0.78, 0.84], "runs": [0.8, ...], "bootstrap_ci95": [0.76, 0.86]}
+
+{"task": "TaxCalc", "id": "3", "run": 0, "status": "ok", "prediction": "...", "gold": "1560.00",
+ "extracted": "1560", "scores": {"em": 1.0}, "score": 1.0, "error": null, "query": "..."}
+```
+"""
+
+
+def _type_label(annotation: Any) -> str:
+    """A short, readable name of a field's type for the docs."""
+    if annotation is Any:
+        return "any"
+    if annotation is type(None):
+        return "null"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return f"[`{annotation.__name__}`](#{annotation.__name__.lower()})"
+    names = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    if annotation in names:
+        return names[annotation]
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (Union, types.UnionType):
+        labels = list(dict.fromkeys(_type_label(a) for a in args))
+        if "integer" in labels and "number" in labels:
+            labels.remove("integer")
+        return " or ".join(labels)
+    if origin is Literal:
+        return " \\| ".join(f'`"{a}"`' for a in args)
+    if origin is list:
+        return f"list of {_type_label(args[0])}"
+    if origin is dict:
+        return f"{{name: {_type_label(args[1])}}}"
+    return str(annotation)
+
+
+def _cell(text: str) -> str:
+    """Docstring text as one Markdown table cell (reST ``code`` becomes Markdown `code`)."""
+    return " ".join(text.split()).replace("``", "`").replace("|", "\\|")
+
+
+def _model_section(model: type[Record]) -> Iterator[str]:
+    yield f"## {model.__name__}"
+    yield ""
+    yield _cell(typing.cast(str, model.__doc__))
+    yield ""
+    yield "| Key | Type | Written | Meaning |"
+    yield "|---|---|---|---|"
+    for name, info in model.model_fields.items():
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        when = str(extra.get("when") or "always")
+        yield f"| `{name}` | {_type_label(info.annotation)} | {_cell(when)} | {_cell(info.description or '')} |"
+    yield ""
+
+
+def schema_markdown() -> str:
+    """docs/results-schema.md, generated from the models' fields and descriptions."""
+    parts = [_INTRO.replace("{version}", str(SCHEMA_VERSION))]
+    for model in DOCUMENTED:
+        parts.append("\n".join(_model_section(model)))
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m taxpraben.results", description=__doc__.split("\n")[0])
+    parser.add_argument("--markdown", action="store_true", help="print docs/results-schema.md")
+    args = parser.parse_args(argv)
+    if not args.markdown:
+        parser.print_help()
+        return 2
+    sys.stdout.write(schema_markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
