@@ -20,7 +20,7 @@ from taxpraben.metrics import semantic
 from taxpraben.metrics.semantic import PRF, BartScorer, BertScorer
 from taxpraben.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, build_scorers, score_predictions
-from taxpraben.tasks import OutputType, load_registry
+from taxpraben.tasks import load_registry
 from tiny_models import tax_paragraph
 
 pytest_plugins = ["tiny_models"]  # the tiny_xlnet_dir and tiny_bart_dir fixtures
@@ -130,7 +130,7 @@ def test_each_device_has_its_own_budget_and_records_the_devices(tiny_bart_dir: P
 def test_results_on_two_workers_equal_one_device_and_name_the_devices(
     tiny_xlnet_dir: Path, tiny_bart_dir: Path
 ) -> None:
-    semantic_tasks = sorted(t for t in REG if REG[t].type in (OutputType.generation, OutputType.mixed))
+    semantic_tasks = sorted(t for t in REG if REG[t].type in ("generation", "mixed"))
     data = load_data("sample", REG, tasks=semantic_tasks)
     # Two runs of truncated golds: partial overlaps, so that the scores are not all 1.
     preds = [
