@@ -103,3 +103,11 @@ def test_hf_backend_refuses_a_bad_device_as_a_model_spec_error(monkeypatch: pyte
     backend = HFBackend("some/model", device="cuda:1")  # well-formed: checked when it loads
     with pytest.raises(ModelSpecError, match="asks for CUDA"):
         backend._load()
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda,auto", "cpu,cuda:0"])
+def test_scoring_settings_refuse_a_bad_device_before_anything_runs(device: str) -> None:
+    from taxpraben.scoring import ScoringSettings
+
+    with pytest.raises(ValueError, match="--device"):
+        ScoringSettings(device=device)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from taxpraben.devices import parse_devices
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -62,3 +63,6 @@ class ScoringSettings:
             raise ValueError(
                 f"unknown scorer dtype {self.scorer_dtype!r}; choose one of {', '.join(SCORER_DTYPES)}"
             )
+        # The device's syntax is checked here, before anything runs (no torch needed);
+        # whether this machine has it is known only when the scorers are built.
+        parse_devices(self.device)
