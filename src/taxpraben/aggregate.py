@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
-Stat = dict[str, Any]
+
+class Stat(TypedDict):
+    """One figure over runs, as results.json holds it (``taxpraben.results.Stat`` reads it)."""
+
+    mean: float | None
+    std: float | None
+    ci95: list[float] | None
+    runs: list[float | None]
+    bootstrap_ci95: list[float] | None
 
 
 def _clean(values: Sequence[float | None]) -> list[float]:

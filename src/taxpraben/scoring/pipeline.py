@@ -298,9 +298,11 @@ def score_predictions(
         members = {t: e["score"] for t, e in computed.items() if e["bloom"] == level.value}
         if members:
             groups["bloom"][level.value] = mean_of_stats(members, replicates)
-    overall = mean_of_stats({t: e["score"] for t, e in computed.items()}, replicates)
-    overall["partial"] = len(computed) < len(tasks_out)
-    overall["tasks"] = list(computed)
+    overall: dict[str, Any] = {
+        **mean_of_stats({t: e["score"] for t, e in computed.items()}, replicates),
+        "partial": len(computed) < len(tasks_out),
+        "tasks": list(computed),
+    }
 
     n_items = sum(len(r) for r in loaded.records.values())
     full_meta: dict[str, Any] = {
