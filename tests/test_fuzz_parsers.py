@@ -124,9 +124,9 @@ def check_fields(text: str) -> None:
         parsed = (parse_fields(text))
         assert parsed is None or isinstance(parsed, dict)
         if parsed:
-            aligned = (align_fields(parsed, spec.fields.fields, spec.fields.fuzzy_threshold))  # type: ignore[union-attr]
-            assert list(aligned) == [r.name for r in spec.fields.fields]  # type: ignore[union-attr]
-            for rule in spec.fields.fields:  # type: ignore[union-attr]
+            aligned = (align_fields(parsed, spec.field_rules, spec.fields.fuzzy_threshold))
+            assert list(aligned) == [r.name for r in spec.field_rules]
+            for rule in spec.field_rules:
                 if rule.kind != "text":  # text fields go to the semantic scorer
                     value = aligned[rule.name].value
                     assert field_value_matches(value, "12000", rule) in (True, False)

@@ -92,5 +92,5 @@ def test_mixed_field_alignment(
 def test_field_value_exact_match(
     task: str, field: str, pred: object, gold: object, matches: bool
 ) -> None:
-    rule = next(r for r in REGISTRY[task].fields.fields if r.name == field)
+    rule = next(r for r in REGISTRY[task].field_rules if r.name == field)
     assert field_value_matches(pred, gold, rule) is matches

@@ -48,7 +48,7 @@ def test_type_specific_options() -> None:
     assert reg["TaxMCQ"].structured.kind == "letters" and reg["TaxMCQ"].structured.letters == "ABCDE"
     assert reg["TaxSCQ"].classification_options.option_letters is True
     assert reg["TaxRisk"].fields is not None and kind_of(reg["TaxRisk"]).field_mode(reg["TaxRisk"]) == "aspects"
-    kinds = {f.name: f.kind for f in reg["TaxInspect"].fields.fields}
+    kinds = {f.name: f.kind for f in reg["TaxInspect"].field_rules}
     assert kinds["分析理由"] == "text" and kinds["少缴税款"] == "number"
 
 

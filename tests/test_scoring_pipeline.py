@@ -17,7 +17,7 @@ from taxpraben.scoring import (
     ScoringSettings,
     build_scorers,
     score_predictions,
-    write_results,
+    score_to_dir,
 )
 from taxpraben.tasks import load_registry
 
@@ -196,13 +196,13 @@ def test_mixed_fields_score_by_hand(sample: LoadedData, tiny_settings: ScoringSe
     rec = sample.records["TaxInspect"][0]
     gold = dict(rec.answer)
     wrong = dict(gold)
-    number_fields = [f.name for f in REG["TaxInspect"].fields.fields if f.kind == "number"]
+    number_fields = [f.name for f in REG["TaxInspect"].field_rules if f.kind == "number"]
     wrong[number_fields[0]] = float(gold[number_fields[0]]) + 100  # one of 4 exact fields wrong
     text = "分析结果如下：\n```json\n" + json.dumps(wrong, ensure_ascii=False) + "\n```"
     loaded = LoadedData(sample.data_dir, {"TaxInspect": [rec]}, sample.files, sample.data_hash)
     res = score_predictions(loaded, [Prediction("TaxInspect", rec.id, 0, text)], REG, tiny_settings)
     line = res.samples[0]
-    n_exact = sum(1 for f in REG["TaxInspect"].fields.fields if f.kind != "text")
+    n_exact = sum(1 for f in REG["TaxInspect"].field_rules if f.kind != "text")
     assert line["scores"]["em"] == pytest.approx((n_exact - 1) / n_exact)
     assert line["scores"]["bertscore"] == pytest.approx(1.0, abs=1e-6)  # rationale copied
     assert line["score"] == pytest.approx(((n_exact - 1) / n_exact + 1.0) / 2, abs=1e-6)
@@ -211,8 +211,8 @@ def test_mixed_fields_score_by_hand(sample: LoadedData, tiny_settings: ScoringSe
 
 def test_results_files_follow_the_contract(sample: LoadedData, tmp_path: Path) -> None:
     settings = ScoringSettings(semantic=False, bootstrap=100)
-    scored = score_predictions(sample, oracle(sample, 2), REG, settings)
-    paths = write_results(tmp_path, scored)
+    score_to_dir(sample, oracle(sample, 2), REG, tmp_path, settings)
+    paths = [tmp_path / "results.json", tmp_path / "samples.jsonl"]
     res = json.loads(paths[0].read_text(encoding="utf-8"))
     assert res["schema_version"] == 1
     for key in ("model", "endpoint", "generation", "runs", "data_dir", "data_hash", "profile", "scorers",

@@ -53,7 +53,7 @@ def test_small_scale_validates_and_follows_the_contract(tmp_path: Path) -> None:
             elif task == "TaxCalc":
                 assert isinstance(rec.answer, float)
             elif spec.fields is not None:
-                assert [f.name for f in spec.fields.fields] == list(rec.answer)
+                assert [f.name for f in spec.field_rules] == list(rec.answer)
 
 
 def test_predictions_cover_every_item_and_run(tmp_path: Path) -> None:

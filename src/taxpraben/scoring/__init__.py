@@ -23,11 +23,10 @@ if TYPE_CHECKING:
         ScoredResults,
         score_predictions,
         score_to_dir,
-        write_results,
     )
 
 _FROM_PIPELINE = frozenset(
-    {"PredictionMatchError", "ScoredResults", "score_predictions", "score_to_dir", "write_results"}
+    {"PredictionMatchError", "ScoredResults", "score_predictions", "score_to_dir"}
 )
 
 
@@ -52,5 +51,4 @@ __all__ = [
     "build_scorers",
     "score_predictions",
     "score_to_dir",
-    "write_results",
 ]

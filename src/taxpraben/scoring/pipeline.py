@@ -19,7 +19,7 @@ import numpy as np
 
 from taxpraben import __version__
 from taxpraben.aggregate import Stat, mean_of_stats, percentile_interval, run_stat
-from taxpraben.atomic import atomic_writer, write_lines_atomically, write_text_atomically
+from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.predictions import Prediction
@@ -342,16 +342,6 @@ def score_predictions(
         "overall": overall,
     }
     return ScoredResults(results=results, samples=samples, match=match)
-
-
-def write_results(out_dir: Path, scored: ScoredResults) -> list[Path]:
-    """Write results.json and samples.jsonl into ``out_dir`` (each atomically)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    results_path = out_dir / "results.json"
-    samples_path = out_dir / "samples.jsonl"
-    write_lines_atomically(samples_path, (_sample_line(line) for line in scored.samples))
-    write_text_atomically(results_path, _results_text(scored.results))
-    return [results_path, samples_path]
 
 
 def _sample_line(line: dict[str, Any]) -> str:
