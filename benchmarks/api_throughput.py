@@ -1,6 +1,6 @@
 """How close the harness keeps an OpenAI-compatible endpoint to saturation.
 
-Starts ``tests/mock_openai_server.py`` as a subprocess with a fixed latency L, then for
+Starts ``tests/helpers/mock_openai_server.py`` as a subprocess with a fixed latency L, then for
 each concurrency C sends C x WAVES requests twice: once with a bare aiohttp client (the
 floor of what any Python client can do against this server on this machine) and once
 through the harness (``Runner`` + ``OpenAIBackend`` + the SQLite cache + the rich progress
@@ -36,7 +36,7 @@ import _common  # noqa: F401  (puts tests/ on sys.path for the mock server)
 import aiohttp
 from rich.console import Console
 
-from mock_openai_server import spawn
+from helpers.mock_openai_server import spawn
 from taxpraben.cache import CompletionCache
 from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request

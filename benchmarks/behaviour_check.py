@@ -8,7 +8,7 @@ dropped values are not). Volatile facts (times, the git commit, paths) are left 
 Cases: the bundled sample with the first-choice and oracle baselines (5 runs each), and the
 synthetic benchmark at ``--scale`` (default 0.1) with its model-like predictions, scored with
 the taxpraben and the taxben profiles. The scorers are tiny random XLNet and BART models
-built locally (``tests/tiny_models.py``): pass ``--models DIR`` to both recordings so that
+built locally (``tests/helpers/tiny_models.py``): pass ``--models DIR`` to both recordings so that
 they score with the same weights.
 
     python benchmarks/behaviour_check.py record /tmp/before --models /tmp/tiny   # old checkout
@@ -34,7 +34,7 @@ VOLATILE_META = {"started_at", "finished_at", "git_hash", "package_version", "da
 
 
 def _models(models: Path) -> tuple[Path, Path]:
-    from tiny_models import build_tiny_bart, build_tiny_xlnet
+    from helpers.tiny_models import build_tiny_bart, build_tiny_xlnet
 
     xlnet, bart = models / "xlnet", models / "bart"
     if not (xlnet / "config.json").exists():

@@ -1,7 +1,7 @@
 """Several endpoints for one run: throughput against the sum of the replicas' ideal rates,
 with one replica killed mid-run (issue 14, item 1).
 
-Starts ``tests/mock_openai_server.py`` as subprocesses, one per latency (default 0.1, 0.2
+Starts ``tests/helpers/mock_openai_server.py`` as subprocesses, one per latency (default 0.1, 0.2
 and 0.4 s), each serving at most ``--capacity`` requests at once (a replica with a bounded
 batch: its ideal rate is capacity / latency). The harness (``Runner`` + ``OpenAIBackend``
 over all of them, the SQLite cache and the progress bar, as ``taxpraben run`` uses them)
@@ -34,7 +34,7 @@ from pathlib import Path
 import _common  # noqa: F401  (puts tests/ on sys.path for the mock server)
 from rich.console import Console
 
-from mock_openai_server import server_call, spawn
+from helpers.mock_openai_server import server_call, spawn
 from taxpraben.cache import CompletionCache
 from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request

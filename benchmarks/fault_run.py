@@ -27,7 +27,7 @@ from pathlib import Path
 import _common
 import aiohttp
 
-from mock_openai_server import server_call, spawn
+from helpers.mock_openai_server import server_call, spawn
 
 KINDS = "429,500,hang,reset,malformed"
 

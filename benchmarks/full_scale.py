@@ -3,7 +3,7 @@ lm-evaluation-harness, the cached rerun, and scoring at scale (issue 7, items 2-
 
 Steps (``--steps``, default all, in this order):
 
-- ``api``: the mock server (``tests/mock_openai_server.py``, a subprocess) answers every
+- ``api``: the mock server (``tests/helpers/mock_openai_server.py``, a subprocess) answers every
   request after a fixed latency L. ``taxpraben run --model openai:mock --concurrency C
   --runs 5 --no-semantic`` generates the whole synthetic benchmark (7,300 records x 5 runs =
   36,500 requests) and scores it. The ideal is C / L requests per second.
@@ -17,7 +17,7 @@ Steps (``--steps``, default all, in this order):
   ratio always compares identical workloads.
 - ``score``: ``taxpraben score --no-semantic`` on model-like predictions for the 5 runs
   (``make_synthetic.py --predictions``).
-- ``semantic``: the same with the tiny scorer models (``tests/tiny_models.py``), and the
+- ``semantic``: the same with the tiny scorer models (``tests/helpers/tiny_models.py``), and the
   BERTScore part of that work timed against the ``bert_score`` package (one call per run,
   as TaxBen scores), reusing ``semantic_scoring.py``'s timer.
 
@@ -54,7 +54,7 @@ from pathlib import Path
 from _common import TAXPRABEN, Measured, header, machine, quiet_env, run_measured
 from make_synthetic import SIZES, write_data, write_predictions
 
-from mock_openai_server import server_call, spawn
+from helpers.mock_openai_server import server_call, spawn
 
 STEPS = ("api", "rerun", "lmeval", "score", "semantic")
 
@@ -260,7 +260,7 @@ def semantic_pairs(data: Path, predictions: Path, runs: int) -> list[tuple[list[
 def step_semantic(args: argparse.Namespace, work: Path, data: Path, predictions: Path) -> None:
     from semantic_scoring import timed
 
-    from tiny_models import build_tiny_bart, build_tiny_xlnet
+    from helpers.tiny_models import build_tiny_bart, build_tiny_xlnet
 
     header("Scoring at scale with the tiny semantic models (tiny XLNet layer 4, tiny BART), CPU")
     xlnet = build_tiny_xlnet(work / "tiny-xlnet")

@@ -6,7 +6,7 @@ pairs of the generation and mixed tasks for BERTScore, of the generation tasks f
 The models have the real shapes and random weights (nothing is downloaded): XLNet 12 x 768,
 vocabulary 32,000, as hfl/chinese-xlnet-base (layer 5); BART 12 + 12 x 1024, vocabulary
 50,265, as facebook/bart-large-cnn. Their tokenizers are trained here on synthetic tax prose
-(``tests/tiny_models.py``), so token counts differ somewhat from the real tokenizers'; the
+(``tests/helpers/tiny_models.py``), so token counts differ somewhat from the real tokenizers'; the
 script prints them.
 
 Side by side, on the same pairs, same models, same process:
@@ -118,11 +118,11 @@ def build_workload(work: Path, scale: float, runs: int, seed: int) -> Workload:
 
 def build_models(work: Path, tiny: bool) -> tuple[Path, int, Path]:
     """(XLNet directory, BERTScore layer, BART directory): tiny, or real shapes with random
-    weights, each with the tokenizer trained by ``tests/tiny_models.py``."""
+    weights, each with the tokenizer trained by ``tests/helpers/tiny_models.py``."""
     import torch
     from transformers import BartConfig, BartForConditionalGeneration, XLNetConfig, XLNetModel
 
-    from tiny_models import build_tiny_bart, build_tiny_xlnet
+    from helpers.tiny_models import build_tiny_bart, build_tiny_xlnet
 
     xlnet = build_tiny_xlnet(work / "xlnet")
     bart = build_tiny_bart(work / "bart", max_positions=BART_SHAPE["max_position_embeddings"] + 2)
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--devices", nargs="+", metavar="VALUE",
                         help="instead of the dtype and reference comparison, time taxpraben float32 "
                         "with each --device VALUE (e.g. cuda:0 cuda:0,cuda:1 cuda): the scaling over devices")  # fmt: skip
-    parser.add_argument("--tiny", action="store_true", help="tiny models (tests/tiny_models.py)")
+    parser.add_argument("--tiny", action="store_true", help="tiny models (tests/helpers/tiny_models.py)")
     parser.add_argument("--scale", type=float, help="fraction of the real sizes (default 1; 0.02 with --tiny)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)

@@ -72,7 +72,7 @@ def build_model(out: Path, texts: list[str], tiny: bool) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from tiny_models import tax_corpus
+    from helpers.tiny_models import tax_corpus
 
     out.mkdir(parents=True, exist_ok=True)
     tok = Tokenizer(models.BPE())

@@ -29,7 +29,7 @@ from typing import Any
 
 import _common  # noqa: F401  (puts tests/ on sys.path)
 
-from tiny_models import tax_sentence
+from helpers.tiny_models import tax_sentence
 
 #: Records per dataset: TaxBen's sizes for the nine it has, 260 for the five newer ones.
 SIZES: dict[str, int] = {

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import _common
 
-from mock_openai_server import server_call, spawn
+from helpers.mock_openai_server import server_call, spawn
 
 CHILD = r"""
 import functools, sys, time

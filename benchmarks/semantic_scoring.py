@@ -11,7 +11,7 @@ values are compared.
     python benchmarks/semantic_scoring.py --model ./chinese-xlnet-base  # a real local copy
 
 Needs the test dependencies (``bert-score``, ``pytest``): the tiny model comes from
-``tests/tiny_models.py``.
+``tests/helpers/tiny_models.py``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from helpers.tiny_models import build_tiny_xlnet, tax_paragraph, tax_sentence
 from taxpraben.metrics.semantic import BertScorer
-from tiny_models import build_tiny_xlnet, tax_paragraph, tax_sentence
 
 
 def make_workload(n: int, runs: int, seed: int = 0) -> tuple[list[str], list[list[str]]]:

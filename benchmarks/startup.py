@@ -1,7 +1,7 @@
 """Start-up, wall time and memory of `taxpraben run` beside a bare aiohttp client (issue 12, item 2).
 
 Scenario: PROMPTS distinct prompts (default 2000, TaxCalc records), one run, concurrency C = 64,
-a mock endpoint with latency L = 0.2 s (``tests/mock_openai_server.py``, which records when the
+a mock endpoint with latency L = 0.2 s (``tests/helpers/mock_openai_server.py``, which records when the
 first request arrives). For each source tree given (``--src``, e.g. the main checkout's
 ``src`` as "before" and this one's as "after"), `taxpraben run` is run as a child process with
 that tree first on ``PYTHONPATH`` (``python -m taxpraben run ... --no-semantic``, a fresh cache,
@@ -33,7 +33,7 @@ from pathlib import Path
 import _common
 from fault_run import write_data
 
-from mock_openai_server import server_call, spawn
+from helpers.mock_openai_server import server_call, spawn
 
 
 def measure_child(cmd: list[str], root: str, env: dict[str, str]) -> dict[str, float | int | None]:

@@ -1,3 +1,3 @@
 """Shared fixtures: the tiny scorer models (built locally, never downloaded)."""
 
-pytest_plugins = ["tiny_models"]
+pytest_plugins = ["helpers.tiny_models"]

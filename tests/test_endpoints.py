@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cli_data import cli_app, sales_calc_rows, write_data
-from mock_openai_server import MockConfig, MockServer, MockServerThread
+from helpers.cli_data import cli_app, sales_calc_rows, write_data
+from helpers.mock_openai_server import MockConfig, MockServer, MockServerThread
 from taxpraben.commands.run import run
 from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request

@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import typer
+from test_runner_command import RUN_SCRIPT
 from typer.testing import CliRunner
 
-from mock_openai_server import server_call, spawn
+from helpers.mock_openai_server import server_call, spawn
 from taxpraben.commands.run import run
 from taxpraben.locks import LOCK_NAME
-from test_runner_command import RUN_SCRIPT
 
 APP = typer.Typer()
 APP.command("run")(run)

@@ -12,6 +12,7 @@ import torch
 import typer
 from typer.testing import CliRunner
 
+from helpers.tiny_models import tax_corpus
 from taxpraben.cache import CompletionCache
 from taxpraben.commands.run import run
 from taxpraben.data.records import Record
@@ -26,7 +27,6 @@ from taxpraben.models.factory import create_backend
 from taxpraben.models.hf import GROUP_SIZE, HFBackend
 from taxpraben.predictions import Prediction
 from taxpraben.runner import Runner, RunnerSettings
-from tiny_models import tax_corpus
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}</s>{% endfor %}"

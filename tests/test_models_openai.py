@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mock_openai_server import MockConfig, MockServer, reply_for
+from helpers.mock_openai_server import MockConfig, MockServer, reply_for
 from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,

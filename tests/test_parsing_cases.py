@@ -1,4 +1,4 @@
-"""The table of realistic model outputs (tests/parsing_cases.py), run through the parsers."""
+"""The table of realistic model outputs (tests/helpers/parsing_cases.py), run through the parsers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from parsing_cases import (
+from helpers.parsing_cases import (
     CHOICE_CASES,
     FIELD_CASES,
     FIELD_VALUE_CASES,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from report_fixtures import XSS_GOLD, XSS_IMG, XSS_SCRIPT, build_result_dir
+from helpers.report_fixtures import XSS_GOLD, XSS_IMG, XSS_SCRIPT, build_result_dir
 from taxpraben.report import ReportError, load_results, print_summary, write_reports
 from taxpraben.report import format as fmt
 from taxpraben.report.html import render_html

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from report_fixtures import XSS_GOLD, XSS_IMG, XSS_SCRIPT, build_result_dir
+from helpers.report_fixtures import XSS_GOLD, XSS_IMG, XSS_SCRIPT, build_result_dir
 from taxpraben.report import write_leaderboard, write_reports
 from taxpraben.report.html import render_html
 from taxpraben.report.load import load_results, load_samples

@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from report_fixtures import build_result_dir
+from helpers.report_fixtures import build_result_dir
 from taxpraben.commands.report import report
 from taxpraben.report import IncompatibleResultsError, ReportError, write_leaderboard
 from taxpraben.report import format as fmt

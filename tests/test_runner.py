@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from mock_openai_server import MockConfig, MockServer
+from helpers.mock_openai_server import MockConfig, MockServer
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.data.records import Record
 from taxpraben.models.base import (

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from mock_openai_server import server_call, spawn
+from helpers.mock_openai_server import server_call, spawn
 
 N_ITEMS, RUNS = 100, 2
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from mock_openai_server import MockConfig, MockServerThread
+from helpers.mock_openai_server import MockConfig, MockServerThread
 
 KEY = "sk-test-7f3a9c1e5b2d4a6f8e0c2b4d6f8a0c2e"
 OTHER_KEY = "tok-custom-c0ffee00deadbeef1234"

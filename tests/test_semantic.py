@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from helpers.tiny_models import XLNET_LAYERS, tax_paragraph
 from taxpraben.metrics import semantic
 from taxpraben.metrics.semantic import (
     PRF,
@@ -19,9 +20,8 @@ from taxpraben.metrics.semantic import (
     bertscore_f1_by_item,
     normalize_bartscore,
 )
-from tiny_models import XLNET_LAYERS, tax_paragraph
 
-pytest_plugins = ["tiny_models"]  # the tiny_xlnet_dir and tiny_bart_dir fixtures
+pytest_plugins = ["helpers.tiny_models"]  # the tiny_xlnet_dir and tiny_bart_dir fixtures
 
 
 def _texts(seed: int, n: int, max_sentences: int = 4) -> list[str]:

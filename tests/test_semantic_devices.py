@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from helpers.tiny_models import tax_paragraph
 from taxpraben.data.loader import load_data
 from taxpraben.metrics import semantic
 from taxpraben.metrics.semantic import PRF, BartScorer, BertScorer
 from taxpraben.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, build_scorers, score_predictions
 from taxpraben.tasks import load_registry
-from tiny_models import tax_paragraph
 
-pytest_plugins = ["tiny_models"]  # the tiny_xlnet_dir and tiny_bart_dir fixtures
+pytest_plugins = ["helpers.tiny_models"]  # the tiny_xlnet_dir and tiny_bart_dir fixtures
 
 REG = load_registry(use_env=False)
 

@@ -14,8 +14,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from cli_data import quarterly_calc_rows, scq_rows, write_data
-from mock_openai_server import MockConfig, MockServerThread
+from helpers.cli_data import quarterly_calc_rows, scq_rows, write_data
+from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.merge import merge
 from taxpraben.commands.run import run
 from taxpraben.predictions import Prediction

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from make_synthetic import write_data
 
-from mock_openai_server import RETRYABLE_FAILURES, server_call, spawn
+from helpers.mock_openai_server import RETRYABLE_FAILURES, server_call, spawn
 
 RUNS = 2
 SCALE = 0.03  # 220 records, 440 requests per run of the command

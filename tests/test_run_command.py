@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli_data import cli_app, quarterly_calc_rows, scq_rows, write_data
-from mock_openai_server import MockConfig, MockServerThread, server_call, spawn
+from helpers.cli_data import cli_app, quarterly_calc_rows, scq_rows, write_data
+from helpers.mock_openai_server import MockConfig, MockServerThread, server_call, spawn
 from taxpraben.commands.run import model_slug, run
 from test_runner_resume import cached_rows
 

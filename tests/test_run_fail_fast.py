@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli_data import cli_app, sales_calc_rows, write_data
-from mock_openai_server import MockConfig, MockServerThread
+from helpers.cli_data import cli_app, sales_calc_rows, write_data
+from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.run import run
 
 APP = cli_app(run=run)

@@ -15,7 +15,7 @@ or from synchronous code, ``with MockServerThread(config) as server: ...``.
 
 As a subprocess (or with :func:`spawn`)::
 
-    python tests/mock_openai_server.py --port 0 --latency 0.2 --failure-rate 0.1
+    python tests/helpers/mock_openai_server.py --port 0 --latency 0.2 --failure-rate 0.1
 
 prints ``PORT <n>`` on its first stdout line, then serves until killed. ``GET /stats`` returns
 the counters (with the arrival time of the first request, for time-to-first-request

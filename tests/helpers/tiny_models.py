@@ -10,7 +10,7 @@ as a binary: the fixtures build into pytest's temporary directory once per sessi
 
 Other test files load this module as a plugin to get the fixtures (no unused imports)::
 
-    pytest_plugins = ["tiny_models"]
+    pytest_plugins = ["helpers.tiny_models"]
 
 and may import the builders and text generators directly.
 """
