@@ -1,7 +1,7 @@
 """Helpers shared by the benchmark scripts (and by the fault tests, which import them).
 
 - :data:`ROOT`, and ``tests/`` put on ``sys.path`` so that the mock server
-  (``mock_openai_server``) and the tiny scorer models (``tiny_models``) import as modules;
+  (``helpers.mock_openai_server``) and the tiny scorer models (``helpers.tiny_models``) import;
 - :func:`run_measured`: run a command as a child process and return its wall time, CPU
   time and peak RSS, from ``os.wait4`` (that child and its own children only, so several
   measured commands in one benchmark never mix their figures);
