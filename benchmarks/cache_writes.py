@@ -51,7 +51,9 @@ def real_requests(data: Path, runs: int) -> list[Request]:
     ]
 
 
-def completions_for(requests: list[Request], predictions: Path, longer: int = 1) -> list[Completion]:
+def completions_for(
+    requests: list[Request], predictions: Path, longer: int = 1
+) -> list[Completion]:
     """The synthetic prediction of each request as an endpoint's completion (usage, latency),
     its text repeated ``longer`` times (to stand for long reasoning answers)."""
     texts: dict[tuple[str, str, int], str] = {}
@@ -86,7 +88,12 @@ def write_all(
         start = time.perf_counter()
         for i in range(0, len(keys), batch):
             entries = list(
-                zip(keys[i : i + batch], completions[i : i + batch], requests[i : i + batch], strict=True)
+                zip(
+                    keys[i : i + batch],
+                    completions[i : i + batch],
+                    requests[i : i + batch],
+                    strict=True,
+                )
             )
             cache.put_many(entries, backend="openai", model="bench-model")
         return time.perf_counter() - start
@@ -116,13 +123,23 @@ def file_bytes(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, required=True, help="data directory (make_synthetic.py --out)")
-    p.add_argument("--predictions", type=Path, required=True, help="make_synthetic.py --predictions")
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--data", type=Path, required=True, help="data directory (make_synthetic.py --out)"
+    )
+    p.add_argument(
+        "--predictions", type=Path, required=True, help="make_synthetic.py --predictions"
+    )
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--batch", type=int, nargs="+", default=[1, 8, 64], help="rows per transaction")
-    p.add_argument("--longer", type=int, default=1, help="repeat each answer's text this many times")
-    p.add_argument("--dir", type=Path, help="where to put the cache files (default: a temporary directory)")
+    p.add_argument(
+        "--longer", type=int, default=1, help="repeat each answer's text this many times"
+    )
+    p.add_argument(
+        "--dir", type=Path, help="where to put the cache files (default: a temporary directory)"
+    )
     args = p.parse_args(argv)
 
     requests = real_requests(args.data, args.runs)

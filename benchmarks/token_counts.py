@@ -81,7 +81,9 @@ def read_jsonl(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def count(data: Path, predictions: Path, counters: dict[str, Counter]) -> dict[str, dict[str, float]]:
+def count(
+    data: Path, predictions: Path, counters: dict[str, Counter]
+) -> dict[str, dict[str, float]]:
     """Per task: records, answers, and chars/tokens sums of prompts, golds and answers."""
     table: dict[str, dict[str, float]] = {}
     for file in sorted(data.glob("*.jsonl")):
@@ -103,7 +105,9 @@ def count(data: Path, predictions: Path, counters: dict[str, Counter]) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--data", type=Path, required=True)
     p.add_argument("--predictions", type=Path, required=True)
     args = p.parse_args(argv)
@@ -121,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         answers = " ".join(f"{row[f'answer_{n}'] / max(row['answers'], 1):>15.0f}" for n in names)
         print(f"{task:<11} {row['records']:>7.0f} {prompts} {answers}")
     runs = total["answers"] / total["records"]
-    print(f"\nall tasks: {total['records']:.0f} records, {total['answers']:.0f} answers ({runs:g} runs)")
+    print(
+        f"\nall tasks: {total['records']:.0f} records, {total['answers']:.0f} answers ({runs:g} runs)"
+    )
     for n in names:
         prompt_per_run = total[f"prompt_{n}"]
         print(
@@ -132,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     overhead = template_tokens()
     if overhead is not None:
-        print(f"  qwen2.5 chat template (default system prompt, role markers): {overhead} tokens per request")
+        print(
+            f"  qwen2.5 chat template (default system prompt, role markers): {overhead} tokens per request"
+        )
     print("\nJSON: " + json.dumps({"records": total["records"], "answers": total["answers"],
           **{k: v for k, v in total.items() if k not in ("records", "answers")}}))  # fmt: skip
     return 0
