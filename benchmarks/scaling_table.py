@@ -48,12 +48,14 @@ MEASURED: dict[str, Figure] = {
     "samples_mib": Figure(48.49, "MiB/model", "outputs_at_scale.py score: samples.jsonl, 36,500 lines, 1,393 bytes/line, --no-semantic"),
     "results_mib": Figure(0.07, "MiB/model", "outputs_at_scale.py score: results.json"),
     "report_html_mib": Figure(1.98, "MiB/model", "outputs_at_scale.py score: report.html (samples gzip-compressed inside; synthetic text compresses 18x, real text far less)"),
+    "gzip_synthetic": Figure(17.6, "x", "gzip ratio of run 0's samples.jsonl lines, synthetic benchmark (outputs_at_scale.py score)"),
+    "gzip_sample": Figure(6.6, "x", "gzip ratio of run 0's samples.jsonl lines, the bundled hand-written sample (`run --model baseline:lead --runs 5`)"),
     "predictions_mib": Figure(17.51, "MiB/model", "outputs_at_scale.py shards: predictions.jsonl, 503 bytes/line (no usage/latency in the replayed file)"),
     "score_cpu_s": Figure(15.0, "s/model", "outputs_at_scale.py score: score --no-semantic wall (README 5a/S10: 7.1-11.2 s on a quieter machine)"),
     "merge_4_s": Figure(18.45, "s", "outputs_at_scale.py shards: merge of 4 shards, --no-semantic"),
     "merge_16_s": Figure(17.29, "s", "outputs_at_scale.py shards: merge of 16 shards, --no-semantic"),
     "leaderboard_10_s": Figure(10.50, "s", "outputs_at_scale.py leaderboard: report of 10 result directories"),
-    "leaderboard_100_s": Figure(float("nan"), "s", "outputs_at_scale.py leaderboard: report of 100 result directories"),
+    "leaderboard_100_s": Figure(94.55, "s", "outputs_at_scale.py leaderboard: report of 100 result directories (48.1 s CPU, peak RSS 156 MiB)"),
     # One NVIDIA H200, float32, real-shape models with random weights (issue 12's text).
     "gpu_score_s": Figure(150.0, "s/model", "issue 12: taxpraben score --device cuda of the full synthetic benchmark, one H200"),
     "gpu_semantic_s": Figure(96.3, "s/model", "issue 12: BERTScore 5.9 s + BARTScore 90.4 s of the 13,160 pairs, one H200"),
@@ -136,6 +138,16 @@ def size(mib: float) -> str:
     )
 
 
+def report_html_mib(models: int) -> tuple[float, float]:
+    """(measured on the synthetic text, derived for text that compresses like the sample's).
+
+    report.html embeds the samples gzip-compressed, so its size scales with how well the
+    answers compress: the synthetic text compresses 17.6x, the hand-written sample 6.6x.
+    """
+    measured = models * m("report_html_mib")
+    return measured, measured * m("gzip_synthetic") / m("gzip_sample")
+
+
 def leaderboard_seconds(models: int) -> float:
     """Measured at 10 and 100 directories; other counts on the line through those two points."""
     if models <= 1:
@@ -144,71 +156,116 @@ def leaderboard_seconds(models: int) -> float:
     return y0 + (y1 - y0) * (models - x0) / (x1 - x0)
 
 
-def render(replica_rps: tuple[float, ...]) -> str:
-    out = [f"Computed by `python benchmarks/scaling_table.py` on {date.today().isoformat()}.", ""]
-    out += ["**Work** (measured per model, multiplied):", ""]
+def work_table() -> list[str]:
+    out = ["**Work and files** (measured per model, times the models):", ""]
     out += [
-        "| models | requests | prompt tokens (Qwen2.5, with template) | answer tokens | cache | samples.jsonl | predictions.jsonl | report.html (lower bound) |"
+        "| models | requests | prompt tokens (Qwen2.5, with template) | answer tokens | cache "
+        "| samples.jsonl | predictions.jsonl | report.html: synthetic text (measured) / sample-like text (derived) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    out += ["|---|---|---|---|---|---|---|---|"]
     for models in MODELS:
         prompt, answer = tokens(models)
         requests = models * m("requests_per_model")
+        synthetic, real_like = report_html_mib(models)
         out.append(
             f"| {models} | {requests:,.0f} | {prompt / 1e6:,.1f} M | {answer / 1e6:,.1f} M"
             f" | {size(requests * m('cache_bytes_row') / 2**20)} | {size(models * m('samples_mib'))}"
-            f" | {size(models * m('predictions_mib'))} | {size(models * m('report_html_mib'))} |"
+            f" | {size(models * m('predictions_mib'))} | {size(synthetic)} / {size(real_like)} |"
         )
-    out += [
+    return out
+
+
+def generation_table(replica_rps: tuple[float, ...]) -> list[str]:
+    out = [
+        "**Generation wall time** (derived: requests / (endpoints x rate x measured efficiency)"
+        " + start-up per model; models one after another):",
         "",
-        "**Generation wall time** (derived: requests / (endpoints x rate x measured efficiency) + start-up; models one after another):",
-        "",
+        "| endpoint rate (= answer tokens/s) | endpoints | harness req/s | processes (`--shard`) "
+        "| 1 model | 10 models | 100 models |",
+        "|---|---|---|---|---|---|---|",
     ]
-    out += [
-        "| endpoint rate (= answer tokens/s) | endpoints | harness req/s | processes (`--shard`) | 1 model | 10 models | 100 models |"
-    ]
-    out += ["|---|---|---|---|---|---|---|"]
     for rps in replica_rps:
         for endpoints in ENDPOINTS:
             rate, procs = generation_rate(endpoints, rps)
             cells = " | ".join(duration(generation_seconds(n, endpoints, rps)) for n in MODELS)
-            answer_tps = rps * m("answer_tokens")
+            tps = rps * m("answer_tokens")
             out.append(
-                f"| {rps:g} req/s (= {answer_tps:,.0f} tokens/s) | {endpoints} | {rate:,.0f} | {procs} | {cells} |"
+                f"| {rps:g} req/s (= {tps:,.0f} tokens/s) | {endpoints} | {rate:,.0f} | {procs} | {cells} |"
             )
-    out += [
+    return out
+
+
+def scoring_table() -> list[str]:
+    out = [
+        "**Scoring wall time on H200s**, whole `score --device cuda` (derived from one H200's measured 150 s per model;"
+        " more than one GPU is an assumption, below):",
         "",
-        "**Scoring wall time on H200s** (derived from one H200's measured 150 s per model; multi-GPU is an assumption, see below):",
-        "",
+        "| GPUs | 1 model split over the GPUs (assumed) | 10 models, one per GPU "
+        "| 100 models, one per GPU | 100 models, each split (assumed) |",
+        "|---|---|---|---|---|",
     ]
-    out += [
-        "| GPUs | 1 model, split over the GPUs (item 3, assumed) | 10 models, one per GPU | 100 models, one per GPU | 100 models, split (assumed) |"
-    ]
-    out += ["|---|---|---|---|---|"]
     for gpus in GPUS:
         one, _ = scoring_seconds(1, gpus)
         _, ten = scoring_seconds(10, gpus)
-        split100, hundred = scoring_seconds(100, gpus)
+        split, side_by_side = scoring_seconds(100, gpus)
         out.append(
-            f"| {gpus} | {duration(one)} | {duration(ten)} | {duration(hundred)} | {duration(split100)} |"
+            f"| {gpus} | {duration(one)} | {duration(ten)} | {duration(side_by_side)} | {duration(split)} |"
         )
-    out += ["", "**After scoring** (measured on 2 shared cores):", ""]
-    out += [
-        "| models | `score --no-semantic` (CPU part) | merge of 16 shards, per model | leaderboard report |"
+    return out
+
+
+def after_table() -> list[str]:
+    out = [
+        "**Steps on the CPU** (measured on 2 shared cores for one model, times the models, one after"
+        " another; the leaderboard measured at 10 and 100):",
+        "",
+        "| models | `score --no-semantic` | merge of 16 shards (`--no-semantic`) | leaderboard report |",
+        "|---|---|---|---|",
     ]
-    out += ["|---|---|---|---|"]
     for models in MODELS:
+        board = duration(leaderboard_seconds(models)) if models > 1 else "-"
         out.append(
-            f"| {models} | {duration(models * m('score_cpu_s'))} | {duration(models * m('merge_16_s'))}"
-            f" | {duration(leaderboard_seconds(models)) if models > 1 else '-'} |"
+            f"| {models} | {duration(models * m('score_cpu_s'))} | {duration(models * m('merge_16_s'))} | {board} |"
         )
-    out += ["", "Inputs (measured):", ""]
+    return out
+
+
+def headroom() -> list[str]:
+    """How far each shared resource is from the one process's measured request ceiling."""
+    ceiling = m("harness_ceiling_rps")
+    commit_ms = 1000 / m("cache_rows_s_1")
+    return [
+        "**Headroom** (derived):",
+        "",
+        f"- one process drives at least {ceiling:,.0f} req/s (measured); its client CPU,"
+        f" {m('client_cpu_ms')} ms per request, puts one core's limit near {1000 / m('client_cpu_ms'):,.0f} req/s;",
+        f"- the cache's single writer commits {m('cache_rows_s_1'):,.0f} rows/s one row at a time"
+        f" ({m('cache_rows_s_long'):,.0f} for 4 KB answers): {m('cache_rows_s_1') / ceiling:.0f}x that ceiling"
+        f" ({m('cache_rows_s_long') / ceiling:.0f}x); a commit costs {commit_ms:.3f} ms,"
+        f" {commit_ms / m('client_cpu_ms'):.0%} of the client CPU per request;",
+        f"- a leaderboard reads every samples.jsonl: {m('leaderboard_100_s') / 100:.2f} s and"
+        f" {m('samples_mib'):.0f} MiB per model (100 models: {size(100 * m('samples_mib'))}).",
+    ]
+
+
+def render(replica_rps: tuple[float, ...]) -> str:
+    out = [f"Computed by `python benchmarks/scaling_table.py` on {date.today().isoformat()}.", ""]
+    for part in (
+        work_table(),
+        generation_table(replica_rps),
+        scoring_table(),
+        after_table(),
+        headroom(),
+    ):
+        out += [*part, ""]
+    out += ["Inputs (measured):", ""]
     out += [f"- `{k}` = {f.value:g} {f.unit}: {f.source}" for k, f in MEASURED.items()]
     out += ["", "Assumptions (not measured):", ""]
     out += [f"- `{k}` = {f.value:g}: {f.source}" for k, f in ASSUMED.items()]
-    out += [
-        f"- endpoint rates {', '.join(f'{r:g}' for r in replica_rps)} req/s per endpoint: inputs, not measurements (docs/scaling.md)"
-    ]
+    rates = ", ".join(f"{r:g}" for r in replica_rps)
+    out.append(
+        f"- endpoint rates {rates} req/s per endpoint: inputs, not measurements (docs/scaling.md)"
+    )
     return "\n".join(out)
 
 
