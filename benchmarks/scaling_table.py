@@ -32,7 +32,6 @@ MEASURED: dict[str, Figure] = {
     "prompt_tokens": Figure(212.0, "tokens/request", "token_counts.py, Qwen2.5 BPE, mean query of the synthetic benchmark (cl100k: 346.3)"),
     "template_tokens": Figure(29, "tokens/request", "token_counts.py: Qwen2.5 chat template with its default system prompt"),
     "answer_tokens": Figure(93.3, "tokens/request", "token_counts.py, Qwen2.5 BPE, the synthetic model-like answers (cl100k: 150.1); run's max_tokens 1024 bounds a real one"),
-    "semantic_pairs": Figure(13_160, "pairs/model", "issue 12: (prediction, gold) pairs of the five generation tasks, 5 runs"),
     # The harness (2 shared cores; mock endpoint on the same cores).
     "harness_eff_1": Figure(0.970, "of ideal", "benchmarks/README.md 2c: full benchmark, generation phase, C=64, L=0.2 s (310.3 req/s)"),
     "harness_ceiling_rps": Figure(1_062, "req/s", "benchmarks/README.md issue 11 table: C=256, L=0.2 s, 0.83 of 1,280 (bare aiohttp 0.90): one process, mock on the same 2 cores"),
@@ -58,7 +57,7 @@ MEASURED: dict[str, Figure] = {
     "leaderboard_100_s": Figure(94.55, "s", "outputs_at_scale.py leaderboard: report of 100 result directories (48.1 s CPU, peak RSS 156 MiB)"),
     # One NVIDIA H200, float32, real-shape models with random weights (issue 12's text).
     "gpu_score_s": Figure(150.0, "s/model", "issue 12: taxpraben score --device cuda of the full synthetic benchmark, one H200"),
-    "gpu_semantic_s": Figure(96.3, "s/model", "issue 12: BERTScore 5.9 s + BARTScore 90.4 s of the 13,160 pairs, one H200"),
+    "gpu_semantic_s": Figure(96.3, "s/model", "issue 12: BERTScore 5.9 s + BARTScore 90.4 s of the 13,160 generation pairs (5 runs), one H200"),
 }
 
 ASSUMED: dict[str, Figure] = {
