@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import typer
-from test_runner_command import RUN_SCRIPT
 from typer.testing import CliRunner
 
+from helpers.cli_data import RUN_SCRIPT
 from helpers.mock_openai_server import server_call, spawn
 from taxpraben.commands.run import run
 from taxpraben.locks import LOCK_NAME

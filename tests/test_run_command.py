@@ -14,23 +14,21 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from helpers.cli_data import cli_app, quarterly_calc_rows, scq_rows, write_data
+from helpers.cli_data import (
+    RUN_SCRIPT,
+    cached_rows,
+    cli_app,
+    quarterly_calc_rows,
+    scq_rows,
+    write_data,
+)
 from helpers.mock_openai_server import MockConfig, MockServerThread, server_call, spawn
 from taxpraben.commands.run import model_slug, run
-from test_runner_resume import cached_rows
 
 APP = cli_app(run=run)
 
 
 #: A standalone `taxpraben run` for subprocess tests (the real CLI is wired by cli.py).
-RUN_SCRIPT = """
-import typer
-from taxpraben.commands.run import run
-app = typer.Typer()
-app.command()(run)
-app()
-"""
-
 TAXCALC = quarterly_calc_rows(8)
 TAXSCQ = scq_rows(4)
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from helpers.cli_data import cached_rows
 from helpers.mock_openai_server import server_call, spawn
 
 N_ITEMS, RUNS = 100, 2
@@ -56,18 +57,6 @@ def mock_process() -> Iterator[str]:
     finally:
         proc.kill()
         proc.wait()
-
-
-def cached_rows(path: Path) -> int:
-    if not path.exists():
-        return 0
-    conn = sqlite3.connect(path, timeout=5)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
-    except sqlite3.OperationalError:  # the table is not created yet
-        return 0
-    finally:
-        conn.close()
 
 
 def run_driver(root: str, cache: Path, out: Path) -> dict[str, int]:

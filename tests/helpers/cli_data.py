@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -57,3 +58,27 @@ def cli_app(**commands: Callable[..., Any]) -> typer.Typer:
         """A second command."""
 
     return app
+
+
+#: ``taxpraben run`` as a child process (``python -c RUN_SCRIPT --model ...``), for the tests
+#: that kill, interrupt or race it.
+RUN_SCRIPT = """
+import typer
+from taxpraben.commands.run import run
+app = typer.Typer()
+app.command()(run)
+app()
+"""
+
+
+def cached_rows(path: Path) -> int:
+    """The rows of a completion cache file (0 when it or its table is not there yet)."""
+    if not path.exists():
+        return 0
+    conn = sqlite3.connect(path, timeout=5)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0]
+    except sqlite3.OperationalError:  # the table is not created yet
+        return 0
+    finally:
+        conn.close()
