@@ -452,3 +452,14 @@ def test_bf16_scores_are_close_to_float32_and_recorded(
     assert 0 < max(abs(a - b) for a, b in zip(raw, raw_bf16, strict=True)) < 0.1
     with pytest.raises(ValueError, match="scorer dtype"):
         BertScorer(str(tiny_xlnet_dir), 3, device="cpu", dtype="fp8")
+
+
+def test_a_layer_the_model_lacks_leaves_bertscore_not_computed_with_the_fix(tiny_xlnet_dir: Path) -> None:
+    """After a generation, a wrong --bertscore-layer must not crash the run: the metric is
+    not computed, and the reason says which layers exist."""
+    from taxpraben.scoring import ScoringSettings, build_scorers
+
+    settings = ScoringSettings(bertscore_model=str(tiny_xlnet_dir), bertscore_layer=XLNET_LAYERS + 1, device="cpu")
+    scorers = build_scorers(settings, {"bertscore"})
+    assert scorers.bert is None
+    assert f"pass --bertscore-layer 0..{XLNET_LAYERS}" in scorers.unavailable["bertscore"]

@@ -135,6 +135,13 @@ class ScorerUnavailable(RuntimeError):
     """A scorer's model cannot be had; the message says which, why, and how to supply it."""
 
 
+class ScorerSettingError(ScorerUnavailable, ValueError):
+    """A scorer setting that does not fit its model (a BERTScore layer it does not have).
+
+    A ``ScorerUnavailable``: after a generation, the metric is "not computed" with this
+    reason (the predictions are kept, to score again with a setting that fits)."""
+
+
 def normalize_bartscore(raw: float) -> float:
     """Map a raw BARTScore (mean token log-likelihood, <= 0) to ``exp(raw)`` in (0, 1].
 
@@ -395,9 +402,9 @@ def _truncate_layers(model: Any, layer: int, model_name: str) -> Any:
     def keep(owner: Any, attr: str) -> Any:
         blocks = getattr(owner, attr)
         if not 0 <= layer <= len(blocks):
-            raise ValueError(
-                f"BERTScore layer {layer} is out of range for {model_name!r}: "
-                f"it has {len(blocks)} layers (0 = the embeddings)"
+            raise ScorerSettingError(
+                f"BERTScore layer {layer} is out of range for {model_name!r}: it has {len(blocks)} "
+                f"layers (0 = the embeddings); pass --bertscore-layer 0..{len(blocks)}"
             )
         setattr(owner, attr, torch.nn.ModuleList(list(blocks[:layer])))
         return model
