@@ -19,8 +19,10 @@ they score with the same weights.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,7 +96,37 @@ def _compare(old: Any, new: Any, where: str, added: list[str], changed: list[str
         changed.append(f"{where}: {old!r} -> {new!r}")
 
 
-def compare(before: Path, after: Path) -> int:
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:[+-]\d{2}:\d{2}|Z| UTC)?")
+
+
+def _report_text(path: Path, root: Path, results: dict[str, Any]) -> str:
+    """A report with what differs between any two recordings masked: times, the recording's
+    directory, the commit and the package version."""
+    text = path.read_text(encoding="utf-8").replace(str(root), "<DIR>")
+    meta = results.get("meta", {})
+    for key in ("git_hash", "package_version"):
+        if meta.get(key):
+            text = text.replace(str(meta[key]), f"<{key}>")
+    return _TIME.sub("<TIME>", text)
+
+
+def _compare_reports(before: Path, after: Path, case: str) -> list[str]:
+    out = []
+    for name in ("report.md", "report.html"):
+        old_path, new_path = before / case / name, after / case / name
+        if not (old_path.exists() and new_path.exists()):
+            continue
+        old_results = json.loads((before / case / "results.json").read_text())
+        new_results = json.loads((after / case / "results.json").read_text())
+        old = _report_text(old_path, before, old_results).splitlines()
+        new = _report_text(new_path, after, new_results).splitlines()
+        if old != new:
+            diff = [f"    {line}" for line in difflib.unified_diff(old, new, lineterm="", n=0)][2:8]
+            out.append(f"{name} differs:\n" + "\n".join(diff))
+    return out
+
+
+def compare(before: Path, after: Path, reports: bool = False) -> int:
     cases = sorted(p.name for p in before.iterdir() if (p / "results.json").exists())
     failed = 0
     for case in cases:
@@ -109,6 +141,8 @@ def compare(before: Path, after: Path) -> int:
             changed.append(f"samples.jsonl: {len(old_lines)} lines -> {len(new_lines)}")
         for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=False)):
             _compare(json.loads(a), json.loads(b), f"samples[{i}]", added, changed)
+        if reports:
+            changed.extend(_compare_reports(before, after, case))
         distinct_added = sorted({a.split("[")[0] if a.startswith("samples") else a for a in added})
         verdict = "identical" if not changed else f"{len(changed)} difference(s)"
         print(f"{case}: {len(new_lines)} sample lines, {verdict}; added: {', '.join(distinct_added) or 'none'}")
@@ -128,11 +162,13 @@ def main() -> int:
     c = sub.add_parser("compare", help="compare two recordings")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
+    c.add_argument("--reports", action="store_true", help="compare report.md and report.html too (times, paths "
+                   "and the commit masked)")
     args = p.parse_args()
     if args.command == "record":
         record(args.out, args.models, args.scale)
         return 0
-    return compare(args.before, args.after)
+    return compare(args.before, args.after, args.reports)
 
 
 if __name__ == "__main__":
