@@ -17,6 +17,7 @@ from taxpraben.report import format as fmt
 from taxpraben.report.html import render_html
 from taxpraben.report.load import load_samples
 from taxpraben.report.samples import browser_payload, embedded_samples, script_json
+from taxpraben.results import Stat
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,11 @@ def _results(out: Path) -> dict:
     return json.loads((out / "results.json").read_text(encoding="utf-8"))
 
 
+def _stat(figure: dict, metric: str = "score") -> str:
+    """A figure of results.json as the reports write it."""
+    return fmt.stat(Stat.model_validate(figure), metric)
+
+
 # --- formatting: one place ----------------------------------------------------------------
 
 
@@ -52,7 +58,12 @@ def _results(out: Path) -> dict:
     ],
 )
 def test_stat_formatting(figure, metric, text):
-    assert fmt.stat(figure, metric) == text
+    assert fmt.stat(None if figure is None else Stat.model_validate(figure), metric) == text
+
+
+def test_mean_formatting():
+    assert fmt.mean(Stat(mean=0.0833, std=0.05), "format_failure_rate") == "8.3%"
+    assert fmt.mean(Stat(mean=None), "error_rate") == fmt.mean(None) == "n/c"
 
 
 def test_interval_and_p_value_formatting():
@@ -122,7 +133,7 @@ def test_markdown_overall_groups_and_intervals(result_dir: Path):
     assert f"95% bootstrap interval over items: [{blow * 100:.2f}, {bhigh * 100:.2f}]" in md
     assert "### By output type" in md and "### By Bloom level" in md
     apply_group = _results(result_dir)["groups"]["bloom"]["apply"]
-    assert f"| Apply | TaxCalc, TaxSCQ, TaxMCQ, TaxQA, TaxBoard | {fmt.stat(apply_group)} |" in md
+    assert f"| Apply | TaxCalc, TaxSCQ, TaxMCQ, TaxQA, TaxBoard | {_stat(apply_group)} |" in md
 
 
 def test_markdown_marks_not_computed_and_partial(result_dir: Path):
@@ -146,8 +157,8 @@ def test_markdown_failures_and_configuration(result_dir: Path):
         for line in md.split("## Format failures and errors")[1].splitlines()
         if "TaxCrime" in line
     )
-    assert fmt.stat(crime["format_failure_rate"], "format_failure_rate") in row
-    assert fmt.stat(crime["metrics"]["missing_rate"], "missing_rate") in row
+    assert _stat(crime["format_failure_rate"], "format_failure_rate") in row
+    assert _stat(crime["metrics"]["missing_rate"], "missing_rate") in row
     for text in (
         "**Model**: openai:deepseek-chat",
         "**Endpoint**: https://api.deepseek.com/v1",
@@ -225,8 +236,8 @@ def test_html_tables_match_markdown(result_dir: Path):
     html = (result_dir / "report.html").read_text(encoding="utf-8")
     results = _results(result_dir)
     for name in ("TaxCalc", "TaxQA", "TaxPlan"):
-        assert fmt.stat(results["tasks"][name]["score"]) in html
-    assert fmt.stat(results["overall"]) in html
+        assert _stat(results["tasks"][name]["score"]) in html
+    assert _stat(results["overall"]) in html
     assert 'id="partial-warning"' in html
     assert "not computed" in html
     assert "95% bootstrap interval over items" in html
@@ -317,13 +328,13 @@ def test_missing_samples_leave_an_empty_browser(tmp_path: Path):
 def test_print_summary(result_dir: Path):
     buffer = io.StringIO()
     console = Console(file=buffer, width=120, color_system=None)
-    results = load_results(result_dir)
-    print_summary(results, [result_dir / "report.md", result_dir / "report.html"], console)
+    print_summary(load_results(result_dir), [result_dir / "report.md", result_dir / "report.html"], console)
     text = buffer.getvalue()
-    assert "Overall Average" in text and fmt.stat(results["overall"]) in text
+    results = _results(result_dir)
+    assert "Overall Average" in text and _stat(results["overall"]) in text
     assert fmt.interval(results["overall"]["ci95"]) in text
     assert "not computed" in text and "Partial" in text
-    assert fmt.stat(results["tasks"]["TaxCalc"]["score"]) in text
+    assert _stat(results["tasks"]["TaxCalc"]["score"]) in text
     assert "By Bloom level:" in text
     assert str(result_dir / "report.html") in text
 

@@ -61,7 +61,7 @@ def test_leaderboard_files_show_the_verdicts(three_models: list[Path], tmp_path:
         line for line in md.splitlines() if line.startswith("| 1 ") or line.startswith("| 2 ")
     ]
     assert "significant" in ranking[0] and "**not significant**" in ranking[1]
-    assert fmt.stat(board.entries[0].overall_figure) in ranking[0]
+    assert fmt.stat(board.entries[0].overall) in ranking[0]
     assert "Paired bootstrap over items (10000 resamples, seed" in md
     html = paths[1].read_text(encoding="utf-8")
     assert 'data-significant="no"' in html and 'data-significant="yes"' in html

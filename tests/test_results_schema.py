@@ -4,11 +4,13 @@ the predictions contract, and docs/results-schema.md kept in sync with the model
 from __future__ import annotations
 
 import copy
+import io
 import json
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
+from rich.console import Console
 
 from taxpraben.data.loader import LoadedData, load_data
 from taxpraben.predictions import (
@@ -17,12 +19,15 @@ from taxpraben.predictions import (
     read_predictions,
     write_predictions,
 )
-from taxpraben.report.load import ReportError, as_reported, iter_samples, read_results
+from taxpraben.report import print_summary
+from taxpraben.report.load import ReportError, iter_samples, load_results, read_results, reported
 from taxpraben.results import (
     SCHEMA_VERSION,
     FieldFigures,
+    GenerationConfig,
     Results,
     SampleLine,
+    ScorerInfo,
     Stat,
     schema_markdown,
 )
@@ -175,17 +180,54 @@ def test_field_metrics_are_typed_as_figures() -> None:
         FieldFigures.model_validate({"kind": "text", "rouge_l": {"mean": "high"}})
 
 
+def test_field_metric_figures_are_its_open_keys_in_the_order_given() -> None:
+    figures = FieldFigures.model_validate(
+        {"kind": "text", "bertscore": {"mean": 0.7}, "n": 3, "em": None, "format_failure_rate": {"mean": 0.1}}
+    )
+    assert list(figures.metric_figures) == ["bertscore", "em"]
+    assert figures.metric_figures["bertscore"] == Stat(mean=0.7)
+    assert figures.metric_figures["em"] is None
+
+
+def test_given_items_tell_a_key_written_as_null_from_one_never_written() -> None:
+    scorer = ScorerInfo.model_validate({"model": "m", "weights": None, "layer": 5, "idf": False})
+    keys = ("layer", "idf", "max_tokens", "weights")
+    assert scorer.given_items(keys) == [("layer", 5), ("idf", False), ("weights", None)]
+    assert ScorerInfo().given_items(keys) == []
+    generation = GenerationConfig.model_validate({"top_p": None, "temperature": 0})
+    assert generation.given_items(("temperature", "top_p", "seed_base")) == [("temperature", 0), ("top_p", None)]
+
+
+def test_the_summary_of_the_pipelines_results_is_the_summary_of_the_written_file(
+    sample: LoadedData, tmp_path: Path
+) -> None:
+    """`run` and `score` print the summary from the pipeline's results (through the model),
+    `report` from results.json: the same text."""
+    settings = ScoringSettings(semantic=False, bootstrap=50)
+    scored = score_to_dir(sample, _mixed_predictions(sample), REG, tmp_path, settings)
+
+    def summary(results: Results) -> str:
+        out = io.StringIO()
+        print_summary(results, [tmp_path / "report.md"], Console(file=out, width=150, color_system=None))
+        return out.getvalue()
+
+    text = summary(Results.model_validate(scored.results))
+    assert text == summary(load_results(tmp_path))
+    assert "not computed" in text and "Scorer unavailable: bertscore: semantic metrics turned off" in text
+
+
 def test_reported_nulls_the_figures_of_an_unavailable_scorer(scored_without_scorers) -> None:
     results = scored_without_scorers.results
-    before = copy.deepcopy(results)
-    shown = as_reported(results)
+    model = Results.model_validate(results)
+    before = model.model_copy(deep=True)
+    shown = reported(model).to_json()
     for name, task in results["tasks"].items():
         for key, figure in task["metrics"].items():
             semantic = key in {"bertscore", "bartscore", "bartscore_raw"}
             expected = {"mean": None, "std": None, "ci95": None, "bootstrap_ci95": None,
                         "runs": [None] * len(figure["runs"])} if semantic else figure
             assert shown["tasks"][name]["metrics"][key] == expected
-    assert results == before  # the input is not modified
+    assert model == before  # the input is not modified
 
 
 def test_samples_are_read_through_the_model(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import argparse
 import sys
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal, Union
 
 from pydantic import (
@@ -90,6 +90,17 @@ class Record(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The JSON object: the keys given, in their order (see the class docstring)."""
         return self.model_dump(mode="python", exclude_unset=True)
+
+    def given_items(self, keys: Iterable[str]) -> list[tuple[str, Any]]:
+        """``(key, value)`` for each of ``keys`` the object was given, declared or extra, null
+        values included, in the order of ``keys``.
+
+        For what a reader shows only when the writer wrote it: a key written as null (a
+        backend's default ``top_p``) reads differently from one never written, and a scorer's
+        settings beyond ``model`` and ``layer`` are open (each scorer writes its own).
+        """
+        given = self.model_fields_set  # declared and extra keys alike
+        return [(key, getattr(self, key)) for key in keys if key in given]
 
     def __eq__(self, other: object) -> bool:
         # The remembered key order says how to write the object, not what it holds: two
@@ -165,6 +176,11 @@ class FieldFigures(Record):
     n: int | None = _field("Records with the field, per run (the figures are over these).")
     inferred: bool | None = _field("Whether any record inferred the field's kind from its gold value.")
     format_failure_rate: Stat | None = _field("Share of the field's records where it was not read.")
+
+    @property
+    def metric_figures(self) -> dict[str, Stat | None]:
+        """The field's metric figures (its keys beyond the declared ones), in the order given."""
+        return dict(self.model_extra or {})
 
 
 class TaskResult(Record):

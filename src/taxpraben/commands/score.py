@@ -69,6 +69,7 @@ def score_and_report(
 ) -> ScoredResults:
     """Score, write the output directory, print warnings and the terminal summary."""
     from taxpraben.report import print_summary, write_reports
+    from taxpraben.results import Results
     from taxpraben.scoring import PredictionMatchError, score_to_dir
 
     try:
@@ -83,7 +84,8 @@ def score_and_report(
     for message in scored.match.messages():
         console.print(message, style="yellow", markup=False, highlight=False)
     paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html")]
-    print_summary(scored.results, [p for p in paths if p.exists()], console)
+    # The renderers read the typed results: the pipeline's JSON object goes through the model once.
+    print_summary(Results.model_validate(scored.results), [p for p in paths if p.exists()], console)
     return scored
 
 

@@ -8,10 +8,12 @@ A figure that could not be computed (``null``) reads ``n/c``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.kinds import all_metrics, kind_label, paper_columns
+
+if TYPE_CHECKING:  # annotations only: the command line imports this module when it starts
+    from taxpraben.results import Stat
 
 NOT_COMPUTED = "n/c"
 
@@ -69,14 +71,18 @@ def spread(value: float | None, metric: str = "score") -> str:
     return f"{value * 100:.2f}"
 
 
-def stat(figure: Mapping[str, Any] | None, metric: str = "score") -> str:
+def mean(figure: Stat | None, metric: str = "score") -> str:
+    """The mean over runs alone, as :func:`number` writes it; ``n/c`` when not computed."""
+    return number(figure.mean if figure is not None else None, metric)
+
+
+def stat(figure: Stat | None, metric: str = "score") -> str:
     """``mean ± std`` over runs; the mean alone with one run; ``n/c`` when not computed."""
-    if not figure or figure.get("mean") is None:
+    if figure is None or figure.mean is None:
         return NOT_COMPUTED
-    text = number(figure["mean"], metric)
-    std = figure.get("std")
-    if std is not None:
-        text = f"{text} ± {spread(std, metric)}"
+    text = number(figure.mean, metric)
+    if figure.std is not None:
+        text = f"{text} ± {spread(figure.std, metric)}"
     return text
 
 

@@ -24,6 +24,7 @@ from taxpraben import __version__
 from taxpraben.report import plots, tables
 from taxpraben.report.load import model_label, ordered_tasks
 from taxpraben.report.samples import COMPRESS_ABOVE, PREDICTION_LIMIT, BrowserData, write_embedded
+from taxpraben.results import Results
 
 
 @cache
@@ -52,7 +53,7 @@ def content_security_policy(script: str) -> str:
 
 
 def render_html(
-    results: dict[str, Any],
+    results: Results,
     samples: Iterable[dict[str, Any]],
     *,
     label: str | None = None,
@@ -66,7 +67,7 @@ def render_html(
 
 def write_html(
     out: TextIO,
-    results: dict[str, Any],
+    results: Results,
     samples: Iterable[dict[str, Any]],
     *,
     label: str | None = None,
@@ -79,7 +80,7 @@ def write_html(
     the page, so the report of the full benchmark never holds its 36.5K samples at once.
     """
     label = label or model_label(results)
-    meta = results.get("meta") or {}
+    meta = results.meta
     task_order = [row.name for row in ordered_tasks(results)]
     script = asset("report.js")
     with BrowserData(samples, task_order) as data:
@@ -96,9 +97,9 @@ def write_html(
             title=f"TaxPraBen report: {label}",
             label=label,
             version=__version__,
-            profile=meta.get("profile") or "?",
-            data_hash=meta.get("data_hash") or "?",
-            n_tasks=len(results.get("tasks", {})),
+            profile=meta.profile or "?",
+            data_hash=meta.data_hash or "?",
+            n_tasks=len(results.tasks),
             overall=tables.overall_summary(results),
             banner=tables.problem_banner(results),
             paper=tables.paper_table(results),

@@ -58,11 +58,6 @@ class Entry:
         return self.results.overall
 
     @property
-    def overall_figure(self) -> dict[str, Any]:
-        """The Overall Average as the JSON object the formatters and plots read."""
-        return self.overall.to_json()
-
-    @property
     def computed_tasks(self) -> list[str]:
         return [row.name for row in ordered_tasks(self.results) if row.computed]
 
@@ -256,7 +251,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
     lines.append("|---:|---|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks))
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
-        value = fmt.stat(entry.overall_figure) + (" (partial)" if overall.partial else "")
+        value = fmt.stat(overall) + (" (partial)" if overall.partial else "")
         delta = vs = ""
         if rank <= len(board.comparisons):
             comparison = board.comparisons[rank - 1]
@@ -333,7 +328,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
                 "errors": entry.error_flag,
                 "delta": fmt.signed_points(gap) if rank <= len(board.comparisons) else "",
                 "paired_delta": fmt.signed_points(test.difference) if test else "",
-                "overall": fmt.stat(entry.overall_figure),
+                "overall": fmt.stat(entry.overall),
                 "partial": entry.overall.partial,
                 "ci95": fmt.interval(entry.overall.ci95),
                 "runs": len(entry.overall.runs),
@@ -370,7 +365,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
             board=board,
             rows=rows,
             pairs=pairs,
-            plot=plots.overall_intervals([(e.label, e.overall_figure) for e in board.entries]),
+            plot=plots.overall_intervals([(e.label, e.overall) for e in board.entries]),
             method=method_note(resamples, seed),
             css=Markup(asset("report.css")),
             version=__version__,

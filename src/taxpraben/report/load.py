@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +21,6 @@ RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
 #: The results.json layout this code reads (the one it writes).
 SUPPORTED_SCHEMA = SCHEMA_VERSION
-
-#: Results as a renderer may hold them: the typed model, or the JSON object it describes.
-ResultsLike = Results | Mapping[str, Any]
 
 
 class ReportError(ValueError):
@@ -83,15 +79,10 @@ def schema_problems(exc: ValidationError, shown: int = 5) -> str:
     return "; ".join(parts) + more
 
 
-def as_results(results: ResultsLike) -> Results:
-    """``results`` as the typed model (validated when given as a JSON object)."""
-    return results if isinstance(results, Results) else Results.model_validate(results)
-
-
-def load_results(out_dir: Path) -> dict[str, Any]:
-    """``OUT/results.json`` as the reports show it (see :func:`as_reported`), as a JSON object
-    for the renderers; :func:`read_results` gives the typed model."""
-    return reported(read_results(out_dir)).to_json()
+def load_results(out_dir: Path) -> Results:
+    """``OUT/results.json`` as the reports show it (see :func:`reported`), what the renderers
+    take; :func:`read_results` gives it as written."""
+    return reported(read_results(out_dir))
 
 
 def scorer_metrics(scorer: str) -> tuple[str, ...]:
@@ -99,11 +90,11 @@ def scorer_metrics(scorer: str) -> tuple[str, ...]:
     return tuple(key for key, m in all_metrics().items() if m.scorer == scorer) or (scorer,)
 
 
-def uncomputed_metrics(results: ResultsLike) -> set[str]:
+def uncomputed_metrics(results: Results) -> set[str]:
     """Metric keys whose scorer never loaded (``meta.scorers[...].available`` is false)."""
     return {
         metric
-        for name, info in as_results(results).meta.scorers.items()
+        for name, info in results.meta.scorers.items()
         if not info.available
         for metric in scorer_metrics(name)
     }
@@ -132,18 +123,13 @@ def reported(results: Results) -> Results:
         for key in absent & set(task.metrics):
             task.metrics[key] = _null_stat(task.metrics[key])
         for figures in (task.fields or {}).values():
-            metrics = figures.model_extra or {}  # a field's metric figures are its extra keys
+            metrics = figures.model_extra or {}  # changed in place: metric_figures is a copy
             for key in absent & set(metrics):
                 metrics[key] = _null_stat(metrics[key])
         for run in task.per_run:
             for key in absent & set(run.metrics or {}):
                 run.metrics[key] = None  # type: ignore[index]
     return results
-
-
-def as_reported(results: ResultsLike) -> dict[str, Any]:
-    """:func:`reported` for a renderer that holds the JSON object; returns one."""
-    return reported(as_results(results)).to_json()
 
 
 def iter_samples(out_dir: Path) -> Iterator[dict[str, Any]]:
@@ -175,11 +161,6 @@ class TaskRow:
     name: str
     entry: TaskResult
 
-    @cached_property
-    def data(self) -> dict[str, Any]:
-        """The task as its JSON object, for renderers that read it so."""
-        return self.entry.to_json()
-
     @property
     def computed(self) -> bool:
         return self.entry.computed
@@ -193,13 +174,12 @@ class TaskRow:
         return self.entry.type or ""
 
 
-def ordered_tasks(results: ResultsLike) -> list[TaskRow]:
+def ordered_tasks(results: Results) -> list[TaskRow]:
     """The tasks in the paper's table order: by Bloom level, then the paper's dataset order."""
-    model = as_results(results)
-    tasks = model.tasks
+    tasks = results.tasks
     bloom_rank = {level: i for i, level in enumerate(bloom_levels())}
     paper_rank = {name: i for i, name in enumerate(PAPER_ORDER)}
-    listed_rank = {name: i for i, name in enumerate(model.meta.tasks)}
+    listed_rank = {name: i for i, name in enumerate(results.meta.tasks)}
 
     def key(name: str) -> tuple[int, int, int, str]:
         return (
@@ -217,18 +197,18 @@ def bloom_levels() -> list[str]:
     return [level.value for level in BLOOM_ORDER]
 
 
-def model_label(results: ResultsLike, out_dir: Path | None = None) -> str:
+def model_label(results: Results, out_dir: Path | None = None) -> str:
     """What to call the evaluated model: ``meta.model``, else the directory's name."""
-    model = as_results(results).meta.model
+    model = results.meta.model
     if model:
         return str(model)
     return Path(out_dir).resolve().name if out_dir is not None else "(scored predictions)"
 
 
-def scorer_problems(results: ResultsLike) -> list[str]:
+def scorer_problems(results: Results) -> list[str]:
     """One line per semantic scorer that was unavailable: which metric and why."""
     return [
         f"{metric}: {info.reason or 'unavailable'}"
-        for metric, info in as_results(results).meta.scorers.items()
+        for metric, info in results.meta.scorers.items()
         if not info.available
     ]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from taxpraben.report import format as fmt
 from taxpraben.report import tables
 from taxpraben.report.load import model_label
+from taxpraben.results import Results
 
 
 def cell(text: str) -> str:
@@ -49,15 +48,15 @@ def render_table(table: tables.Table, *, heading_level: int = 2, group_column: b
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(results: dict[str, Any], *, label: str | None = None) -> str:
+def render_markdown(results: Results, *, label: str | None = None) -> str:
     """The whole report.md for one result directory."""
     label = label or model_label(results)
     overall = tables.overall_summary(results)
-    meta = results.get("meta") or {}
+    meta = results.meta
     parts = [f"# TaxPraBen report: {cell(label)}", ""]
     parts.append(
-        f"Profile `{cell(str(meta.get('profile') or '?'))}` · data `{cell(str(meta.get('data_hash') or '?'))}` · "
-        f"{overall['runs']} run(s) · {len(results.get('tasks', {}))} tasks"
+        f"Profile `{cell(meta.profile or '?')}` · data `{cell(meta.data_hash or '?')}` · "
+        f"{overall['runs']} run(s) · {len(results.tasks)} tasks"
     )
     for line in tables.problem_banner(results):
         parts += ["", f"> **Warning:** {cell(line)}"]

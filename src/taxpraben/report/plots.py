@@ -15,6 +15,7 @@ from taxpraben.kinds import semantic_metrics
 from taxpraben.report import format as fmt
 from taxpraben.report.load import bloom_levels, ordered_tasks
 from taxpraben.report.samples import score_values
+from taxpraben.results import Results, Stat
 
 BLOOM_COLOURS = {
     "remember": "#4e79a7",
@@ -54,7 +55,7 @@ def _x_axis(
     return out
 
 
-def task_bars(results: dict[str, Any]) -> Markup:
+def task_bars(results: Results) -> Markup:
     """Horizontal bars of each task's mean score, a line over the range of runs, a dot per run."""
     rows = ordered_tasks(results)
     left, width, bar_h, gap, top = 150, 460, 16, 8, 10
@@ -65,8 +66,8 @@ def task_bars(results: dict[str, Any]) -> Markup:
     for i, row in enumerate(rows):
         y = top + i * (bar_h + gap)
         body.append(_text(left - 8, y + bar_h - 4, row.name, "end"))
-        score = row.data.get("score") if row.computed else None
-        if not score or score.get("mean") is None:
+        score = row.entry.score if row.computed else None
+        if score is None or score.mean is None:
             body.append(
                 _text(
                     left + 4, y + bar_h - 4, "not computed", extra='fill="#888" font-style="italic"'
@@ -74,12 +75,12 @@ def task_bars(results: dict[str, Any]) -> Markup:
             )
             continue
         colour = BLOOM_COLOURS.get(row.bloom, GREY)
-        mean = _clamp(score["mean"])
+        mean = _clamp(score.mean)
         body.append(
             f'<rect x="{left}" y="{y:.1f}" width="{width * mean:.1f}" height="{bar_h}" fill="{colour}" opacity="0.8">'
             f"<title>{escape(row.name)}: {escape(fmt.stat(score))}</title></rect>"
         )
-        values = [v for v in score.get("runs") or [] if v is not None]
+        values = [v for v in score.runs if v is not None]
         if len(values) > 1:
             lo, hi = _clamp(min(values)), _clamp(max(values))
             cy = y + bar_h / 2
@@ -92,13 +93,13 @@ def task_bars(results: dict[str, Any]) -> Markup:
                 f'<circle cx="{left + width * _clamp(v):.1f}" cy="{y + bar_h / 2:.1f}" r="2.5" fill="#222"/>'
             )
         label_x = left + width * max([mean, *(_clamp(v) for v in values)]) + 6
-        body.append(_text(label_x, y + bar_h - 4, fmt.number(score["mean"]), extra='fill="#333"'))
+        body.append(_text(label_x, y + bar_h - 4, fmt.number(score.mean), extra='fill="#333"'))
     return _svg(left + width + 60, height, body, "Task scores with the spread over runs")
 
 
-def bloom_radar(results: dict[str, Any]) -> Markup:
+def bloom_radar(results: Results) -> Markup:
     """A radar of the group scores by Bloom level (levels with no computed task sit at 0, greyed)."""
-    groups = (results.get("groups") or {}).get("bloom") or {}
+    groups = results.groups.bloom
     levels = bloom_levels()
     size, radius = 360, 120
     cx = cy = size / 2
@@ -122,7 +123,7 @@ def bloom_radar(results: dict[str, Any]) -> Markup:
         )
         lx, ly = (float(v) for v in _polar(cx, cy, radius + 26, k, len(levels)).split(","))
         figure = groups.get(level)
-        value = figure.get("mean") if figure else None
+        value = figure.mean if figure is not None else None
         label = f"{fmt.bloom_label(level)} {fmt.number(value)}"
         body.append(_text(lx, ly + 4, label, "middle", f'fill="{BLOOM_COLOURS.get(level, GREY)}"'))
         vertices.append(_polar(cx, cy, radius * _clamp(value or 0.0), k, len(levels)))
@@ -133,7 +134,7 @@ def bloom_radar(results: dict[str, Any]) -> Markup:
 
 
 def score_distributions(
-    results: dict[str, Any], samples: Sequence[dict[str, Any]], bins: int = 20
+    results: Results, samples: Sequence[dict[str, Any]], bins: int = 20
 ) -> Markup | None:
     """Small histograms of per-item BERTScore and BARTScore for each semantic task, all runs."""
     values: dict[tuple[str, str], list[float]] = {}
@@ -144,7 +145,7 @@ def score_distributions(
 
 
 def score_histograms(
-    results: dict[str, Any], values: dict[tuple[str, str], list[float]], bins: int = 20
+    results: Results, values: dict[tuple[str, str], list[float]], bins: int = 20
 ) -> Markup | None:
     """The histograms of :func:`score_distributions` from the values by (task, metric)."""
     if not values:
@@ -220,14 +221,12 @@ def score_histograms(
     return _svg(width, height, body, "Distributions of per-item semantic scores")
 
 
-def failure_bars(results: dict[str, Any]) -> Markup:
+def failure_bars(results: Results) -> Markup:
     """Bars of each task's format-failure rate and error rate (means over runs)."""
     rows = ordered_tasks(results)
     rates = []
     for row in rows:
-        ff = (row.data.get("format_failure_rate") or {}).get("mean") or 0.0
-        err = (row.data.get("error_rate") or {}).get("mean") or 0.0
-        rates.append((row.name, ff, err))
+        rates.append((row.name, _rate(row.entry.format_failure_rate), _rate(row.entry.error_rate)))
     peak = max([ff + err for _, ff, err in rates] + [0.05])
     scale_max = min(1.0, math.ceil(peak * 20) / 20)
     left, width, bar_h, gap, top = 150, 400, 14, 6, 10
@@ -263,15 +262,13 @@ def failure_bars(results: dict[str, Any]) -> Markup:
     return _svg(left + width + 70, height, body, "Format-failure and error rates by task")
 
 
-def overall_intervals(entries: Sequence[tuple[str, dict[str, Any] | None]]) -> Markup:
+def overall_intervals(entries: Sequence[tuple[str, Stat | None]]) -> Markup:
     """Leaderboard plot: each model's Overall Average with its 95% interval over runs."""
     left, width, row_h, top = 220, 420, 24, 10
     height = top + len(entries) * row_h + 30
-    values = [e for _, e in entries if e and e.get("mean") is not None]
-    lows = [min((e.get("ci95") or [e["mean"]])[0] or e["mean"], e["mean"]) for e in values] or [0.0]
-    highs = [max((e.get("ci95") or [e["mean"]])[-1] or e["mean"], e["mean"]) for e in values] or [
-        1.0
-    ]
+    means = [(e.mean, e.ci95 or [e.mean]) for _, e in entries if e is not None and e.mean is not None]
+    lows = [min(ci[0] or mean, mean) for mean, ci in means] or [0.0]
+    highs = [max(ci[-1] or mean, mean) for mean, ci in means] or [1.0]
     lo = max(0.0, math.floor(min(lows) * 20) / 20)
     hi = min(1.0, math.ceil(max(highs) * 20) / 20)
     if hi - lo < 0.05:
@@ -286,17 +283,22 @@ def overall_intervals(entries: Sequence[tuple[str, dict[str, Any] | None]]) -> M
     for i, (label, figure) in enumerate(entries):
         y = top + i * row_h + row_h / 2
         body.append(_text(left - 8, y + 4, label, "end"))
-        if not figure or figure.get("mean") is None:
+        if figure is None or figure.mean is None:
             continue
-        ci = figure.get("ci95")
+        ci = figure.ci95
         if ci and ci[0] is not None:
             body.append(
                 f'<line x1="{x(max(lo, ci[0])):.1f}" y1="{y}" x2="{x(min(hi, ci[1])):.1f}" y2="{y}" stroke="#222" stroke-width="2"/>'
             )
         body.append(
-            f'<circle cx="{x(figure["mean"]):.1f}" cy="{y}" r="5" fill="#4e79a7"><title>{escape(label)}: {escape(fmt.stat(figure))}</title></circle>'
+            f'<circle cx="{x(figure.mean):.1f}" cy="{y}" r="5" fill="#4e79a7"><title>{escape(label)}: {escape(fmt.stat(figure))}</title></circle>'
         )
     return _svg(left + width + 30, height, body, "Overall Average with 95% interval over runs")
+
+
+def _rate(figure: Stat | None) -> float:
+    """A rate's mean over runs; 0 where it was not computed (no bar)."""
+    return (figure.mean if figure is not None else None) or 0.0
 
 
 def _polar(cx: float, cy: float, r: float, k: int, n: int) -> str:

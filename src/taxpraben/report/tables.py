@@ -6,11 +6,11 @@ Building them once means report.md and report.html cannot disagree about a figur
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
-from taxpraben.report.load import bloom_levels, ordered_tasks, scorer_problems
+from taxpraben.report.load import TaskRow, bloom_levels, ordered_tasks, scorer_problems
+from taxpraben.results import GenerationConfig, Results, RunCounts, ScorerInfo
 
 NOT_COMPUTED_CELL = "not computed"
 NOT_APPLICABLE = ""
@@ -33,7 +33,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
 
-def paper_table(results: dict[str, Any]) -> Table:
+def paper_table(results: Results) -> Table:
     """Tasks grouped by Bloom level; each metric as mean ± std over runs; the task score last."""
     table = Table(
         "tasks",
@@ -49,20 +49,20 @@ def paper_table(results: dict[str, Any]) -> Table:
         ],
     )
     for row in ordered_tasks(results):
-        metrics = row.data.get("metrics") or {}
+        task = row.entry
         cells = [
             fmt.bloom_label(row.bloom),
             row.name,
-            row.data.get("name_zh") or "",
+            task.name_zh or "",
             fmt.type_label(row.kind),
-            str(row.data.get("n", "")),
+            "" if task.n is None else str(task.n),
         ]
         for key, _ in fmt.metric_columns():
-            if key not in metrics:
+            if key not in task.metrics:
                 cells.append(NOT_APPLICABLE)
             else:
-                cells.append(fmt.stat(metrics[key], key))
-        cells.append(fmt.stat(row.data.get("score")) if row.computed else NOT_COMPUTED_CELL)
+                cells.append(fmt.stat(task.metrics[key], key))
+        cells.append(fmt.stat(task.score) if row.computed else NOT_COMPUTED_CELL)
         table.rows.append(Row(cells, task=row.name, group=row.bloom, muted=not row.computed))
     table.notes.append(
         "Scores are points out of 100: the mean over runs ± the sample standard deviation over runs. "
@@ -72,7 +72,7 @@ def paper_table(results: dict[str, Any]) -> Table:
     by_reason: dict[str, list[str]] = {}
     for row in ordered_tasks(results):
         if not row.computed:
-            by_reason.setdefault(row.data.get("reason") or "no reason recorded", []).append(row.name)
+            by_reason.setdefault(row.entry.reason or "no reason recorded", []).append(row.name)
     for reason, names in by_reason.items():
         table.notes.append(f"Not computed ({', '.join(names)}): {reason.rstrip('.')}.")
     for line in scorer_problems(results):
@@ -80,9 +80,9 @@ def paper_table(results: dict[str, Any]) -> Table:
     return table
 
 
-def group_tables(results: dict[str, Any]) -> list[Table]:
+def group_tables(results: Results) -> list[Table]:
     """Group scores by output type and by Bloom level (unweighted means of task scores)."""
-    groups = results.get("groups") or {}
+    groups = {"type": results.groups.type, "bloom": results.groups.bloom}
     members: dict[tuple[str, str], list[str]] = {}
     for row in ordered_tasks(results):
         name = row.name if row.computed else f"{row.name} ({NOT_COMPUTED_CELL})"
@@ -97,7 +97,7 @@ def group_tables(results: dict[str, Any]) -> list[Table]:
     for dimension in ("type", "bloom"):
         title, heading = titles[dimension]
         table = Table(f"groups-{dimension}", title, [heading, "Tasks", "Score", "95% CI over runs"])
-        values = groups.get(dimension) or {}
+        values = groups[dimension]
         names = [k for k in order[dimension] if k in values or (dimension, k) in members]
         names += [k for k in values if k not in names]
         for name in names:
@@ -106,7 +106,7 @@ def group_tables(results: dict[str, Any]) -> list[Table]:
             tasks = ", ".join(members.get((dimension, name), [])) or "(none)"
             table.rows.append(
                 Row(
-                    [label, tasks, fmt.stat(figure), fmt.interval((figure or {}).get("ci95"))],
+                    [label, tasks, fmt.stat(figure), fmt.interval(figure.ci95 if figure is not None else None)],
                     group=name if dimension == "bloom" else None,
                     muted=figure is None,
                 )
@@ -118,7 +118,17 @@ def group_tables(results: dict[str, Any]) -> list[Table]:
     return out
 
 
-def failure_table(results: dict[str, Any]) -> Table:
+def run_counts(row: TaskRow) -> RunCounts:
+    """A task's items by status, summed over its runs."""
+    runs = [run.counts for run in row.entry.per_run if run.counts is not None]
+    return RunCounts(
+        ok=sum(c.ok for c in runs),
+        format_failure=sum(c.format_failure for c in runs),
+        error=sum(c.error for c in runs),
+    )
+
+
+def failure_table(results: Results) -> Table:
     """Format failures (unparseable output), generation errors and missing classification labels."""
     table = Table(
         "failures",
@@ -132,21 +142,18 @@ def failure_table(results: dict[str, Any]) -> Table:
         ],
     )
     for row in ordered_tasks(results):
-        metrics = row.data.get("metrics") or {}
-        counts = {"ok": 0, "format_failure": 0, "error": 0}
-        for run in row.data.get("per_run") or []:
-            for key in counts:
-                counts[key] += int((run.get("counts") or {}).get(key, 0) or 0)
+        task = row.entry
+        counts = run_counts(row)
         table.rows.append(
             Row(
                 [
                     row.name,
-                    fmt.stat(row.data.get("format_failure_rate"), "format_failure_rate"),
-                    fmt.stat(row.data.get("error_rate"), "error_rate"),
-                    fmt.stat(metrics.get("missing_rate"), "missing_rate")
-                    if "missing_rate" in metrics
+                    fmt.stat(task.format_failure_rate, "format_failure_rate"),
+                    fmt.stat(task.error_rate, "error_rate"),
+                    fmt.stat(task.metrics["missing_rate"], "missing_rate")
+                    if "missing_rate" in task.metrics
                     else NOT_APPLICABLE,
-                    f"{counts['ok']} / {counts['format_failure']} / {counts['error']}",
+                    f"{counts.ok} / {counts.format_failure} / {counts.error}",
                 ],
                 task=row.name,
             )
@@ -158,7 +165,7 @@ def failure_table(results: dict[str, Any]) -> Table:
     return table
 
 
-def field_table(results: dict[str, Any]) -> Table | None:
+def field_table(results: Results) -> Table | None:
     """Per-field figures of mixed tasks and multi-aspect generation, or None when there are none."""
     table = Table(
         "fields",
@@ -167,21 +174,22 @@ def field_table(results: dict[str, Any]) -> Table | None:
     )
     declared = all_metrics()
     for row in ordered_tasks(results):
-        for name, figures in (row.data.get("fields") or {}).items():
-            figures = figures or {}
-            metric = next((k for k in figures if k in declared), None)
-            value = fmt.stat(figures.get(metric), metric) if metric else NOT_APPLICABLE
-            if not row.computed and metric and figures.get(metric) is None:
+        for name, figures in (row.entry.fields or {}).items():
+            # The field's first figure that a kind declares as a metric is the one shown.
+            metrics = figures.metric_figures
+            metric = next((k for k in metrics if k in declared), None)
+            value = fmt.stat(metrics[metric], metric) if metric else NOT_APPLICABLE
+            if not row.computed and metric and metrics[metric] is None:
                 value = NOT_COMPUTED_CELL
             table.rows.append(
                 Row(
                     [
                         row.name,
                         name,
-                        str(figures.get("kind", "")),
+                        figures.kind,
                         fmt.metric_label(metric) if metric else "",
                         value,
-                        fmt.stat(figures.get("format_failure_rate"), "format_failure_rate"),
+                        fmt.stat(figures.format_failure_rate, "format_failure_rate"),
                     ],
                     task=row.name,
                     muted=not row.computed,
@@ -195,58 +203,57 @@ def field_table(results: dict[str, Any]) -> Table | None:
     return table
 
 
-def per_run_table(results: dict[str, Any]) -> Table:
+def per_run_table(results: Results) -> Table:
     """Each task's score in each run, then the Overall Average per run."""
-    runs = int(results.get("meta", {}).get("runs") or 0)
+    runs = results.meta.runs or 0
     for row in ordered_tasks(results):
-        runs = max(runs, len(row.data.get("per_run") or []))
+        runs = max(runs, len(row.entry.per_run))
     table = Table(
         "per-run",
         "Scores per run",
         ["Task", *(f"Run {k}" for k in range(runs)), "Mean ± std", "95% CI over runs"],
     )
     for row in ordered_tasks(results):
-        by_run = {r.get("run", k): r for k, r in enumerate(row.data.get("per_run") or [])}
+        by_run = {r.run: r for r in row.entry.per_run}
         cells = [row.name]
         for k in range(runs):
             entry = by_run.get(k)
-            cells.append(fmt.number(entry.get("score")) if entry else "")
-        score = row.data.get("score")
+            cells.append(fmt.number(entry.score) if entry else "")
+        score = row.entry.score
         cells += [
             fmt.stat(score) if row.computed else NOT_COMPUTED_CELL,
-            fmt.interval((score or {}).get("ci95")),
+            fmt.interval(score.ci95 if score is not None else None),
         ]
         table.rows.append(Row(cells, task=row.name, muted=not row.computed))
-    overall = results.get("overall") or {}
-    per_run = list(overall.get("runs") or [])
+    overall = results.overall
+    per_run = list(overall.runs)
     table.rows.append(
         Row(
             [
                 "Overall Average",
                 *(fmt.number(v) for v in per_run + [None] * (runs - len(per_run))),
                 fmt.stat(overall),
-                fmt.interval(overall.get("ci95")),
+                fmt.interval(overall.ci95),
             ]
         )
     )
     return table
 
 
-def problem_banner(results: dict[str, Any]) -> list[str]:
+def problem_banner(results: Results) -> list[str]:
     """What makes the figures less than a model's score, one line each, with counts.
 
     Shown at the top of report.md, report.html and the terminal summary whenever
     predictions errored or were missing, or tasks were not computed; [] otherwise.
     """
-    counts = (results.get("meta") or {}).get("counts") or {}
+    counts = results.meta.counts
     rows = ordered_tasks(results)
-    total = int(counts.get("scored_predictions") or counts.get("predictions") or 0)
+    by_task = [run_counts(row) for row in rows]
+    total = counts.scored_predictions or counts.predictions or 0
     if not total:  # older results: count from the tasks' own per-run counts
-        total = sum(sum((r.get("counts") or {}).values()) for row in rows for r in row.data.get("per_run") or [])
-    errors = int(counts.get("errors") or 0) or sum(
-        int((r.get("counts") or {}).get("error", 0)) for row in rows for r in row.data.get("per_run") or []
-    )
-    missing = int(counts.get("missing_predictions") or 0)
+        total = sum(c.ok + c.format_failure + c.error for c in by_task)
+    errors = counts.errors or sum(c.error for c in by_task)
+    missing = counts.missing_predictions or 0
     lines = []
     if errors:
         every = "every prediction" if errors >= total else f"{errors} of {total} predictions"
@@ -266,72 +273,71 @@ def problem_banner(results: dict[str, Any]) -> list[str]:
     return lines
 
 
-def overall_summary(results: dict[str, Any]) -> dict[str, str]:
+def overall_summary(results: Results) -> dict[str, str]:
     """The Overall Average as text pieces: value, intervals and a partial warning (or '')."""
-    overall = results.get("overall") or {}
+    overall = results.overall
     missing = [row.name for row in ordered_tasks(results) if not row.computed]
     partial = ""
-    if overall.get("partial") or missing:
+    if overall.partial or missing:
         partial = (
-            f"Partial: computed over {len(overall.get('tasks') or [])} of {len(results.get('tasks', {}))} tasks; "
+            f"Partial: computed over {len(overall.tasks)} of {len(results.tasks)} tasks; "
             f"not computed: {', '.join(missing) or 'see tasks'}. It is not comparable with a full Overall Average."
         )
     return {
         "value": fmt.stat(overall),
-        "ci95": fmt.interval(overall.get("ci95")),
-        "bootstrap_ci95": fmt.interval(overall.get("bootstrap_ci95")),
-        "runs": str(len(overall.get("runs") or [])),
+        "ci95": fmt.interval(overall.ci95),
+        "bootstrap_ci95": fmt.interval(overall.bootstrap_ci95),
+        "runs": str(len(overall.runs)),
         "partial": partial,
     }
 
 
-def configuration(results: dict[str, Any]) -> list[tuple[str, str]]:
+def configuration(results: Results) -> list[tuple[str, str]]:
     """The run configuration as (label, text) pairs, in reading order."""
-    meta = results.get("meta") or {}
-    gen = meta.get("generation") or {}
+    meta = results.meta
     pairs: list[tuple[str, str]] = [
-        ("Model", str(meta.get("model") or "(predictions scored with `taxpraben score`)")),
-        ("Endpoint", str(meta.get("endpoint") or "—")),
-        ("Generation", _generation_text(gen)),
+        ("Model", str(meta.model or "(predictions scored with `taxpraben score`)")),
+        ("Endpoint", str(meta.endpoint or "—")),
+        ("Generation", _generation_text(meta.generation or GenerationConfig())),
         (
             "Runs",
-            f"{meta.get('runs', '?')}"
-            + (" (one shared deterministic generation)" if meta.get("shared_generation") else ""),
+            f"{'?' if meta.runs is None else meta.runs}"
+            + (" (one shared deterministic generation)" if meta.shared_generation else ""),
         ),
-        ("Scoring profile", str(meta.get("profile") or "—")),
-        ("Data directory", str(meta.get("data_dir") or "—")),
-        ("Data hash", str(meta.get("data_hash") or "—")),
+        ("Scoring profile", str(meta.profile or "—")),
+        ("Data directory", str(meta.data_dir or "—")),
+        ("Data hash", str(meta.data_hash or "—")),
     ]
-    for name, scorer in (meta.get("scorers") or {}).items():
-        pairs.append((_scorer_label(name), _scorer_text(scorer or {})))
-    counts = meta.get("counts") or {}
+    for name, scorer in meta.scorers.items():
+        pairs.append((_scorer_label(name), _scorer_text(scorer)))
+    counts = meta.counts.to_json()  # every counter written, newer writers' ones too
     if counts:
         pairs.append(("Counts", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())))
-    version = str(meta.get("package_version") or "?")
-    if meta.get("git_hash"):
-        version += f" (git {meta['git_hash']})"
+    version = str(meta.package_version or "?")
+    if meta.git_hash:
+        version += f" (git {meta.git_hash})"
     pairs.append(("taxpraben", version))
     pairs.append(
         (
             "Started / finished",
-            f"{meta.get('started_at') or '?'} / {meta.get('finished_at') or '?'}",
+            f"{meta.started_at or '?'} / {meta.finished_at or '?'}",
         )
     )
     return pairs
 
 
-def _generation_text(gen: dict[str, Any]) -> str:
-    parts = []
-    for key in ("temperature", "top_p", "max_tokens", "seed_base"):
-        if key in gen:
-            parts.append(f"{key}={gen[key] if gen[key] is not None else 'default'}")
-    if gen.get("system_prompt"):
-        prompt = str(gen["system_prompt"])
+def _generation_text(gen: GenerationConfig) -> str:
+    parts = [
+        f"{key}={value if value is not None else 'default'}"  # null: the backend's default
+        for key, value in gen.given_items(("temperature", "top_p", "max_tokens", "seed_base"))
+    ]
+    if gen.system_prompt:
+        prompt = gen.system_prompt
         parts.append(f"system_prompt={prompt[:80]!r}" + ("…" if len(prompt) > 80 else ""))
     else:
         parts.append("no system prompt")
-    if gen.get("gen_kwargs"):
-        parts.append("gen_kwargs=" + ", ".join(f"{k}={v}" for k, v in gen["gen_kwargs"].items()))
+    if gen.gen_kwargs:
+        parts.append("gen_kwargs=" + ", ".join(f"{k}={v}" for k, v in gen.gen_kwargs.items()))
     return ", ".join(parts) if parts else "—"
 
 
@@ -341,11 +347,11 @@ def _scorer_label(name: str) -> str:
     )
 
 
-def _scorer_text(scorer: dict[str, Any]) -> str:
-    parts = [str(scorer.get("model") or "?")]
-    for key in ("layer", "idf", "max_tokens", "weights", "max_length"):
-        if key in scorer:
-            parts.append(f"{key}={scorer[key] if scorer[key] is not None else 'none'}")
-    if scorer.get("available") is False:
-        parts.append(f"UNAVAILABLE ({scorer.get('reason') or 'no reason recorded'})")
+def _scorer_text(scorer: ScorerInfo) -> str:
+    parts = [str(scorer.model or "?")]
+    # Besides `layer`, each scorer writes settings of its own (extra keys): shown where written.
+    for key, value in scorer.given_items(("layer", "idf", "max_tokens", "weights", "max_length")):
+        parts.append(f"{key}={value if value is not None else 'none'}")
+    if not scorer.available:
+        parts.append(f"UNAVAILABLE ({scorer.reason or 'no reason recorded'})")
     return ", ".join(parts)

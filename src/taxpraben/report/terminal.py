@@ -4,29 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Leaderboard, overall_gap
-from taxpraben.report.load import as_reported, model_label, ordered_tasks, scorer_problems
+from taxpraben.report.load import model_label, ordered_tasks, reported, scorer_problems
 from taxpraben.report.tables import overall_summary, problem_banner
+from taxpraben.results import Results
 
 
-def print_summary(
-    results: dict[str, Any], paths: Sequence[Path], console: Console | None = None
-) -> None:
-    """Task scores, group scores, the Overall Average with its 95% interval, format failures, paths."""
+def print_summary(results: Results, paths: Sequence[Path], console: Console | None = None) -> None:
+    """Task scores, group scores, the Overall Average with its 95% interval, format failures, paths.
+
+    ``results`` as written or as loaded: the figures are shown as the reports show them
+    (:func:`~taxpraben.report.load.reported`).
+    """
     console = console or Console()
-    results = as_reported(results)
+    results = reported(results)
     for line in problem_banner(results):
         console.print(f"Warning: {line}", style="bold red", markup=False, highlight=False)
-    meta = results.get("meta") or {}
+    meta = results.meta
+    runs = "?" if meta.runs is None else meta.runs
+    profile = "?" if meta.profile is None else meta.profile
     table = Table(
         title=f"TaxPraBen: {model_label(results)}",
-        caption=f"points out of 100, mean ± std over {meta.get('runs', '?')} run(s) · profile {meta.get('profile', '?')}",
+        caption=f"points out of 100, mean ± std over {runs} run(s) · profile {profile}",
     )
     table.add_column("Bloom")
     table.add_column("Task")
@@ -35,17 +39,16 @@ def print_summary(
     table.add_column("Errors", justify="right", no_wrap=True)
     previous = None
     for row in ordered_tasks(results):
+        task = row.entry
         bloom = fmt.bloom_label(row.bloom) if row.bloom != previous else ""
         previous = row.bloom
-        score = fmt.stat(row.data.get("score")) if row.computed else "[yellow]not computed[/]"
+        score = fmt.stat(task.score) if row.computed else "[yellow]not computed[/]"
         table.add_row(
             bloom,
             row.name,
             score,
-            fmt.number(
-                (row.data.get("format_failure_rate") or {}).get("mean"), "format_failure_rate"
-            ),
-            fmt.number((row.data.get("error_rate") or {}).get("mean"), "error_rate"),
+            fmt.mean(task.format_failure_rate, "format_failure_rate"),
+            fmt.mean(task.error_rate, "error_rate"),
         )
     table.add_section()
     overall = overall_summary(results)
@@ -53,25 +56,21 @@ def print_summary(
     table.add_row("", "95% CI over runs", overall["ci95"], "", "")
     table.add_row("", "95% bootstrap CI (items)", overall["bootstrap_ci95"], "", "")
     console.print(table)
-    groups = results.get("groups") or {}
-    for dimension, label in (("type", fmt.type_label), ("bloom", fmt.bloom_label)):
-        figures = groups.get(dimension) or {}
+    for heading, figures, label in (
+        ("type", results.groups.type, fmt.type_label),
+        ("Bloom level", results.groups.bloom, fmt.bloom_label),
+    ):
         if figures:
             text = " · ".join(
                 f"{label(name)} {fmt.stat(figure)}" for name, figure in figures.items()
             )
-            console.print(
-                f"[bold]By {'type' if dimension == 'type' else 'Bloom level'}:[/] {text}",
-                highlight=False,
-            )
+            console.print(f"[bold]By {heading}:[/] {text}", highlight=False)
     if overall["partial"]:
         console.print(f"[yellow]{overall['partial']}[/]", highlight=False)
     by_reason: dict[str, list[str]] = {}
     for row in ordered_tasks(results):
         if not row.computed:
-            by_reason.setdefault(row.data.get("reason") or "no reason recorded", []).append(
-                row.name
-            )
+            by_reason.setdefault(row.entry.reason or "no reason recorded", []).append(row.name)
     for reason, names in by_reason.items():
         console.print(f"[yellow]Not computed[/] ({', '.join(names)}): {reason}", highlight=False)
     for line in scorer_problems(results):
@@ -112,7 +111,7 @@ def print_leaderboard(board: Leaderboard, paths: Sequence[Path], console: Consol
         table.add_row(
             str(rank),
             entry.label,
-            fmt.stat(entry.overall_figure) + partial,
+            fmt.stat(entry.overall) + partial,
             fmt.interval(entry.overall.ci95),
             f"[red]{entry.error_flag}[/]" if entry.error_flag else "0",
             delta,
