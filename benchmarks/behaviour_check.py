@@ -101,10 +101,11 @@ _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:[+-
 
 def _report_text(path: Path, root: Path, results: dict[str, Any]) -> str:
     """A report with what differs between any two recordings masked: times, the recording's
-    directory, the commit and the package version."""
+    directory, the commit, the package version and the data directory (the bundled sample
+    lies inside the checkout that recorded it)."""
     text = path.read_text(encoding="utf-8").replace(str(root), "<DIR>")
     meta = results.get("meta", {})
-    for key in ("git_hash", "package_version"):
+    for key in ("data_dir", "git_hash", "package_version"):
         if meta.get(key):
             text = text.replace(str(meta[key]), f"<{key}>")
     return _TIME.sub("<TIME>", text)

@@ -123,7 +123,7 @@ def reported(results: Results) -> Results:
         for key in absent & set(task.metrics):
             task.metrics[key] = _null_stat(task.metrics[key])
         for figures in (task.fields or {}).values():
-            metrics = figures.model_extra or {}  # changed in place: metric_figures is a copy
+            metrics = figures.model_extra or {}  # its metric figures, changed in place (not a copy)
             for key in absent & set(metrics):
                 metrics[key] = _null_stat(metrics[key])
         for run in task.per_run:
