@@ -20,6 +20,7 @@ from taxpraben.batching import (
     plan_batches,
     run_batches,
     run_per_device,
+    run_planned,
 )
 from taxpraben.metrics.semantic import cpu_budget, encoder_budget, seq2seq_budget
 
@@ -111,6 +112,29 @@ def test_out_of_memory_halves_the_batch_and_finishes(caplog: pytest.LogCaptureFi
     again = _Device(lengths, limit=1500)
     run_batches(order, [(n,) for n in lengths], final, again.forward)
     assert again.failures == 0 and len(again.done) == 100
+
+
+def test_planned_batches_run_as_given_and_one_that_fails_is_split_here() -> None:
+    """Batches planned on another device's budget run unchanged; a batch this device cannot
+    hold runs again in smaller batches under its halved budget; every item runs once."""
+    lengths = [(i * 37) % 150 + 10 for i in range(60)]
+    shapes = [(n,) for n in lengths]
+    order = _longest_first(lengths)
+    planned = plan_batches(order, shapes, Budget(2000, 16))
+    ran: list[list[int]] = []
+    roomy = _Device(lengths, limit=10**9)
+
+    def record(batch: list[int]) -> None:
+        ran.append(list(batch))
+        roomy.forward(batch)
+
+    progress: list[int] = []
+    run_planned(planned, shapes, Budget(1e9, 64), record, progress.append)
+    assert ran == planned and sum(progress) == 60  # not re-planned on this device's budget
+    tight = _Device(lengths, limit=900)
+    final = run_planned(planned, shapes, Budget(1e9, 64), tight.forward)
+    assert tight.failures >= 1 and tight.done == dict.fromkeys(range(60), 1)
+    assert final.max_rows < 64
 
 
 def test_single_item_out_of_memory_and_other_errors_raise() -> None:

@@ -1,11 +1,9 @@
 """Scoring on several devices: the split into bins and the merge, on two CPU workers.
 
-``device="cpu,cpu"`` takes the same path as ``cuda:0,cuda:1`` (bins, one thread and one
-budget per device, merge); only the device names differ. The scores are compared with one
-device's: to the bit where each text and pair runs alone (batch size 1: nothing depends on
-what it was batched with), and to float rounding (1e-6 relative) at the default batch sizes,
-where a device's smaller share pads its texts into different batches, which moves the last
-bit of a float32 sum exactly as another batch size on one device does.
+``device="cpu,cpu"`` takes the same path as ``cuda:0,cuda:1`` (the work one device would do,
+shared out whole: BERTScore's chunks, BARTScore's batches; one thread and one budget per
+device; merge); only the device names differ. The scores are compared with one device's, to
+the bit: every text and pair is computed in the same batch as on one device.
 """
 
 from __future__ import annotations
@@ -52,15 +50,18 @@ def _prf_diff(a: list[PRF], b: list[PRF]) -> float:
 
 
 @pytest.mark.parametrize("idf", [False, True])
-def test_bertscore_on_two_workers_equals_one_device(
-    tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], idf: bool
+@pytest.mark.parametrize("chunk_tokens", [1 << 18, 300])
+def test_bertscore_on_several_workers_equals_one_device_to_the_bit(
+    tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], idf: bool, chunk_tokens: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cands, refs = run_pairs
+    monkeypatch.setattr(semantic, "_CHUNK_TOKENS", chunk_tokens)  # one chunk, or many to share
     one = BertScorer(str(tiny_xlnet_dir), 2, idf=idf, device="cpu").score(cands, refs)
-    two = BertScorer(str(tiny_xlnet_dir), 2, idf=idf, device="cpu,cpu").score(cands, refs)
     # idf weights come from every reference of the call, not from each device's share.
-    assert len(two) == len(cands) and _prf_diff(one, two) < 1e-6
-    assert two[10] == PRF(0.0, 0.0, 0.0) and abs(two[3].f1 - 1) < 1e-6
+    for devices in ("cpu,cpu", "cpu,cpu,cpu"):
+        assert BertScorer(str(tiny_xlnet_dir), 2, idf=idf, device=devices).score(cands, refs) == one
+    assert one[10] == PRF(0.0, 0.0, 0.0) and abs(one[3].f1 - 1) < 1e-6
 
 
 def test_bertscore_on_two_workers_is_bit_identical_when_batching_cannot_differ(
@@ -75,22 +76,25 @@ def test_bertscore_on_two_workers_is_bit_identical_when_batching_cannot_differ(
     assert single.score(cands, refs) == each_alone
 
 
-def test_bertscore_bins_share_the_work_and_keep_each_gold_on_one_device(
+def test_bertscore_chunks_share_the_work_and_keep_each_gold_on_one_device(
     tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cands, refs = run_pairs
-    seen: list[tuple[int, list[tuple[str, str]]]] = []
+    monkeypatch.setattr(semantic, "_CHUNK_TOKENS", 300)  # several chunks to share out
+    seen: list[tuple[int, list[tuple[str, str]], list[int]]] = []
     score_chunks = BertScorer._score_chunks
 
-    def spy(self: BertScorer, pairs: list[tuple[str, str]], *args: object) -> list[PRF]:
-        seen.append((id(self), list(pairs)))
-        return score_chunks(self, pairs, *args)  # type: ignore[arg-type]
+    def spy(self: BertScorer, pairs: list[tuple[str, str]], chunks: list, *args: object) -> list[PRF]:
+        loads = [len(chunk_texts) for _, chunk_texts in chunks]
+        seen.append((id(self), [pairs[k] for chunk_pairs, _ in chunks for k in chunk_pairs], loads))
+        return score_chunks(self, pairs, chunks, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(BertScorer, "_score_chunks", spy)
     scorer = BertScorer(str(tiny_xlnet_dir), 2, device="cpu,cpu")
     scorer.score(cands, refs)
-    assert len({worker for worker, _ in seen}) == 2  # two workers, one bin each
-    first, second = (pairs for _, pairs in seen)
+    assert len({worker for worker, _, _ in seen}) == 2  # two workers, one share each
+    (_, first, _), (_, second, _) = seen
+    assert first and second  # both have work
     distinct = set(zip([c.strip() for c in cands], [r.strip() for r in refs], strict=True))
     assert sorted(first + second) == sorted(distinct)  # every distinct pair exactly once
     assert not {r for _, r in first} & {r for _, r in second}  # a gold is encoded on one device
@@ -99,18 +103,19 @@ def test_bertscore_bins_share_the_work_and_keep_each_gold_on_one_device(
     def load(pairs: list[tuple[str, str]]) -> int:
         return sum(len(tokens(t)["input_ids"]) for t in {t for pair in pairs for t in pair})
 
-    # Balanced by tokens: the two loads differ by less than the heaviest gold's group.
-    groups = {r: [p for p in distinct if p[1] == r] for r in {r for _, r in distinct}}
-    assert abs(load(first) - load(second)) <= max(load(g) for g in groups.values())
+    # Balanced by tokens: the two loads differ by at most the heaviest chunk's.
+    heaviest = max(load([p for p in distinct if p[1] == r]) for r in {r for _, r in distinct})
+    assert abs(load(first) - load(second)) <= max(300, heaviest)
 
 
 def test_bartscore_on_two_workers_equals_one_device(
     tiny_bart_dir: Path, run_pairs: tuple[list[str], list[str]]
 ) -> None:
     cands, refs = run_pairs
-    one = BartScorer(str(tiny_bart_dir), device="cpu").score(cands, refs)
-    two = BartScorer(str(tiny_bart_dir), device="cpu,cpu").score(cands, refs)
-    assert max(_rel_diff(a, b) for a, b in zip(one, two, strict=True)) < 1e-6
+    for batch_size in (2, 8):
+        one = BartScorer(str(tiny_bart_dir), batch_size=batch_size, device="cpu").score(cands, refs)
+        two = BartScorer(str(tiny_bart_dir), batch_size=batch_size, device="cpu,cpu").score(cands, refs)
+        assert two == one  # the same batches as on one device, shared out whole
     single = BartScorer(str(tiny_bart_dir), batch_size=1, device="cpu")
     each_alone = [single.score([c], [r])[0] for c, r in zip(cands, refs, strict=True)]
     assert BartScorer(str(tiny_bart_dir), batch_size=1, device="cpu,cpu").score(cands, refs) == each_alone
@@ -155,13 +160,11 @@ def test_results_on_two_workers_equal_one_device_and_name_the_devices(
         assert a["scores"].keys() == b["scores"].keys()
         for key, value in a["scores"].items():
             if isinstance(value, float):
-                assert _rel_diff(value, b["scores"][key]) < 1e-6, (a["task"], a["id"], key)
+                assert value == b["scores"][key], (a["task"], a["id"], key)
                 compared += 1
     assert compared >= len(preds)  # every item has at least one semantic score
     for task in semantic_tasks:
-        assert one.results["tasks"][task]["score"]["mean"] == pytest.approx(
-            two.results["tasks"][task]["score"]["mean"], rel=1e-6
-        )
+        assert one.results["tasks"][task]["score"] == two.results["tasks"][task]["score"]
 
 
 def test_a_device_this_machine_lacks_leaves_the_metric_not_computed_with_the_reason(

@@ -161,6 +161,30 @@ def run_batches(
     return budget
 
 
+def run_planned(
+    batches: Sequence[Sequence[int]],
+    shapes: Sequence[Shape],
+    budget: Budget,
+    forward: Callable[[list[int]], None],
+    advance: Callable[[int], None] = lambda n: None,
+) -> Budget:
+    """Run ``forward`` over batches planned elsewhere (:func:`plan_batches` on another
+    device's budget: the batches one device would run, shared out among several).
+
+    A batch that runs out of memory here is run again through :func:`run_batches` under
+    this device's halved budget; the budget in force at the end is returned.
+    """
+    for planned in batches:
+        batch = list(planned)
+        if _fits_on_device(forward, batch):
+            advance(len(batch))
+            continue
+        release_cached_memory()
+        widths = tuple(max(dims) for dims in zip(*(shapes[i] for i in batch), strict=True))
+        budget = run_batches(batch, shapes, budget.halved(len(batch), widths), forward, advance)
+    return budget
+
+
 def _fits_on_device(forward: Callable[[list[int]], None], batch: list[int]) -> bool:
     try:
         forward(batch)

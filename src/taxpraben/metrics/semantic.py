@@ -69,8 +69,10 @@ from taxpraben.batching import (
     free_cuda_bytes,
     merge_bins,
     padded_tokens,
+    plan_batches,
     run_batches,
     run_per_device,
+    run_planned,
     to_device,
 )
 from taxpraben.devices import resolve_devices
@@ -584,41 +586,26 @@ class BertScorer:
             )
 
         workers = [self, *self._others]
-        bins = self._bins(pairs, texts, len(workers))
-        jobs = []
-        for worker, members in zip(workers, bins, strict=True):
-            own = [pairs[k] for k in members]
-            jobs.append((worker, own, list(worker._chunks(own, texts))))
-        total = sum(len(chunk_texts) for *_, chunks in jobs for _, chunk_texts in chunks)
+        chunks = list(self._chunks(pairs, texts, devices=len(workers)))
+        if len(workers) == 1:
+            plan = [list(range(len(chunks)))]
+        else:
+            # Whole chunks (a gold and its pairs, encoded in the same batches as on one
+            # device) shared out, balanced by the tokens of their distinct texts.
+            plan = balance_bins([sum(len(texts[t].ids) for t in chunk_texts) for _, chunk_texts in chunks],
+                                len(workers))
+        total = sum(len(chunk_texts) for _, chunk_texts in chunks)
         with (
             _progress_bar(self.progress and total >= _PROGRESS_MIN_TEXTS, "BERTScore", total) as advance,
             _matmul_precision(self.dtype),
         ):
-            results = run_per_device(
-                [partial(w._score_chunks, own, chunks, texts, advance) for w, own, chunks in jobs]
-            )
-        unique_scores = merge_bins(bins, results, len(pairs))
+            results = run_per_device([
+                partial(w._score_chunks, pairs, [chunks[i] for i in ids], texts, advance)
+                for w, ids in zip(workers, plan, strict=True)
+            ])  # fmt: skip
+        bins = [sorted(k for i in ids for k in chunks[i][0]) for ids in plan]
+        unique_scores = merge_bins(bins, [[r[k] for k in b] for r, b in zip(results, bins, strict=True)], len(pairs))
         return [unique_scores[k] for k in slots]
-
-    def _bins(
-        self, pairs: list[tuple[str, str]], texts: Mapping[str, _Text], devices: int
-    ) -> list[list[int]]:
-        """The pair indices each device scores: all on one device; on several, the pairs of
-        one reference together (a gold is encoded once), bins balanced by the tokens of
-        their distinct texts."""
-        if devices == 1:
-            return [list(range(len(pairs)))]
-        by_reference: dict[str, list[int]] = defaultdict(list)
-        for k, (_, ref) in enumerate(pairs):
-            by_reference[ref].append(k)
-        groups = list(by_reference.values())
-        weights = [
-            sum(len(texts[t].ids) for t in {t for k in members for t in pairs[k]})
-            for members in groups
-        ]
-        return [
-            sorted(k for g in chosen for k in groups[g]) for chosen in balance_bins(weights, devices)
-        ]
 
     def _score_chunks(
         self,
@@ -627,7 +614,8 @@ class BertScorer:
         texts: Mapping[str, _Text],
         advance: Callable[[int], None],
     ) -> list[PRF]:
-        """The scores of ``pairs`` (in order) on this scorer's device, chunk by chunk."""
+        """The scores of the pairs in ``chunks`` on this scorer's device, chunk by chunk, at
+        their indices into ``pairs`` (the other entries are 0)."""
         scores: list[PRF] = [PRF(0.0, 0.0, 0.0)] * len(pairs)
         for chunk_pairs, chunk_texts in chunks:
             embedded = self._embed(chunk_texts, texts, advance)
@@ -645,13 +633,15 @@ class BertScorer:
             return self._budget
         return device_budget(self.device, self.batch_size, encoder_budget, self._loaded.encoder.config, self.dtype)
 
-    def _chunk_tokens(self) -> int:
-        """Token vectors one chunk keeps: ``_CHUNK_TOKENS``, or a share of free CUDA memory."""
+    def _chunk_tokens(self, share: int | None = None) -> int:
+        """Token vectors one chunk keeps: ``_CHUNK_TOKENS``, or a share of free CUDA memory,
+        at most ``share`` (but never under ``_CHUNK_TOKENS``) when devices share the work."""
         free = free_cuda_bytes(self.device) if _is_cuda(self.device) else None
         if free is None:
             return _CHUNK_TOKENS
         hidden, _, _ = _model_dims(self._loaded.encoder.config)
-        return max(_CHUNK_TOKENS, int(free * _CUDA_CHUNK_FRACTION / (4 * hidden)))
+        limit = max(_CHUNK_TOKENS, int(free * _CUDA_CHUNK_FRACTION / (4 * hidden)))
+        return limit if share is None else max(_CHUNK_TOKENS, min(limit, share))
 
     def _prepare(self, unique: set[str], references: set[str]) -> dict[str, _Text]:
         """Tokenise each distinct text once and attach its matching weights."""
@@ -678,14 +668,21 @@ class BertScorer:
         return texts
 
     def _chunks(
-        self, pairs: list[tuple[str, str]], texts: Mapping[str, _Text]
+        self, pairs: list[tuple[str, str]], texts: Mapping[str, _Text], devices: int = 1
     ) -> Iterator[tuple[list[int], list[str]]]:
         """Group pair indices by reference into chunks whose distinct texts hold at most
-        ``_CHUNK_TOKENS`` tokens (a single over-long reference group is its own chunk)."""
+        ``_CHUNK_TOKENS`` tokens (a single over-long reference group is its own chunk).
+
+        On CUDA a chunk may hold a share of free memory; when ``devices`` share the work it
+        holds at most a quarter of each device's share of the tokens, so that there are
+        chunks enough to balance (on CPU the chunks are the same whatever the devices)."""
         by_reference: dict[str, list[int]] = defaultdict(list)
         for k, (_, ref) in enumerate(pairs):
             by_reference[ref].append(k)
-        limit = self._chunk_tokens()
+        share = None
+        if devices > 1:
+            share = sum(len(texts[t].ids) for t in {t for pair in pairs for t in pair}) // (4 * devices)
+        limit = self._chunk_tokens(share)
         chunk_pairs: list[int] = []
         chunk_texts: dict[str, None] = {}
         tokens = 0
@@ -972,24 +969,43 @@ class BartScorer:
         src_ids = self._encode([s for s, _ in pairs])
         tgt_ids = self._encode([t for _, t in pairs])
         workers = [self, *self._others]
-        if len(workers) == 1:
-            bins = [list(range(len(pairs)))]
-        else:  # each pair is one unit: its cost grows with its source and target tokens
-            bins = balance_bins([len(s) + len(t) for s, t in zip(src_ids, tgt_ids, strict=True)], len(workers))
         show = self.progress and len(pairs) >= _PROGRESS_MIN_TEXTS
         with _progress_bar(show, "BARTScore", len(pairs)) as advance, _matmul_precision(self.dtype):
-            results = run_per_device([
-                partial(w._score_ids, [src_ids[k] for k in members], [tgt_ids[k] for k in members], advance)
-                for w, members in zip(workers, bins, strict=True)
-            ])  # fmt: skip
-        values = merge_bins(bins, results, len(pairs))
+            if len(workers) == 1:
+                values = self._score_ids(src_ids, tgt_ids, advance)
+            else:
+                values = self._score_shared(workers, src_ids, tgt_ids, advance)
         return [values[k] for k in slots]
 
+    def _score_shared(
+        self, workers: list[BartScorer], src_ids: list[list[int]], tgt_ids: list[list[int]],
+        advance: Callable[[int], None],
+    ) -> list[float]:
+        """Several devices: the batches one device would run (planned on this device's
+        budget), shared out whole, balanced by padded tokens; so each pair is computed in
+        the same batch as on one device, and its score is the same to the bit."""
+        shapes = [(len(s), len(t)) for s, t in zip(src_ids, tgt_ids, strict=True)]
+        order = sorted(range(len(shapes)), key=lambda k: -sum(shapes[k]))
+        batches = plan_batches(order, shapes, self._forward_budget())
+        weights = [
+            padded_tokens(len(b), tuple(max(d) for d in zip(*(shapes[k] for k in b), strict=True)))
+            for b in batches
+        ]
+        plan = balance_bins(weights, len(workers))
+        results = run_per_device([
+            partial(w._score_ids, src_ids, tgt_ids, advance, [batches[i] for i in ids])
+            for w, ids in zip(workers, plan, strict=True)
+        ])  # fmt: skip
+        bins = [sorted(k for i in ids for k in batches[i]) for ids in plan]
+        return merge_bins(bins, [[r[k] for k in b] for r, b in zip(results, bins, strict=True)], len(shapes))
+
     def _score_ids(
-        self, src_ids: list[list[int]], tgt_ids: list[list[int]], advance: Callable[[int], None]
+        self, src_ids: list[list[int]], tgt_ids: list[list[int]], advance: Callable[[int], None],
+        batches: list[list[int]] | None = None,
     ) -> list[float]:
         """Raw BARTScore of each tokenised (source, target) pair, in order, on this scorer's
-        device: longest first, in batches that fit its budget."""
+        device: longest first, in batches that fit its budget; or only the pairs of
+        ``batches``, as planned (the other entries of the result are then meaningless)."""
         import torch
         import torch.nn.functional as F
 
@@ -1028,7 +1044,11 @@ class BartScorer:
             scores[to_device(positions, self.device)] = -nll / to_device(target_len, self.device)
 
         with torch.inference_mode():  # per thread: each device's worker enters its own
-            self._budget = run_batches(order, shapes, self._forward_budget(), forward, advance)
+            if batches is None:
+                self._budget = run_batches(order, shapes, self._forward_budget(), forward, advance)
+            else:
+                scores.zero_()
+                self._budget = run_planned(batches, shapes, self._forward_budget(), forward, advance)
         return scores.tolist()  # the one transfer back to the host
 
     def _forward_budget(self) -> Budget:
