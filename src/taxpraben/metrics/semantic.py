@@ -1047,7 +1047,6 @@ class BartScorer:
             if batches is None:
                 self._budget = run_batches(order, shapes, self._forward_budget(), forward, advance)
             else:
-                scores.zero_()
                 self._budget = run_planned(batches, shapes, self._forward_budget(), forward, advance)
         return scores.tolist()  # the one transfer back to the host
 

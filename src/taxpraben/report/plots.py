@@ -138,8 +138,9 @@ def score_distributions(
 ) -> Markup | None:
     """Small histograms of per-item BERTScore and BARTScore for each semantic task, all runs."""
     values: dict[tuple[str, str], list[float]] = {}
+    semantic = semantic_metrics()
     for line in samples:
-        for metric, value in score_values(line):
+        for metric, value in score_values(line, semantic):
             values.setdefault((line.get("task", ""), metric), []).append(value)
     return score_histograms(results, values, bins)
 

@@ -195,12 +195,12 @@ def browser_payload(samples: Iterable[dict[str, Any]], task_order: Sequence[str]
     return {**_header(tasks, metrics, cut_texts), "items": items}
 
 
-def score_values(line: dict[str, Any]) -> Iterator[tuple[str, float]]:
-    """The semantic scores (BERTScore, BARTScore) of a sample line that scored ``ok`` (for
-    the histograms)."""
+def score_values(line: dict[str, Any], metrics: Sequence[str]) -> Iterator[tuple[str, float]]:
+    """The semantic scores ``metrics`` (:func:`taxpraben.kinds.semantic_metrics`: BERTScore,
+    BARTScore) of a sample line that scored ``ok`` (for the histograms)."""
     if line.get("status") != "ok":
         return
-    for metric in semantic_metrics():
+    for metric in metrics:
         v = (line.get("scores") or {}).get(metric)
         if isinstance(v, (int, float)):
             yield metric, float(v)
@@ -222,6 +222,7 @@ class BrowserData:
         #: (task, metric) -> the values of the histograms (plots.score_histograms).
         self.scores: dict[tuple[str, str], list[float]] = {}
         spilled: dict[str, IO[bytes]] = {}
+        semantic = semantic_metrics()  # once, not per line
         self._items: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         try:
             with ExitStack() as spills:
@@ -232,7 +233,7 @@ class BrowserData:
                         fh = spilled[task] = spills.enter_context(tempfile.TemporaryFile())
                     pickle.dump(line, fh, protocol=pickle.HIGHEST_PROTOCOL)
                     self.n_samples += 1
-                    for metric, value in score_values(line):
+                    for metric, value in score_values(line, semantic):
                         self.scores.setdefault((line.get("task", ""), metric), []).append(value)
                 self.tasks = _task_list(task_order, spilled)
                 self.metrics: list[str] = []
