@@ -1,5 +1,10 @@
 """Properties of the shared answer region: an answer appended after arbitrary reasoning wins.
 
+Since a second, different final answer with no self-correction between is ambiguous (README,
+"How answers are scored"), the reasoning these properties draw states no final answer of its
+own with an answer marker (``答案：`` / ``最终答案``) unless a self-correction introduces the
+appended answer; the ambiguity itself is a property below.
+
 Reasoning is drawn from pieces that real outputs are made of (markers, corrections, options,
 figures, rates, letters, tax names, punctuation, Markdown) so that every reader meets earlier
 candidates, earlier answers and earlier corrections, and must still read the final answer
@@ -31,7 +36,11 @@ PIECES = [
     "。", "，", "；", "（", "）", "：", " ", "计算", "销项税额", "进项税额", "应纳税额",
     "以上都对", "均不正确", "或",
 ]  # fmt: skip
-reasoning = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+#: Reasoning with earlier candidates, corrections and conclusions, but no answer statement.
+NO_ANSWER_PIECES = [p for p in PIECES if p not in ("答案：", "最终答案")]
+reasoning = st.lists(st.sampled_from(NO_ANSWER_PIECES), max_size=40).map("".join)
+#: Reasoning that may state answers of its own.
+answering = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 amounts = st.decimals(min_value=Decimal(0), max_value=Decimal(10) ** 9, places=2)
 
 
@@ -74,3 +83,28 @@ def test_appended_span_is_read(before: str) -> None:
 def test_region_is_total(text: str, markers: list[str]) -> None:
     for statement in answer_statements(text, markers):
         assert statement.start >= 0 and isinstance(statement.text, str)
+
+
+@SETTINGS
+@given(answering, st.integers(0, 3))
+def test_a_correction_before_the_appended_letter_wins(before: str, index: int) -> None:
+    out = f"{before}\n\n不对，应为{'ABCD'[index]}"
+    assert extract_choice(out, CHOICES, option_letters=True, markers=["属于"]) == CHOICES[index]
+
+
+@SETTINGS
+@given(answering, st.sets(st.sampled_from("ABCDE"), min_size=1))
+def test_a_correction_before_the_appended_letters_wins(before: str, letters: set[str]) -> None:
+    answer = "、".join(sorted(letters))
+    assert extract_letter_set(f"{before}\n\n不对，应为{answer}") == frozenset(letters)
+
+
+@SETTINGS
+@given(reasoning, st.integers(0, 3), st.integers(1, 3))
+def test_two_different_answers_without_a_correction_are_ambiguous(before: str, first: int, shift: int) -> None:
+    second = (first + shift) % 4
+    out = f"答案：{'ABCD'[first]}\n{before}\n\n答案：{'ABCD'[second]}"
+    if "不对" in before or "更正" in before:
+        return  # a correction between them: the later one wins (the property above)
+    assert extract_choice(out, CHOICES, option_letters=True, markers=["属于"]) is None
+    assert extract_letter_set(out.replace("答案：", "最终答案：")) is None

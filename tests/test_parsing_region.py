@@ -31,7 +31,9 @@ from taxpraben.parsing.region import (
         (r"\(13\%\)", " 13% "),
         (r"100000 \times 13\% = 13000", "100000 × 13% = 13000"),
         (r"3\,250", "3250"),
-        (r"\frac{1}{2}", "1/2"),
+        (r"\frac{1}{2}", "0.5"),  # a fraction of plain numbers is its value (not "1/2": 2 is no answer)
+        (r"\frac{1}{3}", "0.333333"),
+        (r"\frac{a}{b}", "a/b"),
         (r"\text{\textbf{元}}", "元"),
         ("no latex here", "no latex here"),
     ],

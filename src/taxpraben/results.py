@@ -207,6 +207,11 @@ class TaskResult(Record):
         "mean(bertscore, bartscore); structured em; mixed the mean of item scores."
     )
     format_failure_rate: Stat | None = _field("Share of items whose answer could not be read.")
+    format_failures: dict[str, int] | None = _field(
+        "Format failures by reason, over all runs: ``copy of the prompt``, ``answers another "
+        "question``, ``several different answers``, ``no answer asserted``, ``no answer found``, ...",
+        when="the task has format failures",
+    )
     error_rate: Stat | None = _field("Share of items whose generation failed or is missing.")
     per_run: list[RunFigures] = _field("The figures of each run.", default_factory=list)
     fields: dict[str, FieldFigures] | None = _field(
@@ -408,6 +413,11 @@ class SampleLine(Record):
     scores: dict[str, Number | None] = _field("Per-item metric values.", default_factory=dict)
     score: float | None = _field("The item's contribution to the task score.")
     error: str | None = _field("The generation error, if any.")
+    failure: str | None = _field(
+        "Why no answer was read: copy of the prompt, answers another question, several different "
+        "answers, hedges between options, no answer asserted, no answer found, ...",
+        when="status format_failure",
+    )
     fields: dict[str, FieldScore] | None = _field(
         "Per field, named by the gold's keys; a gold with no readable field is one text field 全文.",
         when="mixed tasks and multi-aspect generation tasks",

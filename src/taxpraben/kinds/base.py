@@ -75,6 +75,8 @@ class PreparedItem:
     fields: dict[str, dict[str, Any]] | None = None
     pairs: list[TextPair] = field(default_factory=list)
     error: str | None = None
+    #: format failures: why no answer was read ("copy of the prompt", "no answer found", ...)
+    failure: str | None = None
     #: classification: the gold label and the predicted label (or "missing")
     label_gold: str | None = None
     label_pred: str | None = None

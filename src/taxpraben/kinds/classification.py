@@ -1,6 +1,6 @@
 """Classification (TaxTopic, TaxSCQ, TaxCrime): one of the record's choices.
 
-The answer is read as one choice (:func:`taxpraben.parsing.choices.extract_choice_index`);
+The answer is read as one choice (:func:`taxpraben.parsing.choices.read_choice`);
 an answer naming none, or hedging between two, is the label "missing" and a format
 failure. Task figures are TaxBen's: Accuracy, weighted F1 and Macro-F1 over the gold label
 set (scikit-learn), and the task score is (ACC + F1) / 2; an item's score is whether it
@@ -153,7 +153,8 @@ class ClassificationKind(Kind):
         # The readers are imported on first use: loading data needs the kind, not them.
         from taxpraben.metrics.classification import MISSING_LABEL
         from taxpraben.parsing import taxben
-        from taxpraben.parsing.choices import extract_choice_index
+        from taxpraben.parsing.choices import read_choice
+        from taxpraben.parsing.region import NO_ANSWER
 
         assert record.choices is not None
         opts = spec.classification_options
@@ -163,7 +164,7 @@ class ClassificationKind(Kind):
             if profile == "taxben":
                 label = taxben.classification_label(item.prediction, choices)
             else:
-                index = extract_choice_index(
+                reading = read_choice(
                     text,
                     choices,
                     option_letters=_lettered(opts.option_letters, choices, record.query),
@@ -172,9 +173,12 @@ class ClassificationKind(Kind):
                     aliases=opts.aliases,
                     names=_option_names(choices, record.query),
                 )
+                index = reading.value if isinstance(reading.value, int) else None
                 label = None if index is None else option_label(choices, index)
+                item.failure = reading.failure
         if label is None and not failed:
             item.status = "format_failure"
+            item.failure = item.failure or NO_ANSWER
         if profile == "taxben":  # TaxBen's labels are lower-cased choices, for ACC and F1 alike
             item.label_gold = taxben.classification_gold(record.gold_label)
         else:

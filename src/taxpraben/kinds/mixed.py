@@ -58,7 +58,20 @@ class MixedKind(Kind):
 
     def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
                 profile: Profile) -> None:
+        if not failed and profile != "taxben" and text.strip():
+            from taxpraben.parsing.latex import strip_latex
+            from taxpraben.parsing.prompt_copy import own_answer
+
+            # A copy of the prompt (its JSON template included) is no answer. What a real
+            # answer shares with the template (its keys, a 0.00) stays: fields are read whole.
+            failure = own_answer(strip_latex(text), record.query).failure
+            if failure is not None:
+                item.failure, text = failure, ""
         prepare_fields(spec, record, item, text, failed, aspects=False)
+        if item.status == "format_failure" and item.failure is None:
+            from taxpraben.parsing.region import NO_ANSWER
+
+            item.failure = NO_ANSWER
 
     def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
         assert item.fields is not None

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from taxpraben.kinds.base import Kind, Metric, PreparedItem, Profile, SpecMismatch
 from taxpraben.parsing.numbers import (
     expects_percent,
-    extract_final_number,
     gold_unit,
     numbers_equal,
     parse_gold_number,
+    read_final_number,
     read_gold_number,
 )
 
@@ -89,8 +89,11 @@ class StructuredKind(Kind):
                 profile: Profile) -> None:
         # The letter and span readers are imported on first use: loading data needs the
         # kind, not them.
-        from taxpraben.parsing.letters import extract_letter_set
-        from taxpraben.parsing.region import is_refusal
+        from taxpraben.parsing.clean import clean_prediction
+        from taxpraben.parsing.latex import strip_latex
+        from taxpraben.parsing.letters import read_letter_set
+        from taxpraben.parsing.prompt_copy import own_answer
+        from taxpraben.parsing.region import NO_ANSWER, REFUSAL, is_refusal
         from taxpraben.parsing.spans import extract_span, span_match
 
         opts = spec.structured
@@ -105,7 +108,10 @@ class StructuredKind(Kind):
             unit = gold_unit(record.answer, record.query)
             gold = unit.convert(read_gold_number(record.answer))
             want_percent = expects_percent(gold, record.query)
-            match = None if failed else extract_final_number(text, expect_percent=want_percent)
+            match = None
+            if not failed:
+                reading = read_final_number(text, expect_percent=want_percent, query=record.query)
+                match, item.failure = reading.value, reading.failure  # type: ignore[assignment]
             if match is not None:
                 match = unit.convert(match)
                 if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
@@ -120,20 +126,28 @@ class StructuredKind(Kind):
             gold_set = frozenset(str(record.answer).strip().upper())
             letters = None
             if not failed:
-                letters = extract_letter_set(text, opts.letters, query=record.query)
+                read = read_letter_set(text, opts.letters, query=record.query)
+                letters, item.failure = read.value, read.failure  # type: ignore[assignment]
             if letters is not None:
                 item.extracted = "".join(sorted(letters))
                 em = float(letters == gold_set)
             elif not failed:
                 item.status = "format_failure"
-        else:  # span
+        else:  # span: the answer is a stretch of the document, so only the rest of the
+            # prompt (instruction, question) counts as copied
             if not failed:
+                own = own_answer(strip_latex(clean_prediction(text)), record.query, document=record.text)
+                item.failure = own.failure
+                text = own.text if own.failure is None else ""
                 span = extract_span(text, clause="，" not in record.answer_text)
                 item.extracted = span
                 if span.strip() and not (span == text and is_refusal(text)):
                     em = float(span_match(text, record.answer_text))
                 else:
                     item.status = "format_failure"
+                    item.failure = item.failure or (REFUSAL if is_refusal(text) else NO_ANSWER)
+        if item.status == "format_failure" and item.failure is None:
+            item.failure = NO_ANSWER
         item.scores = {"em": em}
 
 

@@ -7,6 +7,9 @@
   otherwise the first line of the context.
 - ``lead``: the first 200 characters of the context (``text``, else the query), the classic
   summarisation floor.
+- ``echo``: the query itself, as a base model that only copies its prompt would answer: it
+  must score 0 on every choice, label and number task, every item counted as a format failure
+  ("copy of the prompt"), the readers' end-to-end check that copies are never credited.
 - ``random``: seeded by ``seed_base + run`` and the item: a random choice, a random
   non-empty set of letters, a number taken from the query, or a random stretch of context.
 
@@ -45,6 +48,8 @@ def _kind_answer(baseline: str, record: Record, spec: TaskSpec | None, rng: rand
 
 def oracle(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
     if record.choices is not None and record.gold is not None:
+        if record.choices.count(record.gold_label) > 1:  # a repeated text: its letter says which
+            return f"{chr(65 + record.gold)}. {record.gold_label}"
         return record.gold_label
     return record.answer_text
 
@@ -63,6 +68,10 @@ def lead(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
     return _context(record)[:LEAD_CHARS]
 
 
+def echo(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
+    return record.query
+
+
 def random_answer(record: Record, spec: TaskSpec | None, rng: random.Random) -> str:
     if record.choices:
         return rng.choice(record.choices)
@@ -79,6 +88,7 @@ BASELINES = {
     "oracle": oracle,
     "first-choice": first_choice,
     "lead": lead,
+    "echo": echo,
     "random": random_answer,
 }
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
@@ -57,14 +57,22 @@ from taxpraben.parsing._jsonish import (
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
+from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.parsing.region import (
+    AMBIGUOUS,
+    HEDGED,
+    NO_ANSWER,
+    NONE_CORRECT,
+    NOT_AN_OPTION,
+    NOT_ASSERTED,
+    Reading,
+    Statement,
     answer_statements,
+    conclusion_sentence,
     corrected_part,
-    drop_echo,
-    sentences_last_first,
 )
 
-__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index"]
+__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "read_choice"]
 
 #: JSON keys holding a classification answer, in priority order.
 CHOICE_ANSWER_KEYS: tuple[str, ...] = (
@@ -89,7 +97,7 @@ _STATEMENT_LETTER = re.compile(
     + _OPEN
     + r"\s*([A-Za-z])(?![A-Za-z])"
 )
-_LEADING_LETTER = re.compile(r"^[\s*#>]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
+_LEADING_LETTER = re.compile(r"^[\s*#>\]】]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
 _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*项")
 # Not before a Chinese character either: "A股" (A-shares) is a word, not an option.
 _STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])")
@@ -104,7 +112,7 @@ _NONE_CORRECT = re.compile(
 )
 #: Room for Markdown, a letter and punctuation around a choice on a bare answer line.
 _BARE_SLACK = 24
-_LONE_LOWER = re.compile(r"^[\s*#>(（\[【]*([a-z])[)）\]】.。]?\s*$")
+_LONE_LOWER = re.compile(r"^[\s*#>(（\[【\]】]*([a-z])[)）\]】.。]?\s*$")
 _BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,，!！]*$")
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
 
@@ -137,9 +145,12 @@ def _only_letter(pattern: re.Pattern[str], text: str, count: int) -> int | None:
 
 
 def _norm(text: str) -> str:
-    """Comparison form for naming: folded, lower-case Latin, no thousands separators,
+    """Comparison form for naming, the same for an output and for the choices (both sides
+    cleaned alike: LaTeX made plain, folded, whitespace runs as one space, lower-case Latin,
+    no thousands separators,
     ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option)."""
-    text = _DIGIT_COMMA.sub("", fold_characters(text).strip().lower())
+    text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",")
+    text = _DIGIT_COMMA.sub("", text)
     if "百分之" in text:
         text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
     if "倍" in text:
@@ -200,11 +211,24 @@ def _named(text: str, needles: Sequence[tuple[str, int]]) -> list[tuple[int, int
     return accepted
 
 
-def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None:
-    for _start, _end, index, negated in _named(text, needles):
-        if not negated:
-            return index
+#: How far into a statement the option it gives may be named when it names others too.
+_LEAD_ROOM = 8
+
+
+def _asserted_choice(named: Sequence[tuple[int, int, int, bool]]) -> int | None:
+    """The option a piece of text asserts by naming it: the first one it names affirmed, when
+    it is the only option named affirmed or it comes first (within :data:`_LEAD_ROOM`); a
+    paragraph that discusses several options asserts none of them."""
+    affirmed = [(start, index) for start, _end, index, negated in named if not negated]
+    if not affirmed:
+        return None
+    if len({index for _, index in affirmed}) == 1 or affirmed[0][0] <= _LEAD_ROOM:
+        return affirmed[0][1]
     return None
+
+
+def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None:
+    return _asserted_choice(_named(text, needles))
 
 
 _HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*(?:或者|或是|或|还是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
@@ -215,9 +239,20 @@ class _Hedge(Exception):
     """A statement offers two options ("B或D"): it gives no single answer."""
 
 
+#: A statement that opens with a set of letters ("答案：C、D", "AB"): several options.
+_LETTER_SET = re.compile(
+    r"^[\s:：*#>】\]]*(?:是|为|应选|选)?[\s:：*]*[(（\[【]?\s*([A-Z])[)）\]】]?\s*(?:项)?\s*(?:[、,，/和与及]|\s)?\s*"
+    r"[(（\[【]?([A-Z])(?![A-Za-z])"
+)
+
+
 def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bool) -> bool:
     if lettered and _HEDGE_LETTERS.search(body):
         return True
+    if lettered:
+        pair = _LETTER_SET.match(body)
+        if pair and pair.group(1) != pair.group(2):
+            return True
     haystack = _norm(body)
     return any(
         a[2] != b[2] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
@@ -274,13 +309,13 @@ def _read_statement(
             index = _letter_index(m.group(1), count)
             if index is not None:
                 return index
-    for _start, _end, index, negated in named:
-        if not negated:
-            return index
+    asserted = _asserted_choice(named)
+    if asserted is not None:
+        return asserted
     numeric = _numeric_choice(body, choices)
     if numeric is not None:
         return numeric
-    return _only_letter(_WEAK_LETTER, body, count) if lettered else None
+    return _only_letter(_WEAK_LETTER, _without_negated_letters(body), count) if lettered else None
 
 
 def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
@@ -290,7 +325,7 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
     for start, end, _index, _negated in reversed(named):
         rest = rest[:start] + rest[end:]
     if lettered:
-        m = _LEADING_LETTER.match(rest) or _LONE_LOWER.match(rest)
+        m = _LEADING_LETTER.match(rest.upper()) or _LONE_LOWER.match(rest)
         if m and _BARE_LINE.match(rest[m.end() :]):
             index = _letter_index(m.group(1), count)
             if index is not None:
@@ -323,15 +358,65 @@ def extract_choice_index(
     ``text`` is the raw model output (it is cleaned here); ``choices`` are the labels in
     option order; ``option_letters`` says whether the choices were shown as A, B, C, ...;
     ``markers`` are the task's conclusion phrases (``answer_markers``); ``query`` is the
-    question (runs of output lines that repeat it are not read); ``aliases`` are other
+    question (what the output copies of it is not read); ``aliases`` are other
     names of a choice (keyed by choice text); ``names`` are the texts an output may name
     the options by when they differ from ``choices`` (choices stored as letters, texts in
     the query). A hedge between two options ("B或D") selects none.
     """
+    reading = read_choice(
+        text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases, names=names
+    )
+    return reading.value if isinstance(reading.value, int) else None
+
+
+def read_choice(
+    text: str,
+    choices: Sequence[str],
+    *,
+    option_letters: bool,
+    markers: Sequence[str],
+    query: str = "",
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    names: Sequence[str] | None = None,
+) -> Reading:
+    """:func:`extract_choice_index` with the reason when no option is read
+    (:class:`~taxpraben.parsing.region.Reading`)."""
     try:
         return _choice_index(text, choices, option_letters, markers, query, aliases, names)
     except _Hedge:
+        return Reading(None, HEDGED)
+
+
+#: Final statements whose answers must agree: the answer markers proper and boxes (not
+#: 选择/应选, which reasoning also uses: "如果选择A，……").
+_STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed")
+
+
+def _final_pick(final: Sequence[Statement], read: Callable[[str, bool], int | None]) -> Reading | None:
+    """The option the final statements give, latest first; a self-correction wins over what
+    it follows; different options in strong statements with no correction between them are
+    ambiguous."""
+    picks: list[int] = []
+    first: int | None = None
+    for statement in final:
+        picked = read(statement.text, statement.kind == "correction")
+        if statement.kind == "correction":
+            if picked is not None and first is None:
+                return Reading(picked)
+            if first is not None:
+                break  # what came before the correction is superseded
+            continue
+        if picked is None:
+            continue
+        if first is None:
+            first = picked
+        if statement.kind == "boxed" or _STRONG_MARKER.search(statement.marker):
+            picks.append(picked)
+    if first is None:
         return None
+    if len(set(picks)) > 1:
+        return Reading(None, AMBIGUOUS)
+    return Reading(first)
 
 
 def _choice_index(
@@ -342,12 +427,15 @@ def _choice_index(
     query: str,
     aliases: Mapping[str, Sequence[str]] | None,
     names: Sequence[str] | None,
-) -> int | None:
-    cleaned = drop_echo(strip_latex(clean_prediction(text)), query)
+) -> Reading:
     count = len(choices)
-    if not cleaned or not choices:
-        return None
     texts = list(names) if names is not None and len(names) == count else list(choices)
+    own = own_answer(strip_latex(clean_prediction(text)), query, options=texts)
+    if own.failure:
+        return Reading(None, own.failure)
+    cleaned = own.text
+    if not cleaned.strip() or not choices:
+        return Reading(None, NO_ANSWER)
     needles = _needles(texts, aliases)
 
     def read(body: str, correction: bool = False) -> int | None:
@@ -360,45 +448,104 @@ def _choice_index(
             folded = _norm(value_text.strip(" .。、:：*"))
             for index, choice in enumerate(texts):
                 if _norm(str(choice)) == folded:
-                    return index
+                    return Reading(index)
             picked = read(value_text)
             if picked is not None:
-                return picked
+                return Reading(picked)
     statements = answer_statements(cleaned, markers)
     final = [st for st in statements if st.kind != "conclusion"]
     lines = [line for line in cleaned.split("\n") if line.strip()]
     decisive = final[0].text if final else (lines[-1] if lines else "")
     if _says_none_correct(decisive, texts):
-        return None
-    for statement in final:
-        picked = read(statement.text, statement.kind == "correction")
-        if picked is not None:
-            return picked
+        return Reading(None, NONE_CORRECT)
+    from_final = _final_pick(final, read)
+    if from_final is not None:
+        return from_final
+    boxes = [st for st in final if st.kind == "boxed" and st.text.strip()]
+    if boxes:  # the model boxed its answer, and it is none of the options
+        return Reading(None, NOT_AN_OPTION)
+    cleaned = _without_option_list(cleaned)
+    lines = [line for line in cleaned.split("\n") if line.strip()]
+    statements = answer_statements(cleaned, markers)
     longest = max(len(needle) for needle, _ in needles) if needles else 0
+    if len(lines) > 1 and len(cleaned) <= longest + _BARE_SLACK:  # one option over two lines
+        picked = _bare_line(" ".join(lines), count, lettered, needles)
+        if picked is not None:
+            return Reading(picked)
     for line in reversed(lines):
         if len(line) > longest + _BARE_SLACK:  # too long to be nothing but an answer
             continue
         picked = _bare_line(line, count, lettered, needles)
         if picked is not None:
-            return picked
+            return Reading(picked)
+    bold = _bold_answer(cleaned, count, lettered, needles)
+    if bold is not None:
+        return Reading(bold)
     for statement in statements:
         if statement.kind == "conclusion":
-            picked = read(statement.text)
+            # a conclusion holds its answer before its first semicolon ("因此X；另外……")
+            picked = read(_SEMICOLON.split(statement.text, maxsplit=1)[0])
             if picked is not None:
-                return picked
-    for piece in sentences_last_first(cleaned):
-        picked = _first_affirmed(piece, needles)
-        if picked is None:
-            picked = _numeric_choice(piece, texts)
+                return Reading(picked)
+    # Asserted without a marker: the conclusion sentence (the last one) names the answer.
+    last = conclusion_sentence(cleaned)
+    picked = _first_affirmed(last, needles)
+    if picked is None:
+        picked = _numeric_choice(last, texts)
+    if picked is None and lettered:
+        for pattern in (_WEAK_LETTER, _STANDALONE_LETTER):
+            picked = _only_letter(pattern, _without_negated_letters(last), count)
+            if picked is not None:
+                break
+    if picked is not None:
+        return Reading(picked)
+    mentioned = _named(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
+    return Reading(None, NOT_ASSERTED if mentioned else NO_ANSWER)
+
+
+_SEMICOLON = re.compile(r"[；;]")
+_BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
+
+
+def _bold_answer(text: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
+    """The last bold span that is nothing but an answer (``最大值是 **2**``, ``**C**``)."""
+    for m in reversed(list(_BOLD.finditer(text))):
+        picked = _bare_line(m.group(1), count, lettered, needles)
         if picked is not None:
             return picked
-    if lettered:
-        for pattern in (_WEAK_LETTER, _STANDALONE_LETTER):
-            only = _only_letter(pattern, cleaned, count)
-            if only is not None:
-                return only
-    named = _named(cleaned, needles)
-    return named[0][2] if named else None
+    return None
+
+
+_NEGATED_LETTER = re.compile(
+    r"(?:不是|并非|而非|不选|排除|不应选|注意不是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?"
+    r"|(?:选项)?(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项|选项)?\s*(?:的)?(?:说法|表述)?\s*(?:是|为)?\s*"
+    r"(?:不正确|错误|不对|有误|不符合|不当选|不选|❌)"
+)
+
+
+def _without_negated_letters(text: str) -> str:
+    """``text`` without the letters it rules out (``注意不是B``, ``而非C``, ``C项不正确``)."""
+    return _NEGATED_LETTER.sub(" ", text)
+
+
+_LISTED_LINE = re.compile(r"^[\s*#>\-]*[(（【\[]?([A-H])[)）】\]]?\s*[.．、:：)）]", re.MULTILINE)
+
+
+def _without_option_list(text: str) -> str:
+    """``text`` without runs of three or more option lines of different letters (the options
+    restated or analysed one by one, in any order: none of them is an answer)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    letters = [m.group(1) if (m := _LISTED_LINE.match(line)) else None for line in lines]
+    drop = [False] * len(lines)
+    i = 0
+    while i < len(lines):
+        j = i
+        while letters[i] and j + 1 < len(lines) and letters[j + 1] and letters[j + 1] not in letters[i : j + 1]:
+            j += 1
+        if letters[i] and j - i + 1 >= 3:
+            drop[i : j + 1] = [True] * (j - i + 1)
+        i = j + 1
+    return "\n".join(line for line, dropped in zip(lines, drop, strict=True) if not dropped)
 
 
 def extract_choice(

@@ -20,7 +20,10 @@
    fence lines go, the inside and the text around it stay. An unclosed fence (truncated output)
    loses its opening line only; a stray fence in the middle of a line becomes a space.
 
-3. **Character folding** (done first, so full-width look-alikes of tags and fences count). Unicode NFKC (full-width digits and letters, ``：`` -> ``:``,
+3. **Special tokens.** End-of-text and chat-turn tokens (``</s>``, ``<|im_end|>``,
+   ``<|endoftext|>``, ``<|eot_id|>``, ``<eos>``) are removed.
+
+4. **Character folding** (done first, so full-width look-alikes of tags and fences count). Unicode NFKC (full-width digits and letters, ``：`` -> ``:``,
    ``（）`` -> ``()``, ``％`` -> ``%``, ideographic space -> space, ...) with three deliberate
    exceptions, so that later parsers keep the meaning of Chinese text:
 
@@ -34,7 +37,7 @@
    ``。``, ``、``, ``《》``, ``“”`` and ``【】`` have no NFKC mapping and stay as they are. The
    minus sign ``−`` (U+2212) becomes ``-``; zero-width characters and the BOM are removed.
 
-4. **Whitespace.** Line breaks are kept (the field and final-answer parsers need lines): each
+5. **Whitespace.** Line breaks are kept (the field and final-answer parsers need lines): each
    line is stripped, runs of horizontal whitespace become one space, runs of blank lines
    collapse to a single line break; the result is stripped.
 
@@ -79,6 +82,8 @@ _PROTECTED = "，"
 _FULLWIDTH_THOUSANDS = re.compile(r"(?<=[０-９])，(?=[０-９]{3}(?![０-９]))")
 _DROP = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 _H_SPACE = re.compile(r"[^\S\n]+")
+#: End-of-text and chat-turn tokens a base model or a raw endpoint leaves in its output.
+_SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:im_end|endoftext|eot_id|end|im_start)\|>|<eos>|<\|end▁of▁sentence\|>")
 _BLANK_LINES = re.compile(r"\n{2,}")
 
 
@@ -149,7 +154,7 @@ def clean_prediction(text: str) -> str:
         .replace("\u2029", "\n")
     )
     # Folding comes first so that full-width look-alikes of tags and fences are handled too.
-    text = fold_characters(text)
+    text = _SPECIAL_TOKENS.sub("", fold_characters(text))
     text = strip_reasoning(text)
     text = unwrap_code_fences(text)
     return _collapse_whitespace(text)

@@ -9,7 +9,8 @@ meaning for a tax answer into plain text:
   ``\\ `` and ``~`` between digits -> nothing (``3\\,250`` is 3250);
 - ``\\text{..}``, ``\\mathrm{..}``, ``\\textbf{..}``, ``\\mathbf{..}``, ``\\operatorname{..}``
   -> their content; ``\\%`` -> ``%``; ``\\times`` -> ``×``; ``\\cdot`` -> ``·``;
-  ``\\div`` -> ``÷``; ``\\left``/``\\right`` dropped; ``\\frac{a}{b}`` -> ``a/b``;
+  ``\\div`` -> ``÷``; ``\\left``/``\\right`` dropped; ``\\frac{a}{b}`` -> ``a/b``, or its value when both are plain numbers
+  (``\\frac{1}{2}`` -> ``0.5``: a reader must not take the denominator for the answer);
 - math delimiters ``$``, ``$$``, ``\\(``, ``\\)``, ``\\[``, ``\\]`` dropped;
 - ``\\boxed{X}`` is kept as a marker with its content cleaned (``\\boxed{3,250元}``), so that
   the answer-region finder still sees it.
@@ -20,6 +21,7 @@ Pure and total: any string in, a string out.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 __all__ = ["find_boxed", "strip_latex"]
 
@@ -84,14 +86,31 @@ _LEFT_RIGHT = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
 _DELIMITERS = re.compile(r"\$\$?|\\[()\[\]]")
 
 
+_ESCAPED_COMMAND = re.compile(r"\\\\(?=[A-Za-z%$(\[\])])")
+_PLAIN_NUMBER = re.compile(r"\s*-?\d+(?:\.\d+)?\s*")
+
+
+def _fraction(m: re.Match[str]) -> str:
+    """``\\frac{1}{2}`` of two plain numbers is its value (``0.5``, ``0.333333``), so that a
+    reader does not take its denominator for the answer; any other fraction is ``a/b``."""
+    top, bottom = m.group(1), m.group(2)
+    if _PLAIN_NUMBER.fullmatch(top) and _PLAIN_NUMBER.fullmatch(bottom) and float(bottom) != 0:
+        value = Decimal(top.strip()) / Decimal(bottom.strip())
+        text = format(value.quantize(Decimal("0.000001")).normalize(), "f")
+        return text
+    return f"{top}/{bottom}"
+
+
 def strip_latex(text: str) -> str:
     """``text`` with LaTeX markup made plain (rules in the module docstring)."""
     if "\\" not in text and "$" not in text and "{,}" not in text:
         return text
+    # LaTeX inside a JSON string arrives with its backslashes escaped ("\\times"): one each.
+    text = _ESCAPED_COMMAND.sub(r"\\", text)
     text = text.replace("{,}", ",")
     text = _THIN_SPACE.sub("", text)
     for _ in range(3):  # nested wrappers: \text{\textbf{元}}
-        new = _FRAC.sub(r"\1/\2", _WRAPPERS.sub(r"\1", text))
+        new = _FRAC.sub(_fraction, _WRAPPERS.sub(r"\1", text))
         if new == text:
             break
         text = new

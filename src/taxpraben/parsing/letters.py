@@ -41,7 +41,15 @@ from taxpraben.parsing._jsonish import (
 )
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.region import CORRECTED_VALUE, answer_statements, drop_echo, lines_last_first
+from taxpraben.parsing.prompt_copy import comparison_key, gram_share, own_answer
+from taxpraben.parsing.region import (
+    AMBIGUOUS,
+    CORRECTED_VALUE,
+    NO_ANSWER,
+    Reading,
+    answer_statements,
+    lines_last_first,
+)
 
 __all__ = [
     "LETTER_ANSWER_KEYS",
@@ -208,36 +216,109 @@ def extract_letter_set(
     """The set of option letters an output answers, or None (rules in the module docstring).
 
     ``text`` is the raw output (cleaned here); ``letters`` the allowed option letters, upper
-    case; ``query`` the question (its echoed lines are ignored; ``全选`` means the options it
-    lists).
+    case; ``query`` the question (what the output copies of it is not read; ``全选`` means
+    the options it lists).
     """
+    value = read_letter_set(text, letters, query=query).value
+    return value if isinstance(value, frozenset) else None
+
+
+_STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed")
+
+
+_ANSWER_LEAD = re.compile(r"^(?:答案|答)\s*[:：]\s*")
+#: Share of an option line's 3-grams in its option's text for it to write that option back.
+_RESTATED = 0.6
+
+
+def _option_line_letters(text: str, query: str, allowed: str, start: int = 0) -> frozenset[str] | None:
+    """Two or more lines from offset ``start`` on that are options of the question written
+    back (``A. 犯罪人死亡``): the options they select."""
+    listed = listed_option_texts(query)
+    chosen: set[str] = set()
+    for line in text[_line_start(text, start) :].split("\n"):
+        m = _OPTION_TEXT.match(_ANSWER_LEAD.sub("", line.strip().lstrip("*#>-] ")))
+        if m is None:
+            continue
+        own = comparison_key(listed.get(m.group(1), ""))
+        line_key = comparison_key(m.group(2))
+        if m.group(1) in allowed and own and (own in line_key or gram_share(line_key, own) >= _RESTATED):
+            chosen.add(m.group(1))
+    return frozenset(chosen) if len(chosen) >= 2 else None
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Reading:
+    """:func:`extract_letter_set` with the reason when no letter is read."""
     allowed = "".join(sorted(set(letters.upper())))
-    cleaned = drop_echo(strip_latex(clean_prediction(text)), query)
-    if not cleaned or not allowed:
-        return None
     listed = listed_option_letters(query, allowed)
+    options = listed_option_texts(query)
+    own = own_answer(
+        strip_latex(clean_prediction(text)), query,
+        options=[options[x] for x in sorted(options) if x in allowed], several=True,
+    )
+    if own.failure:
+        return Reading(None, own.failure)
+    cleaned = own.text
+    if not cleaned.strip() or not allowed:
+        return Reading(None, NO_ANSWER)
     found, value = answer_value(find_json_values(cleaned), LETTER_ANSWER_KEYS)
     if found:
         from_json = _groups(clean_prediction(answer_text(value)), allowed)
         if from_json:
-            return frozenset().union(*(g for _, _, g in from_json))
+            return Reading(frozenset().union(*(g for _, _, g in from_json)))
     statements = answer_statements(cleaned)
+    picks: list[frozenset[str]] = []
+    first: frozenset[str] | None = None
+    first_at = 0
     for statement in statements:
-        if statement.kind != "conclusion":
-            picked = _statement_letters(statement.text, allowed, listed, statement.kind)
-            if picked:
-                return picked
+        if statement.kind == "conclusion":
+            continue
+        picked = _statement_letters(statement.text, allowed, listed, statement.kind)
+        if statement.kind == "correction":
+            if picked and first is None:
+                return Reading(picked)
+            if first is not None:
+                break  # what came before the correction is superseded
+            continue
+        if not picked:
+            continue
+        if first is None:
+            first, first_at = picked, statement.start
+        if statement.kind == "boxed" or _STRONG_MARKER.search(statement.marker):
+            picks.append(picked)
+    if first is not None:
+        restated = _option_line_letters(cleaned, query, allowed, first_at)
+        # different letter sets stated as the answer, with no correction between: ambiguous
+        if len(set(picks)) > 1:
+            return Reading(None, AMBIGUOUS)
+        # "答案：B. …" and the options C and D on the next lines: the answer is all of them
+        return Reading(restated if restated and first < restated else first)
     verdicts = _verdicts(cleaned, allowed)
     if verdicts:
-        return verdicts
+        if _ALL_OPTIONS.search(conclusion_tail(cleaned)):
+            return Reading(frozenset(listed))
+        return Reading(verdicts)
     for statement in statements:
         if statement.kind == "conclusion":
             picked = _statement_letters(statement.text, allowed, listed, statement.kind)
             if picked:
-                return picked
+                return Reading(picked)
+    restated = _option_line_letters(cleaned, query, allowed)
+    if restated:
+        return Reading(restated)
     for line in lines_last_first(cleaned):
         prepared = _prepare(line)
         kept = [g for s, e, g in _groups(prepared, allowed) if not _rejected(prepared, s, e)]
         if kept:
-            return kept[-1] if len(kept) == 1 else frozenset().union(*kept)
-    return None
+            return Reading(kept[-1] if len(kept) == 1 else frozenset().union(*kept))
+    return Reading(None, NO_ANSWER)
+
+
+def conclusion_tail(text: str) -> str:
+    """The last line of ``text`` (where ``以上都对`` after per-option verdicts stands)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return lines[-1] if lines else ""

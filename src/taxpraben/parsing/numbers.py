@@ -84,7 +84,17 @@ import cn2an
 from taxpraben.parsing._jsonish import answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.region import CORRECTED_VALUE, Statement, answer_statements
+from taxpraben.parsing.prompt_copy import own_answer
+from taxpraben.parsing.region import (
+    AMBIGUOUS,
+    CORRECTED_VALUE,
+    NO_ANSWER,
+    NOT_ASSERTED,
+    Reading,
+    Statement,
+    answer_statements,
+    conclusion_sentence,
+)
 
 __all__ = [
     "NUMBER_ANSWER_KEYS",
@@ -99,6 +109,7 @@ __all__ = [
     "numbers_equal",
     "parse_gold_number",
     "parse_number",
+    "read_final_number",
     "read_gold_number",
 ]
 
@@ -526,6 +537,8 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
         return whole
     if _ZERO_WORDS.match(body):
         return NumberMatch(Decimal(0), False, -1, -1, "零")
+    if _says_zero(body):
+        return NumberMatch(Decimal(0), False, -1, -1, "零")
     if statement.kind == "correction":
         found = _from_markers(body, CORRECTED_VALUE, expect_percent)
         # "更正/重新计算" open a corrected working whose result is the answer; a bare "不对"
@@ -541,6 +554,68 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
     if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
         found = replace(found, refund=True)
     return found
+
+
+#: "Nothing is due": the answer 0 when the gold is an amount (税额为零, 无需缴纳, 不需要缴纳).
+_ZERO_DUE = re.compile(
+    r"(?:税额|税款|应纳税额|应缴税额|应交税额|应补税额|金额|结果)?\s*(?:为|是)?\s*(?:零|〇)(?![一二三四五六七八九十百千万点])"
+    r"|(?:无需|无须|不需要?|不用|不必)(?:再)?(?:缴纳|缴税|纳税|交税|补缴|补税|申报缴纳)|免(?:征|予征收|缴)"
+)
+
+
+def _says_zero(body: str) -> bool:
+    """The first clause of ``body`` says nothing is due and holds no number."""
+    end = _CLAUSE_END.search(body)
+    clause = body[: end.start()] if end else body
+    return bool(_ZERO_DUE.search(clause)) and not list(_iter_numbers(clause))
+
+
+#: "It cannot be computed": the output declines to give a number.
+_CANNOT = re.compile(
+    r"(?:无法|不能|没法|难以)(?:直接)?(?:准确)?(?:计算|算出|确定|得出|求出|给出|回答)|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)"
+)
+#: Amounts offered as alternatives: "6棵、15棵或20棵", "100或200".
+_ALTERNATIVES = re.compile(r"\d[\d.,]*\s*[^\d\s。；;，,]{0,3}\s*(?:或者|或是|或)\s*\d")
+
+
+def _tables_with_units(text: str) -> str:
+    """Markdown tables whose header names the unit (``金额（万元）``, or a ``单位：万元`` line
+    above the table): each number in such a column gets the unit written after it, so that
+    it is read in that unit."""
+    if "|" not in text or ("万" not in text and "千元" not in text and "亿" not in text):
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    units: list[str | None] | None = None
+    table_unit: str | None = None
+    for line in lines:
+        stripped = line.strip()
+        if not stripped.startswith("|"):
+            units = None
+            m = _UNIT_LINE.search(line)
+            table_unit = m.group("u") if m else table_unit
+            out.append(line)
+            continue
+        cells = stripped.strip("|").split("|")
+        if units is None:  # the header row
+            units = []
+            for cell in cells:
+                m = _UNIT_BRACKET.search(fold_characters(cell)) or _UNIT_ASKED.search(fold_characters(cell))
+                units.append(next((g for g in m.groups() if g), None) if m else table_unit)
+            out.append(line)
+            continue
+        if all(set(c.strip()) <= set("-: ") for c in cells):
+            out.append(line)
+            continue
+        for i, cell in enumerate(cells):
+            unit = units[i] if i < len(units) else None
+            if unit and unit != "元" and _BARE_CELL.fullmatch(cell.strip()):
+                cells[i] = f" {cell.strip()}{unit} "
+        out.append("|" + "|".join(cells) + "|")
+    return "\n".join(out)
+
+
+_BARE_CELL = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
 def _detached(found: NumberMatch) -> NumberMatch:
@@ -563,27 +638,71 @@ def extract_final_number(
     ``%`` is a rate restated beside the amount and is passed over), None for no preference.
     Offsets are -1 except for the last fallbacks (offsets into the cleaned text).
     """
+    reading = read_final_number(text, expect_percent=expect_percent)
+    return reading.value if isinstance(reading.value, NumberMatch) else None
+
+
+def read_final_number(
+    text: str, *, expect_percent: bool | None = None, query: str = ""
+) -> Reading:
+    """:func:`extract_final_number` with the reason when no number is read; with ``query``,
+    what the output copies of it and any question it goes on to invent are not read
+    (:func:`~taxpraben.parsing.prompt_copy.own_answer`)."""
     cleaned = strip_latex(clean_prediction(text))
-    if not cleaned:
-        return None
+    if query:
+        own = own_answer(cleaned, query)
+        if own.failure:
+            return Reading(None, own.failure)
+        cleaned = own.text
+    if not cleaned.strip():
+        return Reading(None, NO_ANSWER)
+    cleaned = _tables_with_units(cleaned)
+    found = _final_number(cleaned, expect_percent)
+    if found is None:
+        return Reading(None, NO_ANSWER)
+    return found
+
+
+def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
+    """The final number of a cleaned output (the order of :func:`extract_final_number`)."""
+    def ok(found: NumberMatch | None) -> Reading | None:
+        return None if found is None else Reading(found)
+
     found_key, value = answer_value(find_json_values(cleaned), NUMBER_ANSWER_KEYS)
     if found_key:
         from_json = _from_json_value(value, expect_percent)
         if from_json is not None:
-            return _detached(from_json)
+            return ok(_detached(from_json))
     statements = answer_statements(cleaned)
     for statement in statements:
         if statement.kind == "conclusion":
             break
         found = _statement_number(statement, expect_percent)
         if found is not None:
-            return _detached(found)
+            return _checked(statement.text, _detached(found))
+    last = conclusion_sentence(cleaned)
+    if _CANNOT.search(last) and not list(_iter_numbers(last)):
+        return Reading(None, NOT_ASSERTED)  # "无法直接计算出……": no number is given
     for statement in statements:
         if statement.kind == "conclusion":
             found = _statement_number(statement, expect_percent)
             if found is not None:
-                return _detached(found)
-    return _final_in_text(cleaned, expect_percent)
+                return _checked(statement.text, _detached(found))
+    if _says_zero(last):
+        return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"))
+    return ok(_final_in_text(cleaned, expect_percent))
+
+
+def _checked(body: str, found: NumberMatch) -> Reading:
+    """A statement's number, unless the statement offers alternatives ("6棵、15棵或20棵")."""
+    end = _SENTENCE_END.search(body)
+    sentence = body[: end.start()] if end else body
+    if _ALTERNATIVES.search(sentence):
+        return Reading(None, AMBIGUOUS)
+    return Reading(found)
+
+
+_SENTENCE_END = re.compile(r"[。！？!?\n]")
 
 
 # --- the unit an answer is asked in --------------------------------------------------------
@@ -600,6 +719,7 @@ _UNIT_ASKED = re.compile(
     + r"|以\s*" + _UNIT_WORD.replace("?P<u>", "?P<u3>") + r"\s*(?:为单位|计|表示)"
 )
 _UNIT_BRACKET = re.compile(r"[(（]\s*" + _UNIT_WORD + r"\s*[)）]")
+_UNIT_LINE = re.compile(r"单位\s*[:：为是]?\s*(?:人民币)?\s*" + _UNIT_WORD)
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,18 @@ from typing import Literal
 from taxpraben.parsing.latex import find_boxed
 
 __all__ = [
+    "AMBIGUOUS",
     "CORRECTED_VALUE",
+    "HEDGED",
+    "NONE_CORRECT",
+    "NOT_AN_OPTION",
+    "NOT_ASSERTED",
+    "NO_ANSWER",
+    "REFUSAL",
+    "Reading",
     "Statement",
     "answer_statements",
+    "conclusion_sentence",
     "corrected_part",
     "drop_echo",
     "is_refusal",
@@ -54,6 +63,24 @@ __all__ = [
 ]
 
 StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
+
+#: Why no answer was read: the format-failure reasons every reader shares (with
+#: :data:`~taxpraben.parsing.prompt_copy.COPY_OF_PROMPT` and ``ANOTHER_QUESTION``).
+NO_ANSWER = "no answer found"
+NOT_ASSERTED = "no answer asserted"
+AMBIGUOUS = "several different answers"
+HEDGED = "hedges between options"
+NONE_CORRECT = "says no option is correct"
+NOT_AN_OPTION = "answer is none of the options"
+REFUSAL = "refusal"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a reader read: ``value`` (None when nothing), and why not (``failure``)."""
+
+    value: object = None
+    failure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +117,8 @@ _ANSWER = re.compile(
 # ("上面计算有误，…"); "说法不对的是B项" and "A项表述有误" are verdicts, not corrections.
 _CORRECTION = re.compile(
     r"(?:(?<=^)|(?<=[\n。！？!?，,；;：:(（\s]))"
-    r"(?:不对|更正|修正为|修正后|修正(?=\s*[:：])|纠正|重新计算后|重新计算|订正|应更正为|改正|(?i:correction|wait)(?![a-z]))|"
+    r"(?:不对|更正|修正为|修正后|修正(?=[*\s]*[:：])|纠正|重新计算后|重新计算|重新考虑|重新核对|重新检查|再想想|等等|订正|应更正为|改正|"
+    r"不[，,]\s*(?=应|正确)|(?i:correction|wait)(?![a-z]))|"
     r"(?:计算|上面|上述|前面|以上|刚才|之前|结果)[^，。\n]{0,4}(?:有误|算错|错了)(?=[，。,；!！\n]|$)",
     re.MULTILINE,
 )
@@ -128,7 +156,8 @@ def _after(text: str, start: int, *, to_line_end: bool) -> str:
     if _EMPTY.match(body) and stop < len(text):
         for line in text[stop:].split("\n"):
             if line.strip() and not _EMPTY.match(line):
-                return line
+                # a line that is a statement of its own ("答案：\n答案：D") is read as such
+                return "" if _ANSWER.match(line.lstrip(" *#>【")) else line
         return ""
     return body
 
@@ -176,6 +205,14 @@ def lines_last_first(text: str) -> Iterator[str]:
         sentences = _SENTENCE.findall(line)
         if len(sentences) > 1:
             yield from reversed(sentences)
+
+
+def conclusion_sentence(text: str) -> str:
+    """The conclusion sentence of ``text``: its last sentence (split at ``。！？`` and line
+    breaks), where an answer stated without any marker is still *asserted*."""
+    for sentence in sentences_last_first(text):
+        return sentence
+    return ""
 
 
 def sentences_last_first(text: str) -> Iterator[str]:

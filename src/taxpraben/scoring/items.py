@@ -82,6 +82,8 @@ def finalize_item(spec: TaskSpec, item: PreparedItem, values: SemanticValues) ->
         "score": score,
         "error": item.error,
     }
+    if item.failure is not None and item.status == "format_failure":
+        line["failure"] = item.failure
     if item.fields is not None:
         line["fields"] = item.fields
     return line

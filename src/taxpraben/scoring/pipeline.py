@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -195,6 +196,12 @@ def _task_entry(
         "error_rate": run_stat([r["error_rate"] for r in per_run]),
         "per_run": per_run,
     }
+    reasons = Counter(
+        line.get("failure") or "no answer found"
+        for lines in lines_by_run for line in lines if line["status"] == "format_failure"
+    )
+    if reasons:
+        entry["format_failures"] = dict(reasons.most_common())
     fields = kind.field_figures(spec, lines_by_run)
     if fields is not None:
         entry["fields"] = fields

@@ -1,0 +1,70 @@
+"""Agreement of the rules with the grader on the test corpus (``tests/corpus/*.jsonl``).
+
+Prints, per corpus file and overall, how many cases the rules read as the grader did, and
+which way the disagreements lean (a point given that the grader would not, or withheld).
+Run it in two checkouts to compare rules before and after a change::
+
+    .venv/bin/python benchmarks/corpus_agreement.py [--src OTHER_CHECKOUT/src] [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ of the checkout to measure")
+    parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "corpus")
+    parser.add_argument("--only", default="", help="only corpus files whose name contains this")
+    parser.add_argument("--list", action="store_true", help="print every disagreement")
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.src))
+    from taxpraben.data.loader import check_record
+    from taxpraben.scoring.items import prepare_item
+    from taxpraben.tasks import load_registry
+
+    registry = load_registry(use_env=False)
+    total = agree = generous = strict = 0
+    for path in sorted(args.corpus.glob("*.jsonl")):
+        if args.only not in path.name:
+            continue
+        n = ok = gave = withheld = 0
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            spec = registry[case["task"]]
+            record, _ = check_record(case["record"], spec, path, 1, "line")
+            item = prepare_item(spec, record, 0, case["output"], None)
+            expect = case["expect"]
+            got = item.scores.get("acc", item.scores.get("em"))
+            same = True
+            if "status" in expect and item.status != expect["status"]:
+                same = False
+            if "score" in expect and got != expect["score"]:
+                same = False
+            if "extracted" in expect and item.extracted != expect["extracted"]:
+                same = False
+            n += 1
+            ok += same
+            if not same and "score" in expect and got is not None:
+                gave += got > expect["score"]
+                withheld += got < expect["score"]
+            if not same and args.list:
+                print(f"  {case['id']} [{case.get('rule')}] expected {expect} got status={item.status} "
+                      f"score={got} extracted={item.extracted!r}")
+        print(f"{path.name}: {ok}/{n} agree ({ok / n:.1%}); of the disagreements {gave} credit a point "
+              f"the grader does not, {withheld} withhold one")
+        total, agree, generous, strict = total + n, agree + ok, generous + gave, strict + withheld
+    if total:
+        print(f"all: {agree}/{total} agree ({agree / total:.1%}); {generous} too generous, {strict} too strict")
+
+
+if __name__ == "__main__":
+    main()
