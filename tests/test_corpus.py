@@ -12,6 +12,11 @@ helper. Schema of a line::
      "expect": {"status": "ok", "score": 1.0, "extracted": "..."},
      "reason": "..."}
 
+Lines taken from real models' outputs (``real_outputs*.jsonl``) also carry ``source``
+(repository, path, commit, item, model; see ``REAL_SOURCES.md``). A case the rules are known
+to read otherwise than the grader carries ``known_miss`` (why): it is an expected failure,
+strict, so that a rule that starts to read it right is noticed and the mark removed.
+
 ``expect`` keys, all optional but at least one:
 - ``status``: ``ok`` or ``format_failure``;
 - ``score``: the exact score (TaxCalc/TaxRead/TaxMCQ ``em``; classification ``acc``);
@@ -69,7 +74,22 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-@pytest.mark.parametrize(("where", "case"), CASES, ids=[c["id"] for _, c in CASES])
+def _params() -> list[Any]:
+    return [
+        pytest.param(where, case, id=case["id"], marks=pytest.mark.xfail(strict=True, reason=case["known_miss"]))
+        if case.get("known_miss")
+        else pytest.param(where, case, id=case["id"])
+        for where, case in CASES
+    ]
+
+
+def test_known_misses_are_few() -> None:
+    """At most 2% of the corpus may be known misses (each with its reason)."""
+    misses = [case["id"] for _, case in CASES if case.get("known_miss")]
+    assert len(misses) <= 0.02 * len(CASES), misses
+
+
+@pytest.mark.parametrize(("where", "case"), _params())
 def test_grader_agrees(where: str, case: dict[str, Any]) -> None:
     spec = REGISTRY[case["task"]]
     record, problems = check_record(

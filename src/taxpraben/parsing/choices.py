@@ -70,6 +70,7 @@ from taxpraben.parsing.region import (
     answer_statements,
     conclusion_sentence,
     corrected_part,
+    lead_sentence,
 )
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "read_choice"]
@@ -149,7 +150,7 @@ def _norm(text: str) -> str:
     cleaned alike: LaTeX made plain, folded, whitespace runs as one space, lower-case Latin,
     no thousands separators,
     ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option)."""
-    text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",")
+    text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",").rstrip("。.;；")
     text = _DIGIT_COMMA.sub("", text)
     if "百分之" in text:
         text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
@@ -241,7 +242,7 @@ class _Hedge(Exception):
 
 #: A statement that opens with a set of letters ("答案：C、D", "AB"): several options.
 _LETTER_SET = re.compile(
-    r"^[\s:：*#>】\]]*(?:是|为|应选|选)?[\s:：*]*[(（\[【]?\s*([A-Z])[)）\]】]?\s*(?:项)?\s*(?:[、,，/和与及]|\s)?\s*"
+    r"^[\s:：*#>】\],，]*(?:是|为|应选|选)?[\s:：*]*(?:选项)?\s*[(（\[【]?\s*([A-Z])[)）\]】]?\s*(?:项)?\s*(?:[、,，/和与及]|\s)?\s*"
     r"[(（\[【]?([A-Z])(?![A-Za-z])"
 )
 
@@ -487,7 +488,12 @@ def _choice_index(
             picked = read(_SEMICOLON.split(statement.text, maxsplit=1)[0])
             if picked is not None:
                 return Reading(picked)
-    # Asserted without a marker: the conclusion sentence (the last one) names the answer.
+    # Asserted without a marker: the lead sentence answers first ("B. 区群/层次谬误。……",
+    # "C是正确答案。", "最重要的并发症可能是感染性心内膜炎。……"), or
+    lead = _lead_answer(lead_sentence(cleaned), count, lettered, needles)
+    if lead is not None:
+        return Reading(lead)
+    # the conclusion sentence (the last one) names the answer.
     last = conclusion_sentence(cleaned)
     picked = _first_affirmed(last, needles)
     if picked is None:
@@ -501,6 +507,39 @@ def _choice_index(
         return Reading(picked)
     mentioned = _named(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
     return Reading(None, NOT_ASSERTED if mentioned else NO_ANSWER)
+
+
+#: A lead sentence gives an option it names right after an answer verb ("可能是X", "为X").
+_ANSWER_VERB = re.compile(r"(?:是|为|属于|涉及|即|选|应为|可能是|可能为)\s*[:：]?\s*(?:从)?\s*(?:[a-z]\s*[.．、:：)）]?)?\s*$")
+_LETTER_FIRST = re.compile(
+    r"^[\s*#>\]】]*(?:选项)?\s*[(（【\[]?\s*([A-Z])(?=\s*(?:是|为|项|选项|正确|对|[.．、:：)）\]】,，。!！])|\s|$)"
+)
+
+
+def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
+    """The option the lead sentence of an output gives, when it gives one: nothing but the
+    option (``B. 区群/层次谬误``), an option letter it opens with (``C是正确答案``, ``选项A：……``),
+    or the one option it names, right after an answer verb (``可能是感染性心内膜炎``). A story
+    or an analysis that merely mentions an option asserts nothing."""
+    if not sentence.strip():
+        return None
+    bare = _bare_line(sentence, count, lettered, needles)
+    if bare is not None:
+        return bare
+    named = _named(sentence, needles)
+    if lettered:
+        m = _LETTER_FIRST.match(sentence)
+        if m is not None and not re.match(r"\s+[a-z]", sentence[m.end() :]):
+            index = _letter_index(m.group(1), count)
+            others = {i for _s, _e, i, negated in named if not negated}
+            if index is not None and others <= {index}:
+                return index
+    affirmed = {i for _s, _e, i, negated in named if not negated}
+    if len(affirmed) == 1:
+        start = next(s for s, _e, _i, negated in named if not negated)
+        if _ANSWER_VERB.search(_norm(sentence)[:start]):
+            return affirmed.pop()
+    return None
 
 
 _SEMICOLON = re.compile(r"[；;]")

@@ -65,6 +65,8 @@ def find_boxed(text: str) -> list[tuple[int, int, str]]:
 _WRAPPERS = re.compile(
     r"\\(?:text|mathrm|textbf|mathbf|textrm|mathit|operatorname|textit|mbox)\s*\{([^{}]*)\}"
 )
+#: A wrapper given one character without braces: ``\\text A``.
+_BARE_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mathbf|textrm|mathit)\s+([A-Za-z0-9])(?![A-Za-z0-9])")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _SYMBOLS = {
     r"\%": "%",
@@ -114,6 +116,7 @@ def strip_latex(text: str) -> str:
         if new == text:
             break
         text = new
+    text = _BARE_WRAPPER.sub(r"\1", text)
     text = _SYMBOL.sub(lambda m: _SYMBOLS[m.group(0)], text)
     text = _LEFT_RIGHT.sub("", text)
     text = _SPACING.sub(" ", text)

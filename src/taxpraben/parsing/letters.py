@@ -48,6 +48,7 @@ from taxpraben.parsing.region import (
     NO_ANSWER,
     Reading,
     answer_statements,
+    lead_sentence,
     lines_last_first,
 )
 
@@ -91,7 +92,10 @@ _VERDICT_LINE = re.compile(
 )
 _LINE_POSITIVE = re.compile(r"正确|对的|当选|✅|✔|√|☑|符合(?:规定|题意)")
 _LINE_NEGATIVE = re.compile(r"不正确|错误|不对|有误|不当选|不符合|不选|❌|✗|✘|×")
-_LISTED = re.compile(r"(?:^|[\s(（])([A-H])\s*[.．、:：)）]")
+#: An option letter as a question lists it: ``A.``, ``(B)``, ``C、``, or a bare letter and a
+#: space before Chinese text (``A 子女赡养父母``).
+_LETTER_MARK = r"([A-H])(?:\s*[.．、:：)）]|[ \t]+(?=[\u4e00-\u9fff]))"
+_LISTED = re.compile(r"(?:^|[\s(（])" + _LETTER_MARK, re.MULTILINE)
 
 
 def listed_option_letters(query: str, letters: str = "ABCDE") -> str:
@@ -102,7 +106,8 @@ def listed_option_letters(query: str, letters: str = "ABCDE") -> str:
 
 
 _OPTION_TEXT = re.compile(
-    r"(?:^|(?<=[\s(（]))([A-H])\s*[.．、:：)）]\s*(.+?)(?=\s+[A-H]\s*[.．、:：)）]|\n|$)", re.MULTILINE
+    r"(?:^|(?<=[\s(（]))" + _LETTER_MARK + r"\s*(.+?)(?=\s+[A-H](?:\s*[.．、:：)）]|[ \t]+[\u4e00-\u9fff])|\n|$)",
+    re.MULTILINE,
 )
 
 
@@ -310,12 +315,26 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
     restated = _option_line_letters(cleaned, query, allowed)
     if restated:
         return Reading(restated)
+    lead = _lead_letters(lead_sentence(cleaned), allowed)
+    if lead:
+        return Reading(lead)
     for line in lines_last_first(cleaned):
         prepared = _prepare(line)
         kept = [g for s, e, g in _groups(prepared, allowed) if not _rejected(prepared, s, e)]
         if kept:
             return Reading(kept[-1] if len(kept) == 1 else frozenset().union(*kept))
     return Reading(None, NO_ANSWER)
+
+
+def _lead_letters(sentence: str, allowed: str) -> frozenset[str] | None:
+    """The letters the lead sentence opens with (``A、C选项属于……``, ``A B C 都是……``), when
+    they are not rejected: an answer given first and explained after."""
+    prepared = _prepare(sentence)
+    for start, end, group in _groups(prepared, allowed):
+        if start > 4 or _rejected(prepared, start, end):
+            return None
+        return group
+    return None
 
 
 def conclusion_tail(text: str) -> str:

@@ -573,7 +573,22 @@ def _says_zero(body: str) -> bool:
 #: "It cannot be computed": the output declines to give a number.
 _CANNOT = re.compile(
     r"(?:无法|不能|没法|难以)(?:直接)?(?:准确)?(?:计算|算出|确定|得出|求出|给出|回答)|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)"
+    r"|没有(?:具体|确定|唯一)的?答案"
 )
+def _declines(text: str) -> bool:
+    """The last line says the number cannot be given, in a clause without a number."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not lines:
+        return False
+    last = lines[-1]
+    for m in _CANNOT.finditer(last):
+        begin = max((x.end() for x in _CLAUSE_END.finditer(last, 0, m.start())), default=0)
+        end = _CLAUSE_END.search(last, m.end())
+        if not list(_iter_numbers(last[begin : end.start() if end else len(last)])):
+            return True
+    return False
+
+
 #: Amounts offered as alternatives: "6棵、15棵或20棵", "100或200".
 _ALTERNATIVES = re.compile(r"\d[\d.,]*\s*[^\d\s。；;，,]{0,3}\s*(?:或者|或是|或)\s*\d")
 
@@ -681,7 +696,7 @@ def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
         if found is not None:
             return _checked(statement.text, _detached(found))
     last = conclusion_sentence(cleaned)
-    if _CANNOT.search(last) and not list(_iter_numbers(last)):
+    if _declines(cleaned):
         return Reading(None, NOT_ASSERTED)  # "无法直接计算出……": no number is given
     for statement in statements:
         if statement.kind == "conclusion":

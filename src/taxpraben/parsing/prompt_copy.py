@@ -230,10 +230,21 @@ _LISTED_LINE = re.compile(
 #: A line about an option that judges it (an analysis, not a copy).
 _VERDICT = re.compile(r"[✅❌✔✗✘√×☑]|不?正确|错误|对的|错的|不当选|当选|不选|(?i:correct|incorrect|wrong|true|false)")
 #: Share of a listed line's 3-grams found in the prompt for it to restate an option.
-_RESTATED_OPTION = 0.6
+_RESTATED_OPTION = 0.4
 
 
-def _restated_option_lines(text: str, where: list[int], prompt_key: str) -> list[tuple[int, int, int]]:
+def _judges(body: str, option_key: str) -> bool:
+    """Whether an option line judges its option: a verdict word that is not the option's own."""
+    for m in _VERDICT.finditer(body):
+        word = comparison_key(m.group(0))
+        if not word or word not in option_key:  # a mark (✅, ×) is always a verdict
+            return True
+    return False
+
+
+def _restated_option_lines(
+    text: str, where: list[int], prompt_key: str, option_keys: Sequence[str] = ()
+) -> list[tuple[int, int, int]]:
     """Key spans of runs of three or more option lines with different letters, in any order,
     that restate the prompt (the options written back, reworded, shortened or reordered), with
     how many lines each holds."""
@@ -252,7 +263,9 @@ def _restated_option_lines(text: str, where: list[int], prompt_key: str) -> list
         letter = m.group(2)
         adjacent = run and text.count("\n", run[-1].end(), m.start()) <= 2 and not text[run[-1].end() : m.start()].strip()
         body = m.group(0)[m.end("opt") - m.start() :]
-        restates = _restates(body, prompt_key, _RESTATED_OPTION) and not _VERDICT.search(body)
+        index = ord(letter) - ord("A")
+        own_key = option_keys[index] if index < len(option_keys) else ""
+        restates = _restates(body, prompt_key, _RESTATED_OPTION) and not _judges(body, own_key)
         if restates and adjacent and letter not in {r.group(2) for r in run}:
             run.append(m)
             continue
@@ -260,6 +273,107 @@ def _restated_option_lines(text: str, where: list[int], prompt_key: str) -> list
         run = [m] if restates else []
     close()
     return spans
+
+
+_INLINE_MARK = re.compile(r"(?:^|(?<=[\s，,；;。、]))([A-H])\s*[.．、:：]")
+#: Characters an inline enumerated option may take (its text and a short aside).
+_INLINE_ITEM = 60
+
+
+def _inline_enumerations(text: str, where: list[int], prompt_key: str) -> list[tuple[int, int, int]]:
+    """Key spans of lines that enumerate three or more options in letter order from A
+    (``A. 89 （……） B. 200 （……） C. 208 D. 289``): the options written back on one line,
+    whatever their texts, unless the line judges them (a verdict the prompt does not hold)."""
+    spans: list[tuple[int, int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        marks = list(_INLINE_MARK.finditer(line))
+        letters = "".join(m.group(1) for m in marks)
+        if len(marks) >= 3 and "ABCDEFGH".startswith(letters) and not _judges(line, prompt_key):
+            gaps = [b.start() - a.end() for a, b in pairwise(marks)] + [len(line) - marks[-1].end()]
+            if max(gaps) <= _INLINE_ITEM:
+                begin = bisect_left(where, offset + marks[0].start())
+                end = bisect_left(where, offset + len(line))
+                if end > begin:
+                    spans.append((begin, end, len(marks)))
+        offset += len(line) + 1
+    return spans
+
+
+_STEM_GAP = 3
+#: The longest restated stem (key characters) kept as part of an answer sentence.
+_STEM_MAX = 80
+
+
+def _answers_stem(key: str, span: tuple[int, int], option_keys: Sequence[str],
+                  listed: Sequence[tuple[int, int]]) -> bool:
+    """A copied run followed (within a verb or a letter) by one option that is no part of an
+    option list: the question restated with its answer."""
+    start, end = span
+    if any(a <= end < b for a, b in listed) or end - start > _STEM_MAX:
+        return False
+    if any(k and k in key[start:end] for k in option_keys):
+        return False  # it holds options itself: a copy of the question with its options
+    after = key[end : end + _STEM_GAP + max((len(k) for k in option_keys), default=0)]
+    for i, option in enumerate(option_keys):
+        if not option:
+            continue
+        at = after.find(option)
+        if 0 <= at <= _STEM_GAP and (at == 0 or set(after[:at]) <= set("是为即从" + chr(ord("a") + i))):
+            rest = key[end + at + len(option) : end + at + len(option) + 2]
+            if not rest.startswith(chr(ord("a") + i + 1)):  # not "…是A. x B. y": a list
+                return True
+    return False
+
+
+_CONCLUDING = re.compile(r"(?:所以|因此|故|综上|答案|答|选)$")
+
+
+def _answer_kept(key: str, span: tuple[int, int], option_keys: Sequence[str]) -> tuple[int, int]:
+    """After a concluding word, a copy of the instruction or stem that ends with one option
+    (``所以，从以下选项中选择正确的一项：A. 权力意味着……``) gives that option: only the part
+    before it is a copy."""
+    start, end = span
+    if not _CONCLUDING.search(key[max(0, start - 4) : start]):
+        return span
+    run = key[start:end]
+    for i, option in enumerate(option_keys):
+        for tail in (chr(ord("a") + i) + option, option):
+            if option and run.endswith(tail) and not any(k and k in run[: -len(tail)] for k in option_keys):
+                return (start, end - len(tail))
+    return span
+
+
+def _invented_options(
+    text: str, where: list[int], spans: list[tuple[int, int]], prompt_key: str, option_keys: Sequence[str]
+) -> bool:
+    """The output opens with an option list of its own (three or more lines A, B, C, ... that
+    are not this question's options): what it then answers is its own question."""
+    lines = [m for m in _LISTED_LINE.finditer(text)]
+    if len(lines) < 3 or _own_before(text, lines[0].start(), where, spans):
+        return False
+    run = lines[:1]
+    for m in lines[1:]:
+        if ord(m.group(2)) != ord(run[-1].group(2)) + 1 or text[run[-1].end() : m.start()].strip():
+            break
+        run.append(m)
+    if len(run) < 3 or run[0].group(2) != "A":
+        return False
+    for m in run:
+        body = m.group(0)[m.end("opt") - m.start() :]
+        body_key = comparison_key(body)
+        if (
+            any(k and (k in body_key or body_key in k) for k in option_keys)
+            or gram_share(body_key, prompt_key) >= 0.3
+            or _VERDICT.search(body) is not None  # "A：正确。": a verdict on this question's option
+        ):
+            return False
+    return True
+
+
+def _own_before(text: str, point: int, where: list[int], spans: list[tuple[int, int]]) -> bool:
+    """Whether the output says something of its own before ``point``."""
+    return bool(_residue(_blank(text[:point], where, [s for s in spans if where[s[1] - 1] < point])))
 
 
 # --- copied runs --------------------------------------------------------------------------
@@ -293,6 +407,22 @@ def _copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:
             runs.append((start, stop))
         i = end
     return runs
+
+
+def _by_line(runs: list[tuple[int, int]], text: str, where: list[int]) -> list[tuple[int, int]]:
+    """Runs that start inside a line of the model's own and go on over a line break are
+    split there, each piece kept when it is :data:`COPY_MIN` characters long: the end of
+    one analysis line and the letter of the next ("……是否存在心力衰竭。\nD. 感染性心内膜炎")
+    are no copy, whatever the prompt runs together."""
+    out: list[tuple[int, int]] = []
+    for start, end in runs:
+        line_start = text.rfind("\n", 0, where[start]) + 1
+        if not _key(text[line_start : where[start]])[0]:
+            out.append((start, end))
+            continue
+        cut = next((i for i in range(start + 1, end) if "\n" in text[where[i - 1] : where[i]]), end)
+        out.extend(piece for piece in ((start, cut), (cut, end)) if piece[1] - piece[0] >= COPY_MIN)
+    return out
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -499,17 +629,29 @@ def own_answer(
     prompt_lines = [k for k in (_key(line)[0] for line in strip_latex(clean_prediction(query)).split("\n")) if k]
     key, where = _key(text)
     block = "".join(chr(ord("a") + i) + k for i, k in enumerate(option_keys))
-    runs = _copied_runs(key, prompt_key)
+    runs = _by_line(_copied_runs(key, prompt_key), text, where)
     spans = [
         (start, end)
         for n, (start, end) in enumerate(runs)
         if not _single_option(key[start:end], option_keys)
         and not (several and _selection(key, runs, n, block, option_keys))
     ]
-    listed = _option_list_spans(key, option_keys) + _restated_option_lines(text, where, prompt_key)
+    listed = (
+        _option_list_spans(key, option_keys)
+        + _restated_option_lines(text, where, prompt_key, option_keys)
+        + _inline_enumerations(text, where, prompt_key)
+    )
     if several:  # some options written back are a selection; all of them are a copy
         listed = [span for span in listed if span[2] >= len(option_keys)]
-    spans = _merge(spans + [(start, end) for start, end, _count in listed])
+    listed_spans = [(start, end) for start, end, _count in listed]
+    # The question's stem restated right before the option it answers with ("……最重要的并发症
+    # 可能是：B. 肺部感染") is the model's answer sentence, not a copy.
+    spans = [span for span in spans if not _answers_stem(key, span, option_keys, listed_spans)]
+    spans = [_answer_kept(key, span, option_keys) for span in spans]
+    spans = [span for span in spans if span[1] > span[0]]
+    spans = _merge(spans + listed_spans)
+    if option_keys and _invented_options(text, where, spans, prompt_key, option_keys):
+        return OwnAnswer("", bool(spans), True, ANOTHER_QUESTION)
     cut_at, invented_first = _continuation(text, where, spans, option_keys, prompt_key, prompt_lines)
     body = text
     kept = spans

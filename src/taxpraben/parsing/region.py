@@ -58,6 +58,7 @@ __all__ = [
     "corrected_part",
     "drop_echo",
     "is_refusal",
+    "lead_sentence",
     "lines_last_first",
     "sentences_last_first",
 ]
@@ -108,7 +109,7 @@ class Statement:
 
 
 _ANSWER = re.compile(
-    r"最终答案|正确答案|参考答案|标准答案|答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
+    r"最终答案|正确答案|参考答案|标准答案|(?<!没有)(?<!具体)(?<!无)(?<!唯一)答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
     r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
     r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
     r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
@@ -205,6 +206,17 @@ def lines_last_first(text: str) -> Iterator[str]:
         sentences = _SENTENCE.findall(line)
         if len(sentences) > 1:
             yield from reversed(sentences)
+
+
+def lead_sentence(text: str) -> str:
+    """The lead sentence of ``text``: its first sentence, where an answer given first and
+    explained after is *asserted*."""
+    m = _SENTENCE.search(text)
+    while m is not None and not m.group(0).strip():
+        m = _SENTENCE.search(text, m.end())
+    if m is None or text[m.end() : m.end() + 1] in ("?", "？"):
+        return ""  # a question ("抗税罪？") asserts nothing
+    return m.group(0)
 
 
 def conclusion_sentence(text: str) -> str:
