@@ -14,10 +14,10 @@ from taxpraben.parsing.numbers import (
     parse_number,
     read_gold_number,
 )
+from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.parsing.region import (
     answer_statements,
     corrected_part,
-    drop_echo,
     is_refusal,
     sentences_last_first,
 )
@@ -84,11 +84,13 @@ def test_corrected_part() -> None:
     assert corrected_part("，漏减进项") is None
 
 
-def test_drop_echo_keeps_a_lone_option_line() -> None:
+def test_a_lone_option_line_is_no_copy_but_echoed_lines_are() -> None:
+    """(What drop_echo did, now own_answer: the copy blanked, the lines kept in place.)"""
     query = "下列哪项适用6%？\nA. 有形动产租赁服务\nB. 不动产租赁服务\nC. 信息技术服务"
-    assert drop_echo("B. 不动产租赁服务", query) == "B. 不动产租赁服务"
+    options = ["有形动产租赁服务", "不动产租赁服务", "信息技术服务"]
+    assert own_answer("B. 不动产租赁服务", query, options=options).text == "B. 不动产租赁服务"
     echoed = "A. 有形动产租赁服务\nB. 不动产租赁服务\n我选C"
-    assert drop_echo(echoed, query) == "我选C"
+    assert own_answer(echoed, query, options=options).text.strip() == "我选C"
 
 
 @pytest.mark.parametrize(

@@ -146,7 +146,7 @@ def run(
             "--model",
             "-m",
             help="Model spec: openai:MODEL, hf:PATH_OR_ID, replay:PREDICTIONS.jsonl, "
-            "baseline:oracle|first-choice|lead|random.",
+            "baseline:oracle|first-choice|lead|echo|random.",
             rich_help_panel=MODEL_PANEL,
         ),
     ],

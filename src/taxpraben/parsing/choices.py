@@ -1,8 +1,8 @@
 """Classification labels (TaxSCQ, TaxTopic, TaxCrime): which of the choices an output names.
 
-:func:`extract_choice_index` (profile ``taxpraben``) works on the cleaned output with LaTeX
-made plain and the lines that echo the question removed, and returns the index of the chosen
-option or None (the caller's label "missing"). The answer region is the one shared by every
+:func:`read_choice` (profile ``taxpraben``; :func:`extract_choice_index` gives its index) works
+on the cleaned output with LaTeX made plain, the model's own answer only, and returns the index of
+the chosen option or why there is none (the caller's label "missing"). The answer region is the one shared by every
 reader (:mod:`taxpraben.parsing.region`):
 
 1. **No correct option.** When the most authoritative statement (or, without one, the last
@@ -21,9 +21,20 @@ reader (:mod:`taxpraben.parsing.region`):
 5. **Conclusions, latest first** (``综上``, ``因此``, ``所以`` and the task's
    ``answer_markers`` such as ``属于``, ``构成``, ``应认定为``, ``主要涉及``; not after a
    negation such as ``不属于``): read as in 3.
-6. **The last line that names a candidate**, then its sentences: the first choice in it not
-   negated; for lettered choices also the only standalone letter of the output.
-7. A choice named only in negated form (``不构成逃税罪。``) is still that choice.
+6. **The lead sentence** when it answers first: nothing but an option (``B. 区群/层次谬误。……``),
+   an option letter it opens with (``C是正确答案``), or the one option it names right after an
+   answer verb (``最重要的并发症可能是感染性心内膜炎``).
+7. **The conclusion sentence** (the last): the option it names affirmed (the only one, or the
+   first of two); for lettered choices its only standalone letter (not ``A company``, not a
+   letter it rules out: ``注意不是B``, ``C项不正确``). A choice named only in negated form
+   (``不构成逃税罪。``) is not asserted.
+
+Before all of this, the output is reduced to the model's own answer
+(:func:`~taxpraben.parsing.prompt_copy.own_answer`: copies of the prompt blanked, invented
+continuations cut). Different options in final answer statements with no self-correction between
+them are ambiguous; a statement giving two letters (``答案：C、D``) hedges; a boxed value that is
+none of the options is no answer; runs of three or more option lines (the options restated or
+analysed one by one) are not read after the final statements.
 
 **Naming a choice.** Every occurrence of every choice is found (case-insensitive for Latin,
 thousands separators ignored so ``60,000元`` names ``60000元``), longest first: an
@@ -101,7 +112,7 @@ _STATEMENT_LETTER = re.compile(
 _LEADING_LETTER = re.compile(r"^[\s*#>\]】]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
 _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*项")
 # Not before a Chinese character either: "A股" (A-shares) is a word, not an option.
-_STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])")
+_STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])(?!\s+[a-z])")
 _NEGATION = ("不", "非", "未", "没", "无", "不是")
 _NEGATED_MENTION = re.compile(
     r"(?:不属于|不是|并非|而非|非|不为|不应为|排除|不构成|不涉嫌|不认定为|不应认定为|不能认定为|"
@@ -216,16 +227,21 @@ def _named(text: str, needles: Sequence[tuple[str, int]]) -> list[tuple[int, int
 _LEAD_ROOM = 8
 
 
-def _asserted_choice(named: Sequence[tuple[int, int, int, bool]]) -> int | None:
+def _asserted_choice(named: Sequence[tuple[int, int, int, bool]], room: int = _LEAD_ROOM) -> int | None:
     """The option a piece of text asserts by naming it: the first one it names affirmed, when
-    it is the only option named affirmed or it comes first (within :data:`_LEAD_ROOM`); a
+    it is the only option named affirmed or it comes first (within ``room`` characters); a
     paragraph that discusses several options asserts none of them."""
     affirmed = [(start, index) for start, _end, index, negated in named if not negated]
     if not affirmed:
         return None
-    if len({index for _, index in affirmed}) == 1 or affirmed[0][0] <= _LEAD_ROOM:
+    distinct = len({index for _, index in affirmed})
+    if distinct == 1 or (distinct <= _AT_MOST and affirmed[0][0] <= room):
         return affirmed[0][1]
     return None
+
+
+#: A sentence that names more options than this (affirmed) goes through them: it asserts none.
+_AT_MOST = 2
 
 
 def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None:

@@ -1,8 +1,9 @@
 """Option-letter sets (TaxMCQ): ``"A、B和D"``, ``"ABD"``, ``"A,B,D"``, ``"选项A与D"`` -> {A, B, D}.
 
 :func:`extract_letter_set` (profile ``taxpraben``) reads only the letters the answer
-*asserts*, on the cleaned output with LaTeX made plain and lines that echo the question
-removed:
+*asserts*, on the cleaned output with LaTeX made plain, the model's own answer only
+(:func:`~taxpraben.parsing.prompt_copy.own_answer`: copies blanked, invented continuations cut;
+options written back on their own select them, all of them are a copy):
 
 - **Letter tokens.** A maximal run of Latin letters is an option token only when every letter
   in it is an (upper-case) option letter: ``ABD`` and ``A`` are tokens; ``VAT``, ``CEO``,

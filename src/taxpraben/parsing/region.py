@@ -8,7 +8,7 @@ kind agrees on which part of a verbose answer is *the* answer. It works on the c
 
 1. **Final statements, latest first**: every explicit final-answer marker (``最终答案``,
    ``正确答案``, ``参考答案``, ``答案``, ``答：``, ``结论：``, ``正确的是``,
-   ``应选``/``故选``/``本题选``/``选择`` (before a letter),
+   ``应选``/``故选``/``本题选``/``选择``/``只有`` (before a letter),
    ``Final answer``, ``The answer is``, ``Answer:``), every ``\\boxed{...}`` and every
    **self-correction** (``不对``, ``更正``, ``修正为``, ``纠正``, ``重新计算后``, ``有误``,
    ``算错``, ``订正``, ``应更正为``). Latest first means a correction written after an
@@ -31,6 +31,20 @@ The readers take the first statement in which they find a candidate; with none, 
 back to the last line (then sentence) that carries one (:func:`lines_last_first`).
 Candidates outside the statement a reader settles on (intermediate steps, explanations of
 why the other options are wrong) therefore never count.
+
+**Asserted.** An answer is *asserted* when it is read from a final statement, a summary or
+consequence, a bare answer line, the **lead sentence** (:func:`lead_sentence`: the first one,
+unless it is a question, when it answers first) or the **conclusion sentence**
+(:func:`conclusion_sentence`: the last one). A choice reader settles on an option in a
+sentence only when it is the one option the sentence names affirmed, or the first of at most
+two (a sentence that goes through three options asserts none); an option the output denies
+(``不构成逃税罪``) is not its answer. Nothing asserted is a format failure, :data:`NOT_ASSERTED`.
+
+Every reader returns a :class:`Reading`: the value, or why there is none (:data:`NO_ANSWER`,
+:data:`NOT_ASSERTED`, :data:`AMBIGUOUS` for different final answers with no self-correction
+between them, :data:`HEDGED`, :data:`NONE_CORRECT`, :data:`NOT_AN_OPTION`, and the copy reasons
+of :mod:`taxpraben.parsing.prompt_copy`). What a reader reads is the model's own answer to the
+question (:func:`~taxpraben.parsing.prompt_copy.own_answer`), never what it copies.
 """
 
 from __future__ import annotations
@@ -56,7 +70,6 @@ __all__ = [
     "answer_statements",
     "conclusion_sentence",
     "corrected_part",
-    "drop_echo",
     "is_refusal",
     "lead_sentence",
     "lines_last_first",
@@ -112,7 +125,8 @@ _ANSWER = re.compile(
     r"最终答案|正确答案|参考答案|标准答案|(?<!没有)(?<!具体)(?<!无)(?<!唯一)答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
     r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
     r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
-    r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))"
+    r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
+    r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))"
 )
 # A correction opens a clause ("不对，应为…", "更正：…") or closes one about the working
 # ("上面计算有误，…"); "说法不对的是B项" and "A项表述有误" are verdicts, not corrections.
@@ -125,7 +139,7 @@ _CORRECTION = re.compile(
 )
 #: Inside a self-correction, the words that introduce the corrected value ("不对，……应为C").
 CORRECTED_VALUE = re.compile(
-    r"应为|应是|应该是|应选|改选|改为|更正为|修正为|正确(?:的)?(?:答案|选项|结果|金额|税额)?(?:是|为|应为)|"
+    r"应为|应是|应该是|应当是|应该选|应当选|应选|改选|改为|改成|更正为|修正为|正确(?:的)?(?:答案|选项|结果|金额|税额)?(?:是|为|应为)|"
     r"答案(?:是|为|应为)"
 )
 
@@ -230,39 +244,6 @@ def conclusion_sentence(text: str) -> str:
 def sentences_last_first(text: str) -> Iterator[str]:
     """The sentences of ``text`` (split at ``。！？`` and line breaks), from the last."""
     yield from reversed([s for s in _SENTENCE.findall(text) if s.strip()])
-
-
-_ECHO_MIN = 6
-_OPTION_LINE = re.compile(r"^\s*[*#>]*\s*[(（]?[A-H][)）]?\s*[.．、:：)）]")
-_SPACES = re.compile(r"\s+")
-
-
-def drop_echo(text: str, query: str) -> str:
-    """``text`` without the lines that repeat a line of the question verbatim (spaces and
-    Markdown emphasis aside): an echoed question or option list is not an answer. Lines
-    shorter than 6 characters are kept (``A``, ``答案：B`` may also occur in a question), and
-    so is a lone echoed option line (``B. 不动产租赁服务`` on its own is the answer)."""
-    if not query:
-        return text
-    def key(line: str) -> str:
-        return _SPACES.sub("", line).strip("*#>-_ ")
-    asked = {key(line) for line in query.split("\n")}
-    asked.discard("")
-    lines = text.split("\n")
-    echoed = [len(key(line)) >= _ECHO_MIN and key(line) in asked for line in lines]
-    # One echoed option line alone ("B. 不动产租赁服务") is an answer; a run of echoed lines
-    # (the options listed again, the question restated) is not.
-    kept = [
-        line
-        for i, line in enumerate(lines)
-        if not echoed[i]
-        or not (
-            (i > 0 and echoed[i - 1])
-            or (i + 1 < len(lines) and echoed[i + 1])
-            or not _OPTION_LINE.match(line)
-        )
-    ]
-    return "\n".join(kept)
 
 
 _REFUSAL = re.compile(

@@ -139,6 +139,7 @@ def failure_table(results: Results) -> Table:
             "Errors",
             "Missing label",
             "Items ok / format failure / error (all runs)",
+            "Why not read (all runs)",
         ],
     )
     for row in ordered_tasks(results):
@@ -154,13 +155,16 @@ def failure_table(results: Results) -> Table:
                     if "missing_rate" in task.metrics
                     else NOT_APPLICABLE,
                     f"{counts.ok} / {counts.format_failure} / {counts.error}",
+                    ", ".join(f"{why} {n}" for why, n in (task.format_failures or {}).items()),
                 ],
                 task=row.name,
             )
         )
     table.notes.append(
         "A format failure is an output the scorer could not parse; it scores 0 and is counted here, "
-        "apart from wrong answers. Errors are generations that failed (they also score 0)."
+        "apart from wrong answers. Errors are generations that failed (they also score 0). Why: "
+        "copy of the prompt, answers another question (an invented one), several different answers, "
+        "hedges between options, no answer asserted (options only mentioned), no answer found."
     )
     return table
 
