@@ -1,0 +1,198 @@
+"""Where an output moves on to another question (invented continuations).
+
+A base model answers and then writes a new question (``题目：…``, ``问题2：``, ``第2题``,
+``Question:``, a numbered question, a stem with a new option list) and answers it too, or writes
+its own prompt again. :func:`continuation` finds the first such point after the output has
+answered (:func:`answered_before`); a line that restates this question (:func:`restates`) is no
+new question. Used by :mod:`taxpraben.parsing.prompt_copy`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import pairwise
+
+from taxpraben.parsing.overlap import (
+    COPY_MIN,
+    SIMILAR_N,
+    blank_spans,
+    comparison_key,
+    single_option,
+    text_key,
+)
+
+__all__ = [
+    "ANSWER_HEADS",
+    "continuation",
+    "own_before",
+    "residue",
+    "restates",
+]
+
+
+_OPTION_LINE = re.compile(r"^[\s*#>\-]*[(（【\[]?([A-H])[)）】\]]?\s*[.．、:：)）]\s*(?P<text>\S.*?)\s*$", re.MULTILINE)
+
+
+def own_before(text: str, point: int, where: list[int], spans: list[tuple[int, int]]) -> bool:
+    """Whether the output says something of its own before ``point``."""
+    return bool(residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])))
+
+
+_HEADING = re.compile(
+    r"^[\s*#>【\[]*(?:"
+    r"(?:题目|问题|试题|例题|习题|新题|下一题)\s*[0-9一二三四五六七八九十]*\s*[】\]]?\s*[:：]"
+    r"|第\s*[0-9一二三四五六七八九十]+\s*[题问](?![目型])"
+    r"|例\s*[0-9一二三四五六七八九十]+\s*[:：.、]"
+    r"|(?i:question|q)\s*\d*\s*[:：.]"
+    r")",
+    re.MULTILINE,
+)
+
+
+_NUMBERED_QUESTION = re.compile(r"^[\s*#>]*\d{1,3}\s*[.、．)）]\s*(?P<stem>.*(?:[(（]\s*[)）]|[?？]).*)$", re.MULTILINE)
+
+
+ANSWER_HEADS = re.compile(
+    r"最终答案|正确答案|参考答案|标准答案|答案|解析|分析|解答|答|(?i:final\s+answer|answer|solution)"
+)
+
+
+_RESIDUE_JUNK = re.compile(r"[\s\W_]+")
+
+
+def residue(text: str) -> str:
+    """What is left of ``text`` without answer headings, punctuation and Markdown."""
+    return _RESIDUE_JUNK.sub("", ANSWER_HEADS.sub("", text))
+
+
+def _option_lines(text: str, option_keys: Sequence[str]) -> list[tuple[int, int, bool]]:
+    """Option lines of ``text`` as (line start, letter index, is about this question's option:
+    its text holds the option's text, as a copy or a per-option analysis does)."""
+    found = []
+    for m in _OPTION_LINE.finditer(text):
+        index = ord(m.group(1)) - ord("A")
+        own = index < len(option_keys) and bool(option_keys[index]) and option_keys[index] in comparison_key(m.group("text"))
+        found.append((m.start(), index, own))
+    return found
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _heading_line(text: str, start: int) -> str:
+    """The line at ``start`` with its heading; when the heading stands alone (``第2题``), the
+    next non-empty line too (the question it opens)."""
+    line = _line_at(text, start)
+    if text_key(_HEADING.sub("", line))[0]:
+        return line
+    rest = text[start + len(line) :].lstrip("\n")
+    return line + " " + _line_at(rest, 0) if rest else line
+
+
+def _line_at(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    return text[start : end if end >= 0 else len(text)]
+
+
+_QUESTION_STEM = re.compile(r"(?:[(（]\s*[)）]|[?？]|_{2,})\s*$")
+
+
+def _cut_points(text: str, option_keys: Sequence[str]) -> list[int]:
+    """Offsets where another question may begin, in order."""
+    points = {m.start() for m in _HEADING.finditer(text)}
+    points.update(m.start() for m in _NUMBERED_QUESTION.finditer(text))
+    lines = _option_lines(text, option_keys)
+    for (start, index, own), nxt in pairwise(lines):
+        # A new option list: an "A." and a "B." line that are not this question's options,
+        # after a question stem ("……的是（ ）", "……？").
+        if index == 0 and nxt[1] == 1 and not (own or nxt[2]) and start > 0:
+            previous = _line_start(text, start - 1)
+            if _QUESTION_STEM.search(text[previous:start].strip()):
+                points.add(previous)
+    return sorted(points)
+
+
+#: Shares of a line's character 3-grams found in the prompt above which the line restates
+#: this question (after an answer: nearly word for word; at the start: a paraphrase).
+_SAME_QUESTION = 0.8
+
+
+_PARAPHRASE = 0.3
+
+
+def restates(line: str, prompt_key: str, share: float) -> bool:
+    """Whether ``line`` restates the prompt: ``share`` of its character 3-grams occur in it."""
+    key = text_key(_HEADING.sub("", line))[0]
+    key = ANSWER_HEADS.sub("", key)
+    grams = [key[i : i + SIMILAR_N] for i in range(len(key) - SIMILAR_N + 1)]
+    if not grams:
+        return True
+    return sum(g in prompt_key for g in grams) >= share * len(grams)
+
+
+_ANSWERED = re.compile(
+    r"(?:最终答案|正确答案|参考答案|答案|答\s*[:：]|应选|故选|选择|选|(?i:answer))[^\n]{0,12}?[A-Za-z0-9\u4e00-\u9fff]|\\boxed"
+)
+
+
+_LETTER_FIRST = re.compile(r"^[^A-Za-z0-9\u4e00-\u9fff]*[A-H]\s*(?:[.．、:：)）]|$)")
+
+
+#: A short first line of its own (``B``, ``B. 增值税``, ``8000元``) is an answer too.
+_SHORT_ANSWER = 16
+
+
+def _answered_before(
+    text: str, point: int, where: list[int], spans: list[tuple[int, int]], option_keys: Sequence[str] = ()
+) -> bool:
+    """Whether the output has answered (a marker with something after it, or a first line of
+    its own that is short, opens with an option letter or is one option) before ``point``:
+    only then is what follows a continuation."""
+    before = blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])
+    if not residue(before):
+        return False
+    if _ANSWERED.search(before):
+        return True
+    lines = [line for line in before.split("\n") if residue(line)]
+    if not lines:
+        return False
+    first = text_key(lines[0])[0]
+    return len(first) <= _SHORT_ANSWER or bool(_LETTER_FIRST.match(lines[0])) or any(
+        k and k in first and len(first) - len(k) < COPY_MIN for k in option_keys
+    )
+
+
+def continuation(
+    text: str, where: list[int], spans: list[tuple[int, int]], option_keys: Sequence[str],
+    prompt_key: str, prompt_lines: Sequence[str],
+) -> tuple[int | None, bool]:
+    """Where the output moves on to another question, and whether it did so from the start."""
+    cut: int | None = None
+    first = False
+    for point in _cut_points(text, option_keys):
+        line = _heading_line(text, point)
+        answered = _answered_before(text, point, where, spans, option_keys)
+        if answered and not restates(line, prompt_key, _SAME_QUESTION):
+            cut = point
+            break
+        if not residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])) and \
+                not restates(line, prompt_key, _PARAPHRASE) and _new_options_after(text, point, option_keys):
+            cut, first = point, True  # opens with another question and its own options
+            break
+    asked = {k for k in prompt_lines if len(k) >= COPY_MIN}
+    for start, _end in spans:
+        line_start = _line_start(text, where[start])
+        if cut is not None and line_start >= cut:
+            break
+        line_key = text_key(_line_at(text, line_start))[0]
+        repeated = any(line_key.startswith(k[: COPY_MIN * 2]) for k in asked if not single_option(k, option_keys))
+        if repeated and _answered_before(text, line_start, where, spans, option_keys):
+            return line_start, False  # this prompt's instruction or question written again
+    return cut, first
+
+
+def _new_options_after(text: str, point: int, option_keys: Sequence[str]) -> bool:
+    lines = [entry for entry in _option_lines(text, option_keys) if entry[0] > point]
+    return len(lines) >= 2 and lines[0][1] == 0 and lines[1][1] == 1 and not (lines[0][2] or lines[1][2])

@@ -1,0 +1,271 @@
+"""Options written back: lists, restated lines, inline enumerations, invented options.
+
+An option list written back (three or more options, in any layout or order, verbatim or
+reworded), one line listing the options (``A. 89 （……） B. 200 …``) and an option list of the
+model's own are no answer; one option written back, a multiple choice's selection written back,
+and the question's stem restated with the option it answers with are. Used by
+:mod:`taxpraben.parsing.prompt_copy`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from itertools import pairwise
+
+from taxpraben.parsing.continuations import (
+    own_before,
+    restates,
+)
+from taxpraben.parsing.overlap import (
+    comparison_key,
+    gram_share,
+)
+
+__all__ = [
+    "answer_kept",
+    "answers_stem",
+    "inline_enumerations",
+    "invented_options",
+    "option_keys_of",
+    "option_list_spans",
+    "restated_option_lines",
+    "selection",
+]
+
+
+#: Separators allowed between the options of a copied option list (letters, punctuation).
+_LIST_GAP = 6
+
+
+def option_keys_of(options: Sequence[str]) -> list[str]:
+    """Each option's comparison key, in option order (an option with no key keeps its place,
+    empty, so that index i is always the letter chr(65 + i))."""
+    return [comparison_key(o) for o in options]
+
+
+def option_list_spans(key: str, option_keys: Sequence[str]) -> list[tuple[int, int, int]]:
+    """Key spans holding three or more options in the question's order (an option list), with
+    how many options each holds."""
+    if len(option_keys) < 3:
+        return []
+    found: list[tuple[int, int, int]] = []  # (start, end, option index), non-overlapping
+    covered = bytearray(len(key))
+    for index, needle in sorted(enumerate(option_keys), key=lambda p: -len(p[1])):
+        if not needle:
+            continue
+        start = key.find(needle)
+        while start >= 0:
+            end = start + len(needle)
+            if not any(covered[start:end]):
+                covered[start:end] = b"\x01" * (end - start)
+                found.append((start, end, index))
+            start = key.find(needle, start + 1)
+    found.sort()
+    spans: list[tuple[int, int, int]] = []
+    run: list[tuple[int, int, int]] = []
+
+    def close() -> None:
+        if len(run) >= 3:
+            # the letter before the first option belongs to the list
+            first = run[0][0]
+            if first > 0 and key[first - 1] == chr(ord("a") + run[0][2]):
+                first -= 1
+            spans.append((first, run[-1][1], len(run)))
+
+    for item in found:
+        if run and item[2] == run[-1][2] + 1 and item[0] - run[-1][1] <= _LIST_GAP and _only_letters(
+            key[run[-1][1] : item[0]]
+        ):
+            run.append(item)
+        else:
+            close()
+            run = [item]
+    close()
+    return spans
+
+
+def _some_options(run_key: str, block: str, option_keys: Sequence[str]) -> bool:
+    """A run within the prompt's options that leaves some of them out: a selection."""
+    return bool(block) and run_key in block and not all(k in run_key for k in option_keys)
+
+
+#: Key characters between two copied runs for them to count as one stretch of the prompt.
+_TOUCH = 3
+
+
+def selection(key: str, runs: Sequence[tuple[int, int]], n: int, block: str, option_keys: Sequence[str]) -> bool:
+    """Whether copied run ``n`` selects options of a multiple choice rather than copying the
+    prompt: it lies within the options, leaves some out, and no copy of the rest of the
+    prompt (instruction, question) touches it."""
+    start, end = runs[n]
+    if not _some_options(key[start:end], block, option_keys):
+        return False
+    if key[end:] in ("答案", "答"):
+        return False  # the options and then the prompt's answer prefix: the prompt continued
+    neighbours = [m for m in (n - 1, n + 1) if 0 <= m < len(runs)]
+    return not any(
+        (runs[m][0] - end <= _TOUCH if m > n else start - runs[m][1] <= _TOUCH)
+        and key[runs[m][0] : runs[m][1]] not in block
+        for m in neighbours
+    )
+
+
+def _only_letters(gap: str) -> bool:
+    return all(ch.isascii() for ch in gap)
+
+
+_LISTED_LINE = re.compile(
+    r"^[\s*#>\-]*(?:(?:答案|答)\s*[:：]\s*)?(?P<opt>[(（【\[]?([A-H])[)）】\]]?\s*[.．、:：)）]).*$", re.MULTILINE
+)
+
+
+#: A line about an option that judges it (an analysis, not a copy).
+_VERDICT = re.compile(r"[✅❌✔✗✘√×☑]|不?正确|错误|对的|错的|不当选|当选|不选|(?i:correct|incorrect|wrong|true|false)")
+
+
+#: Share of a listed line's 3-grams found in the prompt for it to restate an option.
+_RESTATED_OPTION = 0.4
+
+
+def _judges(body: str, option_key: str) -> bool:
+    """Whether an option line judges its option: a verdict word that is not the option's own."""
+    for m in _VERDICT.finditer(body):
+        word = comparison_key(m.group(0))
+        if not word or word not in option_key:  # a mark (✅, ×) is always a verdict
+            return True
+    return False
+
+
+def restated_option_lines(
+    text: str, where: list[int], prompt_key: str, option_keys: Sequence[str] = ()
+) -> list[tuple[int, int, int]]:
+    """Key spans of runs of three or more option lines with different letters, in any order,
+    that restate the prompt (the options written back, reworded, shortened or reordered), with
+    how many lines each holds."""
+    lines = list(_LISTED_LINE.finditer(text))
+    spans: list[tuple[int, int, int]] = []
+    run: list[re.Match[str]] = []
+
+    def close() -> None:
+        if len(run) >= 3:
+            begin = bisect_left(where, run[0].start("opt"))
+            end = bisect_left(where, run[-1].end())
+            if end > begin:
+                spans.append((begin, end, len(run)))
+
+    for m in lines:
+        letter = m.group(2)
+        adjacent = run and text.count("\n", run[-1].end(), m.start()) <= 2 and not text[run[-1].end() : m.start()].strip()
+        body = m.group(0)[m.end("opt") - m.start() :]
+        index = ord(letter) - ord("A")
+        own_key = option_keys[index] if index < len(option_keys) else ""
+        restated = restates(body, prompt_key, _RESTATED_OPTION) and not _judges(body, own_key)
+        if restated and adjacent and letter not in {r.group(2) for r in run}:
+            run.append(m)
+            continue
+        close()
+        run = [m] if restated else []
+    close()
+    return spans
+
+
+_INLINE_MARK = re.compile(r"(?:^|(?<=[\s，,；;。、]))([A-H])\s*[.．、:：]")
+
+
+#: Characters an inline enumerated option may take (its text and a short aside).
+_INLINE_ITEM = 60
+
+
+def inline_enumerations(text: str, where: list[int], prompt_key: str) -> list[tuple[int, int, int]]:
+    """Key spans of lines that enumerate three or more options in letter order from A
+    (``A. 89 （……） B. 200 （……） C. 208 D. 289``): the options written back on one line,
+    whatever their texts, unless the line judges them (a verdict the prompt does not hold)."""
+    spans: list[tuple[int, int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        marks = list(_INLINE_MARK.finditer(line))
+        letters = "".join(m.group(1) for m in marks)
+        if len(marks) >= 3 and "ABCDEFGH".startswith(letters) and not _judges(line, prompt_key):
+            gaps = [b.start() - a.end() for a, b in pairwise(marks)] + [len(line) - marks[-1].end()]
+            if max(gaps) <= _INLINE_ITEM:
+                begin = bisect_left(where, offset + marks[0].start())
+                end = bisect_left(where, offset + len(line))
+                if end > begin:
+                    spans.append((begin, end, len(marks)))
+        offset += len(line) + 1
+    return spans
+
+
+_STEM_GAP = 3
+
+
+#: The longest restated stem (key characters) kept as part of an answer sentence.
+_STEM_MAX = 80
+
+
+def answers_stem(key: str, span: tuple[int, int], option_keys: Sequence[str],
+                  listed: Sequence[tuple[int, int]]) -> bool:
+    """A copied run followed (within a verb or a letter) by one option that is no part of an
+    option list: the question restated with its answer."""
+    start, end = span
+    if any(a <= end < b for a, b in listed) or end - start > _STEM_MAX:
+        return False
+    if any(k and k in key[start:end] for k in option_keys):
+        return False  # it holds options itself: a copy of the question with its options
+    after = key[end : end + _STEM_GAP + max((len(k) for k in option_keys), default=0)]
+    for i, option in enumerate(option_keys):
+        if not option:
+            continue
+        at = after.find(option)
+        if 0 <= at <= _STEM_GAP and (at == 0 or set(after[:at]) <= set("是为即从" + chr(ord("a") + i))):
+            rest = key[end + at + len(option) : end + at + len(option) + 2]
+            if not rest.startswith(chr(ord("a") + i + 1)):  # not "…是A. x B. y": a list
+                return True
+    return False
+
+
+_CONCLUDING = re.compile(r"(?:所以|因此|故|综上|答案|答|选)$")
+
+
+def answer_kept(key: str, span: tuple[int, int], option_keys: Sequence[str]) -> tuple[int, int]:
+    """After a concluding word, a copy of the instruction or stem that ends with one option
+    (``所以，从以下选项中选择正确的一项：A. 权力意味着……``) gives that option: only the part
+    before it is a copy."""
+    start, end = span
+    if not _CONCLUDING.search(key[max(0, start - 4) : start]):
+        return span
+    run = key[start:end]
+    for i, option in enumerate(option_keys):
+        for tail in (chr(ord("a") + i) + option, option):
+            if option and run.endswith(tail) and not any(k and k in run[: -len(tail)] for k in option_keys):
+                return (start, end - len(tail))
+    return span
+
+
+def invented_options(
+    text: str, where: list[int], spans: list[tuple[int, int]], prompt_key: str, option_keys: Sequence[str]
+) -> bool:
+    """The output opens with an option list of its own (three or more lines A, B, C, ... that
+    are not this question's options): what it then answers is its own question."""
+    lines = [m for m in _LISTED_LINE.finditer(text)]
+    if len(lines) < 3 or own_before(text, lines[0].start(), where, spans):
+        return False
+    run = lines[:1]
+    for m in lines[1:]:
+        if ord(m.group(2)) != ord(run[-1].group(2)) + 1 or text[run[-1].end() : m.start()].strip():
+            break
+        run.append(m)
+    if len(run) < 3 or run[0].group(2) != "A":
+        return False
+    for m in run:
+        body = m.group(0)[m.end("opt") - m.start() :]
+        body_key = comparison_key(body)
+        if (
+            any(k and (k in body_key or body_key in k) for k in option_keys)
+            or gram_share(body_key, prompt_key) >= 0.3
+            or _VERDICT.search(body) is not None  # "A：正确。": a verdict on this question's option
+        ):
+            return False
+    return True

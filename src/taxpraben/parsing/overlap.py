@@ -1,0 +1,188 @@
+"""What an output shares with its prompt: the comparison key, copied runs, blanking.
+
+Output and prompt are compared on a *key*: the text cleaned, LaTeX made plain, without
+whitespace, Markdown and punctuation, Latin case-folded (:func:`comparison_key`), so that
+``A.增值税`` and ``A、增值税`` are the same. A *copied run* is a stretch of at least
+:data:`COPY_MIN` key characters that is one piece of the prompt (:func:`copied_runs`: one hash
+set of the prompt's :data:`COPY_MIN`-grams, then each run extended while it stays a piece of the
+prompt; linear in practice). Spans are in key indices; :func:`blank_spans` maps them back onto
+the text. Used by :mod:`taxpraben.parsing.prompt_copy`.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.latex import strip_latex
+
+__all__ = [
+    "COPY_MIN",
+    "SIMILAR_N",
+    "blank_spans",
+    "comparison_key",
+    "copied_runs",
+    "end_before",
+    "gram_share",
+    "merge_spans",
+    "prompt_key_of",
+    "single_option",
+    "split_at_own_lines",
+    "text_key",
+]
+
+
+#: Shortest run (in key characters) shared with the prompt that counts as a copy.
+COPY_MIN = 10
+
+
+_MARKDOWN = frozenset("*#>|_~`$")
+
+
+def _is_key_char(ch: str) -> bool:
+    if ch.isspace() or ch in _MARKDOWN:
+        return False
+    if ch == "%":
+        return True
+    return unicodedata.category(ch)[0] not in "PSZC"
+
+
+def text_key(text: str) -> tuple[str, list[int]]:
+    """The comparison key of ``text`` and, for each key character, its index in ``text``."""
+    chars: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if _is_key_char(ch):
+            chars.append(ch.casefold())
+            where.append(i)
+    return "".join(chars), where
+
+
+def comparison_key(text: str) -> str:
+    """``text`` cleaned, LaTeX made plain, without whitespace, Markdown and punctuation,
+    Latin case-folded: the form in which an output and its prompt are compared."""
+    return text_key(strip_latex(clean_prediction(text)))[0]
+
+
+@lru_cache(maxsize=64)
+def _prompt_grams(prompt_key: str) -> frozenset[str]:
+    n = COPY_MIN
+    return frozenset(prompt_key[i : i + n] for i in range(len(prompt_key) - n + 1))
+
+
+def prompt_key_of(query: str, document: str | None) -> str:
+    text = strip_latex(clean_prediction(query))
+    if document:
+        doc = strip_latex(clean_prediction(document))
+        if doc and doc in text:
+            text = text.replace(doc, "\n")
+    return text_key(text)[0]
+
+
+def copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:
+    """Key spans that repeat the prompt: from each :data:`COPY_MIN`-gram of the prompt, the
+    longest stretch that is one piece of it (two copies of different places that happen to
+    touch stay two runs)."""
+    n = COPY_MIN
+    if len(key) < n or len(prompt_key) < n:
+        return []
+    grams = _prompt_grams(prompt_key)
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i <= len(key) - n:
+        if key[i : i + n] not in grams:
+            i += 1
+            continue
+        end = i + n
+        while end < len(key) and key[i : end + 1] in prompt_key:
+            end += 1
+        # A copy starts and ends between numbers, never inside one ("44,000元（适用税率13%）"
+        # shares "000元适用税率13%" with "800000元，适用税率13%": 44000 is no copy).
+        start, stop = i, end
+        while 0 < start < stop and key[start - 1].isdigit() and key[start].isdigit():
+            start += 1
+        while start < stop < len(key) and key[stop - 1].isdigit() and key[stop].isdigit():
+            stop -= 1
+        if stop - start >= n:
+            runs.append((start, stop))
+        i = end
+    return runs
+
+
+def split_at_own_lines(runs: list[tuple[int, int]], text: str, where: list[int]) -> list[tuple[int, int]]:
+    """Runs that start inside a line of the model's own and go on over a line break are
+    split there, each piece kept when it is :data:`COPY_MIN` characters long: the end of
+    one analysis line and the letter of the next ("……是否存在心力衰竭。\nD. 感染性心内膜炎")
+    are no copy, whatever the prompt runs together."""
+    out: list[tuple[int, int]] = []
+    for start, end in runs:
+        line_start = text.rfind("\n", 0, where[start]) + 1
+        if not text_key(text[line_start : where[start]])[0]:
+            out.append((start, end))
+            continue
+        cut = next((i for i in range(start + 1, end) if "\n" in text[where[i - 1] : where[i]]), end)
+        out.extend(piece for piece in ((start, cut), (cut, end)) if piece[1] - piece[0] >= COPY_MIN)
+    return out
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def blank_spans(text: str, where: list[int], spans: list[tuple[int, int]]) -> str:
+    """``text`` with each key span (and the non-key characters inside it) replaced by a space."""
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in spans:
+        begin, stop = where[start], where[end - 1] + 1
+        pieces.append(text[last:begin])
+        pieces.append("\n" * text.count("\n", begin, stop) or " ")  # lines keep their breaks
+        last = stop
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+SIMILAR_N = 3
+
+
+def gram_share(key: str, other_key: str) -> float:
+    """The share of ``key``'s character 3-grams that occur in ``other_key`` (both keys)."""
+    grams = [key[i : i + SIMILAR_N] for i in range(len(key) - SIMILAR_N + 1)]
+    return sum(g in other_key for g in grams) / len(grams) if grams else 0.0
+
+
+def end_before(where: list[int], start: int, end: int, limit: int) -> int:
+    """The end (exclusive, key index) of the span ``start:end`` cut at text offset ``limit``."""
+    stop = start + 1
+    while stop < end and where[stop] < limit:
+        stop += 1
+    return stop
+
+
+def single_option(run_key: str, option_keys: Sequence[str]) -> bool:
+    """A run that is one option: its text or part of it, with or without its letter, and
+    less than :data:`COPY_MIN` characters of the prompt around it (``是A. 承受……的单位和个人``
+    after the question's ``……纳税人是（ ）。``)."""
+    for i, key in enumerate(option_keys):
+        letter = chr(ord("a") + i)
+        if run_key in key or (run_key.startswith(letter) and run_key[1:] in key):
+            return True
+        at = run_key.find(key) if key else -1
+        if at >= 0:
+            head = run_key[:at]
+            head = head[:-1] if head.endswith(letter) else head
+            tail = run_key[at + len(key) :]
+            others = [k for j, k in enumerate(option_keys) if j != i and k]
+            if len(head) < COPY_MIN and len(tail) < COPY_MIN and not any(k in head or k in tail for k in others):
+                return True
+    return False
