@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from taxpraben.parsing.continuations import (
@@ -39,10 +40,11 @@ __all__ = [
 _LIST_GAP = 6
 
 
-def option_keys_of(options: Sequence[str]) -> list[str]:
+@lru_cache(maxsize=1024)
+def option_keys_of(options: tuple[str, ...]) -> tuple[str, ...]:
     """Each option's comparison key, in option order (an option with no key keeps its place,
     empty, so that index i is always the letter chr(65 + i))."""
-    return [comparison_key(o) for o in options]
+    return tuple(comparison_key(o) for o in options)
 
 
 def option_list_spans(key: str, option_keys: Sequence[str]) -> list[tuple[int, int, int]]:

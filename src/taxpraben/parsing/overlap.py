@@ -49,15 +49,26 @@ def _is_key_char(ch: str) -> bool:
     return unicodedata.category(ch)[0] not in "PSZC"
 
 
+#: Each character seen, and whether it belongs to the key (the category lookup is the cost).
+_KEY_CHARS: dict[str, bool] = {}
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _keeps(ch: str) -> bool:
+    known = _KEY_CHARS.get(ch)
+    if known is None:
+        known = _KEY_CHARS[ch] = _is_key_char(ch)
+    return known
+
+
 def text_key(text: str) -> tuple[str, list[int]]:
-    """The comparison key of ``text`` and, for each key character, its index in ``text``."""
-    chars: list[str] = []
-    where: list[int] = []
-    for i, ch in enumerate(text):
-        if _is_key_char(ch):
-            chars.append(ch.casefold())
-            where.append(i)
-    return "".join(chars), where
+    """The comparison key of ``text`` and, for each key character, its index in ``text``.
+
+    Latin letters are lower-cased one for one (``casefold`` may change a length and with it
+    the map back onto ``text``); full-width forms are already folded by the cleaning."""
+    where = [i for i, ch in enumerate(text) if _keeps(ch)]
+    key = "".join([text[i] for i in where]).translate(_ASCII_LOWER)
+    return key, where
 
 
 def comparison_key(text: str) -> str:
@@ -66,13 +77,16 @@ def comparison_key(text: str) -> str:
     return text_key(strip_latex(clean_prediction(text)))[0]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _prompt_grams(prompt_key: str) -> frozenset[str]:
     n = COPY_MIN
     return frozenset(prompt_key[i : i + n] for i in range(len(prompt_key) - n + 1))
 
 
+@lru_cache(maxsize=1024)
 def prompt_key_of(query: str, document: str | None) -> str:
+    """The key of the prompt, without the document when one is given (cached: the same prompt
+    is read for every run and every reader)."""
     text = strip_latex(clean_prediction(query))
     if document:
         doc = strip_latex(clean_prediction(document))

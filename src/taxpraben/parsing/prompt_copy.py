@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.continuations import (
@@ -108,6 +109,12 @@ class OwnAnswer:
     failure: str | None = None
 
 
+@lru_cache(maxsize=1024)
+def _prompt_lines(query: str) -> tuple[str, ...]:
+    """The keys of the prompt's non-empty lines (cached, as :func:`prompt_key_of`)."""
+    return tuple(k for k in (text_key(line)[0] for line in strip_latex(clean_prediction(query)).split("\n")) if k)
+
+
 def own_answer(
     text: str,
     query: str,
@@ -126,9 +133,9 @@ def own_answer(
     """
     if not text.strip() or not query.strip():
         return OwnAnswer(text)
-    option_keys = option_keys_of(options)
+    option_keys = option_keys_of(tuple(options))
     prompt_key = prompt_key_of(query, document)
-    prompt_lines = [k for k in (text_key(line)[0] for line in strip_latex(clean_prediction(query)).split("\n")) if k]
+    prompt_lines = _prompt_lines(query)
     key, where = text_key(text)
     block = "".join(chr(ord("a") + i) + k for i, k in enumerate(option_keys))
     runs = split_at_own_lines(copied_runs(key, prompt_key), text, where)
