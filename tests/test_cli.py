@@ -34,6 +34,7 @@ def test_tasks_lists_the_14_datasets() -> None:
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -271,3 +272,61 @@ def test_unreachable_hub_is_said_at_once_and_marks_tasks_not_computed(tmp_path: 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(tmp_path / "p.jsonl"), "--tasks", "TaxQA", "--limit", "1", "--out", str(out)])
     assert res.exit_code == 0 and "did not answer" not in res.output
+
+
+def _calc_rows(run: int) -> list[dict]:
+    data = load_data("sample", REG, ["TaxCalc"])
+    return [{"task": "TaxCalc", "id": r.id, "run": run, "prediction": r.answer_text} for r in data.records["TaxCalc"]]
+
+
+def test_score_reads_every_predictions_file_and_globs(tmp_path: Path) -> None:
+    """Repeated --predictions are all read (not only the last), and a glob expands."""
+    first = _write(tmp_path / "a" / "p.jsonl", _calc_rows(0))
+    second = _write(tmp_path / "b" / "p.jsonl", _calc_rows(1))
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(first), "-p", str(second), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    results = json.loads((tmp_path / "o/results.json").read_text(encoding="utf-8"))
+    assert results["meta"]["runs"] == 2
+    assert results["meta"]["predictions_file"] == [str(first), str(second)]
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(tmp_path / "*" / "p.jsonl"), "--out", str(tmp_path / "g")])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "g/results.json").read_text(encoding="utf-8"))["meta"]["runs"] == 2
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(tmp_path / "*" / "none.jsonl")])
+    assert res.exit_code == 1 and "no predictions file matches" in res.output
+    # the same item and run in two files is a duplicate, as within one file
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(first), "-p", str(first.with_name("q.jsonl"))])
+    assert res.exit_code == 1
+    copy = _write(tmp_path / "c" / "p.jsonl", _calc_rows(0))
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(first), "-p", str(copy), "--out", str(tmp_path / "d")])
+    assert res.exit_code == 1 and "duplicate" in res.output
+
+
+def test_a_one_task_file_scores_only_its_task(tmp_path: Path) -> None:
+    preds = _write(tmp_path / "p.jsonl", _calc_rows(0))
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(preds), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "scoring TaxCalc" in res.output
+    results = json.loads((tmp_path / "o/results.json").read_text(encoding="utf-8"))
+    assert list(results["tasks"]) == ["TaxCalc"]
+    assert results["tasks"]["TaxCalc"]["score"]["mean"] == 1.0
+    # --tasks still decides: the others are scored, as missing
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(preds), "--tasks", "TaxCalc,TaxMCQ",
+                              "--out", str(tmp_path / "t")])
+    assert res.exit_code == 0, res.output
+    tasks = json.loads((tmp_path / "t/results.json").read_text(encoding="utf-8"))["tasks"]
+    assert tasks["TaxMCQ"]["error_rate"]["mean"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["score", "--data", "sample", "-p", "x.jsonl", "--bertscore-layer", "-1"], "--bertscore-layer"),
+        (["score", "--data", "sample", "-p", "x.jsonl", "--runs", "0"], "--runs"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--concurrency", "0"], "--concurrency"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--runs", "0"], "--runs"),
+    ],
+)
+def test_out_of_range_option_values_are_refused_when_parsed(argv: list[str], option: str) -> None:
+    res = runner.invoke(app, argv, env={"COLUMNS": "200"})
+    assert res.exit_code == 2, res.output
+    assert option in res.output

@@ -341,7 +341,9 @@ class Meta(Record):
     )
     generation: GenerationConfig | None = _field("The generation settings; null for ``score``.")
     generation_stats: GenerationStats | None = _field("What generation did.", when="`run`")
-    predictions_file: str | None = _field("The predictions file scored.", when="`score`")
+    predictions_file: str | list[str] | None = _field(
+        "The predictions file scored (a list when several were read).", when="`score`"
+    )
     runs: int | None = _field("Runs scored (every figure is over these).")
     shared_generation: bool = _field(
         "True when the runs share one deterministic generation.", default=False

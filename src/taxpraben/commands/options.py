@@ -111,7 +111,8 @@ class ScoringOptions:
         typer.Option(
             "--bertscore-layer",
             envvar=ENV_BERTSCORE_LAYER,
-            help="BERTScore layer.",
+            min=0,
+            help="BERTScore layer (0 is the embeddings).",
             rich_help_panel=SCORING_PANEL,
         ),
     ] = _DEFAULT.bertscore_layer

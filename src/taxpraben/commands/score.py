@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import glob
 import json
+import re
 from collections.abc import Sequence
 from contextlib import ExitStack
 from datetime import datetime, timezone
@@ -152,15 +154,51 @@ def settings_from_options(
     return settings
 
 
+_GLOB = re.compile(r"[*?\[]")
+
+
+def prediction_files(given: Sequence[Path], console: Console) -> list[Path]:
+    """The files ``--predictions`` names, each once, in order: a path as given, a glob
+    expanded (sorted); exit 1 when a glob matches nothing."""
+    files: list[Path] = []
+    for path in given:
+        if not path.exists() and _GLOB.search(str(path)):
+            matched = sorted(Path(p) for p in glob.glob(str(path), recursive=True))
+            if not matched:
+                console.print(f"no predictions file matches {path}", style="red", markup=False, highlight=False)
+                raise typer.Exit(1)
+            files.extend(matched)
+        else:
+            files.append(path)
+    return list(dict.fromkeys(files))
+
+
+def tasks_held(preds: Sequence[Prediction], registry: Registry, console: Console) -> str | None:
+    """The tasks the predictions hold, as a --tasks value, when they hold some but not all:
+    a file for one task scores that task, not the other thirteen as missing."""
+    held = [name for name in registry if any(p.task == name for p in preds)]
+    if not held or len(held) == len(registry):
+        return None
+    console.print(
+        f"scoring {', '.join(held)}: the predictions hold no other task (pass --tasks to score "
+        "others as missing)",
+        markup=False,
+        highlight=False,
+    )
+    return ",".join(held)
+
+
 @with_scoring_options
 def score(
     data: DataOpt,
     predictions: Annotated[
-        Path,
+        list[Path],
         typer.Option(
             "--predictions",
             "-p",
-            help="Predictions file (JSON Lines, one per task/id/run).",
+            help="Predictions file (JSON Lines, one per task/id/run); repeat the option, or give a "
+            "glob ('runs/*/predictions.jsonl'), to read several. Only the tasks they hold are "
+            "scored unless --tasks says otherwise.",
             rich_help_panel=DATA_PANEL,
         ),
     ],
@@ -186,13 +224,17 @@ def score(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = registry_or_exit(task_dir, console)
     settings = settings_from_options(scoring, console, seed=seed, runs=runs)
-    loaded = load_data_or_exit(data, registry, tasks, limit, console)
+    files = prediction_files(predictions, console)
     try:
-        preds = list(read_predictions(predictions))
+        preds = [p for path in files for p in read_predictions(path)]
     except (OSError, PredictionFileError) as exc:
         console.print(f"cannot read predictions: {exc}", style="red", markup=False, highlight=False)
         raise typer.Exit(1) from exc
-    problems = unmatched_problems(loaded, preds, registry, predictions)
+    if tasks is None:
+        tasks = tasks_held(preds, registry, console)
+    loaded = load_data_or_exit(data, registry, tasks, limit, console)
+    source = files[0] if len(files) == 1 else Path(", ".join(str(f) for f in files))
+    problems = unmatched_problems(loaded, preds, registry, source)
     if problems:
         for line in problems:
             console.print(line, style="red", markup=False, highlight=False)
@@ -200,10 +242,10 @@ def score(
     models = sorted({p.model for p in preds if p.model})
     meta = {
         "model": models[0] if len(models) == 1 else (models or None),
-        "predictions_file": str(predictions),
+        "predictions_file": str(files[0]) if len(files) == 1 else [str(f) for f in files],
         "started_at": started,
     }
-    out_dir = out or predictions.parent / "scored"
+    out_dir = out or files[0].parent / "scored"
     with ExitStack() as held:
         try:
             held.enter_context(DirectoryLock(out_dir))
