@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
@@ -70,18 +70,17 @@ from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.parsing.region import (
-    AMBIGUOUS,
     HEDGED,
     NO_ANSWER,
     NONE_CORRECT,
     NOT_AN_OPTION,
     NOT_ASSERTED,
     Reading,
-    Statement,
     answer_statements,
     conclusion_sentence,
     corrected_part,
     lead_sentence,
+    settle_final,
 )
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "read_choice"]
@@ -404,38 +403,6 @@ def read_choice(
         return Reading(None, HEDGED)
 
 
-#: Final statements whose answers must agree: the answer markers proper and boxes (not
-#: 选择/应选, which reasoning also uses: "如果选择A，……").
-_STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed")
-
-
-def _final_pick(final: Sequence[Statement], read: Callable[[str, bool], int | None]) -> Reading | None:
-    """The option the final statements give, latest first; a self-correction wins over what
-    it follows; different options in strong statements with no correction between them are
-    ambiguous."""
-    picks: list[int] = []
-    first: int | None = None
-    for statement in final:
-        picked = read(statement.text, statement.kind == "correction")
-        if statement.kind == "correction":
-            if picked is not None and first is None:
-                return Reading(picked)
-            if first is not None:
-                break  # what came before the correction is superseded
-            continue
-        if picked is None:
-            continue
-        if first is None:
-            first = picked
-        if statement.kind == "boxed" or _STRONG_MARKER.search(statement.marker):
-            picks.append(picked)
-    if first is None:
-        return None
-    if len(set(picks)) > 1:
-        return Reading(None, AMBIGUOUS)
-    return Reading(first)
-
-
 def _choice_index(
     text: str,
     choices: Sequence[str],
@@ -475,9 +442,9 @@ def _choice_index(
     decisive = final[0].text if final else (lines[-1] if lines else "")
     if _says_none_correct(decisive, texts):
         return Reading(None, NONE_CORRECT)
-    from_final = _final_pick(final, read)
-    if from_final is not None:
-        return from_final
+    settled = settle_final(final, lambda st: read(st.text, st.kind == "correction"))
+    if settled is not None:
+        return settled[0]
     boxes = [st for st in final if st.kind == "boxed" and st.text.strip()]
     if boxes:  # the model boxed its answer, and it is none of the options
         return Reading(None, NOT_AN_OPTION)

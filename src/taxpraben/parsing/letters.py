@@ -44,13 +44,13 @@ from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.prompt_copy import comparison_key, gram_share, own_answer
 from taxpraben.parsing.region import (
-    AMBIGUOUS,
     CORRECTED_VALUE,
     NO_ANSWER,
     Reading,
     answer_statements,
     lead_sentence,
     lines_last_first,
+    settle_final,
 )
 
 __all__ = [
@@ -229,9 +229,6 @@ def extract_letter_set(
     return value if isinstance(value, frozenset) else None
 
 
-_STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed")
-
-
 _ANSWER_LEAD = re.compile(r"^(?:答案|答)\s*[:：]\s*")
 #: Share of an option line's 3-grams in its option's text for it to write that option back.
 _RESTATED = 0.6
@@ -242,7 +239,7 @@ def _option_line_letters(text: str, query: str, allowed: str, start: int = 0) ->
     back (``A. 犯罪人死亡``): the options they select."""
     listed = listed_option_texts(query)
     chosen: set[str] = set()
-    for line in text[_line_start(text, start) :].split("\n"):
+    for line in text[text.rfind("\n", 0, start) + 1 :].split("\n"):
         m = _OPTION_TEXT.match(_ANSWER_LEAD.sub("", line.strip().lstrip("*#>-] ")))
         if m is None:
             continue
@@ -251,10 +248,6 @@ def _option_line_letters(text: str, query: str, allowed: str, start: int = 0) ->
         if m.group(1) in allowed and own and (own in line_key or gram_share(line_key, own) >= _RESTATED):
             chosen.add(m.group(1))
     return frozenset(chosen) if len(chosen) >= 2 else None
-
-
-def _line_start(text: str, pos: int) -> int:
-    return text.rfind("\n", 0, pos) + 1
 
 
 def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Reading:
@@ -277,32 +270,16 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
         if from_json:
             return Reading(frozenset().union(*(g for _, _, g in from_json)))
     statements = answer_statements(cleaned)
-    picks: list[frozenset[str]] = []
-    first: frozenset[str] | None = None
-    first_at = 0
-    for statement in statements:
-        if statement.kind == "conclusion":
-            continue
-        picked = _statement_letters(statement.text, allowed, listed, statement.kind)
-        if statement.kind == "correction":
-            if picked and first is None:
-                return Reading(picked)
-            if first is not None:
-                break  # what came before the correction is superseded
-            continue
-        if not picked:
-            continue
-        if first is None:
-            first, first_at = picked, statement.start
-        if statement.kind == "boxed" or _STRONG_MARKER.search(statement.marker):
-            picks.append(picked)
-    if first is not None:
-        restated = _option_line_letters(cleaned, query, allowed, first_at)
-        # different letter sets stated as the answer, with no correction between: ambiguous
-        if len(set(picks)) > 1:
-            return Reading(None, AMBIGUOUS)
-        # "答案：B. …" and the options C and D on the next lines: the answer is all of them
-        return Reading(restated if restated and first < restated else first)
+    final = [st for st in statements if st.kind != "conclusion"]
+    settled = settle_final(final, lambda st: _statement_letters(st.text, allowed, listed, st.kind) or None)
+    if settled is not None:
+        reading, given_by = settled
+        if given_by is not None and isinstance(reading.value, frozenset):
+            # "答案：B. …" and the options C and D on the next lines: the answer is all of them
+            restated = _option_line_letters(cleaned, query, allowed, given_by.start)
+            if restated and reading.value < restated:
+                return Reading(restated)
+        return reading
     verdicts = _verdicts(cleaned, allowed)
     if verdicts:
         if _ALL_OPTIONS.search(conclusion_tail(cleaned)):

@@ -50,7 +50,7 @@ question (:func:`~taxpraben.parsing.prompt_copy.own_answer`), never what it copi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -65,6 +65,7 @@ __all__ = [
     "NOT_ASSERTED",
     "NO_ANSWER",
     "REFUSAL",
+    "STRONG_MARKER",
     "Reading",
     "Statement",
     "answer_statements",
@@ -74,6 +75,7 @@ __all__ = [
     "lead_sentence",
     "lines_last_first",
     "sentences_last_first",
+    "settle_final",
 ]
 
 StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
@@ -142,6 +144,42 @@ CORRECTED_VALUE = re.compile(
     r"应为|应是|应该是|应当是|应该选|应当选|应选|改选|改为|改成|更正为|修正为|正确(?:的)?(?:答案|选项|结果|金额|税额)?(?:是|为|应为)|"
     r"答案(?:是|为|应为)"
 )
+
+
+#: Final statements whose answers must agree: the answer markers proper and boxes (not
+#: 选择/应选, which reasoning also uses: "如果选择A，……").
+STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed")
+
+
+def settle_final(
+    final: Sequence[Statement], read: Callable[[Statement], object | None]
+) -> tuple[Reading, Statement | None] | None:
+    """What the final statements give (latest first), and the statement that gave it: a
+    self-correction wins over what it follows; different answers in strong statements
+    (:data:`STRONG_MARKER`, boxes) with no correction between them are :data:`AMBIGUOUS`.
+    None when no final statement gives anything (``read`` returns None for nothing)."""
+    picks: list[object] = []
+    first: object | None = None
+    given_by: Statement | None = None
+    for statement in final:
+        picked = read(statement)
+        if statement.kind == "correction":
+            if picked is not None and first is None:
+                return Reading(picked), statement
+            if first is not None:
+                break  # what came before the correction is superseded
+            continue
+        if picked is None:
+            continue
+        if first is None:
+            first, given_by = picked, statement
+        if statement.kind == "boxed" or STRONG_MARKER.search(statement.marker):
+            picks.append(picked)
+    if first is None:
+        return None
+    if len(set(picks)) > 1:
+        return Reading(None, AMBIGUOUS), None
+    return Reading(first), given_by
 
 
 def corrected_part(body: str) -> str | None:
