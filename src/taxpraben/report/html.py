@@ -22,8 +22,8 @@ from markupsafe import Markup
 
 from taxpraben import __version__
 from taxpraben.report import plots, tables
-from taxpraben.report.load import model_label, ordered_tasks
 from taxpraben.report.samples import COMPRESS_ABOVE, PREDICTION_LIMIT, BrowserData, write_embedded
+from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
 
 
@@ -53,37 +53,39 @@ def content_security_policy(script: str) -> str:
 
 
 def render_html(
-    results: Results,
-    samples: Iterable[dict[str, Any]],
+    run: RunView | Results,
+    samples: Iterable[dict[str, Any]] | None = None,
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,
 ) -> str:
     """The whole report.html for one result directory (samples embedded for the browser)."""
     out = io.StringIO()
-    write_html(out, results, samples, label=label, compress_above=compress_above)
+    write_html(out, run, samples, label=label, compress_above=compress_above)
     return out.getvalue()
 
 
 def write_html(
     out: TextIO,
-    results: Results,
-    samples: Iterable[dict[str, Any]],
+    run: RunView | Results,
+    samples: Iterable[dict[str, Any]] | None = None,
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,
 ) -> None:
     """:func:`render_html` written into ``out`` as it is produced.
 
-    ``samples`` is read once, one line at a time (``iter_samples``): the sample browser's
-    data is built task by task in temporary files (:class:`BrowserData`) and streamed into
-    the page, so the report of the full benchmark never holds its 36.5K samples at once.
+    ``run``: the run's view, or its results as loaded; ``label`` overrides the view's.
+    ``samples`` (None: the view's own, :meth:`RunView.samples`) is read once, one line at a
+    time: the sample browser's data is built task by task in temporary files
+    (:class:`BrowserData`) and streamed into the page, so the report of the full benchmark
+    never holds its 36.5K samples at once.
     """
-    label = label or model_label(results)
-    meta = results.meta
-    task_order = [row.name for row in ordered_tasks(results)]
+    run = as_view(run)
+    label = label or run.label
+    meta = run.results.meta
     script = asset("report.js")
-    with BrowserData(samples, task_order) as data:
+    with BrowserData(run.samples() if samples is None else samples, run.task_names) as data:
         note = (
             f"Texts longer than {PREDICTION_LIMIT} characters are cut in this page "
             "(the full texts are in samples.jsonl)."
@@ -99,19 +101,19 @@ def write_html(
             version=__version__,
             profile=meta.profile or "?",
             data_hash=meta.data_hash or "?",
-            n_tasks=len(results.tasks),
-            overall=tables.overall_summary(results),
-            banner=tables.problem_banner(results),
-            paper=tables.paper_table(results),
-            groups=tables.group_tables(results),
-            failures=tables.failure_table(results),
-            fields=tables.field_table(results),
-            per_run=tables.per_run_table(results),
-            config=tables.configuration(results),
-            plot_tasks=plots.task_bars(results),
-            plot_radar=plots.bloom_radar(results),
-            plot_failures=plots.failure_bars(results),
-            plot_distributions=plots.score_histograms(results, data.scores),
+            n_tasks=len(run.results.tasks),
+            overall=tables.overall_summary(run),
+            banner=tables.problem_banner(run),
+            paper=tables.paper_table(run),
+            groups=tables.group_tables(run),
+            failures=tables.failure_table(run),
+            fields=tables.field_table(run),
+            per_run=tables.per_run_table(run),
+            config=tables.configuration(run),
+            plot_tasks=plots.task_bars(run),
+            plot_radar=plots.bloom_radar(run),
+            plot_failures=plots.failure_bars(run),
+            plot_distributions=plots.score_histograms(run, data.scores),
             sample_tasks=data.tasks,
             sample_note=note,
             sample_json=Markup(marker),

@@ -20,13 +20,7 @@ from taxpraben import __version__
 from taxpraben.report import format as fmt
 from taxpraben.report import plots
 from taxpraben.report.html import asset, environment
-from taxpraben.report.load import (
-    ReportError,
-    iter_samples,
-    model_label,
-    ordered_tasks,
-    read_results,
-)
+from taxpraben.report.load import ReportError
 from taxpraben.report.markdown import cell
 from taxpraben.report.significance import (
     ALPHA,
@@ -36,6 +30,7 @@ from taxpraben.report.significance import (
     item_scores,
     paired_bootstrap,
 )
+from taxpraben.report.view import RunView, load_run
 from taxpraben.results import OverallStat, Results
 
 LEADERBOARD_MD = "leaderboard.md"
@@ -48,10 +43,18 @@ class IncompatibleResultsError(ReportError):
 
 @dataclass
 class Entry:
-    directory: Path
-    results: Results
-    label: str
+    view: RunView  # the result directory, loaded once (:func:`~taxpraben.report.view.load_run`)
+    label: str  # the view's label, with the directory's name where two entries share it
     items: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def directory(self) -> Path:
+        assert self.view.out_dir is not None  # a leaderboard's views are loaded from directories
+        return self.view.out_dir
+
+    @property
+    def results(self) -> Results:
+        return self.view.results
 
     @property
     def overall(self) -> OverallStat:
@@ -59,7 +62,7 @@ class Entry:
 
     @property
     def computed_tasks(self) -> list[str]:
-        return [row.name for row in ordered_tasks(self.results) if row.computed]
+        return self.view.computed_tasks
 
     @property
     def errors(self) -> tuple[int, int]:
@@ -183,14 +186,14 @@ def build_leaderboard(
     """Load, check, rank and test; no files written."""
     if len(dirs) < 2:
         raise ReportError("a leaderboard needs at least two result directories")
-    entries = [Entry(Path(d), read_results(Path(d)), "") for d in dirs]
-    labels = [model_label(e.results, e.directory) for e in entries]
+    entries = [Entry(load_run(Path(d)), "") for d in dirs]
+    labels = [e.view.label for e in entries]
     for e, label in zip(entries, labels, strict=True):
         e.label = f"{label} ({e.directory.name})" if labels.count(label) > 1 else label
     warnings = check_compatible(entries, force=force)
     entries.sort(key=lambda e: -(e.overall.mean if e.overall.mean is not None else -1.0))
     for e in entries:
-        e.items = item_scores(iter_samples(e.directory))
+        e.items = item_scores(e.view.samples())
     comparisons = []
     for better, worse in itertools.pairwise(entries):
         shared = [t for t in better.computed_tasks if t in set(worse.computed_tasks)]
@@ -198,7 +201,7 @@ def build_leaderboard(
         comparisons.append(Comparison(better, worse, test))
     tasks: list[str] = []
     for e in entries:
-        tasks += [row.name for row in ordered_tasks(e.results) if row.name not in tasks]
+        tasks += [name for name in e.view.task_names if name not in tasks]
     meta = entries[0].results.meta
     return Leaderboard(entries, comparisons, tasks, warnings, meta.profile or "?", meta.data_hash or "?")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -156,22 +156,19 @@ def load_samples(out_dir: Path) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class TaskRow:
-    """One task of ``results.json`` with its name, for tables in paper order."""
+    """One task of ``results.json`` with its name, for tables in paper order; what the
+    tables ask of it (computed, Bloom level, kind) is read once, when the row is made."""
 
     name: str
     entry: TaskResult
+    computed: bool = field(init=False)
+    bloom: str = field(init=False)  # "" where the entry has none
+    kind: str = field(init=False)  # the output kind (``type``), "" where the entry has none
 
-    @property
-    def computed(self) -> bool:
-        return self.entry.computed
-
-    @property
-    def bloom(self) -> str:
-        return self.entry.bloom or ""
-
-    @property
-    def kind(self) -> str:
-        return self.entry.type or ""
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "computed", self.entry.computed)
+        object.__setattr__(self, "bloom", self.entry.bloom or "")
+        object.__setattr__(self, "kind", self.entry.type or "")
 
 
 def ordered_tasks(results: Results) -> list[TaskRow]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from taxpraben.report import format as fmt
 from taxpraben.report import tables
-from taxpraben.report.load import model_label
+from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
 
 
@@ -48,17 +48,19 @@ def render_table(table: tables.Table, *, heading_level: int = 2, group_column: b
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(results: Results, *, label: str | None = None) -> str:
-    """The whole report.md for one result directory."""
-    label = label or model_label(results)
-    overall = tables.overall_summary(results)
-    meta = results.meta
+def render_markdown(run: RunView | Results, *, label: str | None = None) -> str:
+    """The whole report.md for one result directory (its view, or its results as loaded);
+    ``label`` overrides the view's."""
+    run = as_view(run)
+    label = label or run.label
+    overall = tables.overall_summary(run)
+    meta = run.results.meta
     parts = [f"# TaxPraBen report: {cell(label)}", ""]
     parts.append(
         f"Profile `{cell(meta.profile or '?')}` · data `{cell(meta.data_hash or '?')}` · "
-        f"{overall['runs']} run(s) · {len(results.tasks)} tasks"
+        f"{overall['runs']} run(s) · {len(run.results.tasks)} tasks"
     )
-    for line in tables.problem_banner(results):
+    for line in tables.problem_banner(run):
         parts += ["", f"> **Warning:** {cell(line)}"]
     parts += ["", "## Overall Average", ""]
     parts.append(f"**{overall['value']}** (mean ± std over runs, points out of 100)")
@@ -68,16 +70,16 @@ def render_markdown(results: Results, *, label: str | None = None) -> str:
     if overall["partial"]:
         parts += ["", f"> **{cell(overall['partial'])}**"]
     parts.append("")
-    parts.append(render_table(tables.paper_table(results), group_column=True))
-    for table in tables.group_tables(results):
+    parts.append(render_table(tables.paper_table(run), group_column=True))
+    for table in tables.group_tables(run):
         parts.append(render_table(table, heading_level=3))
-    parts.append(render_table(tables.failure_table(results)))
-    fields = tables.field_table(results)
+    parts.append(render_table(tables.failure_table(run)))
+    fields = tables.field_table(run)
     if fields is not None:
         parts.append(render_table(fields))
-    parts.append(render_table(tables.per_run_table(results)))
+    parts.append(render_table(tables.per_run_table(run)))
     parts += ["## Run configuration", ""]
-    for key, value in tables.configuration(results):
+    for key, value in tables.configuration(run):
         parts.append(f"- **{cell(key)}**: {cell(value)}")
     parts.append("")
     parts.append(

@@ -13,9 +13,9 @@ from markupsafe import Markup, escape
 
 from taxpraben.kinds import semantic_metrics
 from taxpraben.report import format as fmt
-from taxpraben.report.load import bloom_levels, ordered_tasks
 from taxpraben.report.samples import score_values
-from taxpraben.results import Results, Stat
+from taxpraben.report.view import RunView
+from taxpraben.results import Stat
 
 BLOOM_COLOURS = {
     "remember": "#4e79a7",
@@ -55,9 +55,9 @@ def _x_axis(
     return out
 
 
-def task_bars(results: Results) -> Markup:
+def task_bars(run: RunView) -> Markup:
     """Horizontal bars of each task's mean score, a line over the range of runs, a dot per run."""
-    rows = ordered_tasks(results)
+    rows = run.tasks
     left, width, bar_h, gap, top = 150, 460, 16, 8, 10
     height = top + len(rows) * (bar_h + gap) + 30
     body = _x_axis(
@@ -97,10 +97,10 @@ def task_bars(results: Results) -> Markup:
     return _svg(left + width + 60, height, body, "Task scores with the spread over runs")
 
 
-def bloom_radar(results: Results) -> Markup:
+def bloom_radar(run: RunView) -> Markup:
     """A radar of the group scores by Bloom level (levels with no computed task sit at 0, greyed)."""
-    groups = results.groups.bloom
-    levels = bloom_levels()
+    groups = run.results.groups.bloom
+    levels = run.bloom_levels
     size, radius = 360, 120
     cx = cy = size / 2
     body: list[str] = []
@@ -134,7 +134,7 @@ def bloom_radar(results: Results) -> Markup:
 
 
 def score_distributions(
-    results: Results, samples: Sequence[dict[str, Any]], bins: int = 20
+    run: RunView, samples: Sequence[dict[str, Any]], bins: int = 20
 ) -> Markup | None:
     """Small histograms of per-item BERTScore and BARTScore for each semantic task, all runs."""
     values: dict[tuple[str, str], list[float]] = {}
@@ -142,17 +142,17 @@ def score_distributions(
     for line in samples:
         for metric, value in score_values(line, semantic):
             values.setdefault((line.get("task", ""), metric), []).append(value)
-    return score_histograms(results, values, bins)
+    return score_histograms(run, values, bins)
 
 
 def score_histograms(
-    results: Results, values: dict[tuple[str, str], list[float]], bins: int = 20
+    run: RunView, values: dict[tuple[str, str], list[float]], bins: int = 20
 ) -> Markup | None:
     """The histograms of :func:`score_distributions` from the values by (task, metric)."""
     if not values:
         return None
     semantic = semantic_metrics()
-    tasks = [row.name for row in ordered_tasks(results) if any((row.name, m) in values for m in semantic)]
+    tasks = [row.name for row in run.tasks if any((row.name, m) in values for m in semantic)]
     metrics = [m for m in semantic if any((t, m) in values for t in tasks)]
     ranges = {}
     for metric in metrics:
@@ -222,9 +222,9 @@ def score_histograms(
     return _svg(width, height, body, "Distributions of per-item semantic scores")
 
 
-def failure_bars(results: Results) -> Markup:
+def failure_bars(run: RunView) -> Markup:
     """Bars of each task's format-failure rate and error rate (means over runs)."""
-    rows = ordered_tasks(results)
+    rows = run.tasks
     rates = []
     for row in rows:
         rates.append((row.name, _rate(row.entry.format_failure_rate), _rate(row.entry.error_rate)))

@@ -1,6 +1,7 @@
 """The tables of a report, as plain text cells, shared by the Markdown and HTML renderers.
 
-Building them once means report.md and report.html cannot disagree about a figure.
+Building them once means report.md and report.html cannot disagree about a figure. Each
+takes the run's :class:`~taxpraben.report.view.RunView` (loaded and ordered once).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from dataclasses import dataclass, field
 
 from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
-from taxpraben.report.load import TaskRow, bloom_levels, ordered_tasks, scorer_problems
-from taxpraben.results import GenerationConfig, Results, RunCounts, ScorerInfo
+from taxpraben.report.load import TaskRow
+from taxpraben.report.view import RunView
+from taxpraben.results import GenerationConfig, RunCounts, ScorerInfo
 
 NOT_COMPUTED_CELL = "not computed"
 NOT_APPLICABLE = ""
@@ -33,7 +35,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
 
-def paper_table(results: Results) -> Table:
+def paper_table(run: RunView) -> Table:
     """Tasks grouped by Bloom level; each metric as mean ± std over runs; the task score last."""
     table = Table(
         "tasks",
@@ -48,7 +50,7 @@ def paper_table(results: Results) -> Table:
             "Score",
         ],
     )
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         task = row.entry
         cells = [
             fmt.bloom_label(row.bloom),
@@ -70,28 +72,28 @@ def paper_table(results: Results) -> Table:
     )
     # One note per distinct reason (a missing scorer usually stops several tasks at once).
     by_reason: dict[str, list[str]] = {}
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         if not row.computed:
             by_reason.setdefault(row.entry.reason or "no reason recorded", []).append(row.name)
     for reason, names in by_reason.items():
         table.notes.append(f"Not computed ({', '.join(names)}): {reason.rstrip('.')}.")
-    for line in scorer_problems(results):
+    for line in run.scorer_problems:
         table.notes.append(f"Scorer unavailable: {line}")
     return table
 
 
-def group_tables(results: Results) -> list[Table]:
+def group_tables(run: RunView) -> list[Table]:
     """Group scores by output type and by Bloom level (unweighted means of task scores)."""
-    groups = {"type": results.groups.type, "bloom": results.groups.bloom}
+    groups = {"type": run.results.groups.type, "bloom": run.results.groups.bloom}
     members: dict[tuple[str, str], list[str]] = {}
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         name = row.name if row.computed else f"{row.name} ({NOT_COMPUTED_CELL})"
         members.setdefault(("type", row.kind), []).append(name)
         members.setdefault(("bloom", row.bloom), []).append(name)
     out = []
     order = {
         "type": [kind.name for kind in kinds()],
-        "bloom": bloom_levels(),
+        "bloom": list(run.bloom_levels),
     }
     titles = {"type": ("By output type", "Type"), "bloom": ("By Bloom level", "Bloom level")}
     for dimension in ("type", "bloom"):
@@ -128,7 +130,7 @@ def run_counts(row: TaskRow) -> RunCounts:
     )
 
 
-def failure_table(results: Results) -> Table:
+def failure_table(run: RunView) -> Table:
     """Format failures (unparseable output), generation errors and missing classification labels."""
     table = Table(
         "failures",
@@ -142,7 +144,7 @@ def failure_table(results: Results) -> Table:
             "Why not read (all runs)",
         ],
     )
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         task = row.entry
         counts = run_counts(row)
         table.rows.append(
@@ -169,7 +171,7 @@ def failure_table(results: Results) -> Table:
     return table
 
 
-def field_table(results: Results) -> Table | None:
+def field_table(run: RunView) -> Table | None:
     """Per-field figures of mixed tasks and multi-aspect generation, or None when there are none."""
     table = Table(
         "fields",
@@ -177,7 +179,7 @@ def field_table(results: Results) -> Table | None:
         ["Task", "Field", "Kind", "Metric", "Value", "Format failures"],
     )
     declared = all_metrics()
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         for name, figures in (row.entry.fields or {}).items():
             # The field's first figure that a kind declares as a metric is the one shown.
             metrics = figures.metric_figures
@@ -207,17 +209,17 @@ def field_table(results: Results) -> Table | None:
     return table
 
 
-def per_run_table(results: Results) -> Table:
+def per_run_table(run: RunView) -> Table:
     """Each task's score in each run, then the Overall Average per run."""
-    runs = results.meta.runs or 0
-    for row in ordered_tasks(results):
+    runs = run.results.meta.runs or 0
+    for row in run.tasks:
         runs = max(runs, len(row.entry.per_run))
     table = Table(
         "per-run",
         "Scores per run",
         ["Task", *(f"Run {k}" for k in range(runs)), "Mean ± std", "95% CI over runs"],
     )
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         by_run = {r.run: r for r in row.entry.per_run}
         cells = [row.name]
         for k in range(runs):
@@ -229,7 +231,7 @@ def per_run_table(results: Results) -> Table:
             fmt.interval(score.ci95 if score is not None else None),
         ]
         table.rows.append(Row(cells, task=row.name, muted=not row.computed))
-    overall = results.overall
+    overall = run.results.overall
     per_run = list(overall.runs)
     table.rows.append(
         Row(
@@ -244,14 +246,14 @@ def per_run_table(results: Results) -> Table:
     return table
 
 
-def problem_banner(results: Results) -> list[str]:
+def problem_banner(run: RunView) -> list[str]:
     """What makes the figures less than a model's score, one line each, with counts.
 
     Shown at the top of report.md, report.html and the terminal summary whenever
     predictions errored or were missing, or tasks were not computed; [] otherwise.
     """
-    counts = results.meta.counts
-    rows = ordered_tasks(results)
+    counts = run.results.meta.counts
+    rows = run.tasks
     by_task = [run_counts(row) for row in rows]
     total = counts.scored_predictions or counts.predictions or 0
     if not total:  # older results: count from the tasks' own per-run counts
@@ -277,14 +279,14 @@ def problem_banner(results: Results) -> list[str]:
     return lines
 
 
-def overall_summary(results: Results) -> dict[str, str]:
+def overall_summary(run: RunView) -> dict[str, str]:
     """The Overall Average as text pieces: value, intervals and a partial warning (or '')."""
-    overall = results.overall
-    missing = [row.name for row in ordered_tasks(results) if not row.computed]
+    overall = run.results.overall
+    missing = [row.name for row in run.tasks if not row.computed]
     partial = ""
     if overall.partial or missing:
         partial = (
-            f"Partial: computed over {len(overall.tasks)} of {len(results.tasks)} tasks; "
+            f"Partial: computed over {len(overall.tasks)} of {len(run.results.tasks)} tasks; "
             f"not computed: {', '.join(missing) or 'see tasks'}. It is not comparable with a full Overall Average."
         )
     return {
@@ -296,9 +298,9 @@ def overall_summary(results: Results) -> dict[str, str]:
     }
 
 
-def configuration(results: Results) -> list[tuple[str, str]]:
+def configuration(run: RunView) -> list[tuple[str, str]]:
     """The run configuration as (label, text) pairs, in reading order."""
-    meta = results.meta
+    meta = run.results.meta
     pairs: list[tuple[str, str]] = [
         ("Model", str(meta.model or "(predictions scored with `taxpraben score`)")),
         ("Endpoint", str(meta.endpoint or "—")),

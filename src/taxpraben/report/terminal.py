@@ -10,26 +10,29 @@ from rich.table import Table
 
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Leaderboard, overall_gap
-from taxpraben.report.load import model_label, ordered_tasks, reported, scorer_problems
 from taxpraben.report.tables import overall_summary, problem_banner
+from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
 
 
-def print_summary(results: Results, paths: Sequence[Path], console: Console | None = None) -> None:
+def print_summary(
+    run: RunView | Results, paths: Sequence[Path], console: Console | None = None
+) -> None:
     """Task scores, group scores, the Overall Average with its 95% interval, format failures, paths.
 
-    ``results`` as written or as loaded: the figures are shown as the reports show them
-    (:func:`~taxpraben.report.load.reported`).
+    ``run``: the run's view, or its results as written or as loaded: the figures are shown
+    as the reports show them (:func:`~taxpraben.report.load.reported`).
     """
     console = console or Console()
-    results = reported(results)
-    for line in problem_banner(results):
+    run = as_view(run)
+    results = run.results
+    for line in problem_banner(run):
         console.print(f"Warning: {line}", style="bold red", markup=False, highlight=False)
     meta = results.meta
     runs = "?" if meta.runs is None else meta.runs
     profile = "?" if meta.profile is None else meta.profile
     table = Table(
-        title=f"TaxPraBen: {model_label(results)}",
+        title=f"TaxPraBen: {run.label}",
         caption=f"points out of 100, mean ± std over {runs} run(s) · profile {profile}",
     )
     table.add_column("Bloom")
@@ -38,7 +41,7 @@ def print_summary(results: Results, paths: Sequence[Path], console: Console | No
     table.add_column("Format failures", justify="right", no_wrap=True)
     table.add_column("Errors", justify="right", no_wrap=True)
     previous = None
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         task = row.entry
         bloom = fmt.bloom_label(row.bloom) if row.bloom != previous else ""
         previous = row.bloom
@@ -51,7 +54,7 @@ def print_summary(results: Results, paths: Sequence[Path], console: Console | No
             fmt.mean(task.error_rate, "error_rate"),
         )
     table.add_section()
-    overall = overall_summary(results)
+    overall = overall_summary(run)
     table.add_row("", "[bold]Overall Average[/]", f"[bold]{overall['value']}[/]", "", "")
     table.add_row("", "95% CI over runs", overall["ci95"], "", "")
     table.add_row("", "95% bootstrap CI (items)", overall["bootstrap_ci95"], "", "")
@@ -68,12 +71,12 @@ def print_summary(results: Results, paths: Sequence[Path], console: Console | No
     if overall["partial"]:
         console.print(f"[yellow]{overall['partial']}[/]", highlight=False)
     by_reason: dict[str, list[str]] = {}
-    for row in ordered_tasks(results):
+    for row in run.tasks:
         if not row.computed:
             by_reason.setdefault(row.entry.reason or "no reason recorded", []).append(row.name)
     for reason, names in by_reason.items():
         console.print(f"[yellow]Not computed[/] ({', '.join(names)}): {reason}", highlight=False)
-    for line in scorer_problems(results):
+    for line in run.scorer_problems:
         console.print(f"Scorer unavailable: {line}", style="yellow", highlight=False, markup=False)
     for path in paths:
         console.print(f"Wrote {path}", highlight=False)
