@@ -1,18 +1,25 @@
-"""The runner against the mock server: retries, limits, cache, dedupe, interruption."""
+"""The runner: retries, limits, cache, dedupe, interruption.
+
+End to end against the mock server where HTTP matters (fault classification, caching, the
+progress bar); on a fake clock with fake backends where time does (rate limits, backoff,
+Retry-After, deadlines, the unreachable grace, interruption): those assert exact virtual
+times, never wall-clock bounds.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import io
+import random
 import sqlite3
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 
+from helpers.fake_clock import FakeClock, MaxJitter, MinJitter
 from helpers.mock_openai_server import MockConfig, MockServer
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.data.records import Record
@@ -25,7 +32,7 @@ from taxpraben.models.base import (
 )
 from taxpraben.models.openai import OpenAIBackend
 from taxpraben.predictions import Prediction
-from taxpraben.runner import RateLimiter, Runner, RunnerSettings, backoff_delay
+from taxpraben.runner import RateLimiter, RunAborted, Runner, RunnerSettings, backoff_delay
 
 CONFIG = GenerationConfig(max_tokens=32)
 FAST = RunnerSettings(concurrency=8, backoff_base=0.005, backoff_max=0.05, progress=False)
@@ -118,79 +125,202 @@ def test_client_errors_fail_at_once_with_the_server_message() -> None:
     assert preds[0].error == "HTTP 400: Invalid parameter: max_tokens is too large"
 
 
-def test_retry_after_is_honoured() -> None:
-    reqs = make_requests(n=1, runs=1)
-    start = time.monotonic()
-
-    async def scenario() -> tuple[list[Prediction], MockServer]:
-        server = MockServer(MockConfig(failure_rate=1.0, failure_kinds=("429",), retry_after=0.3))
-        await server.start()
-        backend = OpenAIBackend("mock", base_url=server.base_url)
-        runner = Runner(backend, CONFIG, FAST)
-        task = asyncio.ensure_future(runner.run(reqs))
-        await asyncio.sleep(0.1)
-        server.config.failure_rate = 0.0  # the second attempt passes
-        preds = await task
-        await server.stop()
-        return preds, server
-
-    preds, server = asyncio.run(scenario())
-    assert not preds[0].error and server.stats.requests == 2
-    assert time.monotonic() - start >= 0.3
+#: For request ``id`` at attempt ``n`` (1-based): how long it takes, and the error it ends in
+#: (None: it is answered).
+Plan = Callable[[str, int], tuple[float, BackendError | None]]
 
 
-def test_deadline_stops_retrying() -> None:
-    reqs = make_requests(n=2, runs=1)
-    settings = RunnerSettings(max_retries=100, deadline=0.2, backoff_base=0.05, progress=False)
-    preds, _, server = generate(MockConfig(failure_rate=1.0, failure_kinds=("500",)), reqs, settings)
-    # Backoffs of 0.05, 0.1, 0.2 s reach the 0.2 s deadline within a few attempts, not 101
-    # (a slower machine only makes fewer attempts fit).
-    assert server.stats.requests <= 2 * 5
-    assert all("deadline of 0.2 s reached" in (p.error or "") for p in preds)
+def answered_at_once(item: str, attempt: int) -> tuple[float, BackendError | None]:
+    return 0.0, None
 
 
-def test_concurrency_is_bounded() -> None:
-    reqs = make_requests(n=24, runs=1)
-    settings = RunnerSettings(concurrency=4, progress=False)
-    start = time.monotonic()
-    generate(MockConfig(latency=0.05), reqs, settings)
-    # 24 requests, 4 at a time, 0.05 s each: at least 6 waves.
-    assert time.monotonic() - start >= 0.3
+class TimedBackend:
+    """A backend on a fake clock: each attempt takes and ends as ``plan`` says; it notes when
+    each attempt started and how many were in flight at most."""
+
+    kind = "fake"
+    model = "timed"
+    endpoint = None
+    batch_size = 1
+    cacheable = False
+    spec = "fake:timed"
+
+    def __init__(self, clock: FakeClock, plan: Plan = answered_at_once) -> None:
+        self.clock = clock
+        self.plan = plan
+        self.starts: list[tuple[float, str]] = []
+        self.in_flight = self.max_in_flight = 0
+
+    def shares_runs(self, config: GenerationConfig) -> bool:
+        return False
+
+    def started(self, item: str) -> list[float]:
+        return [t for t, i in self.starts if i == item]
+
+    async def generate(self, requests: Sequence[Request], config: GenerationConfig) -> list[Completion | BackendError]:
+        (request,) = requests
+        item = request.record.id
+        attempt = len(self.started(item)) + 1
+        self.starts.append((self.clock.now(), item))
+        latency, error = self.plan(item, attempt)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await (self.clock.sleep(latency) if latency else asyncio.sleep(0))
+        finally:
+            self.in_flight -= 1
+        return [error or Completion(text=f"答案 {item}")]
+
+    async def aclose(self) -> None:
+        pass
+
+
+def timed_run(
+    plan: Plan, n: int, settings: RunnerSettings, *, clock: FakeClock | None = None
+) -> tuple[list[Prediction], TimedBackend, FakeClock]:
+    """Run ``n`` requests (ids "0".."n-1") through a TimedBackend; jitter at its maximum."""
+    clock = clock or FakeClock()
+    backend = TimedBackend(clock, plan)
+    runner = Runner(backend, CONFIG, settings, clock=clock, rng=MaxJitter())
+    preds = asyncio.run(runner.run(make_requests(n=n, runs=1)))
+    return preds, backend, clock
+
+
+def test_retry_after_is_honoured_and_pauses_every_worker() -> None:
+    def plan(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        if item == "0" and attempt == 1:
+            return 0.0, BackendError("HTTP 429: slow down", retryable=True, retry_after=1.0)
+        return (0.5 if item == "1" else 0.0), None
+
+    settings = RunnerSettings(concurrency=2, progress=False)
+    preds, backend, _ = timed_run(plan, 3, settings)
+    assert all(not p.error for p in preds)
+    # Item 1 ends at 0.5; item 2 then waits out the pause to t=1.0; item 0 retries after
+    # Retry-After plus its (maximal, 10%) jitter.
+    assert backend.starts == [(0.0, "0"), (0.0, "1"), (1.0, "2"), (pytest.approx(1.1), "0")]
+
+
+def test_rate_limiter_waits_for_the_pause_and_the_buckets() -> None:
+    clock = FakeClock()
+
+    async def scenario() -> list[float]:
+        limiter = RateLimiter(tpm=6000, clock=clock)  # 100 tokens per second, bucket of 100
+        times = []
+        await limiter.acquire(1, 100)
+        times.append(clock.now())
+        await limiter.acquire(1, 50)  # the bucket is empty: 50 tokens take 0.5 s
+        times.append(clock.now())
+        limiter.settle_tokens(50, 0)  # refunded: 50 in the bucket
+        limiter.pause(0.1)
+        await limiter.acquire(1, 10)  # only the pause holds it; 50 left
+        times.append(clock.now())
+        await limiter.acquire(1, 250)  # above capacity: waits for a full bucket, owes 150
+        times.append(clock.now())
+        await limiter.acquire(1, 10)  # the debt and 10 more: 1.6 s
+        times.append(clock.now())
+        return times
+
+    assert asyncio.run(scenario()) == pytest.approx([0.0, 0.5, 0.6, 1.1, 2.7])
+
+
+def test_rate_limiter_requests_per_minute() -> None:
+    clock = FakeClock()
+
+    async def scenario() -> list[float]:
+        limiter = RateLimiter(rpm=600, clock=clock)  # 10 per second, a bucket of 10
+        times = []
+        for _ in range(13):
+            await limiter.acquire(1, 0)
+            times.append(clock.now())
+        return times
+
+    # The first 10 at once, the 11th at t=0.1, then one every 0.1 s.
+    assert asyncio.run(scenario()) == pytest.approx([0.0] * 10 + [0.1, 0.2, 0.3])
 
 
 def test_rpm_limit_spaces_requests() -> None:
-    reqs = make_requests(n=30, runs=1)
     settings = RunnerSettings(concurrency=16, rpm=1200, progress=False)  # 20 per second
-    start = time.monotonic()
-    generate(MockConfig(), reqs, settings)
+    _, backend, _ = timed_run(answered_at_once, 30, settings)
     # A bucket of one second's worth (20) goes at once, the other 10 at 20 per second.
-    assert time.monotonic() - start >= 0.45
+    assert [t for t, _ in backend.starts] == pytest.approx([0.0] * 20 + [0.05 * k for k in range(1, 11)])
 
 
-def test_rate_limiter_tokens_and_pause() -> None:
-    async def scenario() -> float:
-        limiter = RateLimiter(tpm=6000)  # 100 tokens per second, bucket of 100
-        start = time.monotonic()
-        await limiter.acquire(1, 100)
-        await limiter.acquire(1, 50)  # waits ~0.5 s
-        limiter.settle_tokens(50, 0)  # refund
-        limiter.pause(0.1)
-        await limiter.acquire(1, 10)
-        return time.monotonic() - start
+@pytest.mark.parametrize(
+    ("latency", "starts", "attempts"),
+    [
+        # Backoffs of 0.05 and 0.1 s; the next (0.2 s) would end past the deadline.
+        (0.0, [0.0, 0.05, 0.15], 3),
+        # The second attempt ends at 0.25, past the deadline: no third.
+        (0.1, [0.0, 0.15], 2),
+    ],
+)
+def test_deadline_stops_retrying(latency: float, starts: list[float], attempts: int) -> None:
+    def plan(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        return latency, BackendError("HTTP 500: internal error", retryable=True)
 
-    assert asyncio.run(scenario()) >= 0.55  # no upper bound: a loaded machine is slower
+    settings = RunnerSettings(max_retries=100, deadline=0.2, backoff_base=0.05, progress=False)
+    preds, backend, _ = timed_run(plan, 2, settings)
+    assert backend.started("0") == backend.started("1") == pytest.approx(starts)
+    assert all(
+        p.error == f"HTTP 500: internal error [after {attempts} attempts, deadline of 0.2 s reached]"
+        for p in preds
+    )
+
+
+def test_concurrency_is_bounded() -> None:
+    def plan(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        return 0.05, None
+
+    settings = RunnerSettings(concurrency=4, progress=False)
+    _, backend, clock = timed_run(plan, 24, settings)
+    # 24 requests, 4 at a time, 0.05 s each: 6 waves, done at t=0.3.
+    assert backend.max_in_flight == 4
+    assert [t for t, _ in backend.starts] == pytest.approx([0.05 * (k // 4) for k in range(24)])
+    assert clock.now() == pytest.approx(0.3)
+
+
+def test_an_attempt_that_waited_out_its_deadline_is_retried_at_once() -> None:
+    def plan(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        if attempt == 1:
+            return 2.0, BackendError("no first token after 2.0 s", retryable=True, waited=True)
+        return 0.0, None
+
+    preds, backend, _ = timed_run(plan, 1, RunnerSettings(progress=False))
+    assert not preds[0].error
+    assert backend.started("0") == [0.0, 2.0]  # the 2 s wait was the backoff
+
+
+def test_nothing_answering_stops_once_the_grace_has_passed() -> None:
+    def plan(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        return 0.0, BackendError("cannot connect to http://x/v1", retryable=True, unreachable=True)
+
+    settings = RunnerSettings(concurrency=1, max_retries=100, backoff_base=0.5, unreachable_grace=5.0, progress=False)
+    clock = FakeClock()
+    with pytest.raises(RunAborted, match=r"nothing has answered for 5\.0 s: stopped"):
+        timed_run(plan, 1, settings, clock=clock)
+    # Backoffs of 0.5, 1, 2 s; the 4 s one is cut to end just past the grace.
+    assert clock.now() == pytest.approx(5.01)
+    assert clock.sleeps == pytest.approx([0.5, 1.0, 2.0, 1.51])
+
+
+def test_the_run_starts_on_the_runner_clock() -> None:
+    clock = FakeClock(start=100.0)
+    runner = Runner(TimedBackend(clock), CONFIG, RunnerSettings(progress=False), clock=clock)
+    assert runner.stats.started == 100.0
 
 
 def test_backoff_grows_with_jitter_and_respects_retry_after() -> None:
     s = RunnerSettings(backoff_base=1.0, backoff_max=8.0)
-    d1 = [backoff_delay(1, s) for _ in range(50)]
-    d4 = [backoff_delay(4, s) for _ in range(50)]
-    d9 = [backoff_delay(9, s) for _ in range(50)]
-    assert all(0.5 <= d <= 1.0 for d in d1) and len(set(d1)) > 1
-    assert all(4.0 <= d <= 8.0 for d in d4)
-    assert all(d <= 8.0 for d in d9)
-    assert all(5.0 <= backoff_delay(1, s, retry_after=5.0) <= 5.5 for _ in range(20))
+    low, high = MinJitter(), MaxJitter()
+    assert [backoff_delay(a, s, rng=low) for a in (1, 2, 3, 4, 9)] == [0.5, 1.0, 2.0, 4.0, 4.0]
+    assert [backoff_delay(a, s, rng=high) for a in (1, 2, 3, 4, 9)] == [1.0, 2.0, 4.0, 8.0, 8.0]
+    assert backoff_delay(1, s, retry_after=5.0, rng=low) == 5.0
+    assert backoff_delay(1, s, retry_after=5.0, rng=high) == pytest.approx(5.5)
     assert backoff_delay(3, s, retry_after=0.0) == 0.0
+    # A real generator jitters within [d/2, d]; the default is the random module's.
+    for rng in (random.Random(7), None):
+        drawn = [backoff_delay(1, s, rng=rng) for _ in range(50)]
+        assert all(0.5 <= d <= 1.0 for d in drawn) and len(set(drawn)) > 1
 
 
 def test_cache_hits_send_nothing_and_keep_predictions(tmp_path: Path) -> None:
@@ -240,7 +370,7 @@ def test_progress_bar_shows_counters() -> None:
 
 
 class _SlowBackend:
-    """Completes one request per 0.02 s, so a run can be interrupted half-way."""
+    """Completes one request per 0.02 s of ``clock``, so a run can be interrupted half-way."""
 
     kind = "openai"
     model = "slow"
@@ -249,13 +379,16 @@ class _SlowBackend:
     cacheable = True
     spec = "openai:slow"
 
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+
     def shares_runs(self, config: GenerationConfig) -> bool:
         return False
 
     async def generate(
         self, requests: Sequence[Request], config: GenerationConfig
     ) -> list[Completion | BackendError]:
-        await asyncio.sleep(0.02)
+        await self.clock.sleep(0.02)
         return [Completion(text=f"答案 {r.record.id}") for r in requests]
 
     async def aclose(self) -> None:
@@ -264,23 +397,25 @@ class _SlowBackend:
 
 def test_cancellation_keeps_what_arrived(tmp_path: Path) -> None:
     reqs = make_requests(n=100, runs=1)
-    backend = _SlowBackend()
+    clock = FakeClock()
+    backend = _SlowBackend(clock)
     with CompletionCache(tmp_path / "c.sqlite") as cache:
-        runner = Runner(backend, CONFIG, RunnerSettings(concurrency=2, progress=False), cache=cache)
+        runner = Runner(backend, CONFIG, RunnerSettings(concurrency=2, progress=False), cache=cache, clock=clock)
 
         async def scenario() -> None:
             task = asyncio.ensure_future(runner.run(reqs))
-            await asyncio.sleep(0.25)
+            await clock.sleep(0.25)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
 
         asyncio.run(scenario())
         assert backend.closed
-        assert 5 <= len(cache) == runner.stats.done < 100
+        # Two at a time, 0.02 s each: 24 arrived by t=0.25, all of them committed.
+        assert len(cache) == runner.stats.done == 24
         # Resume: only the rest is generated.
         runner2 = Runner(
-            _SlowBackend(), CONFIG, RunnerSettings(concurrency=50, progress=False), cache=cache
+            _SlowBackend(clock), CONFIG, RunnerSettings(concurrency=50, progress=False), cache=cache, clock=clock
         )
         preds = asyncio.run(runner2.run(reqs))
         assert runner2.stats.cached == runner.stats.done
@@ -296,8 +431,9 @@ def test_a_cache_that_cannot_be_written_stops_the_run(
 
     with CompletionCache(tmp_path / "c.sqlite") as cache:
         monkeypatch.setattr(cache, "put_many", disk_full)
+        clock = FakeClock()
         runner = Runner(
-            _SlowBackend(), CONFIG, RunnerSettings(concurrency=2, progress=False), cache=cache
+            _SlowBackend(clock), CONFIG, RunnerSettings(concurrency=2, progress=False), cache=cache, clock=clock
         )
         with pytest.raises(CacheError, match="cannot write: database or disk is full"):
             asyncio.run(runner.run(make_requests(n=20, runs=1)))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.fake_clock import FakeClock
 from taxpraben.cache import CompletionCache
 from taxpraben.data.records import Record
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, build_request
@@ -31,10 +32,13 @@ class CountingBackend:
     endpoint = None
     cacheable = True
 
-    def __init__(self, produced: list[int], batch_size: int = 1, delay: float = 0.0) -> None:
+    def __init__(
+        self, produced: list[int], batch_size: int = 1, delay: float = 0.0, clock: FakeClock | None = None
+    ) -> None:
         self.produced = produced
         self.batch_size = batch_size
         self.delay = delay
+        self.clock = clock
         self.calls: list[int] = []
         self.sent: list[tuple[str, str, int]] = []
 
@@ -48,7 +52,7 @@ class CountingBackend:
     async def generate(self, requests: Sequence[Request], config: GenerationConfig) -> list[Completion | BackendError]:
         self.calls.append(self.produced[0])
         self.sent.extend(r.key for r in requests)
-        await asyncio.sleep(self.delay)
+        await (self.clock.sleep(self.delay) if self.clock is not None else asyncio.sleep(self.delay))
         return [Completion(text=r.messages[-1]["content"][::-1]) for r in requests]
 
     async def aclose(self) -> None:
@@ -85,12 +89,15 @@ def test_first_request_goes_out_before_the_feed_is_read_and_answers_match_a_list
 def test_an_error_of_the_feed_stops_the_sending_at_once() -> None:
     requests = requests_for(1000)
     produced = [0]
-    backend = CountingBackend(produced, delay=0.01)
+    clock = FakeClock()
+    backend = CountingBackend(produced, delay=0.01, clock=clock)
     with pytest.raises(ValueError, match="record 900 is faulty"):
-        asyncio.run(Runner(backend, CONFIG, SETTINGS).run(counted(requests, produced, fail_after=900)))
+        asyncio.run(Runner(backend, CONFIG, SETTINGS, clock=clock).run(counted(requests, produced, fail_after=900)))
     assert produced[0] == 900
-    # Without the producer watched, the 4 workers would have sent all 900 queued requests.
-    assert 0 < len(backend.sent) < 100
+    # On the fake clock no time passes while the feed is read: each of the 4 workers has its
+    # first request out when the error stops them. Without the producer watched, they would
+    # have gone on to send all 900 queued requests.
+    assert len(backend.sent) == SETTINGS.concurrency and clock.now() == 0.0
 
 
 def test_cached_requests_are_looked_up_as_they_are_read(tmp_path: Path) -> None:

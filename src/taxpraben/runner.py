@@ -27,6 +27,11 @@ Requests that would get the same completion are sent once: identical cache keys 
 messages, config, seed and run) share one request, and when the backend says its runs
 share one generation (greedy local decoding, deterministic baselines) only run 0 is made
 and copied to the other runs.
+
+Time: the runner, its :class:`RateLimiter` and :func:`backoff_delay` read time and wait only
+through a :class:`~taxpraben.clock.Clock` (``clock=``, the system clock by default) and draw
+their jitter from ``rng=`` (the ``random`` module by default), so that tests run them on a
+fake clock and assert exact times.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -52,6 +58,7 @@ from rich.progress import (
 from rich.text import Text
 
 from taxpraben.cache import CacheError, CompletionCache, cache_key
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.models.base import (
     Backend,
     BackendError,
@@ -63,6 +70,12 @@ from taxpraben.predictions import Prediction
 
 #: Requests read from a lazy feed between two turns of the event loop.
 _CHUNK = 64
+
+
+class Jitter(Protocol):
+    """Where backoff jitter comes from: ``random.Random`` or anything with its ``uniform``."""
+
+    def uniform(self, a: float, b: float, /) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -109,6 +122,7 @@ class RunStats:
     completion_tokens: int = 0
     shared_generation: bool = False
     first_error: str | None = None
+    #: When the run started, on the runner's clock (``time.monotonic()`` by default).
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -120,31 +134,37 @@ class RateLimiter:
     """Token buckets for requests and tokens per minute, plus a shared pause after a 429.
 
     Each bucket holds one second's worth (at least one request's worth), so a limit of
-    600 RPM sends about 10 requests a second rather than 600 at once.
+    600 RPM sends about 10 requests a second rather than 600 at once. Time is read from, and
+    waited on, ``clock``.
     """
 
-    def __init__(self, rpm: float | None = None, tpm: float | None = None) -> None:
-        self._rpm = _Bucket(rpm / 60.0) if rpm else None
-        self._tpm = _Bucket(tpm / 60.0) if tpm else None
-        self._paused_until = 0.0
+    def __init__(
+        self, rpm: float | None = None, tpm: float | None = None, *, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
+        self._clock = clock
+        self._rpm = _Bucket(rpm / 60.0, clock) if rpm else None
+        self._tpm = _Bucket(tpm / 60.0, clock) if tpm else None
+        #: Until when every acquirer waits; None: never paused.
+        self._paused_until: float | None = None
         self._lock = asyncio.Lock()
 
     def pause(self, seconds: float) -> None:
         """Hold every acquirer for ``seconds`` (the server's Retry-After)."""
-        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
+        until = self._clock.now() + seconds
+        self._paused_until = until if self._paused_until is None else max(self._paused_until, until)
 
     async def acquire(self, requests: int, tokens: int) -> None:
-        if self._rpm is None and self._tpm is None and self._paused_until == 0.0:
+        if self._rpm is None and self._tpm is None and self._paused_until is None:
             return
         async with self._lock:  # first come, first served
             while True:
-                wait = self._paused_until - time.monotonic()
+                wait = -1.0 if self._paused_until is None else self._paused_until - self._clock.now()
                 for bucket, need in ((self._rpm, requests), (self._tpm, tokens)):
                     if bucket is not None:
                         wait = max(wait, bucket.wait_for(need))
                 if wait <= 0:
                     break
-                await asyncio.sleep(wait)
+                await self._clock.sleep(wait)
             if self._rpm is not None:
                 self._rpm.take(requests)
             if self._tpm is not None:
@@ -157,14 +177,15 @@ class RateLimiter:
 
 
 class _Bucket:
-    def __init__(self, per_second: float) -> None:
+    def __init__(self, per_second: float, clock: Clock = SYSTEM_CLOCK) -> None:
+        self._clock = clock
         self.rate = per_second
         self.capacity = max(1.0, per_second)
         self.level = self.capacity
-        self.stamp = time.monotonic()
+        self.stamp = clock.now()
 
     def _refill(self) -> None:
-        now = time.monotonic()
+        now = self._clock.now()
         self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
         self.stamp = now
 
@@ -180,18 +201,24 @@ class _Bucket:
 
 
 def backoff_delay(
-    attempt: int, settings: RunnerSettings, retry_after: float | None = None
+    attempt: int,
+    settings: RunnerSettings,
+    retry_after: float | None = None,
+    *,
+    rng: Jitter | None = None,
 ) -> float:
     """Wait before retry number ``attempt`` (1-based).
 
     The server's ``Retry-After`` when it sent one (plus up to 10% jitter, so that the
     workers it stopped do not return in one burst); otherwise exponential backoff with
     "equal jitter": uniform in [d/2, d] for d = min(backoff_max, backoff_base * 2**(attempt-1)).
+    The jitter is drawn from ``rng`` (default: the ``random`` module's shared generator).
     """
+    uniform = random.uniform if rng is None else rng.uniform
     if retry_after is not None:
-        return retry_after * (1 + random.uniform(0, 0.1))
+        return retry_after * (1 + uniform(0, 0.1))
     ceiling = min(settings.backoff_max, settings.backoff_base * 2 ** (attempt - 1))
-    return ceiling / 2 + random.uniform(0, ceiling / 2)
+    return ceiling / 2 + uniform(0, ceiling / 2)
 
 
 def estimate_tokens(request: Request, config: GenerationConfig) -> int:
@@ -232,7 +259,11 @@ class _StatsColumn(ProgressColumn):
 
 
 class Runner:
-    """Generates the predictions of a run; ``stats`` stays readable after an interruption."""
+    """Generates the predictions of a run; ``stats`` stays readable after an interruption.
+
+    ``clock`` is what deadlines, the unreachable grace, backoff waits and rate limits are
+    measured on; ``rng`` gives the backoff jitter (see :func:`backoff_delay`).
+    """
 
     def __init__(
         self,
@@ -242,14 +273,18 @@ class Runner:
         *,
         cache: CompletionCache | None = None,
         console: Console | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        rng: Jitter | None = None,
     ) -> None:
         self.backend = backend
         self.config = config
         self.settings = settings or RunnerSettings()
         self.cache = cache if backend.cacheable else None
         self.console = console or Console(stderr=True)
-        self.stats = RunStats()
-        self._limiter = RateLimiter(self.settings.rpm, self.settings.tpm)
+        self.clock = clock
+        self._rng = rng
+        self.stats = RunStats(started=clock.now())
+        self._limiter = RateLimiter(self.settings.rpm, self.settings.tpm, clock=clock)
         self._results: dict[str, Completion | BackendError] = {}
         #: Every request read so far with its group key; the distinct ones; those to send.
         self._order: list[tuple[str, Request]] = []
@@ -396,7 +431,7 @@ class Runner:
             return
         if self._answered:
             return
-        now = time.monotonic()
+        now = self.clock.now()
         if self._first_unreachable is None:
             self._first_unreachable = now
         elif now - self._first_unreachable >= self.settings.unreachable_grace:
@@ -441,7 +476,8 @@ class Runner:
         """Send one batch, retrying the items that failed in a retryable way."""
         settings = self.settings
         pending = batch
-        first_attempt = time.monotonic()
+        clock = self.clock
+        first_attempt = clock.now()
         attempt = 0
         while pending:
             if self._save_error is not None:
@@ -460,7 +496,7 @@ class Runner:
                     continue
                 self._limiter.settle_tokens(estimate, 0)
                 self._check_abort(outcome)
-                out_of_time = time.monotonic() - first_attempt >= settings.deadline
+                out_of_time = clock.now() - first_attempt >= settings.deadline
                 if outcome.retryable and attempt <= settings.max_retries and not out_of_time:
                     retry.append((key, request, outcome))
                     if outcome.retry_after is not None:
@@ -470,20 +506,20 @@ class Runner:
             if not retry:
                 return
             self.stats.retries += len(retry)
-            delay = backoff_delay(attempt, settings, retry_after)
+            delay = backoff_delay(attempt, settings, retry_after, rng=self._rng)
             if retry_after is None and all(error.waited for _, _, error in retry):
                 delay = 0.0  # the attempt already waited out its deadline: that was the backoff
             if self._first_unreachable is not None and not self._answered:
                 # Nothing has answered yet: do not sleep past the point of giving up.
-                left = self._first_unreachable + settings.unreachable_grace - time.monotonic()
+                left = self._first_unreachable + settings.unreachable_grace - clock.now()
                 delay = min(delay, max(left, 0.0) + 0.01)
-            if time.monotonic() + delay - first_attempt >= settings.deadline:
+            if clock.now() + delay - first_attempt >= settings.deadline:
                 for key, _, error in retry:
                     self._fail(key, error, attempt, True)
                 return
             if retry_after:
                 self._limiter.pause(retry_after)
-            await asyncio.sleep(delay)
+            await clock.sleep(delay)
             pending = [(key, request) for key, request, _ in retry]
 
     def _succeed(self, key: str, request: Request, completion: Completion) -> None:
