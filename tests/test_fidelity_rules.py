@@ -17,8 +17,8 @@ import pytest
 
 from taxpraben.data.loader import check_record
 from taxpraben.parsing.choices import read_choice
+from taxpraben.parsing.final_number import read_final_number
 from taxpraben.parsing.letters import read_letter_set
-from taxpraben.parsing.numbers import read_final_number
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, COPY_OF_PROMPT, own_answer
 from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NOT_AN_OPTION, NOT_ASSERTED
 from taxpraben.scoring.items import prepare_item

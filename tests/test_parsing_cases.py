@@ -15,9 +15,11 @@ from helpers.parsing_cases import (
     SPAN_CASES,
 )
 from taxpraben.parsing.choices import extract_choice
-from taxpraben.parsing.fields import align_fields, field_value_matches, parse_fields
+from taxpraben.parsing.field_match import align_fields, field_value_matches
+from taxpraben.parsing.field_parse import parse_fields
+from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.letters import extract_letter_set
-from taxpraben.parsing.numbers import extract_final_number, numbers_equal
+from taxpraben.parsing.numbers import numbers_equal
 from taxpraben.parsing.spans import extract_span, span_match
 from taxpraben.parsing.taxben import read_correct
 from taxpraben.tasks import load_registry

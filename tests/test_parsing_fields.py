@@ -1,4 +1,5 @@
-"""Unit tests of parsing.fields: parsing, flattening, alignment, value matching, field_text."""
+"""Unit tests of the field readers (parsing.field_parse, field_match, fields): parsing, flattening,
+alignment, value matching, field_text."""
 
 from __future__ import annotations
 
@@ -6,17 +7,14 @@ from decimal import Decimal
 
 import pytest
 
-from taxpraben.parsing.fields import (
+from taxpraben.parsing.field_match import (
     AlignedField,
     align_fields,
     field_text,
     field_value_matches,
-    flatten_fields,
-    gold_fields,
-    infer_field_kind,
-    parse_fields,
-    record_fields,
 )
+from taxpraben.parsing.field_parse import flatten_fields, parse_fields
+from taxpraben.parsing.fields import gold_fields, infer_field_kind, record_fields
 from taxpraben.tasks.spec import FieldRule
 
 RULES = [

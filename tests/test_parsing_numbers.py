@@ -1,4 +1,4 @@
-"""Unit tests of parsing.numbers: reading, finding, final answer, equality."""
+"""Unit tests of parsing.numbers and parsing.final_number: reading, finding, final answer, equality."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
+from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.numbers import (
     NumberMatch,
-    extract_final_number,
     find_numbers,
     numbers_equal,
     parse_gold_number,

@@ -13,14 +13,11 @@ from hypothesis import strategies as st
 from taxpraben.parsing import taxben
 from taxpraben.parsing.choices import extract_choice
 from taxpraben.parsing.clean import clean_prediction, normalize_text
-from taxpraben.parsing.fields import align_fields, field_text, parse_fields
+from taxpraben.parsing.field_match import align_fields, field_text
+from taxpraben.parsing.field_parse import parse_fields
+from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.letters import extract_letter_set
-from taxpraben.parsing.numbers import (
-    extract_final_number,
-    find_numbers,
-    numbers_equal,
-    parse_number,
-)
+from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.spans import extract_span, normalize_span, span_match
 from taxpraben.tasks.spec import FieldRule
 

@@ -7,13 +7,7 @@ from decimal import Decimal
 import pytest
 
 from taxpraben.parsing.latex import find_boxed, strip_latex
-from taxpraben.parsing.numbers import (
-    asked_unit,
-    expects_percent,
-    gold_unit,
-    parse_number,
-    read_gold_number,
-)
+from taxpraben.parsing.numbers import expects_percent, parse_number, read_gold_number
 from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.parsing.region import (
     answer_statements,
@@ -21,6 +15,7 @@ from taxpraben.parsing.region import (
     is_refusal,
     sentences_last_first,
 )
+from taxpraben.parsing.units import asked_unit, gold_unit
 
 
 @pytest.mark.parametrize(

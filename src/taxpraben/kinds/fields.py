@@ -14,14 +14,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import PreparedItem, TextPair
-from taxpraben.parsing.fields import (
-    align_fields,
-    field_text,
-    field_value_matches,
-    gold_fields,
-    parse_fields,
-    record_fields,
-)
+from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
+from taxpraben.parsing.field_parse import parse_fields
+from taxpraben.parsing.fields import gold_fields, record_fields
 from taxpraben.parsing.numbers import parse_gold_number
 
 if TYPE_CHECKING:

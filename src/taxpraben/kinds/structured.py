@@ -13,14 +13,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import Kind, Metric, PreparedItem, Profile, SpecMismatch
+from taxpraben.parsing.final_number import read_final_number
 from taxpraben.parsing.numbers import (
     expects_percent,
-    gold_unit,
     numbers_equal,
     parse_gold_number,
-    read_final_number,
     read_gold_number,
 )
+from taxpraben.parsing.units import gold_unit
 
 if TYPE_CHECKING:
     import random
@@ -104,7 +104,7 @@ class StructuredKind(Kind):
         em = 0.0
         if opts.kind == "number":
             # Both sides in the gold's unit: the one its text is written in, else the one the
-            # question asks for (parsing.numbers.gold_unit); compared at N decimals of it.
+            # question asks for (parsing.units.gold_unit); compared at N decimals of it.
             unit = gold_unit(record.answer, record.query)
             gold = unit.convert(read_gold_number(record.answer))
             want_percent = expects_percent(gold, record.query)

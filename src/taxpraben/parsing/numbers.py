@@ -1,4 +1,7 @@
-"""Numbers in Chinese tax answers: reading them, finding the final one, comparing them.
+"""Numbers in Chinese tax answers: reading them and comparing them.
+
+The final number of a whole output is read in :mod:`taxpraben.parsing.final_number`, the unit
+an amount is asked in in :mod:`taxpraben.parsing.units`.
 
 **What a number expression is** (:func:`find_numbers`, :func:`parse_number`):
 
@@ -31,29 +34,6 @@
 field value, a table cell). In running text parentheses are list markers ``(1)`` and
 asides ``(税率13%)``, so :func:`find_numbers` reads them as positive.
 
-**Final answer of a calculation** (:func:`extract_final_number`), on the cleaned text with
-LaTeX made plain (:mod:`taxpraben.parsing.latex`): a JSON answer field; the final statements of
-the shared answer region (:mod:`taxpraben.parsing.region`: ``\\boxed{}``, answer markers,
-self-corrections; latest first); the summaries and consequences (``综上``, ``因此``...; latest
-first); the number after the last number-specific conclusion word (``应纳税额``, ``应缴纳``,
-``合计``, ``共计``, ``结果``...); the number after the last ``=`` when it is a result (not the
-first operand of an expression such as ``= 8,570,000 × 0.05% × 40``); the last number.
-"The number of a statement" is read in its first clause (up to ``。；，\\n``) that holds one:
-the number after the clause's last ``=`` when it has one (``应纳税额=100000×13%=13000元``
-gives 13000), else the clause's first number; a self-correction is read after its last
-``应为``/``应该是``/``修正为``/``正确的…是``, else like a whole text. ``答案：零`` is 0.
-
-Rates and amounts: with ``expect_percent=False`` (the gold is an amount) a number written with
-``%`` is a rate restated beside the answer and is passed over wherever another candidate
-exists (``应纳增值税104,000元（适用税率13%）`` gives 104000); with ``expect_percent=True`` the
-other way round. :func:`expects_percent` decides from the gold and the query.
-
-Units (:func:`gold_unit`, :class:`AnswerUnit`): the unit of a gold amount is the one its text
-is written in (``"17.14万元"``), else the one the query asks for (``单位：万元``,
-``多少万元``, ``以万元为单位``, ``（万元）``), else 元. A predicted number written with a
-multiplier or currency word (``28.50万元``, ``285000元``, ``2.8（万元）``) is converted into
-that unit; a bare number is taken as already in it. Both sides are compared in that unit.
-
 **Equality** (:func:`numbers_equal`): both sides are rounded half-up (away from zero) at
 ``decimals`` places and compared. Percent rule, with ``p`` the prediction and ``g`` the gold
 as written:
@@ -81,35 +61,16 @@ from typing import Any
 
 import cn2an
 
-from taxpraben.parsing._jsonish import answer_value, find_json_values
-from taxpraben.parsing.clean import clean_prediction, fold_characters
-from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.prompt_copy import own_answer
-from taxpraben.parsing.region import (
-    AMBIGUOUS,
-    CORRECTED_VALUE,
-    NO_ANSWER,
-    NOT_ASSERTED,
-    Reading,
-    Statement,
-    answer_statements,
-    conclusion_sentence,
-)
+from taxpraben.parsing.clean import fold_characters
 
 __all__ = [
-    "NUMBER_ANSWER_KEYS",
-    "YUAN",
-    "AnswerUnit",
+    "MULTIPLIERS",
     "NumberMatch",
-    "asked_unit",
     "expects_percent",
-    "extract_final_number",
     "find_numbers",
-    "gold_unit",
     "numbers_equal",
     "parse_gold_number",
     "parse_number",
-    "read_final_number",
     "read_gold_number",
 ]
 
@@ -120,8 +81,9 @@ class NumberMatch:
 
     ``value`` is the number as written (``12%`` -> 12, ``is_percent=True``; ``1.2万`` ->
     12000). ``start``/``end`` are offsets into the string that was searched (for
-    :func:`extract_final_number`: the cleaned text); both are -1 when the number came from a
-    parsed JSON value. ``text`` is the expression as it appears there.
+    :func:`~taxpraben.parsing.final_number.extract_final_number`: the cleaned text); both
+    are -1 when the number came from a parsed JSON value. ``text`` is the expression as it
+    appears there.
     """
 
     value: Decimal
@@ -137,25 +99,6 @@ class NumberMatch:
     #: same size is meant.
     refund: bool = False
 
-
-#: JSON keys holding the answer of a calculation, in priority order (compared without case,
-#: spaces, underscores and punctuation).
-NUMBER_ANSWER_KEYS: tuple[str, ...] = (
-    "最终答案",
-    "final_answer",
-    "答案",
-    "answer",
-    "计算结果",
-    "结果",
-    "result",
-    "应纳税额",
-    "应缴纳税额",
-    "应缴税额",
-    "应补缴税款",
-    "税额",
-    "amount",
-    "value",
-)
 
 # Same-length folding for offsets that match the caller's string: full-width ASCII (except
 # the Chinese comma, see clean.py), ideographic space, minus signs.
@@ -176,7 +119,8 @@ _CN_DIGIT_VALUE = {c: i for i, c in enumerate("零一二三四五六七八九")}
     "两": 2,
     **{c: i + 1 for i, c in enumerate("壹贰叁肆伍陆柒捌玖")},
 }
-_UNITS = {
+#: The Chinese multipliers a number may be written with, by their value.
+MULTIPLIERS: dict[str, Decimal] = {
     "万亿": Decimal(10) ** 12,
     "千亿": Decimal(10) ** 11,
     "百亿": Decimal(10) ** 10,
@@ -259,9 +203,9 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
             if m.group("pow"):
                 value = value ** int(m.group("pow"))
             if m.group("unit"):
-                value *= _UNITS[m.group("unit")]
+                value *= MULTIPLIERS[m.group("unit")]
             elif m.group("bmul") and not m.group("cur"):  # "2.8（万元）"
-                value *= _UNITS[m.group("bmul")]
+                value *= MULTIPLIERS[m.group("bmul")]
         except ArithmeticError:  # 0^0, overflow: not an amount
             return None
         if not value.is_finite():
@@ -314,9 +258,10 @@ def parse_number(s: str) -> NumberMatch | None:
     ``s`` must hold exactly one number; besides it only currency words and signs (元, ¥,
     人民币, RMB), ``约``/``左右``, quotes, Markdown emphasis and punctuation are allowed:
     ``"约 ¥12,000.00 元"`` is 12000, ``"应纳税额为13000元"`` and ``"100与200"`` are None (use
-    :func:`extract_final_number` for sentences). A whole expression in parentheses is an
-    accounting negative: ``"(300)"`` and ``"（1,200.00）元"`` are -300 and -1200. Offsets
-    refer to the folded form of ``s`` (same length as ``s`` except for rare NFKC expansions).
+    :func:`~taxpraben.parsing.final_number.extract_final_number` for sentences). A whole
+    expression in parentheses is an accounting negative: ``"(300)"`` and ``"（1,200.00）元"``
+    are -300 and -1200. Offsets refer to the folded form of ``s`` (same length as ``s``
+    except for rare NFKC expansions).
     """
     if not isinstance(s, str):
         return None
@@ -431,364 +376,3 @@ def numbers_equal(
     except InvalidOperation:  # exponents beyond Decimal's range: not a tax amount
         return False
     return False
-
-
-# --- final answer of a calculation ------------------------------------------------------
-
-_CONCLUSION = re.compile(
-    r"综上所述|综上|最终结果|计算结果|结果|应纳税额|应缴纳|应缴|应补缴|应补|应交|应退|合计|共计|总计|总额"
-)
-_CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
-_LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
-_EQUALS = re.compile(r"[=≈]")
-_REFUND = re.compile(r"退(?!出|回原)")
-_ZERO_WORDS = re.compile(r"^[\s:：是为*#>]*(?:零|〇)(?:元)?(?:[。.！!\s*]|$)")
-
-
-def _prefer(numbers: list[NumberMatch], expect_percent: bool | None) -> list[NumberMatch]:
-    """Numbers of the wanted kind when there are any: an amount is no rate, a rate no amount."""
-    if expect_percent is None:
-        return numbers
-    wanted = [n for n in numbers if n.is_percent == expect_percent]
-    return wanted or numbers
-
-
-def _shift(found: NumberMatch, offset: int) -> NumberMatch:
-    return replace(found, start=found.start + offset, end=found.end + offset)
-
-
-_OPERATOR_AFTER = re.compile(r"^[^=]*?[×xX*÷/+\-][ \t]*[(（]?[ \t]*\d")
-
-
-def _clause_number(
-    text: str, start: int, expect_percent: bool | None = None, *, result_only: bool = False
-) -> NumberMatch | None:
-    """The number answering a marker that ends at ``start`` (see the module docstring).
-
-    ``result_only``: the number must be a result, not the first operand of an expression
-    (``= 8,570,000 × 0.05% × 40`` answers nothing).
-    """
-    lead = _LEAD.match(text, start)
-    begin = lead.end() if lead else start
-    end_match = _CLAUSE_END.search(text, begin)
-    end = end_match.start() if end_match else len(text)
-    clause = text[begin:end]
-    numbers = _prefer(list(_iter_numbers(clause)), expect_percent)
-    if not numbers:
-        return None
-    equals = list(_EQUALS.finditer(clause))
-    if equals:
-        after = [n for n in numbers if n.start >= equals[-1].end()]
-        if after:
-            numbers = after
-    if result_only and _OPERATOR_AFTER.match(clause[numbers[0].end :]):
-        return None
-    return _shift(numbers[0], begin)
-
-
-def _from_markers(
-    text: str, marker: re.Pattern[str], expect_percent: bool | None = None
-) -> NumberMatch | None:
-    result_only = marker is _EQUALS
-    for m in reversed(list(marker.finditer(text))):
-        found = _clause_number(text, m.end(), expect_percent, result_only=result_only)
-        if found is not None:
-            return found
-    return None
-
-
-def _from_json_value(value: Any, expect_percent: bool | None = None) -> NumberMatch | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float, Decimal)):
-        try:
-            return _gold_match(value)
-        except ValueError:
-            return None
-    if isinstance(value, str):
-        return parse_number(value) or _final_in_text(clean_prediction(value), expect_percent)
-    if isinstance(value, list):
-        for item in reversed(value):
-            found = _from_json_value(item, expect_percent)
-            if found is not None:
-                return found
-    return None
-
-
-def _last_number(text: str, expect_percent: bool | None) -> NumberMatch | None:
-    numbers = _prefer(list(_iter_numbers(text)), expect_percent)
-    return numbers[-1] if numbers else None
-
-
-def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch | None:
-    """Without a final statement: conclusion words, the last ``=``, the last number."""
-    for marker in (_CONCLUSION, _EQUALS):
-        found = _from_markers(text, marker, expect_percent)
-        if found is not None:
-            return found
-    return _last_number(text, expect_percent)
-
-
-def _statement_number(statement: Statement, expect_percent: bool | None) -> NumberMatch | None:
-    """The number a final-answer statement gives (module docstring, "Final answer")."""
-    body = statement.text
-    whole = parse_number(body.strip(" \t:：*#>是为"))
-    if whole is not None:
-        return whole
-    if _ZERO_WORDS.match(body):
-        return NumberMatch(Decimal(0), False, -1, -1, "零")
-    if _says_zero(body):
-        return NumberMatch(Decimal(0), False, -1, -1, "零")
-    if statement.kind == "correction":
-        found = _from_markers(body, CORRECTED_VALUE, expect_percent)
-        # "更正/重新计算" open a corrected working whose result is the answer; a bare "不对"
-        # gives its answer with 应为/改为 or gives none ("其中不对的地方已修正……").
-        if found is None and not statement.marker.startswith(("不对", "wait", "Wait", "WAIT")):
-            found = _final_in_text(body, expect_percent)
-    elif statement.kind == "boxed":
-        found = _final_in_text(body, expect_percent)
-    else:
-        found = _clause_number(body, 0, expect_percent)
-        if found is None:  # the answer may follow a clause without a number: "答案：经计算，为8000元"
-            found = _final_in_text(body, expect_percent)
-    if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
-        found = replace(found, refund=True)
-    return found
-
-
-#: "Nothing is due": the answer 0 when the gold is an amount (税额为零, 无需缴纳, 不需要缴纳).
-_ZERO_DUE = re.compile(
-    r"(?:税额|税款|应纳税额|应缴税额|应交税额|应补税额|金额|结果)?\s*(?:为|是)?\s*(?:零|〇)(?![一二三四五六七八九十百千万点])"
-    r"|(?:无需|无须|不需要?|不用|不必)(?:再)?(?:缴纳|缴税|纳税|交税|补缴|补税|申报缴纳)|免(?:征|予征收|缴)"
-)
-
-
-def _says_zero(body: str) -> bool:
-    """The first clause of ``body`` says nothing is due and holds no number."""
-    end = _CLAUSE_END.search(body)
-    clause = body[: end.start()] if end else body
-    return bool(_ZERO_DUE.search(clause)) and not list(_iter_numbers(clause))
-
-
-#: "It cannot be computed": the output declines to give a number.
-_CANNOT = re.compile(
-    r"(?:无法|不能|没法|难以)(?:直接)?(?:准确)?(?:计算|算出|确定|得出|求出|给出|回答)|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)"
-    r"|没有(?:具体|确定|唯一)的?答案"
-)
-def _declines(text: str) -> bool:
-    """The last line says the number cannot be given, in a clause without a number."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    if not lines:
-        return False
-    last = lines[-1]
-    for m in _CANNOT.finditer(last):
-        begin = max((x.end() for x in _CLAUSE_END.finditer(last, 0, m.start())), default=0)
-        end = _CLAUSE_END.search(last, m.end())
-        if not list(_iter_numbers(last[begin : end.start() if end else len(last)])):
-            return True
-    return False
-
-
-#: Amounts offered as alternatives: "6棵、15棵或20棵", "100或200".
-_ALTERNATIVES = re.compile(r"\d[\d.,]*\s*[^\d\s。；;，,]{0,3}\s*(?:或者|或是|或)\s*\d")
-
-
-def _tables_with_units(text: str) -> str:
-    """Markdown tables whose header names the unit (``金额（万元）``, or a ``单位：万元`` line
-    above the table): each number in such a column gets the unit written after it, so that
-    it is read in that unit."""
-    if "|" not in text or ("万" not in text and "千元" not in text and "亿" not in text):
-        return text
-    lines = text.split("\n")
-    out: list[str] = []
-    units: list[str | None] | None = None
-    table_unit: str | None = None
-    for line in lines:
-        stripped = line.strip()
-        if not stripped.startswith("|"):
-            units = None
-            m = _UNIT_LINE.search(line)
-            table_unit = m.group("u") if m else table_unit
-            out.append(line)
-            continue
-        cells = stripped.strip("|").split("|")
-        if units is None:  # the header row
-            units = []
-            for cell in cells:
-                m = _UNIT_BRACKET.search(fold_characters(cell)) or _UNIT_ASKED.search(fold_characters(cell))
-                units.append(next((g for g in m.groups() if g), None) if m else table_unit)
-            out.append(line)
-            continue
-        if all(set(c.strip()) <= set("-: ") for c in cells):
-            out.append(line)
-            continue
-        for i, cell in enumerate(cells):
-            unit = units[i] if i < len(units) else None
-            if unit and unit != "元" and _BARE_CELL.fullmatch(cell.strip()):
-                cells[i] = f" {cell.strip()}{unit} "
-        out.append("|" + "|".join(cells) + "|")
-    return "\n".join(out)
-
-
-_BARE_CELL = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
-
-
-def _detached(found: NumberMatch) -> NumberMatch:
-    return replace(found, start=-1, end=-1)
-
-
-def extract_final_number(
-    text: str, *, expect_percent: bool | None = None
-) -> NumberMatch | None:
-    """The final answer of a calculation in a model output, or None when it has no number.
-
-    The output is cleaned (:func:`~taxpraben.parsing.clean.clean_prediction`) and its LaTeX
-    made plain (:mod:`~taxpraben.parsing.latex`). Order: a JSON answer field
-    (:data:`NUMBER_ANSWER_KEYS`); the final statements of
-    :func:`~taxpraben.parsing.region.answer_statements` (boxed, answer markers,
-    self-corrections; latest first); the
-    conclusion statements (latest first); conclusion words, the last ``=``, the last number.
-    ``expect_percent``: True when the answer is a rate (a number written with ``%`` is
-    preferred wherever several are candidates), False when it is an amount (a number with
-    ``%`` is a rate restated beside the amount and is passed over), None for no preference.
-    Offsets are -1 except for the last fallbacks (offsets into the cleaned text).
-    """
-    reading = read_final_number(text, expect_percent=expect_percent)
-    return reading.value if isinstance(reading.value, NumberMatch) else None
-
-
-def read_final_number(
-    text: str, *, expect_percent: bool | None = None, query: str = ""
-) -> Reading:
-    """:func:`extract_final_number` with the reason when no number is read; with ``query``,
-    what the output copies of it and any question it goes on to invent are not read
-    (:func:`~taxpraben.parsing.prompt_copy.own_answer`)."""
-    cleaned = strip_latex(clean_prediction(text))
-    if query:
-        own = own_answer(cleaned, query)
-        if own.failure:
-            return Reading(None, own.failure)
-        cleaned = own.text
-    if not cleaned.strip():
-        return Reading(None, NO_ANSWER)
-    cleaned = _tables_with_units(cleaned)
-    found = _final_number(cleaned, expect_percent)
-    if found is None:
-        return Reading(None, NO_ANSWER)
-    return found
-
-
-def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
-    """The final number of a cleaned output (the order of :func:`extract_final_number`)."""
-    def ok(found: NumberMatch | None) -> Reading | None:
-        return None if found is None else Reading(found)
-
-    found_key, value = answer_value(find_json_values(cleaned), NUMBER_ANSWER_KEYS)
-    if found_key:
-        from_json = _from_json_value(value, expect_percent)
-        if from_json is not None:
-            return ok(_detached(from_json))
-    statements = answer_statements(cleaned)
-    for statement in statements:
-        if statement.kind == "conclusion":
-            break
-        found = _statement_number(statement, expect_percent)
-        if found is not None:
-            return _checked(statement.text, _detached(found))
-    last = conclusion_sentence(cleaned)
-    if _declines(cleaned):
-        return Reading(None, NOT_ASSERTED)  # "无法直接计算出……": no number is given
-    for statement in statements:
-        if statement.kind == "conclusion":
-            found = _statement_number(statement, expect_percent)
-            if found is not None:
-                return _checked(statement.text, _detached(found))
-    if _says_zero(last):
-        return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"))
-    return ok(_final_in_text(cleaned, expect_percent))
-
-
-def _checked(body: str, found: NumberMatch) -> Reading:
-    """A statement's number, unless the statement offers alternatives ("6棵、15棵或20棵")."""
-    end = _SENTENCE_END.search(body)
-    sentence = body[: end.start()] if end else body
-    if _ALTERNATIVES.search(sentence):
-        return Reading(None, AMBIGUOUS)
-    return Reading(found)
-
-
-_SENTENCE_END = re.compile(r"[。！？!?\n]")
-
-
-# --- the unit an answer is asked in --------------------------------------------------------
-
-#: Units an answer may be asked in, by the factor from 元.
-_UNIT_FACTORS: dict[str, Decimal] = {
-    "元": Decimal(1),
-    **{m + "元": _UNITS[m] for m in ("千", "万", "十万", "百万", "千万", "亿")},
-}
-_UNIT_WORD = r"(?P<u>亿元|千万元|百万元|十万元|万元|千元|元)"
-_UNIT_ASKED = re.compile(
-    r"单位\s*[:：为是]?\s*(?:人民币)?\s*" + _UNIT_WORD
-    + r"|多少\s*" + _UNIT_WORD.replace("?P<u>", "?P<u2>")
-    + r"|以\s*" + _UNIT_WORD.replace("?P<u>", "?P<u3>") + r"\s*(?:为单位|计|表示)"
-)
-_UNIT_BRACKET = re.compile(r"[(（]\s*" + _UNIT_WORD + r"\s*[)）]")
-_UNIT_LINE = re.compile(r"单位\s*[:：为是]?\s*(?:人民币)?\s*" + _UNIT_WORD)
-
-
-@dataclass(frozen=True)
-class AnswerUnit:
-    """The unit an amount is asked in: its name (``"万元"``) and factor from 元 (10000)."""
-
-    name: str
-    factor: Decimal
-
-    def convert(self, match: NumberMatch) -> NumberMatch:
-        """``match`` expressed in this unit, so that it compares at N decimals of this unit.
-
-        A number written with a multiplier or a currency word (``28.5万元``, ``285000元``)
-        is in 元 and is divided by the factor; a bare number is taken as already in this
-        unit; a percent is left alone.
-        """
-        if match.is_percent or self.factor == 1 or not (match.scaled or match.currency):
-            return match
-        return replace(match, value=match.value / self.factor)
-
-    def show(self, value: Decimal) -> str:
-        """A value in this unit as text for the samples file (``"28.5万元"``; 元 unnamed)."""
-        text = format(value, "f")
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
-        return text + ("" if self.factor == 1 else self.name)
-
-
-YUAN = AnswerUnit("元", Decimal(1))
-
-
-def asked_unit(query: str) -> AnswerUnit:
-    """The unit the question asks the amount in (``单位：万元``, ``多少万元``, ``（万元）``).
-
-    An explicit request wins over a unit in brackets; of several, the last one (the
-    question usually comes last). 元 when the query names none.
-    """
-    query = fold_characters(query or "")
-    for pattern in (_UNIT_ASKED, _UNIT_BRACKET):
-        found = [m for m in pattern.finditer(query)]
-        if found:
-            m = found[-1]
-            name = next(g for g in m.groups() if g)
-            return AnswerUnit(name, _UNIT_FACTORS[name])
-    return YUAN
-
-
-def gold_unit(gold: Any, query: str) -> AnswerUnit:
-    """The unit of a gold amount: the one its text is written in (``"17.14万元"``), else
-    the unit the query asks for, else 元."""
-    if isinstance(gold, str):
-        match = parse_number(gold)
-        if match is not None and match.scaled:
-            for name, factor in sorted(_UNIT_FACTORS.items(), key=lambda kv: -kv[1]):
-                if name[:-1] and name[:-1] in match.text:
-                    return AnswerUnit(name, factor)
-    return asked_unit(query)

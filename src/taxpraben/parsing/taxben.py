@@ -42,7 +42,7 @@ L59-89, with ``LOWER_CASE = True`` (L18):
   is ``"{:.2f}"`` of ``round(value, 2)``: binary floats round as Python does (``2.675`` ->
   ``"2.67"``) and the sign of zero is kept (``-0`` -> ``"-0.00"``, which is not ``"0.00"``).
 - K3 (L412-436): otherwise TaxBen asks GPT-3.5 for the answer in the output. **We do not call
-  GPT-3.5**: our number reader (:func:`~taxpraben.parsing.numbers.extract_final_number`)
+  GPT-3.5**: our number reader (:func:`~taxpraben.parsing.final_number.extract_final_number`)
   stands in for it and hands over the number expression it found *as written* (``"1.2万元"``,
   ``"13,000.00元"``, ``"12%"``), or ``"未知"`` (TaxBen's "unknown") when it finds none
   (:func:`calc_reader_answer`), stripped as TaxBen strips GPT's reply (L436). TaxBen needs
@@ -71,7 +71,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from taxpraben.parsing.numbers import extract_final_number
+from taxpraben.parsing.final_number import extract_final_number
 
 __all__ = [
     "MCQ_NO_MATCH",
@@ -158,7 +158,7 @@ def _direct(output: str) -> str | None:
 def calc_reader_answer(output: str) -> str:
     """K3: our stand-in for TaxBen's GPT-3.5 extraction.
 
-    The number expression :func:`~taxpraben.parsing.numbers.extract_final_number` finds,
+    The number expression :func:`~taxpraben.parsing.final_number.extract_final_number` finds,
     as written (with its 万/元/% and separators), or ``"未知"`` when there is none.
     """
     found = extract_final_number(output)

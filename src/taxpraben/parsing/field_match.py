@@ -1,0 +1,263 @@
+"""Predicted fields against a record's gold fields: which key answers which field (alignment),
+and whether its value matches (numbers, categories; text is left to the semantic scorer).
+
+**Alignment** (:func:`align_fields`): each rule (gold field) gets at most one prediction key
+and each key serves at most one rule, in passes over all rules: exact key; normalised key
+(case, whitespace, punctuation, Markdown and underscores removed; a dotted key also offers
+its last segment, so ``"答案.罚款"`` aligns with ``罚款``); a synonym from the task spec
+(exact or normalised); fuzzy (difflib ratio of normalised forms, names and synonyms against
+keys and their last segments, at least ``fuzzy_threshold``, best pair first, ties in rule
+order then key order); a key naming a rate or a tax base (税率, 计税依据, 应纳税所得额 ...)
+never fuzzily matches a rule whose names do not say so.
+
+**Matching** (:func:`field_value_matches`): ``number`` fields with
+:func:`~taxpraben.parsing.numbers.numbers_equal` at the rule's decimals (a prediction
+``"1.2万元"`` equals gold 12000; a sentence value is read with ``extract_final_number``);
+``category`` fields by :func:`~taxpraben.parsing.spans.normalize_span` equality (so
+wrappers such as ``《》``, quotes and brackets do not matter) or equality after mapping
+single Chinese digits to Arabic (``方案一`` = ``方案1``), also once a trailing bracketed
+gloss is dropped on both sides (``方案一（自营仓储）`` = ``方案一``); a list gold accepts any
+of its items. ``text`` fields are scored by the semantic scorer on :func:`field_text`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from taxpraben.parsing._jsonish import normalize_key
+from taxpraben.parsing.field_parse import MAX_FLATTEN_DEPTH, flatten_fields, without_gloss
+from taxpraben.parsing.final_number import extract_final_number
+from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
+from taxpraben.parsing.spans import normalize_span
+from taxpraben.tasks.spec import FieldRule
+
+__all__ = [
+    "AlignedField",
+    "MatchKind",
+    "align_fields",
+    "field_text",
+    "field_value_matches",
+    "key_forms",
+]
+
+MatchKind = Literal["exact", "normalized", "synonym", "fuzzy", "missing"]
+
+_MAX_FUZZY_KEYS = 200
+
+
+@dataclass(frozen=True)
+class AlignedField:
+    """A gold field and the prediction value aligned to it.
+
+    ``key`` is the prediction key used (None when missing), ``value`` its value (None when
+    missing), ``how`` the pass that matched, ``similarity`` the difflib ratio for fuzzy
+    matches (1.0 for the other passes, 0.0 when missing).
+    """
+
+    name: str
+    key: str | None
+    value: Any
+    how: MatchKind
+    similarity: float
+
+
+# --- alignment --------------------------------------------------------------------------
+
+
+def key_forms(key: str) -> tuple[str, ...]:
+    full = normalize_key(key)
+    leaf = normalize_key(key.rsplit(".", 1)[-1]) if "." in key else full
+    return (full, leaf) if leaf != full else (full,)
+
+
+#: Words naming a quantity that is not the amount itself: a rate, a tax base, an income.
+_QUANTITY_WORDS = ("率", "依据", "所得额", "收入", "销售额", "营业额", "基数", "原值", "余值", "价款")
+
+
+def _other_quantity(key: str, names: Sequence[str]) -> bool:
+    """Whether ``key`` names a quantity (a rate, a base ...) that none of ``names`` names:
+    fuzzy alignment never pairs 方案一税负 with 方案一.应纳税所得额 or 方案一.税率."""
+    return any(w in key and not any(w in n for n in names) for w in _QUANTITY_WORDS)
+
+
+def align_fields(
+    pred: Mapping[str, Any],
+    rules: Sequence[FieldRule],
+    fuzzy_threshold: float,
+) -> dict[str, AlignedField]:
+    """Map each rule name to the prediction value aligned to it (passes in the module doc).
+
+    ``pred`` is a parsed prediction (nested objects are flattened here too). The result has
+    one entry per rule, in rule order; a rule with no key is ``how="missing"`` with
+    ``key=None`` and ``value=None``.
+    """
+    flat = flatten_fields(pred)
+    keys = list(flat)
+    forms = {key: key_forms(key) for key in keys}
+    used: set[str] = set()
+    result: dict[str, AlignedField] = {}
+
+    def take(rule: FieldRule, key: str, how: MatchKind, similarity: float = 1.0) -> None:
+        used.add(key)
+        result[rule.name] = AlignedField(rule.name, key, flat[key], how, similarity)
+
+    def first_key(predicate: Any) -> str | None:
+        return next((k for k in keys if k not in used and predicate(k)), None)
+
+    pending = list(rules)
+    passes: list[tuple[MatchKind, Any]] = [
+        ("exact", lambda rule, k: k == rule.name),
+        ("normalized", lambda rule, k: normalize_key(rule.name) in forms[k]),
+        (
+            "synonym",
+            lambda rule, k: (
+                k in rule.synonyms or any(normalize_key(s) in forms[k] for s in rule.synonyms)
+            ),
+        ),
+    ]
+    for how, matches in passes:
+        still: list[FieldRule] = []
+        for rule in pending:
+            key = first_key(lambda k, rule=rule, matches=matches: matches(rule, k))
+            if key is None:
+                still.append(rule)
+            else:
+                take(rule, key, how)
+        pending = still
+
+    if pending:
+        candidates = [k for k in keys if k not in used][:_MAX_FUZZY_KEYS]
+        pairs: list[tuple[float, int, int, str]] = []
+        for rule_index, rule in enumerate(pending):
+            names = [normalize_key(n) for n in (rule.name, *rule.synonyms)]
+            for key_index, key in enumerate(candidates):
+                if _other_quantity(key, names):
+                    continue
+                best = 0.0
+                for name in names:
+                    for form in forms[key]:
+                        matcher = difflib.SequenceMatcher(None, name, form)
+                        if (
+                            matcher.real_quick_ratio() >= fuzzy_threshold
+                            and matcher.quick_ratio() >= fuzzy_threshold
+                        ):
+                            best = max(best, matcher.ratio())
+                if best >= fuzzy_threshold and best > 0:
+                    pairs.append((-best, rule_index, key_index, key))
+        pairs.sort()
+        for negative_ratio, rule_index, _key_index, key in pairs:
+            rule = pending[rule_index]
+            if key not in used and rule.name not in result:
+                take(rule, key, "fuzzy", -negative_ratio)
+
+    return {
+        rule.name: result.get(rule.name, AlignedField(rule.name, None, None, "missing", 0.0))
+        for rule in rules
+    }
+
+
+# --- values -----------------------------------------------------------------------------
+
+
+def _format_number(value: int | float | Decimal) -> str:
+    if isinstance(value, float) and value != value:  # NaN
+        return "NaN"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return str(value)
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite():
+        return str(number)
+    text = format(number, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def field_text(value: Any, _depth: int = 0) -> str:
+    """Any field value as text for the semantic scorer.
+
+    None -> ``""``; strings are stripped; numbers are written in plain notation without
+    trailing zeros (``1.50`` -> ``"1.5"``, ``1e-05`` -> ``"0.00001"``); booleans are ``是`` /
+    ``否``; lists join their items with ``；``; dicts become ``键：值`` pairs joined with ``；``.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    if isinstance(value, (int, float, Decimal)):
+        return _format_number(value)
+    if isinstance(value, str):
+        return value.strip()
+    if _depth > MAX_FLATTEN_DEPTH:
+        return str(value)
+    if isinstance(value, Mapping):
+        parts = (f"{k}：{field_text(v, _depth + 1)}" for k, v in value.items())
+        return "；".join(p for p in parts if p)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "；".join(t for t in (field_text(v, _depth + 1) for v in value) if t)
+    return str(value).strip()
+
+
+def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
+    """The number a field value states; ``none_is_zero``: a prediction's 无 is 0."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+        return NumberMatch(number, False, -1, -1, str(value)) if number.is_finite() else None
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        return _number_of(value[0], none_is_zero=none_is_zero)
+    text = field_text(value)
+    if none_is_zero and text in _NONE_WORDS:
+        return NumberMatch(Decimal(0), False, 0, len(text), text)
+    # "260,000元（适用税率13%）": the bracket after the amount explains it, it is not the amount
+    return parse_number(text) or parse_number(without_gloss(text)) or extract_final_number(text)
+
+
+#: An amount written as "none": 0 (a grader reads 少缴税款：无 as 0).
+_NONE_WORDS = frozenset({"无", "没有", "无需缴纳", "不存在"})
+
+
+_CN_DIGIT = str.maketrans(
+    {c: str(i) for i, c in enumerate("零一二三四五六七八九")} | {"两": "2", "〇": "0"}
+)
+
+
+def _same_category(a: str, b: str) -> bool:
+    a, b = normalize_span(a), normalize_span(b)
+    return bool(b) and (a == b or a.translate(_CN_DIGIT) == b.translate(_CN_DIGIT))
+
+
+def _category_matches(pred: Any, gold: Any) -> bool:
+    """Equal as categories, or equal once a trailing bracketed gloss (or an explanation after
+    a comma, ``方案一，即…``) is dropped on both sides (``方案一（自营仓储）`` = ``方案一``;
+    ``偷税（少缴税款）`` = ``偷税（逃税）``)."""
+    a, b = field_text(pred), field_text(gold)
+    if not normalize_span(b):
+        return False
+    return _same_category(a, b) or _same_category(without_gloss(a), without_gloss(b))
+
+
+def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bool:
+    """Exact match of one number or category field (rules in the module docstring).
+
+    A missing prediction (None) never matches. Raises ValueError for a ``text`` rule (scored
+    by the semantic scorer) and for a number gold that holds no number.
+    """
+    if rule.kind == "text":
+        raise ValueError(f"field {rule.name!r} is a text field: score it with the semantic scorer")
+    if isinstance(gold_value, list) and rule.kind == "category":
+        return any(field_value_matches(pred_value, g, rule) for g in gold_value)
+    if rule.kind == "number":
+        gold = _number_of(gold_value)
+        if gold is None:
+            raise ValueError(f"gold of number field {rule.name!r} is not a number: {gold_value!r}")
+        return numbers_equal(_number_of(pred_value, none_is_zero=True), gold, rule.decimals)
+    if pred_value is None:
+        return False
+    return _category_matches(pred_value, gold_value)
+

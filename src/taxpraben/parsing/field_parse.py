@@ -1,0 +1,455 @@
+"""A model output read into fields (TaxInspect, TaxPlan, TaxRisk): JSON, key lines, tables.
+
+Gold strings are read the same way (:func:`taxpraben.parsing.fields.gold_fields`); the fields
+are aligned to the gold's and compared in :mod:`taxpraben.parsing.field_match`.
+
+**Parsing** (:func:`parse_fields`), on the cleaned output:
+
+1. JSON: every ``{...}``/``[...]`` span is parsed strictly, then with json-repair (code
+   fences, trailing commas, single quotes, unquoted keys, text around the object, a missing
+   closing brace, Chinese quotes, colons and commas as structure). Of several objects the
+   one with the most (flattened) keys wins, the later one on ties. A top-level list is
+   accepted when it is a list of name/value items (``[{"字段": "罚款", "值": 500}, ...]``,
+   names from :data:`ITEM_NAME_KEYS`, values from :data:`ITEM_VALUE_KEYS`; they become
+   ``{"罚款": 500}``) or a list of objects (merged, first occurrence of a key wins).
+2. Else ``字段：值`` lines (half- or full-width colon), also ``**字段**：值``,
+   ``**字段：**值``, ``【字段】值``, bulleted and numbered lines (``1. 字段：值``,
+   ``一、字段：值``, ``- 字段：值``), and headings (``## 字段`` or a line ``**字段**``)
+   whose value is on the following lines; bare numbered headings (``1. 主要风险`` alone
+   on its line) too, at the top level and in sequence (see :func:`_parse_lines`). A line
+   that is not a key line continues the value of the key before it (multi-line
+   rationales); lines before the first key are ignored. A key is at most 30 characters,
+   has no sentence punctuation and is not a number. Markdown tables (header, ``---``
+   rule, rows) give fields where they stand (:func:`_table_fields`): two columns are a row
+   per field; more columns (or ``| 方案 | 税负 |``) a row per entity with a column per
+   field (``方案一.税负``); a unit in a header (``金额（万元）``) goes with the column's
+   numbers (``17.14`` -> ``"17.14万元"``).
+3. Else None (a format failure).
+
+**Nesting.** Nested objects are kept *and* flattened to dotted paths: ``{"罚款": {"金额":
+500}}`` gives ``"罚款"`` (the dict) and ``"罚款.金额"`` (500). A list of objects is flattened
+per item under the item's name (its ``方案``/``名称``/``name``... value) or its 1-based
+index: ``{"方案": [{"名称": "方案一", "税负": 100}]}`` gives ``"方案.方案一.税负"``. Lists of
+plain values stay lists (rendered by :func:`~taxpraben.parsing.field_match.field_text`).
+Nesting deeper than :data:`MAX_FLATTEN_DEPTH` (8) levels is kept but not flattened further.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from taxpraben.parsing._jsonish import find_json_values, normalize_key
+from taxpraben.parsing.clean import clean_prediction
+
+__all__ = [
+    "ITEM_NAME_KEYS",
+    "ITEM_VALUE_KEYS",
+    "MAX_FLATTEN_DEPTH",
+    "as_object",
+    "flatten_fields",
+    "is_object_list",
+    "parse_fields",
+    "without_gloss",
+]
+
+#: Keys naming an item in a list of name/value items, or an item of a list of objects.
+ITEM_NAME_KEYS: tuple[str, ...] = (
+    "字段",
+    "字段名",
+    "名称",
+    "项目",
+    "方案",
+    "指标",
+    "方面",
+    "维度",
+    "name",
+    "key",
+    "field",
+    "title",
+)
+#: Keys holding the value in a list of name/value items.
+ITEM_VALUE_KEYS: tuple[str, ...] = (
+    "值",
+    "内容",
+    "金额",
+    "数值",
+    "结果",
+    "结论",
+    "value",
+    "content",
+)
+
+#: Nesting deeper than this is kept but not flattened further.
+MAX_FLATTEN_DEPTH = 8
+
+
+def _item_name(item: Mapping[str, Any]) -> str | None:
+    wanted = {normalize_key(k) for k in ITEM_NAME_KEYS}
+    for key, value in item.items():
+        if (
+            normalize_key(key) in wanted
+            and isinstance(value, (str, int, float))
+            and not isinstance(value, bool)
+        ):
+            text = str(value).strip()
+            if text:
+                return text
+    return None
+
+
+def _name_value_items(items: list[Any]) -> dict[str, Any] | None:
+    """``[{"字段": k, "值": v}, ...]`` as ``{k: v}``; None when the list is not of that shape."""
+    if not items or not all(isinstance(i, dict) and len(i) == 2 for i in items):
+        return None
+    values = {normalize_key(k) for k in ITEM_VALUE_KEYS}
+    out: dict[str, Any] = {}
+    for item in items:
+        name = _item_name(item)
+        rest = [v for k, v in item.items() if normalize_key(k) in values]
+        if name is None or len(rest) != 1:
+            return None
+        out.setdefault(name, rest[0])
+    return out
+
+
+def is_object_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(i, dict) for i in value)
+
+
+def _flatten_into(out: dict[str, Any], obj: Mapping[Any, Any], prefix: str, depth: int) -> None:
+    for raw_key, value in obj.items():
+        key = f"{prefix}.{raw_key}" if prefix else str(raw_key)
+        if is_object_list(value):
+            value = _name_value_items(value) or value
+        out.setdefault(key, value)
+        if depth >= MAX_FLATTEN_DEPTH:
+            continue
+        if isinstance(value, dict):
+            _flatten_into(out, value, key, depth + 1)
+        elif is_object_list(value):
+            for index, item in enumerate(value, start=1):
+                _flatten_into(out, item, f"{key}.{_item_name(item) or index}", depth + 1)
+
+
+def flatten_fields(obj: Mapping[Any, Any]) -> dict[str, Any]:
+    """``obj`` with every nested object also reachable by its dotted path (see module doc)."""
+    out: dict[str, Any] = {}
+    _flatten_into(out, obj, "", 0)
+    return out
+
+
+def as_object(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if is_object_list(value):
+        pairs = _name_value_items(value)
+        if pairs is not None:
+            return pairs
+        merged: dict[str, Any] = {}
+        for item in value:
+            for key, item_value in item.items():
+                merged.setdefault(str(key), item_value)
+        return merged
+    return None
+
+
+_BULLET = r"(?:[-*+•·>]\s+|\d{1,2}[.、)]\s*|[(（]?[一二三四五六七八九十]{1,3}[)）、.]\s*|[(（]\d{1,2}[)）]\s*)?"
+_KEY_LINE = re.compile(
+    r"^"
+    + _BULLET
+    + r"(?:\*\*|__)?\s*(?P<key>[^:：\n]{1,40}?)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(?P<value>.*)$"
+)
+_BRACKET_LINE = re.compile(r"^" + _BULLET + r"【(?P<key>[^】\n]{1,40})】\s*[:：]?\s*(?P<value>.*)$")
+_HEADING_LINE = re.compile(
+    r"^(?:#{1,6}\s*"
+    + _BULLET
+    + r"(?P<key>[^\n]{1,40}?)\s*#*|"
+    + _BULLET
+    + r"\*\*(?P<key2>[^*\n]{1,40})\*\*)\s*$"
+)
+_BAD_KEY = re.compile(r"[。，,；;！!？?=《》〔〕“”\"()（）]|https?$")
+_WORDLIKE = re.compile(r"[A-Za-z\u4e00-\u9fff]")
+
+
+def _valid_key(key: str) -> str | None:
+    key = key.strip().strip("*_`#").strip()
+    if not key or len(key) > 30 or _BAD_KEY.search(key) or not _WORDLIKE.search(key):
+        return None
+    return key
+
+
+def _line_key(line: str) -> tuple[str, str] | None:
+    for pattern in (_BRACKET_LINE, _KEY_LINE):
+        m = pattern.match(line)
+        if m:
+            key = _valid_key(m.group("key"))
+            value = m.group("value").strip().strip("*").strip()
+            if key is not None and not value.startswith("//"):
+                return key, value
+    m = _HEADING_LINE.match(line)
+    if m:
+        key = _valid_key(m.group("key") or m.group("key2") or "")
+        if key is not None:
+            return key, ""
+    return None
+
+
+_NUMBERING = re.compile(
+    r"^\s*(?:#{1,6}\s*)?(?:(?P<arabic>\d{1,2})\s*[.、．)）]|(?P<chinese>[一二三四五六七八九十]{1,3})\s*[、.．])\s*"
+)
+_CN_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
+
+
+def _numbering(line: str) -> tuple[str, int, int] | None:
+    """``(style, number, end)`` of a line's leading ``1.`` / ``一、`` numbering, else None."""
+    m = _NUMBERING.match(line)
+    if m is None:
+        return None
+    if m.group("arabic") is not None:
+        return "arabic", int(m.group("arabic")), m.end()
+    digits = m.group("chinese")
+    if len(digits) == 1:
+        return "chinese", _CN_NUMBERS[digits], m.end()
+    if digits[0] == "十" and len(digits) == 2:
+        return "chinese", 10 + _CN_NUMBERS[digits[1]], m.end()
+    return None
+
+
+Table = dict[str, Any]
+#: A line, or the fields of a Markdown table standing where the table was.
+Block = str | Table
+
+
+def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
+    """Fields of ``字段：值`` lines, headings and tables (module doc, step 2), in order.
+
+    A bare numbered heading (``1. 主要风险`` alone on its line) opens a field only at the
+    top level (before any other key, or while every key so far was numbered) and only when
+    it continues the numbering (the first is 1 or 一, then 2, 3 ... in that style), so
+    the numbered items inside a field's value (``防范建议：`` then ``1. 建立台账``) stay its
+    value. A table ends the value of the key before it; its fields join the others.
+    """
+    out: dict[str, Any] = {}  # a line key's value is the list of its lines until joined
+    current: list[str] | None = None
+    numbered: tuple[str, int] | None = None  # style and number of the last numbered key
+    top_level = True
+    for block in blocks:
+        if isinstance(block, dict):
+            for key, value in block.items():
+                out.setdefault(key, value)
+            current = None
+            continue
+        found = _line_key(block)
+        number = _numbering(block) if top_level else None
+        # The first numbered key fixes the style: 1 or 一 opens it, then the next number
+        # of that style; other styles (sub-items) are content.
+        continues = number is not None and (
+            number[1] == 1 if numbered is None else (number[0], number[1]) == (numbered[0], numbered[1] + 1)
+        )
+        if found is None and continues and number is not None:
+            key = _valid_key(block[number[2] :].strip().rstrip("：:"))
+            found = (key, "") if key is not None else None
+        if found is not None:
+            if continues and number is not None:
+                numbered = (number[0], number[1])
+            else:
+                top_level = False
+            key, value = found
+            if key in out:
+                current = None  # a repeated key: keep the first, ignore this block
+                continue
+            current = out[key] = [value] if value else []
+        elif current is not None and block.strip():
+            current.append(block.strip())
+    fields = {key: "\n".join(value) if isinstance(value, list) else value for key, value in out.items()}
+    return _apply_corrections(fields)
+
+
+#: Keys of a line that corrects an earlier field: ``更正：罚款应为130,000元``.
+_CORRECTION_KEYS = frozenset({"更正", "修正", "订正", "纠正", "更正说明", "勘误"})
+#: A correction is a line or two; only its start is searched (bounds the work on hostile input).
+_MAX_CORRECTION_CHARS = 2000
+_CORRECTED_TO = re.compile(r"\s*(?:应该?为|应是|更正为|改为|修正为|应改为|为)\s*")
+
+
+def _apply_corrections(fields: dict[str, Any]) -> dict[str, Any]:
+    """A correction line replaces the value of the field it names first (followed by 应为,
+    改为 ...) with what follows; the correction line itself is dropped once applied."""
+    for key in [k for k in fields if k in _CORRECTION_KEYS]:
+        text = str(fields[key])[:_MAX_CORRECTION_CHARS]
+        found: tuple[int, str, str] | None = None
+        for name in fields:
+            if name in _CORRECTION_KEYS:
+                continue
+            at = text.find(name)
+            while at >= 0:
+                m = _CORRECTED_TO.match(text, at + len(name))
+                if m and (found is None or at < found[0]):
+                    found = (at, name, text[m.end() :].strip())
+                    break
+                at = text.find(name, at + 1)
+        if found is not None and found[2]:
+            fields[found[1]] = found[2]
+            del fields[key]
+    return fields
+
+
+# --- glosses: a value's trailing explanation ------------------------------------------------
+
+#: A trailing bracketed gloss of a category value: ``方案一（自营仓储）``.
+_GLOSS = re.compile(r"^(?P<base>.+?)\s*[（(][^（）()]*[）)]\s*$")
+
+
+#: A category value followed by an explanation: ``方案一，即在合同中分别列明``.
+_EXPLAINED = re.compile(r"^(?P<base>[^，,；;。]+?)\s*[，,；;]\s*(?:即|也就是|因为|因|由于|理由|原因|该方案|此方案|其|这|系)")
+
+
+def without_gloss(text: str) -> str:
+    """``text`` without a trailing bracketed gloss, or the head of an explained value."""
+    m = _GLOSS.match(text.strip()) or _EXPLAINED.match(text.strip())
+    return m.group("base") if m else text
+
+
+# --- Markdown tables ------------------------------------------------------------------------
+
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+#: Header words of a name/value table (``| 字段 | 值 |``): such a header row is not a field.
+_GENERIC_HEADERS = frozenset(
+    normalize_key(k)
+    for k in (
+        *ITEM_NAME_KEYS, *ITEM_VALUE_KEYS, "字段名称", "项目名称", "说明", "答案", "备注", "数据",
+        "取值", "计算结果", "分析", "要素", "事项", "类别", "item", "result", "description",
+    )
+)  # fmt: skip
+_INDEX_HEADERS = frozenset({"序号", "编号", "no", ""})
+#: Header words of a column of entity names (``| 方案 | 税负 |``).
+_NAME_HEADERS = frozenset(normalize_key(k) for k in (*ITEM_NAME_KEYS, "方案名称", "项目名称", "税种"))
+_HEADER_UNIT = re.compile(
+    r"^(?P<name>.*?)\s*[（(]\s*(?:单位\s*[:：]\s*)?(?P<unit>[千百]?[万亿]?元|[万亿]|%)\s*[）)]\s*$"
+)
+_BARE_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?$")
+
+
+def _generic(header: str) -> bool:
+    """A header that only names the column (``值``, ``金额/结论``), not a field."""
+    parts = [p for p in re.split(r"[/／、|]|和|及", header) if p.strip()]
+    return bool(parts) and all(normalize_key(p) in _GENERIC_HEADERS for p in parts)
+
+
+def _entity_name(cell: str) -> str | None:
+    """A row's entity name without its gloss: ``方案一（自营仓储）``, ``方案一：分别列明`` -> 方案一."""
+    name = re.split(r"[:：]", cell, maxsplit=1)[0]
+    return _valid_key(without_gloss(name))
+
+
+def _cells(row: str) -> list[str]:
+    inner = row.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [c.strip().strip("*_`").strip() for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def _header(cell: str) -> tuple[str, str]:
+    """A header cell as (name, unit): ``金额（万元）`` -> ``("金额", "万元")``."""
+    m = _HEADER_UNIT.match(cell)
+    return (m.group("name").strip() or cell, m.group("unit")) if m else (cell, "")
+
+
+def _with_unit(value: str, unit: str) -> str:
+    """A bare number cell takes its column's unit, so the number reader sees ``17.14万元``."""
+    return value + unit if unit and _BARE_NUMBER.match(value) else value
+
+
+def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
+    """Fields of one table (``rows[0]`` is the header, the separator row is gone).
+
+    Two columns: a row per field (``| 罚款 | 500 |``); the header row is a field too unless
+    it names the columns (``| 字段 | 值 |``). More columns, or two whose header is a name
+    column and a field (``| 方案 | 税负 |``): a row per entity, a column per field, nested as ``{entity: {column: value}}`` (flattened to ``entity.column``); with a
+    single entity row its columns are also plain fields (listed first). A leading 序号
+    column is dropped. A unit in a header (``金额（万元）``) is appended to the column's bare
+    numbers.
+    """
+    header = rows[0]
+    body = [r for r in rows[1:] if any(r)]
+    if len(header) > 2 and normalize_key(header[0]) in _INDEX_HEADERS:
+        header, body = header[1:], [r[1:] for r in body]
+    names = [_header(c) for c in header]
+    width = len(names)
+    body = [(r + [""] * width)[:width] for r in body]
+    out: dict[str, Any] = {}
+    # | 方案 | 税负 |: a name column and one field column is a row per entity too
+    entity_rows = width == 2 and normalize_key(names[0][0]) in _NAME_HEADERS and not _generic(names[1][0])
+    if width == 2 and not entity_rows:
+        unit = names[1][1]
+        generic = all(_generic(n) for n, _ in names)
+        pairs = ([] if generic else [(header[0], header[1])]) + [(r[0], r[1]) for r in body]
+        for raw_key, value in pairs:
+            key, key_unit = _header(raw_key)
+            valid = _valid_key(key)
+            if valid is not None and value:
+                out.setdefault(valid, _with_unit(value, key_unit or unit))
+        return out
+    if width < 2:
+        return out
+    if len(body) == 1:
+        for (name, unit), value in zip(names, body[0], strict=True):
+            if _valid_key(name) and value:
+                out.setdefault(name, _with_unit(value, unit))
+    for row in body:
+        entity = _entity_name(row[0])
+        if entity is None:
+            continue
+        values = {
+            name: _with_unit(value, unit)
+            for (name, unit), value in zip(names[1:], row[1:], strict=True)
+            if _valid_key(name) and value
+        }
+        if values:
+            out.setdefault(entity, values)
+    return out
+
+
+def _blocks(text: str) -> list[Block]:
+    """The lines of ``text``, each Markdown table (header, ``---`` rule, rows) replaced by
+    its fields (flattened)."""
+    lines = text.split("\n")
+    out: list[Block] = []
+    i = 0
+    while i < len(lines):
+        if i + 1 < len(lines) and _TABLE_ROW.match(lines[i]) and _TABLE_RULE.match(lines[i + 1]):
+            rows = [_cells(lines[i])]
+            i += 2
+            while i < len(lines) and _TABLE_ROW.match(lines[i]):
+                rows.append(_cells(lines[i]))
+                i += 1
+            out.append(flatten_fields(_table_fields(rows)))
+            continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def parse_fields(text: str) -> dict[str, Any] | None:
+    """The fields of an output as a dict (flattened, see module doc), or None when none parse.
+
+    ``text`` is the raw output (cleaned here). Values keep their JSON types; values read
+    from ``字段：值`` lines are strings.
+    """
+    cleaned = clean_prediction(text)
+    if not cleaned:
+        return None
+    best: dict[str, Any] | None = None
+    for value in find_json_values(cleaned):
+        obj = as_object(value)
+        if obj:
+            flat = flatten_fields(obj)
+            if best is None or len(flat) >= len(best):
+                best = flat
+    if best:
+        return best
+    return _parse_lines(_blocks(cleaned)) or None
+
