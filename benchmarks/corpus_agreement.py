@@ -25,7 +25,7 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="print every disagreement")
     args = parser.parse_args()
     sys.path.insert(0, str(args.src))
-    from taxpraben.data.loader import check_record
+    from taxpraben.data.checks import check_record
     from taxpraben.scoring.items import prepare_item
     from taxpraben.tasks import load_registry
 

@@ -26,7 +26,8 @@ import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
-from taxpraben.data.loader import check_record, load_data
+from taxpraben.data.checks import check_record
+from taxpraben.data.loader import load_data
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 from taxpraben.predictions import read_predictions

@@ -35,7 +35,7 @@ from typing import Any
 
 import pytest
 
-from taxpraben.data.loader import check_record
+from taxpraben.data.checks import check_record
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 

@@ -20,8 +20,8 @@ from helpers.mock_openai_server import MockConfig, MockServer, MockServerThread
 from taxpraben.commands.run import run
 from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
-from taxpraben.models.endpoints import EndpointPool
-from taxpraben.models.openai import OpenAIBackend, split_base_urls
+from taxpraben.models.endpoints import EndpointPool, split_base_urls
+from taxpraben.models.openai import OpenAIBackend
 
 APP = cli_app(run=run)
 

@@ -36,7 +36,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from taxpraben.data.loader import check_record, load_data
+from taxpraben.data.checks import check_record
+from taxpraben.data.loader import load_data
 from taxpraben.data.records import Record
 from taxpraben.models.baselines import BASELINES, oracle
 from taxpraben.scoring.items import prepare_item

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from taxpraben.data.loader import check_record
+from taxpraben.data.checks import check_record
 from taxpraben.parsing.choices import read_choice
 from taxpraben.parsing.final_number import read_final_number
 from taxpraben.parsing.letters import read_letter_set

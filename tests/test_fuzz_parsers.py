@@ -23,7 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from taxpraben.data.loader import DataError, Problem, check_record, iter_checked, load_data
+from taxpraben.data.checks import check_record, iter_checked
+from taxpraben.data.loader import load_data
+from taxpraben.data.problems import DataError, Problem
 from taxpraben.data.records import Record
 from taxpraben.parsing import taxben
 from taxpraben.parsing._jsonish import find_json_values

@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from taxpraben.cli import app
-from taxpraben.data.loader import DataError, Problem, load_data, validate_data
+from taxpraben.data.loader import load_data, validate_data
+from taxpraben.data.problems import DataError, Problem
 from taxpraben.tasks import load_registry
 
 REG = load_registry(use_env=False)
@@ -153,7 +154,7 @@ def test_two_files_for_one_task(tmp_path: Path) -> None:
 def test_json_array_is_streamed_not_loaded_whole(tmp_path: Path) -> None:
     """Records come out before the end of the file is read: a file whose tail is broken
     still yields its first records, then a problem (a whole-file parse would yield nothing)."""
-    from taxpraben.data.loader import iter_checked
+    from taxpraben.data.checks import iter_checked
 
     rows = [{"id": str(i), "query": "计算" * 200, "answer": i} for i in range(2000)]
     path = tmp_path / "TaxCalc.json"

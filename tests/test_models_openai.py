@@ -21,7 +21,8 @@ from taxpraben.models.base import (
     redact_url,
 )
 from taxpraben.models.factory import create_backend, split_spec
-from taxpraben.models.openai import OpenAIBackend, parse_retry_after
+from taxpraben.models.openai import OpenAIBackend
+from taxpraben.models.openai_wire import parse_retry_after
 
 CONFIG = GenerationConfig(max_tokens=64, seed_base=7)
 REQUEST = build_request(Record(task="TaxCalc", id="1", query="计算应纳税额", answer="1"), 2, CONFIG)

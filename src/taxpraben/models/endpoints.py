@@ -3,7 +3,8 @@
 :class:`EndpointPool` is pure bookkeeping (no I/O, the clock is passed in): the OpenAI backend
 asks it which endpoint the next attempt goes to and tells it how the attempt ended. The
 runner stays the one owner of retries: an attempt that failed on a dead endpoint comes back
-as a retryable error, and its retry is routed to a live endpoint.
+as a retryable error, and its retry is routed to a live endpoint. The base URLs are those of
+one ``--base-url`` value (:func:`split_base_urls`).
 
 Choice: the endpoint with the smallest expected wait of one more request,
 ``max(min_latency, (outstanding + 1) / rate)``, where ``min_latency`` is the smallest latency
@@ -26,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from taxpraben.models.base import ModelSpecError, redact_url
+
 #: Consecutive connection failures/timeouts that take an endpoint out.
 MAX_FAILURES = 3
 #: First and longest pause before an ejected endpoint is probed again (seconds).
@@ -35,6 +38,25 @@ MAX_BACKOFF_S = 30.0
 QUEUED = 1.5
 #: Weight of the newest sample in the throughput and latency EWMAs.
 EWMA_ALPHA = 0.2
+
+
+def split_base_urls(base_url: str) -> list[str]:
+    """The base URLs of a ``--base-url`` value: comma-separated, stripped of a trailing ``/``,
+    duplicates dropped (first kept); each must start with http:// or https://."""
+    urls: list[str] = []
+    for part in base_url.split(","):
+        url = part.strip().rstrip("/")
+        if not url:
+            continue
+        if not url.startswith(("http://", "https://")):
+            raise ModelSpecError(
+                f"--base-url must start with http:// or https://, got {redact_url(url)!r}"
+            )
+        if url not in urls:
+            urls.append(url)
+    if not urls:
+        raise ModelSpecError("--base-url names no URL")
+    return urls
 
 
 @dataclass

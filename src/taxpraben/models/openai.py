@@ -3,12 +3,14 @@
 Why aiohttp and not the ``openai`` SDK: measured on 2 cores against a 0.2 s mock, a bare
 aiohttp client holds 0.96 of the ideal request rate at 64 in flight and 0.88 at 256, the SDK
 on its aiohttp transport 0.86 and 0.37, and the SDK's default httpx pool 0.15 at 64 (see
-``benchmarks/api_throughput.py``). One POST and one JSON decode per request is all we need.
+``benchmarks/api_throughput.py``). One POST and one JSON decode per request is all we need;
+what is sent and how an answer is read is ``taxpraben.models.openai_wire``.
 
 Answers are streamed by default (``stream: true``, OpenAI server-sent events): a request
 that shows no first token within an adaptive deadline, or whose chunks stop for
 ``--idle-timeout`` seconds, is given up and retried, so a hung request costs seconds while a
-long generation is never cut (``taxpraben.models.streaming`` explains the limits).
+long generation is never cut (``taxpraben.models.streaming`` explains the limits,
+``taxpraben.models.first_token`` keeps them per endpoint).
 ``--no-stream`` sends plain requests with ``--timeout`` as the whole answer's limit, for
 servers without streaming. Both modes give the same text, usage and cache key.
 
@@ -21,101 +23,45 @@ URL itself, as before, so existing caches stay valid): runs over the same replic
 cache entries.
 
 The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
-``--api-key-env``), sent only in the ``Authorization`` header, and never kept anywhere else:
-``endpoint`` is the base URL without user info or query string, and server error messages
-are scrubbed of the key before they are recorded.
+``--api-key-env``: ``taxpraben.models.api_key``), sent only in the ``Authorization`` header,
+and never kept anywhere else: ``endpoint`` is the base URL without user info or query
+string, and server error messages are scrubbed of the key before they are recorded.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import email.utils
-import ipaddress
-import json
 import os
 import time
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 
-from taxpraben.models.base import (
-    BackendError,
-    Completion,
-    GenerationConfig,
-    ModelSpecError,
-    Request,
-    redact_url,
+from taxpraben.models.api_key import DEFAULT_KEY_ENV, key_refused, read_api_key
+from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, redact_url
+from taxpraben.models.endpoints import Endpoint, EndpointPool, split_base_urls
+from taxpraben.models.first_token import FirstTokenWatch
+from taxpraben.models.openai_wire import (
+    chat_body,
+    encode_body,
+    model_ids,
+    parse_completion,
+    parse_retry_after,
+    server_message,
 )
-from taxpraben.models.endpoints import Endpoint, EndpointPool
 from taxpraben.models.streaming import (
     FIRST_TOKEN_FLOOR_S,
     IDLE_TIMEOUT_S,
-    FirstTokenDeadline,
     StreamAccumulator,
     StreamError,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
-#: Longest server message kept in an item's error.
-MAX_ERROR_CHARS = 500
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.
 PROBE_TIMEOUT_S = 10.0
-#: How often the first-token watchdog tightens (or relaxes) the deadlines of waiting attempts.
-WATCH_INTERVAL_S = 0.25
-
-
-def is_local_endpoint(base_url: str) -> bool:
-    """True for endpoints that usually need no key: loopback, private or link-local
-    addresses, ``localhost``, ``*.local`` and single-label hosts (a container's name)."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    if not host:
-        return False
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host == "localhost" or host.endswith((".localhost", ".local")) or "." not in host
-    return address.is_loopback or address.is_private or address.is_link_local
-
-
-def split_base_urls(base_url: str) -> list[str]:
-    """The base URLs of a ``--base-url`` value: comma-separated, stripped of a trailing ``/``,
-    duplicates dropped (first kept); each must start with http:// or https://."""
-    urls: list[str] = []
-    for part in base_url.split(","):
-        url = part.strip().rstrip("/")
-        if not url:
-            continue
-        if not url.startswith(("http://", "https://")):
-            raise ModelSpecError(
-                f"--base-url must start with http:// or https://, got {redact_url(url)!r}"
-            )
-        if url not in urls:
-            urls.append(url)
-    if not urls:
-        raise ModelSpecError("--base-url names no URL")
-    return urls
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 class OpenAIBackend:
@@ -147,20 +93,10 @@ class OpenAIBackend:
         self.key_env = key_env
         self._models: list[str] | None = None
         self._models_lock = asyncio.Lock()
-        #: Streaming: the first-token deadline (``timeout`` is its cap) and the idle limit.
+        #: Streaming: the first-token deadlines (``timeout`` is their cap) and the idle limit.
         self.stream = stream
         self._idle = idle_timeout
-        #: One adaptive first-token deadline per endpoint (replicas may differ in speed).
-        self._first_tokens = [
-            FirstTokenDeadline(cap=timeout, floor=min(first_token_floor, timeout)) for _ in urls
-        ]
-        self._first_token = self._first_tokens[0]
-        #: Earlier first-token timeouts per request key (each doubles the next limit).
-        self._strikes: dict[tuple[str, str, int], int] = {}
-        #: Attempts waiting for their first token: (start, strikes, their asyncio.Timeout,
-        #: their endpoint's deadline).
-        self._waiting: dict[int, tuple[float, int, asyncio.Timeout, FirstTokenDeadline]] = {}
-        self._watchdog: asyncio.Task[None] | None = None
+        self._first_tokens = FirstTokenWatch(len(urls), cap=timeout, floor=first_token_floor)
         # One URL keeps the cache key it always had; several share one key (module doc).
         self.endpoint: str | None = (
             redact_url(base_url)
@@ -187,26 +123,11 @@ class OpenAIBackend:
         stream: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_S,
     ) -> OpenAIBackend:
-        """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``).
-
-        A variable named with ``--api-key-env`` must be set. The default one may be absent
-        only for a local endpoint (:func:`is_local_endpoint`: vLLM, SGLang and Ollama
-        servers need no key); for any other endpoint a missing key is an error here,
-        before anything is sent.
-        """
-        env_name = api_key_env or DEFAULT_KEY_ENV
-        key = os.environ.get(env_name)
-        if api_key_env and not key:
-            raise ModelSpecError(
-                f"--api-key-env {env_name}: environment variable {env_name} is not set"
-            )
+        """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``); a missing key is
+        an error here, before anything is sent, unless every endpoint is local
+        (:func:`~taxpraben.models.api_key.read_api_key`)."""
         url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
-        if not key and not all(is_local_endpoint(u) for u in split_base_urls(url)):
-            raise ModelSpecError(
-                f"no API key for {redact_url(url)}: environment variable {env_name} is not set. "
-                f"Set it, or name the variable that holds the key with --api-key-env "
-                f"(local endpoints such as http://localhost:8000/v1 need none)."
-            )
+        key, env_name = read_api_key(api_key_env, url)
         return cls(
             model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout,
             key_env=env_name, stream=stream, idle_timeout=idle_timeout,
@@ -232,17 +153,7 @@ class OpenAIBackend:
 
     def request_body(self, request: Request, config: GenerationConfig) -> dict[str, Any]:
         """The JSON body for one request (the extra ``gen_kwargs`` fields override ours)."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": list(request.messages),
-            "temperature": config.temperature,
-            "max_tokens": config.max_tokens,
-            "seed": request.seed,
-        }
-        if config.top_p is not None:
-            body["top_p"] = config.top_p
-        body.update(config.gen_kwargs)
-        return body
+        return chat_body(self.model, request, config)
 
     async def generate(
         self, requests: Sequence[Request], config: GenerationConfig
@@ -264,24 +175,20 @@ class OpenAIBackend:
         body = self.request_body(request, config)
         body["stream"] = True
         body.setdefault("stream_options", {"include_usage": True})
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        data = encode_body(body)
         session = self._session_or_new()
         loop = asyncio.get_running_loop()
-        strikes = self._strikes.get(request.key, 0)
         start = loop.time()
         ep = self.pool.choose(start)
         in_flight = ep.outstanding
-        first_token = self._first_tokens[ep.index]
-        first_limit = first_token.limit(strikes)
+        first = self._first_tokens.attempt(request.key, ep.index, start)
         stream = StreamAccumulator()
-        token = object()
         status, raw, retry_after = 200, b"", None
         # No total limit from aiohttp: our deadlines govern; only the connect is bounded.
         no_total = aiohttp.ClientTimeout(total=None, sock_connect=PROBE_TIMEOUT_S)
         try:
-            async with asyncio.timeout_at(start + first_limit) as deadline:
-                self._waiting[id(token)] = (start, strikes, deadline, first_token)
-                self._start_watchdog()
+            async with asyncio.timeout_at(start + first.limit) as deadline:
+                self._first_tokens.wait(first, deadline)
                 try:
                     url = ep.url + "/chat/completions"
                     async with session.post(url, data=data, timeout=no_total) as resp:
@@ -294,13 +201,11 @@ class OpenAIBackend:
                             # network read rather than one per line keeps streaming's CPU
                             # cost near that of a plain request.
                             pending = b""
-                            async for data in resp.content.iter_any():
-                                *lines, pending = (pending + data).split(b"\n")
+                            async for chunk in resp.content.iter_any():
+                                *lines, pending = (pending + chunk).split(b"\n")
                                 finished = stream.feed_lines(lines)
-                                if stream.started and id(token) in self._waiting:
-                                    del self._waiting[id(token)]
-                                    first_token.observe(loop.time() - start)
-                                    self._strikes.pop(request.key, None)
+                                if stream.started:
+                                    self._first_tokens.arrived(first, loop.time)
                                 if finished:
                                     break
                                 if stream.started:
@@ -308,21 +213,20 @@ class OpenAIBackend:
                             else:
                                 stream.feed(pending)  # a last line without its newline
                 finally:
-                    self._waiting.pop(id(token), None)
+                    self._first_tokens.done(first)
         except asyncio.CancelledError:
             self.pool.finish(ep, loop.time())  # the run stopped: no longer outstanding
             raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            self.pool.finish(ep, loop.time(), connection_failed=True)
-            return self._unreachable(exc, ep)
+            return self._connection_failed(exc, ep, loop.time())
         except TimeoutError:
             self.pool.finish(ep, loop.time(), connection_failed=not stream.started)
             if not stream.started:
-                self._strikes[request.key] = strikes + 1
+                self._first_tokens.missed(first)
                 waited = loop.time() - start
                 return BackendError(
                     f"no first token after {waited:.1f} s (first-token deadline; capped by --timeout "
-                    f"{first_token.cap:g} s){self._at(ep)}",
+                    f"{first.deadline.cap:g} s){self._at(ep)}",
                     retryable=True,
                     waited=True,
                 )
@@ -333,10 +237,7 @@ class OpenAIBackend:
             self.pool.finish(ep, loop.time(), answered=True)
             return BackendError(self._scrub(str(exc)), retryable=True)
         except aiohttp.ClientError as exc:
-            self.pool.finish(ep, loop.time(), connection_failed=True)
-            return BackendError(
-                f"connection failed: {type(exc).__name__}: {exc}{self._at(ep)}", retryable=True
-            )
+            return self._connection_failed(exc, ep, loop.time())
         if status != 200:
             self.pool.finish(ep, loop.time(), answered=True)
             return await self._http_error(status, raw, retry_after, ep)
@@ -356,30 +257,11 @@ class OpenAIBackend:
             finish_reason=stream.finish_reason,
         )
 
-    def _start_watchdog(self) -> None:
-        if self._watchdog is None or self._watchdog.done():
-            self._watchdog = asyncio.get_running_loop().create_task(self._watch_first_tokens())
-
-    async def _watch_first_tokens(self) -> None:
-        """Move the deadline of every attempt still waiting for its first token to what the
-        adaptive limit says now (a hung attempt started before anything was learned is cut
-        as soon as the endpoint's normal first-token time is known)."""
-        while self._waiting:
-            await asyncio.sleep(WATCH_INTERVAL_S)
-            limits: dict[tuple[int, int], float] = {}
-            for start, strikes, deadline, first_token in list(self._waiting.values()):
-                which = (id(first_token), strikes)
-                if which not in limits:
-                    limits[which] = first_token.limit(strikes)
-                # An expiring deadline refuses: its attempt is being given up anyway.
-                with contextlib.suppress(RuntimeError):
-                    deadline.reschedule(start + limits[which])
-
     async def _complete_whole(
         self, request: Request, config: GenerationConfig
     ) -> Completion | BackendError:
         """One plain POST under the per-attempt ``--timeout``."""
-        data = json.dumps(self.request_body(request, config), ensure_ascii=False).encode("utf-8")
+        data = encode_body(self.request_body(request, config))
         session = self._session_or_new()
         start = time.perf_counter()
         ep = self.pool.choose(time.monotonic())
@@ -393,8 +275,7 @@ class OpenAIBackend:
             self.pool.finish(ep, time.monotonic())  # the run stopped: no longer outstanding
             raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            self.pool.finish(ep, time.monotonic(), connection_failed=True)
-            return self._unreachable(exc, ep)
+            return self._connection_failed(exc, ep, time.monotonic())
         except asyncio.TimeoutError:
             self.pool.finish(ep, time.monotonic(), connection_failed=True)
             return BackendError(
@@ -402,15 +283,12 @@ class OpenAIBackend:
                 retryable=True,
             )
         except aiohttp.ClientError as exc:
-            self.pool.finish(ep, time.monotonic(), connection_failed=True)
-            return BackendError(
-                f"connection failed: {type(exc).__name__}: {exc}{self._at(ep)}", retryable=True
-            )
+            return self._connection_failed(exc, ep, time.monotonic())
         latency = time.perf_counter() - start
         if status != 200:
             self.pool.finish(ep, time.monotonic(), answered=True)
             return await self._http_error(status, raw, retry_after, ep)
-        outcome = self._parse(raw, latency)
+        outcome = parse_completion(raw, latency, self._scrub)
         if isinstance(outcome, Completion):
             self.pool.finish(ep, time.monotonic(), latency=latency, in_flight=in_flight)
         else:
@@ -420,6 +298,16 @@ class OpenAIBackend:
     def _at(self, ep: Endpoint) -> str:
         """`` at URL`` naming the endpoint of a failed attempt when there are several."""
         return f" at {ep.name}" if len(self.pool) > 1 else ""
+
+    def _connection_failed(self, exc: aiohttp.ClientError, ep: Endpoint, now: float) -> BackendError:
+        """An attempt that got no answer from ``ep`` (counted towards its ejection): a refused
+        connection or connect timeout is :meth:`_unreachable`, anything else is retried."""
+        self.pool.finish(ep, now, connection_failed=True)
+        if isinstance(exc, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)):
+            return self._unreachable(exc, ep)
+        return BackendError(
+            f"connection failed: {type(exc).__name__}: {exc}{self._at(ep)}", retryable=True
+        )
 
     def _unreachable(self, exc: Exception, ep: Endpoint) -> BackendError:
         """A refused connection: ``unreachable`` (the runner's give-up rule) only when no
@@ -448,15 +336,7 @@ class OpenAIBackend:
     def _key_problem(self, message: str, ep: Endpoint | None = None) -> str:
         """Why a 401/403 happened, naming the variable the key came from (never the key)."""
         where = ep.name if ep is not None and len(self.pool) > 1 else self.endpoint
-        if self._api_key:
-            return (
-                f"{where} refused the API key read from ${self.key_env} ({message}). "
-                f"Check the key, or name the variable that holds the right one with --api-key-env."
-            )
-        return (
-            f"{where} requires an API key and none was sent: ${self.key_env} is not set "
-            f"({message}). Set it, or name the variable that holds the key with --api-key-env."
-        )
+        return key_refused(where, message, self.key_env, key_sent=bool(self._api_key))
 
     async def _not_found(self, message: str, ep: Endpoint) -> str:
         """A 404 names the model, and the server's models when ``/models`` lists them."""
@@ -483,7 +363,7 @@ class OpenAIBackend:
                     status, raw = await self._get_models(base)
                 except (asyncio.TimeoutError, aiohttp.ClientError):
                     return None
-                self._models = _model_ids(raw) if status == 200 else []
+                self._models = model_ids(raw) if status == 200 else []
             return self._models or None
 
     async def _get_models(self, base: str | None = None) -> tuple[int, bytes]:
@@ -539,7 +419,7 @@ class OpenAIBackend:
             message = f"HTTP {status}: {self._server_message(raw)}"
             return BackendError(self._key_problem(message, ep), retryable=False, fatal=True)
         ep.answered = True  # it exists: a refusal by another endpoint is not "unreachable"
-        return _model_ids(raw) if status == 200 else None
+        return model_ids(raw) if status == 200 else None
 
     def _scrub(self, text: str) -> str:
         if self._api_key:
@@ -547,62 +427,11 @@ class OpenAIBackend:
         return text
 
     def _server_message(self, raw: bytes) -> str:
-        text = raw.decode("utf-8", errors="replace")
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError:
-            obj = None
-        if isinstance(obj, dict):
-            err = obj.get("error", obj)
-            if isinstance(err, dict) and err.get("message"):
-                text = str(err["message"])
-            elif isinstance(err, str):
-                text = err
-        return self._scrub(text.strip()[:MAX_ERROR_CHARS]) or "(empty body)"
-
-    def _parse(self, raw: bytes, latency: float) -> Completion | BackendError:
-        try:
-            obj = json.loads(raw)
-            choice = obj["choices"][0]
-            message = choice.get("message") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            # A truncated or garbled 200 is a transport problem, worth another attempt.
-            snippet = self._scrub(raw[:120].decode("utf-8", errors="replace"))
-            return BackendError(f"malformed response body: {snippet!r}", retryable=True)
-        content = message.get("content")
-        reasoning = message.get("reasoning_content") or message.get("reasoning")
-        usage_obj = obj.get("usage") if isinstance(obj, dict) else None
-        usage = None
-        if isinstance(usage_obj, dict):
-            usage = {
-                k: int(usage_obj[k])
-                for k in ("prompt_tokens", "completion_tokens")
-                if isinstance(usage_obj.get(k), (int, float))
-            }
-        return Completion(
-            text=content if isinstance(content, str) else "",
-            reasoning=reasoning if isinstance(reasoning, str) else None,
-            usage=usage or None,
-            latency_s=round(latency, 4),
-            finish_reason=choice.get("finish_reason"),
-        )
+        return server_message(raw, self._scrub)
 
     async def aclose(self) -> None:
-        if self._watchdog is not None and not self._watchdog.done():
-            self._watchdog.cancel()
-        self._watchdog = None
+        self._first_tokens.close()
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
 
-
-def _model_ids(raw: bytes) -> list[str]:
-    """The ids of an OpenAI ``/models`` listing (``{"data": [{"id": ...}]}``); [] otherwise."""
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        return []
-    data = obj.get("data") if isinstance(obj, dict) else None
-    if not isinstance(data, list):
-        return []
-    return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
