@@ -273,7 +273,7 @@ def step_semantic(args: argparse.Namespace, work: Path, data: Path, predictions:
     import torch
     from bert_score import BERTScorer
 
-    from taxpraben.metrics.semantic import BertScorer
+    from taxpraben.metrics.bertscore import BertScorer
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
     per_run = semantic_pairs(data, predictions, args.runs)

@@ -246,7 +246,8 @@ def measure_devices(
 ) -> dict[str, dict[str, Any]]:
     """taxpraben float32 BERTScore and BARTScore of the workload per ``--device`` value, the
     first value being the base of the speed-ups and score differences."""
-    from taxpraben.metrics.semantic import BartScorer, BertScorer
+    from taxpraben.metrics.bartscore import BartScorer
+    from taxpraben.metrics.bertscore import BertScorer
 
     xlnet, layer, bart = models
     bert_pairs, bart_pairs = Workload.distinct(workload.bert), Workload.distinct(workload.bart)
@@ -322,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from taxpraben.metrics.semantic import BartScorer, BertScorer
+    from taxpraben.metrics.bartscore import BartScorer
+    from taxpraben.metrics.bertscore import BertScorer
 
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)

@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from helpers.tiny_models import build_tiny_xlnet, tax_paragraph, tax_sentence
-from taxpraben.metrics.semantic import BertScorer
+from taxpraben.metrics.bertscore import BertScorer
 
 
 def make_workload(n: int, runs: int, seed: int = 0) -> tuple[list[str], list[list[str]]]:

@@ -22,7 +22,9 @@ from taxpraben.batching import (
     run_per_device,
     run_planned,
 )
-from taxpraben.metrics.semantic import cpu_budget, encoder_budget, seq2seq_budget
+from taxpraben.metrics.bartscore import seq2seq_budget
+from taxpraben.metrics.bertscore import encoder_budget
+from taxpraben.metrics.scorer_models import cpu_budget
 
 
 def _longest_first(lengths: list[int]) -> list[int]:

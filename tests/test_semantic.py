@@ -11,15 +11,10 @@ import pytest
 import torch
 
 from helpers.tiny_models import XLNET_LAYERS, tax_paragraph
-from taxpraben.metrics import semantic
-from taxpraben.metrics.semantic import (
-    PRF,
-    BartScorer,
-    BertScorer,
-    ScorerUnavailable,
-    bertscore_f1_by_item,
-    normalize_bartscore,
-)
+from taxpraben.metrics import bartscore, bertscore, scorer_models
+from taxpraben.metrics.bartscore import BartScorer, normalize_bartscore
+from taxpraben.metrics.bertscore import PRF, BertScorer, bertscore_f1_by_item
+from taxpraben.metrics.scorer_models import ScorerUnavailable
 
 pytest_plugins = ["helpers.tiny_models"]  # the tiny_xlnet_dir and tiny_bart_dir fixtures
 
@@ -139,8 +134,8 @@ def test_dedupe_batching_and_chunking_change_no_value(
         BertScorer(model, 3, device="cpu").score([c], [r])[0]
         for c, r in zip(cands, refs, strict=True)
     ]
-    monkeypatch.setattr(semantic, "_CHUNK_TOKENS", 40)  # many small chunks
-    monkeypatch.setattr(semantic, "_MATCH_ELEMENTS", 1)  # one pair per matching batch
+    monkeypatch.setattr(bertscore, "_CHUNK_TOKENS", 40)  # many small chunks
+    monkeypatch.setattr(bertscore, "_MATCH_ELEMENTS", 1)  # one pair per matching batch
     chunked = BertScorer(model, 3, device="cpu", batch_size=1).score(cands, refs)
     as_rows = [(s.precision, s.recall, s.f1) for s in one_by_one]
     assert _max_diff(bulk, as_rows * 3) < 1e-6
@@ -153,7 +148,7 @@ def test_progress_bar_does_not_change_scores(
 ) -> None:
     cands, refs = pairs
     plain = BertScorer(str(tiny_xlnet_dir), 1, device="cpu").score(cands, refs)
-    monkeypatch.setattr(semantic, "_PROGRESS_MIN_TEXTS", 0)
+    monkeypatch.setattr(scorer_models, "_PROGRESS_MIN_TEXTS", 0)
     shown = BertScorer(str(tiny_xlnet_dir), 1, device="cpu", progress=True).score(cands, refs)
     assert shown == plain
 
@@ -376,7 +371,7 @@ def test_bertscore_backs_off_on_out_of_memory(
     expected = BertScorer(str(tiny_xlnet_dir), 3, device="cpu", batch_size=32).score(cands, refs)
     scorer = BertScorer(str(tiny_xlnet_dir), 3, device="cpu", batch_size=32)
     flaky = _OutOfMemoryAbove(scorer._loaded.encoder, rows=5)
-    scorer._loaded = semantic._BertModel(
+    scorer._loaded = bertscore._BertModel(
         scorer._loaded.tokenizer, flaky, scorer._loaded.forward_kwargs
     )
     got = scorer.score(cands, refs)
@@ -394,7 +389,7 @@ def test_bartscore_backs_off_on_out_of_memory(
     sources, targets = bart_pairs
     scorer = BartScorer(str(tiny_bart_dir), batch_size=16, device="cpu")
     flaky = _OutOfMemoryAbove(scorer._loaded.model, rows=3)
-    scorer._loaded = semantic._BartModel(scorer._loaded.tokenizer, flaky)
+    scorer._loaded = bartscore._BartModel(scorer._loaded.tokenizer, flaky)
     got = scorer.score(sources, targets)
     assert flaky.failures >= 1
     expected = _reference_bartscore(tiny_bart_dir, sources, targets)
@@ -413,7 +408,7 @@ def test_float32_scoring_turns_tf32_off_and_restores_the_setting(
         return encoder(*args, **kwargs)
 
     recording.config = encoder.config  # type: ignore[attr-defined]
-    scorer._loaded = semantic._BertModel(
+    scorer._loaded = bertscore._BertModel(
         scorer._loaded.tokenizer, recording, scorer._loaded.forward_kwargs
     )
     before = torch.get_float32_matmul_precision()

@@ -15,8 +15,9 @@ import pytest
 
 from helpers.tiny_models import tax_paragraph
 from taxpraben.data.loader import load_data
-from taxpraben.metrics import semantic
-from taxpraben.metrics.semantic import PRF, BartScorer, BertScorer
+from taxpraben.metrics import bertscore
+from taxpraben.metrics.bartscore import BartScorer
+from taxpraben.metrics.bertscore import PRF, BertScorer
 from taxpraben.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, build_scorers, score_predictions
 from taxpraben.tasks import load_registry
@@ -56,7 +57,7 @@ def test_bertscore_on_several_workers_equals_one_device_to_the_bit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cands, refs = run_pairs
-    monkeypatch.setattr(semantic, "_CHUNK_TOKENS", chunk_tokens)  # one chunk, or many to share
+    monkeypatch.setattr(bertscore, "_CHUNK_TOKENS", chunk_tokens)  # one chunk, or many to share
     one = BertScorer(str(tiny_xlnet_dir), 2, idf=idf, device="cpu").score(cands, refs)
     # idf weights come from every reference of the call, not from each device's share.
     for devices in ("cpu,cpu", "cpu,cpu,cpu"):
@@ -68,7 +69,7 @@ def test_bertscore_on_two_workers_is_bit_identical_when_batching_cannot_differ(
     tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cands, refs = run_pairs
-    monkeypatch.setattr(semantic, "_MATCH_ELEMENTS", 1)  # one pair per matching batch
+    monkeypatch.setattr(bertscore, "_MATCH_ELEMENTS", 1)  # one pair per matching batch
     single = BertScorer(str(tiny_xlnet_dir), 3, batch_size=1, device="cpu")
     each_alone = [single.score([c], [r])[0] for c, r in zip(cands, refs, strict=True)]
     three = BertScorer(str(tiny_xlnet_dir), 3, batch_size=1, device="cpu,cpu,cpu").score(cands, refs)
@@ -80,7 +81,7 @@ def test_bertscore_chunks_share_the_work_and_keep_each_gold_on_one_device(
     tiny_xlnet_dir: Path, run_pairs: tuple[list[str], list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cands, refs = run_pairs
-    monkeypatch.setattr(semantic, "_CHUNK_TOKENS", 300)  # several chunks to share out
+    monkeypatch.setattr(bertscore, "_CHUNK_TOKENS", 300)  # several chunks to share out
     seen: list[tuple[int, list[tuple[str, str]], list[int]]] = []
     score_chunks = BertScorer._score_chunks
 

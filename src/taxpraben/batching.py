@@ -1,6 +1,6 @@
 """Batches sized by a memory budget, longest first, that back off on out-of-memory.
 
-The semantic scorers (``metrics.semantic``) and local generation (``models.hf``) both run a
+The semantic scorers (``metrics.bertscore``, ``metrics.bartscore``) and local generation (``models.hf``) both run a
 model over texts of very different lengths; what limits a batch is the device's memory, not a
 count of items. The contract:
 
@@ -20,7 +20,7 @@ Nothing here synchronises with the device: ``forward`` keeps its results where t
 Several devices (``--device cuda`` on a machine of several GPUs, or a list): the work is
 split into length-balanced bins by :func:`balance_bins`, one bin per device, each run by
 :func:`run_per_device` with its own model copy and its own budget, and :func:`merge_bins`
-puts the results back in the input order.
+puts the results back in the input order; :func:`share_out` does the three in turn.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 Shape = tuple[int, ...]
 CostFn = Callable[[int, Shape], float]
 T = TypeVar("T")
+W = TypeVar("W")
 
 #: Share of the free CUDA memory a batch's activations may take; the rest is headroom for
 #: the allocator's fragmentation, results kept on the device and the estimate's error.
@@ -274,3 +276,25 @@ def run_per_device(jobs: Sequence[Callable[[], T]]) -> list[T]:
     with ThreadPoolExecutor(len(jobs), thread_name_prefix="taxpraben-device") as pool:
         futures = [pool.submit(job) for job in jobs]
         return [future.result() for future in futures]
+
+
+def share_out(
+    workers: Sequence[W],
+    units: Sequence[Sequence[int]],
+    weights: Sequence[float],
+    run: Callable[[W, list[int]], Sequence[T]],
+    n: int,
+) -> list[T]:
+    """The results of ``n`` items, in input order, computed by ``workers`` (one per device).
+
+    ``units`` are the pieces of work that stay whole (each lists the items it computes;
+    together they cover ``0 .. n - 1`` once), of ``weights``. One worker takes them all, in
+    order; several share them by :func:`balance_bins`. ``run(worker, unit_indices)`` computes
+    a worker's share and returns a result per item of all ``n``, of which only those of its
+    share are read. The workers run by :func:`run_per_device`, their results are put back in
+    order by :func:`merge_bins`.
+    """
+    plan = [list(range(len(units)))] if len(workers) == 1 else balance_bins(weights, len(workers))
+    results = run_per_device([partial(run, w, ids) for w, ids in zip(workers, plan, strict=True)])
+    bins = [sorted(k for i in ids for k in units[i]) for ids in plan]
+    return merge_bins(bins, [[r[k] for k in b] for r, b in zip(results, bins, strict=True)], n)

@@ -66,7 +66,7 @@ class GenerationKind(Kind):
         item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
 
     def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
-        from taxpraben.metrics.semantic import normalize_bartscore  # on first use (see loader)
+        from taxpraben.metrics.bartscore import normalize_bartscore  # on first use (see loader)
 
         berts = [bert_f1(values, p) for p in item.pairs]
         raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]

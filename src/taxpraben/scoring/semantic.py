@@ -1,8 +1,8 @@
 """Building the semantic scorers a scoring job needs, and recording why one is unavailable.
 
-The scorer objects own their models (metrics.semantic); this module only decides which
-ones to build from the settings and turns "cannot load the model" into a metric that is
-"not computed", with the reason, instead of a crash or an invented number.
+The scorer objects own their models (metrics.bertscore, metrics.bartscore); this module only
+decides which ones to build from the settings and turns "cannot load the model" into a metric
+that is "not computed", with the reason, instead of a crash or an invented number.
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ class SemanticScorers:
 def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorers:
     """Load the scorers in ``needed`` ({"bertscore", "bartscore"}) as the settings say."""
     from taxpraben.devices import DeviceError
-    from taxpraben.metrics.semantic import BartScorer, BertScorer, ScorerUnavailable
+    from taxpraben.metrics.bartscore import BartScorer
+    from taxpraben.metrics.bertscore import BertScorer
+    from taxpraben.metrics.scorer_models import ScorerUnavailable
 
     scorers = SemanticScorers(
         config={
