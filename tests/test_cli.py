@@ -324,6 +324,13 @@ def test_a_one_task_file_scores_only_its_task(tmp_path: Path) -> None:
         (["score", "--data", "sample", "-p", "x.jsonl", "--runs", "0"], "--runs"),
         (["run", "--model", "baseline:oracle", "--data", "sample", "--concurrency", "0"], "--concurrency"),
         (["run", "--model", "baseline:oracle", "--data", "sample", "--runs", "0"], "--runs"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--profile", "helm"], "--profile"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--scorer-dtype", "fp16"], "--scorer-dtype"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--shard", "3"], "--shard"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--gen-kwargs", "[1]"], "--gen-kwargs"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--device", "tpu"], "--device"),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--top-p", "1.5"], "--top-p"),
+        (["merge", "d", "--data", "sample", "--out", "o", "--bertscore-max-tokens", "0"], "--bertscore-max-tokens"),
     ],
 )
 def test_out_of_range_option_values_are_refused_when_parsed(argv: list[str], option: str) -> None:

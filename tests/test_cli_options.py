@@ -11,11 +11,24 @@ import typer
 from typer.testing import CliRunner
 
 from taxpraben.cli import app
-from taxpraben.commands.options import ScoringOptions, with_scoring_options
+from taxpraben.commands.options import with_options
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
     DEFAULT_BERTSCORE_MODEL,
+)
+from taxpraben.options import (
+    DataOptions,
+    EndpointOptions,
+    GenerationOptions,
+    MergeInputOptions,
+    ModelOptions,
+    RunOutputOptions,
+    ScoreInputOptions,
+    ScoringOptions,
+    check_options,
+    declared_options,
+    option_values,
 )
 from taxpraben.scoring import ScoringSettings
 
@@ -69,7 +82,7 @@ def toy_app(received: list[tuple[str, ScoringOptions, int]]) -> typer.Typer:
     toy = typer.Typer()
 
     @toy.command()
-    @with_scoring_options
+    @with_options
     def toy_command(name: str = "x", *, scoring: ScoringOptions, seed: int = 0) -> None:
         received.append((name, scoring, seed))
 
@@ -103,8 +116,8 @@ def test_the_options_called_from_python_take_their_defaults() -> None:
 def test_a_command_without_the_scoring_parameter_is_refused() -> None:
     def plain(name: str = "x") -> None: ...
 
-    with pytest.raises(TypeError, match="no parameter 'scoring"):
-        with_scoring_options(plain)
+    with pytest.raises(TypeError, match="no option-group parameter"):
+        with_options(plain)
 
 
 def panel_titles(help_text: str) -> list[str]:
@@ -134,3 +147,57 @@ def test_every_run_option_is_in_a_named_panel() -> None:
     unpanelled = [p.opts[0] for p in COMMAND.commands["run"].params
                   if p.opts[0] != "--help" and not getattr(p, "rich_help_panel", None)]  # fmt: skip
     assert unpanelled == []
+
+
+#: The option groups each command takes, in its signature's order.
+GROUPS = {
+    "run": [ModelOptions, DataOptions, GenerationOptions, EndpointOptions, ScoringOptions, RunOutputOptions],
+    "score": [DataOptions, ScoreInputOptions, ScoringOptions],
+    "merge": [DataOptions, MergeInputOptions, ScoringOptions],
+}
+
+
+@pytest.mark.parametrize("command", sorted(GROUPS))
+def test_every_option_of_a_command_is_its_declaration(command: str) -> None:
+    """The command line is derived: each parameter of run/score/merge is one declared option,
+    with the declaration's flag, help, panel, environment variable, bounds and default."""
+    declared = {f.name: (d, f.default) for group in GROUPS[command] for f, d, _ in declared_options(group)}
+    params = {p.name: p for p in COMMAND.commands[command].params if p.name != "help"}
+    assert set(params) == set(declared)
+    for name, p in params.items():
+        d, default = declared[name]
+        if d.argument:
+            assert p.required and p.help == d.help
+            continue
+        assert p.opts[0] == d.flag and (d.short is None or d.short in p.opts)
+        assert (p.help, p.rich_help_panel, p.envvar) == (d.help, d.panel, d.envvar)
+        assert (p.min, p.max) == (d.min, d.max)
+        if default is not dataclasses.MISSING:
+            assert p.default == default, name
+        else:
+            assert p.required, name
+
+
+def test_groups_built_in_python_are_checked_like_the_command_line() -> None:
+    check_options(GenerationOptions(runs=2, gen_kwargs='{"enable_thinking": false}'))
+    with pytest.raises(ValueError, match="--runs: 0 is below the minimum 1"):
+        check_options(GenerationOptions(runs=0))
+    with pytest.raises(ValueError, match=r"--gen-kwargs: .*JSON object"):
+        check_options(GenerationOptions(gen_kwargs="[1]"))
+    with pytest.raises(ValueError, match=r"--shard: .*expected I/N"):
+        check_options(RunOutputOptions(shard="2"))
+    with pytest.raises(ValueError, match="--profile: unknown scoring profile 'helm'"):
+        check_options(ScoringOptions(profile="helm"))
+
+
+def test_option_values_are_the_manifest_form(tmp_path: Path) -> None:
+    values = option_values(DataOptions(data="sample", task_dir=[tmp_path], limit=3))
+    assert values == {"data": "sample", "tasks": None, "limit": 3, "task_dir": [str(tmp_path)]}
+    assert DataOptions(data="x", tasks=" TaxCalc, ,TaxQA").task_names == ["TaxCalc", "TaxQA"]
+
+
+def test_two_groups_with_one_option_name_are_refused() -> None:
+    def both(*, a: ScoreInputOptions, b: MergeInputOptions) -> None: ...
+
+    with pytest.raises(TypeError, match="two options named"):
+        with_options(both)

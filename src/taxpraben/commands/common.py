@@ -1,18 +1,16 @@
-"""What every command shares: the console it prints through, and the hub probe before scoring.
+"""What every command shares: the console it prints through.
 
-The options shared by several commands are declared in ``commands.options``.
+The options are declared in ``taxpraben.options`` (their command line in ``commands.options``);
+what a command does is a job of ``taxpraben.jobs``.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import threading
-import urllib.error
-import urllib.request
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+import typer
 from rich.console import Console
 
 #: Width of tables printed to a pipe or file: wide enough that no table of ours wraps
@@ -35,56 +33,14 @@ def cli_console(*, stderr: bool = False) -> Console:
     return Console(stderr=stderr, soft_wrap=True, width=PIPE_WIDTH)
 
 
-#: Seconds the hub gets to answer before scorer models are taken from the local cache only.
-HUB_PROBE_TIMEOUT_S = 3.0
-_TRUE = {"1", "true", "yes", "on"}
+@contextmanager
+def exit_on_job_error(console: Console) -> Iterator[None]:
+    """A job's JobError printed (its lines, in its style) and turned into the command's exit."""
+    from taxpraben.jobs.common import JobError
 
-
-def hub_reachable(endpoint: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
-    """True when ``endpoint`` answers anything (any HTTP status) within ``timeout`` seconds.
-
-    Runs in a daemon thread joined with the timeout, because a DNS lookup is not bounded by
-    a socket timeout (without a network it can take as long as the resolver likes).
-    """
-    answered: list[bool] = []
-
-    def probe() -> None:
-        try:
-            urllib.request.urlopen(urllib.request.Request(endpoint, method="HEAD"), timeout=timeout)
-            answered.append(True)
-        except urllib.error.HTTPError:
-            answered.append(True)  # a status is an answer
-        except (OSError, ValueError):
-            answered.append(False)
-
-    worker = threading.Thread(target=probe, daemon=True)
-    worker.start()
-    worker.join(timeout + 0.5)
-    return bool(answered and answered[0])
-
-
-def use_local_models_if_hub_unreachable(models: Iterable[str], console: Console) -> None:
-    """Before scoring: if a scorer model must come from the Hugging Face hub and the hub does
-    not answer within seconds, set ``HF_HUB_OFFLINE=1`` for this process and say so.
-
-    Without this, the hub client retries for minutes on a machine without internet before
-    the scorer gives up (or before it uses the copy it already has in its cache). With it,
-    a cached model is used at once, and a model that is not cached makes its tasks "not
-    computed" at once, with the way to get it. Nothing is probed when the models are local
-    directories or ``HF_HUB_OFFLINE`` / ``TRANSFORMERS_OFFLINE`` is already set.
-    """
-    if any(os.environ.get(flag, "").strip().lower() in _TRUE for flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")):
-        return
-    hub_ids = [m for m in models if m and not Path(m).expanduser().exists()]
-    if not hub_ids:
-        return
-    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
-    if hub_reachable(endpoint):
-        return
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    console.print(
-        f"The Hugging Face hub ({endpoint}) did not answer within {HUB_PROBE_TIMEOUT_S:g} s: "
-        f"the scorer models ({', '.join(hub_ids)}) are taken from the local cache only "
-        "(HF_HUB_OFFLINE=1 for this run; set it yourself to skip this check).",
-        style="yellow", markup=False, highlight=False,
-    )  # fmt: skip
+    try:
+        yield
+    except JobError as exc:
+        for line in exc.lines:
+            console.print(line, style=exc.style, markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(exc.code) from None

@@ -1,203 +1,140 @@
-"""Options shared by several commands, each declared once, and the help panels they sit in.
+"""The command line of the options declared in ``taxpraben.options``.
 
-The scoring options (``--profile``, ``--bertscore-*``, ``--bartscore-*``, ``--device``,
-``--scorer-dtype``, ``--no-semantic``) are the fields of :class:`ScoringOptions`; a command
-takes them all with one parameter ``scoring: ScoringOptions`` and the decorator
-:func:`with_scoring_options`, which puts them on the command line in that parameter's place.
-Their defaults are :class:`~taxpraben.scoring.settings.ScoringSettings`' own, so that the
-command line and the library cannot drift apart.
-
-Typer has no option groups: the options show in ``--help`` panels by ``rich_help_panel``.
+A command takes an option group (``DataOptions``, ``ScoringOptions`` ...) as one parameter
+annotated with the group's class; :func:`with_options` puts the group's options on the
+command line in that parameter's place (flags, help panels, environment variables, bounds
+and checks from each option's declaration) and gathers the parsed values into the group. A
+value out of its bounds, or failing its check, is refused while parsing: exit 2, naming the
+option. Typer has no option groups: the options show in ``--help`` panels by
+``rich_help_panel``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import types
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
-from pathlib import Path
-from typing import Annotated, Any, TypeVar, get_type_hints
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 import typer
 from rich.console import Console
 
-from taxpraben.metrics.defaults import (
-    ENV_BARTSCORE_MODEL,
-    ENV_BARTSCORE_WEIGHTS,
-    ENV_BERTSCORE_LAYER,
-    ENV_BERTSCORE_MODEL,
+from taxpraben.options import (
+    DataOptions,
+    Declared,
+    ScoringOptions,
+    check_value,
+    declared_options,
+    is_option_group,
 )
 from taxpraben.scoring.settings import ScoringSettings
 
-# The help panels, in the order a reader of `run --help` needs them.
-MODEL_PANEL = "Model"
-DATA_PANEL = "Data"
-GENERATION_PANEL = "Generation"
-ENDPOINT_PANEL = "Endpoint and retries"
-SCORING_PANEL = "Scoring"
-OUTPUT_PANEL = "Output"
 
-DataOpt = Annotated[
-    str,
-    typer.Option(
-        "--data",
-        help="Data directory (one file per dataset: NAME.jsonl/.json/.parquet or NAME/test.*), "
-        "or 'sample' for the bundled sample.",
-        envvar="TAXPRABEN_DATA",
-        rich_help_panel=DATA_PANEL,
-    ),
-]
-TaskDirOpt = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--task-dir",
-        help="Extra directory of task spec files (repeatable); also $TAXPRABEN_TASK_DIR.",
-        rich_help_panel=DATA_PANEL,
-    ),
-]
-TasksOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--tasks",
-        help="Comma-separated task names (default: every task with data).",
-        rich_help_panel=DATA_PANEL,
-    ),
-]
-LimitOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--limit", min=1, help="Use only the first N records of each task.", rich_help_panel=DATA_PANEL
-    ),
-]
-OutOpt = Annotated[
-    Path | None, typer.Option("--out", help="Output directory.", rich_help_panel=OUTPUT_PANEL)
-]
-SeedOpt = Annotated[
-    int, typer.Option("--seed", help="Seed for bootstrap intervals.", rich_help_panel=SCORING_PANEL)
-]
-
-#: The defaults of every scoring option.
-_DEFAULT = ScoringSettings()
+def _base_type(annotation: Any) -> Any:
+    """``int | None`` -> ``int``; ``list[int] | None`` -> ``int``."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        annotation = next(a for a in get_args(annotation) if a is not type(None))
+    if get_origin(annotation) is list:
+        annotation = get_args(annotation)[0]
+    return annotation
 
 
-@dataclass(frozen=True)
-class ScoringOptions:
-    """The scoring options as given on the command line of ``run``, ``score`` and ``merge``.
+def _callback(declared: Declared) -> Callable[[Any], Any]:
+    """Typer's callback that refuses a value failing the declared check (exit 2, the option named)."""
 
-    Each field is one option: its declaration is the field's annotation, its default the
-    ScoringSettings default. :meth:`settings` turns them into the job's ScoringSettings.
+    def callback(value: Any) -> Any:
+        if value is None or isinstance(value, bool) or declared.check is None:
+            return value
+        try:
+            check_value(Declared(declared.flag, "", "", check=declared.check), value)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+        return value
+
+    return callback
+
+
+def typer_annotation(declared: Declared, annotation: Any) -> Any:
+    """``Annotated[type, typer.Option(...)]`` (or ``typer.Argument``) of one declared option."""
+    if declared.argument:
+        return Annotated[annotation, typer.Argument(help=declared.help, show_default=False)]
+    kind = _base_type(annotation)
+    bounds = {
+        name: (int(value) if kind is int else value)
+        for name, value in (("min", declared.min), ("max", declared.max))
+        if value is not None
+    }
+    names = [declared.flag, *([declared.short] if declared.short else [])]
+    option = typer.Option(
+        *names,
+        help=declared.help,
+        envvar=declared.envvar,
+        rich_help_panel=declared.panel,
+        callback=_callback(declared) if declared.check is not None else None,
+        **bounds,
+    )
+    return Annotated[annotation, option]
+
+
+def option_annotation(group: type, name: str) -> Any:
+    """The typer annotation of one option of ``group`` (for a command that takes only it)."""
+    for f, declared, annotation in declared_options(group):
+        if f.name == name:
+            return typer_annotation(declared, annotation)
+    raise KeyError(f"{group.__name__} has no option {name!r}")
+
+
+DataOpt = option_annotation(DataOptions, "data")
+TaskDirOpt = option_annotation(DataOptions, "task_dir")
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def with_options(command: Command) -> Command:
+    """Give ``command`` the options of each of its option-group parameters, in its place.
+
+    Typer reads a command's options from its signature: the returned function's signature
+    has each group's fields (declarations, defaults) where the group's parameter was, and it
+    calls ``command`` with them gathered into the groups. Called from Python, the options
+    left out take their defaults. TypeError for a command without a group, or two options
+    of one name.
     """
+    signature = inspect.signature(command, eval_str=True)
+    groups = {p.name: p.annotation for p in signature.parameters.values() if is_option_group(p.annotation)}
+    if not groups:
+        raise TypeError(f"{command.__name__} has no option-group parameter (such as 'scoring: ScoringOptions')")
+    parameters: list[inspect.Parameter] = []
+    owner: dict[str, str] = {}
+    for parameter in signature.parameters.values():
+        if parameter.name not in groups:  # keyword-only: typer passes every value by name
+            parameters.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+            owner[parameter.name] = ""
+            continue
+        for f, declared, annotation in declared_options(parameter.annotation):
+            if f.name in owner:
+                raise TypeError(f"{command.__name__}: two options named {f.name!r}")
+            owner[f.name] = parameter.name
+            default = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+            parameters.append(inspect.Parameter(
+                f.name, inspect.Parameter.KEYWORD_ONLY, annotation=typer_annotation(declared, annotation),
+                default=default,
+            ))  # fmt: skip
 
-    profile: Annotated[
-        str,
-        typer.Option(
-            "--profile",
-            help="Scoring profile: 'taxpraben' (default) or 'taxben' (TaxBen's exact rules).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.profile
-    bertscore_model: Annotated[
-        str,
-        typer.Option(
-            "--bertscore-model",
-            envvar=ENV_BERTSCORE_MODEL,
-            help="BERTScore model: hub id or local directory.",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.bertscore_model
-    bertscore_layer: Annotated[
-        int,
-        typer.Option(
-            "--bertscore-layer",
-            envvar=ENV_BERTSCORE_LAYER,
-            min=0,
-            help="BERTScore layer (0 is the embeddings).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.bertscore_layer
-    bertscore_max_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--bertscore-max-tokens",
-            help="Cap BERTScore inputs at N tokens to bound memory (default: no cap, as the reference).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.bertscore_max_tokens
-    bertscore_idf: Annotated[
-        bool,
-        typer.Option(
-            "--bertscore-idf",
-            help="Weight BERTScore tokens by idf over the references (not the protocol: off in "
-            "TaxBen/TaxPraBen; recorded in results.json).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.bertscore_idf
-    bertscore_batch_size: Annotated[
-        int,
-        typer.Option(
-            "--bertscore-batch-size",
-            min=1,
-            help="Texts per BERTScore forward pass on CPU (on CUDA, batches are sized by free memory).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.bertscore_batch_size
-    bartscore_model: Annotated[
-        str,
-        typer.Option(
-            "--bartscore-model",
-            envvar=ENV_BARTSCORE_MODEL,
-            help="BARTScore model: hub id or local directory.",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.bartscore_model
-    bartscore_weights: Annotated[
-        Path | None,
-        typer.Option(
-            "--bartscore-weights",
-            envvar=ENV_BARTSCORE_WEIGHTS,
-            help="Optional bart_score.pth state dict (ParaBank2-tuned weights used by TaxBen).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.bartscore_weights  # type: ignore[assignment]  # None: no weights
-    device: Annotated[
-        str,
-        typer.Option(
-            "--device",
-            help="Device(s) for the scorer models (and an hf: model): auto, cpu, mps, cuda (every "
-            "visible GPU), cuda:N, or a list such as cuda:0,cuda:1 that scoring is split across "
-            "(an hf: model runs on the first).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.device
-    scorer_dtype: Annotated[
-        str,
-        typer.Option(
-            "--scorer-dtype",
-            help="BERTScore/BARTScore arithmetic: float32 (default, equal to the reference code), "
-            "tf32 or bf16 (faster on a GPU, not exact; recorded in results.json).",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = _DEFAULT.scorer_dtype
-    no_semantic: Annotated[
-        bool,
-        typer.Option(
-            "--no-semantic",
-            help="Skip BERTScore/BARTScore: their tasks are marked 'not computed' and the overall partial.",
-            rich_help_panel=SCORING_PANEL,
-        ),
-    ] = not _DEFAULT.semantic
+    @functools.wraps(command)
+    def with_groups(**kwargs: Any) -> Any:
+        for name, group in groups.items():
+            values = {f.name: kwargs.pop(f.name) for f in dataclasses.fields(group) if f.name in kwargs}
+            kwargs[name] = group(**values)
+        return command(**kwargs)
 
-    def settings(self, *, seed: int, runs: int | None) -> ScoringSettings:
-        """The ScoringSettings of these options (progress shown); ValueError if not valid."""
-        values = asdict(self)
-        semantic = not values.pop("no_semantic")
-        return ScoringSettings(**values, semantic=semantic, seed=seed, runs=runs, progress=True)
-
-    @property
-    def scorer_models(self) -> list[str]:
-        """The semantic scorers' models (hub ids or local directories)."""
-        return [self.bertscore_model, self.bartscore_model]
+    with_groups.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    # Typer also reads the annotations (get_type_hints): give it the resolved ones.
+    with_groups.__annotations__ = {p.name: p.annotation for p in parameters}
+    if signature.return_annotation is not inspect.Signature.empty:
+        with_groups.__annotations__["return"] = signature.return_annotation
+    return with_groups  # type: ignore[return-value]
 
 
 def scoring_settings_or_exit(
@@ -209,42 +146,3 @@ def scoring_settings_or_exit(
     except ValueError as exc:
         console.print(str(exc), style="red", markup=False, highlight=False)
         raise typer.Exit(2) from exc
-
-
-Command = TypeVar("Command", bound=Callable[..., Any])
-
-
-def with_scoring_options(command: Command) -> Command:
-    """Give ``command`` the scoring options in place of its parameter ``scoring: ScoringOptions``.
-
-    Typer reads a command's options from its signature: the returned function's signature
-    has the fields of ScoringOptions (declarations, defaults) where ``scoring`` was, and it
-    calls ``command`` with them gathered into one ScoringOptions. Called from Python, the
-    options left out take their defaults.
-    """
-    signature = inspect.signature(command, eval_str=True)
-    if "scoring" not in signature.parameters:
-        raise TypeError(f"{command.__name__} has no parameter 'scoring: ScoringOptions'")
-    declared = get_type_hints(ScoringOptions, include_extras=True)
-    options = [
-        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=declared[f.name], default=f.default)
-        for f in fields(ScoringOptions)
-    ]
-    parameters: list[inspect.Parameter] = []
-    for parameter in signature.parameters.values():
-        if parameter.name == "scoring":
-            parameters.extend(options)
-        else:  # keyword-only: typer passes every value by name; no positional order to keep
-            parameters.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
-
-    @functools.wraps(command)
-    def with_options(**kwargs: Any) -> Any:
-        scoring = ScoringOptions(**{f.name: kwargs.pop(f.name, f.default) for f in fields(ScoringOptions)})
-        return command(**kwargs, scoring=scoring)
-
-    with_options.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    # Typer also reads the annotations (get_type_hints): give it the resolved ones.
-    with_options.__annotations__ = {p.name: p.annotation for p in parameters}
-    if signature.return_annotation is not inspect.Signature.empty:
-        with_options.__annotations__["return"] = signature.return_annotation
-    return with_options  # type: ignore[return-value]

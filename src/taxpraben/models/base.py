@@ -19,10 +19,9 @@ from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from taxpraben.data.records import Record
+from taxpraben.models.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from taxpraben.prompts import Message, build_messages
 from taxpraben.tasks.spec import TaskSpec
-
-DEFAULT_MAX_TOKENS = 1024
 
 
 class ModelSpecError(ValueError):
@@ -33,7 +32,7 @@ class ModelSpecError(ValueError):
 class GenerationConfig:
     """Decoding settings shared by every request of a run (part of the cache key)."""
 
-    temperature: float = 0.0
+    temperature: float = DEFAULT_TEMPERATURE
     top_p: float | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
     #: Run ``r`` is sent seed ``seed_base + r``.

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from taxpraben.models.base import Backend, ModelSpecError
+from taxpraben.models.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,8 @@ class BackendOptions:
 
     base_url: str | None = None
     api_key_env: str | None = None
-    concurrency: int = 16
-    timeout: float = 120.0
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float = DEFAULT_TIMEOUT_S
     device: str = "auto"
     stream: bool = True
     idle_timeout: float | None = None
@@ -79,8 +80,8 @@ def create_backend(
     *,
     base_url: str | None = None,
     api_key_env: str | None = None,
-    concurrency: int = 16,
-    timeout: float = 120.0,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float = DEFAULT_TIMEOUT_S,
     device: str = "auto",
     stream: bool = True,
     idle_timeout: float | None = None,

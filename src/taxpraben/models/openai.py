@@ -40,6 +40,7 @@ import aiohttp
 
 from taxpraben.models.api_key import DEFAULT_KEY_ENV, key_refused, read_api_key
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, redact_url
+from taxpraben.models.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S
 from taxpraben.models.endpoints import Endpoint, EndpointPool, split_base_urls
 from taxpraben.models.first_token import FirstTokenWatch
 from taxpraben.models.openai_wire import (
@@ -52,7 +53,6 @@ from taxpraben.models.openai_wire import (
 )
 from taxpraben.models.streaming import (
     FIRST_TOKEN_FLOOR_S,
-    IDLE_TIMEOUT_S,
     StreamAccumulator,
     StreamError,
 )
@@ -77,8 +77,8 @@ class OpenAIBackend:
         *,
         base_url: str = DEFAULT_BASE_URL,
         api_key: str | None = None,
-        concurrency: int = 16,
-        timeout: float = 120.0,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        timeout: float = DEFAULT_TIMEOUT_S,
         key_env: str = DEFAULT_KEY_ENV,
         stream: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_S,
@@ -118,8 +118,8 @@ class OpenAIBackend:
         *,
         base_url: str | None = None,
         api_key_env: str | None = None,
-        concurrency: int = 16,
-        timeout: float = 120.0,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        timeout: float = DEFAULT_TIMEOUT_S,
         stream: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_S,
     ) -> OpenAIBackend:

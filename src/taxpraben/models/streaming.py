@@ -33,9 +33,6 @@ from typing import Any
 FIRST_TOKEN_FLOOR_S = 3.0
 FIRST_TOKEN_MULTIPLIER = 5.0
 FIRST_TOKEN_MIN_SAMPLES = 16
-#: Between chunks of a flowing stream: servers send a chunk per token or a few tokens
-#: (tens of ms apart); a gap of a minute is a dead stream, not a slow one.
-IDLE_TIMEOUT_S = 60.0
 
 
 @dataclass

@@ -1,0 +1,153 @@
+"""What the jobs share: the error that ends one, the registry and the data, the output
+directory's lock, and scoring with the reports.
+
+A job prints what a user needs to know through the console it is given (warnings in
+yellow) and ends with :class:`JobError` when it cannot go on: the lines to show and the exit
+status. The commands turn that into their exit; a job never calls ``sys.exit`` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from taxpraben.data.loader import DataError, LoadedData, load_data
+from taxpraben.jobs.hub import use_local_models_if_hub_unreachable
+from taxpraben.locks import DirectoryLock, InUseError
+from taxpraben.options import DataOptions, ScoringOptions
+from taxpraben.predictions import Prediction
+from taxpraben.tasks import Registry, TaskSpecError, load_registry
+
+if TYPE_CHECKING:
+    from taxpraben.scoring import ScoredResults, ScoringSettings
+
+# The scoring pipeline (sklearn, scipy) and the reports are imported where they are used,
+# so that `taxpraben --help`, `tasks` and the start of `run` stay fast.
+
+
+class JobError(Exception):
+    """A job cannot go on: ``lines`` say why (and what to do), ``code`` is the exit status.
+
+    ``style`` is how the lines are shown (red: an error; yellow: an interruption)."""
+
+    def __init__(self, *lines: str, code: int = 1, style: str = "red") -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+        self.code = code
+        self.style = style
+
+
+def say(console: Console, text: str, style: str | None = None) -> None:
+    """Print ``text`` as it is (no markup, no highlighting)."""
+    console.print(text, style=style, markup=False, highlight=False)
+
+
+def warn(console: Console, text: str) -> None:
+    say(console, text, "yellow")
+
+
+def task_registry(task_dirs: Sequence[Path] | None) -> Registry:
+    """The registry with the extra task directories; JobError (exit 2) for a bad spec."""
+    try:
+        return load_registry(task_dirs or ())
+    except TaskSpecError as exc:
+        raise JobError(str(exc), code=2) from exc
+
+
+def read_data(data: DataOptions, registry: Registry, console: Console, tasks: list[str] | None = None) -> LoadedData:
+    """The data ``data`` selects (``tasks`` in place of ``data.tasks`` when given), its
+    warnings printed; JobError (exit 1) for data that cannot be read."""
+    try:
+        loaded = load_data(data.data, registry, tasks if tasks is not None else data.task_names, data.limit)
+    except (DataError, KeyError) as exc:
+        raise JobError(str(exc).strip("'\"")) from exc
+    for warning in loaded.warnings:
+        warn(console, str(warning))
+    return loaded
+
+
+def scoring_settings(scoring: ScoringOptions, *, seed: int, runs: int | None) -> ScoringSettings:
+    """The ScoringSettings of the options; JobError (exit 2) when they are not valid."""
+    try:
+        return scoring.settings(seed=seed, runs=runs)
+    except ValueError as exc:
+        raise JobError(str(exc), code=2) from exc
+
+
+def ready_scorers(scoring: ScoringOptions, settings: ScoringSettings, console: Console) -> None:
+    """Before semantic scoring: the hub probed (see use_local_models_if_hub_unreachable)."""
+    if settings.semantic:
+        use_local_models_if_hub_unreachable(scoring.scorer_models, console)
+
+
+@contextmanager
+def output_directory(out_dir: Path) -> Iterator[Path]:
+    """Hold ``out_dir`` for this job alone (one job per output directory); JobError (exit 2)
+    when another job holds it or it cannot be created."""
+    with ExitStack() as held:
+        try:
+            held.enter_context(DirectoryLock(out_dir))
+        except (InUseError, OSError) as exc:
+            raise JobError(str(exc), code=2) from exc
+        yield out_dir
+
+
+def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Prediction]:
+    """Sort by task and record order of the data, then run."""
+    position = {
+        (task, record.id): i
+        for i, (task, record) in enumerate(
+            (task, record) for task, records in loaded.records.items() for record in records
+        )
+    }
+    return sorted(predictions, key=lambda p: (position.get((p.task, p.id), -1), p.run))
+
+
+def write_predictions_file(out_dir: Path, predictions: Sequence[Prediction]) -> Path:
+    """``OUT/predictions.jsonl``; JobError (exit 2) when it cannot be written (a full disk:
+    every completion is in the cache; rerun later)."""
+    from taxpraben.predictions import write_predictions
+
+    path = out_dir / "predictions.jsonl"
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_predictions(path, predictions)
+    except OSError as exc:
+        raise JobError(f"cannot write {path}: {exc}", code=2) from exc
+    return path
+
+
+def score_and_report(
+    loaded: LoadedData,
+    predictions: list[Prediction],
+    registry: Registry,
+    out: Path,
+    settings: ScoringSettings,
+    meta: dict[str, Any],
+    console: Console,
+) -> ScoredResults:
+    """Score, write the output directory, print warnings and the terminal summary."""
+    from taxpraben.report import print_summary, write_reports
+    from taxpraben.report.view import view_of
+    from taxpraben.results import Results
+    from taxpraben.scoring import PredictionMatchError, score_to_dir
+
+    try:
+        scored = score_to_dir(loaded, predictions, registry, out, settings, meta)
+        # The results in memory are validated once and every report is written from them
+        # (results.json is not read back).
+        results = Results.model_validate(scored.results)
+        write_reports(out, view=view_of(results, out))
+    except PredictionMatchError as exc:
+        raise JobError(str(exc)) from exc
+    except OSError as exc:  # a full disk, a read-only directory
+        raise JobError(f"cannot write the results into {out}: {exc}", code=2) from exc
+    for message in scored.match.messages():
+        warn(console, message)
+    paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html")]
+    print_summary(view_of(results), [p for p in paths if p.exists()], console)
+    return scored

@@ -1,0 +1,333 @@
+"""The ``run`` job: generate with a model (every record x every run), then score.
+
+Flow: load the registry and the data, build one request per (record, run) with the record's
+``query`` verbatim as the user message, drive them through the backend (cache first, then
+the endpoint), write ``OUT/predictions.jsonl``, score into ``OUT``. Items that still fail
+after every retry are kept with their error (scored 0) and end the job with exit 1 unless
+``--allow-failures``. Ctrl-C stops at once; every completion received is already in the
+cache, and rerunning the same command sends only what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import re
+import shlex
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from taxpraben.cache import CacheError, CompletionCache, default_cache_path
+from taxpraben.data.loader import DataError, DataStream, LoadedData
+from taxpraben.jobs.common import (
+    JobError,
+    in_data_order,
+    output_directory,
+    ready_scorers,
+    say,
+    score_and_report,
+    scoring_settings,
+    task_registry,
+    warn,
+    write_predictions_file,
+)
+from taxpraben.locks import sole_cache_user
+from taxpraben.models.base import (
+    Backend,
+    GenerationConfig,
+    ModelSpecError,
+    Request,
+    build_request,
+    parse_gen_kwargs,
+)
+from taxpraben.models.factory import create_backend
+from taxpraben.options import (
+    DataOptions,
+    EndpointOptions,
+    GenerationOptions,
+    ModelOptions,
+    RunOutputOptions,
+    ScoringOptions,
+)
+from taxpraben.predictions import Prediction
+from taxpraben.runner import RunAborted, Runner, RunnerSettings, RunStats
+from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
+from taxpraben.tasks import Registry
+
+#: The unsharded run: every record.
+WHOLE = Shard()
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """Everything ``run`` was asked: one option group each."""
+
+    model: ModelOptions
+    data: DataOptions
+    generation: GenerationOptions
+    endpoint: EndpointOptions
+    scoring: ScoringOptions
+    output: RunOutputOptions
+
+
+def model_slug(spec: str) -> str:
+    """``openai:deepseek-chat`` -> ``openai-deepseek-chat``; paths keep their last part."""
+    kind, _, name = spec.partition(":")
+    name = name.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or "model"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{kind}-{name}").strip("-")
+
+
+def stream_requests(
+    stream: DataStream,
+    registry: Registry,
+    config: GenerationConfig,
+    runs: int,
+    shard: Shard = WHOLE,
+) -> Iterator[Request]:
+    """One request per (record, run), run-major (so a sampled local batch shares a seed),
+    while the data is read: run 0 of each record as soon as it is read and checked, the
+    other runs once every record is. Raises the data's DataError once every record has
+    been read (the runner then stops). With a ``shard``, only the records it owns (by
+    their position in their task, see taxpraben.shards) and every run of each."""
+    positions: dict[str, int] = {}
+    for record in stream:
+        position = positions.get(record.task, 0)
+        positions[record.task] = position + 1
+        if shard.owns(record.task, position):
+            yield build_request(record, 0, config, registry[record.task])
+    loaded = stream.result()
+    for run in range(1, runs):
+        for task, records in shard_records(loaded, shard).records.items():
+            for record in records:
+                yield build_request(record, run, config, registry[task])
+
+
+def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
+    """``loaded`` with only the records ``shard`` owns (``loaded`` itself when whole); the
+    data hash stays the hash of all the data, so that the shards' results name one data."""
+    if shard.whole:
+        return loaded
+    owned = {
+        task: [r for k, r in enumerate(records) if shard.owns(task, k)]
+        for task, records in loaded.records.items()
+    }
+    return replace(loaded, records=owned)
+
+
+def resume_hint(cache: CompletionCache | None, stats: RunStats) -> str:
+    done = stats.cached + stats.done
+    command = "taxpraben " + shlex.join(sys.argv[1:])
+    if cache is None:
+        return (
+            f"Interrupted after {done} of {stats.unique} generations; nothing was kept (--no-cache). "
+            f"Run again without --no-cache to make a run resumable."
+        )
+    return (
+        f"Interrupted: {done} of {stats.unique} generations are stored in {cache.path}.\n"
+        f"To resume, run the same command again; only the missing {stats.unique - done} are sent:\n"
+        f"  {command}"
+    )
+
+
+def generation_config(generation: GenerationOptions) -> GenerationConfig:
+    """The decoding settings of every request; JobError (exit 2) for bad --gen-kwargs."""
+    try:
+        return GenerationConfig(
+            temperature=generation.temperature,
+            top_p=generation.top_p,
+            max_tokens=generation.max_tokens,
+            seed_base=generation.seed,
+            system_prompt=generation.system_prompt,
+            gen_kwargs=parse_gen_kwargs(generation.gen_kwargs),
+        )
+    except ModelSpecError as exc:
+        raise JobError(str(exc), code=2) from exc
+
+
+def backend_of(job: RunJob) -> Backend:
+    """The backend ``--model`` names; JobError (exit 2) for a spec or URL that cannot be used."""
+    endpoint = job.endpoint
+    try:
+        return create_backend(
+            job.model.model,
+            base_url=",".join(endpoint.base_url) if endpoint.base_url else None,
+            api_key_env=endpoint.api_key_env,
+            concurrency=endpoint.concurrency,
+            timeout=endpoint.timeout,
+            device=job.scoring.device,
+            stream=not endpoint.no_stream,
+            idle_timeout=endpoint.idle_timeout,
+        )
+    except ModelSpecError as exc:
+        raise JobError(str(exc), code=2) from exc
+
+
+def open_cache(job: RunJob, backend: Backend, held: ExitStack, console: Console) -> CompletionCache | None:
+    """The completion cache (None with --no-cache or a backend not worth caching); JobError
+    (exit 2) when it cannot be opened; a warning when another run is using it."""
+    if job.output.no_cache or not backend.cacheable:
+        return None
+    cache_path = job.output.cache or default_cache_path()
+    try:
+        store = CompletionCache(cache_path)
+        held.callback(store.close)  # closed as soon as generation ends (generate); again is harmless
+        alone = held.enter_context(sole_cache_user(cache_path))
+    except CacheError as exc:
+        raise JobError(str(exc), code=2) from exc
+    if not alone:
+        warn(console, f"Another taxpraben run is using the cache {cache_path}: what it has stored is reused, "
+                      "but a request it has in flight and this run also needs may be sent twice.")  # fmt: skip
+    return store
+
+
+def runner_settings(endpoint: EndpointOptions) -> RunnerSettings:
+    return RunnerSettings(
+        concurrency=endpoint.concurrency,
+        rpm=endpoint.rpm,
+        tpm=endpoint.tpm,
+        max_retries=endpoint.max_retries,
+        deadline=endpoint.deadline,
+        backoff_base=endpoint.retry_backoff,
+        preflight=not endpoint.no_preflight,
+    )
+
+
+def generate(runner: Runner, requests: Iterator[Request], store: CompletionCache | None) -> list[Prediction]:
+    """Drive every request through the runner; each way a run stops early becomes a
+    JobError with what was kept and how to go on."""
+    try:
+        return asyncio.run(runner.run(requests))
+    except DataError as exc:
+        kept = (f"The {runner.stats.done} completions received before the data was found faulty are in the cache."
+                if runner.stats.done else None)  # fmt: skip
+        raise JobError(str(exc), *([kept] if kept else []), code=1) from exc
+    except KeyboardInterrupt:
+        raise JobError(resume_hint(store, runner.stats), code=130, style="yellow") from None
+    except RunAborted as exc:  # a refused key, an unknown model, nothing listening
+        kept = f"; the {runner.stats.done} completions received are in the cache" if runner.stats.done else ""
+        raise JobError(f"Stopped: {exc}", f"Nothing was written{kept}.", code=2) from exc
+    except (ModelSpecError, CacheError) as exc:  # a model that cannot load, a full disk
+        raise JobError(str(exc), code=2) from exc
+    finally:
+        if store is not None:
+            store.close()
+
+
+def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: RunStats, started: datetime) -> dict[str, Any]:
+    """What results.json's ``meta`` says of the generation."""
+    meta: dict[str, Any] = {
+        "model": backend.spec,
+        "endpoint": backend.endpoint,
+        "generation": config.to_meta(),
+        "runs": job.generation.runs,
+        "shared_generation": stats.shared_generation,
+        "started_at": started.isoformat(timespec="seconds"),
+        "generation_stats": {
+            "generations": stats.unique,
+            "cached": stats.cached,
+            "generated": stats.done,
+            "failed": stats.failed,
+            "retries": stats.retries,
+            "prompt_tokens": stats.prompt_tokens,
+            "completion_tokens": stats.completion_tokens,
+        },
+    }
+    pool = getattr(backend, "pool", None)
+    if pool is not None and len(pool) > 1:
+        meta["endpoints"] = pool.to_meta()
+    return meta
+
+
+def write_shard_manifest(out_dir: Path, part: Shard, meta: dict[str, Any], loaded: LoadedData) -> None:
+    """``OUT/shard.json`` and the shard in ``meta``; JobError (exit 2) when it cannot be written."""
+    meta["shard"] = {**part.to_meta(), "records": loaded.n_records, "partial": True}
+    facts = {key: meta[key] for key in ("model", "endpoint", "generation", "runs")}
+    try:
+        write_manifest(out_dir, part, {**facts, "data_hash": loaded.data_hash, "tasks": list(loaded.records),
+                                       "limit": loaded.limit, "records": loaded.n_records})  # fmt: skip
+    except OSError as exc:
+        raise JobError(f"cannot write {out_dir / SHARD_MANIFEST}: {exc}", code=2) from exc
+
+
+def summary_line(predictions: list[Prediction], part: Shard, stats: RunStats, path: Path) -> str:
+    shared = " (runs share one deterministic generation)" if stats.shared_generation else ""
+    return (
+        f"{len(predictions)} predictions{'' if part.whole else f' (shard {part})'}: "
+        f"{stats.cached} generations from the cache, "
+        f"{stats.done} generated, {stats.failed} failed{shared}; retries {stats.retries}; "
+        f"tokens {stats.tokens:,} -> {path}"
+    )
+
+
+def failures_error(predictions: list[Prediction], stats: RunStats) -> JobError | None:
+    """Items that failed after every retry (they score 0 as errors), and what to do."""
+    failed = sum(1 for p in predictions if p.error)
+    if not failed:
+        return None
+    advice = (
+        "Rerun the same command to retry only those."
+        if not stats.rejected
+        else f"{stats.rejected} generation(s) were rejected by the server as invalid requests: a rerun will "
+        "not help them; fix the request (see the error)."
+    )
+    return JobError(
+        f"{failed} of {len(predictions)} predictions failed after all retries and score 0 as errors "
+        f"(first error: {stats.first_error}). {advice}"
+    )
+
+
+def run_job(job: RunJob, console: Console, progress: Console | None = None) -> None:
+    """Generate, write predictions.jsonl, score (unless --no-score); JobError to stop."""
+    started = datetime.now(timezone.utc)
+    part = parse_shard(job.output.shard)  # checked when parsed
+    registry = task_registry(job.data.task_dir)
+    # Checked before anything is sent (a light module: the pipeline is not imported here).
+    settings = scoring_settings(job.scoring, seed=job.generation.seed, runs=job.generation.runs)
+    config = generation_config(job.generation)
+    backend = backend_of(job)
+    out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
+    with ExitStack() as held:
+        warm = held.enter_context(ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring"))
+        held.enter_context(output_directory(out_dir))
+        try:  # the records are read while the first requests go out (stream_requests)
+            stream = DataStream(job.data.data, registry, job.data.task_names, job.data.limit)
+        except (DataError, KeyError) as exc:
+            raise JobError(str(exc).strip("'\"")) from exc
+        requests = stream_requests(stream, registry, config, job.generation.runs, part)
+        store = open_cache(job, backend, held, console)
+        runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
+                        console=progress or Console(stderr=True))  # fmt: skip
+        if not job.output.no_score:  # the pipeline's imports (numpy, the parsers) load while requests go out
+            warm.submit(importlib.import_module, "taxpraben.scoring.pipeline")
+        predictions = generate(runner, requests, store)
+        loaded = shard_records(stream.result(), part)
+        for warning in loaded.warnings:
+            warn(console, str(warning))
+        predictions = in_data_order(predictions, loaded)
+        path = write_predictions_file(out_dir, predictions)
+        say(console, summary_line(predictions, part, runner.stats, path))
+        meta = run_meta(job, backend, config, runner.stats, started)
+        if not part.whole:
+            write_shard_manifest(out_dir, part, meta, loaded)
+        if job.output.no_score:
+            say(console, "Not scored (--no-score): score with `taxpraben "
+                + ("merge` once every shard is done." if not part.whole else "score`."))  # fmt: skip
+        else:
+            if not part.whole:
+                warn(console, f"Shard {part}: the scores below are of this shard's {loaded.n_records} records only "
+                              "(partial); `taxpraben merge` scores the whole.")  # fmt: skip
+            ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
+            score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
+        failure = failures_error(predictions, runner.stats)
+        if failure is not None and not job.output.allow_failures:
+            raise failure
+        if failure is not None:
+            say(console, failure.lines[0], "red")

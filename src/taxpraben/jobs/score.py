@@ -1,0 +1,151 @@
+"""The ``score`` job: score existing generations (the predictions contract) against the data."""
+
+from __future__ import annotations
+
+import glob
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rich.console import Console
+
+from taxpraben.data.loader import LoadedData
+from taxpraben.jobs.common import (
+    JobError,
+    output_directory,
+    read_data,
+    ready_scorers,
+    say,
+    score_and_report,
+    scoring_settings,
+    task_registry,
+)
+from taxpraben.options import DataOptions, ScoreInputOptions, ScoringOptions
+from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
+from taxpraben.tasks import Registry
+from taxpraben.tasks.registry import closest_task_name
+
+
+@dataclass(frozen=True)
+class ScoreJob:
+    """Everything ``score`` was asked: one option group each."""
+
+    data: DataOptions
+    inputs: ScoreInputOptions
+    scoring: ScoringOptions
+
+
+def unmatched_problems(
+    loaded: LoadedData, predictions: Sequence[Prediction], registry: Registry, source: Path
+) -> list[str]:
+    """Why ``predictions`` are not a result for ``loaded``, one line each; [] when some match.
+
+    A file with no prediction, or none whose (task, id) is an item of the data, would score
+    as a full report of zeros; it is refused with what was expected (the tasks, an example
+    line) and, for task names that are close to a known one, a did-you-mean.
+    """
+    ids = {task: {r.id for r in records} for task, records in loaded.records.items()}
+    matched = 0
+    tasks_seen: dict[str, int] = {}
+    for p in predictions:
+        spec = registry.lookup(p.task)
+        task = spec.name if spec is not None else p.task
+        if p.id in ids.get(task, ()):
+            matched += 1
+        tasks_seen[p.task] = tasks_seen.get(p.task, 0) + 1
+    if matched:
+        return []
+    task = next((t for t, r in loaded.records.items() if r), "TaxCalc")
+    example = json.dumps(
+        {"task": task, "id": _first_id(loaded, task), "run": 0, "prediction": "..."}, ensure_ascii=False
+    )
+    lines = [
+        f"{source}: no predictions in the file"
+        if not predictions
+        else f"{source}: none of its {len(predictions)} predictions is an item of the data",
+        f"expected tasks: {', '.join(loaded.records)}",
+        f"expected lines like: {example}",
+    ]
+    for name, count in tasks_seen.items():
+        spec = registry.lookup(name)
+        if spec is not None and spec.name in ids:
+            sample = next(p.id for p in predictions if p.task == name)
+            lines.append(
+                f"task {name!r} ({count} prediction(s)): ids such as {sample!r} are not in the "
+                f"data (its ids look like {_first_id(loaded, spec.name)!r})"
+            )
+            continue
+        where = "not selected (--tasks)" if spec is not None else "not a known task"
+        hint = closest_task_name(name, loaded.records)
+        extra = f"; did you mean {hint!r}?" if hint else ""
+        lines.append(f"task {name!r} ({count} prediction(s)): {where}{extra}")
+    return lines
+
+
+def _first_id(loaded: LoadedData, task: str) -> str:
+    records = loaded.records.get(task) or []
+    return records[0].id if records else "0"
+
+
+_GLOB = re.compile(r"[*?\[]")
+
+
+def prediction_files(given: Sequence[Path]) -> list[Path]:
+    """The files ``--predictions`` names, each once, in order: a path as given, a glob
+    expanded (sorted); JobError (exit 1) when a glob matches nothing."""
+    files: list[Path] = []
+    for path in given:
+        if not path.exists() and _GLOB.search(str(path)):
+            matched = sorted(Path(p) for p in glob.glob(str(path), recursive=True))
+            if not matched:
+                raise JobError(f"no predictions file matches {path}")
+            files.extend(matched)
+        else:
+            files.append(path)
+    return list(dict.fromkeys(files))
+
+
+def tasks_held(preds: Sequence[Prediction], registry: Registry, console: Console) -> list[str] | None:
+    """The tasks the predictions hold, when they hold some but not all: a file for one task
+    scores that task, not the other thirteen as missing (and says so)."""
+    held = [name for name in registry if any(p.task == name for p in preds)]
+    if not held or len(held) == len(registry):
+        return None
+    say(console, f"scoring {', '.join(held)}: the predictions hold no other task (pass --tasks to score "
+                 "others as missing)")  # fmt: skip
+    return held
+
+
+def read_prediction_files(files: Sequence[Path]) -> list[Prediction]:
+    try:
+        return [p for path in files for p in read_predictions(path)]
+    except (OSError, PredictionFileError) as exc:
+        raise JobError(f"cannot read predictions: {exc}") from exc
+
+
+def score_job(job: ScoreJob, console: Console) -> None:
+    """Read the predictions, match them to the data, score into the output directory."""
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    registry = task_registry(job.data.task_dir)
+    settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=job.inputs.runs)
+    ready_scorers(job.scoring, settings, console)
+    files = prediction_files(job.inputs.predictions)
+    preds = read_prediction_files(files)
+    tasks = tasks_held(preds, registry, console) if job.data.tasks is None else None
+    loaded = read_data(job.data, registry, console, tasks)
+    source = files[0] if len(files) == 1 else Path(", ".join(str(f) for f in files))
+    problems = unmatched_problems(loaded, preds, registry, source)
+    if problems:
+        raise JobError(*problems)
+    models = sorted({p.model for p in preds if p.model})
+    meta = {
+        "model": models[0] if len(models) == 1 else (models or None),
+        "predictions_file": str(files[0]) if len(files) == 1 else [str(f) for f in files],
+        "started_at": started,
+    }
+    out_dir = job.inputs.out or files[0].parent / "scored"
+    with output_directory(out_dir):
+        score_and_report(loaded, preds, registry, out_dir, settings, meta, console)

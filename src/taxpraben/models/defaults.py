@@ -1,0 +1,29 @@
+"""The defaults of generation and of driving a backend, declared once.
+
+The command line (``taxpraben.options``), the backends (``models.factory``, ``models.openai``,
+``models.hf``) and the runner (``runner.RunnerSettings``) all take their defaults from here,
+so that a default changed here changes everywhere (and in ``--help``).
+"""
+
+from __future__ import annotations
+
+#: Most tokens generated per answer.
+DEFAULT_MAX_TOKENS = 1024
+#: Independent runs (the paper's protocol: the mean over 5).
+DEFAULT_RUNS = 5
+#: Sampling temperature (TaxBen: 0).
+DEFAULT_TEMPERATURE = 0.0
+#: Requests in flight (hf: items per batch).
+DEFAULT_CONCURRENCY = 16
+#: Seconds per attempt (streamed: the cap of the first-token deadline).
+DEFAULT_TIMEOUT_S = 120.0
+#: Streamed: between chunks of a flowing stream: servers send a chunk per token or a few
+#: tokens (tens of ms apart); a gap of a minute is a dead stream, not a slow one.
+IDLE_TIMEOUT_S = 60.0
+#: Retries on 429, 5xx, timeouts and dropped connections.
+DEFAULT_MAX_RETRIES = 6
+#: Seconds from an item's first attempt after which it is not retried again.
+DEFAULT_DEADLINE_S = 900.0
+#: Backoff before retry k (1-based) is about BASE * 2**(k-1), capped at MAX.
+DEFAULT_BACKOFF_BASE_S = 0.5
+DEFAULT_BACKOFF_MAX_S = 60.0

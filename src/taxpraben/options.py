@@ -1,0 +1,449 @@
+"""Every option of a job, declared once: name, type, default, help, panel and check.
+
+An option is a field of one of the option groups below (frozen dataclasses): its type is
+the field's annotation, its default the field's default (taken from ``models.defaults`` and
+``scoring.settings``, the one place each is spelled), and everything else a user sees is its
+:class:`Declared` metadata. From these declarations derive:
+
+- the command line (``commands.options.with_options`` turns a group parameter of a command
+  into its typer options, with their ``--help`` panels, bounds and checks: a value out of
+  range is refused when parsed, exit 2, naming the option);
+- the keys of a configuration file and of a run's manifest (:func:`option_values`,
+  :func:`declared_options`: ``group.field`` per option).
+
+This module needs neither typer nor the pipeline: the jobs (``taxpraben.jobs``) take the
+groups as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from taxpraben.devices import parse_devices
+from taxpraben.metrics.defaults import (
+    ENV_BARTSCORE_MODEL,
+    ENV_BARTSCORE_WEIGHTS,
+    ENV_BERTSCORE_LAYER,
+    ENV_BERTSCORE_MODEL,
+    PROFILES,
+    SCORER_DTYPES,
+)
+from taxpraben.models.defaults import (
+    DEFAULT_BACKOFF_BASE_S,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_DEADLINE_S,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_RUNS,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TIMEOUT_S,
+    IDLE_TIMEOUT_S,
+)
+from taxpraben.scoring.settings import ScoringSettings
+
+# The help panels, in the order a reader of `run --help` needs them.
+MODEL_PANEL = "Model"
+DATA_PANEL = "Data"
+GENERATION_PANEL = "Generation"
+ENDPOINT_PANEL = "Endpoint and retries"
+SCORING_PANEL = "Scoring"
+OUTPUT_PANEL = "Output"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a user sees of one option besides its type and default."""
+
+    flag: str
+    help: str
+    panel: str
+    short: str | None = None
+    envvar: str | None = None
+    #: Inclusive bounds of a number.
+    min: float | None = None
+    max: float | None = None
+    #: Raises ValueError (its message says why) for a value that cannot be used.
+    check: Callable[[Any], object] | None = None
+    #: A positional argument rather than an option (``merge SOURCES...``).
+    argument: bool = False
+
+
+def declare(default: Any = dataclasses.MISSING, **declared: Any) -> Any:
+    """A dataclass field whose metadata is the option's :class:`Declared`; no default: required."""
+    return field(default=default, metadata={"option": Declared(**declared)})
+
+
+def declared_options(group: type) -> Iterator[tuple[dataclasses.Field[Any], Declared, Any]]:
+    """(field, declaration, resolved type) of every option of an option group, in order."""
+    hints = get_type_hints(group)
+    for f in dataclasses.fields(group):
+        yield f, f.metadata["option"], hints[f.name]
+
+
+def is_option_group(annotation: Any) -> bool:
+    """True for a class whose every field is a declared option."""
+    if not (isinstance(annotation, type) and dataclasses.is_dataclass(annotation)):
+        return False
+    return all("option" in f.metadata for f in dataclasses.fields(annotation))
+
+
+def option_values(group: Any) -> dict[str, Any]:
+    """The values of an option group by field name, paths as text (a manifest's form)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(group):
+        value = getattr(group, f.name)
+        if isinstance(value, Path):
+            value = str(value)
+        elif isinstance(value, (list, tuple)):
+            value = [str(v) if isinstance(v, Path) else v for v in value]
+        out[f.name] = value
+    return out
+
+
+def check_options(group: Any) -> None:
+    """Run every declared check and bound of ``group``; ValueError naming the option.
+
+    The command line checks as it parses; this is for groups built in Python (a test, a
+    configuration file)."""
+    for f, declared, _ in declared_options(type(group)):
+        value = getattr(group, f.name)
+        if value is None or isinstance(value, bool):
+            continue
+        try:
+            check_value(declared, value)
+        except ValueError as exc:
+            raise ValueError(f"{declared.flag}: {exc}") from exc
+
+
+def check_value(declared: Declared, value: Any) -> None:
+    """ValueError when ``value`` is out of the declared bounds or fails the declared check."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    for v in values:
+        if declared.min is not None and isinstance(v, (int, float)) and v < declared.min:
+            raise ValueError(f"{v} is below the minimum {declared.min:g}")
+        if declared.max is not None and isinstance(v, (int, float)) and v > declared.max:
+            raise ValueError(f"{v} is above the maximum {declared.max:g}")
+        if declared.check is not None:
+            declared.check(v)
+
+
+def _one_of(choices: tuple[str, ...], what: str) -> Callable[[str], None]:
+    def check(value: str) -> None:
+        if value not in choices:
+            raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
+
+    return check
+
+
+def _shard(text: str) -> None:
+    from taxpraben.shards import parse_shard
+
+    parse_shard(text)
+
+
+def _gen_kwargs(text: str) -> None:
+    from taxpraben.models.base import parse_gen_kwargs
+
+    parse_gen_kwargs(text)
+
+
+def _devices(text: str) -> None:
+    parse_devices(text)
+
+
+_DATA_HELP = (
+    "Data directory (one file per dataset: NAME.jsonl/.json/.parquet or NAME/test.*), "
+    "or 'sample' for the bundled sample."
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelOptions:
+    """Which model answers (``run``)."""
+
+    model: str = declare(
+        flag="--model",
+        short="-m",
+        help="Model spec: openai:MODEL, hf:PATH_OR_ID, replay:PREDICTIONS.jsonl, "
+        "baseline:oracle|first-choice|lead|echo|random.",
+        panel=MODEL_PANEL,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DataOptions:
+    """Which data, and which of its tasks and records (run, score, merge)."""
+
+    data: str = declare(flag="--data", help=_DATA_HELP, envvar="TAXPRABEN_DATA", panel=DATA_PANEL)
+    tasks: str | None = declare(
+        None, flag="--tasks", help="Comma-separated task names (default: every task with data).", panel=DATA_PANEL
+    )
+    limit: int | None = declare(
+        None, flag="--limit", min=1, help="Use only the first N records of each task.", panel=DATA_PANEL
+    )
+    task_dir: list[Path] | None = declare(
+        None,
+        flag="--task-dir",
+        help="Extra directory of task spec files (repeatable); also $TAXPRABEN_TASK_DIR.",
+        panel=DATA_PANEL,
+    )
+
+    @property
+    def task_names(self) -> list[str] | None:
+        """``--tasks`` as a list (None: every task with data)."""
+        if not self.tasks:
+            return None
+        return [t.strip() for t in self.tasks.split(",") if t.strip()] or None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GenerationOptions:
+    """Decoding: what every request of a run asks for."""
+
+    runs: int = declare(
+        DEFAULT_RUNS, flag="--runs", min=1, help="Independent runs; run r is sent seed SEED+r.", panel=GENERATION_PANEL
+    )
+    temperature: float = declare(
+        DEFAULT_TEMPERATURE, flag="--temperature", min=0.0, help="Sampling temperature (TaxBen: 0).",
+        panel=GENERATION_PANEL,
+    )  # fmt: skip
+    top_p: float | None = declare(None, flag="--top-p", min=0.0, max=1.0, help="Nucleus sampling.", panel=GENERATION_PANEL)
+    max_tokens: int = declare(
+        DEFAULT_MAX_TOKENS, flag="--max-tokens", min=1, help="Most tokens generated per answer.",
+        panel=GENERATION_PANEL,
+    )  # fmt: skip
+    system_prompt: str | None = declare(
+        None, flag="--system-prompt", help="System message (default: none, as TaxBen).", panel=GENERATION_PANEL
+    )
+    gen_kwargs: str | None = declare(
+        None,
+        flag="--gen-kwargs",
+        check=_gen_kwargs,
+        help="Extra request fields as JSON, e.g. '{\"enable_thinking\": false}' (hf: extra generate() arguments).",
+        panel=GENERATION_PANEL,
+    )
+    seed: int = declare(0, flag="--seed", help="Seed base: run r uses SEED+r.", panel=GENERATION_PANEL)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EndpointOptions:
+    """Where requests go, how hard the endpoint is driven and how patiently retried."""
+
+    base_url: list[str] | None = declare(
+        None,
+        flag="--base-url",
+        envvar="OPENAI_BASE_URL",
+        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (default https://api.openai.com/v1). "
+        "Several replicas of one model: repeat the option or separate their URLs with commas; each request "
+        "goes to the one with the least expected wait, and one that stops answering is taken out and probed "
+        "again later.",
+        panel=ENDPOINT_PANEL,
+    )
+    api_key_env: str | None = declare(
+        None,
+        flag="--api-key-env",
+        help="Name of the environment variable holding the API key (default OPENAI_API_KEY; the key itself "
+        "is never a flag).",
+        panel=ENDPOINT_PANEL,
+    )
+    concurrency: int = declare(
+        DEFAULT_CONCURRENCY, flag="--concurrency", min=1, help="Requests in flight (hf: items per batch).",
+        panel=ENDPOINT_PANEL,
+    )  # fmt: skip
+    rpm: float | None = declare(None, flag="--rpm", min=0.001, help="Limit requests per minute.", panel=ENDPOINT_PANEL)
+    tpm: float | None = declare(
+        None, flag="--tpm", min=1, help="Limit tokens per minute (estimate: prompt chars + max tokens).",
+        panel=ENDPOINT_PANEL,
+    )  # fmt: skip
+    timeout: float = declare(
+        DEFAULT_TIMEOUT_S,
+        flag="--timeout",
+        min=0.001,
+        help="Seconds per attempt. Streamed (the default): the longest wait for a first token; after a few "
+        "answers the wait adapts to 5x the endpoint's usual first-token time (at least 5 s). With "
+        "--no-stream: the whole answer's limit.",
+        panel=ENDPOINT_PANEL,
+    )
+    idle_timeout: float = declare(
+        IDLE_TIMEOUT_S, flag="--idle-timeout", min=0.001,
+        help="Streamed: give an attempt up when no chunk arrives for this many seconds.", panel=ENDPOINT_PANEL,
+    )  # fmt: skip
+    no_stream: bool = declare(
+        False,
+        flag="--no-stream",
+        help="Send plain (unstreamed) requests, for servers without streaming; hangs are then caught only "
+        "by --timeout.",
+        panel=ENDPOINT_PANEL,
+    )
+    deadline: float = declare(
+        DEFAULT_DEADLINE_S, flag="--deadline", min=0.001,
+        help="Seconds from an item's first attempt to its last retry.", panel=ENDPOINT_PANEL,
+    )  # fmt: skip
+    max_retries: int = declare(
+        DEFAULT_MAX_RETRIES, flag="--max-retries", min=0,
+        help="Retries on 429, 5xx, timeouts and dropped connections (backoff with jitter).", panel=ENDPOINT_PANEL,
+    )  # fmt: skip
+    retry_backoff: float = declare(
+        DEFAULT_BACKOFF_BASE_S,
+        flag="--retry-backoff",
+        min=0.001,
+        help="Base of the exponential backoff in seconds (retry k waits BASE*2^(k-2) to BASE*2^(k-1), at "
+        "most 60 s); a Retry-After from the server takes precedence.",
+        panel=ENDPOINT_PANEL,
+    )
+    no_preflight: bool = declare(
+        False, flag="--no-preflight",
+        help="Skip the GET /models check of the endpoint and key before the first request.", panel=ENDPOINT_PANEL,
+    )  # fmt: skip
+
+
+#: The defaults of every scoring option.
+_SCORING = ScoringSettings()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoringOptions:
+    """The scoring options of ``run``, ``score`` and ``merge``; defaults are ScoringSettings'
+    own. :meth:`settings` turns them into the job's ScoringSettings."""
+
+    profile: str = declare(
+        _SCORING.profile, flag="--profile", check=_one_of(PROFILES, "scoring profile"),
+        help="Scoring profile: 'taxpraben' (default) or 'taxben' (TaxBen's exact rules).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    bertscore_model: str = declare(
+        _SCORING.bertscore_model, flag="--bertscore-model", envvar=ENV_BERTSCORE_MODEL,
+        help="BERTScore model: hub id or local directory.", panel=SCORING_PANEL,
+    )  # fmt: skip
+    bertscore_layer: int = declare(
+        _SCORING.bertscore_layer, flag="--bertscore-layer", envvar=ENV_BERTSCORE_LAYER, min=0,
+        help="BERTScore layer (0 is the embeddings).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    bertscore_max_tokens: int | None = declare(
+        _SCORING.bertscore_max_tokens, flag="--bertscore-max-tokens", min=1,
+        help="Cap BERTScore inputs at N tokens to bound memory (default: no cap, as the reference).",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    bertscore_idf: bool = declare(
+        _SCORING.bertscore_idf, flag="--bertscore-idf",
+        help="Weight BERTScore tokens by idf over the references (not the protocol: off in TaxBen/TaxPraBen; "
+        "recorded in results.json).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    bertscore_batch_size: int = declare(
+        _SCORING.bertscore_batch_size, flag="--bertscore-batch-size", min=1,
+        help="Texts per BERTScore forward pass on CPU (on CUDA, batches are sized by free memory).",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    bartscore_model: str = declare(
+        _SCORING.bartscore_model, flag="--bartscore-model", envvar=ENV_BARTSCORE_MODEL,
+        help="BARTScore model: hub id or local directory.", panel=SCORING_PANEL,
+    )  # fmt: skip
+    bartscore_weights: Path | None = declare(
+        None, flag="--bartscore-weights", envvar=ENV_BARTSCORE_WEIGHTS,
+        help="Optional bart_score.pth state dict (ParaBank2-tuned weights used by TaxBen).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    device: str = declare(
+        _SCORING.device, flag="--device", check=_devices,
+        help="Device(s) for the scorer models (and an hf: model): auto, cpu, mps, cuda (every visible GPU), "
+        "cuda:N, or a list such as cuda:0,cuda:1 that scoring is split across (an hf: model runs on the "
+        "first).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    scorer_dtype: str = declare(
+        _SCORING.scorer_dtype, flag="--scorer-dtype", check=_one_of(SCORER_DTYPES, "scorer dtype"),
+        help="BERTScore/BARTScore arithmetic: float32 (default, equal to the reference code), tf32 or bf16 "
+        "(faster on a GPU, not exact; recorded in results.json).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    no_semantic: bool = declare(
+        not _SCORING.semantic, flag="--no-semantic",
+        help="Skip BERTScore/BARTScore: their tasks are marked 'not computed' and the overall partial.",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+
+    def settings(self, *, seed: int, runs: int | None) -> ScoringSettings:
+        """The ScoringSettings of these options (progress shown); ValueError if not valid."""
+        values = dataclasses.asdict(self)
+        semantic = not values.pop("no_semantic")
+        return ScoringSettings(**values, semantic=semantic, seed=seed, runs=runs, progress=True)
+
+    @property
+    def scorer_models(self) -> list[str]:
+        """The semantic scorers' models (hub ids or local directories)."""
+        return [self.bertscore_model, self.bartscore_model]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOutputOptions:
+    """Where ``run`` writes, what it keeps, and what ends it with an error."""
+
+    out: Path | None = declare(None, flag="--out", help="Output directory.", panel=OUTPUT_PANEL)
+    shard: str = declare(
+        "0/1",
+        flag="--shard",
+        envvar="TAXPRABEN_SHARD",
+        check=_shard,
+        help="Run only shard I of N (0-based, e.g. 2/3): a deterministic, balanced share of the records, "
+        "every run of each; merge the shards with `taxpraben merge`.",
+        panel=DATA_PANEL,
+    )
+    no_score: bool = declare(
+        False, flag="--no-score",
+        help="Write predictions.jsonl only (for a shard: score later with `taxpraben merge`).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    cache: Path | None = declare(
+        None, flag="--cache", envvar="TAXPRABEN_CACHE",
+        help="Completion cache (default ~/.cache/taxpraben/completions.sqlite).", panel=OUTPUT_PANEL,
+    )  # fmt: skip
+    no_cache: bool = declare(
+        False, flag="--no-cache", help="Neither read nor write the completion cache.", panel=OUTPUT_PANEL
+    )
+    allow_failures: bool = declare(
+        False, flag="--allow-failures", help="Exit 0 even if some items failed after all retries.",
+        panel=OUTPUT_PANEL,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoreInputOptions:
+    """What ``score`` reads besides the data, and where it writes."""
+
+    predictions: list[Path] = declare(
+        flag="--predictions",
+        short="-p",
+        help="Predictions file (JSON Lines, one per task/id/run); repeat the option, or give a glob "
+        "('runs/*/predictions.jsonl'), to read several. Only the tasks they hold are scored unless --tasks "
+        "says otherwise.",
+        panel=DATA_PANEL,
+    )
+    runs: int | None = declare(
+        None, flag="--runs", min=1, help="Expected runs 0..N-1 (default: the runs present in the file).",
+        panel=DATA_PANEL,
+    )  # fmt: skip
+    seed: int = declare(0, flag="--seed", help="Seed for bootstrap intervals.", panel=SCORING_PANEL)
+    out: Path | None = declare(None, flag="--out", help="Output directory.", panel=OUTPUT_PANEL)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MergeInputOptions:
+    """What ``merge`` combines, how strictly, and where it writes."""
+
+    sources: list[Path] = declare(
+        flag="SOURCES",
+        argument=True,
+        help="Shard output directories (predictions.jsonl + shard.json) or predictions files.",
+        panel=DATA_PANEL,
+    )
+    runs: int | None = declare(
+        None, flag="--runs", min=1,
+        help="Runs 0..N-1 every item must have (default: the shards' manifests, else the highest run present + 1).",
+        panel=DATA_PANEL,
+    )  # fmt: skip
+    force: bool = declare(
+        False, flag="--force",
+        help="Score despite gaps (they score 0 as errors) and manifest differences; overlaps are always refused.",
+        panel=DATA_PANEL,
+    )  # fmt: skip
+    seed: int = declare(0, flag="--seed", help="Seed for bootstrap intervals.", panel=SCORING_PANEL)
+    out: Path = declare(flag="--out", help="Output directory of the merged run.", panel=OUTPUT_PANEL)
