@@ -31,8 +31,9 @@ from taxpraben.models.base import (
     build_request,
 )
 from taxpraben.models.openai import OpenAIBackend
+from taxpraben.pacing import RateLimiter, backoff_delay
 from taxpraben.predictions import Prediction
-from taxpraben.runner import RateLimiter, RunAborted, Runner, RunnerSettings, backoff_delay
+from taxpraben.runner import RunAborted, Runner, RunnerSettings
 
 CONFIG = GenerationConfig(max_tokens=32)
 FAST = RunnerSettings(concurrency=8, backoff_base=0.005, backoff_max=0.05, progress=False)

@@ -28,7 +28,7 @@ messages, config, seed and run) share one request, and when the backend says its
 share one generation (greedy local decoding, deterministic baselines) only run 0 is made
 and copied to the other runs.
 
-Time: the runner, its :class:`RateLimiter` and :func:`backoff_delay` read time and wait only
+Time: the runner, its :class:`~taxpraben.pacing.RateLimiter` and :func:`~taxpraben.pacing.backoff_delay` read time and wait only
 through a :class:`~taxpraben.clock.Clock` (``clock=``, the system clock by default) and draw
 their jitter from ``rng=`` (the ``random`` module by default), so that tests run them on a
 fake clock and assert exact times.
@@ -38,24 +38,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import random
 import sqlite3
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from taxpraben.cache import CacheError, CompletionCache, cache_key
 from taxpraben.clock import SYSTEM_CLOCK, Clock
@@ -66,32 +56,37 @@ from taxpraben.models.base import (
     GenerationConfig,
     Request,
 )
+from taxpraben.models.defaults import (
+    DEFAULT_BACKOFF_BASE_S,
+    DEFAULT_BACKOFF_MAX_S,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_DEADLINE_S,
+    DEFAULT_MAX_RETRIES,
+)
+from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
 from taxpraben.predictions import Prediction
+
+if TYPE_CHECKING:
+    from taxpraben.progress import RunProgress
 
 #: Requests read from a lazy feed between two turns of the event loop.
 _CHUNK = 64
-
-
-class Jitter(Protocol):
-    """Where backoff jitter comes from: ``random.Random`` or anything with its ``uniform``."""
-
-    def uniform(self, a: float, b: float, /) -> float: ...
 
 
 @dataclass(frozen=True)
 class RunnerSettings:
     """How hard to drive the backend and how patiently to retry."""
 
-    concurrency: int = 16
+    concurrency: int = DEFAULT_CONCURRENCY
     #: Requests per minute / tokens per minute (None: unlimited).
     rpm: float | None = None
     tpm: float | None = None
-    max_retries: int = 6
+    max_retries: int = DEFAULT_MAX_RETRIES
     #: Seconds from an item's first attempt after which it is not retried again.
-    deadline: float = 900.0
+    deadline: float = DEFAULT_DEADLINE_S
     #: Backoff before retry k (1-based) is about backoff_base * 2**(k-1), capped.
-    backoff_base: float = 0.5
-    backoff_max: float = 60.0
+    backoff_base: float = DEFAULT_BACKOFF_BASE_S
+    backoff_max: float = DEFAULT_BACKOFF_MAX_S
     progress: bool = True
     #: Ask the backend's ``preflight()`` (when it has one) before sending anything.
     preflight: bool = True
@@ -128,134 +123,6 @@ class RunStats:
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
-
-
-class RateLimiter:
-    """Token buckets for requests and tokens per minute, plus a shared pause after a 429.
-
-    Each bucket holds one second's worth (at least one request's worth), so a limit of
-    600 RPM sends about 10 requests a second rather than 600 at once. Time is read from, and
-    waited on, ``clock``.
-    """
-
-    def __init__(
-        self, rpm: float | None = None, tpm: float | None = None, *, clock: Clock = SYSTEM_CLOCK
-    ) -> None:
-        self._clock = clock
-        self._rpm = _Bucket(rpm / 60.0, clock) if rpm else None
-        self._tpm = _Bucket(tpm / 60.0, clock) if tpm else None
-        #: Until when every acquirer waits; None: never paused.
-        self._paused_until: float | None = None
-        self._lock = asyncio.Lock()
-
-    def pause(self, seconds: float) -> None:
-        """Hold every acquirer for ``seconds`` (the server's Retry-After)."""
-        until = self._clock.now() + seconds
-        self._paused_until = until if self._paused_until is None else max(self._paused_until, until)
-
-    async def acquire(self, requests: int, tokens: int) -> None:
-        if self._rpm is None and self._tpm is None and self._paused_until is None:
-            return
-        async with self._lock:  # first come, first served
-            while True:
-                wait = -1.0 if self._paused_until is None else self._paused_until - self._clock.now()
-                for bucket, need in ((self._rpm, requests), (self._tpm, tokens)):
-                    if bucket is not None:
-                        wait = max(wait, bucket.wait_for(need))
-                if wait <= 0:
-                    break
-                await self._clock.sleep(wait)
-            if self._rpm is not None:
-                self._rpm.take(requests)
-            if self._tpm is not None:
-                self._tpm.take(tokens)
-
-    def settle_tokens(self, estimated: int, actual: int) -> None:
-        """Give back (or charge) the difference between the estimate and the usage."""
-        if self._tpm is not None:
-            self._tpm.take(actual - estimated)
-
-
-class _Bucket:
-    def __init__(self, per_second: float, clock: Clock = SYSTEM_CLOCK) -> None:
-        self._clock = clock
-        self.rate = per_second
-        self.capacity = max(1.0, per_second)
-        self.level = self.capacity
-        self.stamp = clock.now()
-
-    def _refill(self) -> None:
-        now = self._clock.now()
-        self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
-        self.stamp = now
-
-    def wait_for(self, need: float) -> float:
-        """Seconds until ``need`` may be taken (a need above capacity waits for a full bucket)."""
-        self._refill()
-        need = min(need, self.capacity)
-        return 0.0 if self.level >= need else (need - self.level) / self.rate
-
-    def take(self, amount: float) -> None:
-        self._refill()
-        self.level -= amount  # may go negative: a debt later requests wait out
-
-
-def backoff_delay(
-    attempt: int,
-    settings: RunnerSettings,
-    retry_after: float | None = None,
-    *,
-    rng: Jitter | None = None,
-) -> float:
-    """Wait before retry number ``attempt`` (1-based).
-
-    The server's ``Retry-After`` when it sent one (plus up to 10% jitter, so that the
-    workers it stopped do not return in one burst); otherwise exponential backoff with
-    "equal jitter": uniform in [d/2, d] for d = min(backoff_max, backoff_base * 2**(attempt-1)).
-    The jitter is drawn from ``rng`` (default: the ``random`` module's shared generator).
-    """
-    uniform = random.uniform if rng is None else rng.uniform
-    if retry_after is not None:
-        return retry_after * (1 + uniform(0, 0.1))
-    ceiling = min(settings.backoff_max, settings.backoff_base * 2 ** (attempt - 1))
-    return ceiling / 2 + uniform(0, ceiling / 2)
-
-
-def estimate_tokens(request: Request, config: GenerationConfig) -> int:
-    """A token estimate for the TPM limiter: one per prompt character plus max_tokens."""
-    return sum(len(m.get("content") or "") for m in request.messages) + config.max_tokens
-
-
-class _LabelColumn(ProgressColumn):
-    """The model, and how many generations came from the cache (known as the data is read)."""
-
-    def __init__(self, spec: str, stats: RunStats) -> None:
-        super().__init__()
-        self._spec = spec
-        self._stats = stats
-
-    def render(self, task: Task) -> Text:
-        label = Text(self._spec, style="bold")
-        if self._stats.cached:
-            label.append(f" ({self._stats.cached} cached)")
-        return label
-
-
-class _RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.1f}/s" if speed else "-/s", style="progress.data.speed")
-
-
-class _StatsColumn(ProgressColumn):
-    def __init__(self, stats: RunStats) -> None:
-        super().__init__()
-        self._stats = stats
-
-    def render(self, task: Task) -> Text:
-        s = self._stats
-        style = "red" if s.failed else "dim"
-        return Text(f"retries {s.retries} · failed {s.failed} · tokens {s.tokens:,}", style=style)
 
 
 class Runner:
@@ -295,8 +162,7 @@ class Runner:
         self._exhausted = False
         self._unsaved: list[tuple[str, Completion, Request]] = []
         self._save_error: CacheError | None = None
-        self._progress: Progress | None = None
-        self._task_id: int | None = None
+        self._progress: RunProgress | None = None
         #: True once the endpoint answered anything (a completion or an HTTP error).
         self._answered = False
         self._first_unreachable: float | None = None
@@ -368,8 +234,8 @@ class Runner:
         missing = [(k, r) for k, r in new.items() if k not in self._results]
         self._queue.extend(missing)
         stats.to_send += len(missing)
-        if missing and self._progress is not None and self._task_id is not None:
-            self._progress.update(self._task_id, total=stats.to_send)  # type: ignore[arg-type]
+        if missing and self._progress is not None:
+            self._progress.set_total(stats.to_send)
         self._exhausted = exhausted
         if self._fed is not None:  # wake every worker waiting for work
             self._fed.set_result(None)
@@ -578,27 +444,18 @@ class Runner:
             usage=outcome.usage,
             latency_s=outcome.latency_s,
             reasoning=outcome.reasoning,
+            finish_reason=outcome.finish_reason,
         )
 
     def _start_progress(self, total: int) -> None:
-        if not self.settings.progress:
-            return
-        self._progress = Progress(
-            _LabelColumn(self.backend.spec, self.stats),
-            BarColumn(),
-            MofNCompleteColumn(),
-            _RateColumn(),
-            TimeRemainingColumn(),
-            _StatsColumn(self.stats),
-            console=self.console,
-            transient=False,
-        )
-        self._progress.start()
-        self._task_id = self._progress.add_task("generate", total=total)
+        if self.settings.progress:
+            from taxpraben.progress import RunProgress
+
+            self._progress = RunProgress(self.backend.spec, self.stats, self.console, total)
 
     def _advance(self) -> None:
-        if self._progress is not None and self._task_id is not None:
-            self._progress.advance(self._task_id)  # type: ignore[arg-type]
+        if self._progress is not None:
+            self._progress.advance()
 
     def _stop_progress(self) -> None:
         if self._progress is not None:
