@@ -61,7 +61,7 @@ class RankingKind(Kind):
     label = "Ranking"
     declared = (Metric("kendall_tau", "Kendall tau", "(tau + 1) / 2 against the gold order", column=80),)
 
-    def prepare(self, spec, record, item, text, failed, profile):
+    def prepare(self, spec, record, item, text, failed):
         gold = order(record.answer_text)
         pred = [] if failed else order(text)
         item.extracted = "".join(pred) or None

@@ -24,7 +24,7 @@ from taxpraben.report.load import ReportError, iter_samples, load_results, read_
 from taxpraben.results import (
     SCHEMA_VERSION,
     FieldFigures,
-    GenerationConfig,
+    GenerationMeta,
     Results,
     SampleLine,
     ScorerInfo,
@@ -105,10 +105,19 @@ def test_writer_output_with_semantic_scores_is_unchanged(
     assert read_results(tmp_path).to_json() == json.loads(text)
 
 
+def test_sample_lines_are_checked_where_they_are_read(scored_without_scorers, tmp_path: Path) -> None:
+    """An item writes its own line (typed by construction); the reader checks every line."""
+
+    lines = scored_without_scorers.samples
+    assert all(SampleLine.model_validate(line).to_json() == line for line in lines)
+    (tmp_path / "samples.jsonl").write_text(
+        _sample_line(lines[0]) + _sample_line({**lines[1], "status": "fine"}), encoding="utf-8"
+    )
+    with pytest.raises(ReportError, match=r"samples.jsonl:2: not a samples line .*status"):
+        list(iter_samples(tmp_path))
+
+
 def test_writer_refuses_what_breaks_the_schema(scored_without_scorers) -> None:
-    line = {**scored_without_scorers.samples[0], "status": "fine"}
-    with pytest.raises(ValidationError, match="status"):
-        _sample_line(line)
     results = copy.deepcopy(scored_without_scorers.results)
     results["tasks"]["TaxCalc"]["per_run"][0]["run"] = "first"
     with pytest.raises(ValidationError, match=r"tasks\.TaxCalc\.per_run\.0\.run"):
@@ -194,7 +203,7 @@ def test_given_items_tell_a_key_written_as_null_from_one_never_written() -> None
     keys = ("layer", "idf", "max_tokens", "weights")
     assert scorer.given_items(keys) == [("layer", 5), ("idf", False), ("weights", None)]
     assert ScorerInfo().given_items(keys) == []
-    generation = GenerationConfig.model_validate({"top_p": None, "temperature": 0})
+    generation = GenerationMeta.model_validate({"top_p": None, "temperature": 0})
     assert generation.given_items(("temperature", "top_p", "seed_base")) == [("temperature", 0), ("top_p", None)]
 
 

@@ -9,19 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TypedDict
+from typing import Any
 
 import numpy as np
 
-
-class Stat(TypedDict):
-    """One figure over runs, as results.json holds it (``taxpraben.results.Stat`` reads it)."""
-
-    mean: float | None
-    std: float | None
-    ci95: list[float] | None
-    runs: list[float | None]
-    bootstrap_ci95: list[float] | None
+#: One figure over runs as results.json holds it: ``mean``, ``std``, ``ci95``, ``runs``,
+#: ``bootstrap_ci95`` (described, and read, by :class:`taxpraben.results.Stat`).
+StatJSON = dict[str, Any]
 
 
 def _clean(values: Sequence[float | None]) -> list[float]:
@@ -49,7 +43,7 @@ def clip_interval(low: float, high: float, bounds: tuple[float, float]) -> list[
     return [min(max(low, bounds[0]), bounds[1]), min(max(high, bounds[0]), bounds[1])]
 
 
-def run_stat(values: Sequence[float | None], bootstrap_ci95: Sequence[float] | None = None) -> Stat:
+def run_stat(values: Sequence[float | None], bootstrap_ci95: Sequence[float] | None = None) -> StatJSON:
     """Mean, sample std and 95% t-interval of one figure over runs.
 
     ``None`` values (a run where the figure could not be computed) are kept in ``runs`` but
@@ -87,8 +81,8 @@ def percentile_interval(samples: np.ndarray) -> list[float] | None:
 
 
 def mean_of_stats(
-    members: Mapping[str, Stat], replicates: Mapping[str, np.ndarray] | None = None
-) -> Stat:
+    members: Mapping[str, StatJSON], replicates: Mapping[str, np.ndarray] | None = None
+) -> StatJSON:
     """A group figure: per run, the unweighted mean of the members' values; then over runs.
 
     Runs where any member is missing are None (a partial mean would mix different sets of

@@ -58,7 +58,7 @@ def _required(description: str) -> Any:
     return Field(..., description=description)
 
 
-class Record(BaseModel):
+class FileObject(BaseModel):
     """A JSON object of the output files, kept as given: extra keys stay, key order stays.
 
     The order of a file's keys is the order its writer put them in (``meta`` takes the
@@ -75,7 +75,7 @@ class Record(BaseModel):
     @classmethod
     def _remember_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         model = handler(data)
-        if isinstance(data, dict) and isinstance(model, Record):
+        if isinstance(data, dict) and isinstance(model, FileObject):
             model._order = tuple(data)
         return model
 
@@ -117,7 +117,7 @@ class Record(BaseModel):
 # ---------------------------------------------------------------------------- figures
 
 
-class Stat(Record):
+class Stat(FileObject):
     """One figure over the runs (``STAT``): its per-run values and their summary.
 
     A figure that could not be computed at all is ``null`` where a ``Stat`` is expected.
@@ -143,7 +143,7 @@ class OverallStat(Stat):
     tasks: list[str] = _field("The tasks the average is over (the computed ones).", default_factory=list)
 
 
-class RunCounts(Record):
+class RunCounts(FileObject):
     """Items of one task in one run, by status."""
 
     ok: int = _field("Items scored normally.", default=0)
@@ -151,7 +151,7 @@ class RunCounts(Record):
     error: int = _field("Items whose generation failed or is missing (scored 0).", default=0)
 
 
-class RunFigures(Record):
+class RunFigures(FileObject):
     """A task's figures in one run (``tasks.NAME.per_run[k]``)."""
 
     run: int = _required("The run index.")
@@ -164,7 +164,7 @@ class RunFigures(Record):
     counts: RunCounts | None = _field("Items by status.")
 
 
-class FieldFigures(Record):
+class FieldFigures(FileObject):
     """Per-field figures of a mixed task or a multi-aspect generation task, over the records
     whose gold has the field. Besides the declared keys, one ``Stat`` per metric of the
     field's kind: ``em`` for exact fields; ``bertscore`` for text fields (and ``bartscore``
@@ -183,7 +183,7 @@ class FieldFigures(Record):
         return dict(self.model_extra or {})
 
 
-class TaskResult(Record):
+class TaskResult(FileObject):
     """One task (``tasks.NAME``)."""
 
     name_zh: str | None = _field("The dataset's Chinese name.")
@@ -224,7 +224,7 @@ class TaskResult(Record):
         return self.status == "ok"
 
 
-class Groups(Record):
+class Groups(FileObject):
     """Task scores averaged by output kind and by Bloom level (computed tasks only)."""
 
     type: dict[str, Stat | None] = _field("Per output kind, the mean of its tasks' scores.", default_factory=dict)
@@ -234,7 +234,7 @@ class Groups(Record):
 # ---------------------------------------------------------------------------- meta
 
 
-class GenerationConfig(Record):
+class GenerationMeta(FileObject):
     """How the model was asked (``meta.generation``)."""
 
     temperature: Number | None = _field("Sampling temperature.")
@@ -245,7 +245,7 @@ class GenerationConfig(Record):
     gen_kwargs: dict[str, Any] | None = _field("Further backend arguments (--gen-kwargs).")
 
 
-class GenerationStats(Record):
+class GenerationStats(FileObject):
     """What generation did (``meta.generation_stats``)."""
 
     generations: int | None = _field("Distinct generations needed (runs share one when decoding is deterministic).")
@@ -257,7 +257,7 @@ class GenerationStats(Record):
     completion_tokens: int | None = _field("Completion tokens reported by the backend.")
 
 
-class EndpointFigures(Record):
+class EndpointFigures(FileObject):
     """One endpoint of a run with several ``--base-url`` (``meta.endpoints[k]``)."""
 
     endpoint: str = _required("The endpoint's URL (no secrets).")
@@ -269,7 +269,7 @@ class EndpointFigures(Record):
     ejections: int | None = _field("How often it was taken out of rotation.")
 
 
-class ScorerInfo(Record):
+class ScorerInfo(FileObject):
     """A semantic scorer's settings and whether it loaded (``meta.scorers.NAME``).
 
     BERTScore adds ``layer``, ``idf``, ``max_tokens``, ``rescale_with_baseline``, ``score``,
@@ -287,7 +287,7 @@ class ScorerInfo(Record):
     reason: str | None = _field("Why it is unavailable.")
 
 
-class Counts(Record):
+class Counts(FileObject):
     """What was scored (``meta.counts``)."""
 
     items: int | None = _field("Records scored (per run).")
@@ -303,7 +303,7 @@ class Counts(Record):
     format_failures: int | None = _field("Sample lines with status format_failure, over all runs.")
 
 
-class ShardInfo(Record):
+class ShardInfo(FileObject):
     """Which shard a shard's own results are of (``meta.shard``)."""
 
     index: int = _required("This shard's index, from 0.")
@@ -312,14 +312,14 @@ class ShardInfo(Record):
     partial: bool | None = _field("Always true: the figures are of this shard's records only.")
 
 
-class ShardRef(Record):
+class ShardRef(FileObject):
     """A merged shard (``meta.merged_from.shards[k]``)."""
 
     index: int = _required("The shard's index.")
     count: int = _required("The number of shards.")
 
 
-class MergedFrom(Record):
+class MergedFrom(FileObject):
     """What ``taxpraben merge`` combined (``meta.merged_from``)."""
 
     sources: list[str] = _field("The merged directories or files.", default_factory=list)
@@ -328,7 +328,7 @@ class MergedFrom(Record):
     forced: bool = _field("Whether --force let gaps or problems through.", default=False)
 
 
-class Meta(Record):
+class Meta(FileObject):
     """How the results were made (``meta``)."""
 
     model: str | list[str] | None = _field(
@@ -339,7 +339,7 @@ class Meta(Record):
     endpoints: list[EndpointFigures] | None = _field(
         "Per-endpoint figures (docs/scaling.md).", when="`run` with several --base-url endpoints"
     )
-    generation: GenerationConfig | None = _field("The generation settings; null for ``score``.")
+    generation: GenerationMeta | None = _field("The generation settings; null for ``score``.")
     generation_stats: GenerationStats | None = _field("What generation did.", when="`run`")
     predictions_file: str | list[str] | None = _field(
         "The predictions file scored (a list when several were read).", when="`score`"
@@ -368,7 +368,7 @@ class Meta(Record):
     merged_from: MergedFrom | None = _field("What was merged.", when="`taxpraben merge`")
 
 
-class Results(Record):
+class Results(FileObject):
     """``results.json``: everything a report or leaderboard shows."""
 
     schema_version: int = _required(f"The layout's version; this code writes and reads {SCHEMA_VERSION}.")
@@ -384,7 +384,7 @@ class Results(Record):
 # ---------------------------------------------------------------------------- samples
 
 
-class FieldScore(Record):
+class FieldScore(FileObject):
     """One field (or aspect) of one item (``samples.jsonl`` ``fields.NAME``)."""
 
     pred: Any = _field("What was read from the prediction for the field; null when absent.")
@@ -399,7 +399,7 @@ class FieldScore(Record):
     bartscore: float | None = _field("Normalised BARTScore of the aspect.", when="aspects of a generation task")
 
 
-class SampleLine(Record):
+class SampleLine(FileObject):
     """One line of ``samples.jsonl``: one (task, id, run)."""
 
     task: str = _required("The dataset.")
@@ -415,6 +415,10 @@ class SampleLine(Record):
     scores: dict[str, Number | None] = _field("Per-item metric values.", default_factory=dict)
     score: float | None = _field("The item's contribution to the task score.")
     error: str | None = _field("The generation error, if any.")
+    finish_reason: str | None = _field(
+        "Why generation stopped, as the backend said (length: cut at --max-tokens).",
+        when="the backend said",
+    )
     failure: str | None = _field(
         "Why no answer was read: copy of the prompt, answers another question, several different "
         "answers, hedges between options, no answer asserted, no answer found, ...",
@@ -430,7 +434,7 @@ class SampleLine(Record):
 # ---------------------------------------------------------------------------- predictions
 
 
-class Prediction(Record):
+class Prediction(FileObject):
     """One line of ``predictions.jsonl``, imported (``score``, ``replay:``) and exported (``run``).
 
     ``{"task": "TaxCalc", "id": "17", "run": 0, "prediction": "..."}``, optional ``model``,
@@ -446,6 +450,9 @@ class Prediction(Record):
     model: str | None = _field("The model spec that answered.", when="not null")
     usage: dict[str, Any] | None = _field("Token counts: prompt_tokens, completion_tokens.", when="not null")
     latency_s: Number | None = _field("Seconds the answer took.", when="not null")
+    finish_reason: str | None = _field(
+        "Why generation stopped, as the backend said: stop, length (cut at --max-tokens), ...", when="not null"
+    )
     error: str | None = _field("Why the generation failed.", when="not null")
     reasoning: str | None = _field(
         "Reasoning returned apart from the answer (reasoning_content); never scored.", when="not null"
@@ -479,8 +486,8 @@ class Prediction(Record):
 # ---------------------------------------------------------------------------- docs
 
 #: The models documented, in the order of docs/results-schema.md.
-DOCUMENTED: tuple[type[Record], ...] = (
-    Results, Meta, GenerationConfig, GenerationStats, EndpointFigures, ScorerInfo, Counts,
+DOCUMENTED: tuple[type[FileObject], ...] = (
+    Results, Meta, GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
     ShardInfo, MergedFrom, ShardRef, TaskResult, RunFigures, RunCounts, FieldFigures, Groups,
     Stat, OverallStat, SampleLine, FieldScore, Prediction,
 )
@@ -553,7 +560,7 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("``", "`").replace("|", "\\|")
 
 
-def _model_section(model: type[Record]) -> Iterator[str]:
+def _model_section(model: type[FileObject]) -> Iterator[str]:
     yield f"## {model.__name__}"
     yield ""
     yield _cell(typing.cast(str, model.__doc__))

@@ -7,12 +7,10 @@ them. Public API: the :class:`Kind` base and :class:`Metric` declaration, the pr
 
 from taxpraben.kinds import classification, generation, mixed, structured
 from taxpraben.kinds.base import (
-    PROFILES,
     FieldMode,
+    Item,
     Kind,
     Metric,
-    PreparedItem,
-    Profile,
     SemanticValues,
     SpecMismatch,
     Status,
@@ -21,6 +19,7 @@ from taxpraben.kinds.base import (
     bert_f1,
     mean_or_none,
 )
+from taxpraben.kinds.profiles import RULES, ScoringRules, scoring_rules
 from taxpraben.kinds.registry import (
     PLUGINS_ENV,
     PluginError,
@@ -38,6 +37,7 @@ from taxpraben.kinds.registry import (
     unregister_kind,
     unregister_metric,
 )
+from taxpraben.metrics.defaults import PROFILES, Profile
 
 for _module in (classification, generation, structured, mixed):
     register_kind(_module.KIND, replace=True)
@@ -45,12 +45,14 @@ for _module in (classification, generation, structured, mixed):
 __all__ = [
     "PLUGINS_ENV",
     "PROFILES",
+    "RULES",
     "FieldMode",
+    "Item",
     "Kind",
     "Metric",
     "PluginError",
-    "PreparedItem",
     "Profile",
+    "ScoringRules",
     "SemanticValues",
     "SpecMismatch",
     "Status",
@@ -68,6 +70,7 @@ __all__ = [
     "paper_columns",
     "register_kind",
     "register_metric",
+    "scoring_rules",
     "semantic_metrics",
     "unregister_kind",
     "unregister_metric",

@@ -17,12 +17,9 @@ evaluation at once (golds repeat over runs; identical predictions repeat too):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
-
-from taxpraben.metrics.defaults import PROFILES as PROFILES  # re-exported: the kinds' public API
-from taxpraben.metrics.defaults import Profile
 
 if TYPE_CHECKING:
     import random
@@ -30,6 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from taxpraben.data.records import Record
+    from taxpraben.results import Prediction
     from taxpraben.tasks.spec import TaskSpec
 
 Status = Literal["ok", "format_failure", "error"]
@@ -61,16 +59,28 @@ class TextPair:
     missing: bool = False
 
 
-@dataclass
-class PreparedItem:
-    task: str
-    id: str
+@dataclass(eq=False)
+class Item:
+    """One (record, run), from the reader to the report: the one shape of an item.
+
+    Created once per (record, run) with its record and its generation (the predictions
+    contract's line: text, error, usage, finish reason, model), read by the task's kind
+    (:meth:`TaskKind.prepare`: status, what was extracted, why nothing was, the text pairs),
+    scored (``scores``, ``score``), and written to samples.jsonl from itself
+    (:meth:`sample_json`); the report layer reads a line back into one (:meth:`from_sample`).
+    """
+
+    record: Record
     run: int
-    status: Status
-    prediction: str
-    gold: str
+    #: The generation; None when the predictions hold none for this item.
+    generation: Prediction | None = None
+    status: Status = "ok"
+    #: The gold as text (``choices[gold]`` for classification).
+    gold: Any = None
     extracted: Any = None
     scores: dict[str, float] = field(default_factory=dict)
+    #: The item's contribution to the task score (None: a needed scorer is unavailable).
+    score: float | None = None
     #: mixed / aspects: per field {"pred", "gold", "score", "status", "kind", "matched_by"}
     fields: dict[str, dict[str, Any]] | None = None
     pairs: list[TextPair] = field(default_factory=list)
@@ -80,6 +90,66 @@ class PreparedItem:
     #: classification: the gold label and the predicted label (or "missing")
     label_gold: str | None = None
     label_pred: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.gold is None:
+            self.gold = self.record.gold_label
+
+    @property
+    def task(self) -> str:
+        return self.record.task
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def prediction(self) -> str:
+        """The raw prediction ("" when there is none)."""
+        return self.generation.prediction if self.generation is not None else ""
+
+    def sample_json(self, *, query: bool = False) -> dict[str, Any]:
+        """The item's samples.jsonl line (:class:`taxpraben.results.SampleLine`); ``query``:
+        with the prompt (the first run's line of each record carries it)."""
+        line: dict[str, Any] = {
+            "task": self.task,
+            "id": self.id,
+            "run": self.run,
+            "status": self.status,
+            "prediction": self.prediction,
+            "gold": self.gold,
+            "extracted": self.extracted,
+            "scores": dict(self.scores),
+            "score": self.score,
+            "error": self.error,
+        }
+        if self.generation is not None and self.generation.finish_reason is not None:
+            line["finish_reason"] = self.generation.finish_reason
+        if self.failure is not None and self.status == "format_failure":
+            line["failure"] = self.failure
+        if self.fields is not None:
+            line["fields"] = self.fields
+        if query:
+            line["query"] = self.record.query
+        return line
+
+    @classmethod
+    def from_sample(cls, line: Mapping[str, Any]) -> Item:
+        """The item a samples.jsonl line describes (its record holds what the line does:
+        task, id, the prompt where the line has it, the gold text)."""
+        from taxpraben.data.records import Record
+        from taxpraben.results import Prediction
+
+        task, id_, run = str(line["task"]), str(line["id"]), int(line["run"])
+        record = Record(task, id_, line.get("query") or "", line.get("gold"))
+        text = line.get("prediction")
+        generation = Prediction(task, id_, run, text or "", error=line.get("error"),
+                                finish_reason=line.get("finish_reason"))
+        return cls(
+            record, run, generation, status=line["status"], gold=line.get("gold"), extracted=line.get("extracted"),
+            scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),
+            error=line.get("error"), failure=line.get("failure"),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -91,7 +161,7 @@ class SemanticValues:
 
 
 #: A metric computed for one item from its prepared state (and the semantic values).
-ItemMetric = Callable[[PreparedItem, SemanticValues], "float | None"]
+ItemMetric = Callable[[Item, SemanticValues], "float | None"]
 
 
 @dataclass(frozen=True)
@@ -144,19 +214,19 @@ class TaskKind(Protocol):
 
     def scorers(self, spec: TaskSpec) -> set[str]: ...
 
-    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
-                profile: Profile) -> None: ...
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None: ...
 
-    def finish(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> float | None: ...
+    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str,
+                       failed: bool) -> None: ...
 
-    def run_metrics(self, spec: TaskSpec, lines: Sequence[dict[str, Any]],
-                    items: Sequence[PreparedItem]) -> tuple[dict[str, float | None], float | None]: ...
+    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None: ...
 
-    def bootstrap(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]],
-                  items_by_run: list[list[PreparedItem]], idx: np.ndarray,
+    def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]: ...
+
+    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]: ...
 
-    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None: ...
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None: ...
 
     def baseline_answer(self, baseline: str, spec: TaskSpec, record: Record, rng: random.Random) -> str | None: ...
 
@@ -254,14 +324,19 @@ class Kind:
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
-                profile: Profile) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+        """Read ``text`` (the cleaned prediction) by this project's rules and score its exact parts."""
         raise NotImplementedError
 
-    def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
+    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+        """Read the prediction by TaxBen's own rules (``--profile taxben``; see
+        :mod:`taxpraben.kinds.profiles`). A kind TaxBen never had reads as :meth:`prepare` does."""
+        self.prepare(spec, record, item, text, failed)
+
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         """Fill in the item's semantic scores (kinds with text pairs)."""
 
-    def finish(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> float | None:
+    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None:
         """The item's scores (in ``item.scores``) and its score: the mean of its selected parts."""
         self.finish_parts(spec, item, values)
         selected = self.selected(spec)
@@ -278,21 +353,19 @@ class Kind:
     def reported(self, spec: TaskSpec) -> list[str]:
         return [m.key for m in self.selected(spec)]
 
-    def run_metrics(self, spec: TaskSpec, lines: Sequence[dict[str, Any]],
-                    items: Sequence[PreparedItem]) -> tuple[dict[str, float | None], float | None]:
+    def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]:
         """Each metric's mean over the items that have it (None when one is not computed),
         and the task score: the mean of the item scores."""
         import numpy as np  # not at the top: loading data needs the kinds, not numpy
         metrics: dict[str, float | None] = {}
         for key in self.reported(spec):
-            vals = [line["scores"][key] for line in lines if key in line["scores"]]
+            vals = [it.scores[key] for it in items if key in it.scores]
             metrics[key] = None if not vals or any(v is None for v in vals) else float(np.mean(vals))
-        item_scores = [line["score"] for line in lines]
+        item_scores = [it.score for it in items]
         score = None if any(s is None for s in item_scores) else float(np.mean(item_scores))
         return metrics, score
 
-    def bootstrap(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]],
-                  items_by_run: list[list[PreparedItem]], idx: np.ndarray,
+    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
         """Sample-level bootstrap: resample items (paired across runs), average over runs."""
         import numpy as np
@@ -300,8 +373,8 @@ class Kind:
         from taxpraben.aggregate import percentile_interval
         intervals: dict[str, list[float] | None] = {}
         for key in self.reported(spec):
-            present = np.array([[key in line["scores"] for line in lines] for lines in lines_by_run])
-            vals = [[line["scores"].get(key, 0.0) for line in lines] for lines in lines_by_run]
+            present = np.array([[key in it.scores for it in items] for items in items_by_run])
+            vals = [[it.scores.get(key, 0.0) for it in items] for items in items_by_run]
             if any(v is None for row in vals for v in row) or not present.any():
                 intervals[key] = None
                 continue
@@ -312,11 +385,11 @@ class Kind:
             ok = (counts > 0).all(axis=0)
             reps = (sums[:, ok] / counts[:, ok]).mean(axis=0)
             intervals[key] = percentile_interval(reps) if reps.size else None
-        scores = [[line["score"] for line in lines] for lines in lines_by_run]
+        scores = [[it.score for it in items] for items in items_by_run]
         if any(s is None for row in scores for s in row):
             return intervals, None
         m = np.array(scores, dtype=float)
         return intervals, m[:, idx].mean(axis=2).mean(axis=0)
 
-    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
         return None

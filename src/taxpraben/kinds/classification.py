@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.kinds.base import Kind, Metric, PreparedItem, Profile
+from taxpraben.kinds.base import Item, Kind, Metric
 
 if TYPE_CHECKING:
     import random
@@ -148,53 +148,45 @@ class ClassificationKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
-                profile: Profile) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         # The readers are imported on first use: loading data needs the kind, not them.
-        from taxpraben.metrics.classification import MISSING_LABEL
-        from taxpraben.parsing import taxben
         from taxpraben.parsing.choices import read_choice
-        from taxpraben.parsing.region import NO_ANSWER
 
         assert record.choices is not None
         opts = spec.classification_options
         choices = record.choices
         label: str | None = None
         if not failed:
-            if profile == "taxben":
-                label = taxben.classification_label(item.prediction, choices)
-            else:
-                reading = read_choice(
-                    text,
-                    choices,
-                    option_letters=_lettered(opts.option_letters, choices, record.query),
-                    markers=opts.answer_markers,
-                    query=record.query,
-                    aliases=opts.aliases,
-                    names=_option_names(choices, record.query),
-                )
-                index = reading.value if isinstance(reading.value, int) else None
-                label = None if index is None else option_label(choices, index)
-                item.failure = reading.failure
-        if label is None and not failed:
-            item.status = "format_failure"
-            item.failure = item.failure or NO_ANSWER
-        if profile == "taxben":  # TaxBen's labels are lower-cased choices, for ACC and F1 alike
-            item.label_gold = taxben.classification_gold(record.gold_label)
-        else:
-            item.label_gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
-        item.label_pred = label if label is not None else MISSING_LABEL
-        item.extracted = item.label_pred
-        item.scores = {"acc": float(item.label_pred == item.label_gold)}
+            reading = read_choice(
+                text,
+                choices,
+                option_letters=_lettered(opts.option_letters, choices, record.query),
+                markers=opts.answer_markers,
+                query=record.query,
+                aliases=opts.aliases,
+                names=_option_names(choices, record.query),
+            )
+            index = reading.value if isinstance(reading.value, int) else None
+            label = None if index is None else option_label(choices, index)
+            item.failure = reading.failure
+        gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
+        _labelled(item, label, gold, failed)
 
-    def finish(self, spec: TaskSpec, item: PreparedItem, values: Any) -> float | None:
+    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+        """TaxBen's rule on the raw output; its labels are lower-cased choices, for ACC and F1 alike."""
+        from taxpraben.parsing import taxben
+
+        assert record.choices is not None
+        label = None if failed else taxben.classification_label(item.prediction, record.choices)
+        _labelled(item, label, taxben.classification_gold(record.gold_label), failed)
+
+    def finish(self, spec: TaskSpec, item: Item, values: Any) -> float | None:
         """An item's score is whether its label is right (F1 exists only over a task)."""
         return item.scores["acc"]
 
     # ------------------------------------------------------------------ task figures
 
-    def run_metrics(self, spec: TaskSpec, lines: Sequence[dict[str, Any]],
-                    items: Sequence[PreparedItem]) -> tuple[dict[str, float | None], float | None]:
+    def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]:
         from taxpraben.metrics.classification import classification_metrics
 
         computed = classification_metrics([it.label_gold or "" for it in items], [it.label_pred or "" for it in items])
@@ -202,8 +194,7 @@ class ClassificationKind(Kind):
         parts = [computed[key] for key in self.score_parts(spec)]
         return metrics, sum(parts) / len(parts)
 
-    def bootstrap(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]],
-                  items_by_run: list[list[PreparedItem]], idx: np.ndarray,
+    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
         """ACC and weighted F1 of each resample (vectorised), averaged over runs."""
         import numpy as np
@@ -224,3 +215,17 @@ class ClassificationKind(Kind):
 
 
 KIND = ClassificationKind()
+
+
+def _labelled(item: Item, label: str | None, gold: str, failed: bool) -> None:
+    """The item's labels and accuracy; no label read from an output is a format failure."""
+    from taxpraben.metrics.classification import MISSING_LABEL
+    from taxpraben.parsing.region import NO_ANSWER
+
+    if label is None and not failed:
+        item.status = "format_failure"
+        item.failure = item.failure or NO_ANSWER
+    item.label_gold = gold
+    item.label_pred = label if label is not None else MISSING_LABEL
+    item.extracted = item.label_pred
+    item.scores = {"acc": float(item.label_pred == item.label_gold)}

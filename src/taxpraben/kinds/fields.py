@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.kinds.base import PreparedItem, TextPair
+from taxpraben.kinds.base import Item, TextPair
 from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
 from taxpraben.parsing.field_parse import parse_fields
 from taxpraben.parsing.fields import gold_fields, record_fields
@@ -68,7 +68,7 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def prepare_whole_answer(record: Record, item: PreparedItem, text: str, failed: bool) -> None:
+def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) -> None:
     """A record whose gold has no fields: the whole prediction against the whole gold."""
     missing = failed or not text.strip()
     if missing and not failed:
@@ -83,7 +83,7 @@ def prepare_whole_answer(record: Record, item: PreparedItem, text: str, failed: 
     }  # fmt: skip
 
 
-def prepare_fields(spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
+def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed: bool,
                    aspects: bool) -> None:
     """Align the prediction's fields to the record's own gold fields and score the exact ones."""
     assert spec.fields is not None
@@ -122,22 +122,22 @@ def prepare_fields(spec: TaskSpec, record: Record, item: PreparedItem, text: str
         item.fields[rule.name] = info
 
 
-def _field_names(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> list[str]:
+def _field_names(spec: TaskSpec, items_by_run: list[list[Item]]) -> list[str]:
     """Every field some record scores (named by the gold's keys): those a spec rule names
     first, in spec order, then the others in order of first appearance."""
     assert spec.fields is not None
     order = {rule.name: i for i, rule in enumerate(spec.field_rules)}
     seen: dict[str, int] = {}
-    for lines in lines_by_run:
-        for line in lines:
-            for name, info in (line.get("fields") or {}).items():
+    for items in items_by_run:
+        for item in items:
+            for name, info in (item.fields or {}).items():
                 rank = order.get(info.get("spec_field") or name, len(order))
                 seen[name] = min(seen.get(name, rank), rank)
     appearance = {name: i for i, name in enumerate(seen)}
     return sorted(seen, key=lambda name: (seen[name], appearance[name]))
 
 
-def field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]], text_metrics: tuple[str, ...],
+def field_figures(spec: TaskSpec, items_by_run: list[list[Item]], text_metrics: tuple[str, ...],
                   text_value: Callable[[str], str]) -> dict[str, Any]:
     """Per-field figures over the records that have the field (records differ in their keys).
 
@@ -151,8 +151,8 @@ def field_figures(spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]], text
     from taxpraben.aggregate import run_stat
 
     out: dict[str, Any] = {}
-    for name in _field_names(spec, lines_by_run):
-        runs = [[line["fields"][name] for line in lines if name in (line.get("fields") or {})] for lines in lines_by_run]
+    for name in _field_names(spec, items_by_run):
+        runs = [[it.fields[name] for it in items if it.fields and name in it.fields] for items in items_by_run]
         infos = [info for run in runs for info in run]
         kinds = [info["kind"] for info in infos]
         kind = max(dict.fromkeys(kinds), key=kinds.count)

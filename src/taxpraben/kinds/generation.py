@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import (
     FieldMode,
+    Item,
     Kind,
     Metric,
-    PreparedItem,
-    Profile,
     SemanticValues,
     TextPair,
     bert_f1,
@@ -52,20 +51,21 @@ class GenerationKind(Kind):
             return answer, None
         return check_field_gold(answer, spec, True, bad), None
 
-    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
-                profile: Profile) -> None:
+    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+        """TaxBen scores the raw generation (TaxBen.py:177-184): no cleaning."""
+        self.prepare(spec, record, item, item.prediction if spec.fields is None else text, failed)
+
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         if spec.fields is not None:
             prepare_fields(spec, record, item, text, failed, aspects=True)
             return
-        # TaxBen scores the raw generation (TaxBen.py:177-184): no cleaning in its profile.
-        text = item.prediction if profile == "taxben" else text
         missing = failed or not text.strip()
         if missing and not failed:
             item.status = "format_failure"
         item.extracted = None
         item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
 
-    def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         from taxpraben.metrics.bartscore import normalize_bartscore  # on first use (see loader)
 
         berts = [bert_f1(values, p) for p in item.pairs]
@@ -82,11 +82,11 @@ class GenerationKind(Kind):
         item.scores["bartscore"] = mean_or_none(norms)
         item.scores["bartscore_raw"] = mean_or_none(raws)
 
-    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
         if spec.fields is None:
             return None
         # Aspects keep both semantic scores in their entries.
-        return field_figures(spec, lines_by_run, ("bertscore", "bartscore"), lambda metric: metric)
+        return field_figures(spec, items_by_run, ("bertscore", "bartscore"), lambda metric: metric)
 
 
 KIND = GenerationKind()

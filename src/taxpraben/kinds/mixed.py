@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import (
     FieldMode,
+    Item,
     Kind,
     Metric,
-    PreparedItem,
-    Profile,
     SemanticValues,
     SpecMismatch,
     bert_f1,
@@ -56,9 +55,8 @@ class MixedKind(Kind):
                    bad: Any) -> tuple[Any, int | None]:
         return check_field_gold(answer, spec, False, bad), None
 
-    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
-                profile: Profile) -> None:
-        if not failed and profile != "taxben" and text.strip():
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+        if not failed and text.strip():
             from taxpraben.parsing.latex import strip_latex
             from taxpraben.parsing.prompt_copy import own_answer
 
@@ -67,13 +65,17 @@ class MixedKind(Kind):
             failure = own_answer(strip_latex(text), record.query).failure
             if failure is not None:
                 item.failure, text = failure, ""
+        self.prepare_taxben(spec, record, item, text, failed)
+
+    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+        """The fields read whole (TaxBen credits an answer that copies the prompt's template)."""
         prepare_fields(spec, record, item, text, failed, aspects=False)
         if item.status == "format_failure" and item.failure is None:
             from taxpraben.parsing.region import NO_ANSWER
 
             item.failure = NO_ANSWER
 
-    def finish_parts(self, spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> None:
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         assert item.fields is not None
         exact = [info["score"] for info in item.fields.values() if info["kind"] != "text"]
         berts = []
@@ -86,9 +88,9 @@ class MixedKind(Kind):
         if berts:
             item.scores["bertscore"] = mean_or_none(berts)
 
-    def field_figures(self, spec: TaskSpec, lines_by_run: list[list[dict[str, Any]]]) -> dict[str, Any] | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
         # A text field's entry holds its BERTScore as its score.
-        return field_figures(spec, lines_by_run, ("bertscore",), lambda metric: "score")
+        return field_figures(spec, items_by_run, ("bertscore",), lambda metric: "score")
 
 
 KIND = MixedKind()

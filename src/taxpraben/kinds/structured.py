@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.kinds.base import Kind, Metric, PreparedItem, Profile, SpecMismatch
+from taxpraben.kinds.base import Item, Kind, Metric, SpecMismatch
 from taxpraben.parsing.final_number import read_final_number
 from taxpraben.parsing.numbers import (
     expects_percent,
@@ -85,8 +85,12 @@ class StructuredKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: PreparedItem, text: str, failed: bool,
-                profile: Profile) -> None:
+    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+        """TaxBen's rules on the raw prediction (see :func:`_prepare_taxben`)."""
+        assert spec.structured is not None
+        _prepare_taxben(spec.structured.kind, record, item, failed)
+
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         # The letter and span readers are imported on first use: loading data needs the
         # kind, not them.
         from taxpraben.parsing.clean import clean_prediction
@@ -98,9 +102,6 @@ class StructuredKind(Kind):
 
         opts = spec.structured
         assert opts is not None
-        if profile == "taxben":
-            _prepare_taxben(opts.kind, record, item, failed)
-            return
         em = 0.0
         if opts.kind == "number":
             # Both sides in the gold's unit: the one its text is written in, else the one the
@@ -151,7 +152,7 @@ class StructuredKind(Kind):
         item.scores = {"em": em}
 
 
-def _prepare_taxben(kind: str, record: Record, item: PreparedItem, failed: bool) -> None:
+def _prepare_taxben(kind: str, record: Record, item: Item, failed: bool) -> None:
     """TaxBen's rules (:mod:`taxpraben.parsing.taxben`) on the raw prediction.
 
     ``extracted`` is TaxBen's own answer: the ``"{:.2f}"`` string or ``"未知"`` (TaxCalc), the

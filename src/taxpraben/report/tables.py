@@ -12,7 +12,7 @@ from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
 from taxpraben.report.load import TaskRow
 from taxpraben.report.view import RunView
-from taxpraben.results import GenerationConfig, RunCounts, ScorerInfo
+from taxpraben.results import GenerationMeta, RunCounts, ScorerInfo
 
 NOT_COMPUTED_CELL = "not computed"
 NOT_APPLICABLE = ""
@@ -304,7 +304,7 @@ def configuration(run: RunView) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = [
         ("Model", str(meta.model or "(predictions scored with `taxpraben score`)")),
         ("Endpoint", str(meta.endpoint or "—")),
-        ("Generation", _generation_text(meta.generation or GenerationConfig())),
+        ("Generation", _generation_text(meta.generation or GenerationMeta())),
         (
             "Runs",
             f"{'?' if meta.runs is None else meta.runs}"
@@ -332,7 +332,7 @@ def configuration(run: RunView) -> list[tuple[str, str]]:
     return pairs
 
 
-def _generation_text(gen: GenerationConfig) -> str:
+def _generation_text(gen: GenerationMeta) -> str:
     parts = [
         f"{key}={value if value is not None else 'default'}"  # null: the backend's default
         for key, value in gen.given_items(("temperature", "top_p", "max_tokens", "seed_base"))

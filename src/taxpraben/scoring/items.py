@@ -3,7 +3,8 @@
 Scoring is two-phase (see :mod:`taxpraben.kinds.base`): :func:`prepare_item` cleans the
 prediction and lets the task's kind parse it, score everything exact and list the text
 pairs it needs; the pipeline scores all pairs at once; :func:`finalize_item` lets the kind
-combine both into the item's scores and writes its samples.jsonl line.
+combine both into the item's scores; the item writes its own samples.jsonl line
+(:meth:`~taxpraben.kinds.base.Item.sample_json`).
 
 An item whose prediction cannot be parsed is a ``format_failure`` and scores 0; an item
 whose generation failed (or that has no prediction) is an ``error`` and scores 0. Neither
@@ -12,12 +13,10 @@ is ever dropped.
 
 from __future__ import annotations
 
-from typing import Any
-
 from taxpraben.data.records import Record
 from taxpraben.kinds import (
     PROFILES,
-    PreparedItem,
+    Item,
     Profile,
     SemanticValues,
     Status,
@@ -26,13 +25,15 @@ from taxpraben.kinds import (
 )
 from taxpraben.kinds.classification import option_label
 from taxpraben.kinds.fields import WHOLE_ANSWER
+from taxpraben.kinds.profiles import PAPER_RULES, ScoringRules, scoring_rules
 from taxpraben.parsing.clean import clean_prediction
+from taxpraben.results import Prediction
 from taxpraben.tasks import TaskSpec
 
 __all__ = [
     "PROFILES",
     "WHOLE_ANSWER",
-    "PreparedItem",
+    "Item",
     "Profile",
     "SemanticValues",
     "Status",
@@ -47,43 +48,32 @@ def prepare_item(
     spec: TaskSpec,
     record: Record,
     run: int,
-    prediction: str | None,
-    error: str | None,
-    profile: Profile = "taxpraben",
-) -> PreparedItem:
-    """Parse one prediction and score its exact parts; list the text pairs it needs."""
-    item = PreparedItem(
-        task=spec.name, id=record.id, run=run, status="ok", prediction=prediction or "", gold=record.gold_label
-    )
-    failed = prediction is None or (error is not None and not (prediction or "").strip())
+    prediction: str | Prediction | None,
+    error: str | None = None,
+    profile: ScoringRules | str = PAPER_RULES,
+) -> Item:
+    """The item of (``record``, ``run``): its prediction read and its exact parts scored; the
+    text pairs it needs listed.
+
+    ``prediction``: the predictions line (or its text; None: no prediction); ``error``: why
+    the generation failed, when it did; ``profile``: the rules to read it by
+    (:mod:`taxpraben.kinds.profiles`), or their name. The prediction is cleaned here, once,
+    for every reader (:func:`~taxpraben.parsing.clean.clean_prediction`)."""
+    if isinstance(prediction, str):
+        prediction = Prediction(record.task, record.id, run, prediction, error=error)
+    item = Item(record, run, prediction)
+    text = prediction.prediction if prediction is not None else None
+    failed = text is None or (error is not None and not text.strip())
     if failed:
         item.status = "error"
         item.error = error or "no prediction"
-    text = "" if failed else clean_prediction(prediction or "")
-    kind_of(spec).prepare(spec, record, item, text, failed, profile)
+    cleaned = "" if failed else clean_prediction(text or "")
+    scoring_rules(profile).prepare(kind_of(spec), spec, record, item, cleaned, failed)
     return item
 
 
-def finalize_item(spec: TaskSpec, item: PreparedItem, values: SemanticValues) -> dict[str, Any]:
-    """Combine exact and semantic parts into the item's scores and its samples.jsonl line.
-
-    Returns the line; ``line["score"]`` is None when a needed scorer is unavailable.
-    """
-    score = kind_of(spec).finish(spec, item, values)
-    line: dict[str, Any] = {
-        "task": item.task,
-        "id": item.id,
-        "run": item.run,
-        "status": item.status,
-        "prediction": item.prediction,
-        "gold": item.gold,
-        "extracted": item.extracted,
-        "scores": dict(item.scores),
-        "score": score,
-        "error": item.error,
-    }
-    if item.failure is not None and item.status == "format_failure":
-        line["failure"] = item.failure
-    if item.fields is not None:
-        line["fields"] = item.fields
-    return line
+def finalize_item(spec: TaskSpec, item: Item, values: SemanticValues) -> Item:
+    """Combine exact and semantic parts into the item's scores and its score (None when a
+    needed scorer is unavailable); returns the item."""
+    item.score = kind_of(spec).finish(spec, item, values)
+    return item

@@ -19,14 +19,15 @@ from typing import Any
 import numpy as np
 
 from taxpraben import __version__
-from taxpraben.aggregate import Stat, mean_of_stats, percentile_interval, run_stat
+from taxpraben.aggregate import StatJSON, mean_of_stats, percentile_interval, run_stat
 from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
+from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.predictions import Prediction
-from taxpraben.results import SCHEMA_VERSION, Results, SampleLine
+from taxpraben.results import SCHEMA_VERSION, Results
 from taxpraben.scoring.items import (
-    PreparedItem,
+    Item,
     SemanticValues,
     finalize_item,
     prepare_item,
@@ -117,7 +118,7 @@ def match_predictions(
 
 
 def _semantic_values(
-    needs: dict[str, set[str]], items: Sequence[PreparedItem], scorers: SemanticScorers
+    needs: dict[str, set[str]], items: Sequence[Item], scorers: SemanticScorers
 ) -> SemanticValues:
     """Score every distinct text pair once with each scorer its task needs."""
     bert_pairs: dict[tuple[str, str], None] = {}
@@ -145,27 +146,26 @@ def _semantic_values(
 # ---------------------------------------------------------------------------- task figures
 
 
-def _rate(lines: Sequence[dict[str, Any]], status: str) -> float:
-    return sum(line["status"] == status for line in lines) / len(lines)
+def _rate(items: Sequence[Item], status: str) -> float:
+    return sum(it.status == status for it in items) / len(items)
 
 
-def _run_metrics(spec: TaskSpec, lines: Sequence[dict[str, Any]], items: Sequence[PreparedItem]) -> dict[str, Any]:
-    """Metrics of one task in one run (``lines`` in record order), as its kind computes them."""
-    metrics, score = kind_of(spec).run_metrics(spec, lines, items)
-    counts = {s: sum(line["status"] == s for line in lines) for s in ("ok", "format_failure", "error")}
+def _run_metrics(spec: TaskSpec, items: Sequence[Item]) -> dict[str, Any]:
+    """Metrics of one task in one run (``items`` in record order), as its kind computes them."""
+    metrics, score = kind_of(spec).run_metrics(spec, items)
+    counts = {s: sum(it.status == s for it in items) for s in ("ok", "format_failure", "error")}
     return {
         "metrics": metrics,
         "score": score,
-        "format_failure_rate": _rate(lines, "format_failure"),
-        "error_rate": _rate(lines, "error"),
+        "format_failure_rate": _rate(items, "format_failure"),
+        "error_rate": _rate(items, "error"),
         "counts": counts,
     }
 
 
 def _task_entry(
     spec: TaskSpec,
-    lines_by_run: list[list[dict[str, Any]]],
-    items_by_run: list[list[PreparedItem]],
+    items_by_run: list[list[Item]],
     run_ids: list[int],
     unavailable: dict[str, str],
     rng: np.random.Generator | None,
@@ -173,11 +173,11 @@ def _task_entry(
 ) -> tuple[dict[str, Any], np.ndarray | None]:
     kind = kind_of(spec)
     per_run = []
-    for run, lines, items in zip(run_ids, lines_by_run, items_by_run, strict=True):
-        per_run.append({"run": run, **_run_metrics(spec, lines, items)})
-    n = len(lines_by_run[0]) if lines_by_run else 0
+    for run, items in zip(run_ids, items_by_run, strict=True):
+        per_run.append({"run": run, **_run_metrics(spec, items)})
+    n = len(items_by_run[0]) if items_by_run else 0
     idx = rng.integers(0, n, size=(n_boot, n)) if rng is not None and n > 0 and n_boot > 0 else None
-    boot, score_reps = ({}, None) if idx is None else kind.bootstrap(spec, lines_by_run, items_by_run, idx)
+    boot, score_reps = ({}, None) if idx is None else kind.bootstrap(spec, items_by_run, idx)
     metric_keys = list(per_run[0]["metrics"]) if per_run else []
     missing = sorted(kind.scorers(spec) & set(unavailable))
     entry: dict[str, Any] = {
@@ -197,12 +197,12 @@ def _task_entry(
         "per_run": per_run,
     }
     reasons = Counter(
-        line.get("failure") or "no answer found"
-        for lines in lines_by_run for line in lines if line["status"] == "format_failure"
+        it.failure or "no answer found"
+        for items in items_by_run for it in items if it.status == "format_failure"
     )
     if reasons:
         entry["format_failures"] = dict(reasons.most_common())
-    fields = kind.field_figures(spec, lines_by_run)
+    fields = kind.field_figures(spec, items_by_run)
     if fields is not None:
         entry["fields"] = fields
     return entry, score_reps
@@ -242,8 +242,9 @@ def score_predictions(
     predictions = list(predictions)
     by_key, run_ids, match = match_predictions(loaded, predictions, registry, settings.runs)
     specs = {task: registry[task] for task in loaded.records}
+    rules = scoring_rules(settings.profile)  # the profile's strategy, chosen once
 
-    prepared: dict[str, list[list[PreparedItem]]] = {}
+    prepared: dict[str, list[list[Item]]] = {}
     for task, recs in loaded.records.items():
         spec = specs[task]
         per_run = []
@@ -251,14 +252,7 @@ def score_predictions(
             row = []
             for rec in recs:
                 p = by_key.get((task, rec.id, run))
-                row.append(
-                    prepare_item(
-                        spec, rec, run,
-                        None if p is None else p.prediction,
-                        "no prediction" if p is None else p.error,
-                        settings.profile,  # type: ignore[arg-type]
-                    )
-                )
+                row.append(prepare_item(spec, rec, run, p, "no prediction" if p is None else p.error, rules))
             per_run.append(row)
         prepared[task] = per_run
 
@@ -277,26 +271,25 @@ def score_predictions(
     for task in list(prepared):
         rows = prepared.pop(task)  # dropped once scored: memory stays at one task's worth
         spec = specs[task]
-        lines_by_run = [[finalize_item(spec, it, values) for it in row] for row in rows]
-        # The query goes on the first run's line only: the report shows it per item, and
-        # repeating it for every run would multiply samples.jsonl by the prompt length.
-        for line, rec in zip(lines_by_run[0], loaded.records[task], strict=True):
-            line["query"] = rec.query
-        for lines in lines_by_run:
-            for line in lines:
-                if line["status"] in status_counts:
-                    status_counts[line["status"]] += 1
+        for k, row in enumerate(rows):
+            for it in row:
+                finalize_item(spec, it, values)
+                if it.status in status_counts:
+                    status_counts[it.status] += 1
+            # The query goes on the first run's line only: the report shows it per item, and
+            # repeating it for every run would multiply samples.jsonl by the prompt length.
+            lines = [it.sample_json(query=k == 0) for it in row]
             if sample_sink is None:
                 samples.extend(lines)
             else:
                 sample_sink(lines)
-        entry, reps = _task_entry(spec, lines_by_run, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
+        entry, reps = _task_entry(spec, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
         tasks_out[task] = entry
         if reps is not None:
             replicates[task] = reps
 
     computed = {t: e for t, e in tasks_out.items() if e["status"] == "ok"}
-    groups: dict[str, dict[str, Stat]] = {"type": {}, "bloom": {}}
+    groups: dict[str, dict[str, StatJSON]] = {"type": {}, "bloom": {}}
     for kind in kinds():
         members = {t: e["score"] for t, e in computed.items() if e["type"] == kind.name}
         if members:
@@ -352,9 +345,9 @@ def score_predictions(
 
 
 def _sample_line(line: dict[str, Any]) -> str:
-    """One samples.jsonl line, validated through :class:`SampleLine` and written from it
-    (the same keys, order and values as ``line``); ValidationError if it breaks the schema."""
-    return json.dumps(SampleLine.model_validate(line).to_json(), ensure_ascii=False) + "\n"
+    """One samples.jsonl line as its item wrote it (:meth:`Item.sample_json`: typed by
+    construction; the reader validates it, :class:`~taxpraben.results.SampleLine`)."""
+    return json.dumps(line, ensure_ascii=False) + "\n"
 
 
 def _results_text(results: dict[str, Any]) -> str:
