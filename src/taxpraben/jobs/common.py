@@ -138,9 +138,9 @@ def score_and_report(
 
     try:
         scored = score_to_dir(loaded, predictions, registry, out, settings, meta)
-        # The results in memory are validated once and every report is written from them
-        # (results.json is not read back).
-        results = Results.model_validate(scored.results)
+        # Every report is written from the results validated once, when written (results.json
+        # is not read back).
+        results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
         write_reports(out, view=view_of(results, out))
     except PredictionMatchError as exc:
         raise JobError(str(exc)) from exc

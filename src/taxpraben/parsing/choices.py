@@ -1,6 +1,6 @@
 """Classification labels (TaxSCQ, TaxTopic, TaxCrime): which of the choices an output names.
 
-:func:`read_choice` (profile ``taxpraben``; :func:`extract_choice_index` gives its index) works
+:func:`read_choice` (profile ``taxpraben``; its value is the option's index) works
 on the cleaned output with LaTeX made plain, the model's own answer only, and returns the index of
 the chosen option or why there is none (the caller's label "missing"). The answer region is the one shared by every
 reader (:mod:`taxpraben.parsing.region`):
@@ -83,7 +83,7 @@ from taxpraben.parsing.region import (
     settle_final,
 )
 
-__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "extract_choice_index", "read_choice"]
+__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "read_choice"]
 
 #: JSON keys holding a classification answer, in priority order.
 CHOICE_ANSWER_KEYS: tuple[str, ...] = (
@@ -359,32 +359,6 @@ def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
     return bool(m) and m.start() <= 12
 
 
-def extract_choice_index(
-    text: str,
-    choices: Sequence[str],
-    *,
-    option_letters: bool,
-    markers: Sequence[str],
-    query: str = "",
-    aliases: Mapping[str, Sequence[str]] | None = None,
-    names: Sequence[str] | None = None,
-) -> int | None:
-    """The index of the option an output selects, or None (rules in the module docstring).
-
-    ``text`` is the raw model output (it is cleaned here); ``choices`` are the labels in
-    option order; ``option_letters`` says whether the choices were shown as A, B, C, ...;
-    ``markers`` are the task's conclusion phrases (``answer_markers``); ``query`` is the
-    question (what the output copies of it is not read); ``aliases`` are other
-    names of a choice (keyed by choice text); ``names`` are the texts an output may name
-    the options by when they differ from ``choices`` (choices stored as letters, texts in
-    the query). A hedge between two options ("B或D") selects none.
-    """
-    reading = read_choice(
-        text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases, names=names
-    )
-    return reading.value if isinstance(reading.value, int) else None
-
-
 def read_choice(
     text: str,
     choices: Sequence[str],
@@ -395,8 +369,17 @@ def read_choice(
     aliases: Mapping[str, Sequence[str]] | None = None,
     names: Sequence[str] | None = None,
 ) -> Reading:
-    """:func:`extract_choice_index` with the reason when no option is read
-    (:class:`~taxpraben.parsing.region.Reading`)."""
+    """The index of the option an output selects (rules in the module docstring), or why no
+    option is read (:class:`~taxpraben.parsing.region.Reading`).
+
+    ``text`` is the raw model output (it is cleaned here); ``choices`` are the labels in
+    option order; ``option_letters`` says whether the choices were shown as A, B, C, ...;
+    ``markers`` are the task's conclusion phrases (``answer_markers``); ``query`` is the
+    question (what the output copies of it is not read); ``aliases`` are other
+    names of a choice (keyed by choice text); ``names`` are the texts an output may name
+    the options by when they differ from ``choices`` (choices stored as letters, texts in
+    the query). A hedge between two options ("B或D") selects none.
+    """
     try:
         return _choice_index(text, choices, option_letters, markers, query, aliases, names)
     except _Hedge:
@@ -579,8 +562,8 @@ def extract_choice(
     query: str = "",
     aliases: Mapping[str, Sequence[str]] | None = None,
 ) -> str | None:
-    """The choice an output selects (``choices[extract_choice_index(...)]``), or None."""
-    index = extract_choice_index(
+    """The choice an output selects (``choices[read_choice(...).value]``), or None."""
+    index = read_choice(
         text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases
-    )
-    return None if index is None else choices[index]
+    ).value
+    return choices[index] if isinstance(index, int) else None

@@ -137,15 +137,40 @@ def _collapse_whitespace(text: str) -> str:
     return _BLANK_LINES.sub("\n", "\n".join(lines)).strip()
 
 
+class CleanText(str):
+    """A prediction :func:`clean_prediction` has cleaned: cleaning it again gives it back as it
+    is, so that the readers a kind calls on an item's text (each cleans what it is given, for
+    callers that pass raw output) do not clean it a second time."""
+
+    __slots__ = ()
+
+
+#: Passes of cleaning at most: a fence inside a fence, a reasoning block inside a fence.
+_MAX_PASSES = 4
+
+
 def clean_prediction(text: str) -> str:
     """Return the answer part of a model output, folded and with tidy whitespace.
 
     Rules (reasoning blocks, code fences, character folding, whitespace) are listed in the
-    module docstring. ``None`` is treated as the empty string; the result may be empty
+    module docstring; they are applied until nothing changes (a fence inside a fence is
+    unwrapped too), so the result is clean: it is a :class:`CleanText`, which this function
+    returns as it is. ``None`` is treated as the empty string; the result may be empty
     (nothing but reasoning), which callers score as a format failure.
     """
+    if isinstance(text, CleanText):
+        return text
     if not text:
-        return ""
+        return CleanText("")
+    for _ in range(_MAX_PASSES):
+        cleaned = _clean_once(text)
+        if cleaned == text:
+            break
+        text = cleaned
+    return CleanText(text)
+
+
+def _clean_once(text: str) -> str:
     # Line breaks are folded first so that every later regex sees only "\n".
     text = (
         text.replace("\r\n", "\n")

@@ -68,9 +68,14 @@ class MatchReport:
 
 @dataclass
 class ScoredResults:
+    """What scoring made: results.json's object, the sample lines (unless streamed to a
+    file) and how the predictions matched; ``typed``: the results validated through
+    :class:`~taxpraben.results.Results` once, when written (the reports take it)."""
+
     results: dict[str, Any]
     samples: list[dict[str, Any]]
     match: MatchReport
+    typed: Results | None = None
 
 
 # ---------------------------------------------------------------------------- matching
@@ -350,10 +355,11 @@ def _sample_line(line: dict[str, Any]) -> str:
     return json.dumps(line, ensure_ascii=False) + "\n"
 
 
-def _results_text(results: dict[str, Any]) -> str:
+def _results_text(results: dict[str, Any] | Results) -> str:
     """results.json's text, validated through :class:`Results` and written from it (the same
     keys, order and values as ``results``); ValidationError if it breaks the schema."""
-    return json.dumps(Results.model_validate(results).to_json(), ensure_ascii=False, indent=2) + "\n"
+    typed = results if isinstance(results, Results) else Results.model_validate(results)
+    return json.dumps(typed.to_json(), ensure_ascii=False, indent=2) + "\n"
 
 
 def score_to_dir(
@@ -377,5 +383,6 @@ def score_to_dir(
             fh.writelines(_sample_line(line) for line in lines)
 
         scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink)
-    write_text_atomically(out_dir / "results.json", _results_text(scored.results))
+    scored.typed = Results.model_validate(scored.results)  # once: the reports take this object
+    write_text_atomically(out_dir / "results.json", _results_text(scored.typed))
     return scored
