@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console
 
 from helpers.report_fixtures import XSS_GOLD, XSS_IMG, XSS_SCRIPT, build_result_dir
+from taxpraben.kinds.base import Item
 from taxpraben.report import ReportError, load_results, print_summary, write_reports
 from taxpraben.report import format as fmt
 from taxpraben.report.html import render_html
@@ -289,7 +290,7 @@ def test_browser_payload_dedupes_and_cuts():
         for r in range(3)
     ]
     lines.append(dict(lines[0], id="10"))
-    payload = browser_payload(lines, ["TaxQA"])
+    payload = browser_payload(map(Item.from_sample, lines), ["TaxQA"])
     first, second = payload["items"]
     assert [first["i"], second["i"]] == ["2", "10"]  # natural order of ids
     runs = first["r"]
@@ -298,6 +299,49 @@ def test_browser_payload_dedupes_and_cuts():
     assert runs[2]["p"] == "短"
     assert runs[0]["sc"] == {"bertscore": 0.7123}
     assert "g" in first and all("g" not in run for run in runs)  # gold once per item
+
+
+def _line(run: int, status: str, **extra: object) -> dict:
+    return {"task": "TaxSCQ", "id": "7", "run": run, "status": status, "prediction": "A", "gold": "B",
+            "extracted": None, "scores": {"accuracy": 0.0}, "score": 0.0, "error": None, **extra}
+
+
+def test_browser_says_why_a_format_failure_was_not_read():
+    """A format failure's reason (``item.failure``) travels as the run's "w", only where there
+    is one: an ok run, or a failure with no reason, adds no key."""
+    items = [
+        Item.from_sample(_line(0, "format_failure", failure="copy of the prompt", query="问题？")),
+        Item.from_sample(_line(1, "format_failure", failure="several different answers")),
+        Item.from_sample(_line(2, "format_failure")),
+        Item.from_sample(_line(3, "ok", failure="a stale reason")),  # not a failure: not shown
+    ]
+    (entry,) = browser_payload(reversed(items), ["TaxSCQ"])["items"]
+    assert [run.get("w") for run in entry["r"]] == ["copy of the prompt", "several different answers", None, None]
+    assert [run["st"] for run in entry["r"]] == ["f", "f", "f", "o"]
+    assert entry["q"] == "问题？"  # the first run's line carries the prompt
+    assert set(entry["r"][2]) == {"n", "st", "p", "s", "sc"}  # nothing added without a reason
+
+
+def test_report_html_shows_failure_reasons_from_samples_jsonl(tmp_path: Path):
+    """Read back from samples.jsonl into items, the reasons reach the page's data and the
+    page's script renders them beside the status."""
+    out = build_result_dir(tmp_path / "out", items_per_task=20, runs=2, hostile=False)
+    path = out / "samples.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    failed = [line for line in lines if line["status"] == "format_failure"]
+    assert failed
+    for line in failed:
+        line["failure"] = "answers another question"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    items = load_samples(out)
+    assert all(isinstance(item, Item) for item in items)
+    assert sum(item.failure == "answers another question" for item in items) == len(failed)
+    write_reports(out)
+    html = (out / "report.html").read_text(encoding="utf-8")
+    runs = [run for item in _embedded(html)["items"] for run in item["r"]]
+    assert [run["w"] for run in runs if "w" in run] == ["answers another question"] * len(failed)
+    assert all(run["st"] == "f" for run in runs if "w" in run)
+    assert 'el("span", "why", run.w)' in html and ".why {" in html
 
 
 def test_large_data_is_embedded_compressed(result_dir: Path):

@@ -7,6 +7,7 @@ Set TAXPRABEN_CHROMIUM to use another Chromium binary.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -164,6 +165,32 @@ def test_filters(browser_context, report_url: str):
     p.click("a.task-link[data-task=TaxMCQ]")
     assert p.input_value("#f-task") == "TaxMCQ"
     assert {c["task"] for c in page.cards()} == {"TaxMCQ"}
+    assert page.errors == []
+    p.close()
+
+
+def test_format_failures_say_why_beside_the_status(browser_context, tmp_path: Path):
+    out = build_result_dir(tmp_path / "out", items_per_task=20, runs=2, hostile=False)
+    path = out / "samples.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    failed = [line for line in lines if line["status"] == "format_failure"]
+    assert failed
+    for line in failed:
+        line["failure"] = "hedges between options"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    page = Page(browser_context, write_reports(out)[1].as_uri()).ready()
+    p = page.page
+    p.select_option("#f-status", "format_failure")
+    heads = p.eval_on_selector_all(
+        ".run[data-status=format_failure] .rh",
+        "hs => hs.map(h => Array.from(h.children).map(c => c.className + ':' + c.textContent))",
+    )
+    assert heads and all(h[1:3] == ["badge f:format_failure", "why:hedges between options"] for h in heads)
+    assert p.eval_on_selector_all(".run[data-status=ok] .why", "n => n.length") == 0
+    page.search("hedges between")  # the reason is searchable
+    p.wait_for_function("document.querySelector('#sample-list .card') !== null")
+    shown = len({(x["task"], x["id"]) for x in failed})
+    assert p.text_content("#p-count").startswith(f"{shown} of ")
     assert page.errors == []
     p.close()
 

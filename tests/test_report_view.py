@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import io
+import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from rich.console import Console
 
 from helpers.report_fixtures import build_result_dir
+from taxpraben.kinds.base import Item
 from taxpraben.report import (
     RunView,
     build_leaderboard,
@@ -91,8 +93,15 @@ def test_samples_are_streamed_afresh_each_time(run_dir: Path) -> None:
     view = load_run(run_dir)
     first = view.samples()
     assert isinstance(first, Iterator)  # not a list: samples.jsonl may be large
-    assert list(first) == load_samples(run_dir)
-    assert list(view.samples()) == load_samples(run_dir)  # a second pass reads the file again
+    items = list(first)
+    assert items and all(isinstance(item, Item) for item in items)  # the lines read back into items
+    lines = [json.loads(line) for line in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [item.sample_json() for item in items] == [Item.from_sample(line).sample_json() for line in lines]
+    assert [(i.task, i.id, i.run, i.status, i.score) for i in items] == [
+        (x["task"], x["id"], x["run"], x["status"], x["score"]) for x in lines
+    ]
+    again = [item.sample_json() for item in view.samples()]  # a second pass reads the file again
+    assert again == [item.sample_json() for item in load_samples(run_dir)] == [item.sample_json() for item in items]
     assert list(view_of(view.results).samples()) == []  # no directory: nothing to stream
 
 

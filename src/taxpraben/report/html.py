@@ -15,12 +15,13 @@ import uuid
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from typing import Any, TextIO
+from typing import TextIO
 
 import jinja2
 from markupsafe import Markup
 
 from taxpraben import __version__
+from taxpraben.kinds.base import Item
 from taxpraben.report import plots, tables
 from taxpraben.report.samples import COMPRESS_ABOVE, PREDICTION_LIMIT, BrowserData, write_embedded
 from taxpraben.report.view import RunView, as_view
@@ -54,7 +55,7 @@ def content_security_policy(script: str) -> str:
 
 def render_html(
     run: RunView | Results,
-    samples: Iterable[dict[str, Any]] | None = None,
+    samples: Iterable[Item] | None = None,
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,
@@ -68,7 +69,7 @@ def render_html(
 def write_html(
     out: TextIO,
     run: RunView | Results,
-    samples: Iterable[dict[str, Any]] | None = None,
+    samples: Iterable[Item] | None = None,
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,
@@ -76,7 +77,7 @@ def write_html(
     """:func:`render_html` written into ``out`` as it is produced.
 
     ``run``: the run's view, or its results as loaded; ``label`` overrides the view's.
-    ``samples`` (None: the view's own, :meth:`RunView.samples`) is read once, one line at a
+    ``samples`` (None: the view's own, :meth:`RunView.samples`) is read once, one item at a
     time: the sample browser's data is built task by task in temporary files
     (:class:`BrowserData`) and streamed into the page, so the report of the full benchmark
     never holds its 36.5K samples at once.

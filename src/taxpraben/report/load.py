@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from taxpraben.kinds import all_metrics
+from taxpraben.kinds.base import Item
 from taxpraben.results import SCHEMA_VERSION, Results, SampleLine, Stat, TaskResult
 from taxpraben.tasks import BLOOM_ORDER, PAPER_ORDER
 
@@ -132,25 +133,31 @@ def reported(results: Results) -> Results:
     return results
 
 
-def iter_samples(out_dir: Path) -> Iterator[dict[str, Any]]:
-    """The lines of ``OUT/samples.jsonl``, each checked against :class:`SampleLine`;
+def iter_samples(out_dir: Path) -> Iterator[Item]:
+    """The items of ``OUT/samples.jsonl``, one per line, read lazily in one pass: each line
+    is checked against :class:`SampleLine` (here, once) and read back into an
+    :class:`~taxpraben.kinds.base.Item` (:meth:`~taxpraben.kinds.base.Item.from_sample`);
     nothing when the file is absent. ReportError names the file and line of a bad one."""
     path = Path(out_dir) / SAMPLES_FILE
     if not path.exists():
         return
+    from_sample = Item.from_sample
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                yield SampleLine.model_validate_json(line).to_json()
+                checked = SampleLine.model_validate_json(line)
             except ValidationError as exc:
                 if any(e["type"] == "json_invalid" for e in exc.errors()):
                     raise ReportError(f"{path}:{number}: not JSON: {schema_problems(exc)}") from exc
                 raise ReportError(f"{path}:{number}: not a samples line ({schema_problems(exc)})") from exc
+            yield from_sample(checked.to_json())
 
 
-def load_samples(out_dir: Path) -> list[dict[str, Any]]:
+def load_samples(out_dir: Path) -> list[Item]:
+    """All the items of ``OUT/samples.jsonl`` at once (:func:`iter_samples`; for tests and
+    small runs: the reports stream them)."""
     return list(iter_samples(out_dir))
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from markupsafe import Markup, escape
 
 from taxpraben.kinds import semantic_metrics
+from taxpraben.kinds.base import Item
 from taxpraben.report import format as fmt
 from taxpraben.report.samples import score_values
 from taxpraben.report.view import RunView
@@ -133,15 +133,13 @@ def bloom_radar(run: RunView) -> Markup:
     return _svg(size, size, body, "Group scores by Bloom level")
 
 
-def score_distributions(
-    run: RunView, samples: Sequence[dict[str, Any]], bins: int = 20
-) -> Markup | None:
+def score_distributions(run: RunView, samples: Iterable[Item], bins: int = 20) -> Markup | None:
     """Small histograms of per-item BERTScore and BARTScore for each semantic task, all runs."""
     values: dict[tuple[str, str], list[float]] = {}
     semantic = semantic_metrics()
-    for line in samples:
-        for metric, value in score_values(line, semantic):
-            values.setdefault((line.get("task", ""), metric), []).append(value)
+    for item in samples:
+        for metric, value in score_values(item, semantic):
+            values.setdefault((item.task, metric), []).append(value)
     return score_histograms(run, values, bins)
 
 

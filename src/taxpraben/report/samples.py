@@ -1,11 +1,12 @@
-"""The sample browser's data: samples.jsonl regrouped by (task, id), trimmed, and embedded safely.
+"""The sample browser's data: samples.jsonl's items regrouped by (task, id), trimmed, and embedded safely.
 
 Size matters at full scale (36.5K samples), so the embedded data
 - holds each gold once per (task, id), not once per run;
 - stores a prediction identical to an earlier run's as a reference to it;
 - cuts texts longer than the limits below, recording how much was cut (the page says so and
   points at samples.jsonl for the full text);
-- rounds scores to four decimals and uses short keys.
+- rounds scores to four decimals and uses short keys;
+- says why a format failure was not read (``item.failure``) only where there is a reason.
 
 The JSON goes into ``<script type="application/json">`` with ``<``, ``>`` and ``&`` (and the
 JavaScript line separators) written as ``\\u003c`` etc., so no data can close the element. Large
@@ -24,11 +25,12 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
-from typing import IO, Any, TextIO
+from typing import IO, Any, NamedTuple, TextIO
 
 from markupsafe import Markup
 
 from taxpraben.kinds import semantic_metrics
+from taxpraben.kinds.base import Item
 
 PREDICTION_LIMIT = 2000
 GOLD_LIMIT = 2000
@@ -108,56 +110,88 @@ def _fields(fields: Any) -> list[list[Any]] | None:
     return out
 
 
-def browser_item(task_index: int, item_id: str, lines: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], list[str], int]:
-    """One (task, id) of the browser with its runs side by side (``lines``: its samples);
+class Shown(NamedTuple):
+    """What the browser shows of one item, read from its attributes once (:func:`shown`):
+    plain values, so that :class:`BrowserData` spills a tuple, not the item with its record
+    and generation (several times cheaper to pickle and to read back)."""
+
+    id: str
+    run: int
+    status: str
+    prediction: str
+    gold: Any
+    query: str  # "" where the line carries no prompt (only the first run's does)
+    extracted: Any
+    score: float | None
+    scores: dict[str, float | None]
+    fields: dict[str, Any] | None
+    error: str | None
+    failure: str | None  # why a format failure was not read; None otherwise
+
+
+def shown(item: Item) -> Shown:
+    """What the browser shows of ``item``."""
+    return Shown(
+        item.id, item.run, item.status, item.prediction, item.gold, item.record.query, item.extracted,
+        item.score, item.scores, item.fields, item.error,
+        item.failure if item.status == "format_failure" else None,
+    )  # fmt: skip
+
+
+def browser_item(task_index: int, item_id: str, items: Sequence[Item]) -> tuple[dict[str, Any], list[str], int]:
+    """One (task, id) of the browser with its runs side by side (``items``: its runs);
     also the score names it shows, in order, and how many of its predictions were cut."""
-    lines = sorted(lines, key=lambda x: x.get("run", 0))
-    gold, gold_cut = _cut(lines[0].get("gold"), GOLD_LIMIT)
-    item: dict[str, Any] = {"t": task_index, "i": item_id, "g": gold}
+    return browser_entry(task_index, item_id, [shown(item) for item in items])
+
+
+def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple[dict[str, Any], list[str], int]:
+    """:func:`browser_item` from what the browser shows of each run (:func:`shown`)."""
+    rows = sorted(rows, key=lambda x: x.run)
+    gold, gold_cut = _cut(rows[0].gold, GOLD_LIMIT)
+    entry_of_item: dict[str, Any] = {"t": task_index, "i": item_id, "g": gold}
     if gold_cut:
-        item["gc"] = gold_cut
-    query = next((x.get("query") for x in lines if x.get("query")), None)
-    if query is not None:  # not in schema v1; shown when a scorer provides it
-        item["q"], query_cut = _cut(query, GOLD_LIMIT)
+        entry_of_item["gc"] = gold_cut
+    query = next((x.query for x in rows if x.query), None)
+    if query is not None:  # the first run's line carries the prompt
+        entry_of_item["q"], query_cut = _cut(query, GOLD_LIMIT)
         if query_cut:
-            item["qc"] = query_cut
+            entry_of_item["qc"] = query_cut
     metrics: list[str] = []
     cut_texts = 0
     seen: dict[str, int] = {}
     runs = []
-    for k, line in enumerate(lines):
-        entry: dict[str, Any] = {
-            "n": line.get("run", k),
-            "st": STATUS_CODES.get(line.get("status"), "o"),
-        }
-        prediction = _as_text(line.get("prediction"))
-        if prediction is not None and prediction in seen:
+    for k, row in enumerate(rows):
+        entry: dict[str, Any] = {"n": row.run, "st": STATUS_CODES.get(row.status, "o")}
+        if row.failure:
+            entry["w"] = _cut(row.failure, EXTRACTED_LIMIT)[0]  # why it was not read
+        prediction = row.prediction
+        if prediction in seen:
             entry["p"] = seen[prediction]  # same text as an earlier run: a reference
-        elif prediction is not None:
+        else:
             seen[prediction] = k
             entry["p"], cut = _cut(prediction, PREDICTION_LIMIT)
             if cut:
                 entry["pc"] = cut
                 cut_texts += 1
-        extracted, extracted_cut = _cut(line.get("extracted"), EXTRACTED_LIMIT)
+        extracted, extracted_cut = _cut(row.extracted, EXTRACTED_LIMIT)
         if extracted is not None:
             entry["x"] = extracted
         if extracted_cut:
             entry["xc"] = extracted_cut
-        if line.get("score") is not None:
-            entry["s"] = _round(line["score"])
-        scores = {k2: _round(v) for k2, v in (line.get("scores") or {}).items()}
+        if row.score is not None:
+            entry["s"] = _round(row.score)
+        scores = {k2: _round(v) for k2, v in row.scores.items()}
         if scores:
             entry["sc"] = scores
             metrics.extend(m for m in scores if m not in metrics)
-        fields = _fields(line.get("fields"))
+        fields = _fields(row.fields)
         if fields:
             entry["f"] = fields
-        if line.get("error"):
-            entry["e"] = _cut(line["error"], EXTRACTED_LIMIT)[0]
+        if row.error:
+            entry["e"] = _cut(row.error, EXTRACTED_LIMIT)[0]
         runs.append(entry)
-    item["r"] = runs
-    return item, metrics, cut_texts
+    entry_of_item["r"] = runs
+    return entry_of_item, metrics, cut_texts
 
 
 def _header(tasks: list[str], metrics: list[str], cut_texts: int) -> dict[str, Any]:
@@ -177,31 +211,31 @@ def _task_list(task_order: Sequence[str], present: Iterable[str]) -> list[str]:
     return list(task_order) + sorted(set(present) - set(task_order))
 
 
-def browser_payload(samples: Iterable[dict[str, Any]], task_order: Sequence[str]) -> dict[str, Any]:
+def browser_payload(samples: Iterable[Item], task_order: Sequence[str]) -> dict[str, Any]:
     """The sample browser's data: one entry per (task, id) with its runs side by side."""
-    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for line in samples:
-        grouped.setdefault((str(line.get("task")), str(line.get("id"))), []).append(line)
+    grouped: dict[tuple[str, str], list[Item]] = {}
+    for item in samples:
+        grouped.setdefault((item.task, item.id), []).append(item)
     tasks = _task_list(task_order, (task for task, _ in grouped))
     index = {name: i for i, name in enumerate(tasks)}
     metrics: list[str] = []
-    items = []
+    entries = []
     cut_texts = 0
     for task, item_id in sorted(grouped, key=lambda k: (index[k[0]], _natural_key(k[1]))):
-        item, shown, cut = browser_item(index[task], item_id, grouped[(task, item_id)])
-        metrics.extend(m for m in shown if m not in metrics)
+        entry, shown_metrics, cut = browser_item(index[task], item_id, grouped[(task, item_id)])
+        metrics.extend(m for m in shown_metrics if m not in metrics)
         cut_texts += cut
-        items.append(item)
-    return {**_header(tasks, metrics, cut_texts), "items": items}
+        entries.append(entry)
+    return {**_header(tasks, metrics, cut_texts), "items": entries}
 
 
-def score_values(line: dict[str, Any], metrics: Sequence[str]) -> Iterator[tuple[str, float]]:
+def score_values(item: Item, metrics: Sequence[str]) -> Iterator[tuple[str, float]]:
     """The semantic scores ``metrics`` (:func:`taxpraben.kinds.semantic_metrics`: BERTScore,
-    BARTScore) of a sample line that scored ``ok`` (for the histograms)."""
-    if line.get("status") != "ok":
+    BARTScore) of an item that scored ``ok`` (for the histograms)."""
+    if item.status != "ok":
         return
     for metric in metrics:
-        v = (line.get("scores") or {}).get(metric)
+        v = item.scores.get(metric)
         if isinstance(v, (int, float)):
             yield metric, float(v)
 
@@ -210,14 +244,15 @@ class BrowserData:
     """The sample browser's data built in one pass over the samples, one task at a time.
 
     The whole benchmark has 36.5K samples; holding them (or the browser's JSON for them) in
-    memory at once would make the report the peak of a run. So the samples are first sorted
-    into one temporary file per task (pickled: the lines are this process's own), then each
-    task is read back, grouped by id and written as browser items into one more temporary
-    file. :meth:`json_chunks` then yields exactly the bytes of ``json.dumps(browser_payload(...))``
-    (compact), and the histograms' values are gathered on the way (``scores``).
+    memory at once would make the report the peak of a run. So the items are first sorted
+    into one temporary file per task (what the browser shows of each, :class:`Shown`, pickled:
+    they are this process's own), then each task is read back, grouped by id and written as
+    browser items into one more temporary file. :meth:`json_chunks` then yields exactly the
+    bytes of ``json.dumps(browser_payload(...))`` (compact), and the histograms' values are
+    gathered on the way (``scores``).
     """
 
-    def __init__(self, samples: Iterable[dict[str, Any]], task_order: Sequence[str]) -> None:
+    def __init__(self, samples: Iterable[Item], task_order: Sequence[str]) -> None:
         self.n_samples = 0
         #: (task, metric) -> the values of the histograms (plots.score_histograms).
         self.scores: dict[tuple[str, str], list[float]] = {}
@@ -226,15 +261,15 @@ class BrowserData:
         self._items: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         try:
             with ExitStack() as spills:
-                for line in samples:
-                    task = str(line.get("task"))
+                for item in samples:
+                    task = item.task
                     fh = spilled.get(task)
                     if fh is None:
                         fh = spilled[task] = spills.enter_context(tempfile.TemporaryFile())
-                    pickle.dump(line, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                    pickle.dump(tuple(shown(item)), fh, protocol=pickle.HIGHEST_PROTOCOL)
                     self.n_samples += 1
-                    for metric, value in score_values(line, semantic):
-                        self.scores.setdefault((line.get("task", ""), metric), []).append(value)
+                    for metric, value in score_values(item, semantic):
+                        self.scores.setdefault((task, metric), []).append(value)
                 self.tasks = _task_list(task_order, spilled)
                 self.metrics: list[str] = []
                 self.cut_predictions = 0
@@ -248,18 +283,18 @@ class BrowserData:
 
     def _write_task(self, index: int, spilled: IO[bytes]) -> None:
         spilled.seek(0)
-        grouped: dict[str, list[dict[str, Any]]] = {}
+        grouped: dict[str, list[Shown]] = {}
         while True:
             try:
-                line = pickle.load(spilled)
+                row = Shown._make(pickle.load(spilled))
             except EOFError:
                 break
-            grouped.setdefault(str(line.get("id")), []).append(line)
+            grouped.setdefault(row.id, []).append(row)
         for item_id in sorted(grouped, key=_natural_key):
-            item, shown, cut = browser_item(index, item_id, grouped[item_id])
-            self.metrics.extend(m for m in shown if m not in self.metrics)
+            entry, shown_metrics, cut = browser_entry(index, item_id, grouped[item_id])
+            self.metrics.extend(m for m in shown_metrics if m not in self.metrics)
             self.cut_predictions += cut
-            text = json.dumps(item, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
             chunk = (b"," if self.items_bytes else b"") + text.encode("utf-8")
             self._items.write(chunk)
             self.items_bytes += len(chunk)

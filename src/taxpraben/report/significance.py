@@ -1,12 +1,13 @@
 """Paired significance of the difference between two models' Overall Averages.
 
 The test is a paired bootstrap over items. For each model an item's score is its per-item
-score (``score`` in samples.jsonl) averaged over runs. On the items both models scored, the
-difference of the Overall Averages is estimated as the mean over tasks of the per-task mean
-differences (every task weighs the same, as in the Overall Average). Items are resampled with
-replacement within each task, ``resamples`` times, from a seeded generator; the two-sided
-p-value is the share of resampled differences at least as far from the observed one as the
-observed one is from 0 (the bootstrap distribution shifted to the null), with the usual +1.
+score (``score`` in samples.jsonl: ``Item.score``) averaged over runs. On the items both
+models scored, the difference of the Overall Averages is estimated as the mean over tasks of
+the per-task mean differences (every task weighs the same, as in the Overall Average). Items
+are resampled with replacement within each task, ``resamples`` times, from a seeded
+generator; the two-sided p-value is the share of resampled differences at least as far from
+the observed one as the observed one is from 0 (the bootstrap distribution shifted to the
+null), with the usual +1.
 
 Caveat, stated in the reports: classification task scores mix accuracy with weighted F1, which
 is not a mean over items; the test uses the items' own scores (correct or not), so its
@@ -17,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from taxpraben.kinds.base import Item
 
 
 DEFAULT_RESAMPLES = 10_000
@@ -45,13 +48,13 @@ class PairedTest:
         return self.p_value < ALPHA
 
 
-def item_scores(samples: Iterable[dict[str, Any]]) -> dict[str, dict[str, float]]:
+def item_scores(samples: Iterable[Item]) -> dict[str, dict[str, float]]:
     """Per task, each item's score averaged over its runs (runs without a score are skipped)."""
     sums: dict[tuple[str, str], list[float]] = {}
-    for line in samples:
-        score = line.get("score")
+    for item in samples:
+        score = item.score
         if isinstance(score, (int, float)):
-            sums.setdefault((str(line.get("task")), str(line.get("id"))), []).append(float(score))
+            sums.setdefault((item.task, item.id), []).append(float(score))
     out: dict[str, dict[str, float]] = {}
     for (task, item_id), values in sums.items():
         out.setdefault(task, {})[item_id] = sum(values) / len(values)

@@ -4,7 +4,8 @@ A report is a dozen tables and plots; each of them used to ask ``load.py`` again
 tasks in paper order, the label, the scorer problems. :func:`load_run` (a result directory)
 and :func:`view_of` (results already in memory) do that once; the tables, plots, Markdown,
 HTML, terminal summary and leaderboard take the view. ``samples.jsonl`` is not read here:
-:meth:`RunView.samples` streams it, one line at a time, when a renderer asks.
+:meth:`RunView.samples` streams it, one item (:class:`~taxpraben.kinds.base.Item`) a line,
+when a renderer asks.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from taxpraben.kinds.base import Item
 from taxpraben.report.load import (
     TaskRow,
     bloom_levels,
@@ -57,10 +58,10 @@ class RunView:
         """The computed tasks' names, in paper order."""
         return [row.name for row in self.tasks if row.computed]
 
-    def samples(self) -> Iterator[dict[str, Any]]:
-        """``out_dir/samples.jsonl`` streamed line by line (checked, as
-        :func:`~taxpraben.report.load.iter_samples`); each call reads the file afresh.
-        Nothing when there is no directory or no file."""
+    def samples(self) -> Iterator[Item]:
+        """The items of ``out_dir/samples.jsonl``, streamed line by line (checked and read
+        into items, as :func:`~taxpraben.report.load.iter_samples`); each call reads the file
+        afresh. Nothing when there is no directory or no file."""
         if self.out_dir is None:
             return iter(())
         return iter_samples(self.out_dir)

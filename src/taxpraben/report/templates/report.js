@@ -51,7 +51,7 @@
     if (item.hay === undefined) {
       var parts = [data.tasks[item.t], item.i, item.g || "", item.q || ""];
       item.r.forEach(function (run, k) {
-        parts.push(prediction(item, k) || "", run.x || "", run.e || "");
+        parts.push(prediction(item, k) || "", run.x || "", run.e || "", run.w || "");
         (run.f || []).forEach(function (f) { parts.push(f[0], f[1] == null ? "" : String(f[1])); });
       });
       item.hay = parts.join("\n").toLowerCase();
@@ -111,6 +111,7 @@
     var head = el("div", "rh");
     head.appendChild(el("strong", null, "Run " + run.n));
     head.appendChild(el("span", "badge " + run.st, STATUS[run.st] || "ok"));
+    if (run.w) head.appendChild(el("span", "why", run.w));  // why a format failure was not read
     head.appendChild(el("span", null, "score " + fmt(run.s)));
     box.appendChild(head);
     if (run.sc) {
