@@ -246,7 +246,8 @@ def test_samples_are_read_through_the_model(tmp_path: Path) -> None:
         json.dumps(line) + "\n\n" + json.dumps({**line, "run": "x"}) + "\n", encoding="utf-8"
     )
     read = iter_samples(tmp_path)
-    assert next(read) == line
+    item = next(read)  # read back into its item: the line it writes is the line it was read from
+    assert item.sample_json() == {k: v for k, v in line.items() if k != "extra_key"}
     with pytest.raises(ReportError, match=r"samples\.jsonl:3: not a samples line \(run: "):
         next(read)
     (tmp_path / "samples.jsonl").write_text("{oops\n", encoding="utf-8")
@@ -330,3 +331,15 @@ def test_schema_doc_lists_every_counter_the_pipeline_writes(scored_without_score
     counters = doc.split("## Counts", 1)[1].split("## ", 1)[0]
     for key in scored_without_scorers.results["meta"]["counts"]:
         assert f"| `{key}` |" in counters
+
+
+def test_an_item_reads_back_the_line_it_wrote(scored_without_scorers) -> None:
+    """One shape from reader to report: every line of a scoring is its item's own line, and the
+    item read back from it writes it again unchanged."""
+    from taxpraben.kinds import Item
+
+    lines = scored_without_scorers.samples
+    assert {line["status"] for line in lines} >= {"ok", "error"}
+    for line in lines:
+        again = Item.from_sample(line).sample_json(query="query" in line)
+        assert again == line

@@ -145,11 +145,13 @@ class Item:
         text = line.get("prediction")
         generation = Prediction(task, id_, run, text or "", error=line.get("error"),
                                 finish_reason=line.get("finish_reason"))
-        return cls(
-            record, run, generation, status=line["status"], gold=line.get("gold"), extracted=line.get("extracted"),
+        item = cls(
+            record, run, generation, status=line["status"], extracted=line.get("extracted"),
             scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),
             error=line.get("error"), failure=line.get("failure"),
         )  # fmt: skip
+        item.gold = line.get("gold")  # as written, null included
+        return item
 
 
 @dataclass(frozen=True)
