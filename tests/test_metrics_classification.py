@@ -62,3 +62,19 @@ def test_bootstrap_equals_sklearn_on_each_resample() -> None:
 def test_rejects_mismatched_lengths() -> None:
     with pytest.raises(ValueError):
         classification_metrics(["a"], [])
+
+
+MANY = [f"类{i}" for i in range(30)] + [MISSING_LABEL]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(MANY[:-1]), st.sampled_from(MANY)), min_size=1, max_size=200))
+def test_equals_sklearn_to_the_last_bit(pairs: list[tuple[str, str]]) -> None:
+    """The numpy point estimates are sklearn's exactly (the results must not move a bit)."""
+    golds = [g for g, _ in pairs]
+    preds = [p for _, p in pairs]
+    labels = sorted(set(golds))
+    m = classification_metrics(golds, preds)
+    assert m["acc"] == float(accuracy_score(golds, preds))
+    assert m["f1"] == float(f1_score(golds, preds, labels=labels, average="weighted", zero_division=0))
+    assert m["macro_f1"] == float(f1_score(golds, preds, labels=labels, average="macro", zero_division=0))

@@ -25,7 +25,7 @@ from taxpraben.tasks import Registry, TaskSpecError, load_registry
 if TYPE_CHECKING:
     from taxpraben.scoring import ScoredResults, ScoringSettings
 
-# The scoring pipeline (sklearn, scipy) and the reports are imported where they are used,
+# The scoring pipeline (numpy, the parsers) and the reports are imported where they are used,
 # so that `taxpraben --help`, `tasks` and the start of `run` stay fast.
 
 
