@@ -26,7 +26,10 @@ import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
-from taxpraben.data.checks import check_record
+try:
+    from taxpraben.data.checks import check_record
+except ImportError:  # a tree from before data/loader.py was split
+    from taxpraben.data.loader import check_record
 from taxpraben.data.loader import load_data
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry

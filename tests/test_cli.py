@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -337,3 +338,23 @@ def test_out_of_range_option_values_are_refused_when_parsed(argv: list[str], opt
     res = runner.invoke(app, argv, env={"COLUMNS": "200"})
     assert res.exit_code == 2, res.output
     assert option in res.output
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "said"),
+    [
+        (["--version"], 0, "taxpraben "),
+        (["run", "--model", "baseline:oracle", "--data", "sample", "--runs", "0"], 2, "--runs"),
+        (["score", "--data", "sample", "-p", "no-such-file.jsonl"], 1, "cannot read predictions"),
+    ],
+)
+def test_the_executable_exits_with_the_command_s_status(argv: list[str], code: int, said: str, tmp_path: Path) -> None:
+    """`python -m taxpraben` (the entry point) ends at once after the command, with its status
+    and everything it printed."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "taxpraben", *argv], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, env={**os.environ, "COLUMNS": "200"})  # fmt: skip
+    assert done.returncode == code, done.stdout + done.stderr
+    assert said in done.stdout + done.stderr

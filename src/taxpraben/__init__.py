@@ -1,10 +1,20 @@
 """taxpraben: the evaluation harness for TaxPraBen (Hu et al., 2026, arXiv 2604.08948)."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("taxpraben")
-except PackageNotFoundError:  # running from a source tree without an install
-    __version__ = "0.0.0+unknown"
+from __future__ import annotations
 
 __all__ = ["__version__"]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``, read from the installed metadata on first use (importlib.metadata
+    costs ~50 ms at every start otherwise)."""
+    if name != "__version__":
+        raise AttributeError(f"module 'taxpraben' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        value = version("taxpraben")
+    except PackageNotFoundError:  # running from a source tree without an install
+        value = "0.0.0+unknown"
+    globals()["__version__"] = value
+    return value

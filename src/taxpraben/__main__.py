@@ -1,3 +1,3 @@
-from taxpraben.cli import app
+from taxpraben.cli import entry
 
-app()
+entry()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,6 +21,9 @@ def hub_reachable(endpoint: str, timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
     Runs in a daemon thread joined with the timeout, because a DNS lookup is not bounded by
     a socket timeout (without a network it can take as long as the resolver likes).
     """
+    import urllib.error  # here: only a job that scores semantically probes the hub
+    import urllib.request
+
     answered: list[bool] = []
 
     def probe() -> None:

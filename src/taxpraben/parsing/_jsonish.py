@@ -15,8 +15,6 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import json_repair
-
 __all__ = ["answer_value", "find_json_values", "normalize_key"]
 
 #: Spans longer than this are only parsed strictly: json-repair is pure Python and slow on
@@ -92,6 +90,8 @@ def _parse_span(span: str) -> Any:
     if value is None and len(span) <= _MAX_REPAIR_CHARS:
         for candidate in (span, span.translate(_CN_STRUCTURE)):
             try:
+                import json_repair  # on first use: most outputs are valid JSON or none
+
                 value = json_repair.loads(candidate)
             except Exception:  # json-repair promises no exceptions; do not rely on it
                 value = None

@@ -59,8 +59,6 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from itertools import islice
 from typing import Any
 
-import cn2an
-
 from taxpraben.parsing.clean import fold_characters
 
 __all__ = [
@@ -162,6 +160,10 @@ def _cn_to_decimal(run: str) -> Decimal | None:
     negative = run.startswith("负")
     run = run.removeprefix("负")
     integer, _, fraction = run.partition("点")
+    # cn2an is imported on first use: importing it takes ~0.25 s, which the start of a run
+    # (that reads golds written in digits) should not pay.
+    import cn2an
+
     try:
         whole = Decimal(int(cn2an.cn2an(integer, "normal"))) if integer else Decimal(0)
     except Exception:  # cn2an raises ValueError and others on non-numerals such as 万一

@@ -40,8 +40,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-import cn2an
-
 from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
@@ -69,6 +67,8 @@ _CN_RUN = re.compile(
 
 
 def _numerals_to_digits(text: str) -> str:
+    import cn2an  # on first use: ~0.25 s to import, not for the start of every run
+
     def convert(m: re.Match[str]) -> str:
         run = m.group("run")
         if m.group("pre") is None and not m.group("unit") and not re.match(
