@@ -172,3 +172,13 @@ def test_leaderboard_reads_each_directory_once(tmp_path: Path) -> None:
     assert counts["read_results"] == 2 and counts["ordered_tasks"] == 2
     assert counts["iter_samples"] == 2
     assert max(counts.values()) == 2, counts
+
+
+def test_samples_written_here_are_read_without_a_second_check(tmp_path: Path) -> None:
+    """A run's own reports read the lines it has just written as JSON only: the same items."""
+    out = build_result_dir(tmp_path / "run")
+    checked = [item.sample_json(query=True) for item in load_run(out).samples()]
+    view = view_of(load_run(out).results, out, written_here=True)
+    with mock.patch.object(load_module.SampleLine, "model_validate_json", side_effect=AssertionError):
+        trusted = [item.sample_json(query=True) for item in view.samples()]
+    assert trusted == checked and trusted

@@ -141,7 +141,7 @@ def score_and_report(
         # Every report is written from the results validated once, when written (results.json
         # is not read back).
         results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
-        write_reports(out, view=view_of(results, out))
+        write_reports(out, view=view_of(results, out, written_here=True))
     except PredictionMatchError as exc:
         raise JobError(str(exc)) from exc
     except OSError as exc:  # a full disk, a read-only directory

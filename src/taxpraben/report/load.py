@@ -133,11 +133,14 @@ def reported(results: Results) -> Results:
     return results
 
 
-def iter_samples(out_dir: Path) -> Iterator[Item]:
+def iter_samples(out_dir: Path, *, check: bool = True) -> Iterator[Item]:
     """The items of ``OUT/samples.jsonl``, one per line, read lazily in one pass: each line
     is checked against :class:`SampleLine` (here, once) and read back into an
     :class:`~taxpraben.kinds.base.Item` (:meth:`~taxpraben.kinds.base.Item.from_sample`);
-    nothing when the file is absent. ReportError names the file and line of a bad one."""
+    nothing when the file is absent. ReportError names the file and line of a bad one.
+
+    ``check=False``: the lines were written by this process from its items a moment ago
+    (the reports of a ``run``): read as JSON only, not checked a second time."""
     path = Path(out_dir) / SAMPLES_FILE
     if not path.exists():
         return
@@ -145,6 +148,9 @@ def iter_samples(out_dir: Path) -> Iterator[Item]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
+                continue
+            if not check:
+                yield from_sample(json.loads(line))
                 continue
             try:
                 checked = SampleLine.model_validate_json(line)

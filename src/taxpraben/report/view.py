@@ -47,6 +47,8 @@ class RunView:
     uncomputed_metrics: frozenset[str]
     #: The result directory (None: results held in memory with no directory to read samples from).
     out_dir: Path | None = None
+    #: Its samples.jsonl was written by this process from its items (read without checking).
+    written_here: bool = False
 
     @property
     def task_names(self) -> list[str]:
@@ -64,12 +66,13 @@ class RunView:
         afresh. Nothing when there is no directory or no file."""
         if self.out_dir is None:
             return iter(())
-        return iter_samples(self.out_dir)
+        return iter_samples(self.out_dir, check=not self.written_here)
 
 
-def view_of(results: Results, out_dir: Path | None = None) -> RunView:
+def view_of(results: Results, out_dir: Path | None = None, *, written_here: bool = False) -> RunView:
     """The view of ``results`` held in memory (as written or as loaded), of ``out_dir``
-    when given (its samples, and its name where ``meta.model`` is empty)."""
+    when given (its samples, and its name where ``meta.model`` is empty); ``written_here``:
+    this process has just written ``out_dir`` from its items."""
     shown = reported(results)
     return RunView(
         results=shown,
@@ -79,6 +82,7 @@ def view_of(results: Results, out_dir: Path | None = None) -> RunView:
         scorer_problems=tuple(scorer_problems(shown)),
         uncomputed_metrics=frozenset(uncomputed_metrics(shown)),
         out_dir=None if out_dir is None else Path(out_dir),
+        written_here=written_here,
     )
 
 
