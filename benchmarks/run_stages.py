@@ -4,7 +4,7 @@ Runs ``taxpraben run`` in this process (the source tree first on ``PYTHONPATH`` 
 code) with a few of its functions wrapped to print, at their start and end, the seconds since
 the interpreter started and the peak RSS so far (VmHWM): the command-line imports, whichever
 of the set-up steps the tree has (``settings_from_options``, ``load_data_or_exit``,
-``build_requests``), the runner (``Runner.run``; ``Runner._send_all`` from the first request
+``build_requests``; since the jobs: ``scoring_settings``, ``stream_requests``), the runner (``Runner.run``; ``Runner._send_all`` from the first request
 on), and scoring + reports (``score_and_report``). The mock server counts the requests.
 
     PYTHONPATH=src python benchmarks/run_stages.py                       # 2000 prompts, C = 64
@@ -58,8 +58,14 @@ def wrap(owner, name):
             finally:
                 mark(f"< {name}")
     setattr(owner, name, functools.wraps(f)(w))
-for name in ("settings_from_options", "load_data_or_exit", "build_requests", "score_and_report"):
-    wrap(run_cmd, name)
+try:  # since issue 24 the run is a job (taxpraben.jobs.generate), the command only parses
+    import taxpraben.jobs.generate as run_job
+except ImportError:
+    run_job = run_cmd
+for owner in dict.fromkeys((run_cmd, run_job)):
+    for name in ("settings_from_options", "load_data_or_exit", "build_requests", "scoring_settings",
+                 "stream_requests", "score_and_report"):
+        wrap(owner, name)
 wrap(runner_mod.Runner, "run")
 wrap(runner_mod.Runner, "_send_all")
 sys.argv = ["taxpraben", *sys.argv[1:]]
