@@ -36,9 +36,9 @@ from rich.console import Console
 
 from helpers.mock_openai_server import server_call, spawn
 from taxpraben.cache import CompletionCache
-from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
+from taxpraben.records import Record
 from taxpraben.runner import Runner, RunnerSettings
 
 

@@ -19,8 +19,8 @@ from taxpraben.cache import (
     cache_key,
     default_cache_path,
 )
-from taxpraben.data.records import Record
 from taxpraben.models.base import Completion, GenerationConfig, build_request
+from taxpraben.records import Record
 
 CONFIG = GenerationConfig()
 

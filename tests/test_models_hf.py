@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 from helpers.tiny_models import tax_corpus
 from taxpraben.cache import CompletionCache
 from taxpraben.commands.run import run
-from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -26,6 +25,7 @@ from taxpraben.models.base import (
 from taxpraben.models.factory import create_backend
 from taxpraben.models.hf import GROUP_SIZE, HFBackend
 from taxpraben.predictions import Prediction
+from taxpraben.records import Record
 from taxpraben.runner import Runner, RunnerSettings
 
 CHAT_TEMPLATE = (

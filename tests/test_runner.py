@@ -22,7 +22,6 @@ from rich.console import Console
 from helpers.fake_clock import FakeClock, MaxJitter, MinJitter
 from helpers.mock_openai_server import MockConfig, MockServer
 from taxpraben.cache import CacheError, CompletionCache
-from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -33,6 +32,7 @@ from taxpraben.models.base import (
 from taxpraben.models.openai import OpenAIBackend
 from taxpraben.pacing import RateLimiter, backoff_delay
 from taxpraben.predictions import Prediction
+from taxpraben.records import Record
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
 
 CONFIG = GenerationConfig(max_tokens=32)

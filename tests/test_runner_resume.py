@@ -29,7 +29,7 @@ DRIVER = f"""
 import asyncio, json, sys
 from pathlib import Path
 from taxpraben.cache import CompletionCache
-from taxpraben.data.records import Record
+from taxpraben.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
 from taxpraben.predictions import write_predictions

@@ -16,8 +16,8 @@ import pytest
 
 from helpers.fake_clock import FakeClock
 from taxpraben.cache import CompletionCache
-from taxpraben.data.records import Record
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, build_request
+from taxpraben.records import Record
 from taxpraben.runner import Runner, RunnerSettings
 
 CONFIG = GenerationConfig(max_tokens=8)

@@ -1,8 +1,10 @@
-"""The progress bar of a run: the model, the generations done, their rate and the failures."""
+"""What a run has done (:class:`RunStats`) and its progress bar: the model, the generations
+done, their rate and the failures."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.progress import (
@@ -16,8 +18,31 @@ from rich.progress import (
 )
 from rich.text import Text
 
-if TYPE_CHECKING:
-    from taxpraben.runner import RunStats
+
+@dataclass
+class RunStats:
+    """Counters shown on the progress bar and in the command's summary."""
+
+    predictions: int = 0
+    #: Distinct generations the run needs, found in the cache, and sent.
+    unique: int = 0
+    cached: int = 0
+    to_send: int = 0
+    done: int = 0
+    failed: int = 0
+    #: Of ``failed``: those the server rejected as invalid (not retryable: a rerun won't help).
+    rejected: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    shared_generation: bool = False
+    first_error: str | None = None
+    #: When the run started, on the runner's clock (``time.monotonic()`` by default).
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
 
 
 class _LabelColumn(ProgressColumn):

@@ -39,11 +39,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sqlite3
-import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
 from rich.console import Console
 
@@ -65,9 +63,9 @@ from taxpraben.models.defaults import (
 )
 from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
 from taxpraben.predictions import Prediction
+from taxpraben.progress import RunProgress, RunStats
 
-if TYPE_CHECKING:
-    from taxpraben.progress import RunProgress
+__all__ = ["RunAborted", "RunStats", "Runner", "RunnerSettings"]
 
 #: Requests read from a lazy feed between two turns of the event loop.
 _CHUNK = 64
@@ -97,32 +95,6 @@ class RunnerSettings:
 
 class RunAborted(Exception):
     """The run was stopped because no further request could succeed (the message says why)."""
-
-
-@dataclass
-class RunStats:
-    """Counters shown on the progress bar and in the command's summary."""
-
-    predictions: int = 0
-    #: Distinct generations the run needs, found in the cache, and sent.
-    unique: int = 0
-    cached: int = 0
-    to_send: int = 0
-    done: int = 0
-    failed: int = 0
-    #: Of ``failed``: those the server rejected as invalid (not retryable: a rerun won't help).
-    rejected: int = 0
-    retries: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    shared_generation: bool = False
-    first_error: str | None = None
-    #: When the run started, on the runner's clock (``time.monotonic()`` by default).
-    started: float = field(default_factory=time.monotonic)
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
 
 
 class Runner:
@@ -449,8 +421,6 @@ class Runner:
 
     def _start_progress(self, total: int) -> None:
         if self.settings.progress:
-            from taxpraben.progress import RunProgress
-
             self._progress = RunProgress(self.backend.spec, self.stats, self.console, total)
 
     def _advance(self) -> None:

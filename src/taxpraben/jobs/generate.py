@@ -58,7 +58,8 @@ from taxpraben.options import (
     ScoringOptions,
 )
 from taxpraben.predictions import Prediction
-from taxpraben.runner import RunAborted, Runner, RunnerSettings, RunStats
+from taxpraben.progress import RunStats
+from taxpraben.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
 

@@ -20,8 +20,8 @@ from taxpraben.parsing.fields import gold_fields, record_fields
 from taxpraben.parsing.numbers import parse_gold_number
 
 if TYPE_CHECKING:
-    from taxpraben.data.records import Record
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 #: The one field of a record whose gold has no readable fields: the whole answer.
 WHOLE_ANSWER = "全文"

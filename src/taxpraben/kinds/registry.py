@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from taxpraben.kinds.base import Kind, Metric, TaskKind
 
 if TYPE_CHECKING:
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.task_spec import TaskSpec
 
 _KINDS: dict[str, TaskKind] = {}
 _LOADED_PLUGINS: set[str] = set()

@@ -25,8 +25,8 @@ from taxpraben.parsing.units import gold_unit
 if TYPE_CHECKING:
     import random
 
-    from taxpraben.data.records import Record
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 

@@ -33,7 +33,7 @@ from taxpraben.parsing.field_parse import MAX_FLATTEN_DEPTH, flatten_fields, wit
 from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
 from taxpraben.parsing.spans import normalize_span
-from taxpraben.tasks.spec import FieldRule
+from taxpraben.task_spec import FieldRule
 
 __all__ = [
     "AlignedField",

@@ -13,7 +13,6 @@ is ever dropped.
 
 from __future__ import annotations
 
-from taxpraben.data.records import Record
 from taxpraben.kinds import (
     PROFILES,
     Item,
@@ -27,6 +26,7 @@ from taxpraben.kinds.classification import option_label
 from taxpraben.kinds.fields import WHOLE_ANSWER
 from taxpraben.kinds.profiles import PAPER_RULES, ScoringRules, scoring_rules
 from taxpraben.parsing.clean import clean_prediction
+from taxpraben.records import Record
 from taxpraben.results import Prediction
 from taxpraben.tasks import TaskSpec
 

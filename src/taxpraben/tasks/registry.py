@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from taxpraben.tasks.spec import BLOOM_ORDER, TaskSpec
+from taxpraben.task_spec import BLOOM_ORDER, TaskSpec
 
 TASK_DIR_ENV = "TAXPRABEN_TASK_DIR"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
