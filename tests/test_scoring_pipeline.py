@@ -234,3 +234,34 @@ def test_build_scorers_reports_reason(tmp_path: Path) -> None:
     assert s.bert is None and "x" in s.unavailable["bertscore"]
     off = build_scorers(ScoringSettings(semantic=False), {"bertscore", "bartscore"})
     assert off.unavailable["bartscore"].startswith("semantic metrics turned off")
+
+
+def test_an_answer_repeated_over_runs_is_read_once_and_scored_as_if_read_again(
+    sample: LoadedData, tiny_settings: ScoringSettings
+) -> None:
+    """Runs that gave the same text share one reading (copied per run); every line is what
+    reading that run on its own gives, and the copies do not share mutable parts."""
+    from taxpraben.scoring.items import prepare_item
+
+    texts = ["答案是B。", "应纳税额为 1,200 元", "```json\n{\"结论\": \"补税\"}\n```", ""]
+    preds = [
+        Prediction(task, rec.id, run, texts[k % len(texts)] if run < 2 else texts[(k + 1) % len(texts)])
+        for run in range(3)
+        for task, recs in sample.records.items()
+        for k, rec in enumerate(recs)
+    ]
+    scored = score_predictions(sample, preds, REG, tiny_settings)
+    by_key = {(line["task"], line["id"], line["run"]): line for line in scored.samples}
+    records = {(t, r.id): r for t, recs in sample.records.items() for r in recs}
+    for p in preds:
+        line = dict(by_key[(p.task, p.id, p.run)])
+        line.pop("query", None)
+        alone = prepare_item(REG[p.task], records[(p.task, p.id)], p.run, p, p.error)
+        read = {k: v for k, v in alone.sample_json().items() if k not in ("scores", "score", "fields")}
+        assert {k: v for k, v in line.items() if k in read} == read
+    run0 = [line for line in scored.samples if line["run"] == 0]
+    run1 = [line for line in scored.samples if line["run"] == 1]
+    for a, b in zip(run0, run1, strict=True):
+        assert {**a, "run": 1, "query": None} == {**b, "query": None}
+        if a.get("fields"):
+            assert a["fields"] is not b["fields"]

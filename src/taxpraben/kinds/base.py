@@ -17,8 +17,9 @@ evaluation at once (golds repeat over runs; identical predictions repeat too):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -107,6 +108,14 @@ class Item:
     def prediction(self) -> str:
         """The raw prediction ("" when there is none)."""
         return self.generation.prediction if self.generation is not None else ""
+
+    def reread(self, run: int, generation: Prediction) -> Item:
+        """This item's reading for another run whose generation gave the same answer: a copy
+        with its own run, generation and (mutable) scores, fields and pairs; not finished yet."""
+        return replace(
+            self, run=run, generation=generation, scores=dict(self.scores), pairs=list(self.pairs),
+            fields=copy.deepcopy(self.fields), extracted=copy.deepcopy(self.extracted),
+        )  # fmt: skip
 
     def sample_json(self, *, query: bool = False) -> dict[str, Any]:
         """The item's samples.jsonl line (:class:`taxpraben.results.SampleLine`); ``query``:

@@ -23,8 +23,9 @@ from taxpraben.aggregate import StatJSON, mean_of_stats, percentile_interval, ru
 from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
-from taxpraben.kinds.profiles import scoring_rules
+from taxpraben.kinds.profiles import ScoringRules, scoring_rules
 from taxpraben.predictions import Prediction
+from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results
 from taxpraben.scoring.items import (
     Item,
@@ -117,6 +118,33 @@ def match_predictions(
                 if (task, rec.id, run) not in by_key:
                     report.missing.append((task, rec.id, run))
     return by_key, run_ids, report
+
+
+def _prepared_runs(
+    spec: TaskSpec, records: Sequence[Record], run_ids: list[int],
+    by_key: dict[tuple[str, str, int], Prediction], rules: ScoringRules,
+) -> list[list[Item]]:  # fmt: skip
+    """The items of one task, run by run, each read once per distinct answer: a record whose
+    runs gave the same text (greedy decoding, runs sharing one generation) is read once and
+    its reading copied to the other runs (the readers are pure: the same text reads the same)."""
+    read: dict[tuple[str, str, str | None], Item] = {}
+    per_run = []
+    for run in run_ids:
+        row = []
+        for rec in records:
+            p = by_key.get((spec.name, rec.id, run))
+            if p is None:
+                row.append(prepare_item(spec, rec, run, None, "no prediction", rules))
+                continue
+            key = (rec.id, p.prediction, p.error)
+            first = read.get(key)
+            if first is None:
+                first = read[key] = prepare_item(spec, rec, run, p, p.error, rules)
+                row.append(first)
+            else:
+                row.append(first.reread(run, p))
+        per_run.append(row)
+    return per_run
 
 
 # ---------------------------------------------------------------------------- semantic
@@ -249,17 +277,8 @@ def score_predictions(
     specs = {task: registry[task] for task in loaded.records}
     rules = scoring_rules(settings.profile)  # the profile's strategy, chosen once
 
-    prepared: dict[str, list[list[Item]]] = {}
-    for task, recs in loaded.records.items():
-        spec = specs[task]
-        per_run = []
-        for run in run_ids:
-            row = []
-            for rec in recs:
-                p = by_key.get((task, rec.id, run))
-                row.append(prepare_item(spec, rec, run, p, "no prediction" if p is None else p.error, rules))
-            per_run.append(row)
-        prepared[task] = per_run
+    prepared = {task: _prepared_runs(specs[task], recs, run_ids, by_key, rules)
+                for task, recs in loaded.records.items()}  # fmt: skip
 
     needs = {task: kind_of(spec).scorers(spec) for task, spec in specs.items()}
     needed = set().union(*needs.values()) if needs else set()
