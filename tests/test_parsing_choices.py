@@ -167,3 +167,18 @@ def test_negated_charges_are_passed_over(text: str, expected: str) -> None:
 
     markers = load_registry(use_env=False)["TaxCrime"].classification_options.answer_markers
     assert extract_choice(text, CRIMES, option_letters=False, markers=markers) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("因此选AB\n\n答案：A", "增值税"),  # an earlier letter set, answered later: the answer stands
+        ("因此选A\n\n答案：B或C", None),  # the latest answer hedges: hedged
+        ("答案：A或B", None),
+    ],
+)
+def test_an_earlier_hedge_does_not_undo_a_later_answer(text: str, expected: str | None) -> None:
+    from taxpraben.parsing.choices import extract_choice
+
+    choices = ["增值税", "企业所得税", "个人所得税", "消费税"]
+    assert extract_choice(text, choices, option_letters=True, markers=["属于"]) == expected

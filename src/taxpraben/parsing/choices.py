@@ -76,6 +76,7 @@ from taxpraben.parsing.region import (
     NOT_AN_OPTION,
     NOT_ASSERTED,
     Reading,
+    Statement,
     answer_statements,
     conclusion_sentence,
     corrected_part,
@@ -425,7 +426,22 @@ def _choice_index(
     decisive = final[0].text if final else (lines[-1] if lines else "")
     if _says_none_correct(decisive, texts):
         return Reading(None, NONE_CORRECT)
-    settled = settle_final(final, lambda st: read(st.text, st.kind == "correction"))
+    answered: list[int] = []
+
+    def read_final(st: Statement) -> int | None:
+        # Latest first: a hedge ("因此选AB") that a later statement has answered ("答案：A")
+        # is superseded by it; the latest answer statement hedging leaves the answer hedged.
+        try:
+            picked = read(st.text, st.kind == "correction")
+        except _Hedge:
+            if answered:
+                return None
+            raise
+        if picked is not None:
+            answered.append(picked)
+        return picked
+
+    settled = settle_final(final, read_final)
     if settled is not None:
         return settled[0]
     boxes = [st for st in final if st.kind == "boxed" and st.text.strip()]
