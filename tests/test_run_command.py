@@ -193,3 +193,57 @@ def test_a_bad_scoring_option_sends_no_request(data_dir: Path, tmp_path: Path) -
                               "--runs", "1", "--no-cache", "--profile", "helm", "--out", str(tmp_path / "o"))  # fmt: skip
         assert (code, server.stats.requests) == (2, 0), output
     assert "unknown scoring profile 'helm'" in output
+
+
+def test_a_run_reads_its_answers_as_they_come_and_scores_as_score_would(data_dir: Path, tmp_path: Path) -> None:
+    """The run reads each answer while the others are out (ReadAhead) and writes its report
+    from the items in memory; `score` of its predictions.jsonl gives the same samples, task
+    figures and sample browser."""
+    from taxpraben.cli import app
+
+    out, rescored = tmp_path / "out", tmp_path / "rescored"
+    mock = MockConfig(failure_rate=0.2, failure_kinds=("400",))
+    with MockServerThread(mock) as server:
+        done = CliRunner().invoke(app, [
+            "run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data_dir),
+            "--runs", "2", "--temperature", "0.5", "--out", str(out), "--no-semantic", "--allow-failures",
+            "--no-cache",
+        ], catch_exceptions=False)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    again = CliRunner().invoke(app, [
+        "score", "--data", str(data_dir), "--predictions", str(out / "predictions.jsonl"),
+        "--runs", "2", "--out", str(rescored), "--no-semantic",
+    ], catch_exceptions=False)  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert (out / "samples.jsonl").read_text(encoding="utf-8") == (rescored / "samples.jsonl").read_text(encoding="utf-8")
+    run_tasks = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
+    assert run_tasks == json.loads((rescored / "results.json").read_text(encoding="utf-8"))["tasks"]
+
+    def browser(path: Path) -> str:
+        page = path.read_text(encoding="utf-8")
+        return page[page.index('id="sample-data"'):page.index("</script>", page.index('id="sample-data"'))]
+
+    assert browser(out / "report.html") == browser(rescored / "report.html")
+
+
+def test_read_ahead_reads_on_its_worker_and_hands_over_the_readings() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from taxpraben.jobs.generate import ReadAhead
+    from taxpraben.models.base import GenerationConfig, build_request
+    from taxpraben.predictions import Prediction
+    from taxpraben.records import Record
+    from taxpraben.tasks import load_registry
+
+    registry = load_registry(use_env=False)
+    records = [Record("TaxCalc", str(i), f"第{i}题", str(i)) for i in range(5)]
+    with ThreadPoolExecutor(1) as worker:
+        ahead = ReadAhead(worker, "taxpraben")
+        for record in records:
+            request = build_request(record, 0, GenerationConfig(), registry["TaxCalc"])
+            ahead(request, Prediction("TaxCalc", record.id, 0, f"应纳税额为{record.id}元"))
+        ahead(build_request(records[0], 0, GenerationConfig()), Prediction("TaxCalc", "0", 0, "x"))  # no spec: skipped
+        readings = ahead.result()
+    assert readings.ahead == 5 and readings.rules.name == "taxpraben"
+    item = readings.read(registry["TaxCalc"], records[3], 0, Prediction("TaxCalc", "3", 0, "应纳税额为3元"))
+    assert item.status == "ok" and readings.taken == 1  # the reading made on the worker

@@ -54,6 +54,7 @@ def generate(
     timeout: float = 5.0,
     config: GenerationConfig = CONFIG,
     port: int = 0,
+    on_answer: Callable[[Request, Prediction], None] | None = None,
 ) -> tuple[list[Prediction], Runner, MockServer]:
     """Run ``requests`` against a fresh mock server (``port``: reuse an endpoint's cache keys)."""
 
@@ -64,7 +65,7 @@ def generate(
             backend = OpenAIBackend(
                 "mock", base_url=server.base_url, concurrency=settings.concurrency, timeout=timeout
             )
-            runner = Runner(backend, config, settings, cache=cache)
+            runner = Runner(backend, config, settings, cache=cache, on_answer=on_answer)
             return await runner.run(requests), runner, server
         finally:
             await server.stop()
@@ -340,6 +341,24 @@ def test_cache_hits_send_nothing_and_keep_predictions(tmp_path: Path) -> None:
             MockConfig(), make_requests(10, 2, hot), cache=cache, config=hot, port=port
         )
         assert server.stats.requests == 20
+
+
+def test_each_generation_is_handed_over_once_as_soon_as_it_is_known(tmp_path: Path) -> None:
+    """on_answer gets every generation once (cache hits, completions, final failures), with
+    the prediction the run returns for its request."""
+    reqs = make_requests(n=6, runs=2)
+    with CompletionCache(tmp_path / "c.sqlite") as cache:
+        _, _, server = generate(MockConfig(), reqs[:4], cache=cache)
+        handed: list[tuple[Request, Prediction]] = []
+        failing = MockConfig(failure_rate=0.5, failure_kinds=("400",))
+        settings = RunnerSettings(concurrency=4, max_retries=0, progress=False)
+        preds, runner, _ = generate(failing, reqs, settings, cache=cache, port=server.port,
+                                    on_answer=lambda r, p: handed.append((r, p)))  # fmt: skip
+    assert runner.stats.cached == 4 and runner.stats.failed > 0
+    assert sorted(r.key for r, _ in handed) == sorted(r.key for r in reqs)
+    returned = {(p.task, p.id, p.run): p.to_json() for p in preds}
+    assert all(returned[r.key] == p.to_json() for r, p in handed)
+    assert {r.key for r, _ in handed[:4]} == {r.key for r in reqs[:4]}  # the cache first
 
 
 def test_identical_requests_are_sent_once() -> None:

@@ -265,3 +265,97 @@ def test_an_answer_repeated_over_runs_is_read_once_and_scored_as_if_read_again(
         assert {**a, "run": 1, "query": None} == {**b, "query": None}
         if a.get("fields"):
             assert a["fields"] is not b["fields"]
+
+
+def test_answers_read_ahead_are_taken_as_read_and_score_the_same(
+    sample: LoadedData, tiny_settings: ScoringSettings
+) -> None:
+    """What a run reads while generating (Readings.read_ahead, run 0 of each record; some
+    answers repeated in run 1) is what scoring uses, item for item, and the results and
+    sample lines are those of reading everything at the end."""
+    from taxpraben.scoring.items import Readings
+
+    texts = ["答案是B。", "应纳税额为 1,200 元", "```json\n{\"结论\": \"补税\"}\n```", ""]
+    preds = [
+        Prediction(task, rec.id, run, texts[(k + run * (k % 2)) % len(texts)],
+                   error="HTTP 500: boom" if k == 3 and run == 1 else None)
+        for run in range(2)
+        for task, recs in sample.records.items()
+        for k, rec in enumerate(recs)
+    ]  # fmt: skip
+    records = {(t, r.id): r for t, recs in sample.records.items() for r in recs}
+    readings = Readings(tiny_settings.profile)
+    for p in preds:
+        if p.run == 0:
+            readings.read_ahead(REG[p.task], records[(p.task, p.id)], p)
+    ahead = readings.ahead
+    assert ahead == sum(p.run == 0 for p in preds)
+    finished = []
+    with_readings = score_predictions(sample, preds, REG, tiny_settings, readings=readings, item_sink=finished.append)
+    plain = score_predictions(sample, preds, REG, tiny_settings)
+    assert with_readings.samples == plain.samples
+    strip = ("finished_at", "started_at")
+    assert {k: v for k, v in with_readings.results["meta"].items() if k not in strip} == {
+        k: v for k, v in plain.results["meta"].items() if k not in strip
+    }
+    assert with_readings.results["tasks"] == plain.results["tasks"]
+    # Every answer read ahead was taken once (as itself, with its own run's generation),
+    # the repeats in run 1 are copies, and the rest was read at the end.
+    first = {(p.task, p.id): (p.prediction, p.error) for p in preds if p.run == 0}
+    repeated = sum(p.run == 1 and first[(p.task, p.id)] == (p.prediction, p.error) for p in preds)
+    assert readings.taken == ahead and repeated > 0
+    assert len(finished) == len(preds)
+    by_key = {(it.task, it.id, it.run): it for it in finished}
+    for p in preds:
+        assert by_key[(p.task, p.id, p.run)].generation is p
+    assert len({id(it) for it in finished}) == len(finished)
+
+
+def test_readings_of_another_profile_are_not_used(sample: LoadedData) -> None:
+    from taxpraben.scoring.items import Readings
+
+    task, recs = next(iter(sample.records.items()))
+    p = Prediction(task, recs[0].id, 0, "答案是A")
+    readings = Readings("taxben")
+    readings.read_ahead(REG[task], recs[0], p)
+    score_predictions(sample, [p], REG, ScoringSettings(semantic=False), readings=readings)
+    assert readings.taken == 0
+
+
+def test_the_report_built_from_the_items_is_the_report_read_back_from_the_files(
+    sample: LoadedData, tmp_path: Path
+) -> None:
+    """A run writes report.html's sample browser from the items as they are finished
+    (item_sink -> BrowserData.add); reading samples.jsonl back gives the same page, byte for byte."""
+    from taxpraben.report import write_reports
+    from taxpraben.report.samples import BrowserData
+    from taxpraben.report.view import view_of
+
+    texts = ["答案是B。", "应纳税额为 1,200 元。" * 200, "```json\n{\"结论\": \"补税\"}\n```", "我不知道"]
+    preds = [
+        Prediction(task, rec.id, run, texts[(k + run) % len(texts)], error="HTTP 500" if k == 2 else None)
+        for run in range(3)
+        for task, recs in sample.records.items()
+        for k, rec in enumerate(recs)
+        if not (k == 1 and run == 2)  # one missing prediction
+    ]
+    settings = ScoringSettings(semantic=False, bootstrap=0, runs=3)
+    with BrowserData() as browser:
+        scored = score_to_dir(sample, preds, REG, tmp_path, settings, item_sink=browser.add)
+        assert scored.typed is not None and browser.n_samples == 3 * sum(len(r) for r in sample.records.values())
+        write_reports(tmp_path, view_of(scored.typed, tmp_path, written_here=True), browser=browser)
+    in_memory = (tmp_path / "report.html").read_text(encoding="utf-8")
+    write_reports(tmp_path)  # results.json and samples.jsonl read back
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == in_memory
+
+
+def test_browser_data_is_built_once() -> None:
+    from taxpraben.report.samples import BrowserData
+
+    with BrowserData() as data:
+        with pytest.raises(RuntimeError, match="not finished"):
+            next(data.json_chunks())
+        data.finish(["TaxCalc"])
+        with pytest.raises(RuntimeError, match="already finished"):
+            data.finish(["TaxCalc"])
+        assert b"".join(data.json_chunks()).endswith(b'"items":[]}')

@@ -40,7 +40,7 @@ import asyncio
 import itertools
 import sqlite3
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from rich.console import Console
@@ -101,7 +101,10 @@ class Runner:
     """Generates the predictions of a run; ``stats`` stays readable after an interruption.
 
     ``clock`` is what deadlines, the unreachable grace, backoff waits and rate limits are
-    measured on; ``rng`` gives the backoff jitter (see :func:`backoff_delay`).
+    measured on; ``rng`` gives the backoff jitter (see :func:`backoff_delay`); ``on_answer``
+    is handed each generation's prediction as soon as it is known (from the cache, received,
+    or failed for good), with the request it answers (once per generation: runs that share
+    one get it once), so that a job can read answers while the rest are still out.
     """
 
     def __init__(
@@ -114,6 +117,7 @@ class Runner:
         console: Console | None = None,
         clock: Clock = SYSTEM_CLOCK,
         rng: Jitter | None = None,
+        on_answer: Callable[[Request, Prediction], None] | None = None,
     ) -> None:
         self.backend = backend
         self.config = config
@@ -122,6 +126,7 @@ class Runner:
         self.console = console or Console(stderr=True)
         self.clock = clock
         self._rng = rng
+        self._on_answer = on_answer
         self.stats = RunStats(started=clock.now())
         self._limiter = RateLimiter(self.settings.rpm, self.settings.tpm, clock=clock)
         self._results: dict[str, Completion | BackendError] = {}
@@ -203,6 +208,8 @@ class Runner:
             found = self.cache.get_many(new)
             self._results.update(found)
             stats.cached += len(found)
+            for key, outcome in found.items():
+                self._answer(new[key], outcome)
         missing = [(k, r) for k, r in new.items() if k not in self._results]
         self._queue.extend(missing)
         stats.to_send += len(missing)
@@ -374,6 +381,7 @@ class Runner:
         if completion.usage:
             stats.prompt_tokens += completion.usage.get("prompt_tokens", 0)
             stats.completion_tokens += completion.usage.get("completion_tokens", 0)
+        self._answer(request, completion)
         self._advance()
 
     def _save(self) -> None:
@@ -398,7 +406,12 @@ class Runner:
         self.stats.failed += 1
         self.stats.rejected += 0 if error.retryable else 1
         self.stats.first_error = self.stats.first_error or final.message
+        self._answer(self._unique[key], final)
         self._advance()
+
+    def _answer(self, request: Request, outcome: Completion | BackendError) -> None:
+        if self._on_answer is not None:
+            self._on_answer(request, self._prediction(request, outcome))
 
     def _prediction(self, request: Request, outcome: Completion | BackendError) -> Prediction:
         task, item, run = request.key

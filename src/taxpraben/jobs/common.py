@@ -24,6 +24,7 @@ from taxpraben.tasks import Registry, TaskSpecError, load_registry
 
 if TYPE_CHECKING:
     from taxpraben.scoring import ScoredResults, ScoringSettings
+    from taxpraben.scoring.items import Readings
 
 # The scoring pipeline (numpy, the parsers) and the reports are imported where they are used,
 # so that `taxpraben --help`, `tasks` and the start of `run` stay fast.
@@ -129,19 +130,24 @@ def score_and_report(
     settings: ScoringSettings,
     meta: dict[str, Any],
     console: Console,
+    readings: Readings | None = None,
 ) -> ScoredResults:
-    """Score, write the output directory, print warnings and the terminal summary."""
+    """Score, write the output directory, print warnings and the terminal summary;
+    ``readings``: the answers read already (a run reads while it generates)."""
     from taxpraben.report import print_summary, write_reports
+    from taxpraben.report.samples import BrowserData
     from taxpraben.report.view import view_of
     from taxpraben.results import Results
     from taxpraben.scoring import PredictionMatchError, score_to_dir
 
     try:
-        scored = score_to_dir(loaded, predictions, registry, out, settings, meta)
-        # Every report is written from the results validated once, when written (results.json
-        # is not read back).
-        results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
-        write_reports(out, view=view_of(results, out, written_here=True))
+        # The reports are written from the results validated once, when written, and the
+        # sample browser from the items as they were finished: nothing is read back.
+        with BrowserData() as browser:
+            scored = score_to_dir(loaded, predictions, registry, out, settings, meta,
+                                  readings=readings, item_sink=browser.add)  # fmt: skip
+            results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
+            write_reports(out, view=view_of(results, out, written_here=True), browser=browser)
     except PredictionMatchError as exc:
         raise JobError(str(exc)) from exc
     except OSError as exc:  # a full disk, a read-only directory

@@ -11,17 +11,18 @@ cache, and rerunning the same command sends only what is missing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import re
 import shlex
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -63,8 +64,21 @@ from taxpraben.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
 
+if TYPE_CHECKING:
+    from taxpraben.scoring.items import Readings
+
 #: The unsharded run: every record.
 WHOLE = Shard()
+
+#: What scoring and the reports import, loaded on the scoring thread while requests go out
+#: (cn2an alone takes ~0.25 s; none of them is needed to send a request).
+SCORING_IMPORTS = (
+    "taxpraben.scoring.pipeline",
+    "cn2an",
+    "taxpraben.report.terminal",
+    "taxpraben.report.html",
+    "taxpraben.report.markdown",
+)
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,57 @@ def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
         for task, records in loaded.records.items()
     }
     return replace(loaded, records=owned)
+
+
+def _import_for_scoring() -> None:
+    for name in SCORING_IMPORTS:
+        importlib.import_module(name)
+
+
+def _new_readings(profile: str) -> Readings:
+    from taxpraben.scoring.items import Readings
+
+    return Readings(profile)
+
+
+class ReadAhead:
+    """Reads each answer on the scoring thread as it arrives (the runner's ``on_answer``), so
+    that the items are read by the time the last completion is in: the run's tail is then
+    the semantic scoring and the writing, not the reading of every answer.
+
+    One worker thread, first in first out: with the first answer (not before: the imports
+    would hold the interpreter while the first requests are being sent) the scoring imports,
+    then the readings in the order the answers came. A reading that fails here is left to
+    scoring, which reads that answer again and reports the failure where it always has."""
+
+    def __init__(self, worker: ThreadPoolExecutor, profile: str) -> None:
+        self._worker = worker
+        self._profile = profile
+        self._readings: Future[Readings] | None = None
+        self._last: Future[None] | None = None
+
+    def __call__(self, request: Request, prediction: Prediction) -> None:
+        if request.spec is not None:
+            self._started()
+            self._last = self._worker.submit(self._read, request, prediction)
+
+    def _started(self) -> Future[Readings]:
+        if self._readings is None:
+            self._worker.submit(_import_for_scoring)
+            self._readings = self._worker.submit(_new_readings, self._profile)
+        return self._readings
+
+    def _read(self, request: Request, prediction: Prediction) -> None:
+        assert request.spec is not None and self._readings is not None
+        with contextlib.suppress(Exception):  # see the class doc: scoring reads it again
+            self._readings.result().read_ahead(request.spec, request.record, prediction)
+
+    def result(self) -> Readings:
+        """Every answer handed over so far, read (waits for the last readings)."""
+        readings = self._started()
+        if self._last is not None:
+            self._last.result()
+        return readings.result()
 
 
 def resume_hint(cache: CompletionCache | None, stats: RunStats) -> str:
@@ -296,7 +361,9 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     backend = backend_of(job)
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:
-        warm = held.enter_context(ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring"))
+        warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
+        # Stopped without waiting for what is queued (an interrupted run reads nothing more).
+        held.callback(warm.shutdown, wait=True, cancel_futures=True)
         held.enter_context(output_directory(out_dir))
         try:  # the records are read while the first requests go out (stream_requests)
             stream = DataStream(job.data.data, registry, job.data.task_names, job.data.limit)
@@ -304,10 +371,10 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             raise JobError(str(exc).strip("'\"")) from exc
         requests = stream_requests(stream, registry, config, job.generation.runs, part)
         store = open_cache(job, backend, held, console)
+        # Scoring's imports load, and the answers are read, while requests go out.
+        ahead = None if job.output.no_score else ReadAhead(warm, settings.profile)
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
-                        console=progress or Console(stderr=True))  # fmt: skip
-        if not job.output.no_score:  # the pipeline's imports (numpy, the parsers) load while requests go out
-            warm.submit(importlib.import_module, "taxpraben.scoring.pipeline")
+                        console=progress or Console(stderr=True), on_answer=ahead)  # fmt: skip
         predictions = generate(runner, requests, store)
         loaded = shard_records(stream.result(), part)
         for warning in loaded.warnings:
@@ -326,7 +393,8 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
                 warn(console, f"Shard {part}: the scores below are of this shard's {loaded.n_records} records only "
                               "(partial); `taxpraben merge` scores the whole.")  # fmt: skip
             ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
-            score_and_report(loaded, predictions, registry, out_dir, settings, meta, console)
+            readings = ahead.result() if ahead is not None else None
+            score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings)
         failure = failures_error(predictions, runner.stats)
         if failure is not None and not job.output.allow_failures:
             raise failure

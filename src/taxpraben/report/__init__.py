@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     )
     from taxpraben.report.load import ReportError, load_results, load_samples
     from taxpraben.report.markdown import render_markdown
+    from taxpraben.report.samples import BrowserData
     from taxpraben.report.terminal import print_leaderboard, print_summary
     from taxpraben.report.view import RunView, load_run, view_of
 
@@ -54,10 +55,11 @@ REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 
 
-def write_reports(out_dir: Path, view: RunView | None = None) -> list[Path]:
+def write_reports(out_dir: Path, view: RunView | None = None, browser: BrowserData | None = None) -> list[Path]:
     """Write ``out_dir``'s report.md and report.html from ``view``, its run (by default
     loaded from ``out_dir/results.json``, :func:`~taxpraben.report.view.load_run`); the
-    sample browser streams ``out_dir/samples.jsonl``.
+    sample browser streams ``out_dir/samples.jsonl``, unless ``browser`` holds its data
+    already (built from the items that were written there).
 
     Returns the two paths. Raises ``ReportError`` when results.json is missing or unreadable;
     a missing samples.jsonl only leaves the sample browser empty. A ``view`` must be of
@@ -76,7 +78,7 @@ def write_reports(out_dir: Path, view: RunView | None = None) -> list[Path]:
     md_path, html_path = out_dir / REPORT_MD, out_dir / REPORT_HTML
     write_text_atomically(md_path, render_markdown(view))
     with atomic_writer(html_path) as fh:  # samples streamed: never all in memory at once
-        write_html(fh, view)
+        write_html(fh, view, browser)
     return [md_path, html_path]
 
 

@@ -9,6 +9,7 @@ so even a mistake elsewhere could not run a model's ``<script>`` or ``onerror``.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import io
 import uuid
@@ -69,7 +70,7 @@ def render_html(
 def write_html(
     out: TextIO,
     run: RunView | Results,
-    samples: Iterable[Item] | None = None,
+    samples: Iterable[Item] | BrowserData | None = None,
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,
@@ -80,13 +81,20 @@ def write_html(
     ``samples`` (None: the view's own, :meth:`RunView.samples`) is read once, one item at a
     time: the sample browser's data is built task by task in temporary files
     (:class:`BrowserData`) and streamed into the page, so the report of the full benchmark
-    never holds its 36.5K samples at once.
+    never holds its 36.5K samples at once. A :class:`BrowserData` already built from the
+    items (a scoring run's) is used as it is (finished here if need be; its owner closes it).
     """
     run = as_view(run)
     label = label or run.label
     meta = run.results.meta
     script = asset("report.js")
-    with BrowserData(run.samples() if samples is None else samples, run.task_names) as data:
+    if isinstance(samples, BrowserData):
+        if not samples.finished:
+            samples.finish(run.task_names)
+        held: contextlib.AbstractContextManager[BrowserData] = contextlib.nullcontext(samples)
+    else:
+        held = BrowserData(run.samples() if samples is None else samples, run.task_names)
+    with held as data:
         note = (
             f"Texts longer than {PREDICTION_LIMIT} characters are cut in this page "
             "(the full texts are in samples.jsonl)."

@@ -249,37 +249,59 @@ class BrowserData:
     they are this process's own), then each task is read back, grouped by id and written as
     browser items into one more temporary file. :meth:`json_chunks` then yields exactly the
     bytes of ``json.dumps(browser_payload(...))`` (compact), and the histograms' values are
-    gathered on the way (``scores``).
+    gathered on the way (``scores``). Built from an iterable at once, or item by item
+    (:meth:`add`, then :meth:`finish`) as a scoring run finishes its items.
     """
 
-    def __init__(self, samples: Iterable[Item], task_order: Sequence[str]) -> None:
+    def __init__(self, samples: Iterable[Item] = (), task_order: Sequence[str] | None = None) -> None:
+        """The data of ``samples`` in ``task_order`` (tasks not in it follow, sorted); without
+        ``task_order``, items are then :meth:`add`-ed one by one until :meth:`finish`."""
         self.n_samples = 0
         #: (task, metric) -> the values of the histograms (plots.score_histograms).
         self.scores: dict[tuple[str, str], list[float]] = {}
-        spilled: dict[str, IO[bytes]] = {}
-        semantic = semantic_metrics()  # once, not per line
+        self.tasks: list[str] = []
+        self.metrics: list[str] = []
+        self.cut_predictions = 0
+        self.items_bytes = 0
+        self.finished = False
+        self._spilled: dict[str, IO[bytes]] = {}
+        self._spills = ExitStack()
+        self._semantic = semantic_metrics()  # once, not per line
         self._items: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         try:
-            with ExitStack() as spills:
-                for item in samples:
-                    task = item.task
-                    fh = spilled.get(task)
-                    if fh is None:
-                        fh = spilled[task] = spills.enter_context(tempfile.TemporaryFile())
-                    pickle.dump(tuple(shown(item)), fh, protocol=pickle.HIGHEST_PROTOCOL)
-                    self.n_samples += 1
-                    for metric, value in score_values(item, semantic):
-                        self.scores.setdefault((task, metric), []).append(value)
-                self.tasks = _task_list(task_order, spilled)
-                self.metrics: list[str] = []
-                self.cut_predictions = 0
-                self.items_bytes = 0
-                for index, task in enumerate(self.tasks):
-                    if task in spilled:
-                        self._write_task(index, spilled[task])
+            for item in samples:
+                self.add(item)
+            if task_order is not None:
+                self.finish(task_order)
         except BaseException:
-            self._items.close()
+            self.close()
             raise
+
+    def add(self, item: Item) -> None:
+        """One more item (any task, any order; a scoring run hands them over as it finishes
+        them, so that its report does not read samples.jsonl back)."""
+        if self.finished:
+            raise RuntimeError("the browser data is finished: no item can be added")
+        task = item.task
+        fh = self._spilled.get(task)
+        if fh is None:
+            fh = self._spilled[task] = self._spills.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (the ExitStack closes it)
+        pickle.dump(tuple(shown(item)), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        self.n_samples += 1
+        for metric, value in score_values(item, self._semantic):
+            self.scores.setdefault((task, metric), []).append(value)
+
+    def finish(self, task_order: Sequence[str]) -> None:
+        """Group what was added by task (``task_order`` first) and id into the browser's items."""
+        if self.finished:
+            raise RuntimeError("the browser data is already finished")
+        self.finished = True
+        with self._spills:
+            self.tasks = _task_list(task_order, self._spilled)
+            for index, task in enumerate(self.tasks):
+                if task in self._spilled:
+                    self._write_task(index, self._spilled[task])
+        self._spilled = {}
 
     def _write_task(self, index: int, spilled: IO[bytes]) -> None:
         spilled.seek(0)
@@ -313,6 +335,8 @@ class BrowserData:
 
     def json_chunks(self, chunk_size: int = 1 << 20) -> Iterator[bytes]:
         """The JSON of the browser data (UTF-8), in pieces."""
+        if not self.finished:
+            raise RuntimeError("the browser data is not finished (BrowserData.finish)")
         yield self._head()
         self._items.seek(0)
         while chunk := self._items.read(chunk_size):
@@ -320,6 +344,7 @@ class BrowserData:
         yield b"]}"
 
     def close(self) -> None:
+        self._spills.close()
         self._items.close()
 
     def __enter__(self) -> BrowserData:

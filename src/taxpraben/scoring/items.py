@@ -13,6 +13,8 @@ is ever dropped.
 
 from __future__ import annotations
 
+import threading
+
 from taxpraben.kinds import (
     PROFILES,
     Item,
@@ -35,6 +37,7 @@ __all__ = [
     "WHOLE_ANSWER",
     "Item",
     "Profile",
+    "Readings",
     "SemanticValues",
     "Status",
     "TextPair",
@@ -77,3 +80,56 @@ def finalize_item(spec: TaskSpec, item: Item, values: SemanticValues) -> Item:
     needed scorer is unavailable); returns the item."""
     item.score = kind_of(spec).finish(spec, item, values)
     return item
+
+
+class Readings:
+    """Each distinct answer of a record read once, whenever it arrives.
+
+    The readers are pure: the same text of the same record reads the same, so a record whose
+    runs gave the same answer (greedy decoding, runs sharing one generation) is read once
+    and its reading copied to the other runs (:meth:`Item.reread`). A run reads ahead
+    (:meth:`read_ahead`, on a worker thread while the other requests are still out), so
+    that scoring finds most items read when the last completion arrives; :meth:`read` then
+    takes what was read ahead and reads the rest."""
+
+    def __init__(self, profile: ScoringRules | str = PAPER_RULES) -> None:
+        self.rules = scoring_rules(profile)
+        #: (task, id, text, error) -> the item of its first reading.
+        self._read: dict[tuple[str, str, str, str | None], Item] = {}
+        #: The keys whose first item was handed out by :meth:`read` (later ones get copies).
+        self._used: set[tuple[str, str, str, str | None]] = set()
+        self._lock = threading.Lock()
+        #: Items read ahead, and of those the ones :meth:`read` took.
+        self.ahead = 0
+        self.taken = 0
+
+    def read_ahead(self, spec: TaskSpec, record: Record, prediction: Prediction) -> None:
+        """Read ``prediction`` of ``record`` now (any thread), unless it already was."""
+        key = (spec.name, record.id, prediction.prediction, prediction.error)
+        with self._lock:
+            if key in self._read:
+                return
+        item = prepare_item(spec, record, prediction.run, prediction, prediction.error, self.rules)
+        with self._lock:
+            if self._read.setdefault(key, item) is item:
+                self.ahead += 1
+
+    def read(self, spec: TaskSpec, record: Record, run: int, prediction: Prediction) -> Item:
+        """The item of ``prediction`` (run ``run`` of ``record``): the first reading of its
+        answer for the first run that asks, a copy of it for the others."""
+        key = (spec.name, record.id, prediction.prediction, prediction.error)
+        with self._lock:
+            first = self._read.get(key)
+            fresh = key not in self._used
+            self._used.add(key)
+        if first is None:
+            first = prepare_item(spec, record, run, prediction, prediction.error, self.rules)
+            with self._lock:
+                self._read[key] = first
+            return first
+        if not fresh:
+            return first.reread(run, prediction)
+        self.taken += 1
+        # Read ahead from a generation equal in text and error: this run's own is kept.
+        first.run, first.generation = run, prediction
+        return first

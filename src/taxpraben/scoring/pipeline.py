@@ -23,12 +23,13 @@ from taxpraben.aggregate import StatJSON, mean_of_stats, percentile_interval, ru
 from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
-from taxpraben.kinds.profiles import ScoringRules, scoring_rules
+from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results
 from taxpraben.scoring.items import (
     Item,
+    Readings,
     SemanticValues,
     finalize_item,
     prepare_item,
@@ -122,27 +123,19 @@ def match_predictions(
 
 def _prepared_runs(
     spec: TaskSpec, records: Sequence[Record], run_ids: list[int],
-    by_key: dict[tuple[str, str, int], Prediction], rules: ScoringRules,
+    by_key: dict[tuple[str, str, int], Prediction], readings: Readings,
 ) -> list[list[Item]]:  # fmt: skip
-    """The items of one task, run by run, each read once per distinct answer: a record whose
-    runs gave the same text (greedy decoding, runs sharing one generation) is read once and
-    its reading copied to the other runs (the readers are pure: the same text reads the same)."""
-    read: dict[tuple[str, str, str | None], Item] = {}
+    """The items of one task, run by run, each distinct answer read once (:class:`Readings`:
+    what a run read ahead while generating is taken as it is)."""
     per_run = []
     for run in run_ids:
         row = []
         for rec in records:
             p = by_key.get((spec.name, rec.id, run))
             if p is None:
-                row.append(prepare_item(spec, rec, run, None, "no prediction", rules))
-                continue
-            key = (rec.id, p.prediction, p.error)
-            first = read.get(key)
-            if first is None:
-                first = read[key] = prepare_item(spec, rec, run, p, p.error, rules)
-                row.append(first)
+                row.append(prepare_item(spec, rec, run, None, "no prediction", readings.rules))
             else:
-                row.append(first.reread(run, p))
+                row.append(readings.read(spec, rec, run, p))
         per_run.append(row)
     return per_run
 
@@ -265,19 +258,24 @@ def score_predictions(
     meta: dict[str, Any] | None = None,
     scorers: SemanticScorers | None = None,
     sample_sink: Callable[[list[dict[str, Any]]], None] | None = None,
+    readings: Readings | None = None,
+    item_sink: Callable[[Item], None] | None = None,
 ) -> ScoredResults:
     """Score predictions against loaded data; pure apart from the semantic models.
 
     The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
-    ``sample_sink`` is given, handed to it one task at a time and not kept.
+    ``sample_sink`` is given, handed to it one task at a time and not kept. ``readings``:
+    what was read already (a run reads while it generates), under the same profile;
+    ``item_sink`` is handed every finished item (the report's sample browser takes them).
     """
     started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     predictions = list(predictions)
     by_key, run_ids, match = match_predictions(loaded, predictions, registry, settings.runs)
     specs = {task: registry[task] for task in loaded.records}
     rules = scoring_rules(settings.profile)  # the profile's strategy, chosen once
-
-    prepared = {task: _prepared_runs(specs[task], recs, run_ids, by_key, rules)
+    if readings is None or readings.rules is not rules:
+        readings = Readings(rules)
+    prepared = {task: _prepared_runs(specs[task], recs, run_ids, by_key, readings)
                 for task, recs in loaded.records.items()}  # fmt: skip
 
     needs = {task: kind_of(spec).scorers(spec) for task, spec in specs.items()}
@@ -303,6 +301,9 @@ def score_predictions(
             # The query goes on the first run's line only: the report shows it per item, and
             # repeating it for every run would multiply samples.jsonl by the prompt length.
             lines = [it.sample_json(query=k == 0) for it in row]
+            if item_sink is not None:
+                for it in row:
+                    item_sink(it)
             if sample_sink is None:
                 samples.extend(lines)
             else:
@@ -389,8 +390,11 @@ def score_to_dir(
     settings: ScoringSettings,
     meta: dict[str, Any] | None = None,
     scorers: SemanticScorers | None = None,
+    readings: Readings | None = None,
+    item_sink: Callable[[Item], None] | None = None,
 ) -> ScoredResults:
-    """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports).
+    """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports);
+    ``readings`` and ``item_sink`` as :func:`score_predictions`'s.
 
     Sample lines stream to disk task by task rather than being held all at once (36.5K
     lines of a full benchmark are most of the memory scoring would otherwise need).
@@ -401,7 +405,7 @@ def score_to_dir(
         def sink(lines: list[dict[str, Any]]) -> None:
             fh.writelines(_sample_line(line) for line in lines)
 
-        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink)
+        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink, readings, item_sink)
     scored.typed = Results.model_validate(scored.results)  # once: the reports take this object
     write_text_atomically(out_dir / "results.json", _results_text(scored.typed))
     return scored
