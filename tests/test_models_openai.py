@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -218,9 +218,9 @@ def test_hung_request_is_cut_at_the_learned_deadline_not_the_cap() -> None:
     outcomes = with_server(MockConfig(latency=0.01, hang_s=20.0), body)
     hung = [o for o in outcomes if isinstance(o, BackendError)]
     assert len(hung) == 1 and sum(isinstance(o, Completion) for o in outcomes) == 16
+    # Cut, and so before the hang (20 s) ended, let alone the cap (30 s): the timing itself
+    # is tested on a fake clock (test_the_first_token_watch_cuts_a_hung_attempt_...).
     assert hung[0].message.startswith("no first token after "), hung[0].message
-    waited = float(hung[0].message.split("after ")[1].split(" s")[0])
-    assert waited < 20.0  # cut long before the cap (30 s) and the hang (20 s) ended
 
 
 def test_first_token_deadline_adapts_and_doubles_per_strike() -> None:
@@ -235,3 +235,76 @@ def test_first_token_deadline_adapts_and_doubles_per_strike() -> None:
     for _ in range(40):
         deadline.observe(10.0)  # a slow endpoint: 5 x 10 s
     assert deadline.limit() == 50.0 and deadline.limit(strikes=3) == 120.0  # capped
+
+
+def _attempt_on(watch: Any, clock: Any, key: str, first_after: float | None, gaps: Sequence[float] = ()) -> Any:
+    """One streamed attempt under ``watch`` on a fake clock: its first token after
+    ``first_after`` clock seconds (None: never), then chunks after each of ``gaps`` (a gap
+    of None: the stream stalls). Returns ("answered" | "cut", clock time, streaming)."""
+
+    async def body() -> tuple[str, float, bool]:
+        attempt = watch.attempt(key, 0)
+        try:
+            async with watch.backstop(attempt) as timeout:
+                watch.wait(attempt, timeout)
+                try:
+                    for wait in (first_after, *gaps):
+                        if wait is None:
+                            await asyncio.Event().wait()  # hangs: only the watch ends it
+                        await clock.sleep(wait)
+                        watch.chunk(attempt, timeout)
+                finally:
+                    watch.done(attempt)
+        except TimeoutError:
+            if not attempt.streaming:
+                watch.missed(attempt)
+            return "cut", clock.now(), attempt.streaming
+        return "answered", clock.now(), attempt.streaming
+
+    return body()
+
+
+def test_the_first_token_watch_cuts_a_hung_attempt_at_the_learned_deadline_on_its_clock() -> None:
+    """16 quick first tokens (0.01 s) teach the deadline: 5 x p95 is below the floor (0.5 s),
+    so a hang started with them is cut at the watchdog's tick at 0.5 s, not at the cap (30 s);
+    its request's next attempt may wait twice as long (1.0 s)."""
+    from helpers.fake_clock import FakeClock
+    from taxpraben.models.first_token import WATCH_INTERVAL_S, FirstTokenWatch
+
+    clock = FakeClock()
+    watch = FirstTokenWatch(1, cap=30.0, floor=0.5, idle=10.0, clock=clock)
+
+    async def scenario() -> list[tuple[str, float, bool]]:
+        try:
+            quick = [_attempt_on(watch, clock, f"q{i}", 0.01) for i in range(16)]
+            outcomes = await asyncio.gather(_attempt_on(watch, clock, "hung", None), *quick)
+            retried = await _attempt_on(watch, clock, "hung", None)
+            return [*outcomes, retried]
+        finally:
+            watch.close()
+
+    outcomes = asyncio.run(scenario())
+    assert outcomes[0] == ("cut", 2 * WATCH_INTERVAL_S, False)
+    assert all(o == ("answered", 0.01, True) for o in outcomes[1:17])
+    assert outcomes[17] == ("cut", 0.5 + 1.0, False)  # one strike: 2 x 0.5 s, from 0.5
+
+
+def test_the_watch_cuts_a_stalled_stream_after_idle_and_never_a_flowing_one() -> None:
+    from helpers.fake_clock import FakeClock
+    from taxpraben.models.first_token import FirstTokenWatch
+
+    clock = FakeClock()
+    watch = FirstTokenWatch(1, cap=30.0, floor=0.5, idle=1.0, clock=clock)
+
+    async def scenario() -> list[tuple[str, float, bool]]:
+        try:
+            return list(await asyncio.gather(
+                _attempt_on(watch, clock, "flows", 0.2, [0.9] * 20),  # 18 s of chunks 0.9 s apart
+                _attempt_on(watch, clock, "stalls", 0.2, [0.5, None]),
+            ))  # fmt: skip
+        finally:
+            watch.close()
+
+    flows, stalls = asyncio.run(scenario())
+    assert flows == ("answered", pytest.approx(0.2 + 18.0), True)
+    assert stalls == ("cut", 1.75, True)  # last chunk at 0.7, due at 1.7: the tick at 1.75

@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
 
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.models.api_key import DEFAULT_KEY_ENV, key_refused, read_api_key
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, redact_url
 from taxpraben.models.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S
@@ -83,6 +83,7 @@ class OpenAIBackend:
         stream: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_S,
         first_token_floor: float = FIRST_TOKEN_FLOOR_S,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         urls = split_base_urls(base_url)
         self.model = model
@@ -96,7 +97,9 @@ class OpenAIBackend:
         #: Streaming: the first-token deadlines (``timeout`` is their cap) and the idle limit.
         self.stream = stream
         self._idle = idle_timeout
-        self._first_tokens = FirstTokenWatch(len(urls), cap=timeout, floor=first_token_floor)
+        self._clock = clock
+        self._first_tokens = FirstTokenWatch(len(urls), cap=timeout, floor=first_token_floor,
+                                             idle=idle_timeout, clock=clock)  # fmt: skip
         # One URL keeps the cache key it always had; several share one key (module doc).
         self.endpoint: str | None = (
             redact_url(base_url)
@@ -177,17 +180,16 @@ class OpenAIBackend:
         body.setdefault("stream_options", {"include_usage": True})
         data = encode_body(body)
         session = self._session_or_new()
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        ep = self.pool.choose(start)
+        clock = self._clock
+        ep = self.pool.choose(clock.now())
         in_flight = ep.outstanding
-        first = self._first_tokens.attempt(request.key, ep.index, start)
+        first = self._first_tokens.attempt(request.key, ep.index)
         stream = StreamAccumulator()
         status, raw, retry_after = 200, b"", None
         # No total limit from aiohttp: our deadlines govern; only the connect is bounded.
         no_total = aiohttp.ClientTimeout(total=None, sock_connect=PROBE_TIMEOUT_S)
         try:
-            async with asyncio.timeout_at(start + first.limit) as deadline:
+            async with self._first_tokens.backstop(first) as deadline:
                 self._first_tokens.wait(first, deadline)
                 try:
                     url = ep.url + "/chat/completions"
@@ -205,25 +207,23 @@ class OpenAIBackend:
                                 *lines, pending = (pending + chunk).split(b"\n")
                                 finished = stream.feed_lines(lines)
                                 if stream.started:
-                                    self._first_tokens.arrived(first, loop.time)
+                                    self._first_tokens.chunk(first, deadline)
                                 if finished:
                                     break
-                                if stream.started:
-                                    deadline.reschedule(loop.time() + self._idle)
                             else:
                                 stream.feed(pending)  # a last line without its newline
                 finally:
                     self._first_tokens.done(first)
         except asyncio.CancelledError:
-            self.pool.finish(ep, loop.time())  # the run stopped: no longer outstanding
+            self.pool.finish(ep, clock.now())  # the run stopped: no longer outstanding
             raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            return self._connection_failed(exc, ep, loop.time())
+            return self._connection_failed(exc, ep, clock.now())
         except TimeoutError:
-            self.pool.finish(ep, loop.time(), connection_failed=not stream.started)
+            self.pool.finish(ep, clock.now(), connection_failed=not stream.started)
             if not stream.started:
                 self._first_tokens.missed(first)
-                waited = loop.time() - start
+                waited = self._first_tokens.waited(first)
                 return BackendError(
                     f"no first token after {waited:.1f} s (first-token deadline; capped by --timeout "
                     f"{first.deadline.cap:g} s){self._at(ep)}",
@@ -234,21 +234,21 @@ class OpenAIBackend:
                 f"stream stalled: no chunk for {self._idle:g} s (--idle-timeout)", retryable=True
             )
         except StreamError as exc:
-            self.pool.finish(ep, loop.time(), answered=True)
+            self.pool.finish(ep, clock.now(), answered=True)
             return BackendError(self._scrub(str(exc)), retryable=True)
         except aiohttp.ClientError as exc:
-            return self._connection_failed(exc, ep, loop.time())
+            return self._connection_failed(exc, ep, clock.now())
         if status != 200:
-            self.pool.finish(ep, loop.time(), answered=True)
+            self.pool.finish(ep, clock.now(), answered=True)
             return await self._http_error(status, raw, retry_after, ep)
         if not stream.complete:
-            self.pool.finish(ep, loop.time(), answered=True)
+            self.pool.finish(ep, clock.now(), answered=True)
             return BackendError(
                 "stream ended before the answer was complete (no finish reason, no [DONE])",
                 retryable=True,
             )
-        latency = loop.time() - start
-        self.pool.finish(ep, loop.time(), latency=latency, in_flight=in_flight)
+        latency = clock.now() - first.start
+        self.pool.finish(ep, clock.now(), latency=latency, in_flight=in_flight)
         return Completion(
             text=stream.text,
             reasoning=stream.reasoning_text,
@@ -263,8 +263,9 @@ class OpenAIBackend:
         """One plain POST under the per-attempt ``--timeout``."""
         data = encode_body(self.request_body(request, config))
         session = self._session_or_new()
-        start = time.perf_counter()
-        ep = self.pool.choose(time.monotonic())
+        clock = self._clock
+        start = clock.now()
+        ep = self.pool.choose(start)
         in_flight = ep.outstanding
         try:
             async with session.post(ep.url + "/chat/completions", data=data) as resp:
@@ -272,27 +273,27 @@ class OpenAIBackend:
                 status = resp.status
                 retry_after = parse_retry_after(resp.headers.get("Retry-After"))
         except asyncio.CancelledError:
-            self.pool.finish(ep, time.monotonic())  # the run stopped: no longer outstanding
+            self.pool.finish(ep, clock.now())  # the run stopped: no longer outstanding
             raise
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
-            return self._connection_failed(exc, ep, time.monotonic())
+            return self._connection_failed(exc, ep, clock.now())
         except asyncio.TimeoutError:
-            self.pool.finish(ep, time.monotonic(), connection_failed=True)
+            self.pool.finish(ep, clock.now(), connection_failed=True)
             return BackendError(
                 f"timed out after {self._timeout.total:g} s (per-attempt --timeout){self._at(ep)}",
                 retryable=True,
             )
         except aiohttp.ClientError as exc:
-            return self._connection_failed(exc, ep, time.monotonic())
-        latency = time.perf_counter() - start
+            return self._connection_failed(exc, ep, clock.now())
+        latency = clock.now() - start
         if status != 200:
-            self.pool.finish(ep, time.monotonic(), answered=True)
+            self.pool.finish(ep, clock.now(), answered=True)
             return await self._http_error(status, raw, retry_after, ep)
         outcome = parse_completion(raw, latency, self._scrub)
         if isinstance(outcome, Completion):
-            self.pool.finish(ep, time.monotonic(), latency=latency, in_flight=in_flight)
+            self.pool.finish(ep, clock.now(), latency=latency, in_flight=in_flight)
         else:
-            self.pool.finish(ep, time.monotonic(), answered=True)
+            self.pool.finish(ep, clock.now(), answered=True)
         return outcome
 
     def _at(self, ep: Endpoint) -> str:
@@ -398,7 +399,7 @@ class OpenAIBackend:
                 f"no endpoint can be connected to: {names}",
                 retryable=False, fatal=True, unreachable=True,
             )  # fmt: skip
-        now = time.monotonic()
+        now = self._clock.now()
         for ep, answer in zip(eps, answers, strict=True):
             if isinstance(answer, BackendError):
                 self.pool.eject(ep, now)
