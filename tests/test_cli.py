@@ -358,3 +358,28 @@ def test_the_executable_exits_with_the_command_s_status(argv: list[str], code: i
                           cwd=tmp_path, timeout=120, env={**os.environ, "COLUMNS": "200"})  # fmt: skip
     assert done.returncode == code, done.stdout + done.stderr
     assert said in done.stdout + done.stderr
+
+
+def test_a_command_line_imports_only_the_command_it_names() -> None:
+    """`taxpraben run ...` builds the app with `run` alone (its start-up does not import the
+    other commands); the full app (help, tests) has every command."""
+    import subprocess
+    import sys
+
+    from taxpraben.cli import COMMANDS, build_app, named_command
+
+    assert named_command(["run", "--model", "x"]) == "run"
+    assert named_command(["--version"]) is None and named_command(["rn"]) is None
+    assert named_command([]) is None
+    only = build_app("score")
+    assert [c.name for c in only.registered_commands] == ["score"]
+    assert [c.name for c in build_app().registered_commands] == list(COMMANDS)
+    probe = (
+        "import sys; from taxpraben.cli import build_app; build_app('run'); "
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('taxpraben.commands.'))))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split(",")
+    assert "taxpraben.commands.run" in [m.strip() for m in loaded]
+    assert not {"taxpraben.commands.report", "taxpraben.commands.merge", "taxpraben.commands.inspect_data"} & {
+        m.strip() for m in loaded
+    }

@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 import threading
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 import taxpraben
-from taxpraben.commands.inspect_data import tasks, validate
-from taxpraben.commands.merge import merge
-from taxpraben.commands.report import report
-from taxpraben.commands.run import run
-from taxpraben.commands.score import score
 
-app = typer.Typer(
-    name="taxpraben",
-    help="Evaluate LLMs on TaxPraBen, the benchmark of Chinese real-world tax practice.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+#: Every command: the module and function that implement it. Only the command a command line
+#: names is imported (``taxpraben run`` does not load the report layer, ``merge`` or the data
+#: checks' table printer): what ``run`` imports before its first request is its start-up.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "tasks": ("taxpraben.commands.inspect_data", "tasks"),
+    "validate": ("taxpraben.commands.inspect_data", "validate"),
+    "run": ("taxpraben.commands.run", "run"),
+    "score": ("taxpraben.commands.score", "score"),
+    "merge": ("taxpraben.commands.merge", "merge"),
+    "report": ("taxpraben.commands.report", "report"),
+}
 
 
 def _version(value: bool) -> None:
@@ -32,7 +32,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main(
     version: Annotated[
         bool,
@@ -42,12 +41,35 @@ def main(
     """Evaluate LLMs on TaxPraBen (Hu et al., 2026): 14 Chinese tax datasets, 5 runs each."""
 
 
-app.command("tasks")(tasks)
-app.command("validate")(validate)
-app.command("run")(run)
-app.command("score")(score)
-app.command("merge")(merge)
-app.command("report")(report)
+def build_app(only: str | None = None) -> typer.Typer:
+    """The command line with every command, or with the command ``only`` alone (the same
+    options, help and behaviour for that command)."""
+    built = typer.Typer(
+        name="taxpraben",
+        help="Evaluate LLMs on TaxPraBen, the benchmark of Chinese real-world tax practice.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    built.callback()(main)
+    for name, (module, function) in COMMANDS.items():
+        if only is None or name == only:
+            built.command(name)(getattr(importlib.import_module(module), function))
+    return built
+
+
+def named_command(argv: list[str]) -> str | None:
+    """The command ``argv`` (without the program) names, when it is one of :data:`COMMANDS`."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the whole command line, built on first use (tests, documentation)."""
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def entry() -> None:
@@ -60,7 +82,7 @@ def entry() -> None:
     unless a thread other than the main one is still alive (then the normal exit joins it).
     """
     try:
-        app()
+        build_app(named_command(sys.argv[1:]))()
         code: object = 0
     except SystemExit as exc:
         code = exc.code
