@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tasks": ("taxpraben.commands.inspect_data", "tasks"),
     "validate": ("taxpraben.commands.inspect_data", "validate"),
     "run": ("taxpraben.commands.run", "run"),
+    "estimate": ("taxpraben.commands.estimate", "estimate"),
     "score": ("taxpraben.commands.score", "score"),
     "merge": ("taxpraben.commands.merge", "merge"),
     "report": ("taxpraben.commands.report", "report"),

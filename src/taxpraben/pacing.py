@@ -13,6 +13,7 @@ import random
 from typing import TYPE_CHECKING, Protocol
 
 from taxpraben.clock import SYSTEM_CLOCK, Clock
+from taxpraben.tokens import approximate_prompt_tokens
 
 if TYPE_CHECKING:
     from taxpraben.models.base import GenerationConfig, Request
@@ -126,5 +127,6 @@ def backoff_delay(
 
 
 def estimate_tokens(request: Request, config: GenerationConfig) -> int:
-    """A token estimate for the TPM limiter: one per prompt character plus max_tokens."""
-    return sum(len(m.get("content") or "") for m in request.messages) + config.max_tokens
+    """A token estimate for the TPM limiter: the prompt's approximate tokens
+    (``tokens.approximate_prompt_tokens``, calibrated on Qwen2.5) plus max_tokens."""
+    return approximate_prompt_tokens(request.messages) + config.max_tokens

@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 
 from rich.console import Console
 
+from taxpraben.budget import Budget
 from taxpraben.cache import CacheError, CompletionCache, cache_key
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.models.base import (
@@ -65,7 +66,7 @@ from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
 from taxpraben.predictions import Prediction
 from taxpraben.progress import RunProgress, RunStats
 
-__all__ = ["RunAborted", "RunStats", "Runner", "RunnerSettings"]
+__all__ = ["BudgetReached", "RunAborted", "RunStats", "Runner", "RunnerSettings", "generation_key"]
 
 #: Requests read from a lazy feed between two turns of the event loop.
 _CHUNK = 64
@@ -97,6 +98,17 @@ class RunAborted(Exception):
     """The run was stopped because no further request could succeed (the message says why)."""
 
 
+class BudgetReached(Exception):
+    """The budget (``--budget-tokens``/``--budget-cost``) admits no further request: nothing
+    more was sent; ``predictions`` are the generations answered (every run of each)."""
+
+    def __init__(self, budget: Budget, predictions: list[Prediction], unsent: int) -> None:
+        super().__init__(f"budget reached: {budget.describe()} spent; {unsent} generation(s) not sent")
+        self.budget = budget
+        self.predictions = predictions
+        self.unsent = unsent
+
+
 class Runner:
     """Generates the predictions of a run; ``stats`` stays readable after an interruption.
 
@@ -118,6 +130,7 @@ class Runner:
         clock: Clock = SYSTEM_CLOCK,
         rng: Jitter | None = None,
         on_answer: Callable[[Request, Prediction], None] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.backend = backend
         self.config = config
@@ -127,9 +140,17 @@ class Runner:
         self.clock = clock
         self._rng = rng
         self._on_answer = on_answer
+        self._budget = budget
+        #: Set when the budget refused an attempt: nothing more is sent.
+        self._over_budget = False
         self.stats = RunStats(started=clock.now())
         self._limiter = RateLimiter(self.settings.rpm, self.settings.tpm, clock=clock)
         self._results: dict[str, Completion | BackendError] = {}
+        #: The keys whose completion came from the cache (their predictions say so).
+        self._from_cache: set[str] = set()
+        #: Keys answered into the cache earlier in this run (a batch): paid for here, so not
+        #: marked as taken from the cache.
+        self.paid_here: set[str] = set()
         #: Every request read so far with its group key; the distinct ones; those to send.
         self._order: list[tuple[str, Request]] = []
         self._unique: dict[str, Request] = {}
@@ -146,18 +167,7 @@ class Runner:
 
     def _group_key(self, request: Request) -> str:
         """Requests with the same group key get one generation."""
-        if self.stats.shared_generation:
-            request = replace(request, run=0, seed=self.config.seed_for(0))
-        if self.backend.cacheable:
-            return cache_key(
-                backend=self.backend.kind,
-                model=self.backend.model,
-                endpoint=self.backend.endpoint,
-                request=request,
-                config=self.config,
-            )
-        task, item, run = request.key
-        return f"{task}\x00{item}\x00{run}"
+        return generation_key(self.backend, self.config, request, self.stats.shared_generation)
 
     async def run(self, requests: Iterable[Request]) -> list[Prediction]:
         """Predictions for ``requests``, in their order (failed items carry ``error``).
@@ -182,7 +192,13 @@ class Runner:
             self._stop_progress()
         if self._save_error is not None:
             raise self._save_error
-        return [self._prediction(r, self._results[k]) for k, r in self._order]
+        if self._over_budget:
+            answered = [self._prediction(r, self._results[k], k in self._from_cache)
+                        for k, r in self._order if k in self._results]  # fmt: skip
+            unsent = sum(1 for k in self._unique if k not in self._results)
+            assert self._budget is not None
+            raise BudgetReached(self._budget, answered, unsent)
+        return [self._prediction(r, self._results[k], k in self._from_cache) for k, r in self._order]
 
     def _take(self, feed: Iterator[Request], count: int | None) -> bool:
         """Read up to ``count`` requests (None: all) from ``feed``; look their keys up in the
@@ -207,9 +223,10 @@ class Runner:
         if self.cache is not None and new:
             found = self.cache.get_many(new)
             self._results.update(found)
+            self._from_cache.update(k for k in found if k not in self.paid_here)
             stats.cached += len(found)
             for key, outcome in found.items():
-                self._answer(new[key], outcome)
+                self._answer(new[key], outcome, cached=True)
         missing = [(k, r) for k, r in new.items() if k not in self._results]
         self._queue.extend(missing)
         stats.to_send += len(missing)
@@ -295,6 +312,8 @@ class Runner:
 
         async def worker() -> None:
             while True:
+                if self._over_budget:
+                    return  # the budget admits nothing more: what is in flight finishes
                 if self._queue:  # one shared queue: each batch goes to one worker
                     batch = [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
                     await self._process(batch)
@@ -329,6 +348,10 @@ class Runner:
                 raise self._save_error
             attempt += 1
             estimates = [estimate_tokens(r, self.config) for _, r in pending]
+            if self._budget is not None:
+                pending, estimates = self._admitted(pending, estimates)
+                if not pending:
+                    return
             await self._limiter.acquire(len(pending), sum(estimates))
             outcomes = await self.backend.generate([r for _, r in pending], self.config)
             retry: list[tuple[str, Request, BackendError]] = []
@@ -337,9 +360,13 @@ class Runner:
                 if isinstance(outcome, Completion):
                     self._answered = True
                     self._limiter.settle_tokens(estimate, _usage_total(outcome, estimate))
+                    if self._budget is not None:
+                        self._budget.settle(*self._worst_case(estimate), outcome.usage)
                     self._succeed(key, request, outcome)
                     continue
                 self._limiter.settle_tokens(estimate, 0)
+                if self._budget is not None:
+                    self._budget.release(*self._worst_case(estimate))
                 self._check_abort(outcome)
                 out_of_time = clock.now() - first_attempt >= settings.deadline
                 if outcome.retryable and attempt <= settings.max_retries and not out_of_time:
@@ -366,6 +393,27 @@ class Runner:
                 self._limiter.pause(retry_after)
             await clock.sleep(delay)
             pending = [(key, request) for key, request, _ in retry]
+
+    def _worst_case(self, estimate: int) -> tuple[int, int]:
+        """(prompt, completion) tokens an attempt may spend: its prompt estimate, max_tokens."""
+        return max(estimate - self.config.max_tokens, 0), self.config.max_tokens
+
+    def _admitted(
+        self, pending: list[tuple[str, Request]], estimates: list[int]
+    ) -> tuple[list[tuple[str, Request]], list[int]]:
+        """The attempts the budget admits, in order, up to the first it refuses; once one is
+        refused the run sends nothing more (the refused ones stay unsent: a rerun with a
+        larger budget sends them)."""
+        assert self._budget is not None
+        kept: list[tuple[str, Request]] = []
+        kept_estimates: list[int] = []
+        for item, estimate in zip(pending, estimates, strict=True):
+            if self._over_budget or not self._budget.admit(*self._worst_case(estimate)):
+                self._over_budget = True
+                continue
+            kept.append(item)
+            kept_estimates.append(estimate)
+        return kept, kept_estimates
 
     def _succeed(self, key: str, request: Request, completion: Completion) -> None:
         self._results[key] = completion
@@ -409,11 +457,11 @@ class Runner:
         self._answer(self._unique[key], final)
         self._advance()
 
-    def _answer(self, request: Request, outcome: Completion | BackendError) -> None:
+    def _answer(self, request: Request, outcome: Completion | BackendError, *, cached: bool = False) -> None:
         if self._on_answer is not None:
-            self._on_answer(request, self._prediction(request, outcome))
+            self._on_answer(request, self._prediction(request, outcome, cached))
 
-    def _prediction(self, request: Request, outcome: Completion | BackendError) -> Prediction:
+    def _prediction(self, request: Request, outcome: Completion | BackendError, cached: bool = False) -> Prediction:
         task, item, run = request.key
         if isinstance(outcome, BackendError):
             return Prediction(
@@ -430,6 +478,7 @@ class Runner:
             latency_s=outcome.latency_s,
             reasoning=outcome.reasoning,
             finish_reason=outcome.finish_reason,
+            cached=True if cached else None,
         )
 
     def _start_progress(self, total: int) -> None:
@@ -444,6 +493,28 @@ class Runner:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+def generation_key(backend: Backend, config: GenerationConfig, request: Request, shared: bool) -> str:
+    """The key of the generation that answers ``request``: requests with one key get one
+    generation (the runner's grouping, and the cache key of a cacheable backend).
+
+    ``shared`` is ``backend.shares_runs(config)``: every run then stands for run 0 (its seed
+    too), so the runs of a record share one key. Module-level so that the batch stage
+    (``jobs.batch``) computes exactly the keys the runner will look up.
+    """
+    if shared:
+        request = replace(request, run=0, seed=config.seed_for(0))
+    if backend.cacheable:
+        return cache_key(
+            backend=backend.kind,
+            model=backend.model,
+            endpoint=backend.endpoint,
+            request=request,
+            config=config,
+        )
+    task, item, run = request.key
+    return f"{task}\x00{item}\x00{run}"
 
 
 def _usage_total(completion: Completion, default: int) -> int:

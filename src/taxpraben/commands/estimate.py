@@ -1,0 +1,37 @@
+"""`taxpraben estimate`: what a `run` with the same options would send and cost; sends nothing.
+
+The options are declared in ``taxpraben.options``; the job is ``jobs.estimate.estimate_job``.
+"""
+
+from __future__ import annotations
+
+from taxpraben.commands.common import cli_console, exit_on_job_error
+from taxpraben.commands.options import with_options
+from taxpraben.jobs.estimate import EstimateJob, estimate_job
+from taxpraben.options import (
+    DataOptions,
+    EndpointOptions,
+    EstimateOptions,
+    GenerationOptions,
+    ModelOptions,
+    PricingOptions,
+    RunOutputOptions,
+)
+
+
+@with_options
+def estimate(
+    model: ModelOptions,
+    data: DataOptions,
+    generation: GenerationOptions,
+    endpoint: EndpointOptions,
+    output: RunOutputOptions,
+    pricing: PricingOptions,
+    counting: EstimateOptions,
+) -> None:
+    """Requests, tokens and cost that `run` with these options would send (cache first); sends nothing."""
+    console = cli_console()
+    job = EstimateJob(model=model, data=data, generation=generation, endpoint=endpoint, output=output,
+                      pricing=pricing, estimate=counting)  # fmt: skip
+    with exit_on_job_error(console):
+        estimate_job(job, console)
