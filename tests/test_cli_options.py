@@ -18,11 +18,14 @@ from taxpraben.metrics.defaults import (
     DEFAULT_BERTSCORE_MODEL,
 )
 from taxpraben.options import (
+    BatchOptions,
+    BudgetOptions,
     DataOptions,
     EndpointOptions,
     GenerationOptions,
     MergeInputOptions,
     ModelOptions,
+    PricingOptions,
     RunOutputOptions,
     ScoreInputOptions,
     ScoringOptions,
@@ -128,8 +131,8 @@ def panel_titles(help_text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("command", "panels"),
     [
-        ("run", ["Model", "Data", "Generation", "Endpoint and retries", "Scoring", "Output"]),
-        ("score", ["Data", "Scoring", "Output"]),
+        ("run", ["Model", "Data", "Generation", "Endpoint and retries", "Scoring", "Output", "Cost and budget"]),
+        ("score", ["Data", "Scoring", "Output", "Cost and budget"]),
         ("merge", ["Data", "Scoring", "Output"]),
     ],
 )
@@ -151,8 +154,9 @@ def test_every_run_option_is_in_a_named_panel() -> None:
 
 #: The option groups each command takes, in its signature's order.
 GROUPS = {
-    "run": [ModelOptions, DataOptions, GenerationOptions, EndpointOptions, ScoringOptions, RunOutputOptions],
-    "score": [DataOptions, ScoreInputOptions, ScoringOptions],
+    "run": [ModelOptions, DataOptions, GenerationOptions, EndpointOptions, ScoringOptions, RunOutputOptions,
+            BatchOptions, PricingOptions, BudgetOptions],
+    "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions],
     "merge": [DataOptions, MergeInputOptions, ScoringOptions],
 }
 

@@ -138,7 +138,7 @@ def test_cached_generations_never_load_the_model(tiny_llama: Path, tmp_path: Pat
         again, runner, backend = generate(tiny_llama, GREEDY, runs=2, cache=cache)
     assert backend.generated == 0 and backend._loaded is None
     assert runner.stats.cached == len(RECORDS)
-    assert [p.to_json() for p in again] == [p.to_json() for p in first]
+    assert [p.to_json() for p in again] == [{**p.to_json(), "cached": True} for p in first]
 
 
 def test_chat_template_applied_when_present(tiny_llama: Path, tmp_path: Path) -> None:

@@ -62,6 +62,7 @@ def test_success_records_text_reasoning_usage_latency() -> None:
     assert outcome.usage == {
         "prompt_tokens": len("计算应纳税额"),
         "completion_tokens": len(outcome.text),
+        "reasoning_tokens": len(outcome.reasoning or ""),  # completion_tokens_details.reasoning_tokens
     }
     assert outcome.latency_s is not None and outcome.latency_s >= 0
     assert outcome.finish_reason == "stop"
@@ -192,7 +193,8 @@ def test_streamed_and_plain_answers_are_the_same() -> None:
     body = {"model": "qwen-plus", "messages": list(REQUEST.messages), "seed": 9}
     assert outcomes[True] == outcomes[False]
     assert outcomes[True][0] == reply_for(body)
-    assert outcomes[True][2] == {"prompt_tokens": len("计算应纳税额"), "completion_tokens": len(reply_for(body))}
+    assert outcomes[True][2] == {"prompt_tokens": len("计算应纳税额"), "completion_tokens": len(reply_for(body)),
+                                 "reasoning_tokens": len(outcomes[True][1])}  # fmt: skip
 
 
 def test_streamed_request_asks_for_usage_and_a_plain_one_does_not_stream() -> None:

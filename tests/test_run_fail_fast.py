@@ -131,7 +131,7 @@ def test_streamed_and_plain_runs_share_cache_keys_and_predictions(data_dir: Path
 
     def predictions(name: str) -> list[dict]:
         rows = [json.loads(x) for x in (tmp_path / name / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
-        return [{k: v for k, v in r.items() if k != "latency_s"} for r in rows]
+        return [{k: v for k, v in r.items() if k not in ("latency_s", "cached")} for r in rows]
 
     assert predictions("plain") == predictions("streamed") == predictions("fresh")
 

@@ -333,7 +333,9 @@ def test_cache_hits_send_nothing_and_keep_predictions(tmp_path: Path) -> None:
         port = server.port  # the endpoint is part of the key
         again, runner, server = generate(MockConfig(reasoning=True), reqs, cache=cache, port=port)
         assert server.stats.requests == 0 and runner.stats.cached == 20
-        assert [p.to_json() for p in again] == [p.to_json() for p in first]
+        # The same answers, each marked as taken from the cache (nothing paid for it).
+        assert [p.to_json() for p in again] == [{**p.to_json(), "cached": True} for p in first]
+        assert not any(p.cached for p in first)
         assert all(p.reasoning for p in again)
         # Another config is another key: everything is sent again.
         hot = GenerationConfig(max_tokens=32, temperature=0.7)

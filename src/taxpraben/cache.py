@@ -24,6 +24,18 @@ Schema (``schema_version`` 1)::
         created_at REAL                -- unix time
     );
     CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);
+    CREATE TABLE batches (             -- batch jobs (--batch): resume polling, never pay twice
+        batch_id TEXT PRIMARY KEY,     -- the provider's id
+        backend TEXT, model TEXT, endpoint TEXT,
+        input_file_id TEXT,
+        keys TEXT NOT NULL,            -- JSON list of the cache keys it answers
+        custom_ids TEXT NOT NULL,      -- JSON {custom_id: cache key}
+        status TEXT NOT NULL,          -- 'open' while it runs, else how it ended
+        created_at REAL NOT NULL, finished_at REAL
+    );
+
+The ``batches`` table was added without a version change: opening an older file creates it
+(``CREATE TABLE IF NOT EXISTS``), and an older taxpraben ignores it.
 """
 
 from __future__ import annotations
@@ -33,7 +45,8 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +72,39 @@ CREATE TABLE IF NOT EXISTS completions (
     created_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id TEXT PRIMARY KEY,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    endpoint TEXT,
+    input_file_id TEXT,
+    keys TEXT NOT NULL,
+    custom_ids TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    finished_at REAL
+);
 """
+
+#: The status of a batch still to be collected (``batches.status``).
+BATCH_OPEN = "open"
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """One row of ``batches``: a batch job sent to a provider and what it answers."""
+
+    batch_id: str
+    backend: str
+    model: str
+    endpoint: str | None
+    input_file_id: str | None
+    #: The cache keys it answers, in the order of its input file.
+    keys: tuple[str, ...]
+    #: custom_id -> cache key (``models.batch.custom_id``).
+    custom_ids: dict[str, str]
+    status: str
+    created_at: float
 
 
 class CacheError(RuntimeError):
@@ -204,6 +249,55 @@ class CompletionCache:
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM completions").fetchone()[0])
+
+    def record_batch(
+        self,
+        batch_id: str,
+        custom_ids: Mapping[str, str],
+        *,
+        backend: str,
+        model: str,
+        endpoint: str | None,
+        input_file_id: str | None,
+    ) -> BatchRecord:
+        """Keep a batch just created (status ``open``), so that an interrupted run resumes
+        polling it rather than paying for its requests again."""
+        now = time.time()
+        ids = dict(custom_ids)
+        keys = tuple(dict.fromkeys(ids.values()))
+        with self._conn:
+            self._conn.execute("BEGIN")
+            self._conn.execute(
+                "INSERT OR REPLACE INTO batches VALUES (?,?,?,?,?,?,?,?,?,NULL)",
+                (batch_id, backend, model, endpoint, input_file_id, json.dumps(list(keys)),
+                 json.dumps(ids, ensure_ascii=False), BATCH_OPEN, now),
+            )  # fmt: skip
+        return BatchRecord(batch_id, backend, model, endpoint, input_file_id, keys, ids, BATCH_OPEN, now)
+
+    def open_batches(self, *, backend: str, model: str, endpoint: str | None) -> list[BatchRecord]:
+        """The batches of this backend, model and endpoint not yet collected, newest first."""
+        try:
+            rows = self._conn.execute(
+                "SELECT batch_id, backend, model, endpoint, input_file_id, keys, custom_ids, status, "
+                "created_at FROM batches WHERE status = ? AND backend = ? AND model = ? AND endpoint IS ? "
+                "ORDER BY created_at DESC",
+                (BATCH_OPEN, backend, model, endpoint),
+            ).fetchall()
+            return [
+                BatchRecord(bid, kind, name, where, file_id, tuple(json.loads(keys)), json.loads(ids), status, at)
+                for bid, kind, name, where, file_id, keys, ids, status, at in rows
+            ]
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise CacheError(f"{self.path}: the completion cache is damaged ({exc}); {_WAY_OUT}") from exc
+
+    def finish_batch(self, batch_id: str, status: str) -> None:
+        """Mark a batch collected (``status``: how it ended): no later run resumes it."""
+        with self._conn:
+            self._conn.execute("BEGIN")
+            self._conn.execute(
+                "UPDATE batches SET status = ?, finished_at = ? WHERE batch_id = ?",
+                (status, time.time(), batch_id),
+            )
 
     def close(self) -> None:
         self._conn.close()

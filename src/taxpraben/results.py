@@ -218,10 +218,40 @@ class TaskResult(FileObject):
         "Per field, named by the gold's keys: those a spec rule names first, then inferred ones.",
         when="mixed tasks and multi-aspect generation tasks",
     )
+    ledger: Ledger | None = _field("How the task's answers ended (truncation) and what they cost.")
 
     @property
     def computed(self) -> bool:
         return self.status == "ok"
+
+
+class TokenTally(FileObject):
+    """Generations and their tokens (as the backend reported them), and what they cost."""
+
+    generations: int = _field("Generations (runs sharing one generation count it once).", default=0)
+    prompt_tokens: int = _field("Prompt tokens.", default=0)
+    completion_tokens: int = _field("Completion tokens (reasoning included, as the APIs count them).", default=0)
+    reasoning_tokens: int = _field("Of the completion tokens, reasoning tokens, where the API reports them.", default=0)
+    cached_prompt_tokens: int = _field("Of the prompt tokens, those the provider's prompt cache served.", default=0)
+    without_usage: int = _field("Generations whose backend reported no token counts (not in the sums).", default=0)
+    cost: float | None = _field("Cost in meta.pricing.currency; null without --pricing.")
+
+
+class Ledger(FileObject):
+    """How the answers ended and what they cost (per task, and for the whole run)."""
+
+    answers: int = _field("Predictions, over every run.", default=0)
+    truncated: int = _field("Answers cut at the token budget (finish_reason length); scored as read.", default=0)
+    truncated_rate: float = _field("truncated / answers.", default=0.0)
+    finish_reasons: dict[str, int] = _field(
+        "Answers by finish_reason as the backend said ('not reported', 'error' for failed generations).",
+        default_factory=dict,
+    )
+    generated: TokenTally = _field("The generations made in this run.", default_factory=TokenTally)
+    from_cache: TokenTally = _field(
+        "The generations taken from the completion cache (paid by an earlier run; nothing in this one).",
+        default_factory=TokenTally,
+    )
 
 
 class Groups(FileObject):
@@ -366,6 +396,11 @@ class Meta(FileObject):
         "The shard these figures are of.", when="a shard's own results (`run --shard I/N`, N > 1)"
     )
     merged_from: MergedFrom | None = _field("What was merged.", when="`taxpraben merge`")
+    pricing: dict[str, Any] | None = _field(
+        "The prices the costs are computed with: file, currency, the matched model entry and its prices "
+        "per million tokens.",
+        when="--pricing",
+    )
 
 
 class Results(FileObject):
@@ -379,6 +414,7 @@ class Results(FileObject):
         "Overall Average: the unweighted mean of the computed tasks' scores, per run.",
         default_factory=OverallStat,
     )
+    ledger: Ledger | None = _field("The tasks' ledgers added up: truncation and cost of the whole run.")
 
 
 # ---------------------------------------------------------------------------- samples
@@ -419,6 +455,15 @@ class SampleLine(FileObject):
         "Why generation stopped, as the backend said (length: cut at --max-tokens).",
         when="the backend said",
     )
+    usage: dict[str, Any] | None = _field(
+        "Token counts of the generation: prompt_tokens, completion_tokens, and where the backend "
+        "reported them reasoning_tokens and cached_prompt_tokens.",
+        when="the backend reported them",
+    )
+    cached: bool | None = _field(
+        "True: the answer came from the completion cache (nothing was paid for it in this run).",
+        when="true",
+    )
     failure: str | None = _field(
         "Why no answer was read: copy of the prompt, answers another question, several different "
         "answers, hedges between options, no answer asserted, no answer found, ...",
@@ -454,6 +499,9 @@ class Prediction(FileObject):
         "Why generation stopped, as the backend said: stop, length (cut at --max-tokens), ...", when="not null"
     )
     error: str | None = _field("Why the generation failed.", when="not null")
+    cached: bool | None = _field(
+        "True: the answer came from the completion cache (nothing was paid for it in this run).", when="true"
+    )
     reasoning: str | None = _field(
         "Reasoning returned apart from the answer (reasoning_content); never scored.", when="not null"
     )

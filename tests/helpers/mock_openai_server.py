@@ -33,6 +33,15 @@ Streaming follows OpenAI: with ``"stream": true`` the answer comes as server-sen
 pieces, a chunk with the finish reason), a usage chunk with empty ``choices`` when
 ``stream_options.include_usage`` is true, and ``data: [DONE]``. The joined text and the
 usage equal the unstreamed answer's.
+
+The Batch API follows OpenAI too: ``POST /v1/files`` (multipart upload), ``GET
+/v1/files/{id}/content``, ``POST /v1/batches``, ``GET /v1/batches/{id}`` and ``POST
+/v1/batches/{id}/cancel``. A batch runs in the background (``validating`` -> ``in_progress``
+-> ``finalizing`` -> ``completed``), each line answered as the chat endpoint answers its body
+(``failure_rate`` and ``truncate_rate`` included: a failed line goes to the error file), one
+line each ``batch_line_s``; ``batch_expire_after`` makes it expire once that share of its
+lines is done (the rest go to the error file as ``batch_expired``, as OpenAI writes them).
+Its lines are counted apart from chat requests (``MockStats.batch_lines``, ``batch_answered``).
 """
 
 from __future__ import annotations
@@ -83,6 +92,15 @@ class MockConfig:
     #: When set, the server dies (:meth:`MockServer.die`) once it has answered this many
     #: chat requests: a replica killed mid-run, at a point that does not depend on timing.
     die_after: int | None = None
+    #: Share of answers cut at ``max_tokens`` (chosen by the request's digest, so the same
+    #: requests are cut every time): half the reply, ``finish_reason: length``, and
+    #: ``completion_tokens`` = the request's ``max_tokens``.
+    truncate_rate: float = 0.0
+    #: Batch API: when set, a batch expires once this share of its lines is done (0.5: the
+    #: first half answered, the rest never run).
+    batch_expire_after: float | None = None
+    #: Batch API: seconds each line of a batch takes.
+    batch_line_s: float = 0.0
 
 
 @dataclass
@@ -104,6 +122,13 @@ class MockStats:
     #: Request digests (model, messages, seed) of the answered requests, in order.
     answered: list[str] = field(default_factory=list)
     auth_headers: set[str] = field(default_factory=set)
+    #: Batch API: files uploaded, batches created, lines run (answered or failed), lines that
+    #: failed, and the digests of the lines answered (chat requests are counted above).
+    files_uploaded: int = 0
+    batches_created: int = 0
+    batch_lines: int = 0
+    batch_failed: int = 0
+    batch_answered: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -116,10 +141,20 @@ class MockStats:
             "failures": dict(self.failures),
             "answered": self.answered,
             # Digests only: the server never hands a key back out.
+            "files_uploaded": self.files_uploaded,
+            "batches_created": self.batches_created,
+            "batch_lines": self.batch_lines,
+            "batch_failed": self.batch_failed,
+            "batch_answered": self.batch_answered,
             "auth_sha256": sorted(
                 hashlib.sha256(h.encode("utf-8")).hexdigest() for h in self.auth_headers
             ),
         }
+
+
+def is_cut(digest: str, rate: float) -> bool:
+    """Whether the answer of the request with this digest is cut (``truncate_rate``)."""
+    return int(digest[:8], 16) / 0xFFFFFFFF < rate
 
 
 def request_digest(body: dict[str, Any]) -> str:
@@ -151,6 +186,10 @@ class MockServer:
         self._rng = random.Random(self.config.seed)
         self._runner: web.AppRunner | None = None
         self._hanging: set[asyncio.Task[Any]] = set()
+        #: Batch API state: uploaded files (object, content), batches, their running tasks.
+        self._files: dict[str, tuple[dict[str, Any], bytes]] = {}
+        self._batches: dict[str, dict[str, Any]] = {}
+        self._batch_tasks: set[asyncio.Task[None]] = set()
 
     @property
     def base_url(self) -> str:
@@ -161,11 +200,16 @@ class MockServer:
         self._rng = random.Random(self.config.seed)
 
     def _app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(client_max_size=1024**3)  # batch input files are large
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/stats", self._stats)
         app.router.add_post("/reset", self._reset)
+        app.router.add_post("/v1/files", self._upload_file)
+        app.router.add_get("/v1/files/{file_id}/content", self._file_content)
+        app.router.add_post("/v1/batches", self._create_batch)
+        app.router.add_get("/v1/batches/{batch_id}", self._get_batch)
+        app.router.add_post("/v1/batches/{batch_id}/cancel", self._cancel_batch)
         return app
 
     async def start(self) -> None:
@@ -178,6 +222,8 @@ class MockServer:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     async def stop(self) -> None:
+        for task in self._batch_tasks:
+            task.cancel()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -275,23 +321,7 @@ class MockServer:
             self.stats.failures[failure] += 1
             return await self._fail(request, failure, streamed)
         digest = request_digest(body)
-        content = cfg.fixed_reply if cfg.fixed_reply is not None else reply_for(body)
-        message: dict[str, Any] = {"role": "assistant", "content": content}
-        if cfg.reasoning:
-            message["reasoning_content"] = f"思考：{digest[:6]}"
-        prompt_chars = sum(len(m.get("content") or "") for m in body.get("messages", []))
-        payload = {
-            "id": f"chatcmpl-{digest[:16]}",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": prompt_chars,
-                "completion_tokens": len(content),
-                "total_tokens": prompt_chars + len(content),
-            },
-        }
+        payload = self.chat_payload(body)
         if streamed:
             if failure == "stall":
                 self.stats.failures[failure] += 1
@@ -301,6 +331,35 @@ class MockServer:
             body=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
             content_type="application/json",
         )
+
+    def chat_payload(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The whole (unstreamed) answer to a chat request's body; a batch line gets the same."""
+        cfg = self.config
+        digest = request_digest(body)
+        content = cfg.fixed_reply if cfg.fixed_reply is not None else reply_for(body)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if cfg.reasoning:
+            message["reasoning_content"] = f"思考：{digest[:6]}"
+        prompt_chars = sum(len(m.get("content") or "") for m in body.get("messages", []))
+        finish, completion_tokens = "stop", len(content)
+        if cfg.truncate_rate and is_cut(digest, cfg.truncate_rate):
+            content = message["content"] = content[: max(1, len(content) // 2)]
+            finish, completion_tokens = "length", int(body.get("max_tokens") or len(content))
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt_chars,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_chars + completion_tokens,
+        }
+        if cfg.reasoning:
+            usage["completion_tokens_details"] = {"reasoning_tokens": len(message["reasoning_content"])}
+        return {
+            "id": f"chatcmpl-{digest[:16]}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": usage,
+        }
 
     async def _stream(
         self, request: web.Request, body: dict[str, Any], payload: dict[str, Any], *, stall: bool
@@ -326,7 +385,7 @@ class MockServer:
             await resp.write(parts[0] + parts[1])
             await asyncio.sleep(self.config.hang_s)
             return resp
-        parts.append(chunk({}, "stop"))
+        parts.append(chunk({}, payload["choices"][0]["finish_reason"]))
         if (body.get("stream_options") or {}).get("include_usage"):
             usage = {**base, "choices": [], "usage": payload["usage"]}
             parts.append(b"data: " + json.dumps(usage).encode("utf-8") + b"\n\n")
@@ -367,6 +426,169 @@ class MockServer:
             # The connection is gone; aiohttp drops whatever we return.
             raise asyncio.CancelledError
         raise ValueError(f"unknown failure kind {kind!r}")
+
+    # ------------------------------------------------------------ the Batch API
+
+    @staticmethod
+    def _api_error(message: str, status: int) -> web.Response:
+        return web.json_response({"error": {"message": message, "type": "invalid_request_error"}}, status=status)
+
+    async def _upload_file(self, request: web.Request) -> web.Response:
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        form = await request.post()
+        upload = form.get("file")
+        if not isinstance(upload, web.FileField):
+            return self._api_error("'file' is a required multipart field", 400)
+        content = upload.file.read()
+        file_id = f"file-{len(self._files) + 1:06d}"
+        obj = {"id": file_id, "object": "file", "bytes": len(content), "created_at": int(time.time()),
+               "filename": upload.filename, "purpose": str(form.get("purpose", ""))}  # fmt: skip
+        self._files[file_id] = (obj, content)
+        self.stats.files_uploaded += 1
+        return web.json_response(obj)
+
+    async def _file_content(self, request: web.Request) -> web.Response:
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        entry = self._files.get(request.match_info["file_id"])
+        if entry is None:
+            return self._api_error(f"No such File object: {request.match_info['file_id']}", 404)
+        return web.Response(body=entry[1], content_type="application/octet-stream")
+
+    async def _create_batch(self, request: web.Request) -> web.Response:
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        body = await request.json()
+        if body.get("input_file_id") not in self._files:
+            return self._api_error(f"Invalid 'input_file_id': {body.get('input_file_id')!r}", 400)
+        if body.get("endpoint") != "/v1/chat/completions" or body.get("completion_window") != "24h":
+            return self._api_error("endpoint must be /v1/chat/completions and completion_window 24h", 400)
+        now = int(time.time())
+        batch_id = f"batch_{len(self._batches) + 1:06d}"
+        batch: dict[str, Any] = {
+            "id": batch_id, "object": "batch", "endpoint": body["endpoint"], "errors": None,
+            "input_file_id": body["input_file_id"], "completion_window": "24h", "status": "validating",
+            "output_file_id": None, "error_file_id": None, "created_at": now, "in_progress_at": None,
+            "expires_at": now + 86400, "finalizing_at": None, "completed_at": None, "failed_at": None,
+            "expired_at": None, "cancelling_at": None, "cancelled_at": None,
+            "request_counts": {"total": 0, "completed": 0, "failed": 0}, "metadata": body.get("metadata"),
+        }  # fmt: skip
+        self._batches[batch_id] = batch
+        self.stats.batches_created += 1
+        task = asyncio.ensure_future(self._run_batch(batch))
+        self._batch_tasks.add(task)
+        task.add_done_callback(self._batch_tasks.discard)
+        return web.json_response(batch)
+
+    async def _get_batch(self, request: web.Request) -> web.Response:
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        batch = self._batches.get(request.match_info["batch_id"])
+        if batch is None:
+            return self._api_error(f"No batch found with id '{request.match_info['batch_id']}'", 404)
+        return web.json_response(batch)
+
+    async def _cancel_batch(self, request: web.Request) -> web.Response:
+        refused = self._refuse_key(request)
+        if refused is not None:
+            return refused
+        batch = self._batches.get(request.match_info["batch_id"])
+        if batch is None:
+            return self._api_error(f"No batch found with id '{request.match_info['batch_id']}'", 404)
+        if batch["status"] in ("validating", "in_progress"):
+            batch["status"], batch["cancelling_at"] = "cancelling", int(time.time())
+        return web.json_response(batch)
+
+    def _store_file(self, lines: list[dict[str, Any]], name: str) -> str | None:
+        """A file of JSON lines kept for download (None when there are none, as OpenAI does)."""
+        if not lines:
+            return None
+        content = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+        file_id = f"file-{len(self._files) + 1:06d}"
+        obj = {"id": file_id, "object": "file", "bytes": len(content), "created_at": int(time.time()),
+               "filename": name, "purpose": "batch_output"}  # fmt: skip
+        self._files[file_id] = (obj, content)
+        return file_id
+
+    def _batch_answer(self, line: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+        """One input line answered as the chat endpoint would: (answered, the output line)."""
+        cfg, body = self.config, line["body"]
+        digest = request_digest(body)
+        self.stats.batch_lines += 1
+        out: dict[str, Any] = {"id": f"batch_req_{digest[:16]}", "custom_id": line["custom_id"], "error": None}
+        if cfg.models is not None and body.get("model") not in cfg.models:
+            failure: str | None = "404"
+        else:
+            failure = self._pick_failure()
+        if failure is None:
+            self.stats.batch_answered.append(digest)
+            out["response"] = {"status_code": 200, "request_id": digest[:12], "body": self.chat_payload(body)}
+            return True, out
+        self.stats.batch_failed += 1
+        if failure == "malformed":  # an error without a response, as for a line the server lost
+            out["response"] = None
+            out["error"] = {"code": "server_error", "message": "The server had an error processing your request"}
+            return False, out
+        status, message = {"400": (400, "Invalid parameter: max_tokens is too large"),
+                           "404": (404, f"The model `{body.get('model')}` does not exist"),
+                           "429": (429, "Rate limit reached")}.get(failure, (500, "internal error"))  # fmt: skip
+        out["response"] = {"status_code": status, "request_id": digest[:12], "body": {"error": {"message": message}}}
+        return False, out
+
+    async def _run_batch(self, batch: dict[str, Any]) -> None:
+        """Validate, run every line (one each ``batch_line_s``), finalize: as OpenAI does."""
+        await asyncio.sleep(0)
+        content = self._files[batch["input_file_id"]][1].decode("utf-8")
+        lines: list[dict[str, Any]] = []
+        for number, text in enumerate(content.splitlines(), 1):
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+                ok = isinstance(line, dict) and isinstance(line.get("custom_id"), str) and isinstance(line.get("body"), dict)
+                ok = ok and line.get("method") == "POST" and line.get("url") == batch["endpoint"]
+            except ValueError:
+                ok = False
+            if not ok:
+                batch["status"], batch["failed_at"] = "failed", int(time.time())
+                batch["errors"] = {"object": "list", "data": [
+                    {"code": "invalid_request", "message": "Each line must be a request object for the batch's endpoint",
+                     "param": None, "line": number}]}  # fmt: skip
+                return
+            lines.append(line)
+        counts = batch["request_counts"]
+        counts["total"] = len(lines)
+        batch["status"], batch["in_progress_at"] = "in_progress", int(time.time())
+        expire = self.config.batch_expire_after
+        stop_at = int(len(lines) * expire) if expire is not None else None
+        outputs: list[dict[str, Any]] = []
+        errors: list[dict[str, Any]] = []
+        done = 0
+        for line in lines:
+            if batch["status"] == "cancelling" or (stop_at is not None and done >= stop_at):
+                break
+            if self.config.batch_line_s:
+                await asyncio.sleep(self.config.batch_line_s)
+            answered, out = self._batch_answer(line)
+            (outputs if answered else errors).append(out)
+            counts["completed" if answered else "failed"] += 1
+            done += 1
+        final = "cancelled" if batch["status"] == "cancelling" else "expired" if done < len(lines) else "completed"
+        code = {"cancelled": "batch_cancelled", "expired": "batch_expired"}.get(final)
+        for line in lines[done:]:
+            errors.append({"id": f"batch_req_{request_digest(line['body'])[:16]}", "custom_id": line["custom_id"],
+                           "response": None, "error": {"code": code, "message": "This request could not be "
+                           "executed before the batch ended."}})  # fmt: skip
+        batch["status"], batch["finalizing_at"] = "finalizing", int(time.time())
+        await asyncio.sleep(0)
+        batch["output_file_id"] = self._store_file(outputs, f"{batch['id']}_output.jsonl")
+        batch["error_file_id"] = self._store_file(errors, f"{batch['id']}_error.jsonl")
+        batch["status"], batch[f"{final}_at"] = final, int(time.time())
 
 
 class MockServerThread:

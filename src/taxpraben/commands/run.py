@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from taxpraben.commands.common import cli_console, exit_on_job_error
 from taxpraben.commands.options import with_options
+from taxpraben.jobs.batch import refuse_batch_without_openai
 from taxpraben.jobs.generate import RunJob, model_slug, run_job
 from taxpraben.options import (
+    BatchOptions,
+    BudgetOptions,
     DataOptions,
     EndpointOptions,
     GenerationOptions,
     ModelOptions,
+    PricingOptions,
     RunOutputOptions,
     ScoringOptions,
 )
@@ -28,9 +32,14 @@ def run(
     endpoint: EndpointOptions,
     scoring: ScoringOptions,
     output: RunOutputOptions,
+    batch: BatchOptions,
+    pricing: PricingOptions,
+    budget: BudgetOptions,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()
-    job = RunJob(model=model, data=data, generation=generation, endpoint=endpoint, scoring=scoring, output=output)
+    job = RunJob(model=model, data=data, generation=generation, endpoint=endpoint, scoring=scoring, output=output,
+                 batch=batch, pricing=pricing, budget=budget)
     with exit_on_job_error(console):
+        refuse_batch_without_openai(batch, model.model)  # before a local model is loaded
         run_job(job, console, progress=cli_console(stderr=True))

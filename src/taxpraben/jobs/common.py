@@ -18,11 +18,12 @@ from rich.console import Console
 from taxpraben.data.loader import DataError, LoadedData, load_data
 from taxpraben.jobs.hub import use_local_models_if_hub_unreachable
 from taxpraben.locks import DirectoryLock, InUseError
-from taxpraben.options import DataOptions, ScoringOptions
+from taxpraben.options import DataOptions, PricingOptions, ScoringOptions
 from taxpraben.predictions import Prediction
 from taxpraben.tasks import Registry, TaskSpecError, load_registry
 
 if TYPE_CHECKING:
+    from taxpraben.ledger import CostOf
     from taxpraben.scoring import ScoredResults, ScoringSettings
     from taxpraben.scoring.items import Readings
 
@@ -122,6 +123,31 @@ def write_predictions_file(out_dir: Path, predictions: Sequence[Prediction]) -> 
     return path
 
 
+def costing(options: PricingOptions, model: str | None, console: Console) -> tuple[CostOf | None, dict[str, Any] | None]:
+    """The cost function of ``model``'s tokens and what ``meta.pricing`` records, from
+    ``--pricing`` (None, None without it); JobError (exit 2) for a pricing file that cannot be
+    used; a warning, and no cost, for a model the file does not price."""
+    if options.pricing is None:
+        return None, None
+    from taxpraben.pricing import PricingError, load_pricing, runs_locally
+
+    try:
+        pricing = load_pricing(options.pricing)
+    except PricingError as exc:
+        raise JobError(str(exc), code=2) from exc
+    if model is None:
+        warn(console, f"{options.pricing}: the predictions name no model (their 'model' key): no cost is computed.")
+        return None, {"file": str(options.pricing), "currency": pricing.currency, "model": None}
+    meta = pricing.to_meta(model)
+    if runs_locally(model):
+        return (lambda _p, _c, _cached: 0.0), meta
+    price = pricing.price_of(model)
+    if price is None:
+        warn(console, f"{options.pricing} has no price for {model} (nor a glob that matches it): no cost is computed.")
+        return None, meta
+    return price.cost, meta
+
+
 def score_and_report(
     loaded: LoadedData,
     predictions: list[Prediction],
@@ -131,9 +157,11 @@ def score_and_report(
     meta: dict[str, Any],
     console: Console,
     readings: Readings | None = None,
+    cost_of: CostOf | None = None,
 ) -> ScoredResults:
     """Score, write the output directory, print warnings and the terminal summary;
-    ``readings``: the answers read already (a run reads while it generates)."""
+    ``readings``: the answers read already (a run reads while it generates); ``cost_of``:
+    the prices of the ledgers (:func:`costing`)."""
     from taxpraben.report import print_summary, write_reports
     from taxpraben.report.samples import BrowserData
     from taxpraben.report.view import view_of
@@ -145,7 +173,7 @@ def score_and_report(
         # sample browser from the items as they were finished: nothing is read back.
         with BrowserData() as browser:
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta,
-                                  readings=readings, item_sink=browser.add)  # fmt: skip
+                                  readings=readings, item_sink=browser.add, cost_of=cost_of)  # fmt: skip
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
             write_reports(out, view=view_of(results, out, written_here=True), browser=browser)
     except PredictionMatchError as exc:

@@ -19,17 +19,20 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from taxpraben.budget import BUDGET_EXIT, Budget, CostOf
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.data.loader import DataError, DataStream, LoadedData
+from taxpraben.jobs.batch import batch_stage
 from taxpraben.jobs.common import (
     JobError,
+    costing,
     in_data_order,
     output_directory,
     ready_scorers,
@@ -51,16 +54,19 @@ from taxpraben.models.base import (
 )
 from taxpraben.models.factory import create_backend
 from taxpraben.options import (
+    BatchOptions,
+    BudgetOptions,
     DataOptions,
     EndpointOptions,
     GenerationOptions,
     ModelOptions,
+    PricingOptions,
     RunOutputOptions,
     ScoringOptions,
 )
 from taxpraben.predictions import Prediction
 from taxpraben.progress import RunStats
-from taxpraben.runner import RunAborted, Runner, RunnerSettings
+from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
 
@@ -91,6 +97,9 @@ class RunJob:
     endpoint: EndpointOptions
     scoring: ScoringOptions
     output: RunOutputOptions
+    batch: BatchOptions = field(default_factory=BatchOptions)
+    pricing: PricingOptions = field(default_factory=PricingOptions)
+    budget: BudgetOptions = field(default_factory=BudgetOptions)
 
 
 def model_slug(spec: str) -> str:
@@ -350,6 +359,32 @@ def failures_error(predictions: list[Prediction], stats: RunStats) -> JobError |
     )
 
 
+def run_budget(budget: BudgetOptions, cost_of: CostOf | None) -> Budget | None:
+    """The run's spending limit (None without one); JobError (exit 2) for a cost budget
+    without prices."""
+    if budget.budget_tokens is None and budget.budget_cost is None:
+        return None
+    if budget.budget_cost is not None and cost_of is None:
+        raise JobError("--budget-cost needs prices: pass --pricing FILE with an entry for the model", code=2)
+    return Budget(tokens=budget.budget_tokens, cost=budget.budget_cost, cost_of=cost_of)
+
+
+def budget_stop(exc: BudgetReached, out_dir: Path, loaded: LoadedData, store: CompletionCache | None) -> JobError:
+    """What a run stopped by its budget says (exit :data:`BUDGET_EXIT`), once the
+    predictions it has are written (not scored: the figures of a part would mislead)."""
+    path = write_predictions_file(out_dir, in_data_order(exc.predictions, loaded))
+    kept = f"the answers are in {store.path}" if store is not None else "nothing is cached (--no-cache)"
+    return JobError(
+        f"Budget reached: {exc.budget.describe()} spent; {exc.unsent} generation(s) were not sent, so the run "
+        "is not scored.",
+        f"{len(exc.predictions)} predictions written to {path}; {kept}.",
+        "To go on, run the same command with a larger budget: what is in the cache is not paid for again:",
+        "  taxpraben " + shlex.join(sys.argv[1:]),
+        code=BUDGET_EXIT,
+        style="yellow",
+    )
+
+
 def run_job(job: RunJob, console: Console, progress: Console | None = None) -> None:
     """Generate, write predictions.jsonl, score (unless --no-score); JobError to stop."""
     started = datetime.now(timezone.utc)
@@ -373,9 +408,16 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         store = open_cache(job, backend, held, console)
         # Scoring's imports load, and the answers are read, while requests go out.
         ahead = None if job.output.no_score else ReadAhead(warm, settings.profile)
+        cost_of, pricing = costing(job.pricing, backend.spec, console)
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
-                        console=progress or Console(stderr=True), on_answer=ahead)  # fmt: skip
-        predictions = generate(runner, requests, store)
+                        console=progress or Console(stderr=True), on_answer=ahead,
+                        budget=run_budget(job.budget, cost_of))  # fmt: skip
+        requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
+                               progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
+        try:
+            predictions = generate(runner, requests, store)
+        except BudgetReached as exc:
+            raise budget_stop(exc, out_dir, shard_records(stream.result(), part), store) from None
         loaded = shard_records(stream.result(), part)
         for warning in loaded.warnings:
             warn(console, str(warning))
@@ -383,6 +425,8 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         path = write_predictions_file(out_dir, predictions)
         say(console, summary_line(predictions, part, runner.stats, path))
         meta = run_meta(job, backend, config, runner.stats, started)
+        if pricing is not None:
+            meta["pricing"] = pricing
         if not part.whole:
             write_shard_manifest(out_dir, part, meta, loaded)
         if job.output.no_score:
@@ -394,7 +438,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
                               "(partial); `taxpraben merge` scores the whole.")  # fmt: skip
             ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
             readings = ahead.result() if ahead is not None else None
-            score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings)
+            score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of)
         failure = failures_error(predictions, runner.stats)
         if failure is not None and not job.output.allow_failures:
             raise failure

@@ -6,7 +6,7 @@ import glob
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from rich.console import Console
 from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
+    costing,
     output_directory,
     read_data,
     ready_scorers,
@@ -23,7 +24,7 @@ from taxpraben.jobs.common import (
     scoring_settings,
     task_registry,
 )
-from taxpraben.options import DataOptions, ScoreInputOptions, ScoringOptions
+from taxpraben.options import DataOptions, PricingOptions, ScoreInputOptions, ScoringOptions
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
@@ -36,6 +37,7 @@ class ScoreJob:
     data: DataOptions
     inputs: ScoreInputOptions
     scoring: ScoringOptions
+    pricing: PricingOptions = field(default_factory=PricingOptions)
 
 
 def unmatched_problems(
@@ -126,14 +128,31 @@ def read_prediction_files(files: Sequence[Path]) -> list[Prediction]:
         raise JobError(f"cannot read predictions: {exc}") from exc
 
 
+def read_batch_output_files(files: Sequence[Path]) -> list[Prediction]:
+    """The predictions of batch output and error files (``--batch-output``: custom_id ->
+    task, id, run; see ``models.batch``)."""
+    if not files:
+        return []
+    from taxpraben.models.batch import BatchFileError, batch_predictions
+
+    try:
+        return [p for path in files for p in batch_predictions(path)]
+    except (OSError, BatchFileError) as exc:
+        raise JobError(f"cannot read the batch output: {exc}") from exc
+
+
 def score_job(job: ScoreJob, console: Console) -> None:
     """Read the predictions, match them to the data, score into the output directory."""
+    if not job.inputs.predictions and not job.inputs.batch_output:
+        raise JobError("nothing to score: give --predictions FILE or --batch-output FILE (or both)", code=2)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = task_registry(job.data.task_dir)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=job.inputs.runs)
     ready_scorers(job.scoring, settings, console)
-    files = prediction_files(job.inputs.predictions)
-    preds = read_prediction_files(files)
+    batch_files = prediction_files(job.inputs.batch_output or [])
+    files = prediction_files(job.inputs.predictions or [])
+    preds = read_prediction_files(files) + read_batch_output_files(batch_files)
+    files += batch_files
     tasks = tasks_held(preds, registry, console) if job.data.tasks is None else None
     loaded = read_data(job.data, registry, console, tasks)
     source = files[0] if len(files) == 1 else Path(", ".join(str(f) for f in files))
@@ -146,6 +165,9 @@ def score_job(job: ScoreJob, console: Console) -> None:
         "predictions_file": str(files[0]) if len(files) == 1 else [str(f) for f in files],
         "started_at": started,
     }
+    cost_of, pricing = costing(job.pricing, models[0] if len(models) == 1 else None, console)
+    if pricing is not None:
+        meta["pricing"] = pricing
     out_dir = job.inputs.out or files[0].parent / "scored"
     with output_directory(out_dir):
-        score_and_report(loaded, preds, registry, out_dir, settings, meta, console)
+        score_and_report(loaded, preds, registry, out_dir, settings, meta, console, cost_of=cost_of)

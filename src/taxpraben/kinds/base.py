@@ -132,8 +132,14 @@ class Item:
             "score": self.score,
             "error": self.error,
         }
-        if self.generation is not None and self.generation.finish_reason is not None:
-            line["finish_reason"] = self.generation.finish_reason
+        generation = self.generation
+        if generation is not None:
+            if generation.finish_reason is not None:
+                line["finish_reason"] = generation.finish_reason
+            if generation.usage:
+                line["usage"] = generation.usage
+            if generation.cached:
+                line["cached"] = True
         if self.failure is not None and self.status == "format_failure":
             line["failure"] = self.failure
         if self.fields is not None:
@@ -153,7 +159,8 @@ class Item:
         record = Record(task, id_, line.get("query") or "", line.get("gold"))
         text = line.get("prediction")
         generation = Prediction(task, id_, run, text or "", error=line.get("error"),
-                                finish_reason=line.get("finish_reason"))
+                                finish_reason=line.get("finish_reason"), usage=line.get("usage"),
+                                cached=line.get("cached"))  # fmt: skip
         item = cls(
             record, run, generation, status=line["status"], extracted=line.get("extracted"),
             scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),

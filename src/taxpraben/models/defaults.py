@@ -27,3 +27,5 @@ DEFAULT_DEADLINE_S = 900.0
 #: Backoff before retry k (1-based) is about BASE * 2**(k-1), capped at MAX.
 DEFAULT_BACKOFF_BASE_S = 0.5
 DEFAULT_BACKOFF_MAX_S = 60.0
+#: ``--batch``: seconds between two polls of a batch's status (a batch takes minutes to hours).
+DEFAULT_BATCH_POLL_S = 10.0

@@ -76,6 +76,32 @@ def server_message(raw: bytes, scrub: Callable[[str], str]) -> str:
     return scrub(text.strip()[:MAX_ERROR_CHARS]) or "(empty body)"
 
 
+def _count(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
+
+
+def usage_counts(usage: Any) -> dict[str, int] | None:
+    """The token counts of an OpenAI-style ``usage`` object, flat: ``prompt_tokens``,
+    ``completion_tokens``, and where the API gives them ``reasoning_tokens`` (OpenAI's
+    ``completion_tokens_details.reasoning_tokens``; also a top-level ``reasoning_tokens``)
+    and ``cached_prompt_tokens`` (OpenAI's ``prompt_tokens_details.cached_tokens``,
+    DeepSeek's ``prompt_cache_hit_tokens``); None when it has none of them."""
+    if not isinstance(usage, dict):
+        return None
+    out = {k: v for k in ("prompt_tokens", "completion_tokens") if (v := _count(usage.get(k))) is not None}
+    details = usage.get("completion_tokens_details")
+    reasoning = _count(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+    reasoning = reasoning if reasoning is not None else _count(usage.get("reasoning_tokens"))
+    if reasoning:
+        out["reasoning_tokens"] = reasoning
+    prompt_details = usage.get("prompt_tokens_details")
+    cached = _count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else None
+    cached = cached if cached is not None else _count(usage.get("prompt_cache_hit_tokens"))
+    if cached:
+        out["cached_prompt_tokens"] = cached
+    return out or None
+
+
 def parse_completion(raw: bytes, latency: float, scrub: Callable[[str], str]) -> Completion | BackendError:
     """A whole (unstreamed) 200 answer as a Completion; a body that is not one is a
     retryable BackendError."""
@@ -89,14 +115,7 @@ def parse_completion(raw: bytes, latency: float, scrub: Callable[[str], str]) ->
         return BackendError(f"malformed response body: {snippet!r}", retryable=True)
     content = message.get("content")
     reasoning = message.get("reasoning_content") or message.get("reasoning")
-    usage_obj = obj.get("usage") if isinstance(obj, dict) else None
-    usage = None
-    if isinstance(usage_obj, dict):
-        usage = {
-            k: int(usage_obj[k])
-            for k in ("prompt_tokens", "completion_tokens")
-            if isinstance(usage_obj.get(k), (int, float))
-        }
+    usage = usage_counts(obj.get("usage") if isinstance(obj, dict) else None)
     return Completion(
         text=content if isinstance(content, str) else "",
         reasoning=reasoning if isinstance(reasoning, str) else None,

@@ -112,11 +112,9 @@ class StreamAccumulator:
     def _take(self, chunk: dict[str, Any]) -> None:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = {
-                k: int(usage[k])
-                for k in ("prompt_tokens", "completion_tokens")
-                if isinstance(usage.get(k), (int, float))
-            } or None
+            from taxpraben.models.openai_wire import usage_counts  # the wire's one reading of usage
+
+            self.usage = usage_counts(usage)
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices:
             return

@@ -116,6 +116,7 @@ def write_html(
             paper=tables.paper_table(run),
             groups=tables.group_tables(run),
             failures=tables.failure_table(run),
+            ledger=tables.ledger_table(run),
             fields=tables.field_table(run),
             per_run=tables.per_run_table(run),
             config=tables.configuration(run),

@@ -127,6 +127,7 @@ class Shown(NamedTuple):
     fields: dict[str, Any] | None
     error: str | None
     failure: str | None  # why a format failure was not read; None otherwise
+    truncated: bool = False  # the answer was cut at the token budget (finish_reason length)
 
 
 def shown(item: Item) -> Shown:
@@ -135,6 +136,7 @@ def shown(item: Item) -> Shown:
         item.id, item.run, item.status, item.prediction, item.gold, item.record.query, item.extracted,
         item.score, item.scores, item.fields, item.error,
         item.failure if item.status == "format_failure" else None,
+        item.generation is not None and item.generation.finish_reason == "length",
     )  # fmt: skip
 
 
@@ -164,6 +166,8 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
         entry: dict[str, Any] = {"n": row.run, "st": STATUS_CODES.get(row.status, "o")}
         if row.failure:
             entry["w"] = _cut(row.failure, EXTRACTED_LIMIT)[0]  # why it was not read
+        if row.truncated:
+            entry["tr"] = 1  # cut at the token budget
         prediction = row.prediction
         if prediction in seen:
             entry["p"] = seen[prediction]  # same text as an earlier run: a reference

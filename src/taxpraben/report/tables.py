@@ -12,7 +12,7 @@ from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
 from taxpraben.report.load import TaskRow
 from taxpraben.report.view import RunView
-from taxpraben.results import GenerationMeta, RunCounts, ScorerInfo
+from taxpraben.results import GenerationMeta, RunCounts, ScorerInfo, TokenTally
 
 NOT_COMPUTED_CELL = "not computed"
 NOT_APPLICABLE = ""
@@ -276,7 +276,87 @@ def problem_banner(run: RunView) -> list[str]:
             f"{len(skipped)} of {len(rows)} tasks were not computed ({', '.join(skipped)}): "
             "the Overall Average is partial."
         )
+    return lines + truncation_lines(run)
+
+
+def truncation_lines(run: RunView) -> list[str]:
+    """One line per task whose answers were cut at the token budget (the most cut first),
+    then what to do; [] when none was (or the results say nothing of it)."""
+    cut = [(row.name, row.entry.ledger) for row in run.tasks if row.entry.ledger and row.entry.ledger.truncated]
+    if not cut:
+        return []
+    generation = run.results.meta.generation
+    at = f" at max_tokens={generation.max_tokens}" if generation and generation.max_tokens else " at the token budget"
+    cut.sort(key=lambda x: -x[1].truncated_rate)
+    lines = [f"{task}: {lg.truncated:,} of {lg.answers:,} answers were cut{at}; their scores count as wrong."
+             for task, lg in cut]  # fmt: skip
+    lines.append("Raise --max-tokens, or see 'truncated' in the report's sample browser.")
     return lines
+
+
+def _tokens(tally: TokenTally) -> str:
+    if not tally.generations:
+        return NOT_APPLICABLE
+    text = f"{tally.prompt_tokens:,} in / {tally.completion_tokens:,} out"
+    if tally.reasoning_tokens:
+        text += f" ({tally.reasoning_tokens:,} reasoning)"
+    if tally.without_usage:
+        text += f"; {tally.without_usage:,} without counts"
+    return text
+
+
+def _cost(tally: TokenTally, currency: str) -> str:
+    return NOT_APPLICABLE if tally.cost is None or not tally.generations else f"{tally.cost:,.4f} {currency}"
+
+
+def ledger_summary(run: RunView) -> str | None:
+    """The whole run's ledger in one line (the terminal's), or None when there is none."""
+    lg = run.results.ledger
+    if lg is None or not lg.answers:
+        return None
+    currency = str((run.results.meta.pricing or {}).get("currency") or "")
+    parts = [f"{lg.answers:,} answers" + (f" ({lg.truncated:,} cut at max tokens)" if lg.truncated else "")]
+    parts.append(f"generated here {lg.generated.generations:,}" + (
+        f": {_tokens(lg.generated)}" if lg.generated.generations else ""))  # fmt: skip
+    if lg.from_cache.generations:
+        parts.append(f"resumed: {lg.from_cache.generations:,} from the cache (nothing paid)")
+    if lg.generated.cost is not None:
+        parts.append(f"cost {lg.generated.cost:,.4f} {currency}")
+    return " · ".join(parts)
+
+
+def ledger_table(run: RunView) -> Table | None:
+    """Per task and in total: answers cut at the token budget, generations made here and taken
+    from the cache with their tokens, and what they cost; None when the results have no ledger."""
+    rows = [(row.name, row.entry.ledger) for row in run.tasks if row.entry.ledger is not None]
+    if not rows:
+        return None
+    pricing = run.results.meta.pricing or {}
+    currency = str(pricing.get("currency") or "")
+    headers = ["Task", "Answers", "Cut at max tokens", "Generated here: tokens", "From the cache: tokens"]
+    if pricing:
+        headers += [f"Cost ({currency})", f"Cached answers' cost ({currency})"]
+    table = Table("ledger", "Answers: truncation, tokens and cost", headers)
+    total = run.results.ledger
+    for name, lg in [*rows, *([("All tasks", total)] if total is not None else [])]:
+        cells = [
+            name,
+            f"{lg.answers:,}",
+            f"{lg.truncated:,} ({lg.truncated_rate:.1%})" if lg.truncated else "0",
+            f"{lg.generated.generations:,}: {_tokens(lg.generated)}" if lg.generated.generations else "0",
+            f"{lg.from_cache.generations:,}: {_tokens(lg.from_cache)}" if lg.from_cache.generations else "0",
+        ]
+        if pricing:
+            cells += [_cost(lg.generated, currency), _cost(lg.from_cache, currency)]
+        table.rows.append(Row(cells, task=name if name != "All tasks" else None))
+    table.notes.append(
+        "Cut answers stopped at the token budget (finish_reason length) and are scored as the rules read "
+        "them. Generations count once when runs share one; tokens are as the backend reported them; answers "
+        "from the completion cache were paid for by an earlier run."
+    )
+    if pricing:
+        table.notes.append(f"Prices: {pricing.get('file') or 'the pricing file'}, per million tokens.")
+    return table
 
 
 def overall_summary(run: RunView) -> dict[str, str]:

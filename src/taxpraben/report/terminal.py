@@ -10,7 +10,7 @@ from rich.table import Table
 
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Leaderboard, overall_gap
-from taxpraben.report.tables import overall_summary, problem_banner
+from taxpraben.report.tables import ledger_summary, overall_summary, problem_banner
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
 
@@ -78,6 +78,9 @@ def print_summary(
         console.print(f"[yellow]Not computed[/] ({', '.join(names)}): {reason}", highlight=False)
     for line in run.scorer_problems:
         console.print(f"Scorer unavailable: {line}", style="yellow", highlight=False, markup=False)
+    ledger = ledger_summary(run)
+    if ledger is not None:
+        console.print(f"[bold]Answers:[/] {ledger}", highlight=False)
     for path in paths:
         console.print(f"Wrote {path}", highlight=False)
 

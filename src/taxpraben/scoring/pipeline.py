@@ -24,6 +24,7 @@ from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
+from taxpraben.ledger import CostOf, task_ledger, total_ledger
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results
@@ -260,13 +261,16 @@ def score_predictions(
     sample_sink: Callable[[list[dict[str, Any]]], None] | None = None,
     readings: Readings | None = None,
     item_sink: Callable[[Item], None] | None = None,
+    cost_of: CostOf | None = None,
 ) -> ScoredResults:
     """Score predictions against loaded data; pure apart from the semantic models.
 
     The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
     ``sample_sink`` is given, handed to it one task at a time and not kept. ``readings``:
     what was read already (a run reads while it generates), under the same profile;
-    ``item_sink`` is handed every finished item (the report's sample browser takes them).
+    ``item_sink`` is handed every finished item (the report's sample browser takes them);
+    ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.ledger`; ``meta.pricing``
+    says with what).
     """
     started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     predictions = list(predictions)
@@ -290,6 +294,7 @@ def score_predictions(
     replicates: dict[str, np.ndarray] = {}
     samples: list[dict[str, Any]] = []
     status_counts = {"error": 0, "format_failure": 0}
+    shared = bool((meta or {}).get("shared_generation"))
     for task in list(prepared):
         rows = prepared.pop(task)  # dropped once scored: memory stays at one task's worth
         spec = specs[task]
@@ -309,6 +314,7 @@ def score_predictions(
             else:
                 sample_sink(lines)
         entry, reps = _task_entry(spec, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
+        entry["ledger"] = task_ledger(rows, shared_generation=shared, cost_of=cost_of)
         tasks_out[task] = entry
         if reps is not None:
             replicates[task] = reps
@@ -365,6 +371,7 @@ def score_predictions(
         "tasks": tasks_out,
         "groups": groups,
         "overall": overall,
+        "ledger": total_ledger(entry["ledger"] for entry in tasks_out.values()),
     }
     return ScoredResults(results=results, samples=samples, match=match)
 
@@ -392,9 +399,10 @@ def score_to_dir(
     scorers: SemanticScorers | None = None,
     readings: Readings | None = None,
     item_sink: Callable[[Item], None] | None = None,
+    cost_of: CostOf | None = None,
 ) -> ScoredResults:
     """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports);
-    ``readings`` and ``item_sink`` as :func:`score_predictions`'s.
+    ``readings``, ``item_sink`` and ``cost_of`` as :func:`score_predictions`'s.
 
     Sample lines stream to disk task by task rather than being held all at once (36.5K
     lines of a full benchmark are most of the memory scoring would otherwise need).
@@ -405,7 +413,7 @@ def score_to_dir(
         def sink(lines: list[dict[str, Any]]) -> None:
             fh.writelines(_sample_line(line) for line in lines)
 
-        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink, readings, item_sink)
+        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink, readings, item_sink, cost_of)
     scored.typed = Results.model_validate(scored.results)  # once: the reports take this object
     write_text_atomically(out_dir / "results.json", _results_text(scored.typed))
     return scored

@@ -37,6 +37,7 @@
     item.mean = scores.length ? scores.reduce(function (a, b) { return a + b; }, 0) / scores.length : null;
     item.spread = scores.length ? Math.max.apply(null, scores) - Math.min.apply(null, scores) : 0;
     item.statuses = item.r.map(function (run) { return STATUS[run.st] || "ok"; });
+    item.truncated = item.r.some(function (run) { return run.tr === 1; });
   });
 
   function prediction(item, k) {
@@ -71,6 +72,7 @@
     if (state.status === "ok" && item.statuses.some(function (s) { return s !== "ok"; })) return false;
     if ((state.status === "format_failure" || state.status === "error") && item.statuses.indexOf(state.status) < 0) return false;
     if (state.status === "disagree" && !(item.spread > 1e-9)) return false;
+    if (state.status === "truncated" && !item.truncated) return false;
     if (state.min !== null && (item.mean === null || item.mean < state.min - 1e-12)) return false;
     if (state.max !== null && (item.mean === null || item.mean > state.max + 1e-12)) return false;
     if (state.q && haystack(item).indexOf(state.q) < 0) return false;
@@ -111,6 +113,7 @@
     var head = el("div", "rh");
     head.appendChild(el("strong", null, "Run " + run.n));
     head.appendChild(el("span", "badge " + run.st, STATUS[run.st] || "ok"));
+    if (run.tr === 1) head.appendChild(el("span", "badge cut", "cut at max tokens"));
     if (run.w) head.appendChild(el("span", "why", run.w));  // why a format failure was not read
     head.appendChild(el("span", null, "score " + fmt(run.s)));
     box.appendChild(head);

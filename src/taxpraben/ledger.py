@@ -1,0 +1,117 @@
+"""What the answers cost and how they ended: the ledger of one task, or of a whole run.
+
+Read from the items' generations (the predictions contract's ``usage``, ``finish_reason`` and
+``cached``), so that ``run``, ``score`` of a predictions file and ``merge`` count alike:
+
+- **answers** are the predictions lines, over every run; **truncated** the ones whose
+  generation stopped at the token budget (``finish_reason: length``). A truncated answer is
+  scored as the rules read it (often a format failure or wrong); it is counted, shown and
+  filterable, never re-run silently.
+- **generations** are what was generated: one per answer, except that runs sharing one
+  generation (deterministic decoding, ``meta.shared_generation``) count it once, on the
+  record's first run; so does, in a predictions file that does not say so, a generation
+  repeated over a record's runs with the same text, usage, finish reason and latency (to
+  the 0.1 ms: a copy, not a second request). Their tokens are added up apart for the generations made in this
+  run (``generated``) and those taken from the completion cache (``from_cache``: paid for
+  by an earlier run, nothing in this one).
+- **cost**: with a price (``--pricing``), per million tokens; cached prompt tokens at the
+  cached-input price where the backend reported them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from taxpraben.budget import CostOf
+from taxpraben.kinds.base import Item
+
+#: ``finish_reason`` of an answer cut at the token budget (OpenAI, vLLM, SGLang; hf: the same).
+TRUNCATED = "length"
+
+__all__ = ["TRUNCATED", "CostOf", "task_ledger", "total_ledger"]
+
+
+_TOKENS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_prompt_tokens")
+
+
+def _tally(cost_of: CostOf | None) -> dict[str, Any]:
+    return {"generations": 0, **dict.fromkeys(_TOKENS, 0), "without_usage": 0,
+            "cost": 0.0 if cost_of is not None else None}  # fmt: skip
+
+
+def _add(tally: dict[str, Any], usage: dict[str, Any] | None, cost_of: CostOf | None) -> None:
+    tally["generations"] += 1
+    if not usage:
+        tally["without_usage"] += 1
+        return
+    counts = {k: int(usage.get(k) or 0) for k in _TOKENS}
+    for key, value in counts.items():
+        tally[key] += value
+    if cost_of is not None:
+        tally["cost"] += cost_of(counts["prompt_tokens"], counts["completion_tokens"], counts["cached_prompt_tokens"])
+
+
+def task_ledger(
+    items_by_run: Sequence[Sequence[Item]], *, shared_generation: bool = False, cost_of: CostOf | None = None
+) -> dict[str, Any]:
+    """The ledger of one task's items (``items_by_run``: run by run, each in record order)."""
+    finish: Counter[str] = Counter()
+    generated, cached = _tally(cost_of), _tally(cost_of)
+    answers = truncated = 0
+    seen: set[tuple[Any, ...]] = set()
+    for k, row in enumerate(items_by_run):
+        for item in row:
+            generation = item.generation
+            if generation is None:  # no prediction at all: nothing was asked, nothing answered
+                continue
+            answers += 1
+            reason = generation.finish_reason or ("error" if generation.error else "not reported")
+            finish[reason] += 1
+            truncated += reason == TRUNCATED
+            if generation.error or (shared_generation and k > 0):
+                continue  # a failed request is not billed; a shared generation counts once
+            if generation.latency_s is not None:
+                copy = (item.id, generation.prediction, repr(generation.usage), generation.finish_reason,
+                        generation.latency_s)  # fmt: skip
+                if copy in seen:
+                    continue
+                seen.add(copy)
+            _add(cached if generation.cached else generated, generation.usage, cost_of)
+    return {
+        "answers": answers,
+        "truncated": truncated,
+        "truncated_rate": truncated / answers if answers else 0.0,
+        "finish_reasons": dict(finish.most_common()),
+        "generated": _rounded(generated),
+        "from_cache": _rounded(cached),
+    }
+
+
+def total_ledger(ledgers: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The ledger of a whole run: the tasks' ledgers added up."""
+    ledgers = list(ledgers)
+    finish: Counter[str] = Counter()
+    out: dict[str, Any] = {"answers": 0, "truncated": 0}
+    parts: dict[str, dict[str, Any]] = {}
+    for ledger in ledgers:
+        out["answers"] += ledger["answers"]
+        out["truncated"] += ledger["truncated"]
+        finish.update(ledger["finish_reasons"])
+        for part in ("generated", "from_cache"):
+            into = parts.setdefault(part, {k: (None if k == "cost" else 0) for k in ledger[part]})
+            for key, value in ledger[part].items():
+                if value is not None:
+                    into[key] = (into[key] or 0) + value
+    out["truncated_rate"] = out["truncated"] / out["answers"] if out["answers"] else 0.0
+    out["finish_reasons"] = dict(finish.most_common())
+    for part in ("generated", "from_cache"):
+        out[part] = _rounded(parts.get(part) or _tally(None))
+    return out
+
+
+def _rounded(tally: dict[str, Any]) -> dict[str, Any]:
+    if tally.get("cost") is not None:
+        tally = {**tally, "cost": round(float(tally["cost"]), 6)}
+    return tally
