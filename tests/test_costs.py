@@ -190,3 +190,10 @@ def test_a_cost_budget_needs_prices(data_dir: Path, tmp_path: Path) -> None:
         refused = _run(server, data_dir, tmp_path / "out", tmp_path / "c.sqlite", "--budget-cost", "1")
         assert server.stats.requests == 0
     assert refused.exit_code == 2 and "--budget-cost needs prices" in refused.output
+
+
+def test_a_budget_with_a_batch_is_refused_before_anything_is_sent(data_dir: Path, tmp_path: Path) -> None:
+    with MockServerThread(MockConfig()) as server:
+        refused = _run(server, data_dir, tmp_path / "out", tmp_path / "c.sqlite", "--batch", "--budget-tokens", "100")
+        assert server.stats.requests == 0 and server.stats.batches_created == 0
+    assert refused.exit_code == 2 and "a budget cannot stop it partway" in refused.output

@@ -359,11 +359,14 @@ def failures_error(predictions: list[Prediction], stats: RunStats) -> JobError |
     )
 
 
-def run_budget(budget: BudgetOptions, cost_of: CostOf | None) -> Budget | None:
+def run_budget(budget: BudgetOptions, cost_of: CostOf | None, batch: BatchOptions) -> Budget | None:
     """The run's spending limit (None without one); JobError (exit 2) for a cost budget
-    without prices."""
+    without prices, and for a budget with --batch."""
     if budget.budget_tokens is None and budget.budget_cost is None:
         return None
+    if batch.batch:
+        raise JobError("--batch sends every missing request at once, so a budget cannot stop it partway: "
+                       "see what it would cost with `taxpraben estimate`, or drop --batch", code=2)  # fmt: skip
     if budget.budget_cost is not None and cost_of is None:
         raise JobError("--budget-cost needs prices: pass --pricing FILE with an entry for the model", code=2)
     return Budget(tokens=budget.budget_tokens, cost=budget.budget_cost, cost_of=cost_of)
@@ -411,7 +414,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         cost_of, pricing = costing(job.pricing, backend.spec, console)
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
                         console=progress or Console(stderr=True), on_answer=ahead,
-                        budget=run_budget(job.budget, cost_of))  # fmt: skip
+                        budget=run_budget(job.budget, cost_of, job.batch))  # fmt: skip
         requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
                                progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
         try:
