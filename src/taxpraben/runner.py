@@ -151,6 +151,8 @@ class Runner:
         #: Keys answered into the cache earlier in this run (a batch): paid for here, so not
         #: marked as taken from the cache.
         self.paid_here: set[str] = set()
+        #: The prediction handed to ``on_answer`` per key.
+        self._handed: dict[str, Prediction] = {}
         #: Every request read so far with its group key; the distinct ones; those to send.
         self._order: list[tuple[str, Request]] = []
         self._unique: dict[str, Request] = {}
@@ -193,12 +195,11 @@ class Runner:
         if self._save_error is not None:
             raise self._save_error
         if self._over_budget:
-            answered = [self._prediction(r, self._results[k], k in self._from_cache)
-                        for k, r in self._order if k in self._results]  # fmt: skip
+            answered = [self._final(k, r) for k, r in self._order if k in self._results]
             unsent = sum(1 for k in self._unique if k not in self._results)
             assert self._budget is not None
             raise BudgetReached(self._budget, answered, unsent)
-        return [self._prediction(r, self._results[k], k in self._from_cache) for k, r in self._order]
+        return [self._final(k, r) for k, r in self._order]
 
     def _take(self, feed: Iterator[Request], count: int | None) -> bool:
         """Read up to ``count`` requests (None: all) from ``feed``; look their keys up in the
@@ -226,7 +227,7 @@ class Runner:
             self._from_cache.update(k for k in found if k not in self.paid_here)
             stats.cached += len(found)
             for key, outcome in found.items():
-                self._answer(new[key], outcome, cached=True)
+                self._answer(key, new[key], outcome)
         missing = [(k, r) for k, r in new.items() if k not in self._results]
         self._queue.extend(missing)
         stats.to_send += len(missing)
@@ -429,7 +430,7 @@ class Runner:
         if completion.usage:
             stats.prompt_tokens += completion.usage.get("prompt_tokens", 0)
             stats.completion_tokens += completion.usage.get("completion_tokens", 0)
-        self._answer(request, completion)
+        self._answer(key, request, completion)
         self._advance()
 
     def _save(self) -> None:
@@ -454,12 +455,22 @@ class Runner:
         self.stats.failed += 1
         self.stats.rejected += 0 if error.retryable else 1
         self.stats.first_error = self.stats.first_error or final.message
-        self._answer(self._unique[key], final)
+        self._answer(key, self._unique[key], final)
         self._advance()
 
-    def _answer(self, request: Request, outcome: Completion | BackendError, *, cached: bool = False) -> None:
+    def _answer(self, key: str, request: Request, outcome: Completion | BackendError) -> None:
         if self._on_answer is not None:
-            self._on_answer(request, self._prediction(request, outcome, cached))
+            prediction = self._prediction(request, outcome, key in self._from_cache)
+            self._handed[key] = prediction  # the run's own list reuses it (see _final)
+            self._on_answer(request, prediction)
+
+    def _final(self, key: str, request: Request) -> Prediction:
+        """The prediction of ``request``: the one handed to ``on_answer`` when it was this
+        request's, else made now."""
+        handed = self._handed.get(key)
+        if handed is not None and handed.key == request.key:
+            return handed
+        return self._prediction(request, self._results[key], key in self._from_cache)
 
     def _prediction(self, request: Request, outcome: Completion | BackendError, cached: bool = False) -> Prediction:
         task, item, run = request.key

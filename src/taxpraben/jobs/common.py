@@ -175,7 +175,8 @@ def score_and_report(
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta,
                                   readings=readings, item_sink=browser.add, cost_of=cost_of)  # fmt: skip
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
-            write_reports(out, view=view_of(results, out, written_here=True), browser=browser)
+            view = view_of(results, out, written_here=True)
+            write_reports(out, view=view, browser=browser)
     except PredictionMatchError as exc:
         raise JobError(str(exc)) from exc
     except OSError as exc:  # a full disk, a read-only directory
@@ -183,5 +184,5 @@ def score_and_report(
     for message in scored.match.messages():
         warn(console, message)
     paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html")]
-    print_summary(view_of(results), [p for p in paths if p.exists()], console)
+    print_summary(view, [p for p in paths if p.exists()], console)  # the view the reports were written from
     return scored
