@@ -7,6 +7,13 @@ and checks from each option's declaration) and gathers the parsed values into th
 value out of its bounds, or failing its check, is refused while parsing: exit 2, naming the
 option. Typer has no option groups: the options show in ``--help`` panels by
 ``rich_help_panel``.
+
+Every such command also takes ``--config FILE`` (YAML; keys are the groups' field names,
+see :mod:`taxpraben.config`). The file is read first (an eager option) and becomes click's
+``default_map``: a value given on the command line or by its environment variable wins over
+the file, the file over the declared default, and a required option (``--model``) may come
+from the file. A bad file, key or value is refused before anything runs: exit 2, naming the
+file and the key.
 """
 
 from __future__ import annotations
@@ -16,12 +23,14 @@ import functools
 import inspect
 import types
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from pathlib import Path
+from typing import Annotated, Any, Optional, TypeVar, Union, get_args, get_origin
 
 import typer
 from rich.console import Console
 
 from taxpraben.options import (
+    DATA_PANEL,
     DataOptions,
     Declared,
     ScoringOptions,
@@ -39,6 +48,35 @@ def _base_type(annotation: Any) -> Any:
     if get_origin(annotation) is list:
         annotation = get_args(annotation)[0]
     return annotation
+
+
+def _is_number_union(annotation: Any) -> bool:
+    """``int | float`` (or ``int | float | None``): an option that is a count or a fraction."""
+    if get_origin(annotation) not in (Union, types.UnionType):
+        return False
+    return {a for a in get_args(annotation) if a is not type(None)} == {int, float}
+
+
+def parse_number(value: Any) -> int | float:
+    """``"3"`` -> 3, ``"0.1"`` -> 0.1, ``"2.0"`` -> 2: an integer stays an integer (a count),
+    anything else is a float; typer's parser of an ``int | float`` option (a value of a
+    configuration file arrives already a number)."""
+    if isinstance(value, bool):
+        raise typer.BadParameter(f"{value!r} is not a number")
+    if isinstance(value, (int, float)):
+        number: int | float = value
+    else:
+        text = str(value).strip()
+        try:
+            number = int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                raise typer.BadParameter(f"{text!r} is not a number") from None
+    if isinstance(number, float) and number.is_integer() and number >= 1:
+        return int(number)
+    return number
 
 
 def _callback(declared: Declared) -> Callable[[Any], Any]:
@@ -60,6 +98,9 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
     """``Annotated[type, typer.Option(...)]`` (or ``typer.Argument``) of one declared option."""
     if declared.argument:
         return Annotated[annotation, typer.Argument(help=declared.help, show_default=False)]
+    parser: dict[str, Any] = {}
+    if _is_number_union(annotation):  # typer takes no unions: a float option with our parser
+        annotation, parser = Optional[float], {"parser": parse_number}  # noqa: UP045 (typer reads it)
     kind = _base_type(annotation)
     bounds = {
         name: (int(value) if kind is int else value)
@@ -74,6 +115,7 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
         rich_help_panel=declared.panel,
         callback=_callback(declared) if declared.check is not None else None,
         **bounds,
+        **parser,
     )
     return Annotated[annotation, option]
 
@@ -105,6 +147,8 @@ def with_options(command: Command) -> Command:
     groups = {p.name: p.annotation for p in signature.parameters.values() if is_option_group(p.annotation)}
     if not groups:
         raise TypeError(f"{command.__name__} has no option-group parameter (such as 'scoring: ScoringOptions')")
+    if CONFIG_PARAMETER in signature.parameters:
+        raise TypeError(f"{command.__name__}: {CONFIG_PARAMETER!r} is the --config option of every command")
     parameters: list[inspect.Parameter] = []
     owner: dict[str, str] = {}
     for parameter in signature.parameters.values():
@@ -121,9 +165,11 @@ def with_options(command: Command) -> Command:
                 f.name, inspect.Parameter.KEYWORD_ONLY, annotation=typer_annotation(declared, annotation),
                 default=default,
             ))  # fmt: skip
+    parameters.append(_config_parameter(list(groups.values())))
 
     @functools.wraps(command)
     def with_groups(**kwargs: Any) -> Any:
+        kwargs.pop(CONFIG_PARAMETER, None)  # already applied, as the defaults it gave
         for name, group in groups.items():
             values = {f.name: kwargs.pop(f.name) for f in dataclasses.fields(group) if f.name in kwargs}
             kwargs[name] = group(**values)
@@ -135,6 +181,41 @@ def with_options(command: Command) -> Command:
     if signature.return_annotation is not inspect.Signature.empty:
         with_groups.__annotations__["return"] = signature.return_annotation
     return with_groups  # type: ignore[return-value]
+
+
+#: The parameter of ``--config`` in every command :func:`with_options` builds.
+CONFIG_PARAMETER = "config"
+
+_CONFIG_HELP = (
+    "Configuration file (YAML): option names as keys, snake_case (model, base_url, data, tasks, runs, "
+    "temperature, ...); paths relative to the file. An option given on the command line (or by its "
+    "environment variable) wins over the file. OUT/config.yaml of a run replays it."
+)
+
+
+def _config_parameter(groups: list[type]) -> inspect.Parameter:
+    """The ``--config FILE`` parameter: read eagerly, before the other options are parsed."""
+
+    def load(ctx: typer.Context, value: Path | None) -> Path | None:
+        if value is None or ctx.resilient_parsing:
+            return value
+        from taxpraben.config import ConfigError, load_config
+
+        try:
+            values = load_config(value, groups)
+        except ConfigError as exc:
+            raise typer.BadParameter(str(exc), ctx=ctx, param_hint="'--config'") from exc
+        # click's own precedence: the command line, then the environment, then default_map
+        ctx.default_map = {**(ctx.default_map or {}), **values}
+        return value
+
+    option = typer.Option(
+        "--config", help=_CONFIG_HELP, rich_help_panel=DATA_PANEL, is_eager=True, callback=load,
+        exists=False, dir_okay=False,
+    )  # fmt: skip
+    return inspect.Parameter(
+        CONFIG_PARAMETER, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[Optional[Path], option], default=None  # noqa: UP045
+    )
 
 
 def scoring_settings_or_exit(

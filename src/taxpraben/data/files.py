@@ -259,11 +259,21 @@ def iter_raw(path: Path) -> Iterator[RawItem]:
 
 def hash_files(files: Iterable[DatasetFile]) -> str:
     """A content hash of the dataset files used (names and bytes), stable across machines."""
+    return hash_dataset_files(files)[0]
+
+
+def hash_dataset_files(files: Iterable[DatasetFile]) -> tuple[str, dict[str, str]]:
+    """:func:`hash_files`' content hash and, from the same single read of each file, the
+    sha256 (hex) of each task's file by task (the manifest's ``data_files``)."""
     digest = hashlib.sha256()
+    per_file: dict[str, str] = {}
     for f in sorted(files, key=lambda f: f.task):
         digest.update(f.task.encode() + b"\0" + f.path.suffix.encode() + b"\0")
+        own = hashlib.sha256()
         with open(f.path, "rb") as fh:
             while chunk := fh.read(_CHUNK):
                 digest.update(chunk)
+                own.update(chunk)
         digest.update(b"\0")
-    return "sha256:" + digest.hexdigest()
+        per_file[f.task] = own.hexdigest()
+    return "sha256:" + digest.hexdigest(), per_file

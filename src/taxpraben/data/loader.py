@@ -8,15 +8,16 @@ silently. ``taxpraben validate`` (:func:`validate_data`) prints them all.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from taxpraben.data.checks import iter_checked
-from taxpraben.data.files import DatasetFile, discover_files, hash_files, resolve_data_dir
+from taxpraben.data.files import DatasetFile, discover_files, hash_dataset_files, resolve_data_dir
 from taxpraben.data.problems import DataError, Problem
 from taxpraben.records import Record
-from taxpraben.tasks import Registry
+from taxpraben.tasks import Registry, TaskSpec
 
 
 @dataclass
@@ -28,11 +29,30 @@ class LoadedData:
     files: dict[str, Path]
     data_hash: str
     warnings: list[Problem] = field(default_factory=list)
-    limit: int | None = None
+    #: ``--limit``: records per task (an int), or a fraction of each task (a float in (0, 1)).
+    limit: int | float | None = None
+    #: The sha256 (hex) of each task's file, from the read that made ``data_hash``.
+    file_hashes: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_records(self) -> int:
         return sum(len(v) for v in self.records.values())
+
+
+def is_fraction(limit: int | float | None) -> bool:
+    """True for a ``--limit`` that is a fraction of each task (0.1 = 10%), not a count."""
+    return isinstance(limit, float) and 0 < limit < 1
+
+
+def records_kept(limit: int | float | None, n: int) -> int:
+    """How many of a task's ``n`` records ``limit`` keeps: all (None), the first N (a count),
+    or the first ceil(fraction x n) (a fraction: 0.1 of 25 records is 3)."""
+    if limit is None:
+        return n
+    if is_fraction(limit):
+        # round first: 0.1 * 30 is 3.0000000000000004, and ceil must not make it 4
+        return min(n, math.ceil(round(limit * n, 9)))
+    return min(n, int(limit))
 
 
 def validate_data(data: str | Path, registry: Registry) -> tuple[list[DatasetFile], list[Problem], dict[str, int]]:
@@ -59,7 +79,9 @@ class DataStream:
 
     Iterating yields the records :func:`load_data` would keep, in the same order (a task's
     file after the previous one's; at most ``limit`` per task, though every record is
-    checked), while the problems are collected on the side. Once the iteration has ended,
+    checked; a fractional ``limit`` keeps a task's first ceil(fraction x n), so its records
+    are yielded once its file is read), while the problems are collected on the side. Once the
+    iteration has ended,
     :meth:`result` gives the :class:`LoadedData`, or raises :class:`DataError` with every
     problem, exactly as :func:`load_data` does. This lets `taxpraben run` send the first
     request as soon as the first record is read instead of after the whole directory.
@@ -73,7 +95,7 @@ class DataStream:
         data: str | Path,
         registry: Registry,
         tasks: Sequence[str] | None = None,
-        limit: int | None = None,
+        limit: int | float | None = None,
     ) -> None:
         self.data_dir = resolve_data_dir(data)
         self.registry = registry
@@ -96,13 +118,24 @@ class DataStream:
         for f in self.files:
             spec = self.registry[f.task]
             kept = self.records.setdefault(f.task, [])
-            for item in iter_checked(f.path, spec):
-                if isinstance(item, Problem):
-                    self.problems.append(item)
-                elif self.limit is None or len(kept) < self.limit:
-                    kept.append(item)
-                    yield item
+            if is_fraction(self.limit):  # the task's size decides: its records after its file
+                every = list(self._records(f.path, spec))
+                kept.extend(every[: records_kept(self.limit, len(every))])
+                yield from kept
+                continue
+            for record in self._records(f.path, spec):
+                if self.limit is None or len(kept) < self.limit:
+                    kept.append(record)
+                    yield record
         self._done = True
+
+    def _records(self, path: Path, spec: TaskSpec) -> Iterator[Record]:
+        """The checked records of one file; its problems collected on the side."""
+        for item in iter_checked(path, spec):
+            if isinstance(item, Problem):
+                self.problems.append(item)
+            else:
+                yield item
 
     def result(self) -> LoadedData:
         """The loaded data once every record was read; DataError if anything was wrong."""
@@ -115,13 +148,15 @@ class DataStream:
             )
         if any(p.severity == "error" for p in problems):
             raise DataError(problems)
+        data_hash, file_hashes = hash_dataset_files(self.files)
         return LoadedData(
             data_dir=self.data_dir,
             records=self.records,
             files={f.task: f.path for f in self.files},
-            data_hash=hash_files(self.files),
+            data_hash=data_hash,
             warnings=[p for p in problems if p.severity == "warning"],
             limit=self.limit,
+            file_hashes=file_hashes,
         )
 
 
@@ -129,13 +164,14 @@ def load_data(
     data: str | Path,
     registry: Registry,
     tasks: Sequence[str] | None = None,
-    limit: int | None = None,
+    limit: int | float | None = None,
 ) -> LoadedData:
     """Load the records of the chosen tasks, raising :class:`DataError` on any problem.
 
     ``tasks`` (names, case-insensitive) defaults to every task that has a file. Asking
     for a task with no file is an error, not an empty result. ``limit`` keeps the first
-    N records of each task (all of them are still checked).
+    N records of each task, or the first ceil(fraction x n) of a task of n records for a
+    fraction in (0, 1) (all of them are still checked).
     """
     stream = DataStream(data, registry, tasks, limit)
     for _ in stream:

@@ -12,7 +12,7 @@ from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
 from taxpraben.report.load import TaskRow
 from taxpraben.report.view import RunView
-from taxpraben.results import GenerationMeta, RunCounts, ScorerInfo, TokenTally
+from taxpraben.results import GenerationMeta, Manifest, RunCounts, ScorerInfo, TokenTally
 
 NOT_COMPUTED_CELL = "not computed"
 NOT_APPLICABLE = ""
@@ -394,8 +394,14 @@ def configuration(run: RunView) -> list[tuple[str, str]]:
         ("Data directory", str(meta.data_dir or "—")),
         ("Data hash", str(meta.data_hash or "—")),
     ]
+    if meta.limit is not None:
+        limit = meta.limit
+        pairs.append(("Limit", f"first {limit * 100:g}% per task" if isinstance(limit, float) and limit < 1
+                      else f"first {limit} per task"))  # fmt: skip
     for name, scorer in meta.scorers.items():
         pairs.append((_scorer_label(name), _scorer_text(scorer)))
+    if meta.manifest is not None:
+        pairs += _manifest_pairs(meta.manifest)
     counts = meta.counts.to_json()  # every counter written, newer writers' ones too
     if counts:
         pairs.append(("Counts", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())))
@@ -409,6 +415,32 @@ def configuration(run: RunView) -> list[tuple[str, str]]:
             f"{meta.started_at or '?'} / {meta.finished_at or '?'}",
         )
     )
+    return pairs
+
+
+def _short(digest: str | None) -> str:
+    """A sha256 as the configuration shows it: its first 12 hex digits."""
+    return "—" if not digest else digest.split(":", 1)[-1][:12]
+
+
+def _manifest_pairs(manifest: Manifest) -> list[tuple[str, str]]:
+    """The manifest's rows: versions, the data files' and specs' hashes (short), the scorers'
+    revisions (the full values are in results.json's ``meta.manifest``)."""
+    packages = ", ".join(f"{name} {version or '—'}" for name, version in manifest.packages.items())
+    versions = f"taxpraben {manifest.taxpraben.version}, Python {manifest.python}" + (f", {packages}" if packages else "")
+    pairs = [
+        ("Versions", versions),
+        ("Platform", f"{manifest.platform}; devices {', '.join(manifest.devices) or '—'}"),
+        ("Data files (sha256)", ", ".join(f"{task} {_short(f.sha256)}" for task, f in manifest.data_files.items())
+         or "—"),
+        ("Task specs (sha256)", ", ".join(f"{task} {_short(f.sha256)}" for task, f in manifest.task_specs.items())
+         or "—"),
+        ("Prompt construction (sha256)", _short(manifest.prompt_template_sha256)),
+    ]  # fmt: skip
+    for name, scorer in manifest.scorers.items():
+        revision = scorer.revision or "revision unknown"
+        weights = f", weights {_short(scorer.weights_sha256)}" if scorer.weights_sha256 else ""
+        pairs.append((f"{_scorer_label(name)} revision", f"{scorer.model} @ {revision}{weights}"))
     return pairs
 
 

@@ -25,6 +25,7 @@ from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.ledger import CostOf, task_ledger, total_ledger
+from taxpraben.manifest import complete_manifest
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results
@@ -365,6 +366,8 @@ def score_predictions(
         "warnings": match.messages() + [str(w) for w in loaded.warnings],
     }
     full_meta.setdefault("shared_generation", False)
+    if "manifest" in full_meta:  # the job's manifest, completed with what scoring knows; last
+        full_meta["manifest"] = complete_manifest(full_meta.pop("manifest"), full_meta)
     results = {
         "schema_version": SCHEMA_VERSION,
         "meta": full_meta,

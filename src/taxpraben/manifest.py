@@ -1,0 +1,243 @@
+"""The manifest of a run (results.json ``meta.manifest``): what it takes to reproduce it.
+
+Versions (taxpraben, Python, the platform, the packages that decide the numbers), the exact
+inputs (each task's data file and spec, by sha256; the prompt's construction), the decoding,
+``--limit``, and the semantic scorers' model revisions. Typed by ``results.Manifest``.
+
+The helpers are pure but for the few reads they name: file hashes (data files are hashed
+by the loader, in the read that makes ``data_hash``), installed versions (this is the one
+place that reads them: :func:`importlib.metadata.version`, never an import of torch or
+transformers just for a version) and the local Hugging Face cache (no network). Devices
+come from what the job knows (``--device``, the scorers' resolved devices): CUDA is never
+initialised here.
+
+A job builds its part (:func:`job_manifest`) before scoring; scoring completes it
+(:func:`complete_manifest`) with what only it knows: the end time, the commit, the devices
+the scorers loaded on.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import platform
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from taxpraben.devices import parse_devices
+
+if TYPE_CHECKING:
+    from taxpraben.data.loader import LoadedData
+    from taxpraben.options import ScoringOptions
+    from taxpraben.tasks import Registry, TaskSpec
+
+#: The packages whose versions the manifest records (the numbers depend on them).
+PACKAGES = ("torch", "transformers", "aiohttp", "numpy", "pydantic")
+
+#: A local model directory's weights file, by preference.
+WEIGHTS_FILES = ("model.safetensors", "pytorch_model.bin")
+
+_CHUNK = 1 << 20
+
+
+# ---------------------------------------------------------------------------- versions
+
+
+def installed_version(name: str) -> str | None:
+    """The installed version of distribution ``name``; None where it is not installed."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
+    """The installed version of each package, by name (None where not installed)."""
+    return {name: installed_version(name) for name in names}
+
+
+# ---------------------------------------------------------------------------- hashes
+
+
+def sha256_file(path: Path) -> str:
+    """sha256 (hex) of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical JSON text of ``value``: sorted keys, compact separators, UTF-8 as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def spec_sha256(spec: TaskSpec) -> str:
+    """sha256 of a task spec's canonical JSON: the same spec hashes the same wherever it came
+    from (a file's formatting and comments do not count; a plugin spec has no file at all)."""
+    return hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode("utf-8")).hexdigest()
+
+
+def prompt_template_sha256() -> str:
+    """sha256 of what turns a record into messages. The prompt has no template string (the
+    record's query is sent verbatim, as the paper does), so this is the hash of the source
+    text of :mod:`taxpraben.prompts`: it changes exactly when the construction can."""
+    from taxpraben import prompts
+
+    return sha256_file(Path(prompts.__file__))
+
+
+# ---------------------------------------------------------------------------- scorers
+
+
+def _looks_local(model: str) -> bool:
+    return Path(model).expanduser().is_dir()
+
+
+@functools.lru_cache(maxsize=32)
+def _weights_sha256_cached(path: str, size: int, mtime_ns: int) -> str:
+    """A weights file's hash, once per (file, size, mtime) in this process (the project has
+    no on-disk scorer cache directory to keep it in)."""
+    return sha256_file(Path(path))
+
+
+def weights_file(directory: Path) -> Path | None:
+    """A local model directory's weights file (model.safetensors, else pytorch_model.bin)."""
+    for name in WEIGHTS_FILES:
+        candidate = directory / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def weights_sha256(path: Path) -> str:
+    """sha256 of a (large) weights file, hashed once per process while the file is unchanged."""
+    stat = path.stat()
+    return _weights_sha256_cached(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+def hub_revision(model: str, cache_dir: Path | None = None) -> str | None:
+    """The commit of hub model ``model`` in the local Hugging Face cache (``cache_dir``, else
+    the default one): the snapshot its ``config.json`` resolves to; no network. None when it
+    is not there."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - installed with transformers
+        return None
+    try:
+        found = try_to_load_from_cache(model, "config.json", cache_dir=cache_dir)
+    except Exception:  # a malformed id: no revision to report, never a failed run
+        return None
+    if not isinstance(found, str):
+        return None
+    path = Path(found)
+    return path.parent.name if path.parent.parent.name == "snapshots" else None
+
+
+def scorer_revision(model: str, weights: Path | None = None) -> dict[str, Any]:
+    """``{"model", "revision", "weights_sha256"}`` of one scorer model: a local directory ->
+    its absolute path and the sha256 of its weights file; a hub id -> the cached snapshot's
+    commit (else null). ``weights``: a state dict loaded over the model (BARTScore's
+    ``bart_score.pth``), whose sha256 then is the weights' hash."""
+    revision: str | None
+    digest: str | None = None
+    if _looks_local(model):
+        directory = Path(model).expanduser().resolve()
+        revision = str(directory)
+        found = weights_file(directory)
+        digest = weights_sha256(found) if found is not None else None
+    else:
+        revision = hub_revision(model)
+    if weights is not None and Path(weights).is_file():
+        digest = weights_sha256(Path(weights))
+    return {"model": model, "revision": revision, "weights_sha256": digest}
+
+
+def scorer_revisions(scoring: ScoringOptions) -> dict[str, dict[str, Any]]:
+    """The revisions of the semantic scorers the options name; {} with --no-semantic."""
+    if scoring.no_semantic:
+        return {}
+    return {
+        "bertscore": scorer_revision(scoring.bertscore_model),
+        "bartscore": scorer_revision(scoring.bartscore_model, scoring.bartscore_weights),
+    }
+
+
+def scorer_devices(scorers: Mapping[str, Any], device: str) -> list[str]:
+    """The devices the scorers loaded on (``meta.scorers.NAME.devices``), in order, each
+    once; else the entries of the ``--device`` value (``auto`` stays ``auto``)."""
+    seen: dict[str, None] = {}
+    for info in scorers.values():
+        if isinstance(info, Mapping):
+            for entry in info.get("devices") or []:
+                seen[str(entry)] = None
+    return list(seen) if seen else list(parse_devices(device))
+
+
+# ---------------------------------------------------------------------------- the manifest
+
+
+def data_files(loaded: LoadedData) -> dict[str, dict[str, str]]:
+    """Each task's data file and its sha256 (from the loader's single read)."""
+    return {
+        task: {"path": str(path), "sha256": loaded.file_hashes.get(task) or sha256_file(path)}
+        for task, path in loaded.files.items()
+    }
+
+
+def task_specs(registry: Registry, tasks: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Each task's spec file (None for a plugin's spec) and its canonical sha256."""
+    out: dict[str, dict[str, Any]] = {}
+    for task in tasks:
+        source = registry.sources.get(task)
+        out[task] = {"path": str(source) if source is not None else None, "sha256": spec_sha256(registry[task])}
+    return out
+
+
+def job_manifest(
+    *,
+    loaded: LoadedData,
+    registry: Registry,
+    scoring: ScoringOptions,
+    started_at: str,
+    generation: Mapping[str, Any] | None = None,
+    model_args: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The manifest as a job knows it before scoring, every key in its place: the commit,
+    the devices and the end time are completed by :func:`complete_manifest`."""
+    from taxpraben import __version__
+
+    return {
+        "taxpraben": {"version": __version__, "git_commit": None},
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "packages": package_versions(),
+        "devices": list(parse_devices(scoring.device)),
+        "data_files": data_files(loaded),
+        "task_specs": task_specs(registry, list(loaded.records)),
+        "prompt_template_sha256": prompt_template_sha256(),
+        "generation": dict(generation) if generation is not None else None,
+        "model_args": dict(model_args) if model_args is not None else None,
+        "limit": loaded.limit,
+        "scorers": scorer_revisions(scoring),
+        "judge": None,
+        "started_at": started_at,
+        "finished_at": started_at,
+    }
+
+
+def complete_manifest(manifest: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+    """``manifest`` with what scoring knows, from the results' ``meta``: the source commit
+    (``git_hash``), the devices the scorers loaded on, and the end time."""
+    out = dict(manifest)
+    out["taxpraben"] = {**out.get("taxpraben", {}), "git_commit": meta.get("git_hash")}
+    devices = scorer_devices(meta.get("scorers") or {}, ",".join(out.get("devices") or ["auto"]))
+    out["devices"] = devices
+    if meta.get("finished_at"):
+        out["finished_at"] = meta["finished_at"]
+    return out
+
