@@ -81,7 +81,7 @@ def test_interval_and_p_value_formatting():
 def test_write_reports_returns_both_paths(tmp_path: Path):
     out = build_result_dir(tmp_path / "out", items_per_task=3, runs=2)
     paths = write_reports(out)
-    assert paths == [out / "report.md", out / "report.html"]
+    assert paths == [out / "report.md", out / "report.html", out / "summary.csv"]
     assert all(p.stat().st_size > 0 for p in paths)
 
 

@@ -47,7 +47,7 @@ def test_ranking_and_adjacent_significance(three_models: list[Path]):
 
 def test_leaderboard_files_show_the_verdicts(three_models: list[Path], tmp_path: Path):
     paths = write_leaderboard(three_models, tmp_path / "board")
-    assert [p.name for p in paths] == ["leaderboard.md", "leaderboard.html"]
+    assert [p.name for p in paths] == ["leaderboard.md", "leaderboard.html", "summary.csv"]
     md = paths[0].read_text(encoding="utf-8")
     board = build_leaderboard(three_models)
     pairs = md.split("## Adjacent pairs", 1)[1]

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("taxpraben.commands.score", "score"),
     "merge": ("taxpraben.commands.merge", "merge"),
     "report": ("taxpraben.commands.report", "report"),
+    "diff": ("taxpraben.commands.diff", "diff"),
 }
 
 

@@ -358,12 +358,14 @@ def build_result_dir(
     text_scale: float = 1.0,
     hostile: bool = True,
     tasks: tuple[str, ...] | None = None,
+    manifest: dict[str, Any] | None = None,
 ) -> Path:
     """Write ``out/results.json`` and ``out/samples.jsonl`` for one model.
 
     ``quality`` shifts the model's latent ability (0 is average); items share a difficulty
     across models (so two models' scores are paired), while ``seed`` draws the model's own
-    noise. ``not_computed`` marks tasks whose scorer was unavailable.
+    noise. ``not_computed`` marks tasks whose scorer was unavailable; ``manifest`` is written
+    as ``meta.manifest`` when given.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -574,6 +576,8 @@ def build_result_dir(
         "groups": groups,
         "overall": overall,
     }
+    if manifest is not None:
+        results["meta"]["manifest"] = manifest
     (out / "results.json").write_text(
         json.dumps(results, ensure_ascii=False, indent=2), encoding="utf-8"
     )

@@ -56,18 +56,19 @@ REPORT_HTML = "report.html"
 
 
 def write_reports(out_dir: Path, view: RunView | None = None, browser: BrowserData | None = None) -> list[Path]:
-    """Write ``out_dir``'s report.md and report.html from ``view``, its run (by default
+    """Write ``out_dir``'s report.md, report.html and summary.csv from ``view``, its run (by default
     loaded from ``out_dir/results.json``, :func:`~taxpraben.report.view.load_run`); the
     sample browser streams ``out_dir/samples.jsonl``, unless ``browser`` holds its data
     already (built from the items that were written there).
 
-    Returns the two paths. Raises ``ReportError`` when results.json is missing or unreadable;
+    Returns the three paths. Raises ``ReportError`` when results.json is missing or unreadable;
     a missing samples.jsonl only leaves the sample browser empty. A ``view`` must be of
     ``out_dir`` (``load_run(out_dir)`` or ``view_of(results, out_dir)``).
     """
     from taxpraben.atomic import atomic_writer, write_text_atomically
     from taxpraben.report.html import write_html
     from taxpraben.report.markdown import render_markdown
+    from taxpraben.report.summary_csv import write_summary_csv
     from taxpraben.report.view import load_run
 
     out_dir = Path(out_dir)
@@ -79,7 +80,7 @@ def write_reports(out_dir: Path, view: RunView | None = None, browser: BrowserDa
     write_text_atomically(md_path, render_markdown(view))
     with atomic_writer(html_path) as fh:  # samples streamed: never all in memory at once
         write_html(fh, view, browser)
-    return [md_path, html_path]
+    return [md_path, html_path, write_summary_csv(out_dir, view)]
 
 
 __all__ = [

@@ -1,15 +1,19 @@
 """The leaderboard: several result directories ranked by Overall Average, with paired tests.
 
-Results are compared only when they were computed alike: the same data (``meta.data_hash``),
+Results are compared only when they were computed alike: the same data and task specs (per
+task, the hashes of ``meta.manifest`` when every result has one, else the one ``meta.data_hash``),
 ``--limit``, tasks, number of runs and scoring profile; otherwise ``IncompatibleResultsError``
-is raised unless ``force`` is given, and the forced leaderboard says so at the top. Entries
-whose predictions errored are flagged. The "Δ next" column is the difference of the ranked
+is raised (naming the task and both hashes) unless ``force`` is given, and the forced leaderboard
+says so at the top and marks its entries ("not comparable: TaxCalc data differs (ab12… vs
+cd34…)"). Results of different taxpraben versions are ranked with a note; limited results
+(``meta.limit``) and entries whose predictions errored are flagged. The "Δ next" column is the difference of the ranked
 Overall Averages; the paired test's own estimate (over shared items) is shown beside it.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +39,7 @@ from taxpraben.results import OverallStat, Results
 
 LEADERBOARD_MD = "leaderboard.md"
 LEADERBOARD_HTML = "leaderboard.html"
+LEADERBOARD_CSV = "summary.csv"
 
 
 class IncompatibleResultsError(ReportError):
@@ -46,6 +51,8 @@ class Entry:
     view: RunView  # the result directory, loaded once (:func:`~taxpraben.report.view.load_run`)
     label: str  # the view's label, with the directory's name where two entries share it
     items: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: What the table says of this entry: not comparable (forced), limited, its version.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def directory(self) -> Path:
@@ -111,8 +118,75 @@ COMPARED_META = (
 )
 
 
+def manifest_of(results: Results) -> dict[str, Any] | None:
+    """``meta.manifest`` as a plain object, None when the results have none (older files)."""
+    manifest = getattr(results.meta, "manifest", None)
+    if manifest is None:
+        return None
+    if isinstance(manifest, dict):
+        return manifest
+    dump = getattr(manifest, "to_json", None) or getattr(manifest, "model_dump", None)
+    return dump() if callable(dump) else None
+
+
+def version_of(results: Results) -> str | None:
+    """The taxpraben version that made ``results``: the manifest's, else ``meta.package_version``."""
+    manifest = manifest_of(results) or {}
+    made_by = manifest.get("taxpraben")
+    version = made_by.get("version") if isinstance(made_by, dict) else None
+    return version or results.meta.package_version
+
+
+def short_hash(value: str | None) -> str:
+    """A hash as a table shows it: its first 12 hex digits (no ``sha256:``) and "…"."""
+    if value is None:
+        return "unknown"
+    digits = value.split(":", 1)[-1]
+    return digits[:12] + "…" if len(digits) > 12 else digits
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One task whose data file or spec differs between results: each label's hash."""
+
+    task: str
+    what: str  # "data" or "task spec"
+    hashes: dict[str, str | None]
+
+    def refusal(self) -> str:
+        """For the error: the task and every hash in full."""
+        listing = "; ".join(f"{label}: {_shown(h)}" for label, h in self.hashes.items())
+        return f"different {self.what} for {self.task} ({listing})"
+
+    def marker(self) -> str:
+        """For the table: ``not comparable: TaxCalc data differs (ab12… vs cd34…)``."""
+        shown = " vs ".join(dict.fromkeys(short_hash(h) for h in self.hashes.values()))
+        return f"not comparable: {self.task} {self.what} differs ({shown})"
+
+
+#: The manifest's sections of per-task hashes, and what each is called.
+MANIFEST_FILES = (("data_files", "data"), ("task_specs", "task spec"))
+
+
+def manifest_mismatches(entries: list[Entry]) -> list[Mismatch] | None:
+    """The tasks (shared by every manifest) whose data file or spec hash differs; None
+    unless every entry has a manifest (the comparison then falls back to ``data_hash``)."""
+    manifests = [manifest_of(e.results) for e in entries]
+    if any(m is None for m in manifests):
+        return None
+    found: list[Mismatch] = []
+    for section, what in MANIFEST_FILES:
+        tables = [m.get(section) or {} for m in manifests if m is not None]
+        shared = [task for task in tables[0] if all(task in t for t in tables[1:])]
+        for task in shared:
+            hashes = {e.label: (t[task] or {}).get("sha256") for e, t in zip(entries, tables, strict=True)}
+            if len(set(hashes.values())) > 1:
+                found.append(Mismatch(task, what, hashes))
+    return found
+
+
 def _meta_value(entry: Entry, key: str) -> Any:
-    value = getattr(entry.results.meta, key)
+    value = getattr(entry.results.meta, key, None)
     if key == "tasks":
         return ",".join(sorted(value))
     if key == "runs" and value is None:
@@ -121,17 +195,31 @@ def _meta_value(entry: Entry, key: str) -> Any:
 
 
 def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
-    """Raise unless every entry shares data hash, limit, tasks, run count and profile.
+    """Raise unless every entry shares data (per task with manifests, else the data hash),
+    task specs (with manifests), limit, tasks, run count and profile.
 
-    With ``force``, return the problems as warnings instead. Entries with errored
-    predictions are flagged in a warning either way.
+    With ``force``, return the problems as warnings instead, and mark the entries (their
+    ``notes``). Entries with errored predictions, limited entries and different taxpraben
+    versions are flagged in a warning either way.
     """
     problems = []
+    mismatches = manifest_mismatches(entries)
     for key, what, absent_is_problem in COMPARED_META:
+        if key == "data_hash" and mismatches is not None:
+            continue  # the manifests compare the data task by task
         values = {e.label: _meta_value(e, key) for e in entries}
         if len(set(values.values())) > 1 or (absent_is_problem and None in values.values()):
             listing = "; ".join(f"{label}: {_shown(value)}" for label, value in values.items())
             problems.append(f"different {what} ({listing})")
+            if key == "data_hash":
+                marker = "not comparable: data differs (" + " vs ".join(
+                    dict.fromkeys(short_hash(v) for v in values.values())) + ")"  # fmt: skip
+                for e in entries:
+                    e.notes.append(marker)
+    for mismatch in mismatches or []:
+        problems.append(mismatch.refusal())
+        for e in entries:
+            e.notes.append(mismatch.marker())
     if problems and not force:
         raise IncompatibleResultsError(
             "refusing to compare results computed "
@@ -140,6 +228,7 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             "pass --force to build the leaderboard anyway (it will be marked as forced)."
         )
     warnings = [f"Forced comparison despite {p}." for p in problems]
+    warnings += _version_and_limit_notes(entries)
     flagged = [f"{e.label} ({e.error_flag})" for e in entries if e.error_flag]
     if flagged:
         warnings.append(
@@ -161,6 +250,40 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             + "; their rank is not like for like."
         )
     return warnings
+
+
+def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
+    """Notes (and the entries' marks) for different taxpraben versions and for limited runs."""
+    warnings = []
+    versions = {e.label: version_of(e.results) for e in entries}
+    if len(set(versions.values())) > 1:
+        common = Counter(versions.values()).most_common(1)[0][0]
+        for e in entries:
+            if versions[e.label] != common:
+                e.notes.append(f"taxpraben {_shown(versions[e.label])}")
+        warnings.append(
+            "Made with different taxpraben versions ("
+            + "; ".join(f"{label}: {_shown(v)}" for label, v in versions.items())
+            + "): ranked together, but scoring may differ between versions."
+        )
+    limited = [(e, getattr(e.results.meta, "limit", None)) for e in entries]
+    limited = [(e, limit) for e, limit in limited if limit is not None]
+    for e, limit in limited:
+        e.notes.append(f"limited: {limit_text(limit)}")
+    if limited:
+        warnings.append(
+            "Limited runs (--limit: not every record) for: "
+            + ", ".join(f"{e.label} ({limit_text(limit)})" for e, limit in limited)
+            + "; their scores are of a subset of the data."
+        )
+    return warnings
+
+
+def limit_text(limit: Any) -> str:
+    """``meta.limit`` as words: ``first 50 per task`` (a count), ``first 10% per task`` (a fraction)."""
+    if isinstance(limit, float) and 0 < limit < 1:
+        return f"first {limit * 100:g}% per task"
+    return f"first {limit} per task"
 
 
 def _shown(value: Any) -> str:
@@ -249,9 +372,10 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
         "Δ next",
         "vs next (paired test)",
         *board.tasks,
+        "Notes",
     ]
     lines.append("| " + " | ".join(headers) + " |")
-    lines.append("|---:|---|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks))
+    lines.append("|---:|---|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks) + "---|")
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
         value = fmt.stat(overall) + (" (partial)" if overall.partial else "")
@@ -276,6 +400,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
             delta,
             vs,
             *(_task_score(entry, t) for t in board.tasks),
+            cell("; ".join(entry.notes)),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
@@ -396,10 +521,16 @@ def write_leaderboard(
 
 
 def save_leaderboard(board: Leaderboard, out: Path) -> list[Path]:
-    """Write a built leaderboard to ``out/leaderboard.md`` and ``out/leaderboard.html``."""
+    """Write a built leaderboard to ``out/leaderboard.md``, ``out/leaderboard.html`` and
+    ``out/summary.csv`` (a row per model and task, and per model its Overall Average)."""
+    from taxpraben.report.summary_csv import LEADERBOARD_COLUMNS, leaderboard_rows, write_rows
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     md_path, html_path = out / LEADERBOARD_MD, out / LEADERBOARD_HTML
     md_path.write_text(render_leaderboard_markdown(board), encoding="utf-8")
     html_path.write_text(render_leaderboard_html(board), encoding="utf-8")
-    return [md_path, html_path]
+    rows = leaderboard_rows(
+        (rank, e.label, e.directory, e.view, "; ".join(e.notes)) for rank, e in enumerate(board.entries, 1)
+    )
+    return [md_path, html_path, write_rows(out / LEADERBOARD_CSV, LEADERBOARD_COLUMNS, rows)]

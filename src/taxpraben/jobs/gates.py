@@ -1,0 +1,83 @@
+"""CI gates (``--fail-under``): the end of ``run``, ``score`` and ``merge`` in a pipeline.
+
+After the results and reports are written, a figure below its threshold ends the job with
+:data:`GATE_EXIT` (4), naming the figure, its value, the threshold and the task. A task the
+registry does not know is refused before anything is done (exit 2, with the nearest name); a
+gated task these results have no score for (not selected, or not computed) fails the gate: a
+figure that could not be checked did not pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from taxpraben.jobs.common import JobError, say
+from taxpraben.options import GateOptions
+from taxpraben.tasks.registry import closest_task_name
+
+if TYPE_CHECKING:
+    from taxpraben.results import Results
+    from taxpraben.scoring import ScoredResults
+
+#: The exit status of a figure below its --fail-under threshold.
+GATE_EXIT = 4
+
+
+def refuse_unknown_gate_tasks(gates: GateOptions, known: Iterable[str], *, scoring: bool = True) -> None:
+    """Before the job starts: JobError (exit 2) for a ``--fail-under TASK=X`` whose task is
+    not one of ``known`` (the nearest name suggested), or for gates on a job that scores
+    nothing (``scoring`` false: ``run --no-score``)."""
+    thresholds = gates.thresholds
+    if thresholds and not scoring:
+        raise JobError("--fail-under needs scores: it cannot be used with --no-score (gate the merge instead)",
+                       code=2)  # fmt: skip
+    names = list(known)
+    for task, _ in thresholds:
+        if task is not None and task not in names:
+            nearest = closest_task_name(task, names)
+            hint = f"did you mean {nearest}?" if nearest else f"known tasks: {', '.join(names)}"
+            raise JobError(f"--fail-under {task}=...: unknown task {task!r}; {hint}", code=2)
+
+
+def gate_failures(thresholds: Iterable[tuple[str | None, float]], results: Results) -> list[str]:
+    """One line per threshold the results fall below (or cannot be checked against); pure."""
+    failures = []
+    for task, threshold in thresholds:
+        if task is None:
+            value, figure = results.overall.mean, "Overall Average"
+            note = " (partial: over the computed tasks only)" if results.overall.partial else ""
+            flag = f"--fail-under {threshold:g}"
+        else:
+            entry = results.tasks.get(task)
+            score = entry.score if entry is not None and entry.computed else None
+            value, figure, note = (score.mean if score is not None else None), f"{task} score", ""
+            flag = f"--fail-under {task}={threshold:g}"
+            if entry is None:
+                failures.append(f"{figure}: {task} was not scored in this run, so {flag} cannot pass")
+                continue
+        if value is None:
+            failures.append(f"{figure} was not computed, so {flag} cannot pass")
+        elif value < threshold:
+            failures.append(f"{figure} {value:.4f}{note} is below {flag}")
+    return failures
+
+
+def apply_gates(gates: GateOptions, scored: ScoredResults | Results, console: Console) -> None:
+    """At the end of a job, every file written: JobError (exit 4) listing each figure below
+    its threshold; a line saying the gates passed otherwise (nothing without gates)."""
+    thresholds = gates.thresholds
+    if not thresholds:
+        return
+    from taxpraben.results import Results
+
+    if isinstance(scored, Results):
+        results = scored
+    else:
+        results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
+    failures = gate_failures(thresholds, results)
+    if failures:
+        raise JobError(*(f"Gate failed: {line}." for line in failures), code=GATE_EXIT)
+    say(console, f"Gates passed: {', '.join(gates.fail_under or [])}.", "green")
