@@ -132,11 +132,14 @@ def cache_key(
     endpoint: str | None,
     request: Request,
     config: GenerationConfig,
+    model_args: Mapping[str, Any] | None = None,
 ) -> str:
     """The cache key of one request: sha256 over everything that shapes its completion.
 
     ``endpoint`` must already be free of secrets (``redact_url``); the API key is never part
-    of the key, so rotating a key keeps the cache.
+    of the key, so rotating a key keeps the cache. ``model_args`` (``--model-args``: how the
+    model is loaded or served) enter the key only when there are some, so that a run
+    without them keeps the keys it always had.
     """
     description = {
         "v": _KEY_VERSION,
@@ -151,6 +154,8 @@ def cache_key(
         "seed": request.seed,
         "run": request.run,
     }
+    if model_args:
+        description["model_args"] = dict(model_args)
     canonical = json.dumps(description, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

@@ -64,6 +64,8 @@ from aiohttp import web
 
 #: Failure kinds injected at random when ``failure_rate`` > 0 (400 only when listed).
 RETRYABLE_FAILURES = ("429", "500", "hang", "reset", "malformed")
+#: Chat request bodies kept in ``MockStats.bodies`` (the last ones).
+KEPT_BODIES = 100
 
 
 @dataclass
@@ -129,6 +131,8 @@ class MockStats:
     batch_lines: int = 0
     batch_failed: int = 0
     batch_answered: list[str] = field(default_factory=list)
+    #: The JSON bodies of the last :data:`KEPT_BODIES` chat requests, as received (oldest first).
+    bodies: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,6 +150,7 @@ class MockStats:
             "batch_lines": self.batch_lines,
             "batch_failed": self.batch_failed,
             "batch_answered": self.batch_answered,
+            "bodies": self.bodies,
             "auth_sha256": sorted(
                 hashlib.sha256(h.encode("utf-8")).hexdigest() for h in self.auth_headers
             ),
@@ -297,6 +302,8 @@ class MockServer:
         if auth:
             self.stats.auth_headers.add(auth)
         body = await request.json()
+        self.stats.bodies.append(body)
+        del self.stats.bodies[:-KEPT_BODIES]
         refused = self._refuse_key(request)
         if refused is not None:
             return refused

@@ -29,3 +29,6 @@ DEFAULT_BACKOFF_BASE_S = 0.5
 DEFAULT_BACKOFF_MAX_S = 60.0
 #: ``--batch``: seconds between two polls of a batch's status (a batch takes minutes to hours).
 DEFAULT_BATCH_POLL_S = 10.0
+#: ``--serve``: seconds a serving command may take until it answers ``GET /models`` (loading a
+#: large model, compiling its graphs).
+DEFAULT_SERVE_TIMEOUT_S = 600.0

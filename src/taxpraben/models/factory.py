@@ -13,10 +13,12 @@ and one builder here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from taxpraben.models.base import Backend, ModelSpecError
 from taxpraben.models.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from taxpraben.models.model_args import parse_model_args, refuse_any
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,8 @@ class BackendOptions:
     ``base_url``, ``api_key_env``, ``timeout`` (per attempt; streamed: the cap of the
     first-token deadline), ``stream``, ``idle_timeout`` (None: the backend's default) and
     ``concurrency`` (connection pool size) apply to ``openai``; ``concurrency`` is the batch
-    size and ``device`` the device of ``hf``.
+    size and ``device`` the device of ``hf``. ``model_args`` (``--model-args``, parsed) are
+    checked by the backend against the keys it declares; backends without any refuse them.
     """
 
     base_url: str | None = None
@@ -36,6 +39,7 @@ class BackendOptions:
     device: str = "auto"
     stream: bool = True
     idle_timeout: float | None = None
+    model_args: dict[str, Any] = field(default_factory=dict)
 
 
 #: Builds a backend from the part of the spec after the colon and the options.
@@ -85,10 +89,12 @@ def create_backend(
     device: str = "auto",
     stream: bool = True,
     idle_timeout: float | None = None,
+    model_args: str | None = None,
 ) -> Backend:
-    """Build the backend a ``--model`` spec names (the options as in :class:`BackendOptions`).
+    """Build the backend a ``--model`` spec names (the options as in :class:`BackendOptions`;
+    ``model_args`` is the text of ``--model-args``).
 
-    Raises ModelSpecError for a spec, URL or key that cannot be used.
+    Raises ModelSpecError for a spec, URL, key or model argument that cannot be used.
     """
     kind, name = split_spec(spec)
     options = BackendOptions(
@@ -99,6 +105,7 @@ def create_backend(
         device=device,
         stream=stream,
         idle_timeout=idle_timeout,
+        model_args=parse_model_args(model_args),
     )
     return _BUILDERS[kind](name, options)
 
@@ -114,6 +121,7 @@ def _openai(name: str, options: BackendOptions) -> Backend:
         concurrency=options.concurrency,
         timeout=options.timeout,
         stream=options.stream,
+        model_args=options.model_args,
         **({"idle_timeout": options.idle_timeout} if options.idle_timeout is not None else {}),
     )
 
@@ -122,13 +130,14 @@ def _openai(name: str, options: BackendOptions) -> Backend:
 def _hf(name: str, options: BackendOptions) -> Backend:
     from taxpraben.models.hf import HFBackend
 
-    return HFBackend(name, batch_size=options.concurrency, device=options.device)
+    return HFBackend(name, batch_size=options.concurrency, device=options.device, model_args=options.model_args)
 
 
 @register_backend("replay")
 def _replay(name: str, options: BackendOptions) -> Backend:
     from taxpraben.models.replay import ReplayBackend
 
+    refuse_any(options.model_args, "replay", "it reads answers from a predictions file; no model is loaded or served")
     return ReplayBackend(name)
 
 
@@ -136,4 +145,5 @@ def _replay(name: str, options: BackendOptions) -> Backend:
 def _baseline(name: str, options: BackendOptions) -> Backend:
     from taxpraben.models.baselines import BaselineBackend
 
+    refuse_any(options.model_args, "baseline", "its answers are made without a model")
     return BaselineBackend(name)

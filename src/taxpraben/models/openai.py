@@ -22,6 +22,11 @@ key's ``endpoint`` is then the sorted, comma-joined list of the redacted URLs (o
 URL itself, as before, so existing caches stay valid): runs over the same replica set share
 cache entries.
 
+``--model-args`` (``model_args``) are extra fields of every request body, sent as given
+(``top_k``, ``min_p``, ``chat_template_kwargs``, ...) where neither taxpraben nor
+``--gen-kwargs`` sets the field; the fields taxpraben sets itself (:data:`SET_BY_TAXPRABEN`)
+are refused when the backend is built, naming the option that sets them.
+
 The API key is read from the environment (``OPENAI_API_KEY`` or the variable named by
 ``--api-key-env``: ``taxpraben.models.api_key``), sent only in the ``Authorization`` header,
 and never kept anywhere else: ``endpoint`` is the base URL without user info or query
@@ -31,8 +36,9 @@ string, and server error messages are scrubbed of the key before they are record
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import aiohttp
@@ -43,6 +49,8 @@ from taxpraben.models.base import BackendError, Completion, GenerationConfig, Re
 from taxpraben.models.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S
 from taxpraben.models.endpoints import Endpoint, EndpointPool, split_base_urls
 from taxpraben.models.first_token import FirstTokenWatch
+from taxpraben.models.model_args import FLAG as MODEL_ARGS_FLAG
+from taxpraben.models.model_args import ModelArgsError
 from taxpraben.models.openai_wire import (
     chat_body,
     encode_body,
@@ -62,6 +70,42 @@ BASE_URL_ENV = "OPENAI_BASE_URL"
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.
 PROBE_TIMEOUT_S = 10.0
+
+#: The body fields taxpraben sets itself, and what to use instead of ``--model-args`` for
+#: them; every other ``--model-args`` key is an extra body field, sent as given (``top_k``,
+#: ``min_p``, ``repetition_penalty``, ``chat_template_kwargs.enable_thinking``, ...).
+SET_BY_TAXPRABEN: dict[str, str] = {
+    "model": "--model openai:NAME",
+    "messages": "the data's query and --system-prompt",
+    "stream": "--no-stream",
+    "stream_options": "nothing: taxpraben asks for the usage of a stream itself",
+    "max_tokens": "--max-tokens",
+    "temperature": "--temperature",
+    "top_p": "--top-p",
+    "seed": "--seed (run r is sent SEED+r)",
+}
+
+
+def check_body_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
+    """``--model-args`` as extra body fields; ModelArgsError for a field taxpraben sets
+    itself, naming the option that sets it."""
+    for key in model_args:
+        if key in SET_BY_TAXPRABEN:
+            raise ModelArgsError(
+                f"{MODEL_ARGS_FLAG}: {key!r} is set by taxpraben for openai: models; use "
+                f"{SET_BY_TAXPRABEN[key]} instead"
+            )
+    return copy.deepcopy(dict(model_args))
+
+
+def merge_under(body: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    """Add ``extra``'s fields to ``body`` where it has none; objects on both sides are merged
+    the same way, key by key (so the body's own fields and ``--gen-kwargs`` win)."""
+    for key, value in extra.items():
+        if key not in body:
+            body[key] = copy.deepcopy(value)
+        elif isinstance(body[key], dict) and isinstance(value, Mapping):
+            merge_under(body[key], value)
 
 
 class OpenAIBackend:
@@ -84,9 +128,12 @@ class OpenAIBackend:
         idle_timeout: float = IDLE_TIMEOUT_S,
         first_token_floor: float = FIRST_TOKEN_FLOOR_S,
         clock: Clock = SYSTEM_CLOCK,
+        model_args: Mapping[str, Any] | None = None,
     ) -> None:
         urls = split_base_urls(base_url)
         self.model = model
+        #: ``--model-args``: extra body fields of every request (part of the cache key).
+        self.model_args = check_body_args(model_args or {})
         self.pool = EndpointPool([(u, redact_url(u)) for u in urls])
         #: The first endpoint: where ``/models`` is asked after a 404.
         self._base = urls[0]
@@ -125,15 +172,17 @@ class OpenAIBackend:
         timeout: float = DEFAULT_TIMEOUT_S,
         stream: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_S,
+        model_args: Mapping[str, Any] | None = None,
     ) -> OpenAIBackend:
         """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``); a missing key is
         an error here, before anything is sent, unless every endpoint is local
         (:func:`~taxpraben.models.api_key.read_api_key`)."""
+        args = check_body_args(model_args or {})  # refused before the key is looked for
         url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
         key, env_name = read_api_key(api_key_env, url)
         return cls(
             model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout,
-            key_env=env_name, stream=stream, idle_timeout=idle_timeout,
+            key_env=env_name, stream=stream, idle_timeout=idle_timeout, model_args=args,
         )  # fmt: skip
 
     @property
@@ -155,8 +204,11 @@ class OpenAIBackend:
         return self._session
 
     def request_body(self, request: Request, config: GenerationConfig) -> dict[str, Any]:
-        """The JSON body for one request (the extra ``gen_kwargs`` fields override ours)."""
-        return chat_body(self.model, request, config)
+        """The JSON body for one request: ours, the extra ``gen_kwargs`` fields over them, and
+        the ``--model-args`` fields where neither sets one."""
+        body = chat_body(self.model, request, config)
+        merge_under(body, self.model_args)
+        return body
 
     async def generate(
         self, requests: Sequence[Request], config: GenerationConfig

@@ -1,0 +1,243 @@
+"""``run --serve CMD``: the server is started in its own process group, waited for, and
+stopped afterwards however the run ends; the waits' logic on a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from helpers.cli_data import cli_app
+from helpers.fake_clock import FakeClock
+from taxpraben.commands.run import run
+from taxpraben.serve import (
+    DEFAULT_PORT,
+    NotReady,
+    ServeError,
+    served_base_url,
+    served_port,
+    serving,
+    stop_group,
+    wait_until_ready,
+)
+
+APP = cli_app(run=run)
+MOCK = Path(__file__).resolve().parent / "helpers" / "mock_openai_server.py"
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(APP, ["run", *args], catch_exceptions=False)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def mock_command(port: int, *options: str) -> str:
+    """The project's mock server on ``port``, saying its process group first (``$$``: the
+    shell, whose pid the exec'd server keeps)."""
+    server = shlex.join([sys.executable, str(MOCK), "--port", str(port), *options])
+    return f"echo PGID $$; exec {server}"
+
+
+def logged_pgid(log: Path) -> int:
+    line = next(line for line in log.read_text().splitlines() if line.startswith("PGID "))
+    return int(line.split()[1])
+
+
+# ---------------------------------------------------------------------------- the command's port
+
+
+def test_the_port_comes_from_the_command() -> None:
+    assert served_port("vllm serve Qwen/Qwen2.5-7B-Instruct --port 8011") == 8011
+    assert served_port("python -m sglang.launch_server --model-path m --port=30000") == 30000
+    assert served_port("vllm serve Qwen/Qwen2.5-7B-Instruct") == DEFAULT_PORT == 8000
+    assert served_base_url("CUDA_VISIBLE_DEVICES=1 vllm serve m --port 9001") == "http://127.0.0.1:9001/v1"
+    for bad, why in [("vllm serve m --port", "without a value"), ("vllm serve m --port 0", "not a port"),
+                     ("vllm serve m --port x", "not a port"), ("vllm 'serve", "cannot read"), ("  ", "empty")]:
+        with pytest.raises(ValueError, match=why):
+            served_port(bad)
+    code, output = invoke("--model", "openai:m", "--data", "sample", "--serve", "vllm serve m --port 99999")
+    assert code == 2 and "not a port number" in output
+
+
+# ---------------------------------------------------------------------------- the waits, on a fake clock
+
+
+def test_polls_every_half_second_until_the_server_answers() -> None:
+    clock = FakeClock()
+    asked: list[float] = []
+
+    async def probe(limit: float) -> bool:
+        asked.append(clock.now())
+        return len(asked) == 4
+
+    waited = asyncio.run(wait_until_ready(probe, lambda: None, timeout=600, clock=clock))
+    assert asked == [0.0, 0.5, 1.0, 1.5] and waited == 1.5
+
+
+def test_gives_up_at_the_timeout_and_when_the_command_exits() -> None:
+    clock = FakeClock()
+    asked: list[tuple[float, float]] = []
+
+    async def never(limit: float) -> bool:
+        asked.append((clock.now(), limit))
+        return False
+
+    with pytest.raises(NotReady) as caught:
+        asyncio.run(wait_until_ready(never, lambda: None, timeout=1.2, clock=clock))
+    assert caught.value.exit_code is None and caught.value.waited == 1.2
+    # Each probe may take what is left; none starts once the next poll would be past the timeout.
+    assert asked == [(0.0, 1.2), (0.5, 0.7), (1.0, pytest.approx(0.2))]
+    codes = iter([None, None, 3])
+    clock = FakeClock()
+    with pytest.raises(NotReady) as caught:
+        asyncio.run(wait_until_ready(never, lambda: next(codes), timeout=600, clock=clock))
+    assert caught.value.exit_code == 3 and clock.now() == 0.5
+
+
+def test_stop_terms_the_group_then_kills_it_after_the_grace() -> None:
+    sent: list[tuple[int, signal.Signals]] = []
+    reaped: list[float] = []
+    clock = FakeClock()
+    stubborn = {"alive": True}
+
+    def send(pgid: int, sig: signal.Signals) -> None:
+        sent.append((pgid, sig))
+        if sig == signal.SIGKILL:
+            stubborn["alive"] = False
+
+    killed = asyncio.run(stop_group(41, lambda: reaped.append(clock.now()), grace=10.0, clock=clock,
+                                    alive=lambda pgid: stubborn["alive"], send=send))  # fmt: skip
+    assert killed and sent == [(41, signal.SIGTERM), (41, signal.SIGKILL)]
+    assert clock.now() == pytest.approx(10.0)
+    sent.clear()
+    obedient = {"alive": True}
+
+    def term(pgid: int, sig: signal.Signals) -> None:
+        sent.append((pgid, sig))
+        obedient["alive"] = False
+
+    clock = FakeClock()
+    killed = asyncio.run(stop_group(42, lambda: None, clock=clock, alive=lambda pgid: obedient["alive"], send=term))
+    assert not killed and sent == [(42, signal.SIGTERM)] and clock.now() == 0.0
+    sent.clear()
+    assert not asyncio.run(stop_group(43, lambda: None, clock=FakeClock(), alive=lambda pgid: False, send=term))
+    assert sent == []  # already gone: nothing sent
+
+
+# ---------------------------------------------------------------------------- real servers
+
+
+def test_a_run_against_a_served_mock_stops_it_afterwards(tmp_path: Path) -> None:
+    port = free_port()
+    out = tmp_path / "out"
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "2", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--out", str(out), "--serve", mock_command(port))  # fmt: skip
+    assert code == 0, output
+    assert f"waiting for http://127.0.0.1:{port}/v1/models" in output and "The server was stopped." in output
+    log = out / "serve.log"
+    assert f"PORT {port}" in log.read_text()
+    pgid = logged_pgid(log)
+    assert f"process group {pgid}" in output
+    assert not port_open(port) and group_gone(pgid)
+    predictions = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert predictions and all('"error"' not in line for line in predictions)
+
+
+def test_the_server_is_stopped_when_the_run_fails(tmp_path: Path) -> None:
+    port = free_port()
+    out = tmp_path / "out"
+    # The mock serves only "mock": the first request's 404 stops the run (exit 2).
+    code, output = invoke("--model", "openai:other", "--data", "sample", "--limit", "2", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--out", str(out),
+                          "--serve", mock_command(port, "--models", "mock"))  # fmt: skip
+    assert code == 2 and "is not served there" in output
+    assert not port_open(port) and group_gone(logged_pgid(out / "serve.log"))
+
+
+def test_an_explicit_base_url_wins(tmp_path: Path) -> None:
+    port = free_port()
+    out = tmp_path / "out"
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "1", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--out", str(out), "--base-url", f"http://127.0.0.1:{port}/v1",
+                          "--serve", mock_command(port) + " --latency 0")  # fmt: skip
+    assert code == 0, output
+    assert f"waiting for http://127.0.0.1:{port}/v1/models" in output  # the command names no --port first
+
+
+def test_a_command_that_exits_at_once_is_exit_2_with_its_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "1", "--no-semantic",
+                          "--no-cache", "--out", str(out), "--runs", "1",
+                          "--serve", f"echo loading model; echo 'CUDA out of memory' >&2; exit 3 # --port {free_port()}")  # fmt: skip
+    assert code == 2
+    assert "the serving command exited (status 3) before" in output
+    assert "loading model" in output and "CUDA out of memory" in output
+    assert not (out / "predictions.jsonl").exists()
+
+
+def test_a_server_that_never_answers_times_out_and_is_killed(tmp_path: Path) -> None:
+    port = free_port()
+    out = tmp_path / "out"
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "1", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--out", str(out), "--serve-timeout", "1",
+                          "--serve", f"echo PGID $$; echo still loading; exec sleep 600 # --port {port}")  # fmt: skip
+    assert code == 2
+    assert f"http://127.0.0.1:{port}/v1/models did not answer within 1 s (--serve-timeout)" in output
+    assert "still loading" in output
+    assert group_gone(logged_pgid(out / "serve.log"))
+
+
+def test_a_server_deaf_to_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+    port = free_port()
+    log = tmp_path / "serve.log"
+    # SIGTERM ignored by the shell and, through exec, by the server it becomes.
+    command = "trap '' TERM; " + mock_command(port)
+    with serving(command, f"http://127.0.0.1:{port}/v1", log, timeout=60, grace=0.2) as server:
+        assert port_open(port)
+        pgid = server.pgid
+    assert not port_open(port) and group_gone(pgid)
+    assert server.process.returncode == -signal.SIGKILL
+
+
+def test_ctrl_c_inside_the_block_stops_the_server(tmp_path: Path) -> None:
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with pytest.raises(KeyboardInterrupt), serving(mock_command(port), f"http://127.0.0.1:{port}/v1", log,
+                                                   timeout=60) as server:  # fmt: skip
+        pgid = server.pgid
+        raise KeyboardInterrupt
+    assert not port_open(port) and group_gone(pgid)
+    assert server.process.returncode == -signal.SIGTERM
+
+
+def test_a_command_that_cannot_start_says_so(tmp_path: Path) -> None:
+    with pytest.raises(ServeError, match="exited \\(status 127\\)") as caught, serving(
+        "no-such-server-binary --port 1", "http://127.0.0.1:1/v1", tmp_path / "serve.log", timeout=60
+    ):
+        pass
+    assert any("not found" in line for line in caught.value.lines)
