@@ -22,6 +22,7 @@ from taxpraben.options import (
     BudgetOptions,
     DataOptions,
     EndpointOptions,
+    GateOptions,
     GenerationOptions,
     MergeInputOptions,
     ModelOptions,
@@ -155,9 +156,9 @@ def test_every_run_option_is_in_a_named_panel() -> None:
 #: The option groups each command takes, in its signature's order.
 GROUPS = {
     "run": [ModelOptions, DataOptions, GenerationOptions, EndpointOptions, ScoringOptions, RunOutputOptions,
-            BatchOptions, PricingOptions, BudgetOptions],
-    "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions],
-    "merge": [DataOptions, MergeInputOptions, ScoringOptions],
+            BatchOptions, PricingOptions, BudgetOptions, GateOptions],
+    "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions, GateOptions],
+    "merge": [DataOptions, MergeInputOptions, ScoringOptions, GateOptions],
 }
 
 
@@ -166,7 +167,7 @@ def test_every_option_of_a_command_is_its_declaration(command: str) -> None:
     """The command line is derived: each parameter of run/score/merge is one declared option,
     with the declaration's flag, help, panel, environment variable, bounds and default."""
     declared = {f.name: (d, f.default) for group in GROUPS[command] for f, d, _ in declared_options(group)}
-    params = {p.name: p for p in COMMAND.commands[command].params if p.name != "help"}
+    params = {p.name: p for p in COMMAND.commands[command].params if p.name not in ("help", "config")}
     assert set(params) == set(declared)
     for name, p in params.items():
         d, default = declared[name]

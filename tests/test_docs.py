@@ -134,3 +134,16 @@ def test_a_module_that_does_not_exist_is_caught() -> None:
     assert "models/nonexistent.py" in names and "parsing/region.py" in names
     assert not module_exists("models/nonexistent.py")
     assert module_exists("parsing/region.py")
+
+
+def test_a_module_over_600_lines_says_why_at_its_top() -> None:
+    """The house rule: no module in src/ over 600 lines without a stated reason at its top."""
+    import ast
+
+    src = Path(__file__).resolve().parent.parent / "src" / "taxpraben"
+    unexplained = []
+    for path in sorted(src.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 600 and "Why one module of over 600 lines" not in (ast.get_docstring(ast.parse(text)) or ""):
+            unexplained.append(str(path.relative_to(src)))
+    assert unexplained == []

@@ -1,5 +1,8 @@
 """Every option of a job, declared once: name, type, default, help, panel and check.
 
+Why one module of over 600 lines: every option of every command is declared here, once, so
+that the command line, configuration files and manifests derive from one place.
+
 An option is a field of one of the option groups below (frozen dataclasses): its type is
 the field's annotation, its default the field's default (taken from ``models.defaults`` and
 ``scoring.settings``, the one place each is spelled), and everything else a user sees is its
@@ -40,6 +43,7 @@ from taxpraben.models.defaults import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_TOKENS,
     DEFAULT_RUNS,
+    DEFAULT_SERVE_TIMEOUT_S,
     DEFAULT_TEMPERATURE,
     DEFAULT_TIMEOUT_S,
     IDLE_TIMEOUT_S,
@@ -153,8 +157,30 @@ def _gen_kwargs(text: str) -> None:
     parse_gen_kwargs(text)
 
 
+def _model_args(text: str) -> None:
+    from taxpraben.models.model_args import parse_model_args
+
+    parse_model_args(text)
+
+
+def _serve(text: str) -> None:
+    from taxpraben.serve import served_port
+
+    served_port(text)
+
+
 def _devices(text: str) -> None:
     parse_devices(text)
+
+
+def _limit(value: float) -> None:
+    """``--limit``: a count (an integer >= 1) or a fraction in (0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{value!r} is not a number; give a count such as 50 or a fraction such as 0.1")
+    if value <= 0:
+        raise ValueError(f"{value:g} is not a count (an integer >= 1) nor a fraction in (0, 1)")
+    if value >= 1 and value != int(value):
+        raise ValueError(f"{value:g} is neither a count (an integer >= 1) nor a fraction in (0, 1)")
 
 
 _DATA_HELP = (
@@ -174,6 +200,16 @@ class ModelOptions:
         "baseline:oracle|first-choice|lead|echo|random.",
         panel=MODEL_PANEL,
     )
+    model_args: str | None = declare(
+        None,
+        flag="--model-args",
+        check=_model_args,
+        help="How the model is loaded or served, as KEY=VALUE,KEY=VALUE (values read as JSON where they parse; "
+        "a dotted key nests: chat_template_kwargs.enable_thinking=false). hf: dtype, device_map, revision, "
+        "attn_implementation, max_memory, trust_remote_code, load_in_8bit, load_in_4bit; openai: extra "
+        "request body fields (top_k, min_p, repetition_penalty, ...). Recorded, and part of the cache key.",
+        panel=MODEL_PANEL,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,9 +220,11 @@ class DataOptions:
     tasks: str | None = declare(
         None, flag="--tasks", help="Comma-separated task names (default: every task with data).", panel=DATA_PANEL
     )
-    limit: int | None = declare(
-        None, flag="--limit", min=1, help="Use only the first N records of each task.", panel=DATA_PANEL
-    )
+    limit: int | float | None = declare(
+        None, flag="--limit", check=_limit,
+        help="Use only the first N records of each task (an integer >= 1), or a fraction of each task: "
+        "0.1 = the first 10% (rounded up).", panel=DATA_PANEL,
+    )  # fmt: skip
     task_dir: list[Path] | None = declare(
         None,
         flag="--task-dir",
@@ -300,6 +338,20 @@ class EndpointOptions:
     no_preflight: bool = declare(
         False, flag="--no-preflight",
         help="Skip the GET /models check of the endpoint and key before the first request.", panel=ENDPOINT_PANEL,
+    )  # fmt: skip
+    serve: str | None = declare(
+        None,
+        flag="--serve",
+        check=_serve,
+        help="run: start this serving command first (e.g. 'vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000'), "
+        "its output in OUT/serve.log; wait until GET BASE_URL/models answers, generate, then stop it (also on "
+        "errors and Ctrl-C). --base-url defaults to http://127.0.0.1:PORT/v1 with the command's --port "
+        "(default 8000).",
+        panel=ENDPOINT_PANEL,
+    )
+    serve_timeout: float = declare(
+        DEFAULT_SERVE_TIMEOUT_S, flag="--serve-timeout", min=0.001,
+        help="--serve: seconds to wait for the server to answer GET /models.", panel=ENDPOINT_PANEL,
     )  # fmt: skip
 
 
@@ -525,4 +577,61 @@ class EstimateOptions:
     )  # fmt: skip
     json_out: Path | None = declare(
         None, flag="--json", help="Also write the estimate's figures to this JSON file.", panel=OUTPUT_PANEL
+    )
+
+
+def parse_threshold(text: str) -> tuple[str | None, float]:
+    """``--fail-under``'s value: ``X`` (the Overall Average) or ``TASK=X``, X in [0, 1] (the
+    results' own scale, not points); ValueError saying what is wrong."""
+    task, sep, number = text.rpartition("=")
+    task = task.strip()
+    if sep and not task:
+        raise ValueError(f"{text!r}: give TASK=X (e.g. TaxCalc=0.8) or X alone for the Overall Average")
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{text!r}: {number.strip()!r} is not a number; give X or TASK=X, X in [0, 1]") from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(
+            f"{text!r}: {value:g} is out of range: a threshold is in the results' 0-1 scale (0.8, not 80)"
+        )
+    return (task or None), value
+
+
+def _threshold(text: str) -> None:
+    parse_threshold(text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateOptions:
+    """CI gates of ``run``, ``score`` and ``merge``: after the results and reports are written,
+    a figure below its threshold ends the command with exit status 4."""
+
+    fail_under: list[str] | None = declare(
+        None,
+        flag="--fail-under",
+        check=_threshold,
+        help="CI gate: exit 4 (after writing every file) when the Overall Average is below X, or with "
+        "TASK=X when that task's score is; X in the results' 0-1 scale. Repeatable.",
+        panel=OUTPUT_PANEL,
+    )
+
+    @property
+    def thresholds(self) -> list[tuple[str | None, float]]:
+        """Each ``--fail-under`` as (task, X); task None: the Overall Average."""
+        return [parse_threshold(text) for text in self.fail_under or []]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegressionGateOptions:
+    """The CI gate of ``diff``: B significantly worse than A."""
+
+    fail_over_regression: float | None = declare(
+        None,
+        flag="--fail-over-regression",
+        min=0.0,
+        max=1.0,
+        help="CI gate: exit 5 when B is worse than A by more than X (0-1 scale) on the Overall Average or "
+        "a task score and the paired test is significant at 95%.",
+        panel=OUTPUT_PANEL,
     )

@@ -1,5 +1,8 @@
 """Typed output files: ``results.json``, one ``samples.jsonl`` line, one ``predictions.jsonl`` line.
 
+Why one module of over 600 lines: it is the one description of the file contracts (the
+schema document is generated from it); split, the contract would be read from several places.
+
 These pydantic models are the one description of the files other tools read (the README,
 "Evaluate a model"): the scoring pipeline validates through them before writing, the report reader
 and the leaderboard read through them, and ``docs/results-schema.md`` is generated from them
@@ -358,6 +361,73 @@ class MergedFrom(FileObject):
     forced: bool = _field("Whether --force let gaps or problems through.", default=False)
 
 
+class ManifestVersion(FileObject):
+    """The taxpraben that wrote the results (``meta.manifest.taxpraben``)."""
+
+    version: str = _required("taxpraben's installed version.")
+    git_commit: str | None = _field("The source commit; null outside a git checkout.")
+
+
+class ManifestFile(FileObject):
+    """One task's data file (``meta.manifest.data_files.TASK``)."""
+
+    path: str = _required("The file read.")
+    sha256: str = _required("sha256 (hex) of the file's bytes.")
+
+
+class ManifestSpec(FileObject):
+    """One task's spec (``meta.manifest.task_specs.TASK``)."""
+
+    path: str | None = _field("The spec file; null for a spec registered by a plugin.")
+    sha256: str = _required("sha256 (hex) of the spec's canonical JSON (sorted keys, compact, UTF-8).")
+
+
+class ManifestScorer(FileObject):
+    """One semantic scorer's model (``meta.manifest.scorers.NAME``)."""
+
+    model: str = _required("The model's hub id or local directory.")
+    revision: str | None = _field(
+        "A hub id: the commit of its snapshot in the local Hugging Face cache; a local directory: its path; "
+        "null when neither is known."
+    )
+    weights_sha256: str | None = _field(
+        "A local directory: sha256 of its weights file (model.safetensors or pytorch_model.bin); else null."
+    )
+
+
+class Manifest(FileObject):
+    """What a run needs to be reproduced and compared (``meta.manifest``): versions, the
+    exact data and specs (hashes), the decoding, the limit and the scorers' revisions.
+    Results written before it have none; readers then compare ``meta.data_hash``."""
+
+    taxpraben: ManifestVersion = _required("taxpraben's version and commit.")
+    python: str = _required("The Python version.")
+    platform: str = _required("The operating system and machine (platform.platform()).")
+    packages: dict[str, str | None] = _field(
+        "Installed versions of torch, transformers, aiohttp, numpy, pydantic; null where not installed.",
+        default_factory=dict,
+    )
+    devices: list[str] = _field(
+        "The scorers' devices (as resolved when they loaded), else the --device value's entries.",
+        default_factory=list,
+    )
+    data_files: dict[str, ManifestFile] = _field("Each task's data file and its sha256.", default_factory=dict)
+    task_specs: dict[str, ManifestSpec] = _field("Each task's spec file and its sha256.", default_factory=dict)
+    prompt_template_sha256: str = _required(
+        "sha256 of what turns a record into messages: taxpraben.prompts' source text (the query is sent "
+        "verbatim; there is no template string)."
+    )
+    generation: GenerationMeta | None = _field("The decoding settings (as ``meta.generation``); null for `score`.")
+    model_args: dict[str, Any] | None = _field("The model's construction arguments, where given.")
+    limit: Number | None = _field("--limit: records per task (an integer) or a fraction of each task; null for all.")
+    scorers: dict[str, ManifestScorer] = _field(
+        "The semantic scorers' models and revisions; empty with --no-semantic.", default_factory=dict
+    )
+    judge: Any = _field("An LLM judge's model and revision; null (no task uses a judge yet).")
+    started_at: str = _required("ISO 8601 UTC start time.")
+    finished_at: str = _required("ISO 8601 UTC end time.")
+
+
 class Meta(FileObject):
     """How the results were made (``meta``)."""
 
@@ -370,6 +440,11 @@ class Meta(FileObject):
         "Per-endpoint figures (docs/scaling.md).", when="`run` with several --base-url endpoints"
     )
     generation: GenerationMeta | None = _field("The generation settings; null for ``score``.")
+    model_args: dict[str, Any] | None = _field(
+        "--model-args as parsed (hf: from_pretrained arguments such as dtype and revision; openai: extra "
+        "request body fields); null without them.",
+        when="`run`",
+    )
     generation_stats: GenerationStats | None = _field("What generation did.", when="`run`")
     predictions_file: str | list[str] | None = _field(
         "The predictions file scored (a list when several were read).", when="`score`"
@@ -380,7 +455,8 @@ class Meta(FileObject):
     )
     data_dir: str | None = _field("The data directory.")
     data_hash: str | None = _field("sha256 of the dataset files actually scored.")
-    limit: int | None = _field("--limit (records per task), null for all.")
+    limit: Number | None = _field("--limit: records per task (an integer) or a fraction of each task (0.1 = the "
+                                  "first 10%, rounded up); null for all.")
     profile: str | None = _field("Scoring profile: taxpraben or taxben.")
     scorers: dict[str, ScorerInfo] = _field("Semantic scorers by name: bertscore, bartscore.", default_factory=dict)
     package_version: str | None = _field("taxpraben's version.")
@@ -400,6 +476,10 @@ class Meta(FileObject):
         "The prices the costs are computed with: file, currency, the matched model entry and its prices "
         "per million tokens.",
         when="--pricing",
+    )
+    manifest: Manifest | None = _field(
+        "Versions, hashes and revisions of what made the results; absent in files written before it.",
+        when="`run`, `score` and `merge`",
     )
 
 
@@ -535,7 +615,8 @@ class Prediction(FileObject):
 
 #: The models documented, in the order of docs/results-schema.md.
 DOCUMENTED: tuple[type[FileObject], ...] = (
-    Results, Meta, GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
+    Results, Meta, Manifest, ManifestVersion, ManifestFile, ManifestSpec, ManifestScorer,
+    GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
     ShardInfo, MergedFrom, ShardRef, TaskResult, RunFigures, RunCounts, FieldFigures, Groups,
     Stat, OverallStat, SampleLine, FieldScore, Prediction,
 )

@@ -14,6 +14,7 @@ from taxpraben.options import (
     BudgetOptions,
     DataOptions,
     EndpointOptions,
+    GateOptions,
     GenerationOptions,
     ModelOptions,
     PricingOptions,
@@ -35,11 +36,12 @@ def run(
     batch: BatchOptions,
     pricing: PricingOptions,
     budget: BudgetOptions,
+    gates: GateOptions,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()
     job = RunJob(model=model, data=data, generation=generation, endpoint=endpoint, scoring=scoring, output=output,
-                 batch=batch, pricing=pricing, budget=budget)
+                 batch=batch, pricing=pricing, budget=budget, gates=gates)
     with exit_on_job_error(console):
         refuse_batch_without_openai(batch, model.model)  # before a local model is loaded
         run_job(job, console, progress=cli_console(stderr=True))

@@ -8,12 +8,20 @@ from __future__ import annotations
 from taxpraben.commands.common import cli_console, exit_on_job_error
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.score import ScoreJob, score_job
-from taxpraben.options import DataOptions, PricingOptions, ScoreInputOptions, ScoringOptions
+from taxpraben.options import (
+    DataOptions,
+    GateOptions,
+    PricingOptions,
+    ScoreInputOptions,
+    ScoringOptions,
+)
 
 
 @with_options
-def score(data: DataOptions, inputs: ScoreInputOptions, scoring: ScoringOptions, pricing: PricingOptions) -> None:
+def score(
+    data: DataOptions, inputs: ScoreInputOptions, scoring: ScoringOptions, pricing: PricingOptions, gates: GateOptions
+) -> None:
     """Score existing generations; writes results.json, samples.jsonl and the reports."""
     console = cli_console()
     with exit_on_job_error(console):
-        score_job(ScoreJob(data=data, inputs=inputs, scoring=scoring, pricing=pricing), console)
+        score_job(ScoreJob(data=data, inputs=inputs, scoring=scoring, pricing=pricing, gates=gates), console)

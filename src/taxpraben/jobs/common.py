@@ -183,6 +183,6 @@ def score_and_report(
         raise JobError(f"cannot write the results into {out}: {exc}", code=2) from exc
     for message in scored.match.messages():
         warn(console, message)
-    paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html")]
+    paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html", "summary.csv")]
     print_summary(view, [p for p in paths if p.exists()], console)  # the view the reports were written from
     return scored

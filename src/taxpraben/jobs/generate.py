@@ -28,6 +28,7 @@ from rich.console import Console
 
 from taxpraben.budget import BUDGET_EXIT, Budget, CostOf
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
+from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
 from taxpraben.data.loader import DataError, DataStream, LoadedData
 from taxpraben.jobs.batch import batch_stage
 from taxpraben.jobs.common import (
@@ -43,7 +44,9 @@ from taxpraben.jobs.common import (
     warn,
     write_predictions_file,
 )
+from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
 from taxpraben.locks import sole_cache_user
+from taxpraben.manifest import job_manifest
 from taxpraben.models.base import (
     Backend,
     GenerationConfig,
@@ -58,6 +61,7 @@ from taxpraben.options import (
     BudgetOptions,
     DataOptions,
     EndpointOptions,
+    GateOptions,
     GenerationOptions,
     ModelOptions,
     PricingOptions,
@@ -67,6 +71,7 @@ from taxpraben.options import (
 from taxpraben.predictions import Prediction
 from taxpraben.progress import RunStats
 from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
+from taxpraben.serve import SERVE_LOG, ServeError, served_base_url, serving
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
 
@@ -100,6 +105,7 @@ class RunJob:
     batch: BatchOptions = field(default_factory=BatchOptions)
     pricing: PricingOptions = field(default_factory=PricingOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
+    gates: GateOptions = field(default_factory=GateOptions)
 
 
 def model_slug(spec: str) -> str:
@@ -227,22 +233,66 @@ def generation_config(generation: GenerationOptions) -> GenerationConfig:
         raise JobError(str(exc), code=2) from exc
 
 
-def backend_of(job: RunJob) -> Backend:
-    """The backend ``--model`` names; JobError (exit 2) for a spec or URL that cannot be used."""
+def base_urls(endpoint: EndpointOptions) -> list[str] | None:
+    """``--base-url``; with ``--serve`` and none given, the served command's own URL."""
+    if endpoint.base_url:
+        return list(endpoint.base_url)
+    return [served_base_url(endpoint.serve)] if endpoint.serve else None
+
+
+def backend_of(job: RunJob, console: Console | None = None) -> Backend:
+    """The backend ``--model`` names (``--model-args`` checked by it; its notices, such as
+    trust_remote_code's, printed on ``console``); JobError (exit 2) for a spec, URL or model
+    argument that cannot be used."""
     endpoint = job.endpoint
+    urls = base_urls(endpoint)
     try:
-        return create_backend(
+        backend = create_backend(
             job.model.model,
-            base_url=",".join(endpoint.base_url) if endpoint.base_url else None,
+            base_url=",".join(urls) if urls else None,
             api_key_env=endpoint.api_key_env,
             concurrency=endpoint.concurrency,
             timeout=endpoint.timeout,
             device=job.scoring.device,
             stream=not endpoint.no_stream,
             idle_timeout=endpoint.idle_timeout,
+            model_args=job.model.model_args,
         )
-    except ModelSpecError as exc:
+    except (ModelSpecError, ValueError) as exc:  # ValueError: a --serve command without a port
         raise JobError(str(exc), code=2) from exc
+    for notice in getattr(backend, "notices", ()):
+        if console is not None:
+            warn(console, notice)
+    return backend
+
+
+@contextlib.contextmanager
+def serve_context(endpoint: EndpointOptions, backend: Backend, out_dir: Path, console: Console) -> Iterator[None]:
+    """``--serve``: the serving command runs (and answers) while the block runs; nothing
+    without it. JobError (exit 2) when it does not come up, or for a backend that sends no
+    HTTP requests."""
+    if not endpoint.serve:
+        yield
+        return
+    if backend.kind != "openai":
+        raise JobError(f"--serve starts an OpenAI-compatible server, which {backend.spec} does not use: "
+                       "use --model openai:NAME with it", code=2)  # fmt: skip
+    url = (base_urls(endpoint) or [""])[0]
+    say(console, f"Serving: {endpoint.serve} (output in {out_dir / SERVE_LOG}); waiting for {url}/models ...")
+    ready = False
+    try:
+        with serving(endpoint.serve, url, out_dir / SERVE_LOG, timeout=endpoint.serve_timeout) as server:
+            ready = True
+            say(console, f"The server answers (after {server.ready_after:.1f} s, process group {server.pgid}).")
+            yield
+    except ServeError as exc:
+        raise JobError(*exc.lines, code=2) from exc
+    except KeyboardInterrupt:
+        if ready:
+            raise
+        raise JobError("Interrupted while waiting for the server (--serve); it was stopped, nothing was sent.",
+                       code=130, style="yellow") from None  # fmt: skip
+    say(console, "The server was stopped.")
 
 
 def open_cache(job: RunJob, backend: Backend, held: ExitStack, console: Console) -> CompletionCache | None:
@@ -302,6 +352,7 @@ def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: Run
         "model": backend.spec,
         "endpoint": backend.endpoint,
         "generation": config.to_meta(),
+        "model_args": dict(getattr(backend, "model_args", None) or {}) or None,
         "runs": job.generation.runs,
         "shared_generation": stats.shared_generation,
         "started_at": started.isoformat(timespec="seconds"),
@@ -330,6 +381,16 @@ def write_shard_manifest(out_dir: Path, part: Shard, meta: dict[str, Any], loade
                                        "limit": loaded.limit, "records": loaded.n_records})  # fmt: skip
     except OSError as exc:
         raise JobError(f"cannot write {out_dir / SHARD_MANIFEST}: {exc}", code=2) from exc
+
+
+def write_run_config(job: RunJob, out_dir: Path) -> Path:
+    """``OUT/config.yaml``: the run's options with their effective values (``out`` the
+    directory chosen), so that ``run --config OUT/config.yaml`` replays it; JobError (exit 2)
+    when it cannot be written."""
+    try:
+        return write_config_file(out_dir, "run", job_groups(replace(job, output=replace(job.output, out=out_dir))))
+    except OSError as exc:
+        raise JobError(f"cannot write {out_dir / CONFIG_FILE}: {exc}", code=2) from exc
 
 
 def summary_line(predictions: list[Prediction], part: Shard, stats: RunStats, path: Path) -> str:
@@ -393,10 +454,11 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     started = datetime.now(timezone.utc)
     part = parse_shard(job.output.shard)  # checked when parsed
     registry = task_registry(job.data.task_dir)
+    refuse_unknown_gate_tasks(job.gates, registry, scoring=not job.output.no_score)
     # Checked before anything is sent (a light module: the pipeline is not imported here).
     settings = scoring_settings(job.scoring, seed=job.generation.seed, runs=job.generation.runs)
     config = generation_config(job.generation)
-    backend = backend_of(job)
+    backend = backend_of(job, console)
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:
         warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
@@ -415,19 +477,26 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
                         console=progress or Console(stderr=True), on_answer=ahead,
                         budget=run_budget(job.budget, cost_of, job.batch))  # fmt: skip
-        requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
-                               progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
-        try:
-            predictions = generate(runner, requests, store)
-        except BudgetReached as exc:
-            raise budget_stop(exc, out_dir, shard_records(stream.result(), part), store) from None
+        with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
+            requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
+                                   progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
+            try:
+                predictions = generate(runner, requests, store)
+            except BudgetReached as exc:
+                stop = budget_stop(exc, out_dir, shard_records(stream.result(), part), store)
+                write_run_config(job, out_dir)  # the command to go on with
+                raise stop from None
         loaded = shard_records(stream.result(), part)
         for warning in loaded.warnings:
             warn(console, str(warning))
         predictions = in_data_order(predictions, loaded)
         path = write_predictions_file(out_dir, predictions)
+        write_run_config(job, out_dir)  # only once there is something to replay (nothing left behind before)
         say(console, summary_line(predictions, part, runner.stats, path))
         meta = run_meta(job, backend, config, runner.stats, started)
+        meta["manifest"] = job_manifest(loaded=loaded, registry=registry, scoring=job.scoring,
+                                        started_at=meta["started_at"], generation=meta["generation"],
+                                        model_args=meta.get("model_args"))  # fmt: skip
         if pricing is not None:
             meta["pricing"] = pricing
         if not part.whole:
@@ -441,9 +510,11 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
                               "(partial); `taxpraben merge` scores the whole.")  # fmt: skip
             ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
             readings = ahead.result() if ahead is not None else None
-            score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of)
+            scored = score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of)
         failure = failures_error(predictions, runner.stats)
         if failure is not None and not job.output.allow_failures:
             raise failure
         if failure is not None:
             say(console, failure.lines[0], "red")
+        if not job.output.no_score:
+            apply_gates(job.gates, scored, console)

@@ -10,7 +10,7 @@ printed; an overlap is always refused, since no rule can tell which prediction i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,9 @@ from taxpraben.jobs.common import (
     warn,
     write_predictions_file,
 )
-from taxpraben.options import DataOptions, MergeInputOptions, ScoringOptions
+from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
+from taxpraben.manifest import job_manifest
+from taxpraben.options import DataOptions, GateOptions, MergeInputOptions, ScoringOptions
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.shards import (
     SHARD_MANIFEST,
@@ -51,6 +53,7 @@ class MergeJob:
     data: DataOptions
     inputs: MergeInputOptions
     scoring: ScoringOptions
+    gates: GateOptions = field(default_factory=GateOptions)
 
 
 def source_files(source: Path) -> tuple[Path, Path]:
@@ -151,6 +154,7 @@ def merge_job(job: MergeJob, console: Console) -> None:
     """Merge the sources' predictions (refusing overlaps and gaps), then score the whole."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = task_registry(job.data.task_dir)
+    refuse_unknown_gate_tasks(job.gates, registry)
     read, manifests = read_sources(job.inputs.sources)
     runs = expected_runs(job.inputs.runs, read, manifests)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=runs)
@@ -165,8 +169,11 @@ def merge_job(job: MergeJob, console: Console) -> None:
         warn(console, f"{merged.repeated} prediction(s) given identically by more than one source: kept once.")
     predictions = in_data_order(merged.predictions, loaded)
     meta = merge_meta(job, predictions, manifests, runs, merged, problems, started)
+    meta["manifest"] = job_manifest(loaded=loaded, registry=registry, scoring=job.scoring, started_at=started,
+                                    generation=meta.get("generation"), model_args=meta.get("model_args"))  # fmt: skip
     out = job.inputs.out
     with output_directory(out):
         path = write_predictions_file(out, predictions)
         say(console, f"{len(predictions)} predictions merged from {len(job.inputs.sources)} source(s) -> {path}")
-        score_and_report(loaded, predictions, registry, out, settings, meta, console)
+        scored = score_and_report(loaded, predictions, registry, out, settings, meta, console)
+    apply_gates(job.gates, scored, console)

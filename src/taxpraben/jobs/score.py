@@ -6,12 +6,13 @@ import glob
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from rich.console import Console
 
+from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
 from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
@@ -24,7 +25,15 @@ from taxpraben.jobs.common import (
     scoring_settings,
     task_registry,
 )
-from taxpraben.options import DataOptions, PricingOptions, ScoreInputOptions, ScoringOptions
+from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
+from taxpraben.manifest import job_manifest
+from taxpraben.options import (
+    DataOptions,
+    GateOptions,
+    PricingOptions,
+    ScoreInputOptions,
+    ScoringOptions,
+)
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
@@ -38,6 +47,7 @@ class ScoreJob:
     inputs: ScoreInputOptions
     scoring: ScoringOptions
     pricing: PricingOptions = field(default_factory=PricingOptions)
+    gates: GateOptions = field(default_factory=GateOptions)
 
 
 def unmatched_problems(
@@ -147,6 +157,7 @@ def score_job(job: ScoreJob, console: Console) -> None:
         raise JobError("nothing to score: give --predictions FILE or --batch-output FILE (or both)", code=2)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = task_registry(job.data.task_dir)
+    refuse_unknown_gate_tasks(job.gates, registry)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=job.inputs.runs)
     ready_scorers(job.scoring, settings, console)
     batch_files = prediction_files(job.inputs.batch_output or [])
@@ -168,6 +179,12 @@ def score_job(job: ScoreJob, console: Console) -> None:
     cost_of, pricing = costing(job.pricing, models[0] if len(models) == 1 else None, console)
     if pricing is not None:
         meta["pricing"] = pricing
+    meta["manifest"] = job_manifest(loaded=loaded, registry=registry, scoring=job.scoring, started_at=started)
     out_dir = job.inputs.out or files[0].parent / "scored"
     with output_directory(out_dir):
-        score_and_report(loaded, preds, registry, out_dir, settings, meta, console, cost_of=cost_of)
+        try:  # the options with their effective values: `score --config OUT/config.yaml` replays it
+            write_config_file(out_dir, "score", job_groups(replace(job, inputs=replace(job.inputs, out=out_dir))))
+        except OSError as exc:
+            raise JobError(f"cannot write {out_dir / CONFIG_FILE}: {exc}", code=2) from exc
+        scored = score_and_report(loaded, preds, registry, out_dir, settings, meta, console, cost_of=cost_of)
+    apply_gates(job.gates, scored, console)
