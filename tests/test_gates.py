@@ -18,7 +18,8 @@ SAMPLE_RUN = ["run", "--data", "sample", "--no-semantic", "--runs", "1", "--no-c
 
 
 def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(build_app(), list(args))
+    # Wide, so that messages are not wrapped across the error box's lines (COLUMNS=40 in CI checks)
+    result = CliRunner().invoke(build_app(), list(args), env={"COLUMNS": "200"})
     return result.exit_code, result.output
 
 

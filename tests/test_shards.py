@@ -139,7 +139,8 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(APP, list(args), catch_exceptions=False)
+    # Wide, so that messages are not wrapped across the error box's lines (whatever COLUMNS is)
+    result = CliRunner().invoke(APP, list(args), catch_exceptions=False, env={"COLUMNS": "200"})
     return result.exit_code, result.output
 
 
