@@ -30,6 +30,7 @@ from taxpraben.options import (
     RunOutputOptions,
     ScoreInputOptions,
     ScoringOptions,
+    TrackerOptions,
     check_options,
     declared_options,
     option_values,
@@ -156,9 +157,9 @@ def test_every_run_option_is_in_a_named_panel() -> None:
 #: The option groups each command takes, in its signature's order.
 GROUPS = {
     "run": [ModelOptions, DataOptions, GenerationOptions, EndpointOptions, ScoringOptions, RunOutputOptions,
-            BatchOptions, PricingOptions, BudgetOptions, GateOptions],
-    "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions, GateOptions],
-    "merge": [DataOptions, MergeInputOptions, ScoringOptions, GateOptions],
+            BatchOptions, PricingOptions, BudgetOptions, GateOptions, TrackerOptions],
+    "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions, GateOptions, TrackerOptions],
+    "merge": [DataOptions, MergeInputOptions, ScoringOptions, GateOptions, TrackerOptions],
 }
 
 

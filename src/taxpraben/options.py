@@ -635,3 +635,57 @@ class RegressionGateOptions:
         "a task score and the paired test is significant at 95%.",
         panel=OUTPUT_PANEL,
     )
+
+
+#: The experiment trackers ``--log`` can name (``taxpraben.trackers``).
+TRACKERS = ("wandb", "mlflow")
+
+
+def parse_trackers(values: list[str] | None) -> list[str]:
+    """``--log``'s values (repeated, or comma-separated) as tracker names, each once, in
+    order; ValueError naming an unknown one and the choices."""
+    names: list[str] = []
+    for value in values or []:
+        for name in (part.strip().lower() for part in value.split(",")):
+            if not name:
+                continue
+            if name not in TRACKERS:
+                raise ValueError(f"unknown tracker {name!r}; choose one of {', '.join(TRACKERS)} "
+                                 "(repeat --log, or separate them by commas)")  # fmt: skip
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def _trackers(value: str) -> None:
+    parse_trackers([value])
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrackerOptions:
+    """Experiment trackers of ``run``, ``score`` and ``merge``: once the results and reports are
+    written, the options, the manifest, every figure and the report files are logged."""
+
+    log: list[str] | None = declare(
+        None,
+        flag="--log",
+        check=_trackers,
+        help="Log the run to an experiment tracker: wandb or mlflow (repeatable, or comma-separated): the "
+        "options, the manifest, every figure (0-1 scale) and the report files. Needs the extra: "
+        "pip install 'taxpraben[wandb]' / 'taxpraben[mlflow]'.",
+        panel=OUTPUT_PANEL,
+    )
+    log_project: str = declare(
+        "taxpraben", flag="--log-project",
+        help="--log: the W&B project, the MLflow experiment.", panel=OUTPUT_PANEL,
+    )  # fmt: skip
+    log_uri: str | None = declare(
+        None, flag="--log-uri",
+        help="--log mlflow: the tracking URI (default $MLFLOW_TRACKING_URI, else the local file store ./mlruns).",
+        panel=OUTPUT_PANEL,
+    )  # fmt: skip
+
+    @property
+    def trackers(self) -> list[str]:
+        """The trackers ``--log`` names, each once, in order."""
+        return parse_trackers(self.log)

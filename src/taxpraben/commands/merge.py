@@ -8,12 +8,20 @@ from __future__ import annotations
 from taxpraben.commands.common import cli_console, exit_on_job_error
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.merge import MergeJob, merge_job
-from taxpraben.options import DataOptions, GateOptions, MergeInputOptions, ScoringOptions
+from taxpraben.options import (
+    DataOptions,
+    GateOptions,
+    MergeInputOptions,
+    ScoringOptions,
+    TrackerOptions,
+)
 
 
 @with_options
-def merge(data: DataOptions, inputs: MergeInputOptions, scoring: ScoringOptions, gates: GateOptions) -> None:
+def merge(
+    data: DataOptions, inputs: MergeInputOptions, scoring: ScoringOptions, gates: GateOptions, trackers: TrackerOptions
+) -> None:
     """Merge sharded runs' predictions (refusing overlaps and gaps), then score the whole."""
     console = cli_console()
     with exit_on_job_error(console):
-        merge_job(MergeJob(data=data, inputs=inputs, scoring=scoring, gates=gates), console)
+        merge_job(MergeJob(data=data, inputs=inputs, scoring=scoring, gates=gates, trackers=trackers), console)

@@ -20,6 +20,7 @@ from taxpraben.options import (
     PricingOptions,
     RunOutputOptions,
     ScoringOptions,
+    TrackerOptions,
 )
 
 __all__ = ["model_slug", "run"]
@@ -37,11 +38,12 @@ def run(
     pricing: PricingOptions,
     budget: BudgetOptions,
     gates: GateOptions,
+    trackers: TrackerOptions,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()
     job = RunJob(model=model, data=data, generation=generation, endpoint=endpoint, scoring=scoring, output=output,
-                 batch=batch, pricing=pricing, budget=budget, gates=gates)
+                 batch=batch, pricing=pricing, budget=budget, gates=gates, trackers=trackers)
     with exit_on_job_error(console):
         refuse_batch_without_openai(batch, model.model)  # before a local model is loaded
         run_job(job, console, progress=cli_console(stderr=True))

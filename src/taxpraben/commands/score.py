@@ -14,14 +14,17 @@ from taxpraben.options import (
     PricingOptions,
     ScoreInputOptions,
     ScoringOptions,
+    TrackerOptions,
 )
 
 
 @with_options
 def score(
-    data: DataOptions, inputs: ScoreInputOptions, scoring: ScoringOptions, pricing: PricingOptions, gates: GateOptions
+    data: DataOptions, inputs: ScoreInputOptions, scoring: ScoringOptions, pricing: PricingOptions, gates: GateOptions,
+    trackers: TrackerOptions,
 ) -> None:
     """Score existing generations; writes results.json, samples.jsonl and the reports."""
     console = cli_console()
     with exit_on_job_error(console):
-        score_job(ScoreJob(data=data, inputs=inputs, scoring=scoring, pricing=pricing, gates=gates), console)
+        score_job(ScoreJob(data=data, inputs=inputs, scoring=scoring, pricing=pricing, gates=gates,
+                           trackers=trackers), console)

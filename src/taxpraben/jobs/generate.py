@@ -67,6 +67,7 @@ from taxpraben.options import (
     PricingOptions,
     RunOutputOptions,
     ScoringOptions,
+    TrackerOptions,
 )
 from taxpraben.predictions import Prediction
 from taxpraben.progress import RunStats
@@ -74,6 +75,7 @@ from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
 from taxpraben.serve import SERVE_LOG, ServeError, served_base_url, serving
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
+from taxpraben.trackers import log_to_trackers, require_trackers
 
 if TYPE_CHECKING:
     from taxpraben.scoring.items import Readings
@@ -106,6 +108,7 @@ class RunJob:
     pricing: PricingOptions = field(default_factory=PricingOptions)
     budget: BudgetOptions = field(default_factory=BudgetOptions)
     gates: GateOptions = field(default_factory=GateOptions)
+    trackers: TrackerOptions = field(default_factory=TrackerOptions)
 
 
 def model_slug(spec: str) -> str:
@@ -455,6 +458,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     part = parse_shard(job.output.shard)  # checked when parsed
     registry = task_registry(job.data.task_dir)
     refuse_unknown_gate_tasks(job.gates, registry, scoring=not job.output.no_score)
+    require_trackers(job.trackers, scoring=not job.output.no_score)  # a missing library: before anything is sent
     # Checked before anything is sent (a light module: the pipeline is not imported here).
     settings = scoring_settings(job.scoring, seed=job.generation.seed, runs=job.generation.runs)
     config = generation_config(job.generation)
@@ -511,6 +515,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
             readings = ahead.result() if ahead is not None else None
             scored = score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of)
+            log_to_trackers(job.trackers, "run", job_groups(job), out_dir, scored.results, console)  # before the gates
         failure = failures_error(predictions, runner.stats)
         if failure is not None and not job.output.allow_failures:
             raise failure

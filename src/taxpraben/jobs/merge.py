@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
+from taxpraben.config import job_groups
 from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
@@ -33,7 +34,13 @@ from taxpraben.jobs.common import (
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
 from taxpraben.manifest import job_manifest
-from taxpraben.options import DataOptions, GateOptions, MergeInputOptions, ScoringOptions
+from taxpraben.options import (
+    DataOptions,
+    GateOptions,
+    MergeInputOptions,
+    ScoringOptions,
+    TrackerOptions,
+)
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.shards import (
     SHARD_MANIFEST,
@@ -44,6 +51,7 @@ from taxpraben.shards import (
     merge_predictions,
     read_manifest,
 )
+from taxpraben.trackers import log_to_trackers, require_trackers
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,7 @@ class MergeJob:
     inputs: MergeInputOptions
     scoring: ScoringOptions
     gates: GateOptions = field(default_factory=GateOptions)
+    trackers: TrackerOptions = field(default_factory=TrackerOptions)
 
 
 def source_files(source: Path) -> tuple[Path, Path]:
@@ -155,6 +164,7 @@ def merge_job(job: MergeJob, console: Console) -> None:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = task_registry(job.data.task_dir)
     refuse_unknown_gate_tasks(job.gates, registry)
+    require_trackers(job.trackers)
     read, manifests = read_sources(job.inputs.sources)
     runs = expected_runs(job.inputs.runs, read, manifests)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=runs)
@@ -176,4 +186,5 @@ def merge_job(job: MergeJob, console: Console) -> None:
         path = write_predictions_file(out, predictions)
         say(console, f"{len(predictions)} predictions merged from {len(job.inputs.sources)} source(s) -> {path}")
         scored = score_and_report(loaded, predictions, registry, out, settings, meta, console)
+        log_to_trackers(job.trackers, "merge", job_groups(job), out, scored.results, console)  # before the gates
     apply_gates(job.gates, scored, console)

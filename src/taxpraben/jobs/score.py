@@ -33,10 +33,12 @@ from taxpraben.options import (
     PricingOptions,
     ScoreInputOptions,
     ScoringOptions,
+    TrackerOptions,
 )
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
+from taxpraben.trackers import log_to_trackers, require_trackers
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class ScoreJob:
     scoring: ScoringOptions
     pricing: PricingOptions = field(default_factory=PricingOptions)
     gates: GateOptions = field(default_factory=GateOptions)
+    trackers: TrackerOptions = field(default_factory=TrackerOptions)
 
 
 def unmatched_problems(
@@ -158,6 +161,7 @@ def score_job(job: ScoreJob, console: Console) -> None:
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     registry = task_registry(job.data.task_dir)
     refuse_unknown_gate_tasks(job.gates, registry)
+    require_trackers(job.trackers)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=job.inputs.runs)
     ready_scorers(job.scoring, settings, console)
     batch_files = prediction_files(job.inputs.batch_output or [])
@@ -187,4 +191,5 @@ def score_job(job: ScoreJob, console: Console) -> None:
         except OSError as exc:
             raise JobError(f"cannot write {out_dir / CONFIG_FILE}: {exc}", code=2) from exc
         scored = score_and_report(loaded, preds, registry, out_dir, settings, meta, console, cost_of=cost_of)
+        log_to_trackers(job.trackers, "score", job_groups(job), out_dir, scored.results, console)  # before the gates
     apply_gates(job.gates, scored, console)
