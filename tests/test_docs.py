@@ -147,3 +147,18 @@ def test_a_module_over_600_lines_says_why_at_its_top() -> None:
         if text.count("\n") > 600 and "Why one module of over 600 lines" not in (ast.get_docstring(ast.parse(text)) or ""):
             unexplained.append(str(path.relative_to(src)))
     assert unexplained == []
+
+
+def test_no_function_in_commands_is_over_80_lines() -> None:
+    """The house rule: the commands parse options, call one job function and print."""
+    import ast
+
+    commands = Path(__file__).resolve().parent.parent / "src" / "taxpraben" / "commands"
+    long = [
+        f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in sorted(commands.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (node.end_lineno or node.lineno) - node.lineno + 1 > 80
+    ]
+    assert long == []
