@@ -24,6 +24,7 @@ from taxpraben.options import (
     EndpointOptions,
     GateOptions,
     GenerationOptions,
+    JudgeOptions,
     MergeInputOptions,
     ModelOptions,
     PricingOptions,
@@ -157,8 +158,9 @@ def test_every_run_option_is_in_a_named_panel() -> None:
 #: The option groups each command takes, in its signature's order.
 GROUPS = {
     "run": [ModelOptions, DataOptions, GenerationOptions, EndpointOptions, ScoringOptions, RunOutputOptions,
-            BatchOptions, PricingOptions, BudgetOptions, GateOptions, TrackerOptions],
-    "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions, GateOptions, TrackerOptions],
+            BatchOptions, PricingOptions, BudgetOptions, GateOptions, TrackerOptions, JudgeOptions],
+    "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions, GateOptions, TrackerOptions,
+              JudgeOptions],
     "merge": [DataOptions, MergeInputOptions, ScoringOptions, GateOptions, TrackerOptions],
 }
 

@@ -689,3 +689,49 @@ class TrackerOptions:
     def trackers(self) -> list[str]:
         """The trackers ``--log`` names, each once, in order."""
         return parse_trackers(self.log)
+
+
+def _judge_spec(text: str) -> None:
+    kind, sep, name = text.partition(":")
+    if not sep or not kind.strip() or not name.strip():
+        raise ValueError(f"{text!r}: give a model spec KIND:NAME, e.g. openai:qwen2.5-72b-instruct or hf:PATH")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeOptions:
+    """The second reader of ``run`` and ``score``: a judge model reads the answers the rules
+    cannot (README, "A second reader")."""
+
+    judge: str | None = declare(
+        None, flag="--judge", check=_judge_spec,
+        help="A judge model (openai:NAME with --judge-base-url, hf:PATH) reads the answers the rules left as "
+        "format failures (classification and structured tasks); its reply is read by the task's own reader. "
+        "It never sees the gold. Cached like a generation.",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    judge_base_url: str | None = declare(
+        None, flag="--judge-base-url", help="--judge openai:NAME: its OpenAI-compatible endpoint.",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    judge_api_key_env: str | None = declare(
+        None, flag="--judge-api-key-env",
+        help="--judge: the environment variable holding its API key (default OPENAI_API_KEY).", panel=SCORING_PANEL,
+    )  # fmt: skip
+    judge_audit: int = declare(
+        0, flag="--judge-audit", min=0,
+        help="--judge: also ask it for N answers per task the rules did read (seeded by --seed) and report how "
+        "often both agree, with a 95% Wilson interval.",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    judge_max_items: int | None = declare(
+        None, flag="--judge-max-items", min=0,
+        help="--judge: send at most N distinct requests (format failures first, then the audit); the rest stay "
+        "as the rules read them.",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    judge_prompt: Path | None = declare(
+        None, flag="--judge-prompt",
+        help="--judge: a prompt template replacing the built-in one (placeholders {question}, {options}, "
+        "{answer_form}, {output}; a '#version: NAME' line).",
+        panel=SCORING_PANEL,
+    )  # fmt: skip

@@ -222,10 +222,64 @@ class TaskResult(FileObject):
         when="mixed tasks and multi-aspect generation tasks",
     )
     ledger: Ledger | None = _field("How the task's answers ended (truncation) and what they cost.")
+    judge: JudgeTask | None = _field(
+        "What the second reader did on the task (README, \"A second reader\").",
+        when="--judge, on the tasks the judge reads (classification and structured)",
+    )
 
     @property
     def computed(self) -> bool:
         return self.status == "ok"
+
+
+class JudgeAudit(FileObject):
+    """The audit: outputs the rules read, read by the judge as well, and how often both agree."""
+
+    audited: int = _field("Distinct outputs audited.", default=0)
+    agreed: int = _field("Of those, the ones the judge read as the rules did.", default=0)
+    agreement: float | None = _field("agreed / audited; null when nothing was audited.")
+    ci95: list[float] | None = _field("95% Wilson interval of the agreement; null when nothing was audited.")
+    disagreements: list[dict[str, Any]] | None = _field(
+        "The outputs on which they disagree: id, run, the rules' reading (rule) and the judge's (judge).",
+        when="per task",
+    )
+
+
+class JudgeTask(FileObject):
+    """The second reader on one task (``tasks.NAME.judge``), over every run."""
+
+    items: int = _field("Items of the task, over every run.", default=0)
+    read_by_rule: int = _field("Items the rules read.", default=0)
+    read_by_judge: int = _field("Items the rules left as format failures and the judge read.", default=0)
+    unread: int = _field("Items neither read (still format failures, scored 0).", default=0)
+    asked: int = _field("Distinct outputs the judge was asked to read (audit apart).", default=0)
+    no_answer: int = _field("Of those, replies that were the no-answer token.", default=0)
+    malformed: int = _field("Of those, replies the task's reader could not read (a warning each task).", default=0)
+    failed: int = _field("Of those, requests that failed after every retry.", default=0)
+    capped: int = _field("Distinct outputs left unread because --judge-max-items was reached.", default=0)
+    format_failure_rate_before: float | None = _field("Share of items that were format failures before the judge.")
+    format_failure_rate_after: float | None = _field("Share of items that are format failures after it.")
+    audit: JudgeAudit | None = _field("The audit of the task.", when="--judge-audit N")
+
+
+class JudgeMeta(FileObject):
+    """The second reader (``meta.judge``)."""
+
+    model: str | None = _field("The judge's model spec (openai:NAME, hf:PATH, ...).")
+    endpoint: str | None = _field("The judge's endpoint without secrets; null for local models.")
+    prompt_version: str | None = _field("The judge prompt's version (its #version line, else sha256:...).")
+    prompt_sha256: str | None = _field("sha256 of the judge prompt as sent (comments dropped).")
+    prompt_file: str | None = _field("--judge-prompt FILE; null for the built-in template.")
+    max_items: int | None = _field("--judge-max-items; null for no cap.")
+    requests: int | None = _field("Distinct judge requests this scoring needed (format failures + audit).")
+    from_cache: int | None = _field("Of those, answered from the completion cache (nothing sent).")
+    sent: int | None = _field("Of those, answered by the judge in this scoring.")
+    read_by_judge: int | None = _field("Items, over every task and run, whose reading the judge decided.")
+    audit: JudgeAudit | None = _field("The audit over every task.", when="--judge-audit N")
+    audit_per_task: int | None = _field("--judge-audit N: outputs drawn per task.", when="--judge-audit N")
+    audit_seed: int | None = _field("The seed of the draw (--seed).", when="--judge-audit N")
+    banner: str | None = _field("The reports' warning when the audit's lower bound is below 95%.",
+                                when="the audit's lower bound is below 95%")
 
 
 class TokenTally(FileObject):
@@ -481,6 +535,7 @@ class Meta(FileObject):
         "Versions, hashes and revisions of what made the results; absent in files written before it.",
         when="`run`, `score` and `merge`",
     )
+    judge: JudgeMeta | None = _field("The second reader and its audit.", when="--judge")
 
 
 class Results(FileObject):
@@ -554,6 +609,14 @@ class SampleLine(FileObject):
         when="mixed tasks and multi-aspect generation tasks",
     )
     query: str | None = _field("The prompt.", when="the first run's line of each item")
+    extracted_by: Literal["rule", "judge", "none"] | None = _field(
+        "Who read the answer: rule, judge (the rules could not; --judge), none (neither did)."
+    )
+    judge_reply: str | None = _field("The judge's raw reply.", when="the judge was asked for the item")
+    judge_extracted: Any = _field("The judge's reading of an audited item, beside the rules' (extracted).",
+                                  when="audited items (--judge-audit)")
+    judge_agrees: bool | None = _field("Whether the rules and the judge read the same answer.",
+                                       when="audited items (--judge-audit)")
 
 
 # ---------------------------------------------------------------------------- predictions
@@ -617,7 +680,8 @@ class Prediction(FileObject):
 DOCUMENTED: tuple[type[FileObject], ...] = (
     Results, Meta, Manifest, ManifestVersion, ManifestFile, ManifestSpec, ManifestScorer,
     GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
-    ShardInfo, MergedFrom, ShardRef, TaskResult, RunFigures, RunCounts, FieldFigures, Groups,
+    ShardInfo, MergedFrom, ShardRef, JudgeMeta, TaskResult, RunFigures, RunCounts, FieldFigures, JudgeTask,
+    JudgeAudit, Groups,
     Stat, OverallStat, SampleLine, FieldScore, Prediction,
 )
 

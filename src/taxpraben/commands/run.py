@@ -16,6 +16,7 @@ from taxpraben.options import (
     EndpointOptions,
     GateOptions,
     GenerationOptions,
+    JudgeOptions,
     ModelOptions,
     PricingOptions,
     RunOutputOptions,
@@ -39,11 +40,12 @@ def run(
     budget: BudgetOptions,
     gates: GateOptions,
     trackers: TrackerOptions,
+    judge: JudgeOptions,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()
     job = RunJob(model=model, data=data, generation=generation, endpoint=endpoint, scoring=scoring, output=output,
-                 batch=batch, pricing=pricing, budget=budget, gates=gates, trackers=trackers)
+                 batch=batch, pricing=pricing, budget=budget, gates=gates, trackers=trackers, judge=judge)
     with exit_on_job_error(console):
         refuse_batch_without_openai(batch, model.model)  # before a local model is loaded
         run_job(job, console, progress=cli_console(stderr=True))

@@ -11,6 +11,7 @@ from taxpraben.jobs.score import ScoreJob, score_job
 from taxpraben.options import (
     DataOptions,
     GateOptions,
+    JudgeOptions,
     PricingOptions,
     ScoreInputOptions,
     ScoringOptions,
@@ -21,10 +22,10 @@ from taxpraben.options import (
 @with_options
 def score(
     data: DataOptions, inputs: ScoreInputOptions, scoring: ScoringOptions, pricing: PricingOptions, gates: GateOptions,
-    trackers: TrackerOptions,
+    trackers: TrackerOptions, judge: JudgeOptions,
 ) -> None:
     """Score existing generations; writes results.json, samples.jsonl and the reports."""
     console = cli_console()
     with exit_on_job_error(console):
         score_job(ScoreJob(data=data, inputs=inputs, scoring=scoring, pricing=pricing, gates=gates,
-                           trackers=trackers), console)
+                           trackers=trackers, judge=judge), console)

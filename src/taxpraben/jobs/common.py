@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from taxpraben.ledger import CostOf
     from taxpraben.scoring import ScoredResults, ScoringSettings
     from taxpraben.scoring.items import Readings
+    from taxpraben.scoring.pipeline import SecondReader
 
 # The scoring pipeline (numpy, the parsers) and the reports are imported where they are used,
 # so that `taxpraben --help`, `tasks` and the start of `run` stay fast.
@@ -158,10 +159,11 @@ def score_and_report(
     console: Console,
     readings: Readings | None = None,
     cost_of: CostOf | None = None,
+    second_reader: SecondReader | None = None,
 ) -> ScoredResults:
     """Score, write the output directory, print warnings and the terminal summary;
     ``readings``: the answers read already (a run reads while it generates); ``cost_of``:
-    the prices of the ledgers (:func:`costing`)."""
+    the prices of the ledgers (:func:`costing`); ``second_reader``: the judge (``jobs.judge``)."""
     from taxpraben.report import print_summary, write_reports
     from taxpraben.report.samples import BrowserData
     from taxpraben.report.view import view_of
@@ -173,7 +175,8 @@ def score_and_report(
         # sample browser from the items as they were finished: nothing is read back.
         with BrowserData() as browser:
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta,
-                                  readings=readings, item_sink=browser.add, cost_of=cost_of)  # fmt: skip
+                                  readings=readings, item_sink=browser.add, cost_of=cost_of,
+                                  second_reader=second_reader)  # fmt: skip
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
             view = view_of(results, out, written_here=True)
             write_reports(out, view=view, browser=browser)

@@ -45,6 +45,7 @@ from taxpraben.jobs.common import (
     write_predictions_file,
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
+from taxpraben.jobs.judge import as_second_reader, judge_stage
 from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
 from taxpraben.models.base import (
@@ -63,6 +64,7 @@ from taxpraben.options import (
     EndpointOptions,
     GateOptions,
     GenerationOptions,
+    JudgeOptions,
     ModelOptions,
     PricingOptions,
     RunOutputOptions,
@@ -109,6 +111,7 @@ class RunJob:
     budget: BudgetOptions = field(default_factory=BudgetOptions)
     gates: GateOptions = field(default_factory=GateOptions)
     trackers: TrackerOptions = field(default_factory=TrackerOptions)
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
 
 
 def model_slug(spec: str) -> str:
@@ -463,6 +466,11 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     settings = scoring_settings(job.scoring, seed=job.generation.seed, runs=job.generation.runs)
     config = generation_config(job.generation)
     backend = backend_of(job, console)
+    # The judge's endpoint is asked now: a dead judge costs no generation.
+    judge = None if job.output.no_score else judge_stage(
+        job.judge, registry, profile=settings.profile, seed=job.generation.seed, runner=runner_settings(job.endpoint),
+        cache_path=None if job.output.no_cache else job.output.cache or default_cache_path(), console=console,
+        progress=progress)  # fmt: skip
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:
         warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
@@ -514,7 +522,8 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
                               "(partial); `taxpraben merge` scores the whole.")  # fmt: skip
             ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
             readings = ahead.result() if ahead is not None else None
-            scored = score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of)
+            scored = score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of,
+                                      as_second_reader(judge))  # fmt: skip
             log_to_trackers(job.trackers, "run", job_groups(job), out_dir, scored.results, console)  # before the gates
         failure = failures_error(predictions, runner.stats)
         if failure is not None and not job.output.allow_failures:

@@ -26,10 +26,12 @@ from taxpraben.jobs.common import (
     task_registry,
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
+from taxpraben.jobs.judge import as_second_reader, judge_stage
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     DataOptions,
     GateOptions,
+    JudgeOptions,
     PricingOptions,
     ScoreInputOptions,
     ScoringOptions,
@@ -51,6 +53,7 @@ class ScoreJob:
     pricing: PricingOptions = field(default_factory=PricingOptions)
     gates: GateOptions = field(default_factory=GateOptions)
     trackers: TrackerOptions = field(default_factory=TrackerOptions)
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
 
 
 def unmatched_problems(
@@ -164,6 +167,11 @@ def score_job(job: ScoreJob, console: Console) -> None:
     require_trackers(job.trackers)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=job.inputs.runs)
     ready_scorers(job.scoring, settings, console)
+    from taxpraben.cache import default_cache_path
+    from taxpraben.runner import RunnerSettings
+
+    judge = judge_stage(job.judge, registry, profile=settings.profile, seed=job.inputs.seed, runner=RunnerSettings(),
+                        cache_path=default_cache_path(), console=console)  # fmt: skip
     batch_files = prediction_files(job.inputs.batch_output or [])
     files = prediction_files(job.inputs.predictions or [])
     preds = read_prediction_files(files) + read_batch_output_files(batch_files)
@@ -190,6 +198,7 @@ def score_job(job: ScoreJob, console: Console) -> None:
             write_config_file(out_dir, "score", job_groups(replace(job, inputs=replace(job.inputs, out=out_dir))))
         except OSError as exc:
             raise JobError(f"cannot write {out_dir / CONFIG_FILE}: {exc}", code=2) from exc
-        scored = score_and_report(loaded, preds, registry, out_dir, settings, meta, console, cost_of=cost_of)
+        scored = score_and_report(loaded, preds, registry, out_dir, settings, meta, console, cost_of=cost_of,
+                                  second_reader=as_second_reader(judge))  # fmt: skip
         log_to_trackers(job.trackers, "score", job_groups(job), out_dir, scored.results, console)  # before the gates
     apply_gates(job.gates, scored, console)

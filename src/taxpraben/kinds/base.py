@@ -91,6 +91,14 @@ class Item:
     #: classification: the gold label and the predicted label (or "missing")
     label_gold: str | None = None
     label_pred: str | None = None
+    #: Who decided the reading: "rule", "judge" or "none"; None: not set (then derived from
+    #: the status, see :attr:`reader`). A second reader (``taxpraben.judge``) sets it.
+    extracted_by: str | None = None
+    #: The judge's raw reply, when it was asked (a format failure, or an audited item).
+    judge_reply: str | None = None
+    #: Audited items: the judge's reading beside the rules' (``extracted``), and whether they agree.
+    judge_extracted: Any = None
+    judge_agrees: bool | None = None
 
     def __post_init__(self) -> None:
         if self.gold is None:
@@ -108,6 +116,14 @@ class Item:
     def prediction(self) -> str:
         """The raw prediction ("" when there is none)."""
         return self.generation.prediction if self.generation is not None else ""
+
+    @property
+    def reader(self) -> str:
+        """Who decided the reading: :attr:`extracted_by`, else "rule" for a read item and
+        "none" for the others."""
+        if self.extracted_by is not None:
+            return self.extracted_by
+        return "rule" if self.status == "ok" else "none"
 
     def reread(self, run: int, generation: Prediction) -> Item:
         """This item's reading for another run whose generation gave the same answer: a copy
@@ -132,6 +148,13 @@ class Item:
             "score": self.score,
             "error": self.error,
         }
+        if self.extracted_by is not None:  # set by scoring on every item it finishes
+            line["extracted_by"] = self.extracted_by
+        if self.judge_reply is not None:
+            line["judge_reply"] = self.judge_reply
+        if self.judge_agrees is not None:
+            line["judge_extracted"] = self.judge_extracted
+            line["judge_agrees"] = self.judge_agrees
         generation = self.generation
         if generation is not None:
             if generation.finish_reason is not None:
@@ -164,7 +187,9 @@ class Item:
         item = cls(
             record, run, generation, status=line["status"], extracted=line.get("extracted"),
             scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),
-            error=line.get("error"), failure=line.get("failure"),
+            error=line.get("error"), failure=line.get("failure"), extracted_by=line.get("extracted_by"),
+            judge_reply=line.get("judge_reply"), judge_extracted=line.get("judge_extracted"),
+            judge_agrees=line.get("judge_agrees"),
         )  # fmt: skip
         item.gold = line.get("gold")  # as written, null included
         return item

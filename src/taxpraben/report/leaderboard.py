@@ -194,6 +194,12 @@ def _meta_value(entry: Entry, key: str) -> Any:
     return value
 
 
+def judge_of(results: Results) -> str | None:
+    """The judge that read the results (model and prompt version), None without one."""
+    judge = results.meta.judge
+    return None if judge is None else f"{judge.model} (prompt {judge.prompt_version})"
+
+
 def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
     """Raise unless every entry shares data (per task with manifests, else the data hash),
     task specs (with manifests), limit, tasks, run count and profile.
@@ -220,6 +226,12 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
         problems.append(mismatch.refusal())
         for e in entries:
             e.notes.append(mismatch.marker())
+    judges = {e.label: judge_of(e.results) for e in entries}
+    if len(set(judges.values())) > 1:  # a judge reads what the rules cannot: scores rise with it
+        listing = "; ".join(f"{label}: {_shown(value) if value else 'no judge'}" for label, value in judges.items())
+        problems.append(f"different second readers (--judge) ({listing})")
+        for e in entries:
+            e.notes.append(f"not comparable: judge {judges[e.label] or 'none'}")
     if problems and not force:
         raise IncompatibleResultsError(
             "refusing to compare results computed "

@@ -74,6 +74,9 @@ def render_markdown(run: RunView | Results, *, label: str | None = None) -> str:
     for table in tables.group_tables(run):
         parts.append(render_table(table, heading_level=3))
     parts.append(render_table(tables.failure_table(run)))
+    judge = tables.judge_lines(run)
+    if judge:
+        parts += ["## Judge (second reader)", "", *(f"- {cell(line.strip())}" for line in judge), ""]
     ledger = tables.ledger_table(run)
     if ledger is not None:
         parts.append(render_table(ledger))

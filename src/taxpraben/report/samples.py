@@ -128,6 +128,10 @@ class Shown(NamedTuple):
     error: str | None
     failure: str | None  # why a format failure was not read; None otherwise
     truncated: bool = False  # the answer was cut at the token budget (finish_reason length)
+    extracted_by: str | None = None  # rule | judge | none (--judge)
+    judge_reply: str | None = None
+    judge_extracted: Any = None
+    judge_agrees: bool | None = None  # audited items only
 
 
 def shown(item: Item) -> Shown:
@@ -137,6 +141,7 @@ def shown(item: Item) -> Shown:
         item.score, item.scores, item.fields, item.error,
         item.failure if item.status == "format_failure" else None,
         item.generation is not None and item.generation.finish_reason == "length",
+        item.extracted_by, item.judge_reply, item.judge_extracted, item.judge_agrees,
     )  # fmt: skip
 
 
@@ -168,6 +173,15 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
             entry["w"] = _cut(row.failure, EXTRACTED_LIMIT)[0]  # why it was not read
         if row.truncated:
             entry["tr"] = 1  # cut at the token budget
+        if row.extracted_by == "judge":
+            entry["by"] = "judge"
+        if row.judge_reply is not None:
+            entry["jr"] = _cut(row.judge_reply, EXTRACTED_LIMIT)[0]
+        if row.judge_agrees is not None:
+            entry["ja"] = int(row.judge_agrees)
+            judged, _ = _cut(row.judge_extracted, EXTRACTED_LIMIT)
+            if judged is not None:
+                entry["jx"] = judged
         prediction = row.prediction
         if prediction in seen:
             entry["p"] = seen[prediction]  # same text as an earlier run: a reference

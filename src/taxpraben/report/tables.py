@@ -276,7 +276,42 @@ def problem_banner(run: RunView) -> list[str]:
             f"{len(skipped)} of {len(rows)} tasks were not computed ({', '.join(skipped)}): "
             "the Overall Average is partial."
         )
-    return lines + truncation_lines(run)
+    judge = run.results.meta.judge
+    banner = [judge.banner] if judge is not None and judge.banner else []
+    return lines + truncation_lines(run) + banner
+
+
+def _share(ci: list[float] | None) -> str:
+    return f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""
+
+
+def judge_lines(run: RunView) -> list[str]:
+    """What the second reader did (``--judge``), one line each: the judge and how many items
+    it read, then the audit's agreement with its 95% Wilson interval, overall and per task;
+    [] without a judge."""
+    judge = run.results.meta.judge
+    if judge is None:
+        return []
+    entries = [(row.name, row.entry.judge) for row in run.tasks if row.entry.judge is not None]
+    before = sum(e.items * (e.format_failure_rate_before or 0) for _, e in entries)
+    lines = [f"Judge {judge.model} (prompt {judge.prompt_version}): read {judge.read_by_judge or 0} of "
+             f"{before:.0f} items the rules left as format failures; {judge.requests or 0} requests "
+             f"({judge.from_cache or 0} from the cache)."]  # fmt: skip
+    capped = sum(e.capped for _, e in entries)
+    if capped:
+        lines.append(f"--judge-max-items {judge.max_items}: {capped} output(s) were left unread.")
+    audit = judge.audit
+    if audit is not None and audit.audited:
+        lines.append(f"Audit ({judge.audit_per_task} per task, seed {judge.audit_seed}): rules and judge agree on "
+                     f"{audit.agreed} of {audit.audited} outputs, {100 * (audit.agreement or 0):.1f}%"
+                     f"{_share(audit.ci95)} (95% Wilson interval).")  # fmt: skip
+        for name, entry in entries:
+            a = entry.audit
+            if a is not None and a.audited:
+                lines.append(f"  {name}: {a.agreed} of {a.audited} agree, {100 * (a.agreement or 0):.1f}%"
+                             f"{_share(a.ci95)}; failure rate {100 * (entry.format_failure_rate_before or 0):.1f}% -> "
+                             f"{100 * (entry.format_failure_rate_after or 0):.1f}%")  # fmt: skip
+    return lines
 
 
 def truncation_lines(run: RunView) -> list[str]:
@@ -402,6 +437,7 @@ def configuration(run: RunView) -> list[tuple[str, str]]:
         pairs.append((_scorer_label(name), _scorer_text(scorer)))
     if meta.manifest is not None:
         pairs += _manifest_pairs(meta.manifest)
+    pairs += [("Judge" if k == 0 else "Judge audit", line.strip()) for k, line in enumerate(judge_lines(run))]
     counts = meta.counts.to_json()  # every counter written, newer writers' ones too
     if counts:
         pairs.append(("Counts", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())))

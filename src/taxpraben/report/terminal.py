@@ -10,7 +10,7 @@ from rich.table import Table
 
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Leaderboard, overall_gap
-from taxpraben.report.tables import ledger_summary, overall_summary, problem_banner
+from taxpraben.report.tables import judge_lines, ledger_summary, overall_summary, problem_banner
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
 
@@ -28,6 +28,8 @@ def print_summary(
     results = run.results
     for line in problem_banner(run):
         console.print(f"Warning: {line}", style="bold red", markup=False, highlight=False)
+    for line in judge_lines(run):
+        console.print(line, markup=False, highlight=False)
     meta = results.meta
     runs = "?" if meta.runs is None else meta.runs
     profile = "?" if meta.profile is None else meta.profile

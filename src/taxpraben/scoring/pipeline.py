@@ -82,6 +82,22 @@ class ScoredResults:
     typed: Results | None = None
 
 
+@dataclass
+class SecondReading:
+    """What a second reader did (:data:`SecondReader`): per task the entry results.json
+    keeps under ``tasks.NAME.judge``, ``meta.judge``, and warnings to show."""
+
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    meta: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+#: A second reader (``taxpraben.judge``): handed the prepared items of every task, run by
+#: run, read by the rules and not yet finished, it may give some a reading of its own (and
+#: send requests to do so: the pipeline itself sends nothing).
+SecondReader = Callable[[dict[str, list[list[Item]]]], SecondReading]
+
+
 # ---------------------------------------------------------------------------- matching
 
 
@@ -263,15 +279,18 @@ def score_predictions(
     readings: Readings | None = None,
     item_sink: Callable[[Item], None] | None = None,
     cost_of: CostOf | None = None,
+    second_reader: SecondReader | None = None,
 ) -> ScoredResults:
-    """Score predictions against loaded data; pure apart from the semantic models.
+    """Score predictions against loaded data; pure apart from the semantic models (and
+    ``second_reader``).
 
     The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
     ``sample_sink`` is given, handed to it one task at a time and not kept. ``readings``:
     what was read already (a run reads while it generates), under the same profile;
     ``item_sink`` is handed every finished item (the report's sample browser takes them);
     ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.ledger`; ``meta.pricing``
-    says with what).
+    says with what); ``second_reader`` reads the items once prepared, before they are
+    finished (:data:`SecondReader`: the judge of ``--judge``).
     """
     started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     predictions = list(predictions)
@@ -282,6 +301,7 @@ def score_predictions(
         readings = Readings(rules)
     prepared = {task: _prepared_runs(specs[task], recs, run_ids, by_key, readings)
                 for task, recs in loaded.records.items()}  # fmt: skip
+    second = second_reader(prepared) if second_reader is not None else SecondReading()
 
     needs = {task: kind_of(spec).scorers(spec) for task, spec in specs.items()}
     needed = set().union(*needs.values()) if needs else set()
@@ -302,6 +322,7 @@ def score_predictions(
         for k, row in enumerate(rows):
             for it in row:
                 finalize_item(spec, it, values)
+                it.extracted_by = it.reader  # rule | judge | none, on every samples line
                 if it.status in status_counts:
                     status_counts[it.status] += 1
             # The query goes on the first run's line only: the report shows it per item, and
@@ -316,6 +337,8 @@ def score_predictions(
                 sample_sink(lines)
         entry, reps = _task_entry(spec, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
         entry["ledger"] = task_ledger(rows, shared_generation=shared, cost_of=cost_of)
+        if task in second.tasks:
+            entry["judge"] = second.tasks[task]
         tasks_out[task] = entry
         if reps is not None:
             replicates[task] = reps
@@ -363,8 +386,10 @@ def score_predictions(
             "errors": status_counts["error"],
             "format_failures": status_counts["format_failure"],
         },
-        "warnings": match.messages() + [str(w) for w in loaded.warnings],
+        "warnings": match.messages() + [str(w) for w in loaded.warnings] + second.warnings,
     }
+    if second.meta is not None:
+        full_meta["judge"] = second.meta
     full_meta.setdefault("shared_generation", False)
     if "manifest" in full_meta:  # the job's manifest, completed with what scoring knows; last
         full_meta["manifest"] = complete_manifest(full_meta.pop("manifest"), full_meta)
@@ -403,9 +428,10 @@ def score_to_dir(
     readings: Readings | None = None,
     item_sink: Callable[[Item], None] | None = None,
     cost_of: CostOf | None = None,
+    second_reader: SecondReader | None = None,
 ) -> ScoredResults:
     """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports);
-    ``readings``, ``item_sink`` and ``cost_of`` as :func:`score_predictions`'s.
+    ``readings``, ``item_sink``, ``cost_of`` and ``second_reader`` as :func:`score_predictions`'s.
 
     Sample lines stream to disk task by task rather than being held all at once (36.5K
     lines of a full benchmark are most of the memory scoring would otherwise need).
@@ -416,7 +442,8 @@ def score_to_dir(
         def sink(lines: list[dict[str, Any]]) -> None:
             fh.writelines(_sample_line(line) for line in lines)
 
-        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink, readings, item_sink, cost_of)
+        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink, readings, item_sink,
+                                   cost_of, second_reader)
     scored.typed = Results.model_validate(scored.results)  # once: the reports take this object
     write_text_atomically(out_dir / "results.json", _results_text(scored.typed))
     return scored

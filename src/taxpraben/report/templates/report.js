@@ -38,6 +38,7 @@
     item.spread = scores.length ? Math.max.apply(null, scores) - Math.min.apply(null, scores) : 0;
     item.statuses = item.r.map(function (run) { return STATUS[run.st] || "ok"; });
     item.truncated = item.r.some(function (run) { return run.tr === 1; });
+    item.judgeDisagrees = item.r.some(function (run) { return run.ja === 0; });  // --judge-audit
   });
 
   function prediction(item, k) {
@@ -73,6 +74,7 @@
     if ((state.status === "format_failure" || state.status === "error") && item.statuses.indexOf(state.status) < 0) return false;
     if (state.status === "disagree" && !(item.spread > 1e-9)) return false;
     if (state.status === "truncated" && !item.truncated) return false;
+    if (state.status === "judge_disagree" && !item.judgeDisagrees) return false;
     if (state.min !== null && (item.mean === null || item.mean < state.min - 1e-12)) return false;
     if (state.max !== null && (item.mean === null || item.mean > state.max + 1e-12)) return false;
     if (state.q && haystack(item).indexOf(state.q) < 0) return false;
@@ -115,6 +117,8 @@
     head.appendChild(el("span", "badge " + run.st, STATUS[run.st] || "ok"));
     if (run.tr === 1) head.appendChild(el("span", "badge cut", "cut at max tokens"));
     if (run.w) head.appendChild(el("span", "why", run.w));  // why a format failure was not read
+    if (run.by === "judge") head.appendChild(el("span", "badge", "read by the judge"));
+    if (run.ja === 0) head.appendChild(el("span", "badge cut", "rule and judge disagree"));
     head.appendChild(el("span", null, "score " + fmt(run.s)));
     box.appendChild(head);
     if (run.sc) {
@@ -127,6 +131,10 @@
       box.appendChild(el("div", "lbl", "extracted"));
       box.appendChild(el("div", "text extracted", run.x === undefined ? "(nothing)" : run.x));
       if (run.xc) box.appendChild(el("div", "cut", "… " + run.xc + " more characters cut"));
+    }
+    if (run.jr !== undefined) {  // the judge's raw reply and, audited, its reading
+      box.appendChild(el("div", "lbl", "judge"));
+      box.appendChild(el("div", "text extracted", run.jr + (run.ja !== undefined ? "  →  " + (run.jx === undefined ? "(nothing)" : run.jx) : "")));
     }
     if (run.f) {
       var table = el("table", "fields");
