@@ -194,11 +194,18 @@ def test_only_unread_items_are_sent_and_a_rescoring_sends_nothing(workspace: Pat
         meta = results["meta"]["judge"]
         assert (meta["model"], meta["prompt_version"], meta["requests"], meta["sent"]) == ("openai:mock", "zh-1", 3, 3)
         assert meta["prompt_sha256"] == load_prompt().sha256
+        # The judge's tokens, apart from the model's: the mock counts a character as a token.
+        sent_prompts = sum(len(m["content"]) for body in judge.stats.bodies for m in body["messages"])
+        assert meta["tokens"]["generated"]["generations"] == 3
+        assert (meta["tokens"]["generated"]["prompt_tokens"], meta["tokens"]["generated"]["completion_tokens"]) == (
+            sent_prompts, 3)
         code, output = score_with_judge(workspace, judge.base_url, "again")
         assert code == 0, output
         assert judge.stats.requests == 3  # all from the cache
         again, _ = read_out(workspace / "again")
         assert (again["meta"]["judge"]["from_cache"], again["meta"]["judge"]["sent"]) == (3, 0)
+        assert again["meta"]["judge"]["tokens"]["from_cache"]["prompt_tokens"] == sent_prompts
+        assert again["meta"]["judge"]["tokens"]["generated"]["generations"] == 0
         assert again["tasks"]["TaxSCQ"]["judge"] == scq
 
 

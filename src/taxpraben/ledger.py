@@ -26,11 +26,12 @@ from typing import Any
 
 from taxpraben.budget import CostOf
 from taxpraben.kinds.base import Item
+from taxpraben.results import Prediction
 
 #: ``finish_reason`` of an answer cut at the token budget (OpenAI, vLLM, SGLang; hf: the same).
 TRUNCATED = "length"
 
-__all__ = ["TRUNCATED", "CostOf", "task_ledger", "total_ledger"]
+__all__ = ["TRUNCATED", "CostOf", "generation_tallies", "task_ledger", "total_ledger"]
 
 
 _TOKENS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_prompt_tokens")
@@ -51,6 +52,19 @@ def _add(tally: dict[str, Any], usage: dict[str, Any] | None, cost_of: CostOf | 
         tally[key] += value
     if cost_of is not None:
         tally["cost"] += cost_of(counts["prompt_tokens"], counts["completion_tokens"], counts["cached_prompt_tokens"])
+
+
+def generation_tallies(
+    generations: Iterable[Prediction], cost_of: CostOf | None = None
+) -> dict[str, dict[str, Any]]:
+    """The tokens (and cost) of ``generations`` made here and taken from the cache, as a
+    task ledger counts them (failed ones are not billed): the judge's requests, counted apart
+    from the model's."""
+    made, cached = _tally(cost_of), _tally(cost_of)
+    for generation in generations:
+        if not generation.error:
+            _add(cached if generation.cached else made, generation.usage, cost_of)
+    return {"generated": _rounded(made), "from_cache": _rounded(cached)}
 
 
 def task_ledger(

@@ -275,6 +275,10 @@ class JudgeMeta(FileObject):
     from_cache: int | None = _field("Of those, answered from the completion cache (nothing sent).")
     sent: int | None = _field("Of those, answered by the judge in this scoring.")
     read_by_judge: int | None = _field("Items, over every task and run, whose reading the judge decided.")
+    tokens: dict[str, TokenTally] | None = _field(
+        "The judge's requests' tokens, counted apart from the model's (generated: sent in this scoring; "
+        "from_cache: answered by the cache)."
+    )
     audit: JudgeAudit | None = _field("The audit over every task.", when="--judge-audit N")
     audit_per_task: int | None = _field("--judge-audit N: outputs drawn per task.", when="--judge-audit N")
     audit_seed: int | None = _field("The seed of the draw (--seed).", when="--judge-audit N")

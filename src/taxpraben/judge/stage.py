@@ -39,6 +39,7 @@ from taxpraben.judge.reading import (
 )
 from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import ScoringRules, scoring_rules
+from taxpraben.ledger import generation_tallies
 from taxpraben.models.base import Backend, GenerationConfig, Request
 from taxpraben.predictions import Prediction
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
@@ -148,6 +149,7 @@ class JudgeStage:
         """The judge's replies, through the runner and the cache, all at once."""
         if not asks:
             self.requests = self.from_cache = self.sent = 0
+            self.tokens = generation_tallies([])
             return
         requests = [self._request(ask) for ask in asks]
         store = None
@@ -167,6 +169,7 @@ class JudgeStage:
         for ask, reply in zip(asks, replies, strict=True):
             ask.reply = reply
         self.requests, self.from_cache, self.sent = runner.stats.unique, runner.stats.cached, runner.stats.done
+        self.tokens = generation_tallies(replies)  # the judge's tokens, apart from the model's
 
     def _request(self, ask: _Ask) -> Request:
         first = ask.items[0]
@@ -246,7 +249,7 @@ class JudgeStage:
         out.meta = {
             "model": self.backend.spec, "endpoint": self.backend.endpoint, **self.prompt.to_meta(),
             "max_items": self.max_items, "requests": self.requests, "from_cache": self.from_cache,
-            "sent": self.sent, "read_by_judge": judged,
+            "sent": self.sent, "read_by_judge": judged, "tokens": self.tokens,
         }  # fmt: skip
         if self.audit:
             out.meta.update(audit=total.to_json(), audit_per_task=self.audit, audit_seed=self.seed)
