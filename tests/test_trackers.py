@@ -24,8 +24,7 @@ from typer.testing import CliRunner
 
 from helpers.mock_openai_server import MockServerThread
 from taxpraben.cli import build_app
-from taxpraben.options import TrackerOptions, parse_trackers
-from taxpraben.trackers import (
+from taxpraben.jobs.trackers import (
     csv_table,
     flat_params,
     install_hint,
@@ -33,6 +32,7 @@ from taxpraben.trackers import (
     mlflow_value,
     tracked_metrics,
 )
+from taxpraben.options import TrackerOptions, parse_trackers
 
 #: A tiny run: two records of four tasks, two runs, no scorer models.
 SMALL = ["--data", "sample", "--no-semantic", "--no-cache", "--limit", "2", "--runs", "2",

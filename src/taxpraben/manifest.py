@@ -25,14 +25,24 @@ import platform
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from taxpraben.devices import parse_devices
 
 if TYPE_CHECKING:
     from taxpraben.data.loader import LoadedData
-    from taxpraben.options import ScoringOptions
     from taxpraben.tasks import Registry, TaskSpec
+
+
+class ScorerChoice(Protocol):
+    """What the manifest reads of the scoring options (``options.ScoringOptions`` is one; a
+    protocol, so that this module does not reach up to the options)."""
+
+    no_semantic: bool
+    bertscore_model: str
+    bartscore_model: str
+    bartscore_weights: Path | None
+    device: str
 
 #: The packages whose versions the manifest records (the numbers depend on them).
 PACKAGES = ("torch", "transformers", "aiohttp", "numpy", "pydantic")
@@ -157,7 +167,7 @@ def scorer_revision(model: str, weights: Path | None = None) -> dict[str, Any]:
     return {"model": model, "revision": revision, "weights_sha256": digest}
 
 
-def scorer_revisions(scoring: ScoringOptions) -> dict[str, dict[str, Any]]:
+def scorer_revisions(scoring: ScorerChoice) -> dict[str, dict[str, Any]]:
     """The revisions of the semantic scorers the options name; {} with --no-semantic."""
     if scoring.no_semantic:
         return {}
@@ -202,7 +212,7 @@ def job_manifest(
     *,
     loaded: LoadedData,
     registry: Registry,
-    scoring: ScoringOptions,
+    scoring: ScorerChoice,
     started_at: str,
     generation: Mapping[str, Any] | None = None,
     model_args: Mapping[str, Any] | None = None,

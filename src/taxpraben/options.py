@@ -637,7 +637,7 @@ class RegressionGateOptions:
     )
 
 
-#: The experiment trackers ``--log`` can name (``taxpraben.trackers``).
+#: The experiment trackers ``--log`` can name (``taxpraben.jobs.trackers``).
 TRACKERS = ("wandb", "mlflow")
 
 

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.tokens import approximate_prompt_tokens
 
-if TYPE_CHECKING:
-    from taxpraben.models.base import GenerationConfig, Request
+
+class _Prompted(Protocol):
+    """A request as the limiter reads it (``models.base.Request`` is one)."""
+
+    @property
+    def messages(self) -> Sequence[Mapping[str, Any]]: ...
+
+
+class _Budgeted(Protocol):
+    """Decoding settings as the limiter reads them (``models.base.GenerationConfig`` is one)."""
+
+    @property
+    def max_tokens(self) -> int: ...
 
 
 class Jitter(Protocol):
@@ -126,7 +138,7 @@ def backoff_delay(
     return ceiling / 2 + uniform(0, ceiling / 2)
 
 
-def estimate_tokens(request: Request, config: GenerationConfig) -> int:
+def estimate_tokens(request: _Prompted, config: _Budgeted) -> int:
     """A token estimate for the TPM limiter: the prompt's approximate tokens
     (``tokens.approximate_prompt_tokens``, calibrated on Qwen2.5) plus max_tokens."""
     return approximate_prompt_tokens(request.messages) + config.max_tokens

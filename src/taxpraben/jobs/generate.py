@@ -46,6 +46,7 @@ from taxpraben.jobs.common import (
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
 from taxpraben.jobs.judge import as_second_reader, judge_stage
+from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
 from taxpraben.models.base import (
@@ -77,7 +78,6 @@ from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
 from taxpraben.serve import SERVE_LOG, ServeError, served_base_url, serving
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
-from taxpraben.trackers import log_to_trackers, require_trackers
 
 if TYPE_CHECKING:
     from taxpraben.scoring.items import Readings

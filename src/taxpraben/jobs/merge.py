@@ -33,6 +33,7 @@ from taxpraben.jobs.common import (
     write_predictions_file,
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
+from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     DataOptions,
@@ -51,7 +52,6 @@ from taxpraben.shards import (
     merge_predictions,
     read_manifest,
 )
-from taxpraben.trackers import log_to_trackers, require_trackers
 
 
 @dataclass(frozen=True)

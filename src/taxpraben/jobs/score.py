@@ -27,6 +27,7 @@ from taxpraben.jobs.common import (
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
 from taxpraben.jobs.judge import as_second_reader, judge_stage
+from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     DataOptions,
@@ -40,7 +41,6 @@ from taxpraben.options import (
 from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
-from taxpraben.trackers import log_to_trackers, require_trackers
 
 
 @dataclass(frozen=True)
