@@ -317,3 +317,15 @@ def test_the_leaderboard_refuses_judged_with_unjudged_runs(workspace: Path) -> N
         build_leaderboard(dirs)
     board = build_leaderboard(dirs, force=True)
     assert any("second readers" in w for w in board.warnings)
+
+
+def test_the_judges_tokens_are_priced_apart_with_the_pricing_file(workspace: Path) -> None:
+    prices = workspace / "prices.yaml"
+    prices.write_text("currency: CNY\nmodels:\n  mock: {input: 2.0, output: 8.0}\n", encoding="utf-8")
+    with MockServerThread(MockConfig(fixed_reply="A")) as judge:
+        code, output = score_with_judge(workspace, judge.base_url, "priced", "--pricing", str(prices))
+        assert code == 0, output
+        sent_prompts = sum(len(m["content"]) for body in judge.stats.bodies for m in body["messages"])
+    tokens = read_out(workspace / "priced")[0]["meta"]["judge"]["tokens"]["generated"]
+    assert (tokens["prompt_tokens"], tokens["completion_tokens"]) == (sent_prompts, 3)
+    assert tokens["cost"] == pytest.approx((sent_prompts * 2.0 + 3 * 8.0) / 1e6)

@@ -277,7 +277,7 @@ class JudgeMeta(FileObject):
     read_by_judge: int | None = _field("Items, over every task and run, whose reading the judge decided.")
     tokens: dict[str, TokenTally] | None = _field(
         "The judge's requests' tokens, counted apart from the model's (generated: sent in this scoring; "
-        "from_cache: answered by the cache)."
+        "from_cache: answered by the cache), priced with --pricing when it has the judge model."
     )
     audit: JudgeAudit | None = _field("The audit over every task.", when="--judge-audit N")
     audit_per_task: int | None = _field("--judge-audit N: outputs drawn per task.", when="--judge-audit N")

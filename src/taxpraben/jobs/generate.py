@@ -471,6 +471,8 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         job.judge, registry, profile=settings.profile, seed=job.generation.seed, runner=runner_settings(job.endpoint),
         cache_path=None if job.output.no_cache else job.output.cache or default_cache_path(), console=console,
         progress=progress)  # fmt: skip
+    if judge is not None and job.pricing.pricing is not None:
+        judge.cost_of = costing(job.pricing, judge.backend.spec, console)[0]  # the judge's tokens priced apart
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:
         warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")

@@ -172,6 +172,8 @@ def score_job(job: ScoreJob, console: Console) -> None:
 
     judge = judge_stage(job.judge, registry, profile=settings.profile, seed=job.inputs.seed, runner=RunnerSettings(),
                         cache_path=default_cache_path(), console=console)  # fmt: skip
+    if judge is not None and job.pricing.pricing is not None:
+        judge.cost_of = costing(job.pricing, judge.backend.spec, console)[0]  # the judge's tokens priced apart
     batch_files = prediction_files(job.inputs.batch_output or [])
     files = prediction_files(job.inputs.predictions or [])
     preds = read_prediction_files(files) + read_batch_output_files(batch_files)

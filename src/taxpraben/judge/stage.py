@@ -39,7 +39,7 @@ from taxpraben.judge.reading import (
 )
 from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import ScoringRules, scoring_rules
-from taxpraben.ledger import generation_tallies
+from taxpraben.ledger import CostOf, generation_tallies
 from taxpraben.models.base import Backend, GenerationConfig, Request
 from taxpraben.predictions import Prediction
 from taxpraben.runner import RunAborted, Runner, RunnerSettings
@@ -96,10 +96,13 @@ class JudgeStage:
     cache_path: Path | None = None
     console: Console = field(default_factory=lambda: Console(stderr=True))
     progress: Console | None = None
-    #: Filled by each call: the runner's figures of the last scoring.
+    #: Prices the judge's tokens (``--pricing`` with an entry for the judge model).
+    cost_of: CostOf | None = None
+    #: Filled by each call: the runner's figures of the last scoring, and the judge's tokens.
     requests: int = 0
     from_cache: int = 0
     sent: int = 0
+    tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def preflight(self) -> None:
         """Ask the judge's endpoint once (``GET /models``) before anything is generated;
@@ -149,7 +152,7 @@ class JudgeStage:
         """The judge's replies, through the runner and the cache, all at once."""
         if not asks:
             self.requests = self.from_cache = self.sent = 0
-            self.tokens = generation_tallies([])
+            self.tokens = generation_tallies([], self.cost_of)
             return
         requests = [self._request(ask) for ask in asks]
         store = None
@@ -169,7 +172,7 @@ class JudgeStage:
         for ask, reply in zip(asks, replies, strict=True):
             ask.reply = reply
         self.requests, self.from_cache, self.sent = runner.stats.unique, runner.stats.cached, runner.stats.done
-        self.tokens = generation_tallies(replies)  # the judge's tokens, apart from the model's
+        self.tokens = generation_tallies(replies, self.cost_of)  # the judge's tokens, apart from the model's
 
     def _request(self, ask: _Ask) -> Request:
         first = ask.items[0]
