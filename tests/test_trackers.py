@@ -46,7 +46,8 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 
 def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(build_app(), list(args))
+    # Wide, so that messages are not wrapped across the error box's lines (whatever COLUMNS is)
+    result = CliRunner().invoke(build_app(), list(args), env={"COLUMNS": "200"})
     return result.exit_code, result.output
 
 
