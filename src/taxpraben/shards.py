@@ -22,10 +22,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taxpraben.atomic import write_text_atomically
-from taxpraben.predictions import Prediction
+
+if TYPE_CHECKING:
+    from taxpraben.predictions import Prediction
 
 #: Written beside a shard's predictions.jsonl: which shard of which run it is.
 SHARD_MANIFEST = "shard.json"

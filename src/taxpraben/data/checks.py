@@ -18,7 +18,6 @@ from taxpraben.data.problems import Problem
 
 # Validation accepts a numeric gold exactly when scoring can read it: one definition.
 from taxpraben.kinds import FieldMode, kind_of
-from taxpraben.parsing.fields import gold_fields, record_fields
 from taxpraben.records import ID_FIELDS, KNOWN_FIELDS, Record
 from taxpraben.tasks import TaskSpec
 
@@ -123,6 +122,10 @@ class _FieldNotes:
 
     def add(self, record: Record) -> Problem | None:
         """Note one record; a record with no readable field is reported at once."""
+        # Imported here: a run's first request waits for the first record's checks, and the
+        # field readers (their patterns compile at import) only serve records with fields.
+        from taxpraben.parsing.fields import gold_fields, record_fields
+
         gold = gold_fields(record.answer)
         assert self.spec.fields is not None
         if gold is None:

@@ -19,11 +19,11 @@ from taxpraben.data.loader import DataError, LoadedData, load_data
 from taxpraben.jobs.hub import use_local_models_if_hub_unreachable
 from taxpraben.locks import DirectoryLock, InUseError
 from taxpraben.options import DataOptions, PricingOptions, ScoringOptions
-from taxpraben.predictions import Prediction
 from taxpraben.tasks import Registry, TaskSpecError, load_registry
 
 if TYPE_CHECKING:
     from taxpraben.ledger import CostOf
+    from taxpraben.predictions import Prediction
     from taxpraben.scoring import ScoredResults, ScoringSettings
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.pipeline import SecondReader

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import Item, TextPair
-from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
-from taxpraben.parsing.field_parse import parse_fields
-from taxpraben.parsing.fields import gold_fields, record_fields
-from taxpraben.parsing.numbers import parse_gold_number
+
+# The field readers are imported by the functions that use them: the kinds are loaded with
+# the task specs, before the first request, and these parsers (their patterns compile at
+# import) are needed only once a record with fields is checked or an answer read (issue 24).
 
 if TYPE_CHECKING:
     from taxpraben.records import Record
@@ -44,6 +44,9 @@ def check_field_gold(answer: Any, spec: TaskSpec, aspects: bool, bad: Callable[[
     """The gold of a field task as the scorer will read it, reporting spec number fields
     that hold no number. A JSON string becomes its object; any other text is kept as
     written (the scorer reads it with the prediction reader)."""
+    from taxpraben.parsing.fields import gold_fields, record_fields
+    from taxpraben.parsing.numbers import parse_gold_number
+
     if answer is None:
         return answer
     obj = as_json_object(answer)
@@ -86,6 +89,10 @@ def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) ->
 def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed: bool,
                    aspects: bool) -> None:
     """Align the prediction's fields to the record's own gold fields and score the exact ones."""
+    from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
+    from taxpraben.parsing.field_parse import parse_fields
+    from taxpraben.parsing.fields import gold_fields, record_fields
+
     assert spec.fields is not None
     gold = gold_fields(record.answer)
     if gold is None:

@@ -13,14 +13,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import Item, Kind, Metric, SpecMismatch
-from taxpraben.parsing.final_number import read_final_number
-from taxpraben.parsing.numbers import (
-    expects_percent,
-    numbers_equal,
-    parse_gold_number,
-    read_gold_number,
-)
-from taxpraben.parsing.units import gold_unit
 
 if TYPE_CHECKING:
     import random
@@ -51,6 +43,8 @@ class StructuredKind(Kind):
         if answer is None:
             return answer, None
         if kind == "number":
+            from taxpraben.parsing.numbers import parse_gold_number
+
             # Units are kept as written ("76000元", "17.14万元"): the number reader reads them.
             try:
                 parse_gold_number(answer)
@@ -91,14 +85,17 @@ class StructuredKind(Kind):
         _prepare_taxben(spec.structured.kind, record, item, failed)
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        # The letter and span readers are imported on first use: loading data needs the
-        # kind, not them.
+        # The readers are imported on first use: loading the specs and the data needs the
+        # kind, not them (their patterns compile at import: start-up, issue 24).
         from taxpraben.parsing.clean import clean_prediction
+        from taxpraben.parsing.final_number import read_final_number
         from taxpraben.parsing.latex import strip_latex
         from taxpraben.parsing.letters import read_letter_set
+        from taxpraben.parsing.numbers import expects_percent, numbers_equal, read_gold_number
         from taxpraben.parsing.prompt_copy import own_answer
         from taxpraben.parsing.region import NO_ANSWER, REFUSAL, is_refusal
         from taxpraben.parsing.spans import extract_span, span_match
+        from taxpraben.parsing.units import gold_unit
 
         opts = spec.structured
         assert opts is not None

@@ -30,7 +30,6 @@ from typing import Any, Literal
 
 from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.field_parse import MAX_FLATTEN_DEPTH, flatten_fields, without_gloss
-from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
 from taxpraben.parsing.spans import normalize_span
 from taxpraben.task_spec import FieldRule
@@ -215,7 +214,14 @@ def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
     if none_is_zero and text in _NONE_WORDS:
         return NumberMatch(Decimal(0), False, 0, len(text), text)
     # "260,000元（适用税率13%）": the bracket after the amount explains it, it is not the amount
-    return parse_number(text) or parse_number(without_gloss(text)) or extract_final_number(text)
+    number = parse_number(text) or parse_number(without_gloss(text))
+    if number is not None:
+        return number
+    # The sentence reader (and its patterns) is loaded on first use: the data checks, which
+    # read gold fields before the first request, never need it (start-up, issue 24).
+    from taxpraben.parsing.final_number import extract_final_number
+
+    return extract_final_number(text)
 
 
 #: An amount written as "none": 0 (a grader reads 少缴税款：无 as 0).
