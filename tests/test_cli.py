@@ -383,3 +383,33 @@ def test_a_command_line_imports_only_the_command_it_names() -> None:
     assert not {"taxpraben.commands.report", "taxpraben.commands.merge", "taxpraben.commands.inspect_data"} & {
         m.strip() for m in loaded
     }
+
+
+def test_the_first_request_of_run_needs_no_reader_scorer_or_report() -> None:
+    """What `taxpraben run` imports before its first request (the command, the bundled specs,
+    the first record read and checked, its request built) holds none of the readers (their
+    patterns compile at import), the typed results, scoring, the reports or the numeric
+    libraries: they load with the first answer, on the scoring thread (start-up, issue 24).
+    A structural check; the time itself is measured by benchmarks/fixed_costs.py."""
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "from taxpraben.cli import build_app\n"
+        "build_app('run')\n"
+        "from taxpraben.data.loader import DataStream\n"
+        "from taxpraben.jobs.generate import stream_requests\n"
+        "from taxpraben.models.base import GenerationConfig\n"
+        "from taxpraben.tasks import load_registry\n"
+        "registry = load_registry()\n"
+        "first = next(stream_requests(DataStream('sample', registry), registry, GenerationConfig(), 1))\n"
+        "print(json.dumps([first.record.task, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    task, loaded = json.loads(done.stdout)
+    assert task == "TaxRecite"
+    heavy = ("taxpraben.parsing.", "taxpraben.scoring.pipeline", "taxpraben.results", "taxpraben.report",
+             "taxpraben.metrics.bertscore", "numpy", "cn2an", "sklearn", "torch", "transformers", "jinja2")
+    assert [m for m in loaded if m.startswith(heavy)] == []
