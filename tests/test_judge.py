@@ -125,8 +125,8 @@ def test_the_draw_is_seeded_per_task() -> None:
 
 def test_the_builtin_prompt_is_versioned_and_a_file_replaces_it(tmp_path: Path) -> None:
     builtin = load_prompt()
-    assert builtin.version == "zh-1" and builtin.source is None and len(builtin.sha256) == 64
-    assert builtin.template.count("示例") == 4 and NO_ANSWER in builtin.template and "#" not in builtin.template[:1]
+    assert builtin.version == "zh-2" and builtin.source is None and len(builtin.sha256) == 64
+    assert builtin.template.count("示例") == 5 and NO_ANSWER in builtin.template and "#" not in builtin.template[:1]
     own = tmp_path / "judge.txt"
     own.write_text("#version: mine-2\n题目：{question}\n回答：{output}\n", encoding="utf-8")
     mine = load_prompt(own)
@@ -192,7 +192,7 @@ def test_only_unread_items_are_sent_and_a_rescoring_sends_nothing(workspace: Pat
         # SCQ accuracy: s0, s2 by the rules and s3 by the judge are right, s1 is wrong.
         assert results["tasks"]["TaxSCQ"]["metrics"]["acc"]["mean"] == pytest.approx(0.75)
         meta = results["meta"]["judge"]
-        assert (meta["model"], meta["prompt_version"], meta["requests"], meta["sent"]) == ("openai:mock", "zh-1", 3, 3)
+        assert (meta["model"], meta["prompt_version"], meta["requests"], meta["sent"]) == ("openai:mock", "zh-2", 3, 3)
         assert meta["prompt_sha256"] == load_prompt().sha256
         # The judge's tokens, apart from the model's: the mock counts a character as a token.
         sent_prompts = sum(len(m["content"]) for body in judge.stats.bodies for m in body["messages"])

@@ -12,6 +12,10 @@ Once an attempt is refused, the run sends nothing more: the attempts in flight f
 they brought is kept (in the cache and in ``predictions.jsonl``), and the run ends with
 :data:`BUDGET_EXIT` and a line saying how to go on (the same command with a larger budget
 resumes from the cache without paying twice).
+
+The judge of ``run --judge`` spends the same budget (:class:`BudgetShare`: the same limits
+and totals, the judge's own prices); a refusal of either stops both (:attr:`Budget.refused`).
+Both runners share one event loop, so the budget is used from one thread only and needs no lock.
 """
 
 from __future__ import annotations
@@ -46,12 +50,14 @@ class Budget:
         if self.cost is not None and self.cost_of is None:
             raise ValueError("a cost budget needs prices (--pricing with an entry for the model)")
 
-    def _price(self, prompt: int, completion: int, cached: int = 0) -> float:
-        return self.cost_of(prompt, completion, cached) if self.cost_of is not None else 0.0
+    def _price(self, prompt: int, completion: int, cached: int = 0, cost_of: CostOf | None = None) -> float:
+        prices = cost_of or self.cost_of
+        return prices(prompt, completion, cached) if prices is not None else 0.0
 
-    def admit(self, prompt: int, completion: int) -> bool:
-        """Reserve an attempt's worst case (``prompt`` + ``completion`` tokens) if it fits."""
-        tokens, cost = prompt + completion, self._price(prompt, completion)
+    def admit(self, prompt: int, completion: int, cost_of: CostOf | None = None) -> bool:
+        """Reserve an attempt's worst case (``prompt`` + ``completion`` tokens) if it fits;
+        ``cost_of``: the spender's prices when they are not the budget's own (the judge's)."""
+        tokens, cost = prompt + completion, self._price(prompt, completion, cost_of=cost_of)
         if self.tokens is not None and self.spent_tokens + self.reserved_tokens + tokens > self.tokens:
             self.refused += 1
             return False
@@ -62,22 +68,23 @@ class Budget:
         self.reserved_cost += cost
         return True
 
-    def release(self, prompt: int, completion: int) -> None:
+    def release(self, prompt: int, completion: int, cost_of: CostOf | None = None) -> None:
         """An admitted attempt failed: its reservation is freed, nothing is charged."""
         self.reserved_tokens -= prompt + completion
-        self.reserved_cost -= self._price(prompt, completion)
+        self.reserved_cost -= self._price(prompt, completion, cost_of=cost_of)
 
-    def settle(self, prompt: int, completion: int, usage: Mapping[str, Any] | None) -> None:
+    def settle(self, prompt: int, completion: int, usage: Mapping[str, Any] | None,
+               cost_of: CostOf | None = None) -> None:  # fmt: skip
         """An admitted attempt was answered: charge what the backend reported (the
         reservation itself when it reported nothing)."""
-        self.release(prompt, completion)
+        self.release(prompt, completion, cost_of)
         if usage and ("prompt_tokens" in usage or "completion_tokens" in usage):
             prompt_used, completion_used = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
             cached = int(usage.get("cached_prompt_tokens") or 0)
         else:
             prompt_used, completion_used, cached = prompt, completion, 0
         self.spent_tokens += prompt_used + completion_used
-        self.spent_cost += self._price(prompt_used, completion_used, cached)
+        self.spent_cost += self._price(prompt_used, completion_used, cached, cost_of)
 
     def describe(self) -> str:
         """What was spent against which limit, in words."""
@@ -87,3 +94,37 @@ class Budget:
         if self.cost is not None:
             parts.append(f"{self.spent_cost:,.4f} of {self.cost:,.4f}")
         return " and ".join(parts) or "no limit"
+
+
+@dataclass(frozen=True)
+class BudgetShare:
+    """``budget`` as a second spender uses it (the judge of ``run --judge``): the same limits,
+    the same totals (what either spent, what either has in flight) and refusals, its tokens
+    priced by its own ``cost_of``; the runner takes it where it takes a :class:`Budget`."""
+
+    budget: Budget
+    #: None: its tokens cost nothing (a token budget counts them all the same).
+    cost_of: CostOf | None = None
+
+    @property
+    def refused(self) -> int:
+        return self.budget.refused
+
+    def _prices(self) -> CostOf:
+        return self.cost_of or _free
+
+    def admit(self, prompt: int, completion: int) -> bool:
+        return self.budget.admit(prompt, completion, self._prices())
+
+    def release(self, prompt: int, completion: int) -> None:
+        self.budget.release(prompt, completion, self._prices())
+
+    def settle(self, prompt: int, completion: int, usage: Mapping[str, Any] | None) -> None:
+        self.budget.settle(prompt, completion, usage, self._prices())
+
+    def describe(self) -> str:
+        return self.budget.describe()
+
+
+def _free(prompt: int, completion: int, cached: int) -> float:
+    return 0.0

@@ -42,10 +42,11 @@ import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from taxpraben.budget import Budget
+from taxpraben.budget import Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache, cache_key
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.models.base import (
@@ -63,8 +64,10 @@ from taxpraben.models.defaults import (
     DEFAULT_MAX_RETRIES,
 )
 from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
-from taxpraben.predictions import Prediction
 from taxpraben.progress import RunProgress, RunStats
+
+if TYPE_CHECKING:
+    from taxpraben.predictions import Prediction
 
 __all__ = ["BudgetReached", "RunAborted", "RunStats", "Runner", "RunnerSettings", "generation_key"]
 
@@ -102,7 +105,7 @@ class BudgetReached(Exception):
     """The budget (``--budget-tokens``/``--budget-cost``) admits no further request: nothing
     more was sent; ``predictions`` are the generations answered (every run of each)."""
 
-    def __init__(self, budget: Budget, predictions: list[Prediction], unsent: int) -> None:
+    def __init__(self, budget: Budget | BudgetShare, predictions: list[Prediction], unsent: int) -> None:
         super().__init__(f"budget reached: {budget.describe()} spent; {unsent} generation(s) not sent")
         self.budget = budget
         self.predictions = predictions
@@ -116,7 +119,12 @@ class Runner:
     measured on; ``rng`` gives the backoff jitter (see :func:`backoff_delay`); ``on_answer``
     is handed each generation's prediction as soon as it is known (from the cache, received,
     or failed for good), with the request it answers (once per generation: runs that share
-    one get it once), so that a job can read answers while the rest are still out.
+    one get it once), so that a job can read answers while the rest are still out; ``on_read``
+    is handed each request as it is read from the feed, with its generation key (the key
+    ``on_answer``'s request has), so that a job can tell when every request of a task is
+    answered (the judge of ``run``: :mod:`taxpraben.jobs.judge`). ``budget`` may be shared
+    with another runner (:class:`~taxpraben.budget.BudgetShare`): once it refused either,
+    neither sends more.
     """
 
     def __init__(
@@ -130,7 +138,8 @@ class Runner:
         clock: Clock = SYSTEM_CLOCK,
         rng: Jitter | None = None,
         on_answer: Callable[[Request, Prediction], None] | None = None,
-        budget: Budget | None = None,
+        budget: Budget | BudgetShare | None = None,
+        on_read: Callable[[str, Request], None] | None = None,
     ) -> None:
         self.backend = backend
         self.config = config
@@ -140,6 +149,7 @@ class Runner:
         self.clock = clock
         self._rng = rng
         self._on_answer = on_answer
+        self._on_read = on_read
         self._budget = budget
         #: Set when the budget refused an attempt: nothing more is sent.
         self._over_budget = False
@@ -210,6 +220,8 @@ class Runner:
         for request in feed if count is None else itertools.islice(feed, count):
             key = self._group_key(request)
             self._order.append((key, request))
+            if self._on_read is not None:
+                self._on_read(key, request)
             if key not in self._unique and key not in new:
                 # For shared generation the representative is the run-0 request.
                 new[key] = (
@@ -240,14 +252,26 @@ class Runner:
         return exhausted
 
     async def _produce(self, feed: Iterator[Request]) -> None:
-        """Read the rest of ``feed`` chunk by chunk, letting the workers send in between."""
+        """Read the rest of ``feed`` chunk by chunk, letting the workers send in between.
+
+        It yields first: the workers started beside it put their first requests on the wire
+        before a chunk (its records checked, their readers imported) holds the loop."""
+        await asyncio.sleep(0)
         while not self._take(feed, _CHUNK):
             await asyncio.sleep(0)
 
     async def _drive(self, feed: Iterator[Request]) -> None:
-        """Read, look up and send: the first chunk at once, the rest while sending."""
+        """Read, look up and send: the first chunk at once, the rest while sending.
+
+        With something to send in the first chunk, the endpoint is asked (preflight) before
+        the producer starts: its chunks (records read and checked, their readers imported)
+        would otherwise hold the loop while the listing waits for an answer, and the first
+        request with it."""
         if not self._exhausted:
             self._take(feed, _CHUNK)
+        asked = bool(self._queue)
+        if asked:
+            await self._preflight()
         producer = asyncio.ensure_future(self._produce(feed)) if not self._exhausted else None
         try:
             while not self._queue and not self._exhausted:  # nothing to send yet: read on
@@ -255,7 +279,8 @@ class Runner:
             if producer is not None and producer.done():
                 producer.result()  # a DataError ends the run here
             if self._queue:
-                await self._preflight()
+                if not asked:
+                    await self._preflight()
                 await self._send_all(producer)
             if producer is not None:
                 await producer
@@ -404,12 +429,12 @@ class Runner:
     ) -> tuple[list[tuple[str, Request]], list[int]]:
         """The attempts the budget admits, in order, up to the first it refuses; once one is
         refused the run sends nothing more (the refused ones stay unsent: a rerun with a
-        larger budget sends them)."""
+        larger budget sends them); nor once the budget refused another runner sharing it."""
         assert self._budget is not None
         kept: list[tuple[str, Request]] = []
         kept_estimates: list[int] = []
         for item, estimate in zip(pending, estimates, strict=True):
-            if self._over_budget or not self._budget.admit(*self._worst_case(estimate)):
+            if self._over_budget or self._budget.refused or not self._budget.admit(*self._worst_case(estimate)):
                 self._over_budget = True
                 continue
             kept.append(item)
@@ -473,6 +498,10 @@ class Runner:
         return self._prediction(request, self._results[key], key in self._from_cache)
 
     def _prediction(self, request: Request, outcome: Completion | BackendError, cached: bool = False) -> Prediction:
+        # Imported with the first answer: the typed results (pydantic classes built at
+        # import) are not needed to send the first request (start-up, issue 24).
+        from taxpraben.predictions import Prediction
+
         task, item, run = request.key
         if isinstance(outcome, BackendError):
             return Prediction(

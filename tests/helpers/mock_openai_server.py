@@ -57,6 +57,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +104,12 @@ class MockConfig:
     batch_expire_after: float | None = None
     #: Batch API: seconds each line of a batch takes.
     batch_line_s: float = 0.0
+    #: In-process only: called with each chat request's body as it arrives (on the server's
+    #: loop); when it returns an event, the answer waits until the event is set (at most
+    #: ``hang_s``): a test orders what two servers do by events, not by time.
+    on_request: Callable[[dict[str, Any]], threading.Event | None] | None = None
+    #: In-process only: the content of the reply to a body (None: as without it).
+    reply_of: Callable[[dict[str, Any]], str | None] | None = None
 
 
 @dataclass
@@ -304,6 +311,9 @@ class MockServer:
         body = await request.json()
         self.stats.bodies.append(body)
         del self.stats.bodies[:-KEPT_BODIES]
+        held = cfg.on_request(body) if cfg.on_request is not None else None
+        if held is not None:
+            await asyncio.get_running_loop().run_in_executor(None, held.wait, cfg.hang_s)
         refused = self._refuse_key(request)
         if refused is not None:
             return refused
@@ -343,7 +353,8 @@ class MockServer:
         """The whole (unstreamed) answer to a chat request's body; a batch line gets the same."""
         cfg = self.config
         digest = request_digest(body)
-        content = cfg.fixed_reply if cfg.fixed_reply is not None else reply_for(body)
+        chosen = cfg.reply_of(body) if cfg.reply_of is not None else None
+        content = chosen if chosen is not None else cfg.fixed_reply if cfg.fixed_reply is not None else reply_for(body)
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if cfg.reasoning:
             message["reasoning_content"] = f"思考：{digest[:6]}"

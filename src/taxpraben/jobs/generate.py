@@ -16,13 +16,13 @@ import importlib
 import re
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
@@ -45,7 +45,13 @@ from taxpraben.jobs.common import (
     write_predictions_file,
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
-from taxpraben.jobs.judge import as_second_reader, judge_stage
+from taxpraben.jobs.judge import (
+    JudgeAlongside,
+    as_second_reader,
+    judge_stage,
+    refuse_unpriced_judge,
+    unsent_words,
+)
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
@@ -72,7 +78,6 @@ from taxpraben.options import (
     ScoringOptions,
     TrackerOptions,
 )
-from taxpraben.predictions import Prediction
 from taxpraben.progress import RunStats
 from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
 from taxpraben.serve import SERVE_LOG, ServeError, served_base_url, serving
@@ -80,10 +85,12 @@ from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry
 
 if TYPE_CHECKING:
+    from taxpraben.predictions import Prediction
     from taxpraben.scoring.items import Readings
 
 #: The unsharded run: every record.
 WHOLE = Shard()
+T = TypeVar("T")
 
 #: What scoring and the reports import, loaded on the scoring thread while requests go out
 #: (cn2an alone takes ~0.25 s; none of them is needed to send a request).
@@ -127,23 +134,45 @@ def stream_requests(
     config: GenerationConfig,
     runs: int,
     shard: Shard = WHOLE,
+    fed: Callable[[str, int], None] | None = None,
 ) -> Iterator[Request]:
     """One request per (record, run), run-major (so a sampled local batch shares a seed),
     while the data is read: run 0 of each record as soon as it is read and checked, the
     other runs once every record is. Raises the data's DataError once every record has
     been read (the runner then stops). With a ``shard``, only the records it owns (by
-    their position in their task, see taxpraben.shards) and every run of each."""
+    their position in their task, see taxpraben.shards) and every run of each. ``fed`` is
+    told each task, with how many requests it has, once every one of them was handed out
+    (its file read, its last run reached; the judge of ``run`` asks for a task's answers
+    once the runner has read as many and they are answered), every task once."""
+    told: set[str] = set()
+    counts: dict[str, int] = {}
+
+    def tell(task: str) -> None:
+        if fed is not None and task not in told:
+            told.add(task)
+            fed(task, counts.get(task, 0))
+
     positions: dict[str, int] = {}
+    last: str | None = None
     for record in stream:
+        if runs == 1 and last is not None and record.task != last:
+            tell(last)  # the stream has moved on to the next file
+        last = record.task
         position = positions.get(record.task, 0)
         positions[record.task] = position + 1
         if shard.owns(record.task, position):
+            counts[record.task] = counts.get(record.task, 0) + 1
             yield build_request(record, 0, config, registry[record.task])
     loaded = stream.result()
     for run in range(1, runs):
         for task, records in shard_records(loaded, shard).records.items():
             for record in records:
                 yield build_request(record, run, config, registry[task])
+            counts[task] = counts.get(task, 0) + len(records)
+            if run == runs - 1:
+                tell(task)
+    for task in loaded.records:  # the last task of a single run, and those with no record
+        tell(task)
 
 
 def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
@@ -200,6 +229,12 @@ class ReadAhead:
         assert request.spec is not None and self._readings is not None
         with contextlib.suppress(Exception):  # see the class doc: scoring reads it again
             self._readings.result().read_ahead(request.spec, request.record, prediction)
+
+    def after_readings(self, job: Callable[[Readings], T]) -> Future[T]:
+        """``job`` run on the scoring thread with the readings, after every answer handed
+        over so far is read (the worker is first in, first out): the judge plans a task there."""
+        readings = self._started()
+        return self._worker.submit(lambda: job(readings.result()))
 
     def result(self) -> Readings:
         """Every answer handed over so far, read (waits for the last readings)."""
@@ -331,11 +366,16 @@ def runner_settings(endpoint: EndpointOptions) -> RunnerSettings:
     )
 
 
-def generate(runner: Runner, requests: Iterator[Request], store: CompletionCache | None) -> list[Prediction]:
-    """Drive every request through the runner; each way a run stops early becomes a
-    JobError with what was kept and how to go on."""
+def generate(
+    runner: Runner, requests: Iterator[Request], store: CompletionCache | None,
+    alongside: Callable[[Coroutine[Any, Any, list[Prediction]]], Coroutine[Any, Any, list[Prediction]]] | None = None,
+) -> list[Prediction]:  # fmt: skip
+    """Drive every request through the runner (with ``alongside``, the judge of ``run``
+    beside it on the same loop: :class:`~taxpraben.jobs.judge.JudgeAlongside`); each way a
+    run stops early becomes a JobError with what was kept and how to go on."""
     try:
-        return asyncio.run(runner.run(requests))
+        generation = runner.run(requests)
+        return asyncio.run(generation if alongside is None else alongside(generation))
     except DataError as exc:
         kept = (f"The {runner.stats.done} completions received before the data was found faulty are in the cache."
                 if runner.stats.done else None)  # fmt: skip
@@ -445,7 +485,7 @@ def budget_stop(exc: BudgetReached, out_dir: Path, loaded: LoadedData, store: Co
     path = write_predictions_file(out_dir, in_data_order(exc.predictions, loaded))
     kept = f"the answers are in {store.path}" if store is not None else "nothing is cached (--no-cache)"
     return JobError(
-        f"Budget reached: {exc.budget.describe()} spent; {exc.unsent} generation(s) were not sent, so the run "
+        f"Budget reached: {exc.budget.describe()} spent; {unsent_words(exc)} were not sent, so the run "
         "is not scored.",
         f"{len(exc.predictions)} predictions written to {path}; {kept}.",
         "To go on, run the same command with a larger budget: what is in the cache is not paid for again:",
@@ -473,6 +513,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         progress=progress)  # fmt: skip
     if judge is not None and job.pricing.pricing is not None:
         judge.cost_of = costing(job.pricing, judge.backend.spec, console)[0]  # the judge's tokens priced apart
+    refuse_unpriced_judge(judge, job.budget, job.pricing.pricing)
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:
         warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
@@ -483,19 +524,27 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             stream = DataStream(job.data.data, registry, job.data.task_names, job.data.limit)
         except (DataError, KeyError) as exc:
             raise JobError(str(exc).strip("'\"")) from exc
-        requests = stream_requests(stream, registry, config, job.generation.runs, part)
         store = open_cache(job, backend, held, console)
         # Scoring's imports load, and the answers are read, while requests go out.
         ahead = None if job.output.no_score else ReadAhead(warm, settings.profile)
+        # The judge asks for each task once its generation is complete, beside the later tasks'.
+        along = None if judge is None or ahead is None else JudgeAlongside(
+            judge, ahead.after_readings, [f.task for f in stream.files])  # fmt: skip
+        requests = stream_requests(stream, registry, config, job.generation.runs, part,
+                                   fed=along.fed if along is not None else None)  # fmt: skip
         cost_of, pricing = costing(job.pricing, backend.spec, console)
+        budget = run_budget(job.budget, cost_of, job.batch)
+        if judge is not None:
+            judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
-                        console=progress or Console(stderr=True), on_answer=ahead,
-                        budget=run_budget(job.budget, cost_of, job.batch))  # fmt: skip
+                        console=progress or Console(stderr=True), budget=budget,
+                        on_answer=ahead if along is None else along.after(ahead),
+                        on_read=along.read if along is not None else None)  # fmt: skip
         with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
             requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
                                    progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
             try:
-                predictions = generate(runner, requests, store)
+                predictions = generate(runner, requests, store, along.alongside if along is not None else None)
             except BudgetReached as exc:
                 stop = budget_stop(exc, out_dir, shard_records(stream.result(), part), store)
                 write_run_config(job, out_dir)  # the command to go on with

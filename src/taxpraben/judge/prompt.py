@@ -1,5 +1,7 @@
 """The judge's prompt: a versioned Chinese template, filled with one item's question, its
-options, the answer form its task expects and the model's output (never the gold).
+options, the answer form its task expects and the model's output (never the gold). For a
+field task (TaxInspect, TaxPlan) the answer form is a JSON object with exactly the fields
+asked of that output (:mod:`.fields`), each with its expected form.
 
 The template ships in the package (``prompt_zh.txt``); ``--judge-prompt FILE`` replaces it.
 Lines starting with ``#`` are comments and are not sent; a ``#version: NAME`` line names
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -93,9 +96,15 @@ def options_text(record: Record) -> str:
     return "选项：\n" + "\n".join(lines) + "\n"
 
 
-def answer_form(spec: TaskSpec, record: Record) -> str:
+def answer_form(spec: TaskSpec, record: Record, fields: Sequence[str] | None = None) -> str:
     """What the judge is asked to write, in the task's own answer form (read from the spec's
-    sections, never from the gold): an option letter or a label, a letter set, a number, a span."""
+    sections, never from the gold): an option letter or a label, a letter set, a number, a
+    span; for a field task a JSON object with the keys ``fields`` (None: every
+    answer-bearing field of the record), each number in the unit its gold is compared in."""
+    from taxpraben.judge.fields import fields_form, fields_task  # on first use: it reads items
+
+    if fields_task(spec):
+        return fields_form(spec, record, fields)
     if spec.classification is not None and record.choices:
         if spec.classification.option_letters:
             letters = "、".join(_LETTERS[: len(record.choices)])
@@ -111,12 +120,22 @@ def answer_form(spec: TaskSpec, record: Record) -> str:
     return "考生给出的最终答案原文"
 
 
-def fill_prompt(prompt: JudgePrompt, spec: TaskSpec, record: Record, output: str) -> str:
-    """The judge's message for one output of ``record``: question, options, answer form, output."""
+def fill_prompt(prompt: JudgePrompt, spec: TaskSpec, record: Record, output: str,
+                fields: Sequence[str] | None = None) -> str:
+    """The judge's message for one output of ``record``: question, options, answer form, output.
+
+    For a field task the form asks ``fields``; None: the fields this output is asked for
+    (:func:`~taxpraben.judge.fields.prompt_fields`: those the rules leave unread or read
+    with low confidence, else all, for the audit), so the message, and the cache key with
+    it, depends on the record and the output alone."""
+    from taxpraben.judge.fields import fields_task, prompt_fields
+
+    if fields is None and fields_task(spec):
+        fields = prompt_fields(spec, record, output)
     values = {
         "{question}": record.query.strip(),
         "{options}": options_text(record),
-        "{answer_form}": answer_form(spec, record),
+        "{answer_form}": answer_form(spec, record, fields),
         "{output}": output.strip(),
     }
     # One pass over the template: a value holding a placeholder's spelling is not replaced again.

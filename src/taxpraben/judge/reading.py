@@ -1,11 +1,13 @@
 """Which items the judge reads, and its reply read back through the task's own reader.
 
 Pure functions over prepared items (:mod:`taxpraben.scoring.items`): the judge is asked
-only for the outputs the rules could not read (format failures, never generation errors) of
-the tasks whose score rests on one read answer (those that need no semantic scorer:
-classification and structured tasks), and its reply is read as a model output would be, so
-that the item is then scored by its task's own metric. A reply that is the no-answer token,
-or that the reader cannot read either, leaves the item a format failure.
+only for what the rules could not read, never for generation errors: the outputs of the
+tasks whose score rests on one read answer (those that need no semantic scorer:
+classification and structured tasks) that are format failures, and the answer-bearing
+fields of the field tasks (mixed: TaxInspect, TaxPlan) that the rules left unread
+(:mod:`.fields`). Its reply is read as a model output would be, so that the item is then
+scored by its task's own metric. A reply that is the no-answer token, or that the reader
+cannot read either, leaves the item (or those fields) unread.
 """
 
 from __future__ import annotations
@@ -16,6 +18,18 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
+from taxpraben.judge.fields import (
+    LOW_CONFIDENCE,
+    answer_bearing,
+    asked_fields,
+    field_disagreements,
+    fields_task,
+    fields_to_ask,
+    low_confidence_fields,
+    merge_fields,
+    same_fields,
+    unread_fields,
+)
 from taxpraben.judge.prompt import NO_ANSWER
 from taxpraben.kinds import Item, kind_of
 from taxpraben.kinds.profiles import ScoringRules
@@ -29,42 +43,101 @@ Reader = Literal["rule", "judge", "none"]
 OutputKey = tuple[str, str, str]
 
 
+__all__ = [
+    "LOW_CONFIDENCE",
+    "OutputKey",
+    "Reader",
+    "ReplyReading",
+    "adopt",
+    "answer_bearing",
+    "asked_fields",
+    "field_disagreements",
+    "fields_to_ask",
+    "is_no_answer",
+    "judged_task",
+    "low_confidence_outputs",
+    "read_outputs",
+    "read_reply",
+    "reader_counts",
+    "same_reading",
+    "unanswered_reader",
+    "unread_outputs",
+]
+
+
 def judged_task(spec: TaskSpec) -> bool:
     """Whether the judge may read the task's outputs: its score rests on one read answer
-    (no semantic scorer: classification and structured tasks; generation and mixed never)."""
-    return not kind_of(spec).scorers(spec)
+    (no semantic scorer: classification and structured tasks), or its kind reads named
+    fields with an exact part (mixed: the answer-bearing fields only). Generation never."""
+    return not kind_of(spec).scorers(spec) or fields_task(spec)
+
+
+def _field_item(item: Item) -> bool:
+    """An item read field by field with at least one answer-bearing field."""
+    return bool(answer_bearing(item))
 
 
 def output_key(item: Item) -> OutputKey:
     return (item.task, item.id, item.prediction)
 
 
+def _unread(item: Item) -> bool:
+    if item.status == "error":
+        return False
+    if item.fields is not None:  # a field task: its answer-bearing fields decide
+        return bool(unread_fields(item))
+    return item.status == "format_failure"
+
+
 def unread_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
-    """The outputs the rules left unread (status ``format_failure``; ``error`` items had no
-    output to read), each once with the items (runs) that gave it, in order."""
+    """The outputs the rules left unread, each once with the items (runs) that gave it, in
+    order: format failures, and the field items with an answer-bearing field the rules did
+    not read (``error`` items had no output to read; an item read whole, or whose fields are
+    all text, is never asked)."""
     out: dict[OutputKey, list[Item]] = {}
     for item in items:
-        if item.status == "format_failure":
+        if _unread(item):
+            out.setdefault(output_key(item), []).append(item)
+    return out
+
+
+def low_confidence_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
+    """The outputs the rules read entirely, but some answer-bearing field only by a fallback
+    (:data:`~taxpraben.judge.fields.LOW_CONFIDENCE`), each once with its items: asked of the
+    judge apart from the unread ones; its reading replaces the rules' only where it reads a
+    value. (An item with unread fields asks for its low-confidence ones as well.)"""
+    out: dict[OutputKey, list[Item]] = {}
+    for item in items:
+        if item.status != "error" and not _unread(item) and low_confidence_fields(item):
             out.setdefault(output_key(item), []).append(item)
     return out
 
 
 def read_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
-    """The outputs the rules did read (status ``ok``), each once with its items, in order."""
+    """The outputs the rules did read, each once with its items, in order: the audit's
+    candidates. A field item counts when the rules read all its answer-bearing fields with
+    confidence (one with a low-confidence field is the judge's to read, not to audit)."""
     out: dict[OutputKey, list[Item]] = {}
     for item in items:
-        if item.status == "ok":
-            out.setdefault(output_key(item), []).append(item)
+        if item.status != "ok":
+            continue
+        if item.fields is not None and (not _field_item(item) or asked_fields(item)):
+            continue
+        out.setdefault(output_key(item), []).append(item)
     return out
 
 
 @dataclass(frozen=True)
 class ReplyReading:
     """The judge's reply read back: ``answer`` (``item`` holds the reading), ``no_answer``
-    (the token) or ``malformed`` (neither the token nor anything the reader can read)."""
+    (the token; for fields, every asked key written null) or ``malformed`` (neither the
+    token nor anything the reader can read). For a field item ``item`` is the rules'
+    reading with the adopted fields merged in, and ``unreadable`` names the asked fields
+    the reply does not read (a warning, even beside adopted ones)."""
 
     outcome: Literal["answer", "no_answer", "malformed"]
     item: Item | None = None
+    unreadable: tuple[str, ...] = ()
 
 
 def is_no_answer(reply: str) -> bool:
@@ -79,14 +152,27 @@ def read_reply(spec: TaskSpec, item: Item, reply: str, rules: ScoringRules) -> R
         return ReplyReading("no_answer")
     generation = Prediction(item.task, item.id, item.run, reply)
     reading = prepare_item(spec, item.record, item.run, generation, None, rules)
+    if _field_item(item):
+        return _read_fields(item, reading)
     if reading.status != "ok":
         return ReplyReading("malformed", reading)
     return ReplyReading("answer", reading)
 
 
+def _read_fields(item: Item, reading: Item) -> ReplyReading:
+    """A field item's reply: the asked fields it reads merged into the rules' reading."""
+    merge = merge_fields(item, reading, fields_to_ask(item))
+    if merge.item is not None:
+        return ReplyReading("answer", merge.item, merge.unreadable)
+    if merge.declined and not merge.unreadable:
+        return ReplyReading("no_answer", None)
+    return ReplyReading("malformed", reading, merge.unreadable)
+
+
 def adopt(item: Item, reading: Item) -> None:
     """Give ``item`` the judge's reading (status, extracted value, exact scores, fields and
-    text pairs); its own generation, the model's output, stays."""
+    text pairs; for a field item, its rules' reading with the adopted fields, each
+    ``matched_by`` judge); its own generation, the model's output, stays."""
     item.status = reading.status
     item.extracted = reading.extracted
     item.scores = dict(reading.scores)
@@ -116,11 +202,22 @@ def _number(text: str) -> str | None:
         return None
 
 
+def unanswered_reader(item: Item) -> Reader:
+    """Who decided a reading the judge was asked about but gave none for: "rule" when the
+    rules read some answer-bearing field of a field item (their fields stand), else "none"."""
+    if _field_item(item) and len(unread_fields(item)) < len(answer_bearing(item)):
+        return "rule"
+    return "none"
+
+
 def same_reading(rule: Item, judge: Item | None) -> bool:
     """Whether the rules' reading and the judge's are the same answer (a classification
-    label, a number by value, a letter set, a span, fields); False when the judge read none."""
+    label, a number by value, a letter set, a span; for a field item, every asked field:
+    the judge read each and to the same value); False when the judge read none."""
     if judge is None or judge.status != "ok":
         return False
+    if _field_item(rule):
+        return same_fields(rule, judge, fields_to_ask(rule))
     if rule.label_pred is not None or judge.label_pred is not None:
         return rule.label_pred == judge.label_pred
     return _canonical(rule.extracted) == _canonical(judge.extracted)

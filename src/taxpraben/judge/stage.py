@@ -10,6 +10,14 @@ same output share it), every request of every task at once through one :class:`R
 completion cache first: the cache key covers the judge model and endpoint and the filled
 prompt (the template, hence its version, and the output it reads), so a rescoring asks the
 judge nothing it has answered.
+
+On ``run`` most of those requests go out before scoring, while generation goes on
+(:mod:`taxpraben.jobs.judge`): once a task's generation is complete, :class:`AheadPlan` says
+which of its asks are certain to be made at scoring (with ``--judge-max-items``, only those
+its cap is sure to keep) and :meth:`JudgeStage.send_ahead` sends them; scoring then takes
+those replies (:attr:`JudgeStage.answered`) instead of asking again, and counts them as it
+counts its own. The asks are computed by the same functions at both times, so the replies,
+the readings and ``meta.judge`` are those of asking everything at scoring.
 """
 
 from __future__ import annotations
@@ -17,12 +25,13 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
+from taxpraben.budget import Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.judge.audit import Agreement, banner, draw
 from taxpraben.judge.prompt import JudgePrompt, fill_prompt
@@ -42,7 +51,7 @@ from taxpraben.kinds.profiles import ScoringRules, scoring_rules
 from taxpraben.ledger import CostOf, generation_tallies
 from taxpraben.models.base import Backend, GenerationConfig, Request
 from taxpraben.predictions import Prediction
-from taxpraben.runner import RunAborted, Runner, RunnerSettings
+from taxpraben.runner import RunAborted, Runner, RunnerSettings, generation_key
 from taxpraben.scoring.pipeline import SecondReading
 from taxpraben.tasks import Registry
 
@@ -63,6 +72,20 @@ class _Ask:
     items: list[Item]
     audit: bool
     reply: Prediction | None = None
+
+
+#: The asks of one task: its distinct unread outputs, then its audit draw.
+TaskAsks = tuple[list[_Ask], list[_Ask]]
+
+
+def capped_asks(per_task: Sequence[TaskAsks], cap: int | None) -> tuple[list[_Ask], list[_Ask]]:
+    """What is sent of every task's asks (``per_task`` in task order): the unread outputs of
+    all tasks, then the audits, the first ``cap`` of them (all when None); and the unread
+    ones left out by the cap (the audits past it are simply not drawn)."""
+    unread = [ask for task_unread, _ in per_task for ask in task_unread]
+    audit = [ask for _, task_audit in per_task for ask in task_audit]
+    cap = len(unread) + len(audit) if cap is None else cap
+    return (unread + audit)[:cap], unread[cap:]
 
 
 @dataclass
@@ -98,28 +121,26 @@ class JudgeStage:
     progress: Console | None = None
     #: Prices the judge's tokens (``--pricing`` with an entry for the judge model).
     cost_of: CostOf | None = None
-    #: Filled by each call: the runner's figures of the last scoring, and the judge's tokens.
+    #: The run's ``--budget-*``, which the judge's requests spend too (its share: its prices).
+    budget: Budget | BudgetShare | None = None
+    #: Filled by each call: the distinct requests of the last scoring, those the cache
+    #: answered (from an earlier job) and those sent in this job, and the judge's tokens.
     requests: int = 0
     from_cache: int = 0
     sent: int = 0
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The replies received in this job, by request key: those sent ahead of scoring (run,
+    #: while generation goes on) are taken by scoring instead of being asked again.
+    answered: dict[str, Prediction] = field(default_factory=dict)
 
-    def preflight(self) -> None:
-        """Ask the judge's endpoint once (``GET /models``) before anything is generated;
-        JudgeError when it cannot answer (nothing listening, a refused key)."""
-        check = getattr(self.backend, "preflight", None)
-        if check is None:
-            return
+    def key_of(self, request: Request) -> str:
+        """The runner's (and the cache's) key of one of the judge's requests."""
+        return generation_key(self.backend, JUDGE_CONFIG, request, self.backend.shares_runs(JUDGE_CONFIG))
 
-        async def probe() -> Any:
-            try:
-                return await check()
-            finally:
-                await self.backend.aclose()
-
-        error = asyncio.run(probe())
-        if error is not None and error.fatal:
-            raise JudgeError(f"the judge {self.backend.spec} cannot be used: {error.message}")
+    def plan_ahead(self, tasks: Sequence[str]) -> AheadPlan:
+        """The plan of what may be asked before scoring, for ``tasks`` (every task of the job,
+        in the order scoring takes them)."""
+        return AheadPlan(self, [t for t in tasks if judged_task(self.registry[t])])
 
     def __call__(self, prepared: dict[str, list[list[Item]]]) -> SecondReading:
         rules = scoring_rules(self.profile)
@@ -135,46 +156,88 @@ class JudgeStage:
 
     # ------------------------------------------------------------------ steps
 
+    def task_asks(self, task: str, items: Sequence[Item]) -> TaskAsks:
+        """One task's asks (``items``: its items run by run, each run in record order): its
+        distinct unread outputs, then its seeded audit draw among the outputs the rules read."""
+        unread = [_Ask(task, k, its, False) for k, its in unread_outputs(items).items()]
+        candidates = list(read_outputs(items).items())
+        audit = [_Ask(task, k, its, True) for k, its in draw(candidates, self.audit, self.seed, task)]
+        return unread, audit
+
     def _asks(self, tasks: Sequence[str], items: dict[str, list[Item]], tallies: dict[str, _TaskTally]) -> list[_Ask]:
         """Every distinct unread output, then each task's audit draw; past ``max_items`` the
         rest is left unasked (counted as capped)."""
-        unread = [_Ask(t, k, its, False) for t in tasks for k, its in unread_outputs(items[t]).items()]
-        audit = []
-        for t in tasks:
-            candidates = list(read_outputs(items[t]).items())
-            audit += [_Ask(t, k, its, True) for k, its in draw(candidates, self.audit, self.seed, t)]
-        cap = len(unread) + len(audit) if self.max_items is None else self.max_items
-        for ask in unread[cap:]:
+        asks, capped = capped_asks([self.task_asks(t, items[t]) for t in tasks], self.max_items)
+        for ask in capped:
             tallies[ask.task].capped += 1
-        return (unread + audit)[:cap]
+        return asks
 
     def _send(self, asks: list[_Ask]) -> None:
-        """The judge's replies, through the runner and the cache, all at once."""
-        if not asks:
-            self.requests = self.from_cache = self.sent = 0
-            self.tokens = generation_tallies([], self.cost_of)
-            return
-        requests = [self._request(ask) for ask in asks]
+        """The judge's replies: those received ahead (:attr:`answered`), the rest through the
+        runner and the cache, all at once; the figures count every distinct request once,
+        from the cache (an earlier job's) or sent in this job, however early it went out."""
+        requests = [self.request_of(ask) for ask in asks]
+        keys = [self.key_of(request) for request in requests]
+        missing = {key: request for key, request in zip(keys, requests, strict=True) if key not in self.answered}
+        if missing:
+            self._ask_now(missing)
+        for ask, key in zip(asks, keys, strict=True):
+            ask.reply = self.answered[key]
+        distinct = [self.answered[key] for key in dict.fromkeys(keys)]
+        self.requests = len(distinct)
+        self.from_cache = sum(bool(reply.cached) for reply in distinct)
+        self.sent = sum(not reply.cached and not reply.error for reply in distinct)
+        # The judge's tokens, apart from the model's: every ask's reply, as the runner hands them.
+        self.tokens = generation_tallies([ask.reply for ask in asks if ask.reply is not None], self.cost_of)
+
+    def _ask_now(self, requests: dict[str, Request]) -> None:
+        """``requests`` (by key) asked now, on a loop of their own, into :attr:`answered`;
+        BudgetReached passes through (the run stops on it)."""
         store = None
         try:
             store = CompletionCache(self.cache_path) if self.cache_path is not None else None
         except CacheError as exc:
             raise JudgeError(str(exc)) from exc
         runner = Runner(self.backend, JUDGE_CONFIG, self.runner, cache=store,
-                        console=self.progress or Console(stderr=True))  # fmt: skip
+                        console=self.progress or Console(stderr=True), budget=self.budget)  # fmt: skip
         try:
-            replies = asyncio.run(runner.run(requests))
+            replies = asyncio.run(runner.run(list(requests.values())))
         except RunAborted as exc:
             raise JudgeError(f"the judge {self.backend.spec} stopped: {exc}") from exc
+        except CacheError as exc:
+            raise JudgeError(str(exc)) from exc
         finally:
             if store is not None:
                 store.close()
-        for ask, reply in zip(asks, replies, strict=True):
-            ask.reply = reply
-        self.requests, self.from_cache, self.sent = runner.stats.unique, runner.stats.cached, runner.stats.done
-        self.tokens = generation_tallies(replies, self.cost_of)  # the judge's tokens, apart from the model's
+        self.answered.update(zip(requests, replies, strict=True))
 
-    def _request(self, ask: _Ask) -> Request:
+    async def send_ahead(self, requests: Sequence[Request], store: CompletionCache | None) -> None:
+        """``requests`` (the planned asks of a task whose generation is complete) asked now,
+        on the running loop, those not yet answered in this job; their replies kept for
+        scoring (:attr:`answered`). One runner per call, with the judge's settings (its
+        concurrency, retries, fail-fast) and :attr:`budget`, without its progress bar (the
+        generation's is on screen) or a second endpoint check (the job made it before
+        generating). JudgeError when the judge stops answering or refuses the key, or its
+        answers cannot be stored; BudgetReached passes through."""
+        todo: dict[str, Request] = {}
+        for request in requests:
+            key = self.key_of(request)
+            if key not in self.answered:
+                todo.setdefault(key, request)
+        if not todo:
+            return
+        settings = replace(self.runner, preflight=False, progress=False)
+        runner = Runner(self.backend, JUDGE_CONFIG, settings, cache=store, console=self.console, budget=self.budget)
+        try:
+            replies = await runner.run(list(todo.values()))
+        except RunAborted as exc:
+            raise JudgeError(f"the judge {self.backend.spec} stopped: {exc}") from exc
+        except CacheError as exc:
+            raise JudgeError(str(exc)) from exc
+        self.answered.update(zip(todo, replies, strict=True))
+
+    def request_of(self, ask: _Ask) -> Request:
+        """The judge's request for ``ask``: its prompt filled with the output asked about."""
         first = ask.items[0]
         text = fill_prompt(self.prompt, self.registry[ask.task], first.record, first.prediction)
         # Run 0 and one seed for all: the same output of a record is one request (and one cache key).
@@ -273,3 +336,51 @@ class JudgeStage:
             lines.append(f"{task}: judge requests failed ({tally.failed_first}); those outputs stay as the rules read "
                          "them: rerun to ask again")  # fmt: skip
         return lines
+
+
+@dataclass
+class AheadPlan:
+    """Which asks of a job can go out before scoring, told task by task as each one's
+    generation completes (from one thread: the job's scoring thread).
+
+    Without ``--judge-max-items`` every ask of a complete task is certain, and goes at once.
+    With a cap, scoring keeps the first N of every task's unread outputs in task order, then
+    the audits (:func:`capped_asks`): so the unread outputs of the complete tasks at the head
+    of the order (every task before them complete too) go out as far as the cap reaches, and
+    the audits once every task is complete and the cap has room left; nothing else, so that
+    exactly what scoring asks is sent."""
+
+    stage: JudgeStage
+    #: The judged tasks, in scoring's order.
+    tasks: list[str]
+    planned: dict[str, TaskAsks] = field(default_factory=dict)
+    #: Tasks at the head of the order whose unread asks were released; how many they were.
+    settled: int = 0
+    released: int = 0
+    audits_released: bool = False
+
+    def judged(self, task: str) -> bool:
+        return task in self.tasks
+
+    def task_done(self, task: str, items: Sequence[Item]) -> list[Request]:
+        """The requests to send now that ``task``'s generation is complete (``items``: its
+        items run by run, each run in record order, as scoring will hold them)."""
+        if not self.judged(task) or task in self.planned:
+            return []
+        self.planned[task] = asks = self.stage.task_asks(task, items)
+        cap = self.stage.max_items
+        if cap is None:
+            return [self.stage.request_of(ask) for ask in asks[0] + asks[1]]
+        out: list[_Ask] = []
+        while self.settled < len(self.tasks) and self.tasks[self.settled] in self.planned:
+            unread = self.planned[self.tasks[self.settled]][0]
+            room = max(cap - self.released, 0)
+            out += unread[:room]
+            self.released += min(len(unread), room)
+            self.settled += 1
+        if self.settled == len(self.tasks) and not self.audits_released:
+            self.audits_released = True
+            unread_total = sum(len(unread) for unread, _ in self.planned.values())
+            audits = [ask for t in self.tasks for ask in self.planned[t][1]]
+            out += audits[: max(cap - unread_total, 0)]
+        return [self.stage.request_of(ask) for ask in out]

@@ -114,6 +114,12 @@ class Readings:
             if self._read.setdefault(key, item) is item:
                 self.ahead += 1
 
+    def peek(self, spec: TaskSpec, record: Record, prediction: Prediction) -> Item | None:
+        """The item read ahead for ``prediction`` of ``record`` (None when it was not), left
+        as it is: the judge of ``run`` plans its requests from it while generation goes on."""
+        with self._lock:
+            return self._read.get((spec.name, record.id, prediction.prediction, prediction.error))
+
     def read(self, spec: TaskSpec, record: Record, run: int, prediction: Prediction) -> Item:
         """The item of ``prediction`` (run ``run`` of ``record``): the first reading of its
         answer for the first run that asks, a copy of it for the others."""
