@@ -34,12 +34,16 @@ from taxpraben.judge.reading import (
     unanswered_reader,
     unread_outputs,
 )
-from taxpraben.judge.stage import JudgeStage
+from taxpraben.judge.stage import JudgeStage, capped_asks
 from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.factory import create_backend
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
+from taxpraben.report.markdown import render_markdown
+from taxpraben.report.tables import judge_lines
+from taxpraben.report.view import view_of
+from taxpraben.results import Results
 from taxpraben.runner import RunnerSettings
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.scoring.items import prepare_item
@@ -86,9 +90,9 @@ OUTPUTS = {
 }
 
 
-def predictions(runs: int = 2) -> list[Prediction]:
+def predictions(runs: int = 2, outputs: dict[str, str] = OUTPUTS) -> list[Prediction]:
     return [Prediction("TaxInspect", i, r, text, error="timeout" if i == "d" else None)
-            for r in range(runs) for i, text in OUTPUTS.items()]  # fmt: skip
+            for r in range(runs) for i, text in outputs.items()]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,15 +116,16 @@ def data(tmp_path: Path) -> Path:
     return write_data(tmp_path / "data", {"TaxInspect": ROWS})
 
 
-def judge_score(data: Path, url: str, log: Path, *, audit: int = 0, cache: Path | None = None,
-                runs: int = 2) -> tuple[dict[str, Any], dict[tuple[str, int], dict[str, Any]], JudgeStage]:  # fmt: skip
-    """Score OUTPUTS with a judge at ``url``; results, samples by (id, run), the stage."""
+def judge_score(data: Path, url: str, log: Path, *, audit: int = 0, cache: Path | None = None, runs: int = 2,
+                outputs: dict[str, str] = OUTPUTS, max_items: int | None = None,
+                ) -> tuple[dict[str, Any], dict[tuple[str, int], dict[str, Any]], JudgeStage]:  # fmt: skip
+    """Score ``outputs`` with a judge at ``url``; results, samples by (id, run), the stage."""
     loaded = load_data(str(data), REGISTRY, None, None)
     backend = create_backend("openai:mock", base_url=url)
-    stage = JudgeStage(backend, load_prompt(), REGISTRY, audit=audit, cache_path=cache,
+    stage = JudgeStage(backend, load_prompt(), REGISTRY, audit=audit, cache_path=cache, max_items=max_items,
                        runner=RunnerSettings(max_retries=0, progress=False),
                        console=Console(file=log.open("a", encoding="utf-8"), width=400))  # fmt: skip
-    scored = score_predictions(loaded, predictions(runs), REGISTRY, ScoringSettings(bootstrap=0),
+    scored = score_predictions(loaded, predictions(runs, outputs), REGISTRY, ScoringSettings(bootstrap=0),
                                scorers=SemanticScorers(bert=ExactTextBert()), second_reader=stage)  # fmt: skip
     samples = {(s["id"], s["run"]): s for s in scored.samples}
     return scored.results, samples, stage
@@ -393,3 +398,184 @@ def test_the_audit_asks_every_field_of_outputs_the_rules_read(data: Path, tmp_pa
     assert (a["judge_agrees"], e["judge_agrees"]) == (True, False)
     assert e["extracted_by"] == "rule" and e["score"] == pytest.approx(1.0)  # the audit never changes a score
     assert e["fields"]["罚款"]["matched_by"] == "exact"
+
+
+# ---------------------------------------------------------------------------- low confidence
+
+#: f: every field read, but 滞纳金 only by a fuzzy key: "滞纳金天数" (the days, 100) aligned to
+#: 滞纳金 (gold 5000, which the rationale states); g: the same fallback on a key that holds
+#: the right value ("滞纳金额": 4000).
+LOW_ROWS = [*ROWS, inspect_row("f", "偷税", 100000, 5000, 50000)]
+G_ROW = inspect_row("g", "偷税", 80000, 4000, 40000)
+F_OUTPUT = as_json({"违法性质": "偷税", "少缴税款": 100000, "滞纳金天数": 100, "罚款": 50000,
+                    "分析理由": "隐匿收入少缴税款，按日加收万分之五滞纳金5000元"})  # fmt: skip
+G_OUTPUT = as_json({"违法性质": "偷税", "少缴税款": 80000, "滞纳金额": 4000, "罚款": 40000, "分析理由": "隐匿收入少缴税款g"})
+LOW_OUTPUTS = {**OUTPUTS, "f": F_OUTPUT}
+
+
+@pytest.fixture
+def low_data(tmp_path: Path) -> Path:
+    return write_data(tmp_path / "low-data", {"TaxInspect": LOW_ROWS})
+
+
+def asked_output(body: dict[str, Any]) -> str:
+    """The model output a judge request asks about (the last <<< >>> block: the examples come first)."""
+    text = body["messages"][0]["content"]
+    return text[text.rindex("<<<\n") + 4 : text.rindex("\n>>>")]
+
+
+def low_item(key: str) -> Item:
+    row = next(r for r in [*LOW_ROWS, G_ROW] if r["id"] == key)
+    output = {"f": F_OUTPUT, "g": G_OUTPUT}.get(key) or OUTPUTS[key]
+    return prepare_item(INSPECT, Record("TaxInspect", key, row["query"], row["answer"]), 0, output, profile=RULES)
+
+
+def test_the_fuzzy_example_is_read_with_low_confidence_only() -> None:
+    f, g = low_item("f"), low_item("g")
+    assert f.fields is not None and g.fields is not None
+    assert [f.fields[n]["matched_by"] for n in EXACT] == ["exact", "exact", "fuzzy", "exact"]
+    assert (f.fields["滞纳金"]["pred"], f.fields["滞纳金"]["score"]) == (100, 0.0)
+    assert (g.fields["滞纳金"]["matched_by"], g.fields["滞纳金"]["pred"]) == ("fuzzy", 4000)
+    assert asked_fields(f) == asked_fields(g) == ["滞纳金"]
+    assert list(low_confidence_outputs([f, g])) == [("TaxInspect", "f", F_OUTPUT), ("TaxInspect", "g", G_OUTPUT)]
+
+
+def low_judge(body: dict[str, Any]) -> str:
+    """The judge's replies: f's 滞纳金 read from its rationale; c read but for 罚款; b as REPLY."""
+    output = asked_output(body)
+    if output == F_OUTPUT:
+        return as_json({"滞纳金": 5000})
+    if output == OUTPUTS["c"]:
+        return as_json({"违法性质": "虚开发票", "少缴税款": 30000, "滞纳金": 1500})
+    return REPLY
+
+
+def test_a_low_confidence_item_is_asked_apart_and_its_field_replaced_where_the_judge_reads_it(
+    low_data: Path, tmp_path: Path
+) -> None:
+    with MockServerThread(MockConfig(reply_of=low_judge)) as judge:
+        results, samples, stage = judge_score(low_data, judge.base_url, tmp_path / "log.txt", outputs=LOW_OUTPUTS)
+        # b and c (unread) and f (low confidence), each once for both runs.
+        assert judge.stats.requests == 3 and stage.requests == 3
+        bodies = list(judge.stats.bodies)
+    form_f = answer_block(body_for(bodies, F_OUTPUT))
+    assert ['"滞纳金"：' in form_f] + [f'"{n}"：' in form_f for n in ("违法性质", "少缴税款", "罚款")] == [
+        True, False, False, False]  # fmt: skip
+    for run in (0, 1):
+        f = samples[("f", run)]
+        assert (f["extracted_by"], f["judge_reply"]) == ("judge", '{"滞纳金": 5000}')
+        assert [f["fields"][n]["matched_by"] for n in EXACT] == ["exact", "exact", JUDGE, "exact"]
+        assert (f["fields"]["滞纳金"]["pred"], f["fields"]["滞纳金"]["score"]) == (5000, 1.0)
+        # EM 4/4 (the rules' reading: 3/4); the rationale is not the gold's own text: BERTScore 0.5
+        assert f["scores"]["em"] == pytest.approx(1.0) and f["score"] == pytest.approx((1.0 + 0.5) / 2)
+        c = samples[("c", run)]  # read but for 罚款 (its key left out): the rules' missing 罚款 stays
+        assert [c["fields"][n]["matched_by"] for n in EXACT] == [JUDGE, JUDGE, JUDGE, "missing"]
+        assert c["score"] == pytest.approx((0.75 + 0.0) / 2)
+    entry = results["tasks"]["TaxInspect"]["judge"]
+    assert (entry["asked"], entry["low_confidence"], entry["no_answer"], entry["malformed"]) == (2, 1, 0, 0)
+    assert (entry["read_by_judge"], entry["read_by_rule"], entry["unread"]) == (6, 4, 0)  # b, c, f | a, e
+    assert any("TaxInspect: the judge's reply to 1 output(s) did not read every field it was asked for "
+               "(first: id c: 罚款)" in w for w in results["meta"]["warnings"])  # fmt: skip
+    # a 1, b 0.875, c 0.375, d 0 (an error), e 1, f 0.75
+    mean = (1.0 + 0.875 + 0.375 + 0.0 + 1.0 + 0.75) / 6
+    assert results["tasks"]["TaxInspect"]["score"]["mean"] == pytest.approx(mean)
+    lines = judge_lines(view_of(Results.model_validate(results)))
+    # Format failures: c in both runs before the judge (d is an error), none after.
+    assert lines[0] == ("Judge openai:mock (prompt zh-2): decided the reading of 6 items (format failures: 2 before "
+                        "it, 0 after); 3 requests (0 from the cache).")  # fmt: skip
+    assert lines[1] == ("Low confidence: 1 output(s) the rules read only by a fallback (a field matched by a fuzzy key) "
+                        "were asked as well, the judge's reading kept where it read a value (TaxInspect 1).")  # fmt: skip
+    assert "- Low confidence: 1 output(s)" in render_markdown(Results.model_validate(results))
+
+
+@pytest.mark.parametrize("reply", [NO_ANSWER, "这个回答里我看不出各项金额。"], ids=["no-answer", "prose"])
+def test_a_reply_without_a_value_leaves_the_rules_reading(low_data: Path, tmp_path: Path, reply: str) -> None:
+    with MockServerThread(MockConfig(fixed_reply=reply)) as judge:
+        results, samples, _ = judge_score(low_data, judge.base_url, tmp_path / "log.txt", outputs=LOW_OUTPUTS)
+        assert judge.stats.requests == 3
+    for run in (0, 1):
+        f = samples[("f", run)]
+        assert (f["status"], f["extracted_by"], f["judge_reply"]) == ("ok", "rule", reply)
+        assert (f["fields"]["滞纳金"]["matched_by"], f["fields"]["滞纳金"]["pred"]) == ("fuzzy", 100)
+        assert f["scores"]["em"] == pytest.approx(0.75)
+        # b, read by the rules but for two fields, stays theirs; c, read not at all, nobody's
+        assert samples[("b", run)]["extracted_by"] == "rule" and samples[("c", run)]["extracted_by"] == "none"
+    entry = results["tasks"]["TaxInspect"]["judge"]
+    outcome = "no_answer" if reply == NO_ANSWER else "malformed"
+    assert (entry["asked"], entry[outcome], entry["low_confidence"], entry["read_by_judge"]) == (2, 2, 1, 0)
+    assert (entry["read_by_rule"], entry["unread"]) == (8, 2)  # a, b, e, f | c
+    low_warning = [w for w in results["meta"]["warnings"] if "low-confidence output(s) could not be read" in w]
+    assert len(low_warning) == (0 if reply == NO_ANSWER else 1)
+
+
+def test_the_cap_keeps_unread_then_low_confidence_then_audit() -> None:
+    """The per-task asks, and what a cap keeps of them over two tasks, in that order."""
+    stage = JudgeStage(create_backend("openai:judge", base_url="http://127.0.0.1:9/v1"), load_prompt(), REGISTRY,
+                       audit=10)  # fmt: skip
+    inspect = [low_item(k) for k in ("a", "b", "c", "e", "f", "g")]
+    calc_spec = REGISTRY["TaxCalc"]
+    calc = [prepare_item(calc_spec, Record("TaxCalc", str(k), f"第{k}题：应纳税额是多少元？", "130"), 0, text, profile=RULES)
+            for k, text in enumerate(["应纳税额130元。", "这道题我不会。", "答案：130"])]  # fmt: skip
+    ids = lambda asks: [ask.key[1] for ask in asks]  # noqa: E731
+    asks = stage.task_asks("TaxInspect", inspect)
+    # Every candidate drawn (audit 10 > 2), yet neither low-confidence output is audited.
+    assert (ids(asks.unread), ids(asks.low), ids(asks.audit)) == (["b", "c"], ["f", "g"], ["a", "e"])
+    assert all(ask.low_confidence and not ask.audit for ask in asks.low)
+    per_task = [stage.task_asks("TaxCalc", calc), asks]
+    assert [ids(part) for part in per_task[0]] == [["1"], [], ["0", "2"]]
+    everything = ["1", "b", "c", "f", "g", "0", "2", "a", "e"]  # unread of both, low, then the audits
+    cases = [(None, []), (9, []), (6, []), (5, []), (4, ["g"]), (2, ["c", "f", "g"]), (0, ["1", "b", "c", "f", "g"])]
+    for cap, left_out in cases:
+        kept, capped = capped_asks(per_task, cap)
+        assert (ids(kept), ids(capped)) == (everything[: 9 if cap is None else cap], left_out), cap
+
+
+def test_a_capped_low_confidence_output_keeps_the_rules_reading_with_a_line(low_data: Path, tmp_path: Path) -> None:
+    with MockServerThread(MockConfig(reply_of=low_judge)) as judge:
+        results, samples, _ = judge_score(low_data, judge.base_url, tmp_path / "log.txt", outputs=LOW_OUTPUTS,
+                                          max_items=2)  # fmt: skip
+        assert judge.stats.requests == 2  # b and c; f not
+        assert F_OUTPUT not in [asked_output(body) for body in judge.stats.bodies]
+    entry = results["tasks"]["TaxInspect"]["judge"]
+    assert (entry["asked"], entry["low_confidence"], entry["capped"]) == (2, 0, 0)
+    f = samples[("f", 0)]
+    assert (f["extracted_by"], f["fields"]["滞纳金"]["matched_by"]) == ("rule", "fuzzy") and "judge_reply" not in f
+    assert "--judge-max-items 2: 1 low-confidence output(s) were not sent to the judge and keep the rules' reading" in (
+        results["meta"]["warnings"])
+    assert not any(line.startswith("Low confidence") for line in judge_lines(view_of(Results.model_validate(results))))
+
+
+def test_the_prompt_under_the_default_profile_is_the_outputs_own() -> None:
+    """The stage asks the fields of its own reading; under the default profile that is the
+    prompt of (record, output) alone, so the cache keys of earlier scorings still match."""
+    stage = JudgeStage(create_backend("openai:judge", base_url="http://127.0.0.1:9/v1"), load_prompt(), REGISTRY,
+                       audit=10)  # fmt: skip
+    asks = stage.task_asks("TaxInspect", [low_item(k) for k in ("a", "b", "c", "e", "f", "g")])
+    for ask in asks.unread + asks.low + asks.audit:
+        first = ask.items[0]
+        own = fill_prompt(load_prompt(), INSPECT, first.record, first.prediction)
+        assert stage.request_of(ask).messages[0]["content"] == own, ask.key
+    # Under --profile taxben a copy of the prompt is read as its template's values (违法性质 "" unread,
+    # the amounts 0.00): the stage asks for 违法性质 alone, what its reading lacks, where the
+    # output's own prompt (this project's rules: nothing read) asks for all four.
+    taxben = JudgeStage(stage.backend, load_prompt(), REGISTRY, profile="taxben")
+    row = ROWS[1]
+    rec = Record("TaxInspect", row["id"], row["query"], row["answer"])
+    copy_item = prepare_item(INSPECT, rec, 0, row["query"], profile=scoring_rules("taxben"))
+    (ask,) = taxben.task_asks("TaxInspect", [copy_item]).unread
+    form = answer_block({"messages": taxben.request_of(ask).messages})
+    assert [f'"{n}"：' in form for n in EXACT] == [True, False, False, False]
+    default_form = answer_block({"messages": [{"content": fill_prompt(load_prompt(), INSPECT, rec, row["query"])}]})
+    assert all(f'"{n}"：' in default_form for n in EXACT)
+
+
+def test_an_audit_disagreement_names_the_asked_fields_only(data: Path, tmp_path: Path) -> None:
+    reply = as_json({**{k: GOLD["a"][k] for k in EXACT}, "罚款": 1})  # a differs on 罚款; e on every field
+    with MockServerThread(MockConfig(fixed_reply=reply)) as judge:
+        results, _, _ = judge_score(data, judge.base_url, tmp_path / "log.txt", audit=5)
+    disagreements = {d["id"]: d for d in results["tasks"]["TaxInspect"]["judge"]["audit"]["disagreements"]}
+    a = disagreements["a"]
+    assert list(a["rule"]) == list(a["judge"]) == EXACT  # no rationale
+    assert a["fields"] == {"罚款": {"rule": GOLD["a"]["罚款"], "judge": 1}}
+    assert set(disagreements["e"]["fields"]) == set(EXACT)
+    assert disagreements["e"]["fields"]["违法性质"] == {"rule": "未按规定申报", "judge": "偷税"}

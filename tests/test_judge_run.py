@@ -230,6 +230,96 @@ def test_run_with_a_judge_gives_what_run_then_score_with_it_gives(
     assert sum(entry["judge"].get("audit", {}).get("audited", 0) for entry in judged["tasks"].values()) == audited
 
 
+#: TaxInspect beside TaxCalc: i0 read whole; i1 read, but 滞纳金 only by a fuzzy key (the days,
+#: "滞纳金天数": 30; its rationale says 100 元); i2 without 罚款; i3 a fuzzy key in one run (the
+#: right value), the exact one in the other.
+INSPECT_QUERY = "请阅读以下税务稽查案例{n}，计算少缴税款、滞纳金和罚款并说明理由。金额单位为元。"
+INSPECT = [{"id": f"i{n}", "query": INSPECT_QUERY.format(n=n),
+            "answer": {"违法性质": "偷税", "少缴税款": 1000 * (n + 1), "滞纳金": 50 * (n + 1), "罚款": 500 * (n + 1),
+                       "分析理由": "隐匿收入少缴税款。"}} for n in range(4)]  # fmt: skip
+
+
+def inspect_model(body: dict[str, Any]) -> str:
+    """The model's answers to TaxInspect (case i3 depends on the run's seed), else :func:`mixed_model`'s."""
+    text, seed = content(body), body.get("seed") or 0
+    if "稽查案例" not in text:
+        return mixed_model(body)
+    n = int(text.split("稽查案例")[1][0])
+    late = {0: "滞纳金", 1: "滞纳金天数", 2: "滞纳金", 3: "滞纳金额" if seed % 2 else "滞纳金"}[n]
+    fields: dict[str, Any] = {"违法性质": "偷税", "少缴税款": 1000 * (n + 1), late: 30 if n == 1 else 50 * (n + 1),
+                              "罚款": 500 * (n + 1), "分析理由": f"隐匿收入少缴税款，滞纳金{50 * (n + 1)}元。"}  # fmt: skip
+    if n == 2:
+        del fields["罚款"]
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def inspect_judging(body: dict[str, Any]) -> str:
+    """The judge's replies: TaxInspect's from the output's own rationale, the rest as :func:`judging`."""
+    text = content(body)
+    if "稽查案例" not in text:
+        return judging(body)
+    n = int(text.split("稽查案例")[1][0])
+    asked = [name for name in ("违法性质", "少缴税款", "滞纳金", "罚款") if f'"{name}"：' in text.split("现在请处理")[-1]]
+    values = {"违法性质": "偷税", "少缴税款": 1000 * (n + 1), "滞纳金": 50 * (n + 1), "罚款": None}
+    return json.dumps({name: values[name] for name in asked}, ensure_ascii=False)
+
+
+#: The judge's options; the unread and low-confidence outputs the cap leaves unasked; the
+#: low-confidence ones asked; the audits asked (of 1 per task). 4 unread outputs (TaxCalc 3,
+#: TaxInspect i2), 2 low-confidence ones (i1, i3 in one run), 2 audit candidates per task.
+LOW_WAYS = [
+    (("--judge-audit", "1"), 0, 0, 2, 2),
+    (("--judge-audit", "1", "--judge-max-items", "7"), 0, 0, 2, 1),  # then room for one audit, TaxCalc's
+    (("--judge-audit", "1", "--judge-max-items", "5"), 0, 1, 1, 0),  # the unread ones, then i1
+    (("--judge-audit", "1", "--judge-max-items", "3"), 1, 2, 0, 0),  # TaxCalc's unread ones only
+]
+
+
+@pytest.mark.parametrize(("extra", "capped", "low_capped", "low", "audited"), LOW_WAYS)
+def test_run_with_a_judge_gives_what_score_gives_with_low_confidence_outputs(
+    workspace: Path, extra: tuple[str, ...], capped: int, low_capped: int, low: int, audited: int
+) -> None:
+    """As above, with a field task whose readings include low-confidence ones: they go out
+    early only once every task is complete, as far as the cap has room after the unread ones."""
+    data = write_data(workspace / "low", {"TaxCalc": CALC, "TaxInspect": INSPECT})
+    with MockServerThread(MockConfig(reply_of=inspect_model)) as model, \
+            MockServerThread(MockConfig(reply_of=inspect_judging)) as judge:  # fmt: skip
+        common = ("--runs", "2", "--temperature", "0.5", "--seed", "3")
+        code, output = invoke(*run_args(model, data, workspace / "judged", workspace / "a.sqlite", *common),
+                              *judge_args(judge, *extra))  # fmt: skip
+        assert code == 0, output
+        asked_ahead = judge.stats.requests
+        code, output = invoke(*run_args(model, data, workspace / "plain", workspace / "b.sqlite", *common))
+        assert code == 0, output
+        code, output = invoke("score", "--data", str(data), "--predictions", str(workspace / "plain" / "predictions.jsonl"),
+                              "--no-semantic", "--seed", "3", "--out", str(workspace / "scored"),
+                              *judge_args(judge, *extra), env={"TAXPRABEN_CACHE": str(workspace / "b.sqlite")})  # fmt: skip
+        assert code == 0, output
+        assert judge.stats.requests == 2 * asked_ahead  # the same requests, each sent again (another cache)
+    judged, judged_samples = read_out(workspace / "judged")
+    scored, scored_samples = read_out(workspace / "scored")
+    assert judged_samples.keys() == scored_samples.keys() and len(judged_samples) == 16
+    for key, sample in judged_samples.items():
+        assert {k: v for k, v in sample.items() if k != "latency_s"} == {
+            k: v for k, v in scored_samples[key].items() if k != "latency_s"}, key  # fmt: skip
+    for task, entry in judged["tasks"].items():
+        assert entry["judge"] == scored["tasks"][task]["judge"], task
+        assert entry["metrics"] == scored["tasks"][task]["metrics"], task
+    assert judged["meta"]["judge"] == scored["meta"]["judge"]
+    assert [w for w in judged["meta"]["warnings"] if "judge" in w] == [w for w in scored["meta"]["warnings"] if "judge" in w]
+    inspect = judged["tasks"]["TaxInspect"]["judge"]
+    assert inspect["low_confidence"] == low
+    assert sum(entry["judge"]["capped"] for entry in judged["tasks"].values()) == capped
+    assert sum(entry["judge"].get("audit", {}).get("audited", 0) for entry in judged["tasks"].values()) == audited
+    assert judged["meta"]["judge"]["requests"] == asked_ahead == 8 - capped - low_capped - (2 - audited)
+    low_line = [w for w in judged["meta"]["warnings"] if "low-confidence output(s) were not sent" in w]
+    assert low_line == ([f"--judge-max-items {extra[-1]}: {low_capped} low-confidence output(s) were not sent to the "
+                         "judge and keep the rules' reading"] if low_capped else [])  # fmt: skip
+    # i1: the fuzzy 滞纳金 (the days, 30) replaced by the judge's 100 (the gold) where it was asked.
+    i1 = judged_samples[("TaxInspect", "i1", 0)]["fields"]["滞纳金"]
+    assert (i1["matched_by"], i1["pred"], i1["score"]) == (("judge", 100, 1.0) if low else ("fuzzy", 30, 0.0))
+
+
 def test_what_goes_out_early_under_a_cap_is_exactly_what_scoring_keeps() -> None:
     """Three tasks complete in every order; with every cap, the requests released by the
     plan, put together, are the requests scoring's capped asks send, no more, no less."""
@@ -242,9 +332,36 @@ def test_what_goes_out_early_under_a_cap_is_exactly_what_scoring_keeps() -> None
              for task, texts in rows.items()}  # fmt: skip
     order = list(rows)
     per_task = [stage.task_asks(t, items[t]) for t in order]
-    total = sum(len(u) + len(a) for u, a in per_task)
-    assert sum(len(u) for u, _ in per_task) == 6 and total == 9  # 2 unread outputs and 1 audit per task
+    total = sum(len(u) + len(low) + len(a) for u, low, a in per_task)
+    assert sum(len(u) for u, _, _ in per_task) == 6 and total == 9  # 2 unread outputs and 1 audit per task
     for cap, finishing in itertools.product([None, 0, 1, 3, 6, 7, 9, 20], itertools.permutations(order)):
+        stage.max_items = cap
+        plan = stage.plan_ahead(order)
+        early = [r for task in finishing for r in plan.task_done(task, items[task])]
+        kept, _ = capped_asks(per_task, cap)
+        assert sorted(stage.key_of(r) for r in early) == sorted(stage.key_of(stage.request_of(a)) for a in kept), (
+            cap, finishing)
+
+
+def test_what_goes_out_early_with_low_confidence_outputs_is_exactly_what_scoring_keeps() -> None:
+    """The same with a field task holding unread, low-confidence and audited outputs between
+    two others: in every order of completion and with every cap, the plan releases exactly
+    the requests of scoring's capped asks."""
+    stage = JudgeStage(create_backend("openai:judge", base_url="http://127.0.0.1:9/v1"), load_prompt(), REGISTRY,
+                       audit=1, seed=5)  # fmt: skip
+    rows = {"TaxCalc": ["销项税额为130元。", UNREAD, "说不清。", "答案：520"],
+            "TaxSCQ": ["答案：A", "这题很难说。", "答案：B", "我也不知道选哪个。"]}  # fmt: skip
+    items = {task: [prepare_item(REGISTRY[task], _record(task, k), 0, text, profile=RULES) for k, text in enumerate(texts)]
+             for task, texts in rows.items()}  # fmt: skip
+    items["TaxInspect"] = [
+        prepare_item(REGISTRY["TaxInspect"], Record("TaxInspect", row["id"], row["query"], row["answer"]), run,
+                     inspect_model({"messages": [{"content": row["query"]}], "seed": run + 1}), profile=RULES)
+        for run in (0, 1) for row in INSPECT
+    ]  # fmt: skip
+    order = ["TaxCalc", "TaxInspect", "TaxSCQ"]
+    per_task = [stage.task_asks(t, items[t]) for t in order]
+    assert [[len(part) for part in asks] for asks in per_task] == [[2, 0, 1], [1, 2, 1], [2, 0, 1]]
+    for cap, finishing in itertools.product(range(0, 11), itertools.permutations(order)):
         stage.max_items = cap
         plan = stage.plan_ahead(order)
         early = [r for task in finishing for r in plan.task_done(task, items[task])]

@@ -250,13 +250,18 @@ class JudgeTask(FileObject):
 
     items: int = _field("Items of the task, over every run.", default=0)
     read_by_rule: int = _field("Items the rules read.", default=0)
-    read_by_judge: int = _field("Items the rules left as format failures and the judge read.", default=0)
+    read_by_judge: int = _field("Items whose reading the judge decided: format failures or unread fields it read, "
+                                "and low-confidence readings it replaced.", default=0)
     unread: int = _field("Items neither read (still format failures, scored 0).", default=0)
     asked: int = _field("Distinct outputs the judge was asked to read (audit apart).", default=0)
     no_answer: int = _field("Of those, replies that were the no-answer token.", default=0)
     malformed: int = _field("Of those, replies the task's reader could not read (a warning each task).", default=0)
-    failed: int = _field("Of those, requests that failed after every retry.", default=0)
+    failed: int = _field("Requests for those and for the low-confidence outputs that failed after every retry.",
+                         default=0)
     capped: int = _field("Distinct outputs left unread because --judge-max-items was reached.", default=0)
+    low_confidence: int = _field("Distinct outputs the rules read entirely, some answer-bearing field only by a "
+                                 "fallback (a fuzzy key), that the judge was asked about (apart from asked); its "
+                                 "reading replaces the rules' only where it reads a value.", default=0)
     format_failure_rate_before: float | None = _field("Share of items that were format failures before the judge.")
     format_failure_rate_after: float | None = _field("Share of items that are format failures after it.")
     audit: JudgeAudit | None = _field("The audit of the task.", when="--judge-audit N")

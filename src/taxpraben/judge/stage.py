@@ -9,7 +9,10 @@ same output share it), every request of every task at once through one :class:`R
 (its concurrency, retries, rate limits and fail-fast rules), each looked up in the
 completion cache first: the cache key covers the judge model and endpoint and the filled
 prompt (the template, hence its version, and the output it reads), so a rescoring asks the
-judge nothing it has answered.
+judge nothing it has answered. A task's asks are, in this order, the outputs the rules left
+unread, those they read only by a fallback (low confidence, :func:`low_confidence_outputs`:
+asked, counted apart, and replaced only where the judge reads a value) and the audit's draw
+among the others; ``--judge-max-items`` keeps them in that order over every task.
 
 On ``run`` most of those requests go out before scoring, while generation goes on
 (:mod:`taxpraben.jobs.judge`): once a task's generation is complete, :class:`AheadPlan` says
@@ -27,23 +30,28 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.console import Console
 
 from taxpraben.budget import Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.judge.audit import Agreement, banner, draw
+from taxpraben.judge.fields import JUDGE
 from taxpraben.judge.prompt import JudgePrompt, fill_prompt
 from taxpraben.judge.reading import (
     OutputKey,
     ReplyReading,
     adopt,
+    field_disagreements,
+    fields_to_ask,
     judged_task,
+    low_confidence_outputs,
     read_outputs,
     read_reply,
     reader_counts,
     same_reading,
+    unanswered_reader,
     unread_outputs,
 )
 from taxpraben.kinds import Item
@@ -65,48 +73,70 @@ class JudgeError(Exception):
 
 @dataclass
 class _Ask:
-    """One distinct output to send: its task, the items that gave it, and why it is asked."""
+    """One distinct output to send: its task, the items that gave it, and why it is asked
+    (the audit; ``low_confidence``: the rules read it, some field only by a fallback)."""
 
     task: str
     key: OutputKey
     items: list[Item]
     audit: bool
     reply: Prediction | None = None
+    low_confidence: bool = False
 
 
-#: The asks of one task: its distinct unread outputs, then its audit draw.
-TaskAsks = tuple[list[_Ask], list[_Ask]]
+class TaskAsks(NamedTuple):
+    """The asks of one task, each list in its items' order: its distinct unread outputs, its
+    low-confidence ones, then its audit draw (among the outputs read with confidence)."""
+
+    unread: list[_Ask]
+    low: list[_Ask]
+    audit: list[_Ask]
 
 
 def capped_asks(per_task: Sequence[TaskAsks], cap: int | None) -> tuple[list[_Ask], list[_Ask]]:
     """What is sent of every task's asks (``per_task`` in task order): the unread outputs of
-    all tasks, then the audits, the first ``cap`` of them (all when None); and the unread
-    ones left out by the cap (the audits past it are simply not drawn)."""
-    unread = [ask for task_unread, _ in per_task for ask in task_unread]
-    audit = [ask for _, task_audit in per_task for ask in task_audit]
-    cap = len(unread) + len(audit) if cap is None else cap
-    return (unread + audit)[:cap], unread[cap:]
+    all tasks, then their low-confidence ones, then the audits, the first ``cap`` of them
+    (all when None); and the unread and low-confidence ones left out by the cap (the audits
+    past it are simply not drawn)."""
+    unread = [ask for asks in per_task for ask in asks.unread]
+    low = [ask for asks in per_task for ask in asks.low]
+    audit = [ask for asks in per_task for ask in asks.audit]
+    ordered = unread + low + audit
+    cap = len(ordered) if cap is None else cap
+    return ordered[:cap], (unread + low)[cap:]
 
 
 @dataclass
 class _TaskTally:
+    """What the judge did on one task: the unread outputs asked and how their replies ended,
+    the low-confidence ones (counted apart), the cap, the audit; the first of each problem
+    for its warning."""
+
     asked: int = 0
     no_answer: int = 0
     malformed: int = 0
     failed: int = 0
     capped: int = 0
+    low_confidence: int = 0
+    low_malformed: int = 0
+    low_capped: int = 0
+    #: Replies that read some asked fields and not others (the others stay as the rules read them).
+    partial: int = 0
     audited: int = 0
     agreed: int = 0
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     malformed_first: str | None = None
+    low_malformed_first: str | None = None
+    partial_first: str | None = None
     failed_first: str | None = None
 
 
 @dataclass
 class JudgeStage:
     """The second reader of ``--judge``: ``backend`` answers ``prompt`` for the outputs the
-    rules of ``profile`` could not read, and for ``audit`` outputs per task they did read
-    (drawn with ``seed``); ``max_items`` caps the distinct requests (format failures first)."""
+    rules of ``profile`` could not read or read with low confidence, and for ``audit``
+    outputs per task they did read with confidence (drawn with ``seed``); ``max_items`` caps
+    the distinct requests (format failures first, then low confidence, then the audit)."""
 
     backend: Backend
     prompt: JudgePrompt
@@ -158,18 +188,24 @@ class JudgeStage:
 
     def task_asks(self, task: str, items: Sequence[Item]) -> TaskAsks:
         """One task's asks (``items``: its items run by run, each run in record order): its
-        distinct unread outputs, then its seeded audit draw among the outputs the rules read."""
+        distinct unread outputs, its low-confidence ones, then its seeded audit draw among the
+        outputs the rules read with confidence (:func:`read_outputs` leaves the low-confidence
+        ones out: the judge reads those, it does not audit them)."""
         unread = [_Ask(task, k, its, False) for k, its in unread_outputs(items).items()]
+        low = [_Ask(task, k, its, False, low_confidence=True) for k, its in low_confidence_outputs(items).items()]
         candidates = list(read_outputs(items).items())
         audit = [_Ask(task, k, its, True) for k, its in draw(candidates, self.audit, self.seed, task)]
-        return unread, audit
+        return TaskAsks(unread, low, audit)
 
     def _asks(self, tasks: Sequence[str], items: dict[str, list[Item]], tallies: dict[str, _TaskTally]) -> list[_Ask]:
-        """Every distinct unread output, then each task's audit draw; past ``max_items`` the
-        rest is left unasked (counted as capped)."""
+        """Every distinct unread output, then every low-confidence one, then each task's
+        audit draw; past ``max_items`` the rest is left unasked (counted as capped)."""
         asks, capped = capped_asks([self.task_asks(t, items[t]) for t in tasks], self.max_items)
         for ask in capped:
-            tallies[ask.task].capped += 1
+            if ask.low_confidence:
+                tallies[ask.task].low_capped += 1
+            else:
+                tallies[ask.task].capped += 1
         return asks
 
     def _send(self, asks: list[_Ask]) -> None:
@@ -237,9 +273,12 @@ class JudgeStage:
         self.answered.update(zip(todo, replies, strict=True))
 
     def request_of(self, ask: _Ask) -> Request:
-        """The judge's request for ``ask``: its prompt filled with the output asked about."""
+        """The judge's request for ``ask``: its prompt filled with the output asked about and,
+        for a field task, the fields this stage's reading of it asks (:func:`fields_to_ask`:
+        under the default profile those the prompt would name for the output alone)."""
         first = ask.items[0]
-        text = fill_prompt(self.prompt, self.registry[ask.task], first.record, first.prediction)
+        fields = fields_to_ask(first) or None  # None: not a field item (the prompt asks its task's form)
+        text = fill_prompt(self.prompt, self.registry[ask.task], first.record, first.prediction, fields=fields)
         # Run 0 and one seed for all: the same output of a record is one request (and one cache key).
         return Request(record=first.record, run=0, messages=({"role": "user", "content": text},), seed=0)
 
@@ -256,18 +295,34 @@ class JudgeStage:
         if ask.audit:
             self._audited(ask, reading, reply.prediction, tally)
             return
+        self._count(ask, reading, reply.prediction, tally)
+        for item in ask.items:
+            item.judge_reply = reply.prediction
+            if reading.outcome == "answer" and reading.item is not None:
+                adopt(item, copy.deepcopy(reading.item))
+            elif not ask.low_confidence:  # a low-confidence item stays as the rules read it
+                item.extracted_by = unanswered_reader(item)
+
+    @staticmethod
+    def _count(ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally) -> None:
+        """One reply to an unread or low-confidence output, counted (each kind apart)."""
+        first = ask.items[0]
+        quoted = f"id {first.id}: {reply[:80]!r}"
+        if reading.outcome == "answer" and reading.unreadable:
+            tally.partial += 1
+            tally.partial_first = tally.partial_first or f"id {first.id}: {', '.join(reading.unreadable)}"
+        if ask.low_confidence:
+            tally.low_confidence += 1
+            if reading.outcome == "malformed":
+                tally.low_malformed += 1
+                tally.low_malformed_first = tally.low_malformed_first or quoted
+            return
         tally.asked += 1
         if reading.outcome == "no_answer":
             tally.no_answer += 1
         elif reading.outcome == "malformed":
             tally.malformed += 1
-            tally.malformed_first = tally.malformed_first or f"id {first.id}: {reply.prediction[:80]!r}"
-        for item in ask.items:
-            item.judge_reply = reply.prediction
-            if reading.outcome == "answer" and reading.item is not None:
-                adopt(item, copy.deepcopy(reading.item))
-            else:
-                item.extracted_by = "none"
+            tally.malformed_first = tally.malformed_first or quoted
 
     def _audited(self, ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally) -> None:
         first = ask.items[0]
@@ -277,8 +332,7 @@ class JudgeStage:
         tally.audited += 1
         tally.agreed += agrees
         if not agrees:
-            tally.disagreements.append({"id": first.id, "run": first.run, "rule": first.extracted,
-                                        "judge": judge_value, "reply": reply})  # fmt: skip
+            tally.disagreements.append(_disagreement(first, judge_item, judge_value, reply))
         for item in ask.items:
             item.judge_reply = reply
             item.judge_extracted = copy.deepcopy(judge_value)
@@ -298,7 +352,7 @@ class JudgeStage:
                 "items": len(its), "read_by_rule": counts["rule"], "read_by_judge": counts["judge"],
                 "unread": counts["none"] - sum(it.status == "error" for it in its),
                 "asked": tally.asked, "no_answer": tally.no_answer, "malformed": tally.malformed,
-                "failed": tally.failed, "capped": tally.capped,
+                "failed": tally.failed, "capped": tally.capped, "low_confidence": tally.low_confidence,
                 "format_failure_rate_before": before[t] / len(its) if its else None,
                 "format_failure_rate_after": after / len(its) if its else None,
             }  # fmt: skip
@@ -312,6 +366,10 @@ class JudgeStage:
             capped = sum(tally.capped for tally in tallies.values())
             out.warnings.append(f"--judge-max-items {self.max_items}: {capped} output(s) the rules could not read "
                                 "were not sent to the judge and stay format failures")  # fmt: skip
+        if any(tally.low_capped for tally in tallies.values()):
+            low = sum(tally.low_capped for tally in tallies.values())
+            out.warnings.append(f"--judge-max-items {self.max_items}: {low} low-confidence output(s) were not sent "
+                                "to the judge and keep the rules' reading")  # fmt: skip
         out.meta = {
             "model": self.backend.spec, "endpoint": self.backend.endpoint, **self.prompt.to_meta(),
             "max_items": self.max_items, "requests": self.requests, "from_cache": self.from_cache,
@@ -332,10 +390,33 @@ class JudgeStage:
         if tally.malformed:
             lines.append(f"{task}: the judge's reply to {tally.malformed} output(s) could not be read by the task's "
                          f"reader (first: {tally.malformed_first}); they stay format failures")  # fmt: skip
+        if tally.low_malformed:
+            lines.append(f"{task}: the judge's reply to {tally.low_malformed} low-confidence output(s) could not be "
+                         f"read by the task's reader (first: {tally.low_malformed_first}); they keep the rules' "
+                         "reading")  # fmt: skip
+        if tally.partial:
+            lines.append(f"{task}: the judge's reply to {tally.partial} output(s) did not read every field it was "
+                         f"asked for (first: {tally.partial_first}); those fields stay as the rules read them")  # fmt: skip
         if tally.failed_first is not None:
             lines.append(f"{task}: judge requests failed ({tally.failed_first}); those outputs stay as the rules read "
                          "them: rerun to ask again")  # fmt: skip
         return lines
+
+
+def _disagreement(rule: Item, judge: Item | None, judge_value: Any, reply: str) -> dict[str, Any]:
+    """One audit disagreement: the two readings and the reply. For a field item the readings
+    are those of the asked fields only (never the rationale), the judge's value None where it
+    read none, and ``fields`` holds the fields on which the two differ
+    (:func:`field_disagreements`)."""
+    names = fields_to_ask(rule)
+    if not names:  # an item read whole: its reading is one value
+        return {"id": rule.id, "run": rule.run, "rule": rule.extracted, "judge": judge_value, "reply": reply}
+    rule_fields = rule.fields or {}
+    judged = {name: info.get("pred") for name, info in ((judge.fields or {}) if judge else {}).items()
+              if info.get("matched_by") == JUDGE}  # fmt: skip
+    return {"id": rule.id, "run": rule.run, "rule": {name: rule_fields[name].get("pred") for name in names},
+            "judge": {name: judged.get(name) for name in names} if judge is not None else None,
+            "fields": field_disagreements(rule, judge), "reply": reply}  # fmt: skip
 
 
 @dataclass
@@ -345,10 +426,11 @@ class AheadPlan:
 
     Without ``--judge-max-items`` every ask of a complete task is certain, and goes at once.
     With a cap, scoring keeps the first N of every task's unread outputs in task order, then
-    the audits (:func:`capped_asks`): so the unread outputs of the complete tasks at the head
-    of the order (every task before them complete too) go out as far as the cap reaches, and
-    the audits once every task is complete and the cap has room left; nothing else, so that
-    exactly what scoring asks is sent."""
+    the low-confidence ones, then the audits (:func:`capped_asks`): so the unread outputs of
+    the complete tasks at the head of the order (every task before them complete too) go out
+    as far as the cap reaches, and the low-confidence ones and the audits once every task is
+    complete (only then is the number of unread outputs known) as far as the cap has room
+    left; nothing else, so that exactly what scoring asks is sent."""
 
     stage: JudgeStage
     #: The judged tasks, in scoring's order.
@@ -357,6 +439,7 @@ class AheadPlan:
     #: Tasks at the head of the order whose unread asks were released; how many they were.
     settled: int = 0
     released: int = 0
+    #: Whether the low-confidence asks and the audits (released together, at the end) went.
     audits_released: bool = False
 
     def judged(self, task: str) -> bool:
@@ -370,17 +453,18 @@ class AheadPlan:
         self.planned[task] = asks = self.stage.task_asks(task, items)
         cap = self.stage.max_items
         if cap is None:
-            return [self.stage.request_of(ask) for ask in asks[0] + asks[1]]
+            return [self.stage.request_of(ask) for ask in asks.unread + asks.low + asks.audit]
         out: list[_Ask] = []
         while self.settled < len(self.tasks) and self.tasks[self.settled] in self.planned:
-            unread = self.planned[self.tasks[self.settled]][0]
+            unread = self.planned[self.tasks[self.settled]].unread
             room = max(cap - self.released, 0)
             out += unread[:room]
             self.released += min(len(unread), room)
             self.settled += 1
         if self.settled == len(self.tasks) and not self.audits_released:
             self.audits_released = True
-            unread_total = sum(len(unread) for unread, _ in self.planned.values())
-            audits = [ask for t in self.tasks for ask in self.planned[t][1]]
-            out += audits[: max(cap - unread_total, 0)]
+            room = max(cap - sum(len(asks.unread) for asks in self.planned.values()), 0)
+            rest = [ask for t in self.tasks for ask in self.planned[t].low]
+            rest += [ask for t in self.tasks for ask in self.planned[t].audit]
+            out += rest[:room]
         return [self.stage.request_of(ask) for ask in out]

@@ -287,16 +287,25 @@ def _share(ci: list[float] | None) -> str:
 
 def judge_lines(run: RunView) -> list[str]:
     """What the second reader did (``--judge``), one line each: the judge and how many items
-    it read, then the audit's agreement with its 95% Wilson interval, overall and per task;
+    it read, the low-confidence outputs it was asked about (per task, only when some task
+    had any), then the audit's agreement with its 95% Wilson interval, overall and per task;
     [] without a judge."""
     judge = run.results.meta.judge
     if judge is None:
         return []
     entries = [(row.name, row.entry.judge) for row in run.tasks if row.entry.judge is not None]
     before = sum(e.items * (e.format_failure_rate_before or 0) for _, e in entries)
-    lines = [f"Judge {judge.model} (prompt {judge.prompt_version}): read {judge.read_by_judge or 0} of "
-             f"{before:.0f} items the rules left as format failures; {judge.requests or 0} requests "
+    after = sum(e.items * (e.format_failure_rate_after or 0) for _, e in entries)
+    # Not "N of the format failures": it also reads unread fields of items the rules read in part,
+    # and low-confidence readings.
+    lines = [f"Judge {judge.model} (prompt {judge.prompt_version}): decided the reading of {judge.read_by_judge or 0} "
+             f"items (format failures: {before:.0f} before it, {after:.0f} after); {judge.requests or 0} requests "
              f"({judge.from_cache or 0} from the cache)."]  # fmt: skip
+    low = [(name, e.low_confidence) for name, e in entries if e.low_confidence]
+    if low:
+        lines.append(f"Low confidence: {sum(n for _, n in low)} output(s) the rules read only by a fallback (a field "
+                     "matched by a fuzzy key) were asked as well, the judge's reading kept where it read a value ("
+                     + ", ".join(f"{name} {n}" for name, n in low) + ").")  # fmt: skip
     capped = sum(e.capped for _, e in entries)
     if capped:
         lines.append(f"--judge-max-items {judge.max_items}: {capped} output(s) were left unread.")
