@@ -104,6 +104,13 @@ def test_wilson_interval_is_the_hand_computation() -> None:
     lo, hi = wilson_interval(10, 10)
     assert lo == pytest.approx(10 / (10 + 1.959964**2), abs=1e-6) and hi == pytest.approx(1.0)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    # None agree: exactly 0 below (not the 1.4e-17 the subtraction leaves for 0 of 25) and
+    # z² / (n + z²) above; the interval is the mirror of n of n.
+    for n in range(1, 60):
+        lo, hi = wilson_interval(0, n)
+        assert lo == 0.0 and hi == pytest.approx(1.959964**2 / (n + 1.959964**2), abs=1e-6)
+        mirror = wilson_interval(n, n)
+        assert mirror[1] == 1.0 and mirror[0] == pytest.approx(1 - hi, abs=1e-12)
     with pytest.raises(ValueError, match="agreed must lie"):
         wilson_interval(3, 2)
 

@@ -174,21 +174,13 @@ def test_nothing_of_the_judge_is_loaded_before_the_first_request(workspace: Path
 # ---------------------------------------------------------------------------- the same results
 
 
-#: The judge's options, the unread outputs its cap leaves unasked, the audits it asks (of 2 per task).
-JUDGED_WAYS = [
-    (("--judge-audit", "2"), 0, 4),
-    (("--judge-audit", "1", "--judge-max-items", "6"), 0, 1),  # 5 unread outputs, then room for 1 audit
-    (("--judge-audit", "1", "--judge-max-items", "4"), 1, 0),
-]
-
-
-@pytest.mark.parametrize(("extra", "capped", "audited"), JUDGED_WAYS)
-def test_run_with_a_judge_gives_what_run_then_score_with_it_gives(
-    workspace: Path, extra: tuple[str, ...], capped: int, audited: int
-) -> None:
-    data = workspace / "data"
-    with MockServerThread(MockConfig(reply_of=mixed_model)) as model, \
-            MockServerThread(MockConfig(reply_of=judging)) as judge:  # fmt: skip
+def judged_and_scored(
+    workspace: Path, data: Path, model_reply: Any, judge_reply: Any, extra: tuple[str, ...]
+) -> tuple[int, tuple[dict[str, Any], dict[Any, Any]], tuple[dict[str, Any], dict[Any, Any]]]:
+    """``run --judge`` into judged/, and ``run`` then ``score --judge`` into scored/ (each with its
+    own cache): the judge requests the first sent, and both outputs as read by read_out."""
+    with MockServerThread(MockConfig(reply_of=model_reply)) as model, \
+            MockServerThread(MockConfig(reply_of=judge_reply)) as judge:  # fmt: skip
         common = ("--runs", "2", "--temperature", "0.5", "--seed", "3")
         code, output = invoke(*run_args(model, data, workspace / "judged", workspace / "a.sqlite", *common),
                               *judge_args(judge, *extra))  # fmt: skip
@@ -202,8 +194,23 @@ def test_run_with_a_judge_gives_what_run_then_score_with_it_gives(
                               *judge_args(judge, *extra), env={"TAXPRABEN_CACHE": str(workspace / "b.sqlite")})  # fmt: skip
         assert code == 0, output
         assert judge.stats.requests == 2 * asked_ahead  # the same requests, each sent again (another cache)
-    judged, judged_samples = read_out(workspace / "judged")
-    scored, scored_samples = read_out(workspace / "scored")
+    return asked_ahead, read_out(workspace / "judged"), read_out(workspace / "scored")
+
+
+#: The judge's options, the unread outputs its cap leaves unasked, the audits it asks (of 2 per task).
+JUDGED_WAYS = [
+    (("--judge-audit", "2"), 0, 4),
+    (("--judge-audit", "1", "--judge-max-items", "6"), 0, 1),  # 5 unread outputs, then room for 1 audit
+    (("--judge-audit", "1", "--judge-max-items", "4"), 1, 0),
+]
+
+
+@pytest.mark.parametrize(("extra", "capped", "audited"), JUDGED_WAYS)
+def test_run_with_a_judge_gives_what_run_then_score_with_it_gives(
+    workspace: Path, extra: tuple[str, ...], capped: int, audited: int
+) -> None:
+    asked_ahead, (judged, judged_samples), (scored, scored_samples) = judged_and_scored(
+        workspace, workspace / "data", mixed_model, judging, extra)
 
     def steady(sample: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in sample.items() if k != "latency_s"}  # the only figure a second run changes
@@ -282,22 +289,8 @@ def test_run_with_a_judge_gives_what_score_gives_with_low_confidence_outputs(
     """As above, with a field task whose readings include low-confidence ones: they go out
     early only once every task is complete, as far as the cap has room after the unread ones."""
     data = write_data(workspace / "low", {"TaxCalc": CALC, "TaxInspect": INSPECT})
-    with MockServerThread(MockConfig(reply_of=inspect_model)) as model, \
-            MockServerThread(MockConfig(reply_of=inspect_judging)) as judge:  # fmt: skip
-        common = ("--runs", "2", "--temperature", "0.5", "--seed", "3")
-        code, output = invoke(*run_args(model, data, workspace / "judged", workspace / "a.sqlite", *common),
-                              *judge_args(judge, *extra))  # fmt: skip
-        assert code == 0, output
-        asked_ahead = judge.stats.requests
-        code, output = invoke(*run_args(model, data, workspace / "plain", workspace / "b.sqlite", *common))
-        assert code == 0, output
-        code, output = invoke("score", "--data", str(data), "--predictions", str(workspace / "plain" / "predictions.jsonl"),
-                              "--no-semantic", "--seed", "3", "--out", str(workspace / "scored"),
-                              *judge_args(judge, *extra), env={"TAXPRABEN_CACHE": str(workspace / "b.sqlite")})  # fmt: skip
-        assert code == 0, output
-        assert judge.stats.requests == 2 * asked_ahead  # the same requests, each sent again (another cache)
-    judged, judged_samples = read_out(workspace / "judged")
-    scored, scored_samples = read_out(workspace / "scored")
+    asked_ahead, (judged, judged_samples), (scored, scored_samples) = judged_and_scored(
+        workspace, data, inspect_model, inspect_judging, extra)
     assert judged_samples.keys() == scored_samples.keys() and len(judged_samples) == 16
     for key, sample in judged_samples.items():
         assert {k: v for k, v in sample.items() if k != "latency_s"} == {

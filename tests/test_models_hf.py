@@ -23,7 +23,7 @@ from taxpraben.models.base import (
     build_request,
 )
 from taxpraben.models.factory import create_backend
-from taxpraben.models.hf import GROUP_SIZE, HFBackend
+from taxpraben.models.hf import GROUP_SIZE, HFBackend, context_length
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
 from taxpraben.runner import Runner, RunnerSettings
@@ -317,3 +317,112 @@ def test_generation_budget_fits_the_sample_on_a_large_gpu() -> None:
     small = generation_budget(2e9, qwen, 128, max_rows=256)
     assert 1 < len(plan_batches(list(range(186)), widths, small)[0]) < 186
     assert big.cost(1, (1200,)) > big.cost(1, (600,))
+
+
+def test_a_local_model_as_the_judge(
+    tiny_llama: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``score --judge hf:PATH --judge-audit``: the plumbing with a local judge. The tiny
+    model's replies are noise, so it decides nothing: every unread output stays a format
+    failure with its reply kept, every audited output disagrees, and a rescoring asks the
+    judge nothing (the model is not even loaded)."""
+    from helpers.cli_data import quarterly_calc_rows, scq_rows, write_data
+    from taxpraben.commands.score import score
+
+    monkeypatch.setenv("TAXPRABEN_CACHE", str(tmp_path / "cache.sqlite"))
+    write_data(tmp_path / "data", {"TaxCalc": quarterly_calc_rows(3), "TaxSCQ": scq_rows(3)})
+    answers = {("TaxCalc", "0"): "销项税额为130元。", ("TaxCalc", "1"): "这道题我不会。",
+               ("TaxCalc", "2"): "销项税额为390元。", ("TaxSCQ", "s0"): "答案：A",
+               ("TaxSCQ", "s1"): "这题很难说。", ("TaxSCQ", "s2"): "答案：B"}  # fmt: skip
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("".join(
+        json.dumps({"task": t, "id": i, "run": r, "prediction": text}, ensure_ascii=False) + "\n"
+        for r in range(2) for (t, i), text in answers.items()), encoding="utf-8")  # fmt: skip
+    app = typer.Typer()
+    app.command("score")(score)
+    app.command("noop")(lambda: None)
+
+    def judged(out: str) -> tuple[dict, list[dict], str]:
+        result = CliRunner().invoke(
+            app,
+            ["score", "--data", str(tmp_path / "data"), "--predictions", str(predictions), "--no-semantic",
+             "--judge", f"hf:{tiny_llama}", "--judge-audit", "1", "--out", str(tmp_path / out)],
+            catch_exceptions=False, env={"COLUMNS": "200"},
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        results = json.loads((tmp_path / out / "results.json").read_text(encoding="utf-8"))
+        lines = (tmp_path / out / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+        return results, [json.loads(line) for line in lines], result.output
+
+    results, samples, output = judged("first")
+    judge = results["meta"]["judge"]
+    assert judge["model"] == f"hf:{tiny_llama}" and judge["endpoint"] is None
+    # One distinct output unread per task, one audited per task: 4 requests, the 2 runs share them.
+    assert (judge["requests"], judge["sent"], judge["from_cache"], judge["read_by_judge"]) == (4, 4, 0, 0)
+    assert judge["tokens"]["generated"]["generations"] == 4
+    assert judge["tokens"]["generated"]["prompt_tokens"] > 0
+    assert judge["audit"]["audited"] == 2 and judge["audit"]["agreed"] == 0
+    assert judge["audit"]["ci95"][0] == 0.0 and judge["banner"]
+    assert "could not be read by the task's reader" in output
+    unread = {("TaxCalc", "1"), ("TaxSCQ", "s1")}
+    asked = {(s["task"], s["id"]) for s in samples if s.get("judge_reply") is not None}
+    for s in samples:
+        key = (s["task"], s["id"])
+        if key in unread:
+            assert s["extracted_by"] == "none" and s["score"] == 0 and s["judge_reply"]
+        else:
+            assert s["extracted_by"] == "rule"
+            if key in asked:
+                assert s["judge_agrees"] is False
+    assert len(asked - unread) == 2  # one audited output per task
+
+    # A rescoring is answered from the cache: the model is never loaded.
+    def no_load(self: HFBackend) -> None:
+        raise AssertionError("the judge's model was loaded on a rescoring")
+
+    monkeypatch.setattr(HFBackend, "_load", no_load)
+    again, again_samples, _ = judged("again")
+    assert (again["meta"]["judge"]["sent"], again["meta"]["judge"]["from_cache"]) == (0, 4)
+    assert [s.get("judge_reply") for s in again_samples] == [s.get("judge_reply") for s in samples]
+    assert again["tasks"] == results["tasks"]
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({"max_position_embeddings": 4096}, 4096),
+        ({"n_positions": 1024}, 1024),  # GPT-2
+        ({"max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 2.0}}, 8192),
+        # Qwen2.5 with YaRN turned on: the original 32768 stretched four times.
+        ({"max_position_embeddings": 32768,
+          "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}, 131072),
+        # Llama 3.1 states the stretched length already: 8192 x 8 is less than it.
+        ({"max_position_embeddings": 131072,
+          "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192}}, 131072),
+        ({"max_position_embeddings": 2048, "rope_scaling": None}, 2048),
+        ({"hidden_size": 32}, None),
+        ({"max_position_embeddings": True}, None),
+    ],
+)  # fmt: skip
+def test_context_length_from_the_model_config(config: dict, expected: int | None) -> None:
+    from types import SimpleNamespace
+
+    assert context_length(SimpleNamespace(**config)) == expected
+
+
+def test_prompts_past_the_context_are_said_once_and_counted(
+    tiny_llama: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The tiny model's context is 512 tokens: a prompt of ~600 runs past it, a short one not.
+    long_query = "小规模纳税人季度销售额未超过30万元的免征增值税。" * 40
+    records = [Record(task="TaxQA", id="long", query=long_query, answer=""), RECORDS[0]]
+    backend = HFBackend(str(tiny_llama), batch_size=4, device="cpu")
+    config = GenerationConfig(max_tokens=4)
+    with caplog.at_level("WARNING", logger="taxpraben.models.hf"):
+        for _ in range(2):
+            out = asyncio.run(backend.generate([build_request(r, 0, config) for r in records], config))
+            assert all(isinstance(c, Completion) for c in out)  # answered, and scored as they are
+    assert backend.past_context == 2  # the long prompt, twice; the short one never
+    said = [r.getMessage() for r in caplog.records if "context" in r.getMessage()]
+    assert len(said) == 1 and "1 prompt(s) of 2 run past the model's context" in said[0]
+    assert "max_tokens 4 > 512" in said[0]

@@ -33,7 +33,11 @@ def wilson_interval(agreed: int, n: int, z: float = Z95) -> tuple[float, float]:
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or n agreements a bound is exactly 0 or 1; the subtraction leaves rounding
+    # noise there (1.4e-17 for 0 of 25), which would print as a positive lower bound.
+    low = 0.0 if agreed == 0 else max(0.0, centre - half)
+    high = 1.0 if agreed == n else min(1.0, centre + half)
+    return low, high
 
 
 def draw(candidates: Sequence[T], n: int, seed: int, task: str) -> list[T]:

@@ -17,7 +17,9 @@ efficient attention of PyTorch (``attn_implementation="sdpa"``) where the archit
 it, and on CUDA generates with transformers' static KV cache (``cache_implementation=
 "static"``, which transformers compiles with ``torch.compile``) where the architecture
 supports it; if that fails on a machine, the backend says so once and goes on with the
-dynamic cache. Results come back in the order of the requests.
+dynamic cache. Results come back in the order of the requests. Prompts that, with
+``max_tokens``, run past the model's context are generated as they are, said once and
+counted (``past_context``).
 
 The model is loaded on the first batch, in a worker thread (so a fully cached run never
 loads it), and generation runs in that thread while the event loop keeps the progress bar
@@ -240,6 +242,9 @@ class HFBackend:
         self._loaded: _Loaded | None = None
         self._static_failed = False
         self._budget: Budget | None = None
+        #: Prompts whose length plus ``max_tokens`` ran past the model's context.
+        self.past_context = 0
+        self._warned_context = False
 
     @property
     def spec(self) -> str:
@@ -305,6 +310,7 @@ class HFBackend:
         tokenizer = loaded.tokenizer
         prompts = [self.prompt_text(tokenizer, r) for r in requests]
         ids = tokenizer(prompts, add_special_tokens=False)["input_ids"]
+        self._warn_past_context(loaded, [len(i) for i in ids], config.max_tokens)
         results: list[Completion | BackendError | None] = [None] * len(requests)
         # One seed per batch, so a sampled run is reproducible: batches never mix runs.
         by_seed: dict[int | None, list[int]] = {}
@@ -328,6 +334,23 @@ class HFBackend:
             self._budget = run_batches(order, shapes, self._batch_budget(loaded, config), forward)
         # Every item was assigned: failures of one item are BackendErrors, never raised.
         return [r for r in results if r is not None]
+
+    def _warn_past_context(self, loaded: _Loaded, prompt_lengths: list[int], max_tokens: int) -> None:
+        """Say once when prompts plus ``max_tokens`` run past the model's trained context:
+        transformers generates on (a rotary model raises nothing), but what comes out there is
+        not what the model was trained to give. A warning, not a refusal: a little past it, a
+        model often still answers, and the answers are scored as they are."""
+        context = context_length(loaded.model.config)
+        over = [n for n in prompt_lengths if context is not None and n + max_tokens > context]
+        self.past_context += len(over)
+        if over and not self._warned_context:
+            self._warned_context = True
+            log.warning(
+                "hf:%s: %d prompt(s) of %d run past the model's context (longest %d tokens + "
+                "max_tokens %d > %d): what it generates there may be noise; use a model with a "
+                "longer context, or a lower --max-tokens",
+                self.model, len(over), len(prompt_lengths), max(over), max_tokens, context,
+            )
 
     def _batch_budget(self, loaded: _Loaded, config: GenerationConfig) -> Budget:
         """Off CUDA, ``max_batch`` prompts; on CUDA also what the free memory holds."""
@@ -413,6 +436,29 @@ class HFBackend:
 
     async def aclose(self) -> None:
         self._loaded = None
+
+
+def context_length(model_config: Any) -> int | None:
+    """The longest sequence (prompt plus new tokens) a model was trained on, from its
+    config's usual names, stretched by its RoPE scaling (``factor`` times the original
+    length, as Qwen's YaRN and Llama-2's linear scaling declare it; Llama 3.1 already states
+    the stretched length); None when it does not say."""
+    def positive(value: Any) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+    base = next(
+        (value for key in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
+         if positive(value := getattr(model_config, key, None))),
+        None,
+    )  # fmt: skip
+    if base is None:
+        return None
+    scaling = getattr(model_config, "rope_scaling", None)
+    if isinstance(scaling, Mapping) and positive(scaling.get("factor")):
+        original = scaling.get("original_max_position_embeddings")
+        stretched = (original if positive(original) else base) * scaling["factor"]
+        return int(max(base, stretched))
+    return int(base)
 
 
 def left_padded(rows: list[list[int]], pad_id: int, multiple: int = 1) -> dict[str, Any]:
