@@ -1,3 +1,3 @@
-from taxpraben.cli import entry
+from taxpraben.startup import main
 
-entry()
+main()

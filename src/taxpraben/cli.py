@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 import taxpraben
+from taxpraben.startup import resume_collection
 
 #: Every command: the module and function that implement it. Only the command a command line
 #: names is imported (``taxpraben run`` does not load the report layer, ``merge`` or the data
@@ -83,8 +84,12 @@ def entry() -> None:
     (benchmarks/fixed_costs.py). So the streams are flushed and the process ends at once,
     unless a thread other than the main one is still alive (then the normal exit joins it).
     """
+    command = named_command(sys.argv[1:])
     try:
-        build_app(named_command(sys.argv[1:]))()
+        app = build_app(command)
+        if command != "run":  # run resumes the collector itself, at its first request
+            resume_collection()
+        app()
         code: object = 0
     except SystemExit as exc:
         code = exc.code
