@@ -49,12 +49,8 @@ class SemanticScorers:
 
 
 def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorers:
-    """Load the scorers in ``needed`` ({"bertscore", "bartscore"}) as the settings say."""
-    from taxpraben.devices import DeviceError
-    from taxpraben.metrics.bartscore import BartScorer
-    from taxpraben.metrics.bertscore import BertScorer
-    from taxpraben.metrics.scorer_models import ScorerUnavailable
-
+    """Load the scorers in ``needed`` ({"bertscore", "bartscore"}) as the settings say
+    (with --no-semantic, none of the scorers' modules is imported: 10-15 ms of a run's tail)."""
     scorers = SemanticScorers(
         config={
             "bertscore": {
@@ -76,6 +72,11 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
         if not settings.semantic:
             scorers.unavailable[metric] = "semantic metrics turned off (--no-semantic)"
             continue
+        from taxpraben.devices import DeviceError
+        from taxpraben.metrics.bartscore import BartScorer
+        from taxpraben.metrics.bertscore import BertScorer
+        from taxpraben.metrics.scorer_models import ScorerUnavailable
+
         try:
             if metric == "bertscore":
                 scorers.bert = BertScorer(
