@@ -263,6 +263,12 @@ def test_the_cap_leaves_items_unread_with_a_line(workspace: Path) -> None:
     results, _ = read_out(workspace / "out")
     assert sum(e["judge"]["capped"] for e in results["tasks"].values()) == 2
     assert any(w.startswith("--judge-max-items 1: 2 output(s)") for w in results["meta"]["warnings"])
+    from taxpraben.report.tables import judge_pairs
+    from taxpraben.report.view import view_of
+    from taxpraben.results import Results
+
+    pairs = judge_pairs(view_of(Results.model_validate(results)))
+    assert pairs[1] == ("Judge cap", "--judge-max-items 1: 2 output(s) were left unread.")
 
 
 def test_a_judge_failing_with_500s_leaves_the_items_as_the_rules_read_them(workspace: Path) -> None:

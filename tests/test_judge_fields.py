@@ -41,7 +41,7 @@ from taxpraben.models.factory import create_backend
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
 from taxpraben.report.markdown import render_markdown
-from taxpraben.report.tables import judge_lines
+from taxpraben.report.tables import judge_lines, judge_pairs
 from taxpraben.report.view import view_of
 from taxpraben.results import Results
 from taxpraben.runner import RunnerSettings
@@ -486,6 +486,9 @@ def test_a_low_confidence_item_is_asked_apart_and_its_field_replaced_where_the_j
     assert lines[1] == ("Low confidence: 1 output(s) the rules read only by a fallback (a field matched by a fuzzy key) "
                         "were asked as well, the judge's reading kept where it read a value (TaxInspect 1).")  # fmt: skip
     assert "- Low confidence: 1 output(s)" in render_markdown(Results.model_validate(results))
+    # The HTML configuration table labels each line by what it is about.
+    assert [label for label, _ in judge_pairs(view_of(Results.model_validate(results)))] == [
+        "Judge", "Judge low confidence"]  # fmt: skip
 
 
 @pytest.mark.parametrize("reply", [NO_ANSWER, "这个回答里我看不出各项金额。"], ids=["no-answer", "prose"])

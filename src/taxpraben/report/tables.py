@@ -290,6 +290,12 @@ def judge_lines(run: RunView) -> list[str]:
     it read, the low-confidence outputs it was asked about (per task, only when some task
     had any), then the audit's agreement with its 95% Wilson interval, overall and per task;
     [] without a judge."""
+    return [line for _, line in judge_pairs(run)]
+
+
+def judge_pairs(run: RunView) -> list[tuple[str, str]]:
+    """:func:`judge_lines`, each with what it is about (a label of the configuration table:
+    Judge, Judge low confidence, Judge cap, Judge audit)."""
     judge = run.results.meta.judge
     if judge is None:
         return []
@@ -298,29 +304,31 @@ def judge_lines(run: RunView) -> list[str]:
     after = sum(e.items * (e.format_failure_rate_after or 0) for _, e in entries)
     # Not "N of the format failures": it also reads unread fields of items the rules read in part,
     # and low-confidence readings.
-    lines = [f"Judge {judge.model} (prompt {judge.prompt_version}): decided the reading of {judge.read_by_judge or 0} "
-             f"items (format failures: {before:.0f} before it, {after:.0f} after); {judge.requests or 0} requests "
-             f"({judge.from_cache or 0} from the cache)."]  # fmt: skip
+    pairs = [("Judge", f"Judge {judge.model} (prompt {judge.prompt_version}): decided the reading of "
+              f"{judge.read_by_judge or 0} items (format failures: {before:.0f} before it, {after:.0f} after); "
+              f"{judge.requests or 0} requests ({judge.from_cache or 0} from the cache).")]  # fmt: skip
     low = [(name, e.low_confidence) for name, e in entries if e.low_confidence]
     if low:
-        lines.append(f"Low confidence: {sum(n for _, n in low)} output(s) the rules read only by a fallback (a field "
-                     "matched by a fuzzy key) were asked as well, the judge's reading kept where it read a value ("
-                     + ", ".join(f"{name} {n}" for name, n in low) + ").")  # fmt: skip
+        pairs.append(("Judge low confidence",
+                      f"Low confidence: {sum(n for _, n in low)} output(s) the rules read only by a fallback (a field "
+                      "matched by a fuzzy key) were asked as well, the judge's reading kept where it read a value ("
+                      + ", ".join(f"{name} {n}" for name, n in low) + ")."))  # fmt: skip
     capped = sum(e.capped for _, e in entries)
     if capped:
-        lines.append(f"--judge-max-items {judge.max_items}: {capped} output(s) were left unread.")
+        pairs.append(("Judge cap", f"--judge-max-items {judge.max_items}: {capped} output(s) were left unread."))
     audit = judge.audit
     if audit is not None and audit.audited:
-        lines.append(f"Audit ({judge.audit_per_task} per task, seed {judge.audit_seed}): rules and judge agree on "
-                     f"{audit.agreed} of {audit.audited} outputs, {100 * (audit.agreement or 0):.1f}%"
-                     f"{_share(audit.ci95)} (95% Wilson interval).")  # fmt: skip
+        pairs.append(("Judge audit", f"Audit ({judge.audit_per_task} per task, seed {judge.audit_seed}): rules and "
+                      f"judge agree on {audit.agreed} of {audit.audited} outputs, {100 * (audit.agreement or 0):.1f}%"
+                      f"{_share(audit.ci95)} (95% Wilson interval)."))  # fmt: skip
         for name, entry in entries:
             a = entry.audit
             if a is not None and a.audited:
-                lines.append(f"  {name}: {a.agreed} of {a.audited} agree, {100 * (a.agreement or 0):.1f}%"
-                             f"{_share(a.ci95)}; failure rate {100 * (entry.format_failure_rate_before or 0):.1f}% -> "
-                             f"{100 * (entry.format_failure_rate_after or 0):.1f}%")  # fmt: skip
-    return lines
+                pairs.append(("Judge audit", f"  {name}: {a.agreed} of {a.audited} agree, "
+                              f"{100 * (a.agreement or 0):.1f}%{_share(a.ci95)}; failure rate "
+                              f"{100 * (entry.format_failure_rate_before or 0):.1f}% -> "
+                              f"{100 * (entry.format_failure_rate_after or 0):.1f}%"))  # fmt: skip
+    return pairs
 
 
 def truncation_lines(run: RunView) -> list[str]:
@@ -446,7 +454,7 @@ def configuration(run: RunView) -> list[tuple[str, str]]:
         pairs.append((_scorer_label(name), _scorer_text(scorer)))
     if meta.manifest is not None:
         pairs += _manifest_pairs(meta.manifest)
-    pairs += [("Judge" if k == 0 else "Judge audit", line.strip()) for k, line in enumerate(judge_lines(run))]
+    pairs += [(label, line.strip()) for label, line in judge_pairs(run)]
     counts = meta.counts.to_json()  # every counter written, newer writers' ones too
     if counts:
         pairs.append(("Counts", ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())))
