@@ -1,4 +1,5 @@
-"""The executable pauses the cyclic collector while a command loads (taxpraben.startup)."""
+"""The executable pauses the cyclic collector while a command loads (taxpraben.startup,
+taxpraben.collector)."""
 
 from __future__ import annotations
 
@@ -11,39 +12,39 @@ from pathlib import Path
 
 import pytest
 
-from taxpraben import startup
+from taxpraben import collector
 
 
 @pytest.fixture
-def collector() -> Iterator[None]:
+def gc_state() -> Iterator[None]:
     """The collector as it was, afterwards (running, nothing frozen by the test)."""
     was = gc.isenabled()
     yield
     gc.unfreeze()
-    startup._paused = False
+    collector._paused = False
     (gc.enable if was else gc.disable)()
 
 
-def test_resume_freezes_what_was_loaded_and_collects_again(collector: None) -> None:
+def test_resume_freezes_what_was_loaded_and_collects_again(gc_state: None) -> None:
     gc.enable()
-    startup.pause_collection()
+    collector.pause_collection()
     assert not gc.isenabled()
     loaded = [[n] for n in range(1000)]  # what a command loads, while nothing is collected
-    startup.resume_collection()
+    collector.resume_collection()
     assert gc.isenabled() and gc.get_freeze_count() >= len(loaded)
     frozen = gc.get_freeze_count()
-    startup.resume_collection()  # once only
+    collector.resume_collection()  # once only
     assert gc.get_freeze_count() == frozen and gc.isenabled()
 
 
-def test_only_a_pause_of_its_own_is_resumed(collector: None) -> None:
+def test_only_a_pause_of_its_own_is_resumed(gc_state: None) -> None:
     gc.enable()
     gc.unfreeze()
-    startup.resume_collection()  # nothing paused: a library user's process is left alone
+    collector.resume_collection()  # nothing paused: a library user's process is left alone
     assert gc.isenabled() and gc.get_freeze_count() == 0
     gc.disable()  # paused by someone else: not ours to resume
-    startup.pause_collection()
-    startup.resume_collection()
+    collector.pause_collection()
+    collector.resume_collection()
     assert not gc.isenabled() and gc.get_freeze_count() == 0
 
 

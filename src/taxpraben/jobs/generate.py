@@ -28,6 +28,7 @@ from rich.console import Console
 
 from taxpraben.budget import BUDGET_EXIT, Budget, CostOf
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
+from taxpraben.collector import resume_collection
 from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
 from taxpraben.data.loader import DataError, DataStream, LoadedData
 from taxpraben.jobs.batch import batch_stage
@@ -82,7 +83,6 @@ from taxpraben.progress import RunStats
 from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
 from taxpraben.serve import SERVE_LOG, ServeError, served_base_url, serving
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
-from taxpraben.startup import resume_collection
 from taxpraben.tasks import Registry
 
 if TYPE_CHECKING:
@@ -541,7 +541,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
                         console=progress or Console(stderr=True), budget=budget,
                         on_answer=ahead if along is None else along.after(ahead),
                         on_read=along.read if along is not None else None)  # fmt: skip
-        resume_collection()  # loaded: from here on objects come and go (taxpraben.startup)
+        resume_collection()  # loaded: from here on objects come and go (taxpraben.collector)
         with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
             requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
                                    progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
