@@ -391,11 +391,9 @@ def test_the_first_request_of_run_needs_no_reader_scorer_or_report() -> None:
     patterns compile at import), the typed results, scoring, the reports or the numeric
     libraries: they load with the first answer, on the scoring thread (start-up, issue 24).
     A structural check; the time itself is measured by benchmarks/fixed_costs.py."""
-    import json
-    import subprocess
-    import sys
+    from helpers.probes import probe
 
-    probe = (
+    code = (
         "import json, sys\n"
         "from taxpraben.cli import build_app\n"
         "build_app('run')\n"
@@ -407,8 +405,7 @@ def test_the_first_request_of_run_needs_no_reader_scorer_or_report() -> None:
         "first = next(stream_requests(DataStream('sample', registry), registry, GenerationConfig(), 1))\n"
         "print(json.dumps([first.record.task, sorted(sys.modules)]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    task, loaded = json.loads(done.stdout)
+    task, loaded = probe(code)
     assert task == "TaxRecite"
     heavy = ("taxpraben.parsing.", "taxpraben.scoring.pipeline", "taxpraben.results", "taxpraben.report",
              "taxpraben.metrics.bertscore", "numpy", "cn2an", "sklearn", "torch", "transformers", "jinja2")

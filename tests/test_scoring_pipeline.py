@@ -364,17 +364,15 @@ def test_browser_data_is_built_once() -> None:
 def test_no_semantic_scoring_imports_none_of_the_scorers() -> None:
     """--no-semantic: the scorers are said unavailable without importing their modules (the
     tail of a run without semantic metrics, issue 24)."""
-    import subprocess
-    import sys
+    from helpers.probes import probe
 
-    probe = (
+    code = (
         "import json, sys\n"
         "from taxpraben.scoring import ScoringSettings\n"
         "from taxpraben.scoring.semantic import build_scorers\n"
         "s = build_scorers(ScoringSettings(semantic=False), {'bertscore', 'bartscore'})\n"
         "print(json.dumps([s.unavailable, sorted(m for m in sys.modules if m.startswith('taxpraben.metrics.'))]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    unavailable, loaded = json.loads(done.stdout)
+    unavailable, loaded = probe(code)
     assert unavailable == {m: "semantic metrics turned off (--no-semantic)" for m in ("bartscore", "bertscore")}
     assert [m for m in loaded if m.split(".")[2] in ("bartscore", "bertscore", "scorer_models")] == []

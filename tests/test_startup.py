@@ -4,14 +4,12 @@ taxpraben.collector)."""
 from __future__ import annotations
 
 import gc
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from helpers.probes import probe
 from taxpraben import collector
 
 
@@ -81,18 +79,13 @@ main()
 """
 
 
-def probe(*args: str) -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def test_run_loads_with_the_collector_paused_and_sends_with_it_running(tmp_path: Path) -> None:
-    seen = probe("run", "--model", "baseline:oracle", "--data", "sample", "--limit", "1", "--no-cache",
+    seen = probe(PROBE, "run", "--model", "baseline:oracle", "--data", "sample", "--limit", "1", "--no-cache",
                  "--out", str(tmp_path / "out"))  # fmt: skip
     assert seen["while_loading"] is False and seen["at_invoke"] is False
     assert seen["at_first_request"] is True and isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
 
 
 def test_every_other_command_runs_with_the_collector_running() -> None:
-    seen = probe("tasks")
+    seen = probe(PROBE, "tasks")
     assert seen == {"while_loading": False, "at_invoke": True}
