@@ -460,3 +460,25 @@ def test_a_cache_that_cannot_be_written_stops_the_run(
         with pytest.raises(CacheError, match="cannot write: database or disk is full"):
             asyncio.run(runner.run(make_requests(n=20, runs=1)))
         assert runner.stats.done < 20  # it stopped early rather than generate into the void
+
+
+@pytest.mark.parametrize(("settings", "estimated"), [
+    (FAST, 0),  # no TPM limit, no budget: nothing reads an estimate, none is made
+    (RunnerSettings(concurrency=8, tpm=10**9, progress=False), 10),  # the limiter counts tokens
+])  # fmt: skip
+def test_prompts_are_estimated_only_where_a_limit_reads_the_estimate(
+    monkeypatch: pytest.MonkeyPatch, settings: RunnerSettings, estimated: int
+) -> None:
+    import taxpraben.runner as runner_module
+
+    made: list[int] = []
+    real = runner_module.estimate_tokens
+
+    def counting(request: Request, config: GenerationConfig) -> int:
+        made.append(1)
+        return real(request, config)
+
+    monkeypatch.setattr(runner_module, "estimate_tokens", counting)
+    preds, _, _ = generate(MockConfig(), make_requests(10, runs=1), settings)
+    assert all(not p.error for p in preds) and len(preds) == 10
+    assert len(made) == estimated

@@ -65,6 +65,11 @@ class RateLimiter:
         self._paused_until: float | None = None
         self._lock = asyncio.Lock()
 
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether :meth:`acquire` and :meth:`settle_tokens` use the token counts (a TPM limit)."""
+        return self._tpm is not None
+
     def pause(self, seconds: float) -> None:
         """Hold every acquirer for ``seconds`` (the server's Retry-After)."""
         until = self._clock.now() + seconds
