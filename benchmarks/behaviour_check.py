@@ -75,6 +75,14 @@ def _strip(results: dict[str, Any]) -> dict[str, Any]:
         meta.pop(key, None)
     for info in (meta.get("scorers") or {}).values():
         info.pop("model", None)  # a path to the tiny model
+    manifest = meta.get("manifest") or {}
+    (manifest.get("taxpraben") or {}).pop("git_commit", None)  # the checkout's commit
+    for key in ("started_at", "finished_at"):
+        manifest.pop(key, None)
+    for group in ("data_files", "task_specs"):  # where the recording's files lay (their hashes stay)
+        for info in (manifest.get(group) or {}).values():
+            if isinstance(info, dict):
+                info.pop("path", None)
     return results
 
 
