@@ -63,3 +63,29 @@ def test_t_interval_is_clipped_to_the_possible_range() -> None:
     raw = [-0.05, -0.9]
     half = stats.t.ppf(0.975, 1) * np.std(raw, ddof=1) / math.sqrt(2)
     assert run_stat(raw)["ci95"] == pytest.approx([np.mean(raw) - half, 0.0])
+
+
+def test_the_t_quantiles_are_scipys() -> None:
+    from scipy.special import stdtrit
+
+    from taxpraben.aggregate import t975
+
+    for df in range(1, 100):  # the table's 64, then scipy itself
+        assert t975(df) == pytest.approx(float(stdtrit(df, 0.975)), rel=1e-14, abs=0), df
+    assert t975(4) == pytest.approx(stats.t.ppf(0.975, 4), rel=1e-14)
+
+
+def test_a_run_stat_of_a_few_runs_needs_no_scipy() -> None:
+    """The t-interval of 5 runs comes from the table: scipy.special (180 ms to import) is not
+    loaded at the end of a run (issue 24)."""
+    from helpers.probes import probe
+
+    loaded = probe("import json, sys\n"
+                   "from taxpraben.aggregate import run_stat\n"
+                   "s = run_stat([0.8, 0.82, 0.79, 0.81, 0.83])\n"
+                   "print(json.dumps([s['ci95'], sorted(m for m in sys.modules if m.startswith('scipy'))]))\n")  # fmt: skip
+    ci95, scipy_modules = loaded
+    values = [0.8, 0.82, 0.79, 0.81, 0.83]
+    half = stats.t.ppf(0.975, 4) * np.std(values, ddof=1) / math.sqrt(5)
+    assert ci95 == pytest.approx([np.mean(values) - half, np.mean(values) + half])
+    assert scipy_modules == []

@@ -410,3 +410,35 @@ def test_the_first_request_of_run_needs_no_reader_scorer_or_report() -> None:
     heavy = ("taxpraben.parsing.", "taxpraben.scoring.pipeline", "taxpraben.results", "taxpraben.report",
              "taxpraben.metrics.bertscore", "numpy", "cn2an", "sklearn", "torch", "transformers", "jinja2")
     assert [m for m in loaded if m.startswith(heavy)] == []
+
+
+def test_the_tail_of_run_imports_nothing(tmp_path: Path) -> None:
+    """What `taxpraben run` needs after its last answer without semantic scoring (scoring five
+    runs, the reports, the summary) is imported on the scoring thread while requests go out:
+    the tail loads no module (issue 24: scipy.special, 180 ms, and jinja2's compiling of the
+    report's template were in it). A structural check; the time is benchmarks/fixed_costs.py's."""
+    from helpers.probes import probe
+
+    code = (
+        "import json, sys\n"
+        "import taxpraben.jobs.generate as generate\n"
+        "seen = {}\n"
+        "score_and_report = generate.score_and_report\n"
+        "def recorded(*args, **kwargs):\n"
+        "    before = set(sys.modules)\n"
+        "    try:\n"
+        "        return score_and_report(*args, **kwargs)\n"
+        "    finally:\n"
+        "        seen['tail'] = sorted(set(sys.modules) - before)\n"
+        "generate.score_and_report = recorded\n"
+        "from taxpraben.cli import build_app\n"
+        "try:\n"
+        "    build_app('run')(['run', *sys.argv[1:]])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(seen))\n"
+    )
+    seen = probe(code, "--model", "baseline:first-choice", "--data", "sample", "--no-semantic", "--runs", "5",
+                 "--no-cache", "--out", str(tmp_path / "out"))  # fmt: skip
+    assert seen == {"tail": []}
+    assert (tmp_path / "out" / "report.html").is_file()

@@ -98,9 +98,13 @@ T = TypeVar("T")
 SCORING_IMPORTS = (
     "taxpraben.scoring.pipeline",
     "cn2an",
+    "numpy.random",  # the bootstrap's generator
+    "numpy.ma",  # numpy's quantiles look for masks
+    "rich._emoji_codes",  # the console's first message after generation
     "taxpraben.report.terminal",
     "taxpraben.report.html",
     "taxpraben.report.markdown",
+    "taxpraben.report.summary_csv",
 )
 
 
@@ -191,6 +195,9 @@ def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
 def _import_for_scoring() -> None:
     for name in SCORING_IMPORTS:
         importlib.import_module(name)
+    from taxpraben.report.html import prepare
+
+    prepare()  # the report's template compiled, not in the tail
 
 
 def _new_readings(profile: str) -> Readings:

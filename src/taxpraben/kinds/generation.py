@@ -66,12 +66,14 @@ class GenerationKind(Kind):
         item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
-        from taxpraben.metrics.bartscore import normalize_bartscore  # on first use (see loader)
-
         berts = [bert_f1(values, p) for p in item.pairs]
         raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]
-        norms = [None if r is None else (0.0 if p.missing else normalize_bartscore(r))
-                 for p, r in zip(item.pairs, raws, strict=True)]
+        norms: list[float | None] = [None] * len(raws)
+        if values.bart_raw is not None:  # the scorer's module only when it scored (not with --no-semantic)
+            from taxpraben.metrics.bartscore import normalize_bartscore
+
+            norms = [None if r is None else (0.0 if p.missing else normalize_bartscore(r))
+                     for p, r in zip(item.pairs, raws, strict=True)]
         if item.fields is not None:
             for p, b, n in zip(item.pairs, berts, norms, strict=True):
                 info = item.fields[p.name]
