@@ -247,3 +247,15 @@ def test_read_ahead_reads_on_its_worker_and_hands_over_the_readings() -> None:
     assert readings.ahead == 5 and readings.rules.name == "taxpraben"
     item = readings.read(registry["TaxCalc"], records[3], 0, Prediction("TaxCalc", "3", 0, "应纳税额为3元"))
     assert item.status == "ok" and readings.taken == 1  # the reading made on the worker
+
+
+def test_the_scoring_warm_up_goes_on_past_a_module_it_cannot_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private module a newer library no longer has costs its warm-up, not the rest of it."""
+    import sys
+
+    import taxpraben.jobs.generate as generate
+
+    monkeypatch.setattr(generate, "SCORING_IMPORTS", ("taxpraben_no_such_module", "colorsys"))
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+    generate._import_for_scoring()
+    assert "colorsys" in sys.modules

@@ -193,11 +193,15 @@ def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
 
 
 def _import_for_scoring() -> None:
+    """Warm-up only: what fails here (a private module a newer library lacks) is done, or
+    reported, where it is used."""
     for name in SCORING_IMPORTS:
-        importlib.import_module(name)
-    from taxpraben.report.html import prepare
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    with contextlib.suppress(Exception):
+        from taxpraben.report.html import prepare
 
-    prepare()  # the report's template compiled, not in the tail
+        prepare()  # the report's template compiled, not in the tail
 
 
 def _new_readings(profile: str) -> Readings:
