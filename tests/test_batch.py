@@ -614,3 +614,18 @@ def test_the_mock_answers_a_batch_line_as_its_chat_endpoint(tmp_path: Path) -> N
         chat, batch = asyncio.run(scenario(server.base_url))
         assert (server.stats.requests, server.stats.batch_lines) == (1, 1)
     assert chat == batch and chat["choices"][0]["finish_reason"] == "length"
+
+
+def test_a_batch_file_needs_no_api_key(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--batch-file-only sends nothing (the file goes to another machine or a provider's
+    console): a hosted endpoint's missing key is no error there, and is one for a run that
+    sends. ``.invalid`` never resolves: nothing could be reached if something were sent."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    common = ["run", "--model", "openai:gpt-4o-mini", "--base-url", "https://batch.invalid/v1", "--data", str(data_dir),
+              "--runs", "1", "--cache", str(tmp_path / "c.sqlite")]  # fmt: skip
+    code, output = invoke(*common, "--out", str(tmp_path / "file"), "--batch-file-only")
+    assert code == 0, output
+    lines = lines_of(tmp_path / "file" / "batch_input.jsonl")
+    assert lines and all(line["body"]["model"] == "gpt-4o-mini" for line in lines)
+    code, output = invoke(*common, "--out", str(tmp_path / "sent"))
+    assert code == 2 and "no API key for https://batch.invalid/v1" in output

@@ -310,6 +310,7 @@ def backend_of(job: RunJob, console: Console | None = None) -> Backend:
             stream=not endpoint.no_stream,
             idle_timeout=endpoint.idle_timeout,
             model_args=job.model.model_args,
+            needs_key=not job.batch.batch_file_only,  # it writes a file: nothing is sent from here
         )
     except (ModelSpecError, ValueError) as exc:  # ValueError: a --serve command without a port
         raise JobError(str(exc), code=2) from exc

@@ -40,6 +40,9 @@ class BackendOptions:
     stream: bool = True
     idle_timeout: float | None = None
     model_args: dict[str, Any] = field(default_factory=dict)
+    #: False when nothing will be sent (``--batch-file-only`` writes a file): a missing API
+    #: key is then no error.
+    needs_key: bool = True
 
 
 #: Builds a backend from the part of the spec after the colon and the options.
@@ -90,6 +93,7 @@ def create_backend(
     stream: bool = True,
     idle_timeout: float | None = None,
     model_args: str | None = None,
+    needs_key: bool = True,
 ) -> Backend:
     """Build the backend a ``--model`` spec names (the options as in :class:`BackendOptions`;
     ``model_args`` is the text of ``--model-args``).
@@ -106,6 +110,7 @@ def create_backend(
         stream=stream,
         idle_timeout=idle_timeout,
         model_args=parse_model_args(model_args),
+        needs_key=needs_key,
     )
     return _BUILDERS[kind](name, options)
 
@@ -122,6 +127,7 @@ def _openai(name: str, options: BackendOptions) -> Backend:
         timeout=options.timeout,
         stream=options.stream,
         model_args=options.model_args,
+        needs_key=options.needs_key,
         **({"idle_timeout": options.idle_timeout} if options.idle_timeout is not None else {}),
     )
 

@@ -173,13 +173,19 @@ class OpenAIBackend:
         stream: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_S,
         model_args: Mapping[str, Any] | None = None,
+        needs_key: bool = True,
     ) -> OpenAIBackend:
         """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``); a missing key is
         an error here, before anything is sent, unless every endpoint is local
-        (:func:`~taxpraben.models.api_key.read_api_key`)."""
+        (:func:`~taxpraben.models.api_key.read_api_key`) or nothing will be sent
+        (``needs_key=False``: ``--batch-file-only`` writes a file for another machine)."""
         args = check_body_args(model_args or {})  # refused before the key is looked for
         url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
-        key, env_name = read_api_key(api_key_env, url)
+        if needs_key:
+            key, env_name = read_api_key(api_key_env, url)
+        else:
+            env_name = api_key_env or DEFAULT_KEY_ENV
+            key = os.environ.get(env_name) or None
         return cls(
             model, base_url=url, api_key=key, concurrency=concurrency, timeout=timeout,
             key_env=env_name, stream=stream, idle_timeout=idle_timeout, model_args=args,
