@@ -210,3 +210,17 @@ def test_shards_split_the_estimate(tmp_path: Path) -> None:
         assert sum(p["total"][key] for p in parts) == whole["total"][key], key
     assert 0 < parts[0]["total"]["requests"] < whole["total"]["requests"]
     assert [p["shard"] for p in parts] == ["0/2", "1/2"]
+
+
+def test_an_estimate_needs_no_api_key_and_says_run_will(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An estimate sends nothing, so a hosted endpoint's missing key does not stop it; it says
+    that the run would stop for it. ``.invalid`` never resolves: nothing could be reached."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    figures, output = estimated(tmp_path, "--model", "openai:gpt-4o-mini", "--base-url", "https://api.invalid/v1",
+                                "--data", "sample", "--tasks", "TaxSCQ", "--runs", "2", "--no-cache")  # fmt: skip
+    assert figures["total"]["to_send"] == 2 * len(sample_queries("TaxSCQ"))
+    assert "run would stop before sending: no API key for https://api.invalid/v1" in output
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    _, output = estimated(tmp_path, "--model", "openai:gpt-4o-mini", "--base-url", "https://api.invalid/v1",
+                          "--data", "sample", "--tasks", "TaxSCQ", "--runs", "2", "--no-cache")  # fmt: skip
+    assert "run would stop" not in output

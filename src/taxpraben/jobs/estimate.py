@@ -288,7 +288,12 @@ def estimate_job(job: EstimateJob, console: Console) -> dict[str, Any]:
     part = parse_shard(job.output.shard)  # checked when parsed
     registry = task_registry(job.data.task_dir)
     config = generation_config(job.generation)
-    backend = backend_of(job.run_job())
+    run_job = job.run_job()
+    backend = backend_of(run_job, sends=False)  # an estimate sends nothing: no key needed for it
+    try:
+        backend_of(run_job)
+    except JobError as exc:  # built without a key, refused with one: the key is what run lacks
+        warn(console, f"run would stop before sending: {exc}")
     pricing = pricing_of(job)
     try:
         counter = token_counter(job.model.model, job.estimate.tokenizer)

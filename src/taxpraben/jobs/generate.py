@@ -293,11 +293,14 @@ def base_urls(endpoint: EndpointOptions) -> list[str] | None:
     return [served_base_url(endpoint.serve)] if endpoint.serve else None
 
 
-def backend_of(job: RunJob, console: Console | None = None) -> Backend:
+def backend_of(job: RunJob, console: Console | None = None, *, sends: bool | None = None) -> Backend:
     """The backend ``--model`` names (``--model-args`` checked by it; its notices, such as
     trust_remote_code's, printed on ``console``); JobError (exit 2) for a spec, URL or model
-    argument that cannot be used."""
+    argument that cannot be used. ``sends``: whether anything will be sent from here (then a
+    hosted endpoint needs its API key); default: unless ``--batch-file-only``."""
     endpoint = job.endpoint
+    if sends is None:
+        sends = not job.batch.batch_file_only  # it writes a file: nothing is sent from here
     urls = base_urls(endpoint)
     try:
         backend = create_backend(
@@ -310,7 +313,7 @@ def backend_of(job: RunJob, console: Console | None = None) -> Backend:
             stream=not endpoint.no_stream,
             idle_timeout=endpoint.idle_timeout,
             model_args=job.model.model_args,
-            needs_key=not job.batch.batch_file_only,  # it writes a file: nothing is sent from here
+            needs_key=sends,
         )
     except (ModelSpecError, ValueError) as exc:  # ValueError: a --serve command without a port
         raise JobError(str(exc), code=2) from exc
