@@ -229,7 +229,7 @@ def test_a_run_reads_its_answers_as_they_come_and_scores_as_score_would(data_dir
 def test_read_ahead_reads_on_its_worker_and_hands_over_the_readings() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from taxpraben.jobs.generate import ReadAhead
+    from taxpraben.jobs.read_ahead import ReadAhead
     from taxpraben.models.base import GenerationConfig, build_request
     from taxpraben.predictions import Prediction
     from taxpraben.records import Record
@@ -253,9 +253,9 @@ def test_the_scoring_warm_up_goes_on_past_a_module_it_cannot_import(monkeypatch:
     """A private module a newer library no longer has costs its warm-up, not the rest of it."""
     import sys
 
-    import taxpraben.jobs.generate as generate
+    import taxpraben.jobs.read_ahead as read_ahead
 
-    monkeypatch.setattr(generate, "SCORING_IMPORTS", ("taxpraben_no_such_module", "colorsys"))
+    monkeypatch.setattr(read_ahead, "SCORING_IMPORTS", ("taxpraben_no_such_module", "colorsys"))
     monkeypatch.delitem(sys.modules, "colorsys", raising=False)
-    generate._import_for_scoring()
+    read_ahead._import_for_scoring()
     assert "colorsys" in sys.modules

@@ -1,0 +1,96 @@
+"""``run`` reads each answer on the scoring thread as it arrives (:class:`ReadAhead`), after
+loading what scoring and the reports import (:data:`SCORING_IMPORTS`), so that the tail of a
+run is the writing, not the reading of every answer nor the imports."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from taxpraben.models.base import Request
+    from taxpraben.predictions import Prediction
+    from taxpraben.scoring.items import Readings
+
+T = TypeVar("T")
+
+#: What scoring and the reports import, loaded on the scoring thread while requests go out
+#: (cn2an alone takes ~0.25 s; none of them is needed to send a request).
+SCORING_IMPORTS = (
+    "taxpraben.scoring.pipeline",
+    "cn2an",
+    "numpy.random",  # the bootstrap's generator
+    "numpy.ma",  # numpy's quantiles look for masks
+    "rich._emoji_codes",  # the console's first message after generation
+    "taxpraben.report.terminal",
+    "taxpraben.report.html",
+    "taxpraben.report.markdown",
+    "taxpraben.report.summary_csv",
+)
+
+
+def _import_for_scoring() -> None:
+    """Warm-up only: what fails here (a private module a newer library lacks) is done, or
+    reported, where it is used."""
+    for name in SCORING_IMPORTS:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    with contextlib.suppress(Exception):
+        from taxpraben.report.html import prepare
+
+        prepare()  # the report's template compiled, not in the tail
+
+
+def _new_readings(profile: str) -> Readings:
+    from taxpraben.scoring.items import Readings
+
+    return Readings(profile)
+
+
+class ReadAhead:
+    """Reads each answer on the scoring thread as it arrives (the runner's ``on_answer``), so
+    that the items are read by the time the last completion is in: the run's tail is then
+    the semantic scoring and the writing, not the reading of every answer.
+
+    One worker thread, first in first out: with the first answer (not before: the imports
+    would hold the interpreter while the first requests are being sent) the scoring imports,
+    then the readings in the order the answers came. A reading that fails here is left to
+    scoring, which reads that answer again and reports the failure where it always has."""
+
+    def __init__(self, worker: ThreadPoolExecutor, profile: str) -> None:
+        self._worker = worker
+        self._profile = profile
+        self._readings: Future[Readings] | None = None
+        self._last: Future[None] | None = None
+
+    def __call__(self, request: Request, prediction: Prediction) -> None:
+        if request.spec is not None:
+            self._started()
+            self._last = self._worker.submit(self._read, request, prediction)
+
+    def _started(self) -> Future[Readings]:
+        if self._readings is None:
+            self._worker.submit(_import_for_scoring)
+            self._readings = self._worker.submit(_new_readings, self._profile)
+        return self._readings
+
+    def _read(self, request: Request, prediction: Prediction) -> None:
+        assert request.spec is not None and self._readings is not None
+        with contextlib.suppress(Exception):  # see the class doc: scoring reads it again
+            self._readings.result().read_ahead(request.spec, request.record, prediction)
+
+    def after_readings(self, job: Callable[[Readings], T]) -> Future[T]:
+        """``job`` run on the scoring thread with the readings, after every answer handed
+        over so far is read (the worker is first in, first out): the judge plans a task there."""
+        readings = self._started()
+        return self._worker.submit(lambda: job(readings.result()))
+
+    def result(self) -> Readings:
+        """Every answer handed over so far, read (waits for the last readings)."""
+        readings = self._started()
+        if self._last is not None:
+            self._last.result()
+        return readings.result()
