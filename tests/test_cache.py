@@ -126,6 +126,34 @@ def test_default_path_honours_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert default_cache_path().parts[-3:] == (".cache", "taxpraben", "completions.sqlite")
 
 
+
+def _filled(path: Path, rows: int = 300) -> CompletionCache:
+    cache = CompletionCache(path)
+    for start in range(0, rows, 50):
+        entries = [(f"k{i}", Completion(text="答" * 500), None) for i in range(start, start + 50)]
+        cache.put_many(entries, backend="b", model="m")
+    return cache
+
+
+def test_closing_in_the_background_folds_the_log_and_close_waits_for_it(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    cache = _filled(path)
+    wal = path.with_name("c.sqlite-wal")
+    assert wal.exists() and wal.stat().st_size > 0  # the commits are in the write-ahead log
+    cache.close_in_background()
+    cache.close_in_background()  # again: still one closing thread
+    closer = cache._closer
+    assert closer is not None and closer.name == "taxpraben-cache-close"
+    cache.close()  # waits for it
+    assert not closer.is_alive()
+    assert not wal.exists()  # the last connection closed: the log is folded into the file
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        len(cache)
+    cache.close()  # again: harmless
+    with CompletionCache(path) as again:
+        assert len(again) == 300
+
+
 WRITER = """
 import sys
 from taxpraben.cache import CompletionCache

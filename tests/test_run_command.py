@@ -226,6 +226,44 @@ def test_a_run_reads_its_answers_as_they_come_and_scores_as_score_would(data_dir
     assert browser(out / "report.html") == browser(rescored / "report.html")
 
 
+
+def test_the_cache_closes_beside_the_scoring_and_is_closed_before_the_run_returns(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing the cache folds its write-ahead log into the file (tens of ms): it starts when
+    generation ends, goes on while the run scores, and is over when the command returns."""
+    import threading
+
+    import taxpraben.jobs.generate as generate_module
+    from taxpraben.cache import CompletionCache
+    from taxpraben.cli import app
+
+    events: list[str] = []
+    real_close, real_score = CompletionCache.close_in_background, generate_module.score_and_report
+
+    def closing(self: CompletionCache) -> None:
+        events.append("closing")
+        real_close(self)
+
+    def scoring(*args: object, **kwargs: object) -> object:
+        events.append("scoring")
+        return real_score(*args, **kwargs)
+
+    monkeypatch.setattr(CompletionCache, "close_in_background", closing)
+    monkeypatch.setattr(generate_module, "score_and_report", scoring)
+    cache = tmp_path / "c.sqlite"
+    with MockServerThread(MockConfig()) as server:
+        done = CliRunner().invoke(app, [
+            "run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data_dir),
+            "--runs", "2", "--out", str(tmp_path / "out"), "--no-semantic", "--cache", str(cache),
+        ], catch_exceptions=False)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert events == ["closing", "scoring"]
+    assert not [t for t in threading.enumerate() if t.name == "taxpraben-cache-close"]
+    assert not cache.with_name("c.sqlite-wal").exists()  # closed: the log is folded in
+    assert cached_rows(cache) == 2 * (len(TAXCALC) + len(TAXSCQ))  # every completion, of both runs
+
+
 def test_read_ahead_reads_on_its_worker_and_hands_over_the_readings() -> None:
     from concurrent.futures import ThreadPoolExecutor
 

@@ -280,7 +280,9 @@ def open_cache(job: RunJob, backend: Backend, held: ExitStack, console: Console)
     cache_path = job.output.cache or default_cache_path()
     try:
         store = CompletionCache(cache_path)
-        held.callback(store.close)  # closed as soon as generation ends (generate); again is harmless
+        # Closing starts in the background as soon as generation ends (generate); this waits
+        # for it (or closes it, when generation never started).
+        held.callback(store.close)
         alone = held.enter_context(sole_cache_user(cache_path))
     except CacheError as exc:
         raise JobError(str(exc), code=2) from exc
@@ -325,7 +327,7 @@ def generate(
         raise JobError(str(exc), code=2) from exc
     finally:
         if store is not None:
-            store.close()
+            store.close_in_background()
 
 
 def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: RunStats, started: datetime) -> dict[str, Any]:
