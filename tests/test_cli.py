@@ -416,20 +416,26 @@ def test_the_tail_of_run_imports_nothing(tmp_path: Path) -> None:
     """What `taxpraben run` needs after its last answer without semantic scoring (scoring five
     runs, the reports, the summary) is imported on the scoring thread while requests go out:
     the tail loads no module (issue 24: scipy.special, 180 ms, and jinja2's compiling of the
-    report's template were in it). A structural check; the time is benchmarks/fixed_costs.py's."""
+    report's template were in it) and builds no validator of the typed results (Results'
+    took 15-45 ms). A structural check; the time is benchmarks/fixed_costs.py's."""
     from helpers.probes import probe
 
     code = (
         "import json, sys\n"
         "import taxpraben.jobs.generate as generate\n"
+        "from pydantic._internal._mock_val_ser import MockValSer\n"
+        "import taxpraben.results as results\n"
+        "def unbuilt():\n"
+        "    return {n for n, c in vars(results).items() if isinstance(getattr(c, '__pydantic_validator__', None), MockValSer)}\n"
         "seen = {}\n"
         "score_and_report = generate.score_and_report\n"
         "def recorded(*args, **kwargs):\n"
-        "    before = set(sys.modules)\n"
+        "    before, deferred = set(sys.modules), unbuilt()\n"
         "    try:\n"
         "        return score_and_report(*args, **kwargs)\n"
         "    finally:\n"
         "        seen['tail'] = sorted(set(sys.modules) - before)\n"
+        "        seen['built'] = sorted(deferred - unbuilt())\n"
         "generate.score_and_report = recorded\n"
         "from taxpraben.cli import build_app\n"
         "try:\n"
@@ -440,5 +446,5 @@ def test_the_tail_of_run_imports_nothing(tmp_path: Path) -> None:
     )
     seen = probe(code, "--model", "baseline:first-choice", "--data", "sample", "--no-semantic", "--runs", "5",
                  "--no-cache", "--out", str(tmp_path / "out"))  # fmt: skip
-    assert seen == {"tail": []}
+    assert seen == {"tail": [], "built": []}  # nor builds a validator (TAIL_MODELS)
     assert (tmp_path / "out" / "report.html").is_file()

@@ -297,3 +297,35 @@ def test_the_scoring_warm_up_goes_on_past_a_module_it_cannot_import(monkeypatch:
     monkeypatch.delitem(sys.modules, "colorsys", raising=False)
     read_ahead._import_for_scoring()
     assert "colorsys" in sys.modules
+
+
+@pytest.mark.parametrize("warmed", [False, True])
+def test_the_scoring_warm_up_leaves_the_tail_no_validator_to_build_nor_version_to_look_up(warmed: bool) -> None:
+    """After the warm-up (run beside generation) the typed results the tail validates have
+    their validators, and the manifest's package versions are known: the tail builds and
+    reads none of them. In a fresh interpreter; without the warm-up, it would."""
+    from helpers.probes import probe
+    from taxpraben.jobs.read_ahead import TAIL_MODELS
+    from taxpraben.manifest import PACKAGES
+
+    code = (
+        "import json, sys\n"
+        "import importlib.metadata as metadata\n"
+        "from pydantic._internal._mock_val_ser import MockValSer\n"
+        "from taxpraben.jobs import read_ahead\n"
+        "if sys.argv[1] == 'warm':\n"
+        "    read_ahead._import_for_scoring()\n"
+        "looked_up = []\n"
+        "version = metadata.version\n"
+        "metadata.version = lambda name: looked_up.append(name) or version(name)\n"
+        "from taxpraben import results\n"
+        "from taxpraben.manifest import package_versions\n"
+        "unbuilt = [n for n in read_ahead.TAIL_MODELS if isinstance(getattr(results, n).__pydantic_validator__, MockValSer)]\n"
+        "package_versions()\n"
+        "import taxpraben\n"
+        "taxpraben.__version__\n"
+        "print(json.dumps({'unbuilt': unbuilt, 'looked_up': looked_up}))\n"
+    )
+    seen = probe(code, "warm" if warmed else "cold")
+    assert set(TAIL_MODELS) == {"Results", "Stat", "RunCounts", "Counts"}
+    assert seen == ({"unbuilt": [], "looked_up": []} if warmed else {"unbuilt": list(TAIL_MODELS), "looked_up": [*PACKAGES, "taxpraben"]})

@@ -31,6 +31,12 @@ SCORING_IMPORTS = (
     "taxpraben.report.summary_csv",
 )
 
+#: The typed results (``taxpraben.results``) that a run's tail validates: results.json and
+#: the figures the reports read. Their validators are built on first use (``defer_build``,
+#: so that the start of a command does not pay for them); the warm-up builds them, so that
+#: the tail does not (Results alone: 15-45 ms).
+TAIL_MODELS = ("Results", "Stat", "RunCounts", "Counts")
+
 
 def _import_for_scoring() -> None:
     """Warm-up only: what fails here (a private module a newer library lacks) is done, or
@@ -42,6 +48,17 @@ def _import_for_scoring() -> None:
         from taxpraben.report.html import prepare
 
         prepare()  # the report's template compiled, not in the tail
+    with contextlib.suppress(Exception):
+        from taxpraben import results
+
+        for name in TAIL_MODELS:
+            getattr(results, name).model_rebuild()
+    with contextlib.suppress(Exception):
+        import taxpraben
+        from taxpraben.manifest import package_versions
+
+        package_versions()  # the manifest's versions, read from the installed metadata once
+        _ = taxpraben.__version__  # config.yaml's and the manifest's (read once, then kept)
 
 
 def _new_readings(profile: str) -> Readings:
