@@ -6,11 +6,20 @@ unclosed span runs to the end of the text, as in a truncated answer). Each span 
 with :func:`json.loads`; when that fails, with ``json_repair`` (trailing commas, single
 quotes, unquoted keys, missing closing braces); when that gives nothing, once more after
 turning Chinese structural punctuation (``“”‘’``, ``，``, ``：``) into ASCII.
+
+A repair is taken only as far as it is faithful to the text (:func:`_faithful`): every
+number it gives must be written there as a number, every string, key and truth value
+must be there. json-repair guesses, and a guess can change an answer: it reads
+``{"滞纳金" 47450}`` (a missing colon) as ``{"滞纳金": 7450}``. Such a span is first given
+its missing colons (``"key" value`` -> ``"key": value``), then repaired; an entry whose
+value the text does not hold is left out (the rest of the object stands: its fields are
+read as written), and a list with such an item is left out whole.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -79,6 +88,153 @@ def _nesting(span: str) -> int:
     return best
 
 
+#: What a JSON value starts with (after a key whose colon is missing).
+_VALUE_START = frozenset('-+0123456789."[{tfn')
+
+
+def _with_colons(span: str) -> str:
+    """``span`` with the colon put back after each object key that lacks one (``{"滞纳金"
+    47450}`` -> ``{"滞纳金": 47450}``). json-repair reads that fault as a key whose value
+    starts one character later (47450 -> 7450). Only a key place counts: a string right
+    after ``{`` or ``,`` inside an object, followed by blanks and a value; strings in
+    arrays are left alone (``["A", "B" "C"]`` is three items)."""
+    out: list[str] = []
+    stack: list[str] = []
+    key_place = False
+    i, n = 0, len(span)
+    while i < n:
+        c = span[i]
+        if c == '"':
+            j = i + 1
+            while j < n and span[j] != '"':
+                j += 2 if span[j] == "\\" else 1
+            out.append(span[i : j + 1])
+            k = j + 1
+            while k < n and span[k] in " \t":
+                k += 1
+            if key_place and stack and stack[-1] == "{" and k > j + 1 and k < n and span[k] in _VALUE_START:
+                out.append(":")
+            key_place = False
+            i = j + 1
+            continue
+        if c in "{[":
+            stack.append(c)
+            key_place = c == "{"
+        elif c in "}]":
+            if stack:
+                stack.pop()
+            key_place = False
+        elif c == ",":
+            key_place = bool(stack) and stack[-1] == "{"
+        elif not c.isspace():
+            key_place = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+#: Numbers as a text writes them: plain, and grouped by commas or underscores.
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_GROUPED = re.compile(r"[-+]?\d{1,3}(?:[,_]\d{3})+(?:\.\d+)?|[-+]?\d+(?:_\d+)+(?:\.\d+)?")
+_TRUTH = re.compile(r"\b(true|false)\b", re.IGNORECASE)
+#: What :func:`_faithful` returns for a value the text does not hold.
+_UNFAITHFUL = object()
+
+
+def _numbers_in(text: str) -> set[float]:
+    found: set[float] = set()
+    for pattern in (_NUMBER, _GROUPED):
+        for m in pattern.finditer(text):
+            try:
+                found.add(float(m.group(0).replace(",", "").replace("_", "")))
+            except ValueError:  # pragma: no cover - the patterns only match numbers
+                continue
+    return found
+
+
+class _Text:
+    """The text a repair came from, and what it writes (computed on first use)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._numbers: set[float] | None = None
+        self._truths: set[str] | None = None
+
+    def has_number(self, value: float) -> bool:
+        if self._numbers is None:
+            self._numbers = _numbers_in(self.text)
+        return float(value) in self._numbers
+
+    def has_truth(self, value: bool) -> bool:
+        if self._truths is None:
+            self._truths = {m.group(1).lower() for m in _TRUTH.finditer(self.text)}
+        return ("true" if value else "false") in self._truths
+
+    def has_string(self, value: str) -> bool:
+        return (
+            not value
+            or value in self.text
+            or json.dumps(value, ensure_ascii=False)[1:-1] in self.text
+            or json.dumps(value)[1:-1] in self.text
+        )
+
+
+def _faithful(value: Any, text: _Text) -> Any:
+    """``value`` (a repair of ``text``) without what ``text`` does not hold: a dict keeps its
+    faithful entries, a list is kept whole or not at all (an answer list missing an item is
+    another answer), a scalar is kept or not; :data:`_UNFAITHFUL` for nothing kept."""
+    if isinstance(value, dict):
+        kept = {}
+        for key, item in value.items():
+            if not text.has_string(str(key)):
+                continue
+            item = _faithful(item, text)
+            if item is not _UNFAITHFUL:
+                kept[key] = item
+        return kept if kept or not value else _UNFAITHFUL
+    if isinstance(value, list):
+        items = [_faithful(item, text) for item in value]
+        return _UNFAITHFUL if any(item is _UNFAITHFUL for item in items) else items
+    if isinstance(value, bool):
+        return value if text.has_truth(value) else _UNFAITHFUL
+    if isinstance(value, (int, float)):
+        return value if math.isfinite(value) and text.has_number(value) else _UNFAITHFUL
+    if isinstance(value, str):
+        return value if text.has_string(value) else _UNFAITHFUL
+    return value  # None: no value, nothing claimed
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, dict):
+        return sum(1 + _size(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(1 + _size(v) for v in value)
+    return 0
+
+
+def _repaired(span: str) -> Any:
+    """The most complete faithful repair of ``span`` (see the module doc), or None."""
+    import json_repair  # on first use: most outputs are valid JSON or none
+
+    translated = span.translate(_CN_STRUCTURE)
+    best: Any = None
+    for candidate in dict.fromkeys((_with_colons(span), span, _with_colons(translated), translated)):
+        try:
+            value = json_repair.loads(candidate)
+        except Exception:  # json-repair promises no exceptions; do not rely on it
+            continue
+        if not isinstance(value, (dict, list)) or not value:
+            continue
+        kept = _faithful(value, _Text(candidate))
+        if kept is _UNFAITHFUL or not kept:
+            continue
+        if _size(kept) == _size(value):  # nothing left out: this repair is the text's
+            return kept
+        if best is None or _size(kept) > _size(best):
+            best = kept
+    return best
+
+
 def _parse_span(span: str) -> Any:
     """A dict or list parsed from one span, or None."""
     if _nesting(span) > _MAX_DEPTH:
@@ -88,15 +244,7 @@ def _parse_span(span: str) -> Any:
     except (ValueError, RecursionError):
         value = None
     if value is None and len(span) <= _MAX_REPAIR_CHARS:
-        for candidate in (span, span.translate(_CN_STRUCTURE)):
-            try:
-                import json_repair  # on first use: most outputs are valid JSON or none
-
-                value = json_repair.loads(candidate)
-            except Exception:  # json-repair promises no exceptions; do not rely on it
-                value = None
-            if isinstance(value, (dict, list)) and value:
-                break
+        value = _repaired(span)
     if isinstance(value, (dict, list)) and value and _depth_ok(value):
         return value
     return None
