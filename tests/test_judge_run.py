@@ -21,7 +21,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from helpers.cli_data import RUN_SCRIPT, cli_app, quarterly_calc_rows, scq_rows, write_data
+from helpers.cli_data import (
+    RUN_SCRIPT,
+    cli_app,
+    quarterly_calc_rows,
+    scq_rows,
+    stacks_of,
+    write_data,
+)
 from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.budget import BUDGET_EXIT
 from taxpraben.cache import CompletionCache
@@ -491,7 +498,10 @@ def test_ctrl_c_stops_generation_and_the_judge_cleanly(workspace: Path) -> None:
             try:
                 assert judge_asked.wait(60), "the judge was never asked"
                 proc.send_signal(signal.SIGINT)
-                stdout, stderr = proc.communicate(timeout=60)
+                try:
+                    stdout, stderr = proc.communicate(timeout=60)
+                except subprocess.TimeoutExpired:
+                    pytest.fail("still running 60 s after Ctrl-C\n" + stacks_of(proc))
             finally:
                 if proc.poll() is None:
                     proc.kill()

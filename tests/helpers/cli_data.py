@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
+import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,14 +63,28 @@ def cli_app(**commands: Callable[..., Any]) -> typer.Typer:
 
 
 #: ``taxpraben run`` as a child process (``python -c RUN_SCRIPT --model ...``), for the tests
-#: that kill, interrupt or race it.
+#: that kill, interrupt or race it. SIGUSR1 makes it print every thread's stack to stderr
+#: (:func:`stacks_of`: what a child that does not stop is waiting for).
 RUN_SCRIPT = """
+import faulthandler, signal
+faulthandler.register(signal.SIGUSR1, all_threads=True)
 import typer
 from taxpraben.commands.run import run
 app = typer.Typer()
 app.command()(run)
 app()
 """
+
+
+def stacks_of(proc: subprocess.Popen[str]) -> str:
+    """A RUN_SCRIPT child that did not stop: its threads' stacks and what it printed; killed."""
+    proc.send_signal(signal.SIGUSR1)
+    try:
+        stdout, stderr = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+    return f"stdout:\n{stdout}\nstderr (stacks at the end):\n{stderr}"
 
 
 def cached_rows(path: Path) -> int:
