@@ -154,6 +154,68 @@ def test_closing_in_the_background_folds_the_log_and_close_waits_for_it(tmp_path
         assert len(again) == 300
 
 
+
+AWKWARD = [
+    Completion(text='引号"、反斜杠\\、换行\n、制表\t、\x01、😀', reasoning=None, usage=None, latency_s=None),
+    Completion(text="", reasoning="先算收入\n再算税", usage={"prompt_tokens": 1, "completion_tokens": 0},
+               latency_s=0.1 + 0.2, finish_reason="length"),
+    Completion(text="答案：B", latency_s=1 / 3, finish_reason="stop"),
+    Completion(text="x" * 5000, latency_s=123456.78901234567),
+]
+
+
+@pytest.mark.parametrize("one_step", [True, False])
+def test_lookups_give_back_exactly_what_was_stored(tmp_path: Path, one_step: bool) -> None:
+    """The one-step lookup (one JSON value of the rows) and the row-by-row one give back the
+    same completions, to the last bit of the latency (JSON's own REAL keeps 15 digits)."""
+    with CompletionCache(tmp_path / "c.sqlite") as cache:
+        assert cache._one_step_lookup  # this SQLite has JSON and an exact printf
+        cache._one_step_lookup = one_step
+        stored = {f"k{i}": c for i, c in enumerate(AWKWARD)}
+        stored.update({f"r{i}": Completion(text=str(i), latency_s=i / 7) for i in range(1200)})
+        cache.put_many([(k, c, None) for k, c in stored.items()], backend="b", model="m")
+        assert cache.get_many([*stored, "absent"]) == stored
+
+
+def test_a_commit_is_one_statement_and_a_lookup_one_row(tmp_path: Path) -> None:
+    """Each step of a statement lets go of the GIL, and beside a busy thread taking it back
+    waits (40 rows by executemany: 430 ms). A commit of 40 completions is one INSERT and a
+    lookup of 80 keys one row of one SELECT."""
+    with CompletionCache(tmp_path / "c.sqlite") as cache:
+        statements: list[str] = []
+        cache._conn.set_trace_callback(statements.append)
+        cache.put_many([(f"k{i}", Completion(text=str(i)), None) for i in range(40)], backend="b", model="m")
+        assert [sql.split()[0] for sql in statements] == ["INSERT"]
+        statements.clear()
+        found = cache.get_many(f"k{i}" for i in range(80))
+        assert len(found) == 40 and [sql.split()[0] for sql in statements] == ["SELECT"]
+        assert "json_group_array" in statements[0]  # the 40 rows come back as one
+
+
+def test_a_commit_of_several_statements_is_one_transaction(tmp_path: Path) -> None:
+    with CompletionCache(tmp_path / "c.sqlite") as cache:
+        cache._rows_per_insert = 3
+        cache.put_many([(f"k{i}", Completion(text=str(i)), None) for i in range(10)], backend="b", model="m")
+        assert len(cache) == 10
+        broken = [(f"n{i}", Completion(text=str(i)), None) for i in range(8)]
+        broken[7] = ("n7", Completion(text=None), None)  # type: ignore[arg-type]  # NOT NULL fails in the third statement
+        with pytest.raises(sqlite3.IntegrityError):
+            cache.put_many(broken, backend="b", model="m")
+        assert len(cache) == 10  # the first two statements were rolled back with it
+
+
+def test_lookups_go_row_by_row_where_sqlite_cannot_give_a_double_back_exactly(tmp_path: Path) -> None:
+    from taxpraben.cache import _reads_in_one_step
+
+    assert _reads_in_one_step(sqlite3.connect(":memory:"))
+    fewer_digits = sqlite3.connect(":memory:")
+    fewer_digits.create_function("printf", 2, lambda fmt, x: f"{x:.15g}")  # an older SQLite's 15 digits
+    assert not _reads_in_one_step(fewer_digits)
+    no_json = sqlite3.connect(":memory:")
+    no_json.create_function("json_array", -1, lambda *args: "not json")  # a build without JSON
+    assert not _reads_in_one_step(no_json)
+
+
 WRITER = """
 import sys
 from taxpraben.cache import CompletionCache
