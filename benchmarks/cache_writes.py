@@ -16,6 +16,12 @@ answers trickle in, of many when they arrive together. This script drives the re
 
 Key computation (sha256 of the canonical request) is timed apart: the runner pays it too.
 
+``--beside-busy-thread`` measures the writes and reads again while another Python thread
+spins (a run's scoring thread reading answers while the event loop commits), for the cache as
+it is (many rows per INSERT, one JSON row per lookup) and, side by side, row by row (one row
+per statement and per step, as executemany and a plain SELECT go): each step of a statement
+lets go of the GIL, and taking it back waits behind the busy thread.
+
     python benchmarks/make_synthetic.py --out /tmp/syn --predictions /tmp/syn-preds.jsonl
     PYTHONPATH=src python benchmarks/cache_writes.py --data /tmp/syn --predictions /tmp/syn-preds.jsonl
 
@@ -26,9 +32,12 @@ and SQLite's locking is not meant for one there (docs/scaling.md).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import _common  # noqa: F401  (puts tests/ on sys.path)
@@ -76,15 +85,43 @@ def completions_for(
     return out
 
 
+def opened(path: Path, row_by_row: bool = False) -> CompletionCache:
+    """The cache, or (``row_by_row``) the same cache writing one row per statement and reading
+    one row per step."""
+    cache = CompletionCache(path)
+    if row_by_row:
+        cache._rows_per_insert, cache._one_step_lookup = 1, False
+    return cache
+
+
+@contextlib.contextmanager
+def busy_thread() -> Iterator[None]:
+    """Another Python thread spinning meanwhile (it takes the GIL whenever it is let go)."""
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def write_all(
     path: Path,
     keys: list[str],
     requests: list[Request],
     completions: list[Completion],
     batch: int,
+    row_by_row: bool = False,
 ) -> float:
     """Seconds to commit every row in transactions of ``batch`` rows (fresh file)."""
-    with CompletionCache(path) as cache:
+    with opened(path, row_by_row) as cache:
         start = time.perf_counter()
         for i in range(0, len(keys), batch):
             entries = list(
@@ -99,9 +136,9 @@ def write_all(
         return time.perf_counter() - start
 
 
-def read_all(path: Path, keys: list[str], chunk: int = 64) -> float:
+def read_all(path: Path, keys: list[str], chunk: int = 64, row_by_row: bool = False) -> float:
     """Seconds to look every key up again, ``chunk`` keys per ``get_many`` (a cached rerun)."""
-    with CompletionCache(path) as cache:
+    with opened(path, row_by_row) as cache:
         start = time.perf_counter()
         found = 0
         for i in range(0, len(keys), chunk):
@@ -140,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--dir", type=Path, help="where to put the cache files (default: a temporary directory)"
     )
+    p.add_argument("--beside-busy-thread", action="store_true",
+                   help="also beside a spinning thread, as is and row by row, side by side")
     args = p.parse_args(argv)
 
     requests = real_requests(args.data, args.runs)
@@ -167,6 +206,17 @@ def main(argv: list[str] | None = None) -> int:
             )
         read_s = read_all(Path(tmp) / f"cache-{args.batch[-1]}.sqlite", keys)
         print(f"read back, 64 keys per get_many: {read_s:6.2f} s = {n / read_s:8,.0f} rows/s")
+        if args.beside_busy_thread:
+            print("beside a busy thread: as is vs row by row (one row per statement / per step)")
+            with busy_thread():
+                for batch in args.batch:
+                    now, rows = (write_all(Path(tmp) / f"busy-{batch}-{way}.sqlite", keys, requests, completions,
+                                           batch, row_by_row=way) for way in (False, True))  # fmt: skip
+                    print(f"  write, {batch:>3} rows/transaction: {n / now:8,.0f} vs {n / rows:8,.0f} rows/s"
+                          f" ({rows / now:.1f}x)")
+                last = Path(tmp) / f"busy-{args.batch[-1]}-False.sqlite"
+                now, rows = (read_all(last, keys, row_by_row=way) for way in (False, True))
+                print(f"  read back, 64 keys per get_many: {n / now:8,.0f} vs {n / rows:8,.0f} rows/s ({rows / now:.1f}x)")
     return 0
 
 
