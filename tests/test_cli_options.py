@@ -136,7 +136,7 @@ def panel_titles(help_text: str) -> list[str]:
     [
         ("run", ["Model", "Data", "Generation", "Endpoint and retries", "Scoring", "Output", "Cost and budget"]),
         ("score", ["Data", "Scoring", "Output", "Cost and budget"]),
-        ("merge", ["Data", "Scoring", "Output"]),
+        ("merge", ["Data", "Scoring", "Output", "Cost and budget"]),
     ],
 )
 def test_help_is_in_panels_at_80_columns(command: str, panels: list[str]) -> None:
@@ -161,7 +161,8 @@ GROUPS = {
             BatchOptions, PricingOptions, BudgetOptions, GateOptions, TrackerOptions, JudgeOptions],
     "score": [DataOptions, ScoreInputOptions, ScoringOptions, PricingOptions, GateOptions, TrackerOptions,
               JudgeOptions],
-    "merge": [DataOptions, MergeInputOptions, ScoringOptions, GateOptions, TrackerOptions],
+    "merge": [DataOptions, MergeInputOptions, ScoringOptions, PricingOptions, GateOptions, TrackerOptions,
+              JudgeOptions],
 }
 
 

@@ -18,6 +18,7 @@ from helpers.cli_data import quarterly_calc_rows, scq_rows, write_data
 from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.merge import merge
 from taxpraben.commands.run import run
+from taxpraben.commands.score import score
 from taxpraben.predictions import Prediction
 from taxpraben.shards import (
     Shard,
@@ -32,6 +33,7 @@ from taxpraben.shards import (
 APP = typer.Typer()
 APP.command("run")(run)
 APP.command("merge")(merge)
+APP.command("score")(score)
 
 # ---------------------------------------------------------------------------- the share
 
@@ -220,6 +222,49 @@ def test_three_shards_then_merge_equal_one_unsharded_run(data_dir: Path, tmp_pat
     meta = json.loads((merged / "results.json").read_text(encoding="utf-8"))["meta"]
     assert [s["index"] for s in meta["merged_from"]["shards"]] == [0, 1, 2]
     assert meta["runs"] == runs and meta["model"] == "openai:m"
+
+
+def test_merge_prices_and_judges_as_score_does(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """merge takes --pricing and --judge as score does: merging the shards gives the cost,
+    the judge's readings and the figures that scoring the whole run's predictions gives."""
+    monkeypatch.setenv("TAXPRABEN_CACHE", str(tmp_path / "judge.sqlite"))  # where score and merge keep the judge's
+    pricing = tmp_path / "prices.yaml"
+    pricing.write_text("currency: USD\nmodels:\n  m: {input: 2.0, output: 8.0}\n", encoding="utf-8")
+
+    def unread_scq(body: dict[str, object]) -> str | None:  # TaxSCQ unread by the rules: the judge's work
+        text = "".join(str(m.get("content")) for m in body["messages"])  # type: ignore[attr-defined]
+        return "这道题我不会。" if "增值税一般税率" in text else None
+
+    with MockServerThread(MockConfig(reply_of=unread_scq)) as model, MockServerThread(MockConfig(fixed_reply="A")) as judge:
+        common = ["--model", "openai:m", "--base-url", model.base_url, "--data", str(data_dir), "--runs", "2",
+                  "--no-semantic", "--no-score"]  # fmt: skip
+        code, output = invoke("run", *common, "--out", str(tmp_path / "whole"), "--cache", str(tmp_path / "w.sqlite"))
+        assert code == 0, output
+        dirs = [tmp_path / f"shard{i}" for i in range(2)]
+        for i, shard_dir in enumerate(dirs):  # each with a cache of its own: paid for, as the whole was
+            code, output = invoke("run", *common, "--shard", f"{i}/2", "--out", str(shard_dir),
+                                  "--cache", str(tmp_path / f"s{i}.sqlite"))  # fmt: skip
+            assert code == 0, output
+        scoring = ["--data", str(data_dir), "--no-semantic", "--pricing", str(pricing),
+                   "--judge", "openai:mock", "--judge-base-url", judge.base_url]  # fmt: skip
+        code, output = invoke("score", "--predictions", str(tmp_path / "whole" / "predictions.jsonl"),
+                              "--out", str(tmp_path / "scored"), *scoring)  # fmt: skip
+        assert code == 0, output
+        asked = judge.stats.requests
+        assert asked == len(TAXSCQ)  # one per TaxSCQ item: both runs gave the same answer
+        code, output = invoke("merge", *map(str, dirs), "--out", str(tmp_path / "merged"), *scoring)
+        assert code == 0, output
+        assert judge.stats.requests == asked  # the same requests: from the cache
+    scored, merged = (json.loads((tmp_path / d / "results.json").read_text(encoding="utf-8"))
+                      for d in ("scored", "merged"))  # fmt: skip
+    assert merged["meta"]["pricing"] == scored["meta"]["pricing"] and scored["meta"]["pricing"]["entry"] == "m"
+    assert merged["ledger"]["generated"]["cost"] == scored["ledger"]["generated"]["cost"] > 0
+    assert merged["meta"]["judge"]["requests"] == scored["meta"]["judge"]["requests"] == asked
+    assert merged["meta"]["judge"]["from_cache"] == asked and scored["meta"]["judge"]["sent"] == asked
+    for task in ("TaxCalc", "TaxSCQ"):
+        assert merged["tasks"][task]["score"] == scored["tasks"][task]["score"]
+        assert merged["tasks"][task].get("judge", {}).get("decided") == scored["tasks"][task].get("judge", {}).get("decided")
+    assert merged["overall"] == scored["overall"]
 
 
 def test_merge_refuses_gaps_and_overlaps_and_force_scores_gaps_as_errors(

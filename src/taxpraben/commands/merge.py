@@ -11,7 +11,9 @@ from taxpraben.jobs.merge import MergeJob, merge_job
 from taxpraben.options import (
     DataOptions,
     GateOptions,
+    JudgeOptions,
     MergeInputOptions,
+    PricingOptions,
     ScoringOptions,
     TrackerOptions,
 )
@@ -19,9 +21,11 @@ from taxpraben.options import (
 
 @with_options
 def merge(
-    data: DataOptions, inputs: MergeInputOptions, scoring: ScoringOptions, gates: GateOptions, trackers: TrackerOptions
+    data: DataOptions, inputs: MergeInputOptions, scoring: ScoringOptions, pricing: PricingOptions, gates: GateOptions,
+    trackers: TrackerOptions, judge: JudgeOptions,
 ) -> None:
     """Merge sharded runs' predictions (refusing overlaps and gaps), then score the whole."""
     console = cli_console()
     with exit_on_job_error(console):
-        merge_job(MergeJob(data=data, inputs=inputs, scoring=scoring, gates=gates, trackers=trackers), console)
+        merge_job(MergeJob(data=data, inputs=inputs, scoring=scoring, pricing=pricing, gates=gates, trackers=trackers,
+                           judge=judge), console)

@@ -24,10 +24,10 @@ from rich.console import Console
 
 from taxpraben.budget import BUDGET_EXIT, Budget, BudgetShare, CostOf
 from taxpraben.cache import CacheError, CompletionCache
-from taxpraben.jobs.common import JobError, say
+from taxpraben.jobs.common import JobError, costing, say
 from taxpraben.models.base import Backend, ModelSpecError, Request
 from taxpraben.models.factory import create_backend
-from taxpraben.options import BudgetOptions, JudgeOptions
+from taxpraben.options import BudgetOptions, JudgeOptions, PricingOptions
 from taxpraben.runner import BudgetReached, RunnerSettings
 from taxpraben.tasks import Registry
 
@@ -83,6 +83,20 @@ class Judge:
                                          runner=self.runner, cache_path=self.cache_path, console=self.console,
                                          progress=self.progress, cost_of=self.cost_of, budget=self.budget)  # fmt: skip
             return self._stage
+
+
+def scoring_judge(
+    options: JudgeOptions, pricing: PricingOptions, registry: Registry, *, profile: str, seed: int, console: Console
+) -> Judge | None:
+    """The judge of ``score`` and ``merge`` (:func:`judge_stage`, its endpoint asked now, its
+    answers in the default cache), its tokens priced apart under ``--pricing``."""
+    from taxpraben.cache import default_cache_path
+
+    judge = judge_stage(options, registry, profile=profile, seed=seed, runner=RunnerSettings(),
+                        cache_path=default_cache_path(), console=console)  # fmt: skip
+    if judge is not None and pricing.pricing is not None:
+        judge.cost_of = costing(pricing, judge.backend.spec, console)[0]  # the judge's tokens priced apart
+    return judge
 
 
 def judge_stage(

@@ -21,6 +21,7 @@ from taxpraben.config import job_groups
 from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
+    costing,
     in_data_order,
     output_directory,
     read_data,
@@ -33,12 +34,15 @@ from taxpraben.jobs.common import (
     write_predictions_file,
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
+from taxpraben.jobs.judge import as_second_reader, scoring_judge
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     DataOptions,
     GateOptions,
+    JudgeOptions,
     MergeInputOptions,
+    PricingOptions,
     ScoringOptions,
     TrackerOptions,
 )
@@ -61,8 +65,10 @@ class MergeJob:
     data: DataOptions
     inputs: MergeInputOptions
     scoring: ScoringOptions
+    pricing: PricingOptions = field(default_factory=PricingOptions)
     gates: GateOptions = field(default_factory=GateOptions)
     trackers: TrackerOptions = field(default_factory=TrackerOptions)
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
 
 
 def source_files(source: Path) -> tuple[Path, Path]:
@@ -169,6 +175,8 @@ def merge_job(job: MergeJob, console: Console) -> None:
     runs = expected_runs(job.inputs.runs, read, manifests)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=runs)
     ready_scorers(job.scoring, settings, console)
+    judge = scoring_judge(job.judge, job.pricing, registry, profile=settings.profile, seed=job.inputs.seed,
+                          console=console)  # fmt: skip
     loaded = read_data(job.data, registry, console)
     expected = {task: [r.id for r in records] for task, records in loaded.records.items()}
     merged = merge_predictions(read, expected, range(runs))
@@ -179,12 +187,17 @@ def merge_job(job: MergeJob, console: Console) -> None:
         warn(console, f"{merged.repeated} prediction(s) given identically by more than one source: kept once.")
     predictions = in_data_order(merged.predictions, loaded)
     meta = merge_meta(job, predictions, manifests, runs, merged, problems, started)
+    model = meta.get("model")
+    cost_of, pricing = costing(job.pricing, model if isinstance(model, str) else None, console)
+    if pricing is not None:
+        meta["pricing"] = pricing
     meta["manifest"] = job_manifest(loaded=loaded, registry=registry, scoring=job.scoring, started_at=started,
                                     generation=meta.get("generation"), model_args=meta.get("model_args"))  # fmt: skip
     out = job.inputs.out
     with output_directory(out):
         path = write_predictions_file(out, predictions)
         say(console, f"{len(predictions)} predictions merged from {len(job.inputs.sources)} source(s) -> {path}")
-        scored = score_and_report(loaded, predictions, registry, out, settings, meta, console)
+        scored = score_and_report(loaded, predictions, registry, out, settings, meta, console, cost_of=cost_of,
+                                  second_reader=as_second_reader(judge))  # fmt: skip
         log_to_trackers(job.trackers, "merge", job_groups(job), out, scored.results, console)  # before the gates
     apply_gates(job.gates, scored, console)

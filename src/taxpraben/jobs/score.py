@@ -26,7 +26,7 @@ from taxpraben.jobs.common import (
     task_registry,
 )
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
-from taxpraben.jobs.judge import as_second_reader, judge_stage
+from taxpraben.jobs.judge import as_second_reader, scoring_judge
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
@@ -167,13 +167,8 @@ def score_job(job: ScoreJob, console: Console) -> None:
     require_trackers(job.trackers)
     settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=job.inputs.runs)
     ready_scorers(job.scoring, settings, console)
-    from taxpraben.cache import default_cache_path
-    from taxpraben.runner import RunnerSettings
-
-    judge = judge_stage(job.judge, registry, profile=settings.profile, seed=job.inputs.seed, runner=RunnerSettings(),
-                        cache_path=default_cache_path(), console=console)  # fmt: skip
-    if judge is not None and job.pricing.pricing is not None:
-        judge.cost_of = costing(job.pricing, judge.backend.spec, console)[0]  # the judge's tokens priced apart
+    judge = scoring_judge(job.judge, job.pricing, registry, profile=settings.profile, seed=job.inputs.seed,
+                          console=console)  # fmt: skip
     batch_files = prediction_files(job.inputs.batch_output or [])
     files = prediction_files(job.inputs.predictions or [])
     preds = read_prediction_files(files) + read_batch_output_files(batch_files)
