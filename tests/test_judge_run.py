@@ -133,8 +133,10 @@ def test_the_judge_is_asked_while_the_later_task_is_still_generating(workspace: 
                                             "--runs", "1"), *judge_args(judge))  # fmt: skip
             assert code == 0, output
             # When the judge got its first request, the model had answered the 4 TaxCalc
-            # generations and none of the 4 TaxSCQ ones, all 4 of which it had been sent.
-            assert seen["model_answered"] == 4 and seen["scq_asked_of_model"] == 4
+            # generations and none of the TaxSCQ ones, which it was holding. (How many of the 4
+            # had reached it by then is a race between concurrent requests: all 4 as a rule,
+            # 3 once under load.)
+            assert seen["model_answered"] == 4 and 1 <= seen["scq_asked_of_model"] <= 4
             assert "季度" in seen["asked_about"] and model.stats.completed == 8
             assert judge.stats.requests == 8  # every output unread, each record once
     results, samples = read_out(workspace / "out")
@@ -315,6 +317,13 @@ def test_run_with_a_judge_gives_what_score_gives_with_low_confidence_outputs(
     low_line = [w for w in judged["meta"]["warnings"] if "low-confidence output(s) were not sent" in w]
     assert low_line == ([f"--judge-max-items {extra[-1]}: {low_capped} low-confidence output(s) were not sent to the "
                          "judge and keep the rules' reading"] if low_capped else [])  # fmt: skip
+    # An audited field item shows the judge's reading of the asked fields beside the rules'
+    # (fields[...].pred), never its rationale.
+    inspected = [s for (task, _, _), s in judged_samples.items() if task == "TaxInspect" and "judge_agrees" in s]
+    assert bool(inspected) == bool(inspect.get("audit", {}).get("audited")), (inspected, inspect)
+    for sample in inspected:  # i0: the judge gave 罚款 as null (its rationale names none): None, not the rules' 500
+        assert sample["judge_extracted"] == {"违法性质": "偷税", "少缴税款": 1000, "滞纳金": 50, "罚款": None}
+        assert all(sample["fields"][name]["kind"] != "text" for name in sample["judge_extracted"])
     # i1: the fuzzy 滞纳金 (the days, 30) replaced by the judge's 100 (the gold) where it was asked.
     i1 = judged_samples[("TaxInspect", "i1", 0)]["fields"]["滞纳金"]
     assert (i1["matched_by"], i1["pred"], i1["score"]) == (("judge", 100, 1.0) if low else ("fuzzy", 30, 0.0))

@@ -622,7 +622,8 @@ class SampleLine(FileObject):
         "Who read the answer: rule, judge (the rules could not; --judge), none (neither did)."
     )
     judge_reply: str | None = _field("The judge's raw reply.", when="the judge was asked for the item")
-    judge_extracted: Any = _field("The judge's reading of an audited item, beside the rules' (extracted).",
+    judge_extracted: Any = _field("The judge's reading of an audited item, beside the rules' (extracted; for a "
+                                  "field task, each asked field's value, null where the judge read none).",
                                   when="audited items (--judge-audit)")
     judge_agrees: bool | None = _field("Whether the rules and the judge read the same answer.",
                                        when="audited items (--judge-audit)")

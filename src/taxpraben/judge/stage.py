@@ -328,7 +328,7 @@ class JudgeStage:
         first = ask.items[0]
         judge_item = reading.item if reading.outcome == "answer" else None
         agrees = same_reading(first, judge_item)
-        judge_value = judge_item.extracted if judge_item is not None else None
+        judge_value = judge_reading(first, judge_item)
         tally.audited += 1
         tally.agreed += agrees
         if not agrees:
@@ -403,20 +403,28 @@ class JudgeStage:
         return lines
 
 
-def _disagreement(rule: Item, judge: Item | None, judge_value: Any, reply: str) -> dict[str, Any]:
-    """One audit disagreement: the two readings and the reply. For a field item the readings
-    are those of the asked fields only (never the rationale), the judge's value None where it
-    read none, and ``fields`` holds the fields on which the two differ
-    (:func:`field_disagreements`)."""
+def judge_reading(rule: Item, judge: Item | None) -> Any:
+    """What the judge read of an audited item, in the form of the rules' reading beside it:
+    for a field item the asked fields only (never the rationale), each None where the judge
+    read none; else its one value. None when the judge read nothing."""
+    if judge is None:
+        return None
     names = fields_to_ask(rule)
     if not names:  # an item read whole: its reading is one value
+        return judge.extracted
+    judged = {name: info.get("pred") for name, info in (judge.fields or {}).items() if info.get("matched_by") == JUDGE}
+    return {name: judged.get(name) for name in names}
+
+
+def _disagreement(rule: Item, judge: Item | None, judge_value: Any, reply: str) -> dict[str, Any]:
+    """One audit disagreement: the two readings (:func:`judge_reading`) and the reply; for a
+    field item ``fields`` holds the fields on which the two differ (:func:`field_disagreements`)."""
+    names = fields_to_ask(rule)
+    if not names:
         return {"id": rule.id, "run": rule.run, "rule": rule.extracted, "judge": judge_value, "reply": reply}
     rule_fields = rule.fields or {}
-    judged = {name: info.get("pred") for name, info in ((judge.fields or {}) if judge else {}).items()
-              if info.get("matched_by") == JUDGE}  # fmt: skip
     return {"id": rule.id, "run": rule.run, "rule": {name: rule_fields[name].get("pred") for name in names},
-            "judge": {name: judged.get(name) for name in names} if judge is not None else None,
-            "fields": field_disagreements(rule, judge), "reply": reply}  # fmt: skip
+            "judge": judge_value, "fields": field_disagreements(rule, judge), "reply": reply}  # fmt: skip
 
 
 @dataclass

@@ -90,6 +90,8 @@ def _nesting(span: str) -> int:
 
 #: What a JSON value starts with (after a key whose colon is missing).
 _VALUE_START = frozenset('-+0123456789."[{tfn')
+#: A closing quote, blanks, then what could be a value: a span without one has no key to mend.
+_KEY_GAP = re.compile(r'"[ \t]+[-+\d."\[{tfn]')
 
 
 def _with_colons(span: str) -> str:
@@ -98,6 +100,8 @@ def _with_colons(span: str) -> str:
     starts one character later (47450 -> 7450). Only a key place counts: a string right
     after ``{`` or ``,`` inside an object, followed by blanks and a value; strings in
     arrays are left alone (``["A", "B" "C"]`` is three items)."""
+    if not _KEY_GAP.search(span):
+        return span
     out: list[str] = []
     stack: list[str] = []
     key_place = False
