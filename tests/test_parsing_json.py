@@ -31,6 +31,14 @@ SETTINGS = settings(max_examples=300, deadline=None)
     ('{"a" "12"}', {"a": "12"}),
     ('{"a": {"b" 1, "c" [2]}, "d\\"" 3}', {"a": {"b": 1, "c": [2]}, 'd"': 3}),
     ('{“滞纳金” 47450}', {"滞纳金": 47450}),
+    # A bare percentage: json-repair alone reads 5 (and 5 is not 5% = 0.05).
+    ('{"税率": 5%, "税额": 100}', {"税率": "5%", "税额": 100}),
+    ('{"a": [5%, 6%]}', {"a": ["5%", "6%"]}),
+    ('{"税率": 13 %}', {"税率": "13 %"}),
+    ('{"a": "比例, 5%"', {"a": "比例, 5%"}),  # inside a string: untouched
+    # Chinese colons and commas around ASCII quotes: not one key '税率"：5%，"税额'.
+    ('{"税率"：5%，"税额"：100}', {"税率": "5%", "税额": 100}),
+    ('{"税率"：13%}', {"税率": "13%"}),
     # Strings in an array are items, not keys that lost their colon.
     ('{"答案": ["A", "B" "C"]}', {"答案": ["A", "B", "C"]}),
     ('{"a": ["x", "y" 2]}', {"a": ["x", "y", 2]}),
@@ -55,10 +63,21 @@ def test_a_repair_keeps_what_the_text_writes(text: str, expected: dict[str, Any]
         assert parse_fields(text) == expected
 
 
+def test_a_percentage_in_broken_json_is_scored_as_the_percentage() -> None:
+    from taxpraben.parsing.field_match import field_value_matches
+    from taxpraben.task_spec import FieldRule
+
+    rate = FieldRule(name="税率", kind="number")
+    read = parse_fields('{"税率": 5%, "税额": 100')
+    assert read is not None and field_value_matches(read["税率"], "0.05", rate)
+    assert not field_value_matches(5, "0.05", rate)  # what json-repair alone gave
+
+
 def test_the_guesses_these_cases_guard_against_are_json_repairs_own() -> None:
     """If json-repair stops guessing these, the cases above still hold; this says why they exist."""
     assert json_repair.loads('{"滞纳金" 47450}') != {"滞纳金": 47450}
     assert json_repair.loads('{"a": 1 "b" 47450}') != {"a": 1, "b": 47450}
+    assert json_repair.loads('{"税率": 5%}') == {"税率": 5}
 
 
 def test_a_list_with_an_item_the_text_does_not_hold_is_left_out_whole(monkeypatch: pytest.MonkeyPatch) -> None:

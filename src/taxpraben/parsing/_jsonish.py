@@ -11,7 +11,8 @@ A repair is taken only as far as it is faithful to the text (:func:`_faithful`):
 number it gives must be written there as a number, every string, key and truth value
 must be there. json-repair guesses, and a guess can change an answer: it reads
 ``{"滞纳金" 47450}`` (a missing colon) as ``{"滞纳金": 7450}``. Such a span is first given
-its missing colons (``"key" value`` -> ``"key": value``), then repaired; an entry whose
+its missing colons (``"key" value`` -> ``"key": value``) and its bare percentages quoted
+(``5%`` -> ``"5%"``: json-repair reads 5), then repaired; an entry whose
 value the text does not hold is left out (the rest of the object stands: its fields are
 read as written), and a list with such an item is left out whole.
 """
@@ -92,19 +93,27 @@ def _nesting(span: str) -> int:
 _VALUE_START = frozenset('-+0123456789."[{tfn')
 #: A closing quote, blanks, then what could be a value: a span without one has no key to mend.
 _KEY_GAP = re.compile(r'"[ \t]+[-+\d."\[{tfn]')
+#: A bare number with a percent sign (``5%``), which json-repair reads as the number alone.
+_BARE_PERCENT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)[ \t]*[%％‰]")
 
 
-def _with_colons(span: str) -> str:
-    """``span`` with the colon put back after each object key that lacks one (``{"滞纳金"
-    47450}`` -> ``{"滞纳金": 47450}``). json-repair reads that fault as a key whose value
-    starts one character later (47450 -> 7450). Only a key place counts: a string right
-    after ``{`` or ``,`` inside an object, followed by blanks and a value; strings in
-    arrays are left alone (``["A", "B" "C"]`` is three items)."""
-    if not _KEY_GAP.search(span):
+def _mended(span: str) -> str:
+    """``span`` with two faults mended that json-repair reads as another answer:
+
+    - the colon put back after an object key that lacks one (``{"滞纳金" 47450}`` ->
+      ``{"滞纳金": 47450}``; json-repair reads a value starting one character later, 7450).
+      Only a key place counts: a string right after ``{`` or ``,`` inside an object, followed
+      by blanks and a value; strings in arrays are items (``["A", "B" "C"]`` is three);
+    - a bare percentage in a value place quoted (``{"税率": 5%}`` -> ``{"税率": "5%"}``;
+      json-repair reads 5, and 5 is not 5% = 0.05).
+
+    Nothing inside a string is touched."""
+    if not _KEY_GAP.search(span) and not any(sign in span for sign in "%％‰"):
         return span
     out: list[str] = []
     stack: list[str] = []
     key_place = False
+    previous = ""  # the last character outside a string that is not a blank
     i, n = 0, len(span)
     while i < n:
         c = span[i]
@@ -118,9 +127,16 @@ def _with_colons(span: str) -> str:
                 k += 1
             if key_place and stack and stack[-1] == "{" and k > j + 1 and k < n and span[k] in _VALUE_START:
                 out.append(":")
-            key_place = False
+            key_place, previous = False, '"'
             i = j + 1
             continue
+        if previous in (":", "[", ",") and c in "+-0123456789.":
+            percent = _BARE_PERCENT.match(span, i)
+            if percent is not None:
+                out.append(f'"{percent.group(0)}"')
+                key_place, previous = False, '"'
+                i = percent.end()
+                continue
         if c in "{[":
             stack.append(c)
             key_place = c == "{"
@@ -132,6 +148,8 @@ def _with_colons(span: str) -> str:
             key_place = bool(stack) and stack[-1] == "{"
         elif not c.isspace():
             key_place = False
+        if not c.isspace():
+            previous = c
         out.append(c)
         i += 1
     return "".join(out)
@@ -146,9 +164,14 @@ _UNFAITHFUL = object()
 
 
 def _numbers_in(text: str) -> set[float]:
+    """The numbers ``text`` writes; not those written as a percentage (``13%`` is 0.13, and
+    json-repair reads it as 13)."""
     found: set[float] = set()
     for pattern in (_NUMBER, _GROUPED):
         for m in pattern.finditer(text):
+            after = text[m.end() : m.end() + 3].lstrip(" \t")
+            if after[:1] in ("%", "％", "‰"):
+                continue
             try:
                 found.add(float(m.group(0).replace(",", "").replace("_", "")))
             except ValueError:  # pragma: no cover - the patterns only match numbers
@@ -216,13 +239,29 @@ def _size(value: Any) -> int:
     return 0
 
 
+#: In a key, the trace of a repair that ran across structure (``'税率"：5%，"税额'``).
+_STRUCTURE_IN_KEY = re.compile(r'["“”‘’：，]')
+
+
+def _misread_keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return sum(bool(_STRUCTURE_IN_KEY.search(str(k))) + _misread_keys(v) for k, v in value.items())
+    if isinstance(value, list):
+        return sum(_misread_keys(v) for v in value)
+    return 0
+
+
 def _repaired(span: str) -> Any:
-    """The most complete faithful repair of ``span`` (see the module doc), or None."""
+    """The best faithful repair of ``span`` (see the module doc), or None: of the repairs of
+    the span, mended or not, with Chinese structural punctuation made ASCII or not, the one
+    the text holds whole, then with the fewest keys that swallowed structure, then the
+    largest; the first of equals."""
     import json_repair  # on first use: most outputs are valid JSON or none
 
     translated = span.translate(_CN_STRUCTURE)
     best: Any = None
-    for candidate in dict.fromkeys((_with_colons(span), span, _with_colons(translated), translated)):
+    best_rank: tuple[bool, int, int] | None = None
+    for candidate in dict.fromkeys((_mended(span), span, _mended(translated), translated)):
         try:
             value = json_repair.loads(candidate)
         except Exception:  # json-repair promises no exceptions; do not rely on it
@@ -232,10 +271,9 @@ def _repaired(span: str) -> Any:
         kept = _faithful(value, _Text(candidate))
         if kept is _UNFAITHFUL or not kept:
             continue
-        if _size(kept) == _size(value):  # nothing left out: this repair is the text's
-            return kept
-        if best is None or _size(kept) > _size(best):
-            best = kept
+        rank = (_size(kept) == _size(value), -_misread_keys(kept), _size(kept))
+        if best_rank is None or rank > best_rank:
+            best, best_rank = kept, rank
     return best
 
 
