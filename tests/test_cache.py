@@ -169,7 +169,8 @@ def test_lookups_give_back_exactly_what_was_stored(tmp_path: Path, one_step: boo
     """The one-step lookup (one JSON value of the rows) and the row-by-row one give back the
     same completions, to the last bit of the latency (JSON's own REAL keeps 15 digits)."""
     with CompletionCache(tmp_path / "c.sqlite") as cache:
-        assert cache._one_step_lookup  # this SQLite has JSON and an exact printf
+        if one_step and not cache._one_step_lookup:
+            pytest.skip("this SQLite lacks the JSON functions or an exact printf: lookups go row by row")
         cache._one_step_lookup = one_step
         stored = {f"k{i}": c for i, c in enumerate(AWKWARD)}
         stored.update({f"r{i}": Completion(text=str(i), latency_s=i / 7) for i in range(1200)})
@@ -189,7 +190,8 @@ def test_a_commit_is_one_statement_and_a_lookup_one_row(tmp_path: Path) -> None:
         statements.clear()
         found = cache.get_many(f"k{i}" for i in range(80))
         assert len(found) == 40 and [sql.split()[0] for sql in statements] == ["SELECT"]
-        assert "json_group_array" in statements[0]  # the 40 rows come back as one
+        if cache._one_step_lookup:  # where SQLite allows (see _reads_in_one_step)
+            assert "json_group_array" in statements[0]  # the 40 rows come back as one
 
 
 def test_a_commit_of_several_statements_is_one_transaction(tmp_path: Path) -> None:

@@ -49,6 +49,7 @@ from taxpraben.jobs.judge import (
     JudgeAlongside,
     as_second_reader,
     judge_stage,
+    priced_judge,
     refuse_unpriced_judge,
     unsent_words,
 )
@@ -445,12 +446,10 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     config = generation_config(job.generation)
     backend = backend_of(job, console)
     # The judge's endpoint is asked now: a dead judge costs no generation.
-    judge = None if job.output.no_score else judge_stage(
+    judge = priced_judge(None if job.output.no_score else judge_stage(
         job.judge, registry, profile=settings.profile, seed=job.generation.seed, runner=runner_settings(job.endpoint),
         cache_path=None if job.output.no_cache else job.output.cache or default_cache_path(), console=console,
-        progress=progress)  # fmt: skip
-    if judge is not None and job.pricing.pricing is not None:
-        judge.cost_of = costing(job.pricing, judge.backend.spec, console)[0]  # the judge's tokens priced apart
+        progress=progress), job.pricing, console)  # fmt: skip
     refuse_unpriced_judge(judge, job.budget, job.pricing.pricing)
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:

@@ -94,8 +94,13 @@ def scoring_judge(
 
     judge = judge_stage(options, registry, profile=profile, seed=seed, runner=RunnerSettings(),
                         cache_path=default_cache_path(), console=console)  # fmt: skip
+    return priced_judge(judge, pricing, console)
+
+
+def priced_judge(judge: Judge | None, pricing: PricingOptions, console: Console) -> Judge | None:
+    """``judge`` with its tokens priced apart, at its own model's prices, under ``--pricing``."""
     if judge is not None and pricing.pricing is not None:
-        judge.cost_of = costing(pricing, judge.backend.spec, console)[0]  # the judge's tokens priced apart
+        judge.cost_of = costing(pricing, judge.backend.spec, console)[0]
     return judge
 
 

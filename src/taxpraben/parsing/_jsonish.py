@@ -23,6 +23,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 __all__ = ["answer_value", "find_json_values", "normalize_key"]
@@ -93,8 +94,10 @@ def _nesting(span: str) -> int:
 _VALUE_START = frozenset('-+0123456789."[{tfn')
 #: A closing quote, blanks, then what could be a value: a span without one has no key to mend.
 _KEY_GAP = re.compile(r'"[ \t]+[-+\d."\[{tfn]')
+#: The signs of a percentage (per mille included).
+_PERCENT_SIGNS = "%％‰"
 #: A bare number with a percent sign (``5%``), which json-repair reads as the number alone.
-_BARE_PERCENT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)[ \t]*[%％‰]")
+_BARE_PERCENT = re.compile(rf"[-+]?(?:\d+\.?\d*|\.\d+)[ \t]*[{_PERCENT_SIGNS}]")
 
 
 def _mended(span: str) -> str:
@@ -108,7 +111,7 @@ def _mended(span: str) -> str:
       json-repair reads 5, and 5 is not 5% = 0.05).
 
     Nothing inside a string is touched."""
-    if not _KEY_GAP.search(span) and not any(sign in span for sign in "%％‰"):
+    if not _KEY_GAP.search(span) and not any(sign in span for sign in _PERCENT_SIGNS):
         return span
     out: list[str] = []
     stack: list[str] = []
@@ -170,12 +173,8 @@ def _numbers_in(text: str) -> set[float]:
     for pattern in (_NUMBER, _GROUPED):
         for m in pattern.finditer(text):
             after = text[m.end() : m.end() + 3].lstrip(" \t")
-            if after[:1] in ("%", "％", "‰"):
-                continue
-            try:
+            if not after or after[0] not in _PERCENT_SIGNS:
                 found.add(float(m.group(0).replace(",", "").replace("_", "")))
-            except ValueError:  # pragma: no cover - the patterns only match numbers
-                continue
     return found
 
 
@@ -184,17 +183,19 @@ class _Text:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._numbers: set[float] | None = None
-        self._truths: set[str] | None = None
+
+    @cached_property
+    def _numbers(self) -> set[float]:
+        return _numbers_in(self.text)
+
+    @cached_property
+    def _truths(self) -> set[str]:
+        return {m.group(1).lower() for m in _TRUTH.finditer(self.text)}
 
     def has_number(self, value: float) -> bool:
-        if self._numbers is None:
-            self._numbers = _numbers_in(self.text)
         return float(value) in self._numbers
 
     def has_truth(self, value: bool) -> bool:
-        if self._truths is None:
-            self._truths = {m.group(1).lower() for m in _TRUTH.finditer(self.text)}
         return ("true" if value else "false") in self._truths
 
     def has_string(self, value: str) -> bool:
