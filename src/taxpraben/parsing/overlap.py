@@ -11,9 +11,12 @@ the text. Used by :mod:`taxpraben.parsing.prompt_copy`.
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain, compress, starmap
 
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.latex import strip_latex
@@ -26,7 +29,9 @@ __all__ = [
     "copied_runs",
     "end_before",
     "gram_share",
+    "key_only",
     "merge_spans",
+    "plain_prompt",
     "prompt_key_of",
     "single_option",
     "split_at_own_lines",
@@ -51,14 +56,44 @@ def _is_key_char(ch: str) -> bool:
 
 #: Each character seen, and whether it belongs to the key (the category lookup is the cost).
 _KEY_CHARS: dict[str, bool] = {}
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ASCII_UPPER_RUN = re.compile("[A-Z]+")
+#: Characters beyond the Basic Multilingual Plane (emoji, rare ideographs): texts that hold
+#: one take the character-by-character way (:func:`_key_flags`).
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-def _keeps(ch: str) -> bool:
-    known = _KEY_CHARS.get(ch)
-    if known is None:
-        known = _KEY_CHARS[ch] = _is_key_char(ch)
-    return known
+@functools.cache
+def _bmp_runs() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Regexes of runs of key characters and of other characters, exact for the Basic
+    Multilingual Plane: :func:`_is_key_char` asked once for each of its 65,536 code points
+    (10-30 ms, once per process; the scoring warm-up of ``run`` pays it). A regex walks a
+    text at C speed: a prompt's key took ~100 us a record as a Python-level map over its
+    characters, ~15 us this way."""
+    bounds: list[tuple[int, int]] = []  # ranges of key characters
+    start: int | None = None
+    for cp in range(0x10000):
+        if _is_key_char(chr(cp)):
+            if start is None:
+                start = cp
+        elif start is not None:
+            bounds.append((start, cp - 1))
+            start = None
+    if start is not None:
+        bounds.append((start, 0xFFFF))
+    ranges = "".join(f"\\u{a:04x}-\\u{b:04x}" if b > a else f"\\u{a:04x}" for a, b in bounds)
+    return re.compile(f"[{ranges}]+"), re.compile(f"[^{ranges}\\U00010000-\\U0010ffff]+")
+
+
+def _lower_latin(key: str) -> str:
+    """Latin capitals lower-cased (only where there are some: most keys are Chinese)."""
+    return _ASCII_UPPER_RUN.sub(lambda m: m.group().lower(), key)
+
+
+def _key_flags(text: str) -> list[bool]:
+    """For each character of ``text``, whether it belongs to the key (any plane)."""
+    for ch in set(text).difference(_KEY_CHARS):
+        _KEY_CHARS[ch] = _is_key_char(ch)
+    return list(map(_KEY_CHARS.__getitem__, text))
 
 
 def text_key(text: str) -> tuple[str, list[int]]:
@@ -66,9 +101,19 @@ def text_key(text: str) -> tuple[str, list[int]]:
 
     Latin letters are lower-cased one for one (``casefold`` may change a length and with it
     the map back onto ``text``); full-width forms are already folded by the cleaning."""
-    where = [i for i, ch in enumerate(text) if _keeps(ch)]
-    key = "".join([text[i] for i in where]).translate(_ASCII_LOWER)
-    return key, where
+    if _ASTRAL.search(text):
+        flags = _key_flags(text)
+        return _lower_latin("".join(compress(text, flags))), list(compress(range(len(text)), flags))
+    runs = [m.span() for m in _bmp_runs()[0].finditer(text)]
+    key = "".join([text[a:b] for a, b in runs])
+    return _lower_latin(key), list(chain.from_iterable(starmap(range, runs)))
+
+
+def key_only(text: str) -> str:
+    """:func:`text_key`'s key without the map back onto ``text`` (the prompt's keys)."""
+    if _ASTRAL.search(text):
+        return _lower_latin("".join(compress(text, _key_flags(text))))
+    return _lower_latin(_bmp_runs()[1].sub("", text))
 
 
 def comparison_key(text: str) -> str:
@@ -84,15 +129,22 @@ def _prompt_grams(prompt_key: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)
+def plain_prompt(text: str) -> str:
+    """``text`` (a query, a document) cleaned and its LaTeX made plain (cached: the prompt's
+    key and its lines' keys are made from it, for every run and every reader)."""
+    return strip_latex(clean_prediction(text))
+
+
+@lru_cache(maxsize=1024)
 def prompt_key_of(query: str, document: str | None) -> str:
     """The key of the prompt, without the document when one is given (cached: the same prompt
     is read for every run and every reader)."""
-    text = strip_latex(clean_prediction(query))
+    text = plain_prompt(query)
     if document:
-        doc = strip_latex(clean_prediction(document))
+        doc = plain_prompt(document)
         if doc and doc in text:
             text = text.replace(doc, "\n")
-    return text_key(text)[0]
+    return key_only(text)
 
 
 def copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:

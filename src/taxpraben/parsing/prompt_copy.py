@@ -42,13 +42,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.continuations import (
     ANSWER_HEADS,
     continuation,
     residue,
 )
-from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.option_lists import (
     answer_kept,
     answers_stem,
@@ -66,7 +64,9 @@ from taxpraben.parsing.overlap import (
     copied_runs,
     end_before,
     gram_share,
+    key_only,
     merge_spans,
+    plain_prompt,
     prompt_key_of,
     single_option,
     split_at_own_lines,
@@ -112,7 +112,7 @@ class OwnAnswer:
 @lru_cache(maxsize=1024)
 def _prompt_lines(query: str) -> tuple[str, ...]:
     """The keys of the prompt's non-empty lines (cached, as :func:`prompt_key_of`)."""
-    return tuple(k for k in (text_key(line)[0] for line in strip_latex(clean_prediction(query)).split("\n")) if k)
+    return tuple(k for k in map(key_only, plain_prompt(query).split("\n")) if k)
 
 
 def own_answer(
