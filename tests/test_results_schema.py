@@ -32,7 +32,8 @@ from taxpraben.results import (
     schema_markdown,
 )
 from taxpraben.scoring import ScoringSettings, score_predictions, score_to_dir
-from taxpraben.scoring.pipeline import _results_text, _sample_line
+from taxpraben.scoring.pipeline import _results_text
+from taxpraben.scoring.task_scores import sample_text
 from taxpraben.tasks import load_registry
 
 REG = load_registry(use_env=False)
@@ -80,7 +81,7 @@ def test_writer_output_is_the_plain_json_of_what_the_pipeline_built(scored_witho
     results = scored_without_scorers.results
     assert _results_text(results) == json.dumps(results, ensure_ascii=False, indent=2) + "\n"
     for line in scored_without_scorers.samples:
-        assert _sample_line(line) == json.dumps(line, ensure_ascii=False) + "\n"
+        assert sample_text([line]) == json.dumps(line, ensure_ascii=False) + "\n"
     # the caller's meta keys come first, as given; an integer stays an integer
     meta = json.loads(_results_text(results))["meta"]
     assert list(meta)[:3] == ["model", "endpoint", "generation"]
@@ -100,7 +101,7 @@ def test_writer_output_with_semantic_scores_is_unchanged(
     assert text == json.dumps(scored.results, ensure_ascii=False, indent=2) + "\n"
     lines = (tmp_path / "samples.jsonl").read_text(encoding="utf-8").splitlines()
     assert any(json.loads(line).get("fields") for line in lines)
-    again = [_sample_line(json.loads(line)).rstrip("\n") for line in lines]
+    again = [sample_text([json.loads(line)]).rstrip("\n") for line in lines]
     assert again == lines
     assert read_results(tmp_path).to_json() == json.loads(text)
 
@@ -111,7 +112,7 @@ def test_sample_lines_are_checked_where_they_are_read(scored_without_scorers, tm
     lines = scored_without_scorers.samples
     assert all(SampleLine.model_validate(line).to_json() == line for line in lines)
     (tmp_path / "samples.jsonl").write_text(
-        _sample_line(lines[0]) + _sample_line({**lines[1], "status": "fine"}), encoding="utf-8"
+        sample_text([lines[0]]) + sample_text([{**lines[1], "status": "fine"}]), encoding="utf-8"
     )
     with pytest.raises(ReportError, match=r"samples.jsonl:2: not a samples line .*status"):
         list(iter_samples(tmp_path))

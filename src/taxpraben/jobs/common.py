@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from taxpraben.ledger import CostOf
     from taxpraben.predictions import Prediction
     from taxpraben.scoring import ScoredResults, ScoringSettings
+    from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.pipeline import SecondReader
 
@@ -160,10 +161,12 @@ def score_and_report(
     readings: Readings | None = None,
     cost_of: CostOf | None = None,
     second_reader: SecondReader | None = None,
+    early: EarlyScores | None = None,
 ) -> ScoredResults:
     """Score, write the output directory, print warnings and the terminal summary;
     ``readings``: the answers read already (a run reads while it generates); ``cost_of``:
-    the prices of the ledgers (:func:`costing`); ``second_reader``: the judge (``jobs.judge``)."""
+    the prices of the ledgers (:func:`costing`); ``second_reader``: the judge (``jobs.judge``);
+    ``early``: the tasks a run scored while later ones generated (``scoring.early``)."""
     from taxpraben.report import print_summary, write_reports
     from taxpraben.report.samples import BrowserData
     from taxpraben.report.view import view_of
@@ -176,7 +179,7 @@ def score_and_report(
         with BrowserData() as browser:
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta,
                                   readings=readings, item_sink=browser.add, cost_of=cost_of,
-                                  second_reader=second_reader)  # fmt: skip
+                                  second_reader=second_reader, early=early)  # fmt: skip
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
             view = view_of(results, out, written_here=True)
             write_reports(out, view=view, browser=browser)

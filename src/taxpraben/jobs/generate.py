@@ -44,6 +44,7 @@ from taxpraben.jobs.common import (
     warn,
     write_predictions_file,
 )
+from taxpraben.jobs.completion import TaskCompletion, answering
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
 from taxpraben.jobs.judge import (
     JudgeAlongside,
@@ -53,7 +54,7 @@ from taxpraben.jobs.judge import (
     refuse_unpriced_judge,
     unsent_words,
 )
-from taxpraben.jobs.read_ahead import ReadAhead
+from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
@@ -462,21 +463,27 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         except (DataError, KeyError) as exc:
             raise JobError(str(exc).strip("'\"")) from exc
         store = open_cache(job, backend, held, console)
+        cost_of, pricing = costing(job.pricing, backend.spec, console)
         # Scoring's imports load, and the answers are read, while requests go out.
         ahead = None if job.output.no_score else ReadAhead(warm, settings.profile)
-        # The judge asks for each task once its generation is complete, beside the later tasks'.
-        along = None if judge is None or ahead is None else JudgeAlongside(
-            judge, ahead.after_readings, [f.task for f in stream.files])  # fmt: skip
+        # Once a task's generation is complete, beside the later tasks' generation, the judge
+        # asks for it, or (with no judge) it is scored.
+        tasks = [f.task for f in stream.files]
+        along = None if judge is None or ahead is None else JudgeAlongside(judge, ahead.after_readings, tasks)
+        scores = None if judge is not None or ahead is None else ScoreAlongside(ahead, registry, settings, tasks, cost_of)
+        if scores is not None:
+            held.callback(scores.close)
+        listeners = [listener.complete for listener in (along, scores) if listener is not None]
+        completion = TaskCompletion(listeners) if listeners else None
         requests = stream_requests(stream, registry, config, job.generation.runs, part,
-                                   fed=along.fed if along is not None else None)  # fmt: skip
-        cost_of, pricing = costing(job.pricing, backend.spec, console)
+                                   fed=completion.fed if completion is not None else None)  # fmt: skip
         budget = run_budget(job.budget, cost_of, job.batch)
         if judge is not None:
             judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
                         console=progress or Console(stderr=True), budget=budget,
-                        on_answer=ahead if along is None else along.after(ahead),
-                        on_read=along.read if along is not None else None)  # fmt: skip
+                        on_answer=answering(ahead, completion.answered if completion is not None else None),
+                        on_read=completion.read if completion is not None else None)  # fmt: skip
         resume_collection()  # loaded: from here on objects come and go (taxpraben.collector)
         with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
             requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
@@ -512,7 +519,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
             readings = ahead.result() if ahead is not None else None
             scored = score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of,
-                                      as_second_reader(judge))  # fmt: skip
+                                      as_second_reader(judge), scores.result() if scores is not None else None)  # fmt: skip
             log_to_trackers(job.trackers, "run", job_groups(job), out_dir, scored.results, console)  # before the gates
         failure = failures_error(predictions, runner.stats)
         if failure is not None and not job.output.allow_failures:

@@ -25,6 +25,7 @@ from rich.console import Console
 from taxpraben.budget import BUDGET_EXIT, Budget, BudgetShare, CostOf
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.jobs.common import JobError, costing, say
+from taxpraben.jobs.completion import Entries
 from taxpraben.models.base import Backend, ModelSpecError, Request
 from taxpraben.models.factory import create_backend
 from taxpraben.options import BudgetOptions, JudgeOptions, PricingOptions
@@ -233,9 +234,9 @@ class JudgeAlongside:
     does not end before the judge: generation's coroutine is awaited with it. The work that
     is not I/O (which items a task has, their readings, the judge's prompts) is done on the
     scoring thread, after the readings of that task's answers (the runner's ``on_answer``
-    hands each answer to ``ReadAhead`` first, then here), and the stage itself is imported
-    there: before the first answer, the judge only notes each request read (``on_read``) and
-    each task whose requests were all read (``fed``).
+    hands each answer to ``ReadAhead`` first, then to the
+    :class:`~taxpraben.jobs.completion.TaskCompletion` that tells this judge of each task
+    complete, :meth:`complete`), and the stage itself is imported there.
 
     A judge that stops answering or refuses the key while generation goes on stops it too
     (exit 2: the job could not be scored; what both received is in the cache); once
@@ -247,90 +248,18 @@ class JudgeAlongside:
         self._judge = judge
         self._after = after
         self._tasks = list(tasks)
-        #: Per task, its requests as the runner read them, with their generation keys; how
-        #: many it has, once the data says (``fed``).
-        self._requests: dict[str, list[tuple[str, Request]]] = {}
-        self._expected: dict[str, int] = {}
-        self._key_of: dict[tuple[str, str, int], str] = {}
-        #: The prediction handed for each generation key.
-        self._outcomes: dict[str, Prediction] = {}
-        #: Tasks whose requests were all read, not yet looked at; per task the keys it waits for.
-        self._told: list[str] = []
-        self._waiting: dict[str, set[str]] = {}
-        self._by_key: dict[str, list[str]] = {}
-        self._started = False
         self._queue: asyncio.Queue[Future[list[Request]] | None] | None = None
         self._early: list[Future[list[Request]]] = []
         self._plan: AheadPlan | None = None
         #: The judge's requests the budget refused (and those left unsent after).
         self.judge_unsent = 0
 
-    # ------------------------------------------------------------ the runner's hooks (loop thread)
+    # ------------------------------------------------------------ the loop thread
 
-    def read(self, key: str, request: Request) -> None:
-        """The runner's ``on_read``: one request read from the feed, with its key."""
-        task = request.record.task
-        read = self._requests.setdefault(task, [])
-        read.append((key, request))
-        self._key_of[request.key] = key
-        if len(read) == self._expected.get(task):
-            self._tell(task)
-
-    def fed(self, task: str, requests: int) -> None:
-        """``task`` has ``requests`` requests, all handed out by the data (``stream_requests``'
-        ``fed``): it is told once the runner has read as many (a stage between the two, such
-        as ``--batch``'s, may hold them for a while)."""
-        self._expected[task] = requests
-        if len(self._requests.get(task, ())) >= requests:
-            self._tell(task)
-
-    def _tell(self, task: str) -> None:
-        self._told.append(task)
-        if self._started:
-            self._look()
-
-    def after(self, first: Callable[[Request, Prediction], None]) -> Callable[[Request, Prediction], None]:
-        """The runner's ``on_answer``: ``first`` (the read-ahead), then this judge."""
-
-        def on_answer(request: Request, prediction: Prediction) -> None:
-            first(request, prediction)
-            self.answered(request, prediction)
-
-        return on_answer
-
-    def answered(self, request: Request, prediction: Prediction) -> None:
-        """One generation answered or failed for good (the runner's ``on_answer``)."""
-        key = self._key_of.get(request.key)
-        if key is None:  # not read through this runner: its task is left to scoring
-            return
-        self._outcomes[key] = prediction
-        if not self._started:
-            self._started = True
-            self._look()
-        for task in self._by_key.pop(key, ()):
-            waiting = self._waiting[task]
-            waiting.discard(key)
-            if not waiting:
-                self._complete(task)
-
-    def _look(self) -> None:
-        """The tasks told so far: those with every key answered are complete; the others
-        wait for their missing keys."""
-        told, self._told = self._told, []
-        for task in told:
-            waiting = {key for key, _ in self._requests.get(task, ()) if key not in self._outcomes}
-            if not waiting:
-                self._complete(task)
-                continue
-            self._waiting[task] = waiting
-            for key in waiting:
-                self._by_key.setdefault(key, []).append(task)
-
-    def _complete(self, task: str) -> None:
-        """``task``'s generation is complete: its plan is made on the scoring thread, after
-        the readings of its answers, and queued for :meth:`_session`."""
-        self._waiting.pop(task, None)
-        entries = [(request.record, request.run, self._outcomes[key]) for key, request in self._requests.pop(task, ())]
+    def complete(self, task: str, entries: Entries) -> None:
+        """``task``'s generation is complete (a :class:`~taxpraben.jobs.completion.TaskCompletion`
+        listener): its plan is made on the scoring thread, after the readings of its answers,
+        and queued for :meth:`_session`."""
         future: Future[list[Request]] = self._after(lambda readings: self._planned(task, entries, readings))
         if self._queue is None:
             self._early.append(future)

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from taxpraben.jobs.completion import Entries
+    from taxpraben.ledger import CostOf
     from taxpraben.models.base import Request
     from taxpraben.predictions import Prediction
+    from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
+    from taxpraben.scoring.settings import ScoringSettings
+    from taxpraben.tasks import Registry
 
 T = TypeVar("T")
 
@@ -111,3 +116,51 @@ class ReadAhead:
         if self._last is not None:
             self._last.result()
         return readings.result()
+
+
+class ScoreAlongside:
+    """``run``'s early scoring: told of each task whose generation is complete (a
+    :class:`~taxpraben.jobs.completion.TaskCompletion` listener, on the event loop's thread),
+    it scores that task on the scoring thread after the readings of its answers
+    (:class:`~taxpraben.scoring.early.EarlyScores`, made there with the first such task: the
+    scoring modules are not imported before the first answer). :meth:`result` at the end."""
+
+    def __init__(self, ahead: ReadAhead, registry: Registry, settings: ScoringSettings, tasks: Sequence[str],
+                 cost_of: CostOf | None = None) -> None:  # fmt: skip
+        self._ahead = ahead
+        self._registry = registry
+        self._settings = settings
+        self._tasks = list(tasks)
+        self._cost_of = cost_of
+        self._early: EarlyScores | None = None
+        self._applies: bool | None = None
+        self._jobs: list[Future[None]] = []
+
+    def complete(self, task: str, entries: Entries) -> None:
+        """The listener: ``task``'s generation is complete."""
+        self._jobs.append(self._ahead.after_readings(lambda readings: self._score(readings, task, entries)))
+
+    def _score(self, readings: Readings, task: str, entries: Entries) -> None:
+        if self._applies is None:
+            from taxpraben.scoring.early import EarlyScores
+
+            self._applies = EarlyScores.applies(self._registry, self._settings, self._tasks)
+            if self._applies:
+                self._early = EarlyScores(self._registry, self._settings, readings, self._tasks, self._cost_of)
+        if self._early is not None:
+            self._early.complete(task, entries)
+
+    def result(self) -> EarlyScores | None:
+        """What was scored early, once every early job is done (None: nothing could be)."""
+        for job in self._jobs:
+            with contextlib.suppress(Exception):  # scoring at the end scores what was not
+                job.result()
+        return self._early
+
+    def close(self) -> None:
+        """What was not started is not; what was scored early is dropped (an interrupted run)."""
+        for job in self._jobs:
+            job.cancel()
+        early = self.result()
+        if early is not None:
+            early.close()

@@ -9,36 +9,33 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from taxpraben import __version__
-from taxpraben.aggregate import StatJSON, mean_of_stats, percentile_interval, run_stat
+from taxpraben.aggregate import StatJSON, mean_of_stats
 from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
-from taxpraben.ledger import CostOf, task_ledger, total_ledger
+from taxpraben.ledger import CostOf, total_ledger
 from taxpraben.manifest import complete_manifest
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results
-from taxpraben.scoring.items import (
-    Item,
-    Readings,
-    SemanticValues,
-    finalize_item,
-    prepare_item,
-)
+from taxpraben.scoring.items import Item, Readings, SemanticValues, prepare_item
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.scoring.settings import ScoringSettings
+from taxpraben.scoring.task_scores import SampleSink, new_generator, sample_text, score_task
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
+
+if TYPE_CHECKING:
+    from taxpraben.scoring.early import EarlyScores
 
 
 class PredictionMatchError(ValueError):
@@ -187,71 +184,6 @@ def _semantic_values(
     return SemanticValues(bert_f1=bert, bart_raw=bart_values)
 
 
-# ---------------------------------------------------------------------------- task figures
-
-
-def _rate(items: Sequence[Item], status: str) -> float:
-    return sum(it.status == status for it in items) / len(items)
-
-
-def _run_metrics(spec: TaskSpec, items: Sequence[Item]) -> dict[str, Any]:
-    """Metrics of one task in one run (``items`` in record order), as its kind computes them."""
-    metrics, score = kind_of(spec).run_metrics(spec, items)
-    counts = {s: sum(it.status == s for it in items) for s in ("ok", "format_failure", "error")}
-    return {
-        "metrics": metrics,
-        "score": score,
-        "format_failure_rate": _rate(items, "format_failure"),
-        "error_rate": _rate(items, "error"),
-        "counts": counts,
-    }
-
-
-def _task_entry(
-    spec: TaskSpec,
-    items_by_run: list[list[Item]],
-    run_ids: list[int],
-    unavailable: dict[str, str],
-    rng: np.random.Generator | None,
-    n_boot: int,
-) -> tuple[dict[str, Any], np.ndarray | None]:
-    kind = kind_of(spec)
-    per_run = []
-    for run, items in zip(run_ids, items_by_run, strict=True):
-        per_run.append({"run": run, **_run_metrics(spec, items)})
-    n = len(items_by_run[0]) if items_by_run else 0
-    idx = rng.integers(0, n, size=(n_boot, n)) if rng is not None and n > 0 and n_boot > 0 else None
-    boot, score_reps = ({}, None) if idx is None else kind.bootstrap(spec, items_by_run, idx)
-    metric_keys = list(per_run[0]["metrics"]) if per_run else []
-    missing = sorted(kind.scorers(spec) & set(unavailable))
-    entry: dict[str, Any] = {
-        "name_zh": spec.name_zh,
-        "type": spec.type,
-        "bloom": spec.bloom.value,
-        "n": n,
-        "status": "not_computed" if missing else "ok",
-        # Short here; the full reason (which model, why, how to get it) is in meta.scorers.
-        "reason": f"{' and '.join(missing)} unavailable (see meta.scorers)" if missing else None,
-        "metrics": {
-            key: run_stat([r["metrics"][key] for r in per_run], boot.get(key)) for key in metric_keys
-        },
-        "score": run_stat([r["score"] for r in per_run], percentile_interval(score_reps) if score_reps is not None else None),
-        "format_failure_rate": run_stat([r["format_failure_rate"] for r in per_run]),
-        "error_rate": run_stat([r["error_rate"] for r in per_run]),
-        "per_run": per_run,
-    }
-    reasons = Counter(
-        it.failure or "no answer found"
-        for items in items_by_run for it in items if it.status == "format_failure"
-    )
-    if reasons:
-        entry["format_failures"] = dict(reasons.most_common())
-    fields = kind.field_figures(spec, items_by_run)
-    if fields is not None:
-        entry["fields"] = fields
-    return entry, score_reps
-
-
 # ---------------------------------------------------------------------------- entry points
 
 
@@ -275,22 +207,25 @@ def score_predictions(
     settings: ScoringSettings,
     meta: dict[str, Any] | None = None,
     scorers: SemanticScorers | None = None,
-    sample_sink: Callable[[list[dict[str, Any]]], None] | None = None,
+    sample_sink: SampleSink | None = None,
     readings: Readings | None = None,
     item_sink: Callable[[Item], None] | None = None,
     cost_of: CostOf | None = None,
     second_reader: SecondReader | None = None,
+    early: EarlyScores | None = None,
 ) -> ScoredResults:
     """Score predictions against loaded data; pure apart from the semantic models (and
     ``second_reader``).
 
     The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
-    ``sample_sink`` is given, handed to it one task at a time and not kept. ``readings``:
-    what was read already (a run reads while it generates), under the same profile;
-    ``item_sink`` is handed every finished item (the report's sample browser takes them);
-    ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.ledger`; ``meta.pricing``
-    says with what); ``second_reader`` reads the items once prepared, before they are
-    finished (:data:`SecondReader`: the judge of ``--judge``).
+    ``sample_sink`` is given, handed to it as text one task at a time and not kept.
+    ``readings``: what was read already (a run reads while it generates), under the same
+    profile; ``item_sink`` is handed every finished item (the report's sample browser takes
+    them); ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.ledger`;
+    ``meta.pricing`` says with what); ``second_reader`` reads the items once prepared, before
+    they are finished (:data:`SecondReader`: the judge of ``--judge``); ``early``: the tasks
+    a run scored while later ones generated, taken where they were scored from these very
+    predictions (:mod:`taxpraben.scoring.early`).
     """
     started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     predictions = list(predictions)
@@ -299,8 +234,13 @@ def score_predictions(
     rules = scoring_rules(settings.profile)  # the profile's strategy, chosen once
     if readings is None or readings.rules is not rules:
         readings = Readings(rules)
+    shared = bool((meta or {}).get("shared_generation"))
+    taken = None
+    if early is not None and second_reader is None and sample_sink is not None:
+        taken = early.taken(loaded, run_ids, by_key, shared_generation=shared)
+    done = taken.tasks if taken is not None else {}
     prepared = {task: _prepared_runs(specs[task], recs, run_ids, by_key, readings)
-                for task, recs in loaded.records.items()}  # fmt: skip
+                for task, recs in loaded.records.items() if task not in done}  # fmt: skip
     second = second_reader(prepared) if second_reader is not None else SecondReading()
 
     needs = {task: kind_of(spec).scorers(spec) for task, spec in specs.items()}
@@ -310,38 +250,34 @@ def score_predictions(
     all_items = [it for rows in prepared.values() for row in rows for it in row]
     values = _semantic_values(needs, all_items, scorers)
 
-    rng = np.random.default_rng(settings.seed) if settings.bootstrap > 0 else None
+    rng = taken.rng if taken is not None else new_generator(settings)
     tasks_out: dict[str, Any] = {}
     replicates: dict[str, np.ndarray] = {}
     samples: list[dict[str, Any]] = []
     status_counts = {"error": 0, "format_failure": 0}
-    shared = bool((meta or {}).get("shared_generation"))
-    for task in list(prepared):
-        rows = prepared.pop(task)  # dropped once scored: memory stays at one task's worth
-        spec = specs[task]
-        for k, row in enumerate(rows):
-            for it in row:
-                finalize_item(spec, it, values)
-                it.extracted_by = it.reader  # rule | judge | none, on every samples line
-                if it.status in status_counts:
-                    status_counts[it.status] += 1
-            # The query goes on the first run's line only: the report shows it per item, and
-            # repeating it for every run would multiply samples.jsonl by the prompt length.
-            lines = [it.sample_json(query=k == 0) for it in row]
-            if item_sink is not None:
+    for task in loaded.records:
+        if task in done:
+            scores = done[task]
+        else:
+            rows = prepared.pop(task)  # dropped once scored: memory stays at one task's worth
+            scores = score_task(specs[task], rows, run_ids, values, scorers.unavailable, rng, settings.bootstrap,
+                                cost_of, shared)  # fmt: skip
+        status_counts["error"] += scores.errors
+        status_counts["format_failure"] += scores.format_failures
+        if item_sink is not None:
+            for row in scores.rows:
                 for it in row:
                     item_sink(it)
-            if sample_sink is None:
-                samples.extend(lines)
-            else:
-                sample_sink(lines)
-        entry, reps = _task_entry(spec, rows, run_ids, scorers.unavailable, rng, settings.bootstrap)
-        entry["ledger"] = task_ledger(rows, shared_generation=shared, cost_of=cost_of)
+        if sample_sink is None:
+            samples.extend(scores.lines)
+        else:
+            sample_sink(early.text_of(task) if task in done and early is not None else sample_text(scores.lines))
+        entry = scores.entry
         if task in second.tasks:
             entry["judge"] = second.tasks[task]
         tasks_out[task] = entry
-        if reps is not None:
-            replicates[task] = reps
+        if scores.replicates is not None:
+            replicates[task] = scores.replicates
 
     computed = {t: e for t, e in tasks_out.items() if e["status"] == "ok"}
     groups: dict[str, dict[str, StatJSON]] = {"type": {}, "bloom": {}}
@@ -404,12 +340,6 @@ def score_predictions(
     return ScoredResults(results=results, samples=samples, match=match)
 
 
-def _sample_line(line: dict[str, Any]) -> str:
-    """One samples.jsonl line as its item wrote it (:meth:`Item.sample_json`: typed by
-    construction; the reader validates it, :class:`~taxpraben.results.SampleLine`)."""
-    return json.dumps(line, ensure_ascii=False) + "\n"
-
-
 def _results_text(results: dict[str, Any] | Results) -> str:
     """results.json's text, validated through :class:`Results` and written from it (the same
     keys, order and values as ``results``); ValidationError if it breaks the schema."""
@@ -429,21 +359,19 @@ def score_to_dir(
     item_sink: Callable[[Item], None] | None = None,
     cost_of: CostOf | None = None,
     second_reader: SecondReader | None = None,
+    early: EarlyScores | None = None,
 ) -> ScoredResults:
     """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports);
-    ``readings``, ``item_sink``, ``cost_of`` and ``second_reader`` as :func:`score_predictions`'s.
+    ``readings``, ``item_sink``, ``cost_of``, ``second_reader`` and ``early`` as
+    :func:`score_predictions`'s.
 
     Sample lines stream to disk task by task rather than being held all at once (36.5K
     lines of a full benchmark are most of the memory scoring would otherwise need).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_writer(out_dir / "samples.jsonl") as fh:
-
-        def sink(lines: list[dict[str, Any]]) -> None:
-            fh.writelines(_sample_line(line) for line in lines)
-
-        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, sink, readings, item_sink,
-                                   cost_of, second_reader)
+        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, fh.write, readings,
+                                   item_sink, cost_of, second_reader, early)  # fmt: skip
     scored.typed = Results.model_validate(scored.results)  # once: the reports take this object
     write_text_atomically(out_dir / "results.json", _results_text(scored.typed))
     return scored

@@ -1,0 +1,147 @@
+"""One task scored (:func:`score_task`): its items finished, its samples.jsonl lines, its
+figures run by run and over runs, its ledger.
+
+The pipeline scores each task with it, in data order (the bootstrap's generator is drawn
+from in that order); ``run`` scores with it the tasks whose generation is complete while the
+later ones still generate (:mod:`taxpraben.scoring.early`), so that the same function makes
+the same figures either way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from taxpraben.aggregate import percentile_interval, run_stat
+from taxpraben.kinds import kind_of
+from taxpraben.ledger import CostOf, task_ledger
+from taxpraben.scoring.items import Item, SemanticValues, finalize_item
+from taxpraben.scoring.settings import ScoringSettings
+from taxpraben.tasks import TaskSpec
+
+
+@dataclass
+class TaskScores:
+    """A task scored: ``rows`` its items run by run (finished), ``entry`` results.json's
+    ``tasks.NAME``, ``replicates`` the bootstrap's replicates of its score (None without a
+    bootstrap), ``lines`` its samples.jsonl objects in order, and how many items are errors
+    and format failures."""
+
+    task: str
+    rows: list[list[Item]]
+    entry: dict[str, Any]
+    replicates: np.ndarray | None
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    errors: int = 0
+    format_failures: int = 0
+
+
+def score_task(
+    spec: TaskSpec,
+    rows: list[list[Item]],
+    run_ids: list[int],
+    values: SemanticValues,
+    unavailable: dict[str, str],
+    rng: np.random.Generator | None,
+    n_boot: int,
+    cost_of: CostOf | None = None,
+    shared_generation: bool = False,
+) -> TaskScores:
+    """Finish the items of one task (``rows``: run by run, in record order) with the semantic
+    ``values``, and make its figures; ``rng`` is drawn from once (its bootstrap's indices)."""
+    errors = failures = 0
+    lines: list[dict[str, Any]] = []
+    for k, row in enumerate(rows):
+        for it in row:
+            finalize_item(spec, it, values)
+            it.extracted_by = it.reader  # rule | judge | none, on every samples line
+            errors += it.status == "error"
+            failures += it.status == "format_failure"
+        # The query goes on the first run's line only: the report shows it per item, and
+        # repeating it for every run would multiply samples.jsonl by the prompt length.
+        lines.extend(it.sample_json(query=k == 0) for it in row)
+    entry, reps = _task_entry(spec, rows, run_ids, unavailable, rng, n_boot)
+    entry["ledger"] = task_ledger(rows, shared_generation=shared_generation, cost_of=cost_of)
+    return TaskScores(spec.name, rows, entry, reps, lines, errors, failures)
+
+
+def sample_text(lines: Sequence[dict[str, Any]]) -> str:
+    """samples.jsonl's lines of ``lines`` as their items wrote them (:meth:`Item.sample_json`:
+    typed by construction; the reader validates them, :class:`~taxpraben.results.SampleLine`)."""
+    return "".join([json.dumps(line, ensure_ascii=False) + "\n" for line in lines])
+
+
+def new_generator(settings: ScoringSettings) -> np.random.Generator | None:
+    """The bootstrap's generator of a scoring job (None without a bootstrap)."""
+    return np.random.default_rng(settings.seed) if settings.bootstrap > 0 else None
+
+
+#: Where a scored task's lines go: handed the samples.jsonl text of each task, in task order.
+SampleSink = Callable[[str], None]
+
+
+def _rate(items: Sequence[Item], status: str) -> float:
+    return sum(it.status == status for it in items) / len(items)
+
+
+def _run_metrics(spec: TaskSpec, items: Sequence[Item]) -> dict[str, Any]:
+    """Metrics of one task in one run (``items`` in record order), as its kind computes them."""
+    metrics, score = kind_of(spec).run_metrics(spec, items)
+    counts = {s: sum(it.status == s for it in items) for s in ("ok", "format_failure", "error")}
+    return {
+        "metrics": metrics,
+        "score": score,
+        "format_failure_rate": _rate(items, "format_failure"),
+        "error_rate": _rate(items, "error"),
+        "counts": counts,
+    }
+
+
+def _task_entry(
+    spec: TaskSpec,
+    items_by_run: list[list[Item]],
+    run_ids: list[int],
+    unavailable: dict[str, str],
+    rng: np.random.Generator | None,
+    n_boot: int,
+) -> tuple[dict[str, Any], np.ndarray | None]:
+    kind = kind_of(spec)
+    per_run = []
+    for run, items in zip(run_ids, items_by_run, strict=True):
+        per_run.append({"run": run, **_run_metrics(spec, items)})
+    n = len(items_by_run[0]) if items_by_run else 0
+    idx = rng.integers(0, n, size=(n_boot, n)) if rng is not None and n > 0 and n_boot > 0 else None
+    boot, score_reps = ({}, None) if idx is None else kind.bootstrap(spec, items_by_run, idx)
+    metric_keys = list(per_run[0]["metrics"]) if per_run else []
+    missing = sorted(kind.scorers(spec) & set(unavailable))
+    entry: dict[str, Any] = {
+        "name_zh": spec.name_zh,
+        "type": spec.type,
+        "bloom": spec.bloom.value,
+        "n": n,
+        "status": "not_computed" if missing else "ok",
+        # Short here; the full reason (which model, why, how to get it) is in meta.scorers.
+        "reason": f"{' and '.join(missing)} unavailable (see meta.scorers)" if missing else None,
+        "metrics": {
+            key: run_stat([r["metrics"][key] for r in per_run], boot.get(key)) for key in metric_keys
+        },
+        "score": run_stat([r["score"] for r in per_run], percentile_interval(score_reps) if score_reps is not None else None),
+        "format_failure_rate": run_stat([r["format_failure_rate"] for r in per_run]),
+        "error_rate": run_stat([r["error_rate"] for r in per_run]),
+        "per_run": per_run,
+    }
+    reasons = Counter(
+        it.failure or "no answer found"
+        for items in items_by_run for it in items if it.status == "format_failure"
+    )
+    if reasons:
+        entry["format_failures"] = dict(reasons.most_common())
+    fields = kind.field_figures(spec, items_by_run)
+    if fields is not None:
+        entry["fields"] = fields
+    return entry, score_reps
