@@ -183,3 +183,39 @@ def test_a_run_scores_every_task_early_and_as_score_does(tmp_path: Path, monkeyp
     assert (tmp_path / "run" / "samples.jsonl").read_text(encoding="utf-8") == (
         tmp_path / "score" / "samples.jsonl"
     ).read_text(encoding="utf-8")
+
+
+def test_the_browser_parts_made_ahead_give_the_browser_data_of_adding_every_item(
+    sample: LoadedData, tiny_xlnet_dir: Path, tiny_bart_dir: Path,
+) -> None:  # fmt: skip
+    from taxpraben.report.samples import BrowserData, prepare_task
+
+    items: list[Any] = []
+    semantic = ScoringSettings(bertscore_model=str(tiny_xlnet_dir), bertscore_layer=2, bartscore_model=str(tiny_bart_dir),
+                               device="cpu", bootstrap=0, runs=RUNS)  # fmt: skip
+    score_predictions(sample, answers(sample), REG, semantic, item_sink=items.append)  # histograms' values too
+    order = list(sample.records)
+    whole = BrowserData(items, order)
+    by_task = {task: [it for it in items if it.task == task] for task in order}
+    with BrowserData() as mixed:
+        for index, task in enumerate(order):
+            if index < 5:
+                mixed.adopt(prepare_task(task, index, by_task[task]))
+            elif index == 5:
+                mixed.adopt(prepare_task(task, 9, by_task[task]))  # made for another position: made again
+            else:
+                for it in by_task[task]:
+                    mixed.add(it)
+        mixed.finish(order)
+        assert b"".join(mixed.json_chunks()) == b"".join(whole.json_chunks())
+        assert (mixed.n_samples, mixed.metrics, mixed.cut_predictions, mixed.tasks) == (
+            whole.n_samples, whole.metrics, whole.cut_predictions, whole.tasks)  # fmt: skip
+        assert list(mixed.scores.items()) == list(whole.scores.items())
+        assert len({task for task, _ in whole.scores}) > 2
+        with pytest.raises(RuntimeError):
+            mixed.adopt(prepare_task(order[0], 0, by_task[order[0]]))
+    whole.close()
+    with BrowserData() as twice:
+        twice.add(by_task[order[0]][0])
+        with pytest.raises(ValueError, match="already has items"):
+            twice.adopt(prepare_task(order[0], 0, by_task[order[0]]))

@@ -180,6 +180,8 @@ def score_and_report(
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta,
                                   readings=readings, item_sink=browser.add, cost_of=cost_of,
                                   second_reader=second_reader, early=early)  # fmt: skip
+            for part in scored.prepared.values():  # tasks scored early: their part made then
+                browser.adopt(part)
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
             view = view_of(results, out, written_here=True)
             write_reports(out, view=view, browser=browser)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.settings import ScoringSettings
+    from taxpraben.scoring.task_scores import TaskScores
     from taxpraben.tasks import Registry
 
 T = TypeVar("T")
@@ -149,6 +150,16 @@ class ScoreAlongside:
                 self._early = EarlyScores(self._registry, self._settings, readings, self._tasks, self._cost_of)
         if self._early is not None:
             self._early.complete(task, entries)
+            self._prepare_browser(self._early.scored())
+
+    def _prepare_browser(self, scored: list[TaskScores]) -> None:
+        """The report's sample browser's part of each task newly scored (its position: the
+        task's in the data, as the scored tasks are the data's first)."""
+        from taxpraben.report.samples import prepare_task
+
+        for index, scores in enumerate(scored):
+            if scores.prepared is None:
+                scores.prepared = prepare_task(scores.task, index, [it for row in scores.rows for it in row])
 
     def result(self) -> EarlyScores | None:
         """What was scored early, once every early job is done (None: nothing could be)."""

@@ -258,6 +258,53 @@ def score_values(item: Item, metrics: Sequence[str]) -> Iterator[tuple[str, floa
             yield metric, float(v)
 
 
+class PreparedTask(NamedTuple):
+    """One task's part of the browser data, made ahead (:func:`prepare_task`; ``run`` makes
+    it on the scoring thread for each task it scores while later tasks generate) and handed
+    to :meth:`BrowserData.adopt`: its browser items' JSON, made for position ``index``."""
+
+    task: str
+    index: int
+    items: list[Item]
+    chunks: list[str]
+    metrics: list[str]
+    cut: int
+    scores: dict[tuple[str, str], list[float]]
+
+
+def _entry_json(entry: dict[str, Any]) -> str:
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _task_part(index: int, rows: Iterable[Shown]) -> tuple[list[str], list[str], int]:
+    """The browser items of one task (its rows grouped by id, ids in natural order): their
+    JSON, the metrics they show (first seen first) and how many predictions were cut."""
+    grouped: dict[str, list[Shown]] = {}
+    for row in rows:
+        grouped.setdefault(row.id, []).append(row)
+    chunks: list[str] = []
+    metrics: list[str] = []
+    cut = 0
+    for item_id in sorted(grouped, key=_natural_key):
+        entry, shown_metrics, cut_here = browser_entry(index, item_id, grouped[item_id])
+        metrics.extend(m for m in shown_metrics if m not in metrics)
+        cut += cut_here
+        chunks.append(_entry_json(entry))
+    return chunks, metrics, cut
+
+
+def prepare_task(task: str, index: int, items: list[Item]) -> PreparedTask:
+    """``task``'s part of the browser data, its items (finished, in scoring's order) at
+    position ``index`` of the browser's tasks."""
+    semantic = semantic_metrics()
+    scores: dict[tuple[str, str], list[float]] = {}
+    for item in items:
+        for metric, value in score_values(item, semantic):
+            scores.setdefault((task, metric), []).append(value)
+    chunks, metrics, cut = _task_part(index, (shown(item) for item in items))
+    return PreparedTask(task, index, items, chunks, metrics, cut, scores)
+
+
 class BrowserData:
     """The sample browser's data built in one pass over the samples, one task at a time.
 
@@ -283,6 +330,7 @@ class BrowserData:
         self.items_bytes = 0
         self.finished = False
         self._spilled: dict[str, IO[bytes]] = {}
+        self._adopted: dict[str, PreparedTask] = {}
         self._spills = ExitStack()
         self._semantic = semantic_metrics()  # once, not per line
         self._items: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
@@ -301,6 +349,8 @@ class BrowserData:
         if self.finished:
             raise RuntimeError("the browser data is finished: no item can be added")
         task = item.task
+        if task in self._adopted:
+            raise ValueError(f"the browser data has {task} made ahead: its items cannot be added")
         fh = self._spilled.get(task)
         if fh is None:
             fh = self._spilled[task] = self._spills.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (the ExitStack closes it)
@@ -309,32 +359,52 @@ class BrowserData:
         for metric, value in score_values(item, self._semantic):
             self.scores.setdefault((task, metric), []).append(value)
 
+    def adopt(self, part: PreparedTask) -> None:
+        """A task's part made ahead (:func:`prepare_task`), in place of adding its items."""
+        if self.finished:
+            raise RuntimeError("the browser data is finished: no task can be adopted")
+        if part.task in self._spilled or part.task in self._adopted:
+            raise ValueError(f"the browser data already has items of {part.task}")
+        self._adopted[part.task] = part
+        self.n_samples += len(part.items)
+
     def finish(self, task_order: Sequence[str]) -> None:
         """Group what was added by task (``task_order`` first) and id into the browser's items."""
         if self.finished:
             raise RuntimeError("the browser data is already finished")
         self.finished = True
         with self._spills:
-            self.tasks = _task_list(task_order, self._spilled)
+            self.tasks = _task_list(task_order, [*self._spilled, *self._adopted])
             for index, task in enumerate(self.tasks):
-                if task in self._spilled:
-                    self._write_task(index, self._spilled[task])
+                if task in self._adopted:
+                    part = self._adopted[task]
+                    if part.index != index:  # made for another position: made again
+                        part = prepare_task(task, index, part.items)
+                    self._write_part(part.chunks, part.metrics, part.cut)
+                elif task in self._spilled:
+                    self._write_part(*_task_part(index, self._read_back(self._spilled[task])))
+        if self._adopted:  # the histograms' values in task order, as adding them all gives
+            added, self.scores = self.scores, {}
+            for task in self.tasks:
+                part = self._adopted.get(task)
+                self.scores.update(part.scores if part is not None else
+                                   {key: values for key, values in added.items() if key[0] == task})  # fmt: skip
         self._spilled = {}
+        self._adopted = {}
 
-    def _write_task(self, index: int, spilled: IO[bytes]) -> None:
+    @staticmethod
+    def _read_back(spilled: IO[bytes]) -> Iterator[Shown]:
         spilled.seek(0)
-        grouped: dict[str, list[Shown]] = {}
         while True:
             try:
-                row = Shown._make(pickle.load(spilled))
+                yield Shown._make(pickle.load(spilled))
             except EOFError:
-                break
-            grouped.setdefault(row.id, []).append(row)
-        for item_id in sorted(grouped, key=_natural_key):
-            entry, shown_metrics, cut = browser_entry(index, item_id, grouped[item_id])
-            self.metrics.extend(m for m in shown_metrics if m not in self.metrics)
-            self.cut_predictions += cut
-            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+                return
+
+    def _write_part(self, chunks: list[str], metrics: list[str], cut: int) -> None:
+        self.metrics.extend(m for m in metrics if m not in self.metrics)
+        self.cut_predictions += cut
+        for text in chunks:
             chunk = (b"," if self.items_bytes else b"") + text.encode("utf-8")
             self._items.write(chunk)
             self.items_bytes += len(chunk)

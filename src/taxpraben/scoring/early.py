@@ -160,6 +160,10 @@ class EarlyScores:
                 return None
         return Taken(dict(self._scored), self._rng)
 
+    def scored(self) -> list[TaskScores]:
+        """The tasks scored so far, in data order."""
+        return list(self._scored.values())
+
     def text_of(self, task: str) -> str:
         """The samples.jsonl text of ``task`` (scored early), read back once."""
         spill = self._spills.pop(task)

@@ -77,6 +77,9 @@ class ScoredResults:
     samples: list[dict[str, Any]]
     match: MatchReport
     typed: Results | None = None
+    #: Per task scored early with a part made ahead for the item sink (whose items were then
+    #: not handed to it): that part (:attr:`TaskScores.prepared`).
+    prepared: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -255,6 +258,7 @@ def score_predictions(
     replicates: dict[str, np.ndarray] = {}
     samples: list[dict[str, Any]] = []
     status_counts = {"error": 0, "format_failure": 0}
+    made_ahead: dict[str, Any] = {}
     for task in loaded.records:
         if task in done:
             scores = done[task]
@@ -264,7 +268,9 @@ def score_predictions(
                                 cost_of, shared)  # fmt: skip
         status_counts["error"] += scores.errors
         status_counts["format_failure"] += scores.format_failures
-        if item_sink is not None:
+        if scores.prepared is not None:
+            made_ahead[task] = scores.prepared
+        elif item_sink is not None:
             for row in scores.rows:
                 for it in row:
                     item_sink(it)
@@ -337,7 +343,7 @@ def score_predictions(
         "overall": overall,
         "ledger": total_ledger(entry["ledger"] for entry in tasks_out.values()),
     }
-    return ScoredResults(results=results, samples=samples, match=match)
+    return ScoredResults(results=results, samples=samples, match=match, prepared=made_ahead)
 
 
 def _results_text(results: dict[str, Any] | Results) -> str:

@@ -39,6 +39,9 @@ class TaskScores:
     lines: list[dict[str, Any]] = field(default_factory=list)
     errors: int = 0
     format_failures: int = 0
+    #: What a run made of the finished items ahead for its item sink (the report's sample
+    #: browser: ``report.samples.PreparedTask``); its items are then not handed to the sink.
+    prepared: Any = None
 
 
 def score_task(
