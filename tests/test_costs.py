@@ -25,9 +25,9 @@ REG = load_registry(use_env=False)
 PRICES = {"input": 2.0, "output": 8.0, "cached_input": 0.5}  # per million tokens
 
 
-def _item(run: int, text: str, **generation: Any) -> Any:
-    record = Record("TaxCalc", "1", "求销项税额", "130")
-    return prepare_item(REG["TaxCalc"], record, run, Prediction("TaxCalc", "1", run, text, **generation))
+def _item(run: int, text: str, *, id: str = "1", **generation: Any) -> Any:
+    record = Record("TaxCalc", id, "求销项税额", "130")
+    return prepare_item(REG["TaxCalc"], record, run, Prediction("TaxCalc", id, run, text, **generation))
 
 
 def _cost(prompt: int, completion: int, cached: int) -> float:
@@ -69,6 +69,16 @@ def test_a_generation_shared_or_copied_over_runs_is_counted_once() -> None:
     assert task_ledger(copies, shared_generation=True)["generated"]["prompt_tokens"] == 10
     apart = [[_item(run, "130元", usage=usage, latency_s=0.25 + run)] for run in range(3)]
     assert task_ledger(apart)["generated"]["generations"] == 3  # same text, three requests
+    # Two requests of one record that happen to agree to the 0.1 ms are not a copy when the
+    # task's other records' runs differ: the test is made over the whole task.
+    coincide = [[_item(run, "130元", id=i, usage=usage, latency_s=0.25 + run * (i == "2")) for i in "12"]
+                for run in range(2)]  # fmt: skip
+    assert task_ledger(coincide)["generated"]["generations"] == 4
+    every = [[_item(run, "130元", id=i, usage=usage, latency_s=0.25 + int(i)) for i in "12"] for run in range(2)]
+    assert task_ledger(every)["generated"]["generations"] == 2  # every record's runs copied: one each
+    assert task_ledger(every[:1])["generated"]["generations"] == 2  # one run: nothing to compare
+    unknown = [[_item(run, "130元", usage=usage)] for run in range(2)]  # no latency: cannot tell
+    assert task_ledger(unknown)["generated"]["generations"] == 2
     total = total_ledger([ledger, task_ledger(apart)])
     assert total["answers"] == 6 and total["truncated"] == 3 and total["generated"]["generations"] == 4
     assert total["generated"]["completion_tokens"] == 20 and total["generated"]["cost"] is None

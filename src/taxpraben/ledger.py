@@ -9,11 +9,14 @@ Read from the items' generations (the predictions contract's ``usage``, ``finish
   filterable, never re-run silently.
 - **generations** are what was generated: one per answer, except that runs sharing one
   generation (deterministic decoding, ``meta.shared_generation``) count it once, on the
-  record's first run; so does, in a predictions file that does not say so, a generation
-  repeated over a record's runs with the same text, usage, finish reason and latency (to
-  the 0.1 ms: a copy, not a second request). Their tokens are added up apart for the generations made in this
-  run (``generated``) and those taken from the completion cache (``from_cache``: paid for
-  by an earlier run, nothing in this one).
+  record's first run; so do, in a predictions file that does not say so, runs that are
+  copies of one another: in every record of the task with more than one run, each run's
+  line has the same text, usage, finish reason, error and latency (a copy, not a second
+  request). The test is made over the whole task, never item by item: two independent
+  requests may well give the same text and usage with latencies equal to the 0.1 ms a
+  file keeps, but not every record's runs at once. Their tokens are added up apart for the
+  generations made in this run (``generated``) and those taken from the completion cache
+  (``from_cache``: paid for by an earlier run, nothing in this one).
 - **cost**: with a price (``--pricing``), per million tokens; cached prompt tokens at the
   cached-input price where the backend reported them.
 """
@@ -74,7 +77,7 @@ def task_ledger(
     finish: Counter[str] = Counter()
     generated, cached = _tally(cost_of), _tally(cost_of)
     answers = truncated = 0
-    seen: set[tuple[Any, ...]] = set()
+    shared_generation = shared_generation or _runs_are_copies(items_by_run)
     for k, row in enumerate(items_by_run):
         for item in row:
             generation = item.generation
@@ -86,12 +89,6 @@ def task_ledger(
             truncated += reason == TRUNCATED
             if generation.error or (shared_generation and k > 0):
                 continue  # a failed request is not billed; a shared generation counts once
-            if generation.latency_s is not None:
-                copy = (item.id, generation.prediction, repr(generation.usage), generation.finish_reason,
-                        generation.latency_s)  # fmt: skip
-                if copy in seen:
-                    continue
-                seen.add(copy)
             _add(cached if generation.cached else generated, generation.usage, cost_of)
     return {
         "answers": answers,
@@ -101,6 +98,31 @@ def task_ledger(
         "generated": _rounded(generated),
         "from_cache": _rounded(cached),
     }
+
+
+def _runs_are_copies(items_by_run: Sequence[Sequence[Item]]) -> bool:
+    """True when the later runs are copies of run 0: some record has more than one run, and
+    in every such record each run's generation is the first's to the latency (which must be
+    given: without it, two requests cannot be told from a copy)."""
+    if len(items_by_run) < 2:
+        return False
+    first: dict[str, tuple[Any, ...]] = {}
+    compared = False
+    for row in items_by_run:
+        for item in row:
+            generation = item.generation
+            if generation is None:
+                continue
+            if generation.latency_s is None:
+                return False
+            mark = (generation.prediction, repr(generation.usage), generation.finish_reason, generation.error,
+                    generation.latency_s)  # fmt: skip
+            known = first.setdefault(item.id, mark)
+            if known is not mark:
+                if known != mark:
+                    return False
+                compared = True
+    return compared
 
 
 def total_ledger(ledgers: Iterable[dict[str, Any]]) -> dict[str, Any]:
