@@ -5,12 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from taxpraben.kinds import kind_of
+from taxpraben.task_spec import TaskSpec, build_spec, spec_json, validate_spec
 from taxpraben.tasks import (
     PAPER_ORDER,
     TASK_DIR_ENV,
     BloomLevel,
+    Registry,
     TaskSpecError,
     load_registry,
 )
@@ -89,17 +92,26 @@ def test_env_task_dir_and_override_of_a_bundled_spec(tmp_path: Path, monkeypatch
         (NEW_SPEC.replace("metrics: [em]", "metrics: [bleu]"), "do not apply"),
         (NEW_SPEC.replace("structured:\n  kind: number\n  decimals: 2\n", ""), "needs a 'structured' section"),
         (NEW_SPEC.replace("decimals: 2", "decimals: 2\n  digits: 3"), "key structured.digits"),
-        (NEW_SPEC + "colour: red\n", "key colour"),
+        (NEW_SPEC + "colour: red\n", "key colour: Extra inputs are not permitted"),
+        (NEW_SPEC.replace("decimals: 2", "decimals: 9"), "key structured.decimals: Input should be less than or equal to 8"),
+        # Values are read strictly: a spec built from the file as it is (run's) is the checked one.
+        (NEW_SPEC.replace("decimals: 2", 'decimals: "2"'), "key structured.decimals: Input should be a valid integer"),
+        (NEW_SPEC + 'paper_size: "120"\n', "key paper_size: Input should be a valid integer"),
+        (NEW_SPEC.replace("decimals: 2", "percent_as_fraction: 'yes'"), "key structured.percent_as_fraction: Input should be a valid boolean"),
+        (NEW_SPEC.replace("name: TaxStamp", "name: 7Stamp"), "key name: String should match pattern"),
+        (NEW_SPEC.replace("metrics: [em]", "metrics: []"), "key metrics: List should have at least 1 item"),
         (NEW_SPEC.replace("name: TaxStamp", "name: OtherName"), "must match the file name"),
         ("- just\n- a list\n", "must be a mapping"),
         ("name: [unclosed\n", "cannot read task spec"),
     ],
 )
-def test_bad_spec_names_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
+@pytest.mark.parametrize("checked", [True, False], ids=["checked", "built-then-checked"])
+def test_bad_spec_names_file_and_key(tmp_path: Path, text: str, expected: str, checked: bool) -> None:
+    """The same message whether pydantic checks the spec as it is loaded or after (``run``)."""
     path = tmp_path / "TaxStamp.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(TaskSpecError) as info:
-        load_registry([tmp_path], use_env=False)
+        load_registry([tmp_path], use_env=False, checked=checked).check()
     assert str(path) in str(info.value)
     assert expected in str(info.value)
 
@@ -143,3 +155,66 @@ def test_fields_may_be_given_as_the_list_of_rules(tmp_path: Path) -> None:
     bundled = load_registry(use_env=False)["TaxPlan"]
     assert load_registry([tmp_path], use_env=False)["TaxPlan"].field_rules == bundled.field_rules
     assert [r.name for r in bundled.field_rules]
+
+
+SPEC_DIR = Path(__file__).parents[1] / "src/taxpraben/tasks/specs"
+
+
+@pytest.mark.parametrize("path", sorted(SPEC_DIR.glob("*.yaml")), ids=lambda p: p.stem)
+def test_a_spec_built_without_pydantic_is_the_validated_one(path: Path) -> None:
+    """``run`` builds the specs from their files without pydantic (its import and schema
+    building were 0.1 s of the start, issue 24) and has them checked later: what it builds is
+    what pydantic validates, and hashes (manifest) to the same JSON as pydantic dumps."""
+    from pydantic import TypeAdapter
+
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    built, validated = build_spec(raw), validate_spec(raw)
+    assert built == validated
+    assert spec_json(built) == TypeAdapter(TaskSpec).dump_python(validated, mode="json")
+    assert isinstance(validated, TaskSpec) and type(validated.bloom) is BloomLevel
+
+
+def test_an_unchecked_registry_equals_the_checked_one_and_is_checked_once(tmp_path: Path) -> None:
+    (tmp_path / "TaxStamp.yaml").write_text(NEW_SPEC, encoding="utf-8")
+    checked = load_registry([tmp_path], use_env=False)
+    unchecked = load_registry([tmp_path], use_env=False, checked=False)
+    assert checked == unchecked and list(checked) == list(unchecked) and checked.sources == unchecked.sources
+    assert checked.unchecked == {} and set(unchecked.unchecked) == set(unchecked.sources.values())
+    unchecked.check()
+    assert unchecked.unchecked == {}
+
+
+def test_a_value_out_of_range_waits_for_the_check(tmp_path: Path) -> None:
+    """Built unchecked, a spec whose keys are right loads; its value is refused by the check."""
+    path = tmp_path / "TaxStamp.yaml"
+    path.write_text(NEW_SPEC.replace("decimals: 2", "decimals: 9"), encoding="utf-8")
+    registry = load_registry([tmp_path], use_env=False, checked=False)
+    assert registry["TaxStamp"].structured is not None and registry["TaxStamp"].structured.decimals == 9
+    with pytest.raises(TaskSpecError, match=r"TaxStamp.yaml: invalid task spec\n  key structured.decimals"):
+        registry.check()
+    assert path in registry.unchecked  # still unchecked: a second check says it again
+
+
+def test_an_overridden_spec_is_not_checked_for_the_file_it_replaced(tmp_path: Path) -> None:
+    override = (SPEC_DIR / "TaxCalc.yaml").read_text(encoding="utf-8")
+    (tmp_path / "TaxCalc.yaml").write_text(override, encoding="utf-8")
+    registry = load_registry([tmp_path], use_env=False, checked=False)
+    assert SPEC_DIR / "TaxCalc.yaml" not in registry.unchecked and tmp_path / "TaxCalc.yaml" in registry.unchecked
+
+
+def test_the_check_refuses_a_spec_that_is_not_what_its_file_says(tmp_path: Path) -> None:
+    """The guard behind the strict reading: a spec in use that pydantic reads otherwise from
+    its file is refused, naming the file, not used unchecked."""
+    path = tmp_path / "TaxStamp.yaml"
+    raw = yaml.safe_load(NEW_SPEC)
+    registry = Registry({"TaxStamp": build_spec({**raw, "description": "other"})}, {"TaxStamp": path}, {path: raw})
+    with pytest.raises(TaskSpecError, match=r"TaxStamp.yaml: invalid task spec\n  read as .*'Stamp duty on contracts\.'"):
+        registry.check()
+
+
+def test_an_integer_threshold_is_one_value_in_both_readings() -> None:
+    raw = {"name": "TaxOdd", "name_zh": "测试", "description": "x", "type": "mixed", "bloom": "create",
+           "metrics": ["em"], "fields": {"fields": [{"name": "a", "kind": "number"}], "fuzzy_threshold": 1}}  # fmt: skip
+    built, validated = build_spec(raw), validate_spec(raw)
+    assert built.fields is not None and type(built.fields.fuzzy_threshold) is float
+    assert spec_json(built) == spec_json(validated)

@@ -328,3 +328,29 @@ def test_the_scoring_warm_up_leaves_the_tail_no_validator_to_build_nor_version_t
     )
     seen = probe(code, "warm" if warmed else "cold")
     assert seen == ({"unbuilt": [], "looked_up": []} if warmed else {"unbuilt": list(TAIL_MODELS), "looked_up": [*PACKAGES, "taxpraben"]})
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["no-cache", "cache"])
+def test_a_spec_value_found_wrong_while_generating_stops_run(tmp_path: Path, data_dir: Path, cached: bool) -> None:
+    """``run`` builds the specs without pydantic and has them checked as the first answers come
+    in (start-up, issue 24): a value out of range still stops it, exit 2, naming the file and
+    the key, before anything is scored; the answers received are kept in the cache."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    bundled = Path(__file__).parents[1] / "src/taxpraben/tasks/specs/TaxCalc.yaml"
+    (specs / "TaxCalc.yaml").write_text(bundled.read_text(encoding="utf-8").replace("decimals: 2", "decimals: 9"),
+                                        encoding="utf-8")  # fmt: skip
+    out, cache = tmp_path / "out", tmp_path / "cache.sqlite"
+    with MockServerThread(MockConfig(latency=0.0)) as server:
+        code, output = invoke("--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+                              "--task-dir", str(specs), "--no-semantic", "--runs", "2", "--out", str(out),
+                              *(["--cache", str(cache)] if cached else ["--no-cache"]))  # fmt: skip
+    assert code == 2, output
+    flat = " ".join(output.split())
+    assert f"{specs / 'TaxCalc.yaml'}: invalid task spec" in flat
+    assert "key structured.decimals: Input should be less than or equal to 8" in flat
+    assert not (out / "results.json").exists() and not (out / "predictions.jsonl").exists()
+    if cached:
+        assert cached_rows(cache) > 0 and "completions received are in the cache" in flat
+    else:
+        assert not cache.exists()

@@ -90,7 +90,9 @@ def canonical_json(value: Any) -> str:
 def spec_sha256(spec: TaskSpec) -> str:
     """sha256 of a task spec's canonical JSON: the same spec hashes the same wherever it came
     from (a file's formatting and comments do not count; a plugin spec has no file at all)."""
-    return hashlib.sha256(canonical_json(spec.model_dump(mode="json")).encode("utf-8")).hexdigest()
+    from taxpraben.task_spec import spec_json
+
+    return hashlib.sha256(canonical_json(spec_json(spec)).encode("utf-8")).hexdigest()
 
 
 def prompt_template_sha256() -> str:

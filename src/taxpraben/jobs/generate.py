@@ -54,7 +54,7 @@ from taxpraben.jobs.judge import (
     refuse_unpriced_judge,
     unsent_words,
 )
-from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside
+from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside, SpecCheck
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
@@ -85,7 +85,7 @@ from taxpraben.progress import RunStats
 from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
 from taxpraben.serve import SERVE_LOG, ServeError, served_base_url, serving
 from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
-from taxpraben.tasks import Registry
+from taxpraben.tasks import Registry, TaskSpecError
 
 if TYPE_CHECKING:
     from taxpraben.predictions import Prediction
@@ -306,6 +306,19 @@ def runner_settings(endpoint: EndpointOptions) -> RunnerSettings:
     )
 
 
+def checked_specs(check: SpecCheck, runner: Runner) -> None:
+    """The specs' check done (:class:`SpecCheck`); JobError (exit 2) for a spec found wrong."""
+    try:
+        check.result()
+    except TaskSpecError as exc:
+        raise spec_stop(exc, runner) from exc
+
+
+def spec_stop(exc: TaskSpecError, runner: Runner) -> JobError:
+    kept = f"The {runner.stats.done} completions received are in the cache." if runner.stats.done else None
+    return JobError(str(exc), *([kept] if kept else []), code=2)
+
+
 def generate(
     runner: Runner, requests: Iterator[Request], store: CompletionCache | None,
     alongside: Callable[[Coroutine[Any, Any, list[Prediction]]], Coroutine[Any, Any, list[Prediction]]] | None = None,
@@ -320,6 +333,8 @@ def generate(
         kept = (f"The {runner.stats.done} completions received before the data was found faulty are in the cache."
                 if runner.stats.done else None)  # fmt: skip
         raise JobError(str(exc), *([kept] if kept else []), code=1) from exc
+    except TaskSpecError as exc:  # a spec's value found wrong while generating (SpecCheck)
+        raise spec_stop(exc, runner) from exc
     except KeyboardInterrupt:
         raise JobError(resume_hint(store, runner.stats), code=130, style="yellow") from None
     except RunAborted as exc:  # a refused key, an unknown model, nothing listening
@@ -439,7 +454,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     """Generate, write predictions.jsonl, score (unless --no-score); JobError to stop."""
     started = datetime.now(timezone.utc)
     part = parse_shard(job.output.shard)  # checked when parsed
-    registry = task_registry(job.data.task_dir)
+    registry = task_registry(job.data.task_dir, checked=False)  # checked as the first answers come in (SpecCheck)
     refuse_unknown_gate_tasks(job.gates, registry, scoring=not job.output.no_score)
     require_trackers(job.trackers, scoring=not job.output.no_score)  # a missing library: before anything is sent
     # Checked before anything is sent (a light module: the pipeline is not imported here).
@@ -475,14 +490,15 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             held.callback(scores.close)
         listeners = [listener.complete for listener in (along, scores) if listener is not None]
         completion = TaskCompletion(listeners) if listeners else None
-        requests = stream_requests(stream, registry, config, job.generation.runs, part,
-                                   fed=completion.fed if completion is not None else None)  # fmt: skip
+        spec_check = SpecCheck(warm, registry)
+        requests = spec_check.feed(stream_requests(stream, registry, config, job.generation.runs, part,
+                                                   fed=completion.fed if completion is not None else None))  # fmt: skip
         budget = run_budget(job.budget, cost_of, job.batch)
         if judge is not None:
             judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
                         console=progress or Console(stderr=True), budget=budget,
-                        on_answer=answering(ahead, completion.answered if completion is not None else None),
+                        on_answer=answering(spec_check, ahead, completion.answered if completion is not None else None),
                         on_read=completion.read if completion is not None else None)  # fmt: skip
         resume_collection()  # loaded: from here on objects come and go (taxpraben.collector)
         with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
@@ -490,6 +506,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
                                    progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
             try:
                 predictions = generate(runner, requests, store, along.alongside if along is not None else None)
+                checked_specs(spec_check, runner)
             except BudgetReached as exc:
                 stop = budget_stop(exc, out_dir, shard_records(stream.result(), part), store)
                 write_run_config(job, out_dir)  # the command to go on with

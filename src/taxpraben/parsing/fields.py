@@ -10,6 +10,7 @@ to them and compared in :mod:`taxpraben.parsing.field_match`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -180,6 +181,6 @@ def record_fields(
             continue
         synonyms = [n for n in (rule.name, *rule.synonyms) if n != key]
         kind = "text" if aspects else rule.kind
-        scored = rule.model_copy(update={"name": key, "synonyms": synonyms, "kind": kind})
+        scored = dataclasses.replace(rule, name=key, synonyms=synonyms, kind=kind)
         out.append(RecordField(scored, value, False, rule.name))
     return out

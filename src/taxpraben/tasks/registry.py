@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import ValidationError
 
-from taxpraben.task_spec import BLOOM_ORDER, TaskSpec
+from taxpraben.task_spec import BLOOM_ORDER, TaskSpec, build_spec, spec_json, validate_spec
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 TASK_DIR_ENV = "TAXPRABEN_TASK_DIR"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -37,6 +40,24 @@ class Registry(Mapping[str, TaskSpec]):
 
     specs: dict[str, TaskSpec]
     sources: dict[str, Path]
+    #: The spec files built without pydantic's check of their values (``load_registry(...,
+    #: checked=False)``), with the mapping each was built from: :meth:`check` checks them.
+    unchecked: dict[Path, dict[str, Any]] = field(default_factory=dict, compare=False)
+
+    def check(self) -> None:
+        """pydantic's check of the specs built unchecked, as ``load_registry`` makes it:
+        TaskSpecError naming the file and the key for a value of the wrong type or out of
+        range. Once done, nothing is left to check.
+
+        The spec in use is the one built from the file's values as they are: pydantic reads
+        them strictly (``task_spec._Strict``), so a spec it accepts is that one; a spec that
+        came out otherwise would be refused here rather than used unchecked."""
+        for path, raw in list(self.unchecked.items()):
+            built = self.specs.get(path.stem)
+            validated = _validated(path, raw)
+            if built is not None and validated != built:
+                raise TaskSpecError(f"{path}: invalid task spec\n  read as {spec_json(validated)}, built as {spec_json(built)}")
+            del self.unchecked[path]
 
     def __getitem__(self, name: str) -> TaskSpec:
         return self.specs[name]
@@ -82,22 +103,54 @@ def _format_validation_error(path: Path, err: ValidationError) -> str:
     lines = [f"{path}: invalid task spec"]
     for item in err.errors():
         key = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        lines.append(f"  key {key}: {item['msg']}")
+        # A stdlib dataclass calls an unknown key an "unexpected keyword argument".
+        msg = "Extra inputs are not permitted" if item["type"] == "unexpected_keyword_argument" else item["msg"]
+        lines.append(f"  key {key}: {msg}")
     return "\n".join(lines)
 
 
-def load_spec_file(path: Path) -> TaskSpec:
-    """Parse and validate one spec file; errors name the file and the offending key."""
+def _validated(path: Path, raw: dict[str, Any]) -> TaskSpec:
+    from pydantic import ValidationError
+
+    try:
+        return validate_spec(raw)
+    except ValidationError as exc:
+        raise TaskSpecError(_format_validation_error(path, exc)) from exc
+
+
+def _read_spec_file(path: Path) -> dict[str, Any]:
     try:
         raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_SPEC_LOADER)  # a safe loader (above)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise TaskSpecError(f"{path}: cannot read task spec: {exc}") from exc
     if not isinstance(raw, dict):
         raise TaskSpecError(f"{path}: a task spec must be a mapping of keys, got {type(raw).__name__}")
+    return raw
+
+
+def load_spec_file(path: Path, *, checked: bool = True) -> TaskSpec:
+    """Parse and validate one spec file; errors name the file and the offending key.
+
+    ``checked=False``: the spec is built from the file without pydantic (its keys, the
+    sections and the Bloom level are still checked here, by the kind too) and its values'
+    types and ranges are left to :meth:`Registry.check`; a spec that cannot even be built is
+    validated at once, so that its error is pydantic's, naming the key."""
+    return _spec_of(path, _read_spec_file(path), checked)
+
+
+def _spec_of(path: Path, raw: dict[str, Any], checked: bool) -> TaskSpec:
+    if checked:
+        return _fitting(path, _validated(path, raw))
     try:
-        spec = TaskSpec.model_validate(raw)
-    except ValidationError as exc:
-        raise TaskSpecError(_format_validation_error(path, exc)) from exc
+        return _fitting(path, build_spec(raw))
+    except (TypeError, ValueError):
+        # Not even built, or built and found wrong: pydantic's error first when it has one
+        # (the key and why), as when the spec is checked as it is loaded.
+        return _fitting(path, _validated(path, raw))
+
+
+def _fitting(path: Path, spec: TaskSpec) -> TaskSpec:
+    """The spec, its name that of its file and its sections those of its kind."""
     if path.stem != spec.name:
         raise TaskSpecError(f"{path}: key name: {spec.name!r} must match the file name {path.stem!r}")
     try:
@@ -126,8 +179,11 @@ def task_dirs_from_env() -> list[Path]:
     return [Path(p) for p in value.split(os.pathsep) if p.strip()]
 
 
-def load_registry(extra_dirs: Iterable[Path | str] = (), *, use_env: bool = True) -> Registry:
+def load_registry(extra_dirs: Iterable[Path | str] = (), *, use_env: bool = True, checked: bool = True) -> Registry:
     """Load the bundled specs, then those in ``extra_dirs`` and ``$TAXPRABEN_TASK_DIR``.
+
+    ``checked=False`` (``run``, whose first request waits for this): the specs are built
+    without pydantic (:func:`load_spec_file`), and :meth:`Registry.check` checks them later.
 
     Plugin modules ($TAXPRABEN_PLUGINS, entry points ``taxpraben.plugins``) are imported
     first, so that specs may use the kinds and metrics they register.
@@ -143,21 +199,27 @@ def load_registry(extra_dirs: Iterable[Path | str] = (), *, use_env: bool = True
         dirs.extend(task_dirs_from_env())
     specs: dict[str, TaskSpec] = {}
     sources: dict[str, Path] = {}
+    unchecked: dict[Path, dict[str, Any]] = {}
     for directory in dirs:
         if not directory.is_dir():
             raise TaskSpecError(f"{directory}: task directory does not exist")
         for path in sorted(directory.iterdir()):
             if path.suffix.lower() not in SPEC_SUFFIXES or path.name.startswith("."):
                 continue
-            spec = load_spec_file(path)
+            raw = _read_spec_file(path)
+            spec = _spec_of(path, raw, checked)
+            if spec.name in sources:
+                unchecked.pop(sources[spec.name], None)  # replaced: what is used is checked
             specs[spec.name] = spec
             sources[spec.name] = path
+            if not checked:
+                unchecked[path] = raw
     order = {level: i for i, level in enumerate(BLOOM_ORDER)}
     paper = {name: i for i, name in enumerate(PAPER_ORDER)}
     ordered = sorted(
         specs.values(), key=lambda s: (order[s.bloom], paper.get(s.name, len(paper)), s.name)
     )
-    return Registry({s.name: s for s in ordered}, sources)
+    return Registry({s.name: s for s in ordered}, sources, unchecked)
 
 
 #: The order of the datasets in the paper's tables.
