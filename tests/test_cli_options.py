@@ -55,8 +55,12 @@ def options_of(command: str) -> dict[str, Any]:
 
 def describe(p: Any) -> tuple[object, ...]:
     """What a user sees of an option: names, environment variable, default, help, type, bounds."""
-    kind = p.type_descriptor.annotation
-    return (p.name, tuple(p.opts), p.envvar, p.default, p.help, repr(kind), p.min, p.max, p.is_flag, p.required)
+    return (p.name, tuple(p.opts), p.envvar, p.default, p.help, p.type.name, bounds(p), p.is_flag, p.required)
+
+
+def bounds(p: Any) -> tuple[object, object]:
+    """An option's range: its click type's (an IntRange or FloatRange; typer below 0.29)."""
+    return getattr(p.type, "min", None), getattr(p.type, "max", None)
 
 
 def test_run_score_and_merge_offer_the_same_scoring_options() -> None:
@@ -180,7 +184,7 @@ def test_every_option_of_a_command_is_its_declaration(command: str) -> None:
             continue
         assert p.opts[0] == d.flag and (d.short is None or d.short in p.opts)
         assert (p.help, p.rich_help_panel, p.envvar) == (d.help, d.panel, d.envvar)
-        assert (p.min, p.max) == (d.min, d.max)
+        assert bounds(p) == (d.min, d.max)
         if default is not dataclasses.MISSING:
             assert p.default == default, name
         else:
