@@ -33,7 +33,7 @@ the goal asks for the first request within 0.3 s of the process start.
 first config): with ``-X importtime`` (the imports before the first connect, by package and by
 taxpraben module, with the module that pulled each package in), with marks around the phases
 after generation (``Runner._send_all``, ``Runner.run``, ``DataStream.result``,
-``write_predictions``, ``score_and_report`` and what it calls), and with cProfile from the end
+``write_predictions_file``, ``score_and_report`` and what it calls), and with cProfile from the end
 of ``Runner._send_all`` to the end of the command (file:function by cumulative time).
 
     python benchmarks/fixed_costs.py                                   # C = 64, 256; 3 repeats
@@ -174,7 +174,9 @@ PATCHES = {
     "taxpraben.cache": ["CompletionCache.__init__"],
     "taxpraben.runner": ["Runner.__init__", "Runner.run", "Runner._preflight", "Runner._send_all"],
     "taxpraben.data.loader": ["DataStream.__init__", "DataStream.result"],
-    "taxpraben.commands.run": ["run", "shard_records", "in_data_order", "write_predictions", "score_and_report"],
+    "taxpraben.commands.run": ["run"],
+    "taxpraben.jobs.generate": ["run_job", "shard_records"],
+    "taxpraben.jobs.common": ["in_data_order", "write_predictions_file", "score_and_report"],
     "taxpraben.scoring.pipeline": ["score_to_dir", "score_predictions", "git_hash"],
     "taxpraben.report": ["write_reports"],
     "taxpraben.report.terminal": ["print_summary"],
@@ -240,11 +242,13 @@ class AfterImport:
         return spec
 
 sys.meta_path.insert(0, AfterImport())
+from taxpraben.collector import pause_collection
+pause_collection()  # as the executable does (taxpraben.startup)
 import taxpraben.cli as cli
 mark("command line imported")
 sys.argv = ["taxpraben", *sys.argv[1:]]
 try:
-    cli.app()
+    cli.build_app(cli.named_command(sys.argv[1:]))()  # the named command alone, as cli.entry builds it
 finally:
     mark("command returned")
     if PROFILE:

@@ -426,7 +426,7 @@ def test_run_connects_before_pydantic_is_imported(tmp_path: Path) -> None:
         "seen = {}\n"
         "def audit(event, args):\n"
         "    if event == 'socket.connect' and 'at_connect' not in seen:\n"
-        "        seen['at_connect'] = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core'))\n"
+        "        seen['at_connect'] = sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core', 'annotated_types'))\n"
         "sys.addaudithook(audit)\n"
         "from taxpraben.cli import build_app\n"
         "try:\n"

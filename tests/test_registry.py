@@ -218,3 +218,27 @@ def test_an_integer_threshold_is_one_value_in_both_readings() -> None:
     built, validated = build_spec(raw), validate_spec(raw)
     assert built.fields is not None and type(built.fields.fuzzy_threshold) is float
     assert spec_json(built) == spec_json(validated)
+
+
+@pytest.mark.parametrize(
+    ("fields", "loc", "message"),
+    [
+        ({"fields": [{"name": "a", "kind": "number"}], "fuzzy_threshold": 1.5},
+         ("fields", "fuzzy_threshold"), "Input should be less than or equal to 1"),
+        ({"fields": [{"name": "a", "kind": "number"}], "fuzzy_threshold": "0.6"},
+         ("fields", "fuzzy_threshold"), "Input should be a valid number"),
+        ({"fields": [{"name": "", "kind": "number"}]}, ("fields", "fields", 0, "name"),
+         "String should have at least 1 character"),
+        ({"fields": []}, ("fields", "fields"), "List should have at least 1 item after validation, not 0"),
+        ({"fields": [{"name": "a", "decimals": -1}]}, ("fields", "fields", 0, "decimals"),
+         "Input should be greater than or equal to 0"),
+    ],
+)
+def test_the_field_rules_constraints_are_pydantics(fields: dict[str, object], loc: tuple[object, ...], message: str) -> None:
+    from pydantic import ValidationError
+
+    raw = {"name": "TaxOdd", "name_zh": "测试", "description": "x", "type": "mixed", "bloom": "create",
+           "metrics": ["em"], "fields": fields}  # fmt: skip
+    with pytest.raises(ValidationError) as info:
+        validate_spec(raw)
+    assert [(e["loc"], e["msg"]) for e in info.value.errors()] == [(loc, message)]
