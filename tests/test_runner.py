@@ -22,6 +22,7 @@ from rich.console import Console
 from helpers.fake_clock import FakeClock, MaxJitter, MinJitter
 from helpers.mock_openai_server import MockConfig, MockServer
 from taxpraben.cache import CacheError, CompletionCache
+from taxpraben.console import deferred_console, is_made
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -389,6 +390,69 @@ def test_progress_bar_shows_counters() -> None:
     out = buf.getvalue()
     assert "openai:mock" in out and "5/5" in out
     assert "retries" in out and "failed 0" in out and "tokens" in out
+
+
+class _WatchedBackend:
+    """Answers after ``seconds`` of ``clock``; notes whether the console was made (rich
+    imported for the progress bar) when each request was handed to it and half-way."""
+
+    kind = "openai"
+    model = "watched"
+    endpoint = "http://watched/v1"
+    batch_size = 1
+    cacheable = True
+    spec = "openai:watched"
+
+    def __init__(self, clock: FakeClock, seconds: float, console: object) -> None:
+        self.clock, self.seconds, self.console = clock, seconds, console
+        self.made_at_send: list[bool] = []
+        self.made_half_way: list[bool] = []
+
+    def shares_runs(self, config: GenerationConfig) -> bool:
+        return False
+
+    async def generate(self, requests: Sequence[Request], config: GenerationConfig) -> list[Completion | BackendError]:
+        self.made_at_send.append(is_made(self.console))
+        await self.clock.sleep(self.seconds / 2)
+        self.made_half_way.append(is_made(self.console))
+        await self.clock.sleep(self.seconds / 2)
+        return [Completion(text=f"答案 {r.record.id}") for r in requests]
+
+    async def aclose(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("seconds", "made_half_way"),
+    [(1.0, [True, True, True]),  # the bar's timer (0.1 s) comes before the first answer
+     (0.04, [False, False, True])],  # the first answer shows it, counted
+)
+def test_the_progress_bar_waits_for_the_first_request(seconds: float, made_half_way: list[bool]) -> None:
+    """The bar (and rich, for its console) comes after the first request is handed to the
+    backend: 0.1 s after it on the runner's clock, or at the first answer if that is sooner,
+    with the answers so far counted (start-up, issue 24)."""
+    clock, buf = FakeClock(), io.StringIO()
+    console = deferred_console(file=buf, force_terminal=True, width=140)
+    backend = _WatchedBackend(clock, seconds, console)
+    runner = Runner(backend, CONFIG, RunnerSettings(concurrency=2, progress=True), console=console, clock=clock)
+    asyncio.run(runner.run(make_requests(n=3, runs=1)))
+    assert backend.made_at_send == [False, False, True]  # the third went after the first answer
+    assert backend.made_half_way == made_half_way
+    assert "3/3" in buf.getvalue() and "openai:watched" in buf.getvalue()
+
+
+def test_a_run_with_nothing_to_send_still_shows_its_bar(tmp_path: Path) -> None:
+    """Everything from the cache: no request, and the bar shows where the run ended."""
+    clock, buf = FakeClock(), io.StringIO()
+    reqs = make_requests(n=2, runs=1)
+    with CompletionCache(tmp_path / "c.sqlite") as cache:
+        asyncio.run(Runner(_WatchedBackend(clock, 0.01, None), CONFIG, cache=cache, clock=clock).run(reqs))
+        backend = _WatchedBackend(clock, 0.01, None)
+        console = Console(file=buf, force_terminal=True, width=140)
+        runner = Runner(backend, CONFIG, RunnerSettings(progress=True), cache=cache, console=console, clock=clock)
+        asyncio.run(runner.run(reqs))
+    assert backend.made_at_send == [] and runner.stats.cached == 2
+    assert "0/0" in buf.getvalue() and "(2 cached)" in buf.getvalue()
 
 
 class _SlowBackend:

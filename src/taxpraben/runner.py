@@ -44,11 +44,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 from taxpraben.budget import Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache, cache_key
 from taxpraben.clock import SYSTEM_CLOCK, Clock
+from taxpraben.console import deferred_console
 from taxpraben.models.base import (
     Backend,
     BackendError,
@@ -64,12 +63,19 @@ from taxpraben.models.defaults import (
     DEFAULT_MAX_RETRIES,
 )
 from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
-from taxpraben.progress import RunProgress, RunStats
+from taxpraben.progress import RunStats
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.predictions import Prediction
+    from taxpraben.progress_bar import RunProgress
 
 __all__ = ["BudgetReached", "RunAborted", "RunStats", "Runner", "RunnerSettings", "generation_key"]
+
+#: Seconds from the first request handed to the backend to the progress bar shown (sooner if
+#: an answer comes first): rich's import is not on the first request's way (issue 24).
+_BAR_AFTER_S = 0.1
 
 #: Requests read from a lazy feed between two turns of the event loop.
 _CHUNK = 64
@@ -145,7 +151,7 @@ class Runner:
         self.config = config
         self.settings = settings or RunnerSettings()
         self.cache = cache if backend.cacheable else None
-        self.console = console or Console(stderr=True)
+        self.console = console or deferred_console(stderr=True)
         self.clock = clock
         self._rng = rng
         self._on_answer = on_answer
@@ -173,6 +179,10 @@ class Runner:
         self._unsaved: list[tuple[str, Completion, Request]] = []
         self._save_error: CacheError | None = None
         self._progress: RunProgress | None = None
+        #: Completions the bar counts (some may come before it is shown), and the timer that
+        #: shows it (:meth:`_progress_soon`).
+        self._advanced = 0
+        self._bar_timer: asyncio.Future[None] | None = None
         #: True once the endpoint answered anything (a completion or an HTTP error).
         self._answered = False
         self._first_unreachable: float | None = None
@@ -193,6 +203,7 @@ class Runner:
         self.stats.shared_generation = self.backend.shares_runs(self.config)
         self._order, self._unique, self._queue = [], {}, deque()
         self._fed, self._exhausted = None, False
+        self._advanced = 0
         feed = iter(requests)
         try:
             if self.backend.batch_size > 1:
@@ -334,8 +345,6 @@ class Runner:
         workers = max(1, self.settings.concurrency // size or 1)
         if self._exhausted:
             workers = min(workers, -(-len(self._queue) // size))
-        self._start_progress(self.stats.to_send)
-
         async def worker() -> None:
             while True:
                 if self._over_budget:
@@ -382,6 +391,7 @@ class Runner:
                 if not pending:
                     return
             await self._limiter.acquire(len(pending), sum(estimates))
+            self._progress_soon()
             outcomes = await self.backend.generate([r for _, r in pending], self.config)
             retry: list[tuple[str, Request, BackendError]] = []
             retry_after: float | None = None
@@ -524,15 +534,36 @@ class Runner:
             cached=True if cached else None,
         )
 
-    def _start_progress(self, total: int) -> None:
-        if self.settings.progress:
-            self._progress = RunProgress(self.backend.spec, self.stats, self.console, total)
+    def _progress_soon(self) -> None:
+        """The bar is shown :data:`_BAR_AFTER_S` after the first request is handed to the
+        backend, or at the first answer if that is sooner: it imports rich (30-40 ms), which
+        the first request does not wait for (issue 24, start-up)."""
+        if self._bar_timer is None and self.settings.progress:
+            self._bar_timer = asyncio.ensure_future(self._progress_after(_BAR_AFTER_S))
+
+    async def _progress_after(self, seconds: float) -> None:
+        await self.clock.sleep(seconds)
+        self._start_progress()
+
+    def _start_progress(self) -> None:
+        if self.settings.progress and self._progress is None:
+            from taxpraben.progress_bar import RunProgress
+
+            self._progress = RunProgress(self.backend.spec, self.stats, self.console, self.stats.to_send,
+                                         completed=self._advanced)  # fmt: skip
 
     def _advance(self) -> None:
-        if self._progress is not None:
+        self._advanced += 1
+        if self._progress is None:
+            self._start_progress()  # the first answer came before the bar's timer
+        else:
             self._progress.advance()
 
     def _stop_progress(self) -> None:
+        if self._bar_timer is not None:
+            self._bar_timer.cancel()
+            self._bar_timer = None
+        self._start_progress()  # a bar not shown yet (nothing sent) shows where the run ended
         if self._progress is not None:
             self._progress.stop()
             self._progress = None

@@ -9,9 +9,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
+
+from taxpraben.console import deferred_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: Width of tables printed to a pipe or file: wide enough that no table of ours wraps
 #: (tables take their natural width, not this one).
@@ -29,8 +34,8 @@ def cli_console(*, stderr: bool = False) -> Console:
     """
     stream = sys.stderr if stderr else sys.stdout
     if getattr(stream, "isatty", lambda: False)():
-        return Console(stderr=stderr)
-    return Console(stderr=stderr, soft_wrap=True, width=PIPE_WIDTH)
+        return deferred_console(stderr=stderr)
+    return deferred_console(stderr=stderr, soft_wrap=True, width=PIPE_WIDTH)
 
 
 @contextmanager

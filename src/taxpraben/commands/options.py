@@ -24,10 +24,9 @@ import inspect
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar, Union, get_args, get_origin
 
 import typer
-from rich.console import Console
 
 from taxpraben.options import (
     DATA_PANEL,
@@ -39,6 +38,9 @@ from taxpraben.options import (
     is_option_group,
 )
 from taxpraben.scoring.settings import ScoringSettings
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _base_type(annotation: Any) -> Any:

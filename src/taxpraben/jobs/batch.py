@@ -28,8 +28,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.data.loader import DataError
@@ -47,6 +45,8 @@ from taxpraben.options import BatchOptions, EndpointOptions
 from taxpraben.runner import generation_key
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.cache import BatchRecord
     from taxpraben.models.batch import BatchClient, BatchProgress
     from taxpraben.models.openai import OpenAIBackend

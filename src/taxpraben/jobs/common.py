@@ -13,8 +13,6 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from taxpraben.data.loader import DataError, LoadedData, load_data
 from taxpraben.jobs.hub import use_local_models_if_hub_unreachable
 from taxpraben.locks import DirectoryLock, InUseError
@@ -22,6 +20,8 @@ from taxpraben.options import DataOptions, PricingOptions, ScoringOptions
 from taxpraben.tasks import Registry, TaskSpecError, load_registry
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.ledger import CostOf
     from taxpraben.predictions import Prediction
     from taxpraben.scoring import ScoredResults, ScoringSettings

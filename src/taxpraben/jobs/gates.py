@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 from taxpraben.jobs.common import JobError, say
 from taxpraben.options import GateOptions
 from taxpraben.tasks.registry import closest_task_name
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.results import Results
     from taxpraben.scoring import ScoredResults
 

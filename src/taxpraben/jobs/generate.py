@@ -23,12 +23,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from taxpraben.budget import BUDGET_EXIT, Budget, CostOf
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.collector import resume_collection
 from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
+from taxpraben.console import deferred_console
 from taxpraben.data.loader import DataError, DataStream, LoadedData
 from taxpraben.jobs.batch import batch_stage
 from taxpraben.jobs.common import (
@@ -88,6 +87,8 @@ from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry, TaskSpecError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.predictions import Prediction
 
 #: The unsharded run: every record.
@@ -497,13 +498,13 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         if judge is not None:
             judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
         runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
-                        console=progress or Console(stderr=True), budget=budget,
+                        console=progress or deferred_console(stderr=True), budget=budget,
                         on_answer=answering(spec_check, ahead, completion.answered if completion is not None else None),
                         on_read=completion.read if completion is not None else None)  # fmt: skip
         resume_collection()  # loaded: from here on objects come and go (taxpraben.collector)
         with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
             requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
-                                   progress or Console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
+                                   progress or deferred_console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
             try:
                 predictions = generate(runner, requests, store, along.alongside if along is not None else None)
                 checked_specs(spec_check, runner)

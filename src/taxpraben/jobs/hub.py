@@ -7,8 +7,11 @@ import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 #: Seconds the hub gets to answer before scorer models are taken from the local cache only.
 HUB_PROBE_TIMEOUT_S = 3.0

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from taxpraben.budget import BUDGET_EXIT, Budget, BudgetShare, CostOf
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.jobs.common import JobError, costing, say
@@ -33,6 +31,8 @@ from taxpraben.runner import BudgetReached, RunnerSettings
 from taxpraben.tasks import Registry
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.judge.prompt import JudgePrompt
     from taxpraben.judge.stage import AheadPlan, JudgeStage
     from taxpraben.kinds import Item

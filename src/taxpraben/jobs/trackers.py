@@ -52,13 +52,14 @@ import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any, Protocol
 
 from taxpraben.config import CONFIG_FILE, effective_values
 from taxpraben.jobs.common import JobError, say, warn
 from taxpraben.options import TrackerOptions
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: The files logged as artefacts, those of them the job wrote (samples.jsonl is left out:
 #: it can be large, and results.json holds every figure).
