@@ -265,8 +265,11 @@ class Runner:
     async def _produce(self, feed: Iterator[Request]) -> None:
         """Read the rest of ``feed`` chunk by chunk, letting the workers send in between.
 
-        It yields first: the workers started beside it put their first requests on the wire
-        before a chunk (its records checked, their readers imported) holds the loop."""
+        It yields first, twice: the workers started beside it hand their first requests to
+        aiohttp in the first turn, and on Python 3.11 aiohttp writes a request's body on a task
+        of its own (eager from 3.12), queued behind this one; the second turn lets those go on
+        the wire before a chunk (its records checked, their readers imported) holds the loop."""
+        await asyncio.sleep(0)
         await asyncio.sleep(0)
         while not self._take(feed, _CHUNK):
             await asyncio.sleep(0)
@@ -345,6 +348,7 @@ class Runner:
         workers = max(1, self.settings.concurrency // size or 1)
         if self._exhausted:
             workers = min(workers, -(-len(self._queue) // size))
+
         async def worker() -> None:
             while True:
                 if self._over_budget:

@@ -31,6 +31,9 @@ def cli_console(*, stderr: bool = False) -> Console:
     message per line, paths whole, so that ``grep`` finds them (``soft_wrap``); and tables
     get room for their natural width (a pipe has no width; ``COLUMNS`` describes a
     terminal), so the same command prints the same lines whatever terminal launched it.
+
+    The console is made at its first use (:mod:`taxpraben.console`): ``run`` imports rich
+    once it prints, after its first request.
     """
     stream = sys.stderr if stderr else sys.stdout
     if getattr(stream, "isatty", lambda: False)():
