@@ -79,6 +79,9 @@ _BAR_AFTER_S = 0.1
 
 #: Requests read from a lazy feed between two turns of the event loop.
 _CHUNK = 64
+#: Requests read before the first is sent: the first requests need not wait for 64 records
+#: read and checked (5-15 ms), the others are read while those are on the wire.
+_FIRST_CHUNK = 8
 
 
 @dataclass(frozen=True)
@@ -275,14 +278,15 @@ class Runner:
             await asyncio.sleep(0)
 
     async def _drive(self, feed: Iterator[Request]) -> None:
-        """Read, look up and send: the first chunk at once, the rest while sending.
+        """Read, look up and send: a first few requests (:data:`_FIRST_CHUNK`) at once, the
+        rest while sending.
 
         With something to send in the first chunk, the endpoint is asked (preflight) before
         the producer starts: its chunks (records read and checked, their readers imported)
         would otherwise hold the loop while the listing waits for an answer, and the first
         request with it."""
         if not self._exhausted:
-            self._take(feed, _CHUNK)
+            self._take(feed, _FIRST_CHUNK)
         asked = bool(self._queue)
         if asked:
             await self._preflight()
