@@ -28,8 +28,6 @@ import os
 import shlex
 import signal
 import subprocess
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -115,6 +113,9 @@ def log_tail(path: Path, lines: int = LOG_LINES) -> list[str]:
 def models_answer(base_url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
     """True when ``GET {base_url}/models`` answers 200 (or 401/403: up, but keyed); no proxy
     (as the backend's own client)."""
+    import urllib.error  # here: only --serve asks (urllib.request is 4 ms of run's start-up)
+    import urllib.request
+
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(base_url.rstrip("/") + "/models", timeout=timeout) as resp:
