@@ -63,19 +63,14 @@ from taxpraben.models.defaults import (
     DEFAULT_MAX_RETRIES,
 )
 from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
-from taxpraben.progress import RunStats
+from taxpraben.progress import DeferredBar, RunStats
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from taxpraben.predictions import Prediction
-    from taxpraben.progress_bar import RunProgress
 
 __all__ = ["BudgetReached", "RunAborted", "RunStats", "Runner", "RunnerSettings", "generation_key"]
-
-#: Seconds from the first request handed to the backend to the progress bar shown (sooner if
-#: an answer comes first): rich's import is not on the first request's way (issue 24).
-_BAR_AFTER_S = 0.1
 
 #: Requests read from a lazy feed between two turns of the event loop.
 _CHUNK = 64
@@ -181,11 +176,7 @@ class Runner:
         self._exhausted = False
         self._unsaved: list[tuple[str, Completion, Request]] = []
         self._save_error: CacheError | None = None
-        self._progress: RunProgress | None = None
-        #: Completions the bar counts (some may come before it is shown), and the timer that
-        #: shows it (:meth:`_progress_soon`).
-        self._advanced = 0
-        self._bar_timer: asyncio.Future[None] | None = None
+        self._progress = DeferredBar(self.backend.spec, self.stats, self.console, self.clock, self.settings.progress)
         #: True once the endpoint answered anything (a completion or an HTTP error).
         self._answered = False
         self._first_unreachable: float | None = None
@@ -206,7 +197,6 @@ class Runner:
         self.stats.shared_generation = self.backend.shares_runs(self.config)
         self._order, self._unique, self._queue = [], {}, deque()
         self._fed, self._exhausted = None, False
-        self._advanced = 0
         feed = iter(requests)
         try:
             if self.backend.batch_size > 1:
@@ -215,7 +205,7 @@ class Runner:
         finally:
             self._save()
             await self.backend.aclose()
-            self._stop_progress()
+            self._progress.stop()
         if self._save_error is not None:
             raise self._save_error
         if self._over_budget:
@@ -257,7 +247,7 @@ class Runner:
         missing = [(k, r) for k, r in new.items() if k not in self._results]
         self._queue.extend(missing)
         stats.to_send += len(missing)
-        if missing and self._progress is not None:
+        if missing:
             self._progress.set_total(stats.to_send)
         self._exhausted = exhausted
         if self._fed is not None:  # wake every worker waiting for work
@@ -399,7 +389,7 @@ class Runner:
                 if not pending:
                     return
             await self._limiter.acquire(len(pending), sum(estimates))
-            self._progress_soon()
+            self._progress.soon()
             outcomes = await self.backend.generate([r for _, r in pending], self.config)
             retry: list[tuple[str, Request, BackendError]] = []
             retry_after: float | None = None
@@ -477,7 +467,7 @@ class Runner:
             stats.prompt_tokens += completion.usage.get("prompt_tokens", 0)
             stats.completion_tokens += completion.usage.get("completion_tokens", 0)
         self._answer(key, request, completion)
-        self._advance()
+        self._progress.advance()
 
     def _save(self) -> None:
         """Commit the completions received since the last commit (one transaction)."""
@@ -502,7 +492,7 @@ class Runner:
         self.stats.rejected += 0 if error.retryable else 1
         self.stats.first_error = self.stats.first_error or final.message
         self._answer(key, self._unique[key], final)
-        self._advance()
+        self._progress.advance()
 
     def _answer(self, key: str, request: Request, outcome: Completion | BackendError) -> None:
         if self._on_answer is not None:
@@ -541,40 +531,6 @@ class Runner:
             finish_reason=outcome.finish_reason,
             cached=True if cached else None,
         )
-
-    def _progress_soon(self) -> None:
-        """The bar is shown :data:`_BAR_AFTER_S` after the first request is handed to the
-        backend, or at the first answer if that is sooner: it imports rich (30-40 ms), which
-        the first request does not wait for (issue 24, start-up)."""
-        if self._bar_timer is None and self.settings.progress:
-            self._bar_timer = asyncio.ensure_future(self._progress_after(_BAR_AFTER_S))
-
-    async def _progress_after(self, seconds: float) -> None:
-        await self.clock.sleep(seconds)
-        self._start_progress()
-
-    def _start_progress(self) -> None:
-        if self.settings.progress and self._progress is None:
-            from taxpraben.progress_bar import RunProgress
-
-            self._progress = RunProgress(self.backend.spec, self.stats, self.console, self.stats.to_send,
-                                         completed=self._advanced)  # fmt: skip
-
-    def _advance(self) -> None:
-        self._advanced += 1
-        if self._progress is None:
-            self._start_progress()  # the first answer came before the bar's timer
-        else:
-            self._progress.advance()
-
-    def _stop_progress(self) -> None:
-        if self._bar_timer is not None:
-            self._bar_timer.cancel()
-            self._bar_timer = None
-        self._start_progress()  # a bar not shown yet (nothing sent) shows where the run ended
-        if self._progress is not None:
-            self._progress.stop()
-            self._progress = None
 
 
 def generation_key(backend: Backend, config: GenerationConfig, request: Request, shared: bool) -> str:
