@@ -1,23 +1,11 @@
-"""What a run has done (:class:`RunStats`): the counters of its progress bar and of the
-command's summary; and when the bar (:mod:`taxpraben.progress_bar`, rich) is shown
-(:class:`DeferredBar`)."""
+"""What a run has done (:class:`RunStats`): the counters of its progress bar
+(:mod:`taxpraben.progress_bar`, shown by :mod:`taxpraben.deferred_bar`) and of the command's
+summary."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from taxpraben.clock import Clock
-    from taxpraben.progress_bar import RunProgress
-
-#: Seconds from the first request handed to the backend to the bar shown (sooner if an answer
-#: comes first): rich's import is not on the first request's way (issue 24, start-up).
-BAR_AFTER_S = 0.1
 
 
 @dataclass
@@ -44,57 +32,3 @@ class RunStats:
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
-
-
-class DeferredBar:
-    """A run's progress bar, shown :data:`BAR_AFTER_S` after the first request is handed to
-    the backend (:meth:`soon`, on the runner's clock) or at the first answer if that is
-    sooner, with the answers so far counted; never shown when ``enabled`` is false. The bar
-    imports rich (30-40 ms), which the first request does not wait for."""
-
-    def __init__(self, spec: str, stats: RunStats, console: Console, clock: Clock, enabled: bool) -> None:
-        self._spec, self._stats, self._console, self._clock = spec, stats, console, clock
-        self._enabled = enabled
-        self._bar: RunProgress | None = None
-        self._advanced = 0
-        self._timer: asyncio.Future[None] | None = None
-
-    def soon(self) -> None:
-        """A request is handed to the backend: the bar is shown shortly, if it is not yet."""
-        if self._timer is None and self._enabled and self._bar is None:
-            self._timer = asyncio.ensure_future(self._show_after(BAR_AFTER_S))
-
-    async def _show_after(self, seconds: float) -> None:
-        await self._clock.sleep(seconds)
-        self._show()
-
-    def _show(self) -> None:
-        if self._enabled and self._bar is None:
-            from taxpraben.progress_bar import RunProgress
-
-            self._bar = RunProgress(self._spec, self._stats, self._console, self._stats.to_send,
-                                    completed=self._advanced)  # fmt: skip
-
-    def set_total(self, total: int) -> None:
-        if self._bar is not None:
-            self._bar.set_total(total)
-
-    def advance(self) -> None:
-        """One more completion; the first answer shows the bar if its timer has not."""
-        self._advanced += 1
-        if self._bar is None:
-            self._show()
-        else:
-            self._bar.advance()
-
-    def stop(self) -> None:
-        """The sending is over: a bar not shown yet (nothing was sent) shows where the run
-        ended, then stops; the next run of the runner counts from 0."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._show()
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
-        self._advanced = 0

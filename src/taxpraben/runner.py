@@ -48,6 +48,7 @@ from taxpraben.budget import Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache, cache_key
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.console import deferred_console
+from taxpraben.deferred_bar import DeferredBar
 from taxpraben.models.base import (
     Backend,
     BackendError,
@@ -63,7 +64,7 @@ from taxpraben.models.defaults import (
     DEFAULT_MAX_RETRIES,
 )
 from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
-from taxpraben.progress import DeferredBar, RunStats
+from taxpraben.progress import RunStats
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -18,6 +18,7 @@ and has pydantic check them while the first requests go out (``Registry.check``)
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any, ClassVar, Literal
@@ -227,13 +228,9 @@ def _json_values(value: Any) -> Any:
     return value
 
 
-_ADAPTER: Any = None
-
-
+@functools.cache
 def _adapter() -> Any:
-    global _ADAPTER
-    if _ADAPTER is None:
-        from pydantic import TypeAdapter
+    """pydantic's validator of the specs, made once, when first asked for."""
+    from pydantic import TypeAdapter
 
-        _ADAPTER = TypeAdapter(TaskSpec)
-    return _ADAPTER
+    return TypeAdapter(TaskSpec)
