@@ -171,6 +171,40 @@ def test_a_plugin_that_fails_to_import_is_named(monkeypatch: pytest.MonkeyPatch)
         load_registry(use_env=False)
 
 
+def test_a_plugin_installed_with_an_entry_point_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A distribution declaring ``[taxpraben.plugins]`` on sys.path: its module is imported
+    before the specs are read (taxpraben.entry_points reads the entry point), and its kind
+    scores a spec of that kind."""
+    module = f"toy_ranking_ep_{tmp_path.name.replace('-', '_')}"
+    site = tmp_path / "site"
+    (site / "toy_ranking-1.0.dist-info").mkdir(parents=True)
+    (site / f"{module}.py").write_text(PLUGIN, encoding="utf-8")
+    (site / "toy_ranking-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-ranking\n", "utf-8")
+    (site / "toy_ranking-1.0.dist-info" / "entry_points.txt").write_text(
+        f"[taxpraben.plugins]\nranking = {module}:unused [extra]\n", encoding="utf-8")
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "TaxRank.yaml").write_text(SPEC, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delenv(PLUGINS_ENV, raising=False)
+    try:
+        registry = load_registry([tmp_path / "specs"], use_env=False)
+        assert module in sys.modules
+        assert registry.get("TaxRank").type == "ranking" == get_kind("ranking").name
+    finally:
+        unregister_metric("ranking", "top1")
+        unregister_kind("ranking")
+        sys.modules.pop(module, None)
+
+
+def test_an_entry_point_that_names_no_module_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bad-1.0.dist-info").mkdir()
+    (tmp_path / "bad-1.0.dist-info" / "entry_points.txt").write_text("[taxpraben.plugins]\nx = not a module\n", "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(PLUGINS_ENV, raising=False)
+    with pytest.raises(TaskSpecError, match="entry point 'not a module' names no module"):
+        load_registry(use_env=False)
+
+
 def test_builtin_kinds_in_results_order_with_labels() -> None:
     assert [k.name for k in kinds()][:4] == ["classification", "generation", "structured", "mixed"]
     assert kind_label("mixed") == "Mixed"

@@ -23,7 +23,6 @@ import hashlib
 import json
 import platform
 from collections.abc import Iterable, Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -59,6 +58,9 @@ _CHUNK = 1 << 20
 @functools.cache  # read once a process: a lookup walks sys.path's distributions (1-8 ms each)
 def installed_version(name: str) -> str | None:
     """The installed version of distribution ``name``; None where it is not installed."""
+    # imported here: its import (15-25 ms) is not run's start-up's (the jobs import this module)
+    from importlib import metadata
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:

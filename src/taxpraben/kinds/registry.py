@@ -11,9 +11,9 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterator
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
+from taxpraben.entry_points import entry_point_module, entry_point_values
 from taxpraben.kinds.base import Kind, Metric, TaskKind
 
 if TYPE_CHECKING:
@@ -37,7 +37,11 @@ def load_plugins() -> list[str]:
     """Import the plugin modules ($TAXPRABEN_PLUGINS, then the ``taxpraben.plugins`` entry
     points), each once per process; returns the ones imported now."""
     names = [n.strip() for n in os.environ.get(PLUGINS_ENV, "").split(",") if n.strip()]
-    names += [ep.value.split(":")[0] for ep in entry_points(group=PLUGIN_GROUP)]
+    for value in entry_point_values(PLUGIN_GROUP):  # not importlib.metadata's: see taxpraben.entry_points
+        module = entry_point_module(value)
+        if module is None:
+            raise PluginError(f"the {PLUGIN_GROUP!r} entry point {value!r} names no module (module or module:attr)")
+        names.append(module)
     loaded = []
     for name in names:
         if name in _LOADED_PLUGINS:
