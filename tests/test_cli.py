@@ -412,13 +412,14 @@ def test_the_first_request_of_run_needs_no_reader_scorer_or_report() -> None:
     assert [m for m in loaded if m.startswith(heavy)] == []
 
 
-def test_run_sends_its_first_request_before_pydantic_or_rich_is_imported(tmp_path: Path) -> None:
+def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_is_imported(tmp_path: Path) -> None:
     """pydantic (its import and schema building, 0.1 s) loads after `taxpraben run` connects
     to the endpoint: the command line is parsed by typer without it (typer 0.29 coerces every
     option through a pydantic TypeAdapter: pyproject keeps typer below it) and the task specs
     are built without it, checked as the first answers come in. rich (30-40 ms) loads after
     the first request is handed to aiohttp: the consoles are made at their first use and the
-    progress bar is shown once the first requests are written (start-up, issue 24). A
+    progress bar is shown once the first requests are written; importlib.metadata (10-15 ms)
+    loads when the manifest reads the packages' versions (start-up, issue 24). A
     structural check on a real run against the mock; the time is benchmarks/fixed_costs.py's."""
     from helpers.mock_openai_server import MockConfig, MockServerThread
     from helpers.probes import probe
@@ -428,7 +429,8 @@ def test_run_sends_its_first_request_before_pydantic_or_rich_is_imported(tmp_pat
         "import aiohttp\n"
         "seen = {}\n"
         "def heavy():\n"
-        "    return sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'pydantic_core', 'annotated_types', 'rich'})\n"
+        "    tops = {m.split('.')[0] for m in sys.modules} & {'pydantic', 'pydantic_core', 'annotated_types', 'rich'}\n"
+        "    return sorted(tops | ({'importlib.metadata'} & set(sys.modules)))\n"
         "def audit(event, args):\n"
         "    if event == 'socket.connect' and 'at_connect' not in seen:\n"
         "        seen['at_connect'] = heavy()\n"
@@ -452,7 +454,7 @@ def test_run_sends_its_first_request_before_pydantic_or_rich_is_imported(tmp_pat
                      "--runs", "1", "--no-semantic", "--no-cache", "--out", str(tmp_path / "out"))  # fmt: skip
     # Loaded after: the specs checked, the items typed, the bar shown and the summary printed.
     assert seen == {"at_connect": [], "at_first_post": [], "exit": 0,
-                    "at_exit": ["annotated_types", "pydantic", "pydantic_core", "rich"]}  # fmt: skip
+                    "at_exit": ["annotated_types", "importlib.metadata", "pydantic", "pydantic_core", "rich"]}  # fmt: skip
 
 
 def test_the_tail_of_run_imports_nothing(tmp_path: Path) -> None:
