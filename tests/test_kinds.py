@@ -173,8 +173,8 @@ def test_a_plugin_that_fails_to_import_is_named(monkeypatch: pytest.MonkeyPatch)
 
 def test_a_plugin_installed_with_an_entry_point_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A distribution declaring ``[taxpraben.plugins]`` on sys.path: its module is imported
-    before the specs are read (taxpraben.entry_points reads the entry point), and its kind
-    scores a spec of that kind."""
+    before the specs are read (taxpraben.entry_points reads the entry point), and a spec of
+    its kind loads."""
     module = f"toy_ranking_ep_{tmp_path.name.replace('-', '_')}"
     site = tmp_path / "site"
     (site / "toy_ranking-1.0.dist-info").mkdir(parents=True)

@@ -1,9 +1,10 @@
 """The entry points of one group among the installed distributions, read without
 ``importlib.metadata`` where the installs allow it.
 
-Why not ``importlib.metadata.entry_points`` alone: importing it (``email``, ``zipfile``,
-``csv``, ``pathlib``) costs 15-25 ms, and every `taxpraben run` asks for its plugins before it
-reads a task spec, so before its first request (a tenth of that start-up, issue 24). What it
+Why not ``importlib.metadata.entry_points`` alone: importing it (``zipfile``, ``csv``,
+``email`` where aiohttp has not imported it) and its scan cost 10-15 ms, 2.4-5.7 ms here, and
+every `taxpraben run` asks for its plugins before it reads a task spec, so before its first
+request (issue 24; benchmarks/README.md has the figures). What it
 does for the installs on the directories of ``sys.path`` is small and is done here the same
 way (``importlib.metadata`` of Python 3.10-3.13; a test holds the two equal over generated
 installs):
