@@ -20,7 +20,7 @@ from taxpraben.parsing.choices import read_choice
 from taxpraben.parsing.final_number import read_final_number
 from taxpraben.parsing.letters import read_letter_set
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, COPY_OF_PROMPT, own_answer
-from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NOT_AN_OPTION, NOT_ASSERTED
+from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NONE_CORRECT, NOT_AN_OPTION, NOT_ASSERTED
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 
@@ -175,6 +175,38 @@ def test_different_answers_without_a_correction_are_ambiguous() -> None:
 def test_several_letters_for_a_single_answer_hedge() -> None:
     assert choice("答案: C、D").failure == HEDGED
     assert choice("因此，选项A、B、C和D都是正确的答案。").failure == HEDGED
+
+
+@pytest.mark.parametrize("output", [
+    "A或C", "A或者C", "A 或 C", "C或A", "B或C", "答案：C，或者D", "C，也可能是D", "A和C", "选A和C",
+    "信息技术服务或建筑服务", "信息技术服务和建筑服务",
+])  # fmt: skip
+def test_two_options_offered_together_are_no_single_answer(output: str) -> None:
+    """Without an answer marker too: the letter after a hedge ("A或C") was read as the answer
+    (the first one, before a Chinese character, is not a standalone letter)."""
+    assert choice(output).failure == HEDGED, output
+
+
+@pytest.mark.parametrize(("output", "expected"), [
+    ("A、B、D都不适用6%，所以选C", 2),  # elimination, then the answer
+    ("信息技术服务，而不是建筑服务或不动产租赁服务", 2),  # the others denied
+    ("C或D中，应选C", 2),
+    ("A、B都不对，选C", 2),  # those two are wrong, not every option
+    ("A或B都不对，C正确", 2),
+    ("A项和B项都不对，C正确。", 2),
+    ("C正确，A或B都不对", 2),
+    ("A不对，B不对，C对", 2),
+    ("A是错误的，C是正确的", 2),  # the ruled-out letter that opens it is not the answer
+    ("选C。A或B均适用9%", 2),
+])  # fmt: skip
+def test_options_ruled_out_beside_the_answer(output: str, expected: int) -> None:
+    assert choice(output).value == expected, output
+
+
+@pytest.mark.parametrize("output", ["以上选项都不对", "以上均不正确", "A、B、C、D均不正确", "ABCD都不对",
+                                    "D. 以上选项均不正确。", "都不对"])  # fmt: skip
+def test_every_option_said_wrong_is_none_correct(output: str) -> None:
+    assert choice(output).failure == NONE_CORRECT, output
 
 
 # ------------------------------------------------------------------ 3. an answer must be asserted

@@ -97,9 +97,10 @@ def test_letters_are_ignored_without_option_letters() -> None:
         ("本文讨论企业所得税汇算清缴", "企业所得税"),
         ("本文讨论土地增值税清算", "土地增值税"),
         ("本文讨论土地增值税清算，也涉及增值税", "土地增值税"),
-        # earliest occurrence without markers
-        ("个人所得税与增值税", "个人所得税"),
-        ("增值税与个人所得税", "增值税"),
+        # two options offered together give no one answer; one also given alone is it
+        ("个人所得税与增值税", None),
+        ("增值税或个人所得税", None),
+        ("个人所得税与增值税相比，本文讨论的是个人所得税", "个人所得税"),
         # after the last marker
         ("文中提到增值税，但属于企业所得税", "企业所得税"),
         ("答案：增值税。结论：个人所得税", "个人所得税"),

@@ -111,6 +111,8 @@ _STATEMENT_LETTER = re.compile(
 )
 _LEADING_LETTER = re.compile(r"^[\s*#>\]】]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
 _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*项")
+#: A letter said to be right ("C正确", "C项是正确的", "C对"), read where the negated ones are gone.
+_AFFIRMED_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])\s*(?:项|选项)?\s*(?:是|为)?\s*(?:正确|对|当选|符合题意)")
 # Not before a Chinese character either: "A股" (A-shares) is a word, not an option.
 _STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])(?!\s+[a-z])")
 _NEGATION = ("不", "非", "未", "没", "无", "不是")
@@ -248,8 +250,16 @@ def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None
     return _asserted_choice(_named(text, needles))
 
 
-_HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*(?:或者|或是|或|还是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
-_HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*(?:或者|或是|或|还是)\s*(?:构成|是|为)?\s*$")
+#: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D").
+_OR = r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为)"
+_HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
+_HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*" + _OR + r"\s*(?:构成|是|为)?\s*$")
+#: Two letters offered together, as alternatives or as a set ("A或C", "A和C", "A、C", "A/C").
+_JOINED_LETTERS = re.compile(
+    r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9])\s*(?:项)?\s*(?:" + _OR + r"|[、/和与及])\s*(?:选项)?\s*([A-Z])(?![A-Za-z0-9])"
+)
+#: What joins two option texts offered together ("增值税或消费税", "增值税和消费税").
+_JOINED_TEXTS = re.compile(r"^\s*(?:罪)?\s*(?:" + _OR + r"|[、/和与及]|以及)\s*(?:构成|是|为)?\s*$")
 
 
 class _Hedge(Exception):
@@ -275,6 +285,33 @@ def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bo
         a[2] != b[2] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
         for a, b in pairwise(named)
     )
+
+
+def _offered_with_another(
+    body: str, index: int, count: int, lettered: bool, needles: Sequence[tuple[str, int]]
+) -> bool:
+    """``body`` gives option ``index`` only together with another one, as an alternative or
+    in a set ("A或C", "A和C", "信息技术服务或建筑服务"): for a question of one answer, no
+    answer. An option also given on its own elsewhere in ``body`` is not."""
+    if lettered:
+        text = _without_negated_letters(body)
+        pairs = [(m.span(), {_letter_index(m.group(1), count), _letter_index(m.group(2), count)})
+                 for m in _JOINED_LETTERS.finditer(text)]  # fmt: skip
+        pairs = [(span, both) for span, both in pairs if len(both) == 2 and None not in both]
+        if any(index in both for _span, both in pairs):
+            rest = text
+            for (start, end), _both in reversed(pairs):
+                rest = rest[:start] + " " + rest[end:]
+            letter = string.ascii_uppercase[index]
+            return not re.search(rf"(?<![A-Za-z0-9]){letter}(?![A-Za-z0-9])", rest)
+    named = [n for n in _named(body, needles) if not n[3]]
+    haystack = _norm(body)
+    joined: set[int] = set()
+    for a, b in pairwise(named):
+        if a[2] != b[2] and _JOINED_TEXTS.match(haystack[a[1] : b[0]]):
+            joined.update((named.index(a), named.index(b)))
+    alone = [n for i, n in enumerate(named) if i not in joined]
+    return any(named[i][2] == index for i in joined) and not any(n[2] == index for n in alone)
 
 
 @lru_cache(maxsize=256)
@@ -353,11 +390,18 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
 
 
 def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
-    """The decisive statement says no option is correct (and names none itself)."""
+    """The decisive statement says no option is correct (and names none itself): "以上均不正确",
+    not "A、B都不对" (those two are wrong, the others not said to be)."""
     if any(_NONE_CORRECT.search(fold_characters(str(c))) for c in choices):
         return False
     m = _NONE_CORRECT.search(text)
-    return bool(m) and m.start() <= 12
+    if not m or m.start() > 12:
+        return False
+    if re.match(r"以上|四个|所有|各|全部|选项|答案|无|没有|都不是", m.group()):  # says it of them all
+        return True
+    subject = re.split(r"[，,。；;！!？?\n]", text[: m.start()])[-1]
+    letters = {c for c in re.findall(r"(?<![A-Za-z])[A-Z](?![A-Za-z])", subject)}
+    return not letters or len(letters) >= len(choices)
 
 
 def read_choice(
@@ -472,21 +516,22 @@ def _choice_index(
                 return Reading(picked)
     # Asserted without a marker: the lead sentence answers first ("B. 区群/层次谬误。……",
     # "C是正确答案。", "最重要的并发症可能是感染性心内膜炎。……"), or
-    lead = _lead_answer(lead_sentence(cleaned), count, lettered, needles)
+    lead_text = lead_sentence(cleaned)
+    lead = _lead_answer(lead_text, count, lettered, needles)
     if lead is not None:
-        return Reading(lead)
+        return Reading(None, HEDGED) if _offered_with_another(lead_text, lead, count, lettered, needles) else Reading(lead)
     # the conclusion sentence (the last one) names the answer.
     last = conclusion_sentence(cleaned)
     picked = _first_affirmed(last, needles)
     if picked is None:
         picked = _numeric_choice(last, texts)
     if picked is None and lettered:
-        for pattern in (_WEAK_LETTER, _STANDALONE_LETTER):
+        for pattern in (_WEAK_LETTER, _AFFIRMED_LETTER, _STANDALONE_LETTER):
             picked = _only_letter(pattern, _without_negated_letters(last), count)
             if picked is not None:
                 break
     if picked is not None:
-        return Reading(picked)
+        return Reading(None, HEDGED) if _offered_with_another(last, picked, count, lettered, needles) else Reading(picked)
     mentioned = _named(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
     return Reading(None, NOT_ASSERTED if mentioned else NO_ANSWER)
 
@@ -494,7 +539,7 @@ def _choice_index(
 #: A lead sentence gives an option it names right after an answer verb ("可能是X", "为X").
 _ANSWER_VERB = re.compile(r"(?:是|为|属于|涉及|即|选|应为|可能是|可能为)\s*[:：]?\s*(?:从)?\s*(?:[a-z]\s*[.．、:：)）]?)?\s*$")
 _LETTER_FIRST = re.compile(
-    r"^[\s*#>\]】]*(?:选项)?\s*[(（【\[]?\s*([A-Z])(?=\s*(?:是|为|项|选项|正确|对|[.．、:：)）\]】,，。!！])|\s|$)"
+    r"^[\s*#>\]】]*(?:选项|应选|选择|选)?\s*[(（【\[]?\s*([A-Z])(?=\s*(?:是|为|项|选项|正确|对|[.．、:：)）\]】,，。!！])|\s|$)"
 )
 
 
@@ -511,7 +556,8 @@ def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tu
     named = _named(sentence, needles)
     if lettered:
         m = _LETTER_FIRST.match(sentence)
-        if m is not None and not re.match(r"\s+[a-z]", sentence[m.end() :]):
+        ruled_out = m is not None and any(n.start() <= m.start(1) < n.end() for n in _NEGATED_LETTER.finditer(sentence))
+        if m is not None and not ruled_out and not re.match(r"\s+[a-z]", sentence[m.end() :]):
             index = _letter_index(m.group(1), count)
             others = {i for _s, _e, i, negated in named if not negated}
             if index is not None and others <= {index}:
@@ -537,10 +583,13 @@ def _bold_answer(text: str, count: int, lettered: bool, needles: Sequence[tuple[
     return None
 
 
+#: One letter or several joined ("C", "A、B", "A项和B项", "A或B"), as a subject or an object.
+_LETTER_RUN = (r"(?:选项)?(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项|选项)?"
+               r"(?:\s*[、,，和与及或/]\s*(?:选项)?[A-Z](?![A-Za-z])\s*(?:项|选项)?)*")
 _NEGATED_LETTER = re.compile(
     r"(?:不是|并非|而非|不选|排除|不应选|注意不是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?"
-    r"|(?:选项)?(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项|选项)?\s*(?:的)?(?:说法|表述)?\s*(?:是|为)?\s*"
-    r"(?:不正确|错误|不对|有误|不符合|不当选|不选|❌)"
+    r"|" + _LETTER_RUN + r"\s*(?:的)?(?:说法|表述)?\s*(?:都|均|也|全)?\s*(?:是|为)?\s*"
+    r"(?:不正确|错误|不对|有误|不符合|不当选|不选|不适用|❌)"
 )
 
 
