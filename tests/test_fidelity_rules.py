@@ -203,6 +203,30 @@ def test_options_ruled_out_beside_the_answer(output: str, expected: int) -> None
     assert choice(output).value == expected, output
 
 
+@pytest.mark.parametrize(("output", "expected"), [
+    # the options written back with their texts on one line are the selection
+    ("正确选项为：A. 工资、薪金所得；B. 劳务报酬所得；C. 稿酬所得；D. 特许权使用费所得。", "ABCD"),
+    ("A. 工资、薪金所得；B. 劳务报酬所得；C. 稿酬所得；D. 特许权使用费所得", "ABCD"),
+    # all of them written back, then the model's own answer: that answer
+    ("A. 工资、薪金所得；B. 劳务报酬所得；C. 稿酬所得；D. 特许权使用费所得；E. 经营所得。其中E不属于综合所得，答案ABCD",
+     "ABCD"),
+    # the options named by their texts alone
+    ("工资、薪金所得、劳务报酬所得、稿酬所得、特许权使用费所得", "ABCD"),
+    ("答案：工资、薪金所得，稿酬所得和特许权使用费所得", "ACD"),
+    ("稿酬所得", "C"),
+])  # fmt: skip
+def test_options_given_by_their_texts(output: str, expected: str) -> None:
+    assert read_letter_set(output, query=MCQ).value == frozenset(expected), output
+
+
+@pytest.mark.parametrize("output", [
+    "属于综合所得的有工资、薪金所得等，需要具体分析",  # named inside a sentence that answers nothing
+    "工资、薪金所得、劳务报酬所得、稿酬所得、特许权使用费所得、经营所得",  # every option: a copy
+])  # fmt: skip
+def test_option_texts_in_a_sentence_or_all_of_them_select_nothing(output: str) -> None:
+    assert read_letter_set(output, query=MCQ).value is None, output
+
+
 @pytest.mark.parametrize("output", ["以上选项都不对", "以上均不正确", "A、B、C、D均不正确", "ABCD都不对",
                                     "D. 以上选项均不正确。", "都不对"])  # fmt: skip
 def test_every_option_said_wrong_is_none_correct(output: str) -> None:

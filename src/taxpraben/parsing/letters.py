@@ -24,8 +24,11 @@ options written back on their own select them, all of them are a copy):
   ``以上全部正确`` in such a statement give every option the question lists; then
   **per-option verdicts** (``A正确，B错误``, ``A项：……，说法正确``, ``A ✅``,
   ``A、C项说法正确``): the options judged correct, when any is; then the conclusion
-  statements; then the last line that holds a group. Duplicate letters collapse. None when
-  no letter is asserted.
+  statements; then the last line that holds a group; with no letter anywhere, the options
+  named by their texts alone (an answer statement or a line that is nothing but option texts:
+  ``工资、薪金所得、稿酬所得``). Options written back with their texts, a line each or on one
+  line (``A. 13%；B. 9%``), select them. Duplicate letters collapse. None when no letter is
+  asserted.
 
 TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.taxben`.
 """
@@ -229,7 +232,9 @@ def extract_letter_set(
     return value if isinstance(value, frozenset) else None
 
 
-_ANSWER_LEAD = re.compile(r"^(?:答案|答)\s*[:：]\s*")
+_ANSWER_LEAD = re.compile(r"^(?:正确)?(?:答案|选项|答)(?:是|为|应为)?\s*[:：]\s*")
+#: Where an option written back ends on a line that writes several ("A. 13%；B. 9%").
+_ITEM_END = re.compile(r"\n|[；;](?=\s*[(（]?[A-H]\s*[.．、:：)）])")
 #: Share of an option line's 3-grams in its option's text for it to write that option back.
 _RESTATED = 0.6
 
@@ -239,7 +244,7 @@ def _option_line_letters(text: str, query: str, allowed: str, start: int = 0) ->
     back (``A. 犯罪人死亡``): the options they select."""
     listed = listed_option_texts(query)
     chosen: set[str] = set()
-    for line in text[text.rfind("\n", 0, start) + 1 :].split("\n"):
+    for line in _ITEM_END.split(text[text.rfind("\n", 0, start) + 1 :]):
         m = _OPTION_TEXT.match(_ANSWER_LEAD.sub("", line.strip().lstrip("*#>-] ")))
         if m is None:
             continue
@@ -301,7 +306,31 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
         kept = [g for s, e, g in _groups(prepared, allowed) if not _rejected(prepared, s, e)]
         if kept:
             return Reading(kept[-1] if len(kept) == 1 else frozenset().union(*kept))
+    # No letter anywhere: the options named by their texts alone ("工资、薪金所得、稿酬所得"),
+    # in an answer statement or on a line of their own.
+    for body in [st.text for st in final] + list(lines_last_first(cleaned)):
+        named = _written_options(body, options, allowed)
+        if named:
+            return Reading(named)
     return Reading(None, NO_ANSWER)
+
+
+#: What may stand between option texts that answer on their own: connectives (the
+#: punctuation is gone from a comparison key).
+_TEXT_JOINS = re.compile(r"(?:和|与|及|以及|还有)*")
+
+
+def _written_options(body: str, options: dict[str, str], allowed: str) -> frozenset[str] | None:
+    """The options ``body`` is nothing but the texts of (after an answer lead such as
+    ``答案：``), joined by punctuation or connectives; None when it holds anything else."""
+    rest = comparison_key(_ANSWER_LEAD.sub("", body.strip().lstrip("*#>-] :：")))
+    keys = sorted(((comparison_key(t), x) for x, t in options.items() if x in allowed), key=lambda kx: -len(kx[0]))
+    found: set[str] = set()
+    for key, letter in keys:
+        if key and key in rest:
+            found.add(letter)
+            rest = rest.replace(key, " ")
+    return frozenset(found) if found and all(_TEXT_JOINS.fullmatch(p) for p in rest.split(" ")) else None
 
 
 def _lead_letters(sentence: str, allowed: str) -> frozenset[str] | None:

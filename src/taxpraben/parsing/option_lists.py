@@ -178,6 +178,7 @@ _INLINE_MARK = re.compile(r"(?:^|(?<=[\s，,；;。、]))([A-H])\s*[.．、:：]
 
 #: Characters an inline enumerated option may take (its text and a short aside).
 _INLINE_ITEM = 60
+_SENTENCE_END = re.compile(r"[。！？!?]")
 
 
 def inline_enumerations(text: str, where: list[int], prompt_key: str) -> list[tuple[int, int, int]]:
@@ -193,7 +194,10 @@ def inline_enumerations(text: str, where: list[int], prompt_key: str) -> list[tu
             gaps = [b.start() - a.end() for a, b in pairwise(marks)] + [len(line) - marks[-1].end()]
             if max(gaps) <= _INLINE_ITEM:
                 begin = bisect_left(where, offset + marks[0].start())
-                end = bisect_left(where, offset + len(line))
+                # the last item ends with its sentence: what follows it is the model's own
+                # ("……E. 经营所得。其中E不属于综合所得，答案ABCD")
+                stop = _SENTENCE_END.search(line, marks[-1].end())
+                end = bisect_left(where, offset + (stop.end() if stop else len(line)))
                 if end > begin:
                     spans.append((begin, end, len(marks)))
         offset += len(line) + 1
