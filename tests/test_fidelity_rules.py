@@ -227,6 +227,17 @@ def test_option_texts_in_a_sentence_or_all_of_them_select_nothing(output: str) -
     assert read_letter_set(output, query=MCQ).value is None, output
 
 
+@pytest.mark.parametrize(("output", "expected"), [
+    ("104000元。注：如不考虑进项则为260000元。", 104000),  # the note supposes another case
+    ("应纳增值税104000元。\n注意：进项税额156000元需认证。", 104000),  # the note gives no result
+    ("104000元（注：已扣除进项156000元）", 104000),
+    ("结果为104000元。备注：如果含税销售额为2000000元，则应纳税额为74000元", 104000),
+    ("经计算，销项税额260000元。\n注：扣除进项后应纳税额为104000元", 104000),  # the note gives the result
+])  # fmt: skip
+def test_a_note_after_the_answer_is_commentary(output: str, expected: int) -> None:
+    assert read_final_number(output).value.value == expected, output
+
+
 @pytest.mark.parametrize("output", ["以上选项都不对", "以上均不正确", "A、B、C、D均不正确", "ABCD都不对",
                                     "D. 以上选项均不正确。", "都不对"])  # fmt: skip
 def test_every_option_said_wrong_is_none_correct(output: str) -> None:

@@ -7,6 +7,9 @@ self-corrections; latest first); the summaries and consequences (``综上``, ``�
 first); the number after the last number-specific conclusion word (``应纳税额``, ``应缴纳``,
 ``合计``, ``共计``, ``结果``...); the number after the last ``=`` when it is a result (not the
 first operand of an expression such as ``= 8,570,000 × 0.05% × 40``); the last number.
+Those last three read the text before a note that follows a number (``注：``, ``备注：``,
+``（注：……）``) when the note supposes another case (``如不考虑进项则为……``) or names no
+result: the note is commentary on the answer before it.
 "The number of a statement" is read in its first clause (up to ``。；，\\n``) that holds one:
 the number after the clause's last ``=`` when it has one (``应纳税额=100000×13%=13000元``
 gives 13000), else the clause's first number; a self-correction is read after its last
@@ -300,7 +303,31 @@ def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
                 return _checked(statement.text, _detached(found))
     if _says_zero(last):
         return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"))
+    answered = _before_note(cleaned)
+    if answered is not None:
+        found = _final_in_text(answered, expect_percent)
+        if found is not None:
+            return ok(found)
     return ok(_final_in_text(cleaned, expect_percent))
+
+
+#: A note after the answer ("……104000元。注：如不考虑进项则为260000元", "104000元（注：……）"):
+#: commentary.
+_NOTE = re.compile(r"(?:(?:^|(?<=[。！？!?\n]))\s*[(（]?|[(（])\s*(?:注|备注|注意|说明|提示)\s*[:：]", re.MULTILINE)
+
+
+_SUPPOSES = re.compile(r"如果|如|若|假如|假设|倘若|不考虑|否则")
+
+
+def _before_note(text: str) -> str | None:
+    """``text`` up to a note that follows a number and gives no result of its own (it
+    supposes something else, or names no result): without a final statement, the number of
+    the text before it is the answer, not one the note supposes. None when there is none."""
+    for m in _NOTE.finditer(text):
+        note = text[m.end() :]
+        if find_numbers(text[: m.start()]) and (_SUPPOSES.search(note) or not _CONCLUSION.search(note)):
+            return text[: m.start()]
+    return None
 
 
 def _checked(body: str, found: NumberMatch) -> Reading:
