@@ -56,11 +56,33 @@ SETTINGS = settings(max_examples=300, deadline=None)
     ('{"a": "x\\ny"}', {"a": "x\ny"}),
     ('{"a": "\\u4e00" ', {"a": "一"}),
     ('{"a":,"b":2}', {"a": "", "b": 2}),
+    # A bare formula: json-repair alone reads its first operand (260000) or a list of two.
+    ('{"滞纳金": 260000*0.0005*365, "罚款": 1}', {"滞纳金": "260000*0.0005*365", "罚款": 1}),
+    ('{"滞纳金": (260000*0.0005)*365}', {"滞纳金": "(260000*0.0005)*365"}),
+    ('{"a": 260000 × 0.05% × 365 = 47450}', {"a": "260000 × 0.05% × 365 = 47450"}),
+    ('{"a": 1000-200,\n "b": 3}', {"a": "1000-200", "b": 3}),
+    ('{"a": 47450.00 // 260000*0.05%*365\n, "b": 1}', {"a": 47450.0, "b": 1}),  # a comment
+    ('{"a": -300, "b": 2}', {"a": -300, "b": 2}),
+    ('{"a": "260000*0.0005"}', {"a": "260000*0.0005"}),
 ])  # fmt: skip
 def test_a_repair_keeps_what_the_text_writes(text: str, expected: dict[str, Any]) -> None:
     assert find_json_values(text) == [expected]
     if not any(isinstance(v, dict) for v in expected.values()):  # parse_fields flattens nested objects
         assert parse_fields(text) == expected
+
+
+def test_a_formula_for_a_field_is_scored_as_its_value() -> None:
+    from taxpraben.parsing.field_match import field_value_matches
+    from taxpraben.task_spec import FieldRule
+
+    amount = FieldRule(name="滞纳金", kind="number")
+    read = parse_fields('{"违法性质": "偷税", "滞纳金": 260000*0.0005*365, "罚款": 130000}')
+    assert read is not None and read["罚款"] == 130000
+    assert field_value_matches(read["滞纳金"], "47450", amount)
+    assert not field_value_matches(260000, "47450", amount)  # what json-repair alone gave
+    assert field_value_matches("260,000×0.05%×365元", "47450", amount)
+    assert field_value_matches("260000×0.05%×365=47450", "47450", amount)  # the result written
+    assert not field_value_matches("260000×0.05%×365=47000", "47450", amount)  # ... is the answer
 
 
 def test_a_percentage_in_broken_json_is_scored_as_the_percentage() -> None:
@@ -78,6 +100,7 @@ def test_the_guesses_these_cases_guard_against_are_json_repairs_own() -> None:
     assert json_repair.loads('{"滞纳金" 47450}') != {"滞纳金": 47450}
     assert json_repair.loads('{"a": 1 "b" 47450}') != {"a": 1, "b": 47450}
     assert json_repair.loads('{"税率": 5%}') == {"税率": 5}
+    assert json_repair.loads('{"a": 260000*0.0005*365}') == {"a": 260000}
 
 
 def test_a_list_with_an_item_the_text_does_not_hold_is_left_out_whole(monkeypatch: pytest.MonkeyPatch) -> None:

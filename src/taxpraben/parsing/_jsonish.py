@@ -11,8 +11,10 @@ A repair is taken only as far as it is faithful to the text (:func:`_faithful`):
 number it gives must be written there as a number, every string, key and truth value
 must be there. json-repair guesses, and a guess can change an answer: it reads
 ``{"滞纳金" 47450}`` (a missing colon) as ``{"滞纳金": 7450}``. Such a span is first given
-its missing colons (``"key" value`` -> ``"key": value``) and its bare percentages quoted
-(``5%`` -> ``"5%"``: json-repair reads 5), then repaired; an entry whose
+its missing colons (``"key" value`` -> ``"key": value``), its bare percentages quoted
+(``5%`` -> ``"5%"``: json-repair reads 5) and its bare formulas quoted (``260000*0.0005*365``:
+json-repair reads 260000, an operand, which the text does not write as a number; the fields
+read the formula's value, :mod:`taxpraben.parsing.arithmetic`), then repaired; an entry whose
 value the text does not hold is left out (the rest of the object stands: its fields are
 read as written), and a list with such an item is left out whole.
 """
@@ -92,12 +94,22 @@ def _nesting(span: str) -> int:
 
 #: What a JSON value starts with (after a key whose colon is missing).
 _VALUE_START = frozenset('-+0123456789."[{tfn')
+#: An operator after a number after a colon: a span that may hold a bare formula.
+_FORMULA_HINT = re.compile(r"[:：][ \t]*[-+(（]*\d[\d.,]*[ \t]*%?[)）]*[ \t]*[*/×÷+-]")
 #: A closing quote, blanks, then what could be a value: a span without one has no key to mend.
 _KEY_GAP = re.compile(r'"[ \t]+[-+\d."\[{tfn]')
 #: The signs of a percentage (per mille included).
 _PERCENT_SIGNS = "%％‰"
 #: A bare number with a percent sign (``5%``), which json-repair reads as the number alone.
 _BARE_PERCENT = re.compile(rf"[-+]?(?:\d+\.?\d*|\.\d+)[ \t]*[{_PERCENT_SIGNS}]")
+#: A bare formula in a value place (``260000*0.0005*365``, ``(1000+500)/2 = 750``), up to
+#: what ends the value; json-repair reads its first number alone (260000).
+_FORMULA_NUMBER = r"\d+(?:[.,]\d+)*"
+_BARE_FORMULA = re.compile(
+    rf"[-+(（]*{_FORMULA_NUMBER}[ \t]*[{_PERCENT_SIGNS}]?[)）]*"
+    rf"(?:[ \t]*[-+*/×÷][ \t]*[(（]*[-+]?{_FORMULA_NUMBER}[ \t]*[{_PERCENT_SIGNS}]?[)）]*)+"
+    rf"(?:[ \t]*=[ \t]*[-+]?{_FORMULA_NUMBER}[ \t]*[{_PERCENT_SIGNS}]?)?(?=[ \t]*(?:[,}}\]\n]|//|$))"
+)
 
 
 def _mended(span: str) -> str:
@@ -111,7 +123,7 @@ def _mended(span: str) -> str:
       json-repair reads 5, and 5 is not 5% = 0.05).
 
     Nothing inside a string is touched."""
-    if not _KEY_GAP.search(span) and not any(sign in span for sign in _PERCENT_SIGNS):
+    if not _KEY_GAP.search(span) and not any(sign in span for sign in _PERCENT_SIGNS) and not _FORMULA_HINT.search(span):
         return span
     out: list[str] = []
     stack: list[str] = []
@@ -133,6 +145,13 @@ def _mended(span: str) -> str:
             key_place, previous = False, '"'
             i = j + 1
             continue
+        if previous == ":" and c in "+-(（0123456789":
+            formula = _BARE_FORMULA.match(span, i)
+            if formula is not None:
+                out.append(json.dumps(formula.group(0), ensure_ascii=False))
+                key_place, previous = False, '"'
+                i = formula.end()
+                continue
         if previous in (":", "[", ",") and c in "+-0123456789.":
             percent = _BARE_PERCENT.match(span, i)
             if percent is not None:
@@ -168,14 +187,35 @@ _UNFAITHFUL = object()
 
 def _numbers_in(text: str) -> set[float]:
     """The numbers ``text`` writes; not those written as a percentage (``13%`` is 0.13, and
-    json-repair reads it as 13)."""
+    json-repair reads it as 13), nor the operands of a formula (``260000*0.0005*365`` writes
+    no 260000: json-repair reads it so)."""
     found: set[float] = set()
     for pattern in (_NUMBER, _GROUPED):
         for m in pattern.finditer(text):
             after = text[m.end() : m.end() + 3].lstrip(" \t")
-            if not after or after[0] not in _PERCENT_SIGNS:
-                found.add(float(m.group(0).replace(",", "").replace("_", "")))
+            if (after and after[0] in _PERCENT_SIGNS) or _operand(text, m.start(), m.end()):
+                continue
+            found.add(float(m.group(0).replace(",", "").replace("_", "")))
     return found
+
+
+_PRODUCT_SIGNS = "*/×÷"
+
+
+def _operand(text: str, start: int, end: int) -> bool:
+    """The number at ``text[start:end]`` is an operand of a formula: a product sign before
+    or after it, a sum sign after it before another number, or its own sign one (a digit or
+    a bracket right before it)."""
+    head = text[:start].rstrip(" \t(（")
+    before = "" if head.endswith("//") else head[-1:]  # "//" opens a comment
+    after = text[end:].lstrip(" \t)）")
+    if after.startswith("//"):
+        after = ""
+    if (before and before in _PRODUCT_SIGNS) or (after[:1] and after[0] in _PRODUCT_SIGNS):
+        return True
+    if after[:1] in ("+", "-") and after[1:].lstrip(" \t(（")[:1].isdigit():
+        return True
+    return text[start] in "+-" and bool(before) and (before.isdigit() or before in ")）")
 
 
 class _Text:

@@ -29,6 +29,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from taxpraben.parsing._jsonish import normalize_key
+from taxpraben.parsing.arithmetic import evaluate_expression
 from taxpraben.parsing.field_parse import MAX_FLATTEN_DEPTH, flatten_fields, without_gloss
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
 from taxpraben.parsing.spans import normalize_span
@@ -217,6 +218,9 @@ def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
     number = parse_number(text) or parse_number(without_gloss(text))
     if number is not None:
         return number
+    computed = evaluate_expression(text)  # a formula for the amount: "260000×0.05%×365"
+    if computed is not None:
+        return NumberMatch(computed, False, 0, len(text), text)
     # The sentence reader (and its patterns) is loaded on first use: the data checks, which
     # read gold fields before the first request, never need it (start-up, issue 24).
     from taxpraben.parsing.final_number import extract_final_number
