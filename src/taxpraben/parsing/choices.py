@@ -36,7 +36,7 @@ them are ambiguous; a statement giving two letters (``答案：C、D``) hedges; 
 none of the options is no answer; runs of three or more option lines (the options restated or
 analysed one by one) are not read after the final statements.
 
-**Naming a choice.** Every occurrence of every choice is found (case-insensitive for Latin,
+**Naming a choice** (:mod:`taxpraben.parsing.choice_names`). Every occurrence of every choice is found (case-insensitive for Latin,
 thousands separators ignored so ``60,000元`` names ``60000元``), longest first: an
 occurrence inside a longer accepted one is dropped, so ``企业所得税`` does not also count as
 ``所得税``. A charge may be named without its ``罪`` suffix (``骗取出口退税`` names
@@ -65,6 +65,7 @@ from taxpraben.parsing._jsonish import (
     answer_value,
     find_json_values,
 )
+from taxpraben.parsing.choice_names import choice_needles, named_choices, naming_form
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
@@ -115,11 +116,6 @@ _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*
 _AFFIRMED_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])\s*(?:项|选项)?\s*(?:是|为)?\s*(?:正确|对|当选|符合题意)")
 # Not before a Chinese character either: "A股" (A-shares) is a word, not an option.
 _STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])(?!\s+[a-z])")
-_NEGATION = ("不", "非", "未", "没", "无", "不是")
-_NEGATED_MENTION = re.compile(
-    r"(?:不属于|不是|并非|而非|非|不为|不应为|排除|不构成|不涉嫌|不认定为|不应认定为|不能认定为|"
-    r"不定性为|不涉及|未涉及|并不涉及|无关|而不是|不应是|不选|并不属于)\s*(?:选项)?\s*$"
-)
 _NONE_CORRECT = re.compile(
     r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
     r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
@@ -128,24 +124,12 @@ _NONE_CORRECT = re.compile(
 _BARE_SLACK = 24
 _LONE_LOWER = re.compile(r"^[\s*#>(（\[【\]】]*([a-z])[)）\]】.。]?\s*$")
 _BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,，!！]*$")
-_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
+
 
 
 def _letter_index(letter: str, count: int) -> int | None:
     index = string.ascii_uppercase.find(letter.upper())
     return index if 0 <= index < count else None
-
-
-_CN_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+(?:点[零一二三四五六七八九]+)?)")
-_CN_TIMES = re.compile(r"(?<![零一二两三四五六七八九十百千万亿])([一二两三四五六七八九十]{1,3})倍")
-
-
-def _cn_number(match: re.Match[str], suffix: str) -> str:
-    value = parse_number(match.group(1))
-    if value is None:
-        return match.group(0)
-    text = format(value.value.normalize(), "f")
-    return text + suffix
 
 
 def _only_letter(pattern: re.Pattern[str], text: str, count: int) -> int | None:
@@ -156,73 +140,6 @@ def _only_letter(pattern: re.Pattern[str], text: str, count: int) -> int | None:
         if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
     }
     return found.pop() if len(found) == 1 else None
-
-
-def _norm(text: str) -> str:
-    """Comparison form for naming, the same for an output and for the choices (both sides
-    cleaned alike: LaTeX made plain, folded, whitespace runs as one space, lower-case Latin,
-    no thousands separators,
-    ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option)."""
-    text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",").rstrip("。.;；")
-    text = _DIGIT_COMMA.sub("", text)
-    if "百分之" in text:
-        text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
-    if "倍" in text:
-        text = _CN_TIMES.sub(lambda m: _cn_number(m, "倍"), text)
-    return text
-
-
-def _needles(
-    choices: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None
-) -> list[tuple[str, int]]:
-    """(needle, choice index) pairs: each choice, its aliases, and a charge without its 罪
-    when that stem names no other choice."""
-    names: list[tuple[str, int]] = [(str(c), i) for i, c in enumerate(choices)]
-    for i, choice in enumerate(choices):
-        names.extend((alias, i) for alias in (aliases or {}).get(str(choice), ()))
-    needles: list[tuple[str, int]] = []
-    seen: set[str] = set()
-    for name, index in names:
-        needle = _norm(name)
-        if needle and needle not in seen:
-            seen.add(needle)
-            needles.append((needle, index))
-    for name, index in names:
-        needle = _norm(name)
-        stem = needle[:-1] if needle.endswith("罪") else ""
-        if len(stem) >= 2 and stem not in seen:
-            seen.add(stem)
-            needles.append((stem, index))
-    return needles
-
-
-def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
-    found, start = [], haystack.find(needle)
-    while start >= 0 and len(found) < limit:
-        found.append(start)
-        start = haystack.find(needle, start + 1)
-    return found
-
-
-def _named(text: str, needles: Sequence[tuple[str, int]]) -> list[tuple[int, int, int, bool]]:
-    """Accepted occurrences in ``text`` as (start, end, index, negated), in text order."""
-    haystack = _norm(text)
-    candidates: list[tuple[int, int, int]] = []
-    for needle, index in needles:
-        candidates.extend((-len(needle), start, index) for start in _occurrences(haystack, needle))
-    if not candidates:
-        return []
-    candidates.sort()
-    covered = bytearray(len(haystack))
-    accepted: list[tuple[int, int, int, bool]] = []
-    for negative_length, start, index in candidates:
-        end = start - negative_length
-        if not any(covered[start:end]):
-            covered[start:end] = b"\x01" * (end - start)
-            negated = bool(_NEGATED_MENTION.search(haystack[max(0, start - 6) : start]))
-            accepted.append((start, end, index, negated))
-    accepted.sort()
-    return accepted
 
 
 #: How far into a statement the option it gives may be named when it names others too.
@@ -247,7 +164,7 @@ _AT_MOST = 2
 
 
 def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None:
-    return _asserted_choice(_named(text, needles))
+    return _asserted_choice(named_choices(text, needles))
 
 
 #: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D").
@@ -280,7 +197,7 @@ def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bo
         pair = _LETTER_SET.match(body)
         if pair and pair.group(1) != pair.group(2):
             return True
-    haystack = _norm(body)
+    haystack = naming_form(body)
     return any(
         a[2] != b[2] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
         for a, b in pairwise(named)
@@ -304,8 +221,8 @@ def _offered_with_another(
                 rest = rest[:start] + " " + rest[end:]
             letter = string.ascii_uppercase[index]
             return not re.search(rf"(?<![A-Za-z0-9]){letter}(?![A-Za-z0-9])", rest)
-    named = [n for n in _named(body, needles) if not n[3]]
-    haystack = _norm(body)
+    named = [n for n in named_choices(body, needles) if not n[3]]
+    haystack = naming_form(body)
     joined: set[int] = set()
     for a, b in pairwise(named):
         if a[2] != b[2] and _JOINED_TEXTS.match(haystack[a[1] : b[0]]):
@@ -354,7 +271,7 @@ def _read_statement(
         if corrected is None:
             return None
         body = corrected
-    named = _named(body, needles)
+    named = named_choices(body, needles)
     if _hedged(body, named, lettered):
         raise _Hedge
     if lettered:
@@ -374,8 +291,8 @@ def _read_statement(
 
 def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
     """A line that is nothing but an option letter and/or a choice."""
-    named = _named(line, needles)
-    rest = _norm(line)
+    named = named_choices(line, needles)
+    rest = naming_form(line)
     for start, end, _index, _negated in reversed(named):
         rest = rest[:start] + rest[end:]
     if lettered:
@@ -448,7 +365,7 @@ def _choice_index(
     cleaned = own.text
     if not cleaned.strip() or not choices:
         return Reading(None, NO_ANSWER)
-    needles = _needles(texts, aliases)
+    needles = choice_needles(texts, aliases)
 
     def read(body: str, correction: bool = False) -> int | None:
         return _read_statement(body, count, lettered, needles, texts, correction=correction)
@@ -457,9 +374,9 @@ def _choice_index(
     if found:
         value_text = strip_latex(clean_prediction(answer_text(value, " ", dict_values=True)))
         if value_text:
-            folded = _norm(value_text.strip(" .。、:：*"))
+            folded = naming_form(value_text.strip(" .。、:：*"))
             for index, choice in enumerate(texts):
-                if _norm(str(choice)) == folded:
+                if naming_form(str(choice)) == folded:
                     return Reading(index)
             picked = read(value_text)
             if picked is not None:
@@ -532,7 +449,7 @@ def _choice_index(
                 break
     if picked is not None:
         return Reading(None, HEDGED) if _offered_with_another(last, picked, count, lettered, needles) else Reading(picked)
-    mentioned = _named(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
+    mentioned = named_choices(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
     return Reading(None, NOT_ASSERTED if mentioned else NO_ANSWER)
 
 
@@ -553,7 +470,7 @@ def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tu
     bare = _bare_line(sentence, count, lettered, needles)
     if bare is not None:
         return bare
-    named = _named(sentence, needles)
+    named = named_choices(sentence, needles)
     if lettered:
         m = _LETTER_FIRST.match(sentence)
         ruled_out = m is not None and any(n.start() <= m.start(1) < n.end() for n in _NEGATED_LETTER.finditer(sentence))
@@ -565,7 +482,7 @@ def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tu
     affirmed = {i for _s, _e, i, negated in named if not negated}
     if len(affirmed) == 1:
         start = next(s for s, _e, _i, negated in named if not negated)
-        if _ANSWER_VERB.search(_norm(sentence)[:start]):
+        if _ANSWER_VERB.search(naming_form(sentence)[:start]):
             return affirmed.pop()
     return None
 

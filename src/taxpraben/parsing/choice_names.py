@@ -1,0 +1,108 @@
+"""How an output names the options of a classification: every occurrence of every choice.
+
+Both sides are compared in one form (:func:`naming_form`: LaTeX made plain, folded, whitespace
+runs as one space, lower-case Latin, no thousands separators, ``百分之五十`` as ``50%`` and
+``五倍`` as ``5倍``). The needles of the choices (:func:`choice_needles`) are each choice, its
+aliases, and a charge without its ``罪`` when that stem names no other choice; the occurrences
+(:func:`named_choices`) are found longest first, an occurrence inside a longer accepted one
+dropped (``企业所得税`` does not also name ``所得税``), each marked negated when a negation comes
+right before it (``不属于``, ``并非``, ``不构成``, ...). :mod:`taxpraben.parsing.choices` reads
+which of them an answer asserts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from taxpraben.parsing.clean import fold_characters
+from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.numbers import parse_number
+
+__all__ = ["Named", "choice_needles", "named_choices", "naming_form"]
+
+#: An occurrence of a choice: (start, end, choice index, negated), offsets in the naming form.
+Named = tuple[int, int, int, bool]
+
+_NEGATED_MENTION = re.compile(
+    r"(?:不属于|不是|并非|而非|非|不为|不应为|排除|不构成|不涉嫌|不认定为|不应认定为|不能认定为|"
+    r"不定性为|不涉及|未涉及|并不涉及|无关|而不是|不应是|不选|并不属于)\s*(?:选项)?\s*$"
+)
+_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
+_CN_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+(?:点[零一二三四五六七八九]+)?)")
+_CN_TIMES = re.compile(r"(?<![零一二两三四五六七八九十百千万亿])([一二两三四五六七八九十]{1,3})倍")
+
+
+def _cn_number(match: re.Match[str], suffix: str) -> str:
+    value = parse_number(match.group(1))
+    if value is None:
+        return match.group(0)
+    text = format(value.value.normalize(), "f")
+    return text + suffix
+
+
+def naming_form(text: str) -> str:
+    """Comparison form for naming, the same for an output and for the choices (both sides
+    cleaned alike: LaTeX made plain, folded, whitespace runs as one space, lower-case Latin,
+    no thousands separators,
+    ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option)."""
+    text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",").rstrip("。.;；")
+    text = _DIGIT_COMMA.sub("", text)
+    if "百分之" in text:
+        text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
+    if "倍" in text:
+        text = _CN_TIMES.sub(lambda m: _cn_number(m, "倍"), text)
+    return text
+
+
+def choice_needles(
+    choices: Sequence[str], aliases: Mapping[str, Sequence[str]] | None = None
+) -> list[tuple[str, int]]:
+    """(needle, choice index) pairs: each choice, its aliases, and a charge without its 罪
+    when that stem names no other choice."""
+    names: list[tuple[str, int]] = [(str(c), i) for i, c in enumerate(choices)]
+    for i, choice in enumerate(choices):
+        names.extend((alias, i) for alias in (aliases or {}).get(str(choice), ()))
+    needles: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for name, index in names:
+        needle = naming_form(name)
+        if needle and needle not in seen:
+            seen.add(needle)
+            needles.append((needle, index))
+    for name, index in names:
+        needle = naming_form(name)
+        stem = needle[:-1] if needle.endswith("罪") else ""
+        if len(stem) >= 2 and stem not in seen:
+            seen.add(stem)
+            needles.append((stem, index))
+    return needles
+
+
+def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
+    found, start = [], haystack.find(needle)
+    while start >= 0 and len(found) < limit:
+        found.append(start)
+        start = haystack.find(needle, start + 1)
+    return found
+
+
+def named_choices(text: str, needles: Sequence[tuple[str, int]]) -> list[Named]:
+    """Accepted occurrences in ``text`` as (start, end, index, negated), in text order."""
+    haystack = naming_form(text)
+    candidates: list[tuple[int, int, int]] = []
+    for needle, index in needles:
+        candidates.extend((-len(needle), start, index) for start in _occurrences(haystack, needle))
+    if not candidates:
+        return []
+    candidates.sort()
+    covered = bytearray(len(haystack))
+    accepted: list[Named] = []
+    for negative_length, start, index in candidates:
+        end = start - negative_length
+        if not any(covered[start:end]):
+            covered[start:end] = b"\x01" * (end - start)
+            negated = bool(_NEGATED_MENTION.search(haystack[max(0, start - 6) : start]))
+            accepted.append((start, end, index, negated))
+    accepted.sort()
+    return accepted
