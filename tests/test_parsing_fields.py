@@ -378,6 +378,14 @@ PLAN_CATEGORY = FieldRule(name="推荐方案", kind="category")
         ("方案二（出租）", "方案一", False),
         ("（自营仓储）", "方案一", False),
         ("方案一自营仓储", "方案一", False),
+        # the category in the bracket, a description before it; a label before a colon
+        ("自营仓储（方案一）", "方案一", True),
+        ("逃税（偷税）", "偷税", True),
+        ("出租（方案二）", "方案一", False),
+        ("方案一：提供仓储服务", "方案一", True),
+        ("方案二：出租", "方案一", False),
+        ("建议：方案一", "方案一", True),
+        ("方案二：优于方案一", "方案一", False),
     ],
 )
 def test_category_gloss_is_dropped(pred: str, gold: str, matches: bool) -> None:

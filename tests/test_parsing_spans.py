@@ -73,6 +73,8 @@ def test_extract_span(text: str, span: str) -> None:
         ("答案：不是三年", "三年", False),
         ("答案：取得所得的次年三月一日至六月三十日", "次年三月一日至六月三十日", True),
         ("答案：60日内", "60日", True),
+        ("以后三年内", "三年", True),  # the law's wording around the period
+        ("税后三年", "三年", False),
         ("综上所述，罚款金额为162500元。", "162,500.00元", True),
         ("综上所述，罚款金额为162500元，滞纳金800元。", "162,500.00元", False),
         ("anything", "", False),

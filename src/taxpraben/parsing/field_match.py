@@ -30,7 +30,13 @@ from typing import Any, Literal
 
 from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.arithmetic import evaluate_expression
-from taxpraben.parsing.field_parse import MAX_FLATTEN_DEPTH, flatten_fields, without_gloss
+from taxpraben.parsing.field_parse import (
+    MAX_FLATTEN_DEPTH,
+    after_label,
+    bracketed_gloss,
+    flatten_fields,
+    without_gloss,
+)
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
 from taxpraben.parsing.spans import normalize_span
 from taxpraben.task_spec import FieldRule
@@ -244,12 +250,16 @@ def _same_category(a: str, b: str) -> bool:
 
 def _category_matches(pred: Any, gold: Any) -> bool:
     """Equal as categories, or equal once a trailing bracketed gloss (or an explanation after
-    a comma, ``方案一，即…``) is dropped on both sides (``方案一（自营仓储）`` = ``方案一``;
-    ``偷税（少缴税款）`` = ``偷税（逃税）``)."""
+    a comma or a colon, ``方案一，即…``, ``方案一：…``) is dropped on both sides
+    (``方案一（自营仓储）`` = ``方案一``; ``偷税（少缴税款）`` = ``偷税（逃税）``), or the prediction's
+    bracket holds the category itself (``自营仓储（方案一）``, ``逃税（偷税）``), or it follows a label
+    (``建议：方案一``)."""
     a, b = field_text(pred), field_text(gold)
     if not normalize_span(b):
         return False
-    return _same_category(a, b) or _same_category(without_gloss(a), without_gloss(b))
+    if _same_category(a, b) or _same_category(without_gloss(a), without_gloss(b)):
+        return True
+    return any(part is not None and _same_category(part, without_gloss(b)) for part in (bracketed_gloss(a), after_label(a)))
 
 
 def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bool:

@@ -299,17 +299,32 @@ def _apply_corrections(fields: dict[str, Any]) -> dict[str, Any]:
 # --- glosses: a value's trailing explanation ------------------------------------------------
 
 #: A trailing bracketed gloss of a category value: ``方案一（自营仓储）``.
-_GLOSS = re.compile(r"^(?P<base>.+?)\s*[（(][^（）()]*[）)]\s*$")
+_GLOSS = re.compile(r"^(?P<base>.+?)\s*[（(](?P<inner>[^（）()]*)[）)]\s*$")
 
 
 #: A category value followed by an explanation: ``方案一，即在合同中分别列明``.
 _EXPLAINED = re.compile(r"^(?P<base>[^，,；;。]+?)\s*[，,；;]\s*(?:即|也就是|因为|因|由于|理由|原因|该方案|此方案|其|这|系)")
+#: A short category value labelling what follows a colon: ``方案一：提供仓储服务``.
+_LABELLED = re.compile(r"^(?P<base>[^:：，,。]{1,12}?)\s*[:：]\s*\S")
 
 
 def without_gloss(text: str) -> str:
-    """``text`` without a trailing bracketed gloss, or the head of an explained value."""
-    m = _GLOSS.match(text.strip()) or _EXPLAINED.match(text.strip())
+    """``text`` without a trailing bracketed gloss, or the head of an explained or labelling
+    value (``方案一，即……``, ``方案一：……``)."""
+    m = _GLOSS.match(text.strip()) or _EXPLAINED.match(text.strip()) or _LABELLED.match(text.strip())
     return m.group("base") if m else text
+
+
+def bracketed_gloss(text: str) -> str | None:
+    """What a trailing bracket of ``text`` holds (``自营仓储（方案一）`` -> ``方案一``), or None."""
+    m = _GLOSS.match(text.strip())
+    return m.group("inner").strip() if m else None
+
+
+def after_label(text: str) -> str | None:
+    """What follows a short label and a colon (``建议：方案一`` -> ``方案一``), or None."""
+    m = _LABELLED.match(text.strip())
+    return text.strip()[m.end("base") :].lstrip(" \t:：") if m else None
 
 
 # --- Markdown tables ------------------------------------------------------------------------

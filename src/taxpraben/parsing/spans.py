@@ -24,10 +24,10 @@ trailing bracketed aside (``百分之五（5%）`` is ``百分之五``).
 
 :func:`span_match` is exact match of the normalised forms of the extracted span and the
 gold, or, failing that, the gold standing as a phrase of the decisive sentence: it occurs
-there after a boundary (the start, punctuation, ``的 为 是 在 于 自 从 按 即``) and before a
+there after a boundary (the start, punctuation, ``的 为 是 在 于 自 从 按 即 以后``) and before a
 boundary (the end, punctuation, or a deadline suffix ``内 以内 之内 前 止 起``), with no
 negation (``不 非 未 无``) right before it. So ``取得所得的次年三月一日至六月三十日`` matches the
-gold ``次年三月一日至六月三十日`` and ``60日内`` matches ``60日``, but ``企业所得税`` does not
+gold ``次年三月一日至六月三十日``, ``60日内`` matches ``60日`` and ``以后三年内`` matches ``三年``, but ``企业所得税`` does not
 match ``所得税`` and ``不是三年`` does not match ``三年``. A gold that is one amount or rate
 also matches when the decisive sentence holds exactly one number of its kind and it is equal
 at 2 decimals (``罚款金额为162500元`` answers ``162,500.00元``). Ranges are compared with
@@ -192,7 +192,7 @@ def _extract(cleaned: str, texts: list[str], clause: bool) -> str:
     return _marked_span(cleaned, clause) or cleaned
 
 
-_BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起")
+_BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起", "以后")
 _DEADLINE_END = ("内", "前", "止", "起")
 _FRAME = ("在", "于", "自", "从", "起")
 _AFTER = ("内", "以内", "之内", "前", "以前", "止", "为止", "起")
