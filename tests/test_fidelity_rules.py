@@ -238,6 +238,11 @@ def test_a_note_after_the_answer_is_commentary(output: str, expected: int) -> No
     assert read_final_number(output).value.value == expected, output
 
 
+@pytest.mark.parametrize("output", ["4000元，而非12000元（按3%计算）", "4000元，而不是12,000元", "4000元并非12000元"])
+def test_a_number_the_output_denies_is_not_its_answer(output: str) -> None:
+    assert read_final_number(output, expect_percent=False).value.value == 4000, output
+
+
 @pytest.mark.parametrize("output", ["以上选项都不对", "以上均不正确", "A、B、C、D均不正确", "ABCD都不对",
                                     "D. 以上选项均不正确。", "都不对"])  # fmt: skip
 def test_every_option_said_wrong_is_none_correct(output: str) -> None:

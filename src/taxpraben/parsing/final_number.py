@@ -9,7 +9,8 @@ first); the number after the last number-specific conclusion word (``应纳税�
 first operand of an expression such as ``= 8,570,000 × 0.05% × 40``); the last number.
 Those last three read the text before a note that follows a number (``注：``, ``备注：``,
 ``（注：……）``) when the note supposes another case (``如不考虑进项则为……``) or names no
-result: the note is commentary on the answer before it.
+result: the note is commentary on the answer before it. The last number is never one the text denies
+(``4000元，而非12000元``).
 "The number of a statement" is read in its first clause (up to ``。；，\\n``) that holds one:
 the number after the clause's last ``=`` when it has one (``应纳税额=100000×13%=13000元``
 gives 13000), else the clause's first number; a self-correction is read after its last
@@ -151,8 +152,12 @@ def _from_json_value(value: Any, expect_percent: bool | None = None) -> NumberMa
     return None
 
 
+#: Right before a number the text denies ("4000元，而非12000元"): that number is not the answer.
+_DENIED = re.compile(r"(?:而非|而不是|并非|不是|不应是|不应为|不等于)\s*$")
+
+
 def _last_number(text: str, expect_percent: bool | None) -> NumberMatch | None:
-    numbers = _prefer(find_numbers(text), expect_percent)
+    numbers = [n for n in _prefer(find_numbers(text), expect_percent) if not _DENIED.search(text[max(0, n.start - 6) : n.start])]
     return numbers[-1] if numbers else None
 
 
