@@ -317,7 +317,14 @@ def test_corrupted_cache_is_detected_reported_and_recoverable(
     assert "Traceback" not in message
     assert str(cache) in message
     assert "--cache" in message  # the way out is named
-    assert clean_server.stats()["requests"] == 0  # detected before anything was sent
+    sent = clean_server.stats()["requests"]
+    if damage == "overwrite":
+        # SQLite has no page checksums: a garbled page may read without an error and hide a
+        # row (a miss, answered by a request) before a page it cannot read stops the run. Few
+        # are sent before that; which ones depends on where the rows of this run fell.
+        assert sent < total // 4, message
+    else:
+        assert sent == 0  # the file cannot be opened: detected before anything was sent
 
     # Recover as told: set the damaged file aside and run again.
     cache.rename(tmp_path / "damaged.sqlite")
