@@ -219,6 +219,16 @@ def test_options_given_by_their_texts(output: str, expected: str) -> None:
     assert read_letter_set(output, query=MCQ).value == frozenset(expected), output
 
 
+def test_option_lines_judged_by_the_questions_own_predicate() -> None:
+    lines = "A. 工资、薪金所得——属于\nB. 劳务报酬所得——属于\nC. 稿酬所得——属于\nD. 特许权使用费所得——属于\nE. 经营所得——不属于"
+    assert read_letter_set(lines, query=MCQ).value == frozenset("ABCD")
+    reasons = ("A. 工资、薪金所得：属于综合所得。\nB. 劳务报酬所得：属于综合所得。\nC. 稿酬所得：属于。\n"
+               "D. 特许权使用费所得：属于，不属于经营所得。\nE. 经营所得：不属于综合所得，单独计税。")  # fmt: skip
+    assert read_letter_set(reasons, query=MCQ).value == frozenset("ABCD")  # the first verdict word
+    negative = MCQ.replace("属于居民个人综合所得的有", "不属于居民个人综合所得的有")
+    assert read_letter_set(lines, query=negative).value == frozenset("E")  # asked which do not
+
+
 @pytest.mark.parametrize("output", [
     "属于综合所得的有工资、薪金所得等，需要具体分析",  # named inside a sentence that answers nothing
     "工资、薪金所得、劳务报酬所得、稿酬所得、特许权使用费所得、经营所得",  # every option: a copy

@@ -23,7 +23,10 @@ options written back on their own select them, all of them are a copy):
   self-correction, the group after ``应为``/``应是``/``改为``/``选``); ``全选``, ``以上都对``,
   ``以上全部正确`` in such a statement give every option the question lists; then
   **per-option verdicts** (``A正确，B错误``, ``A项：……，说法正确``, ``A ✅``,
-  ``A、C项说法正确``): the options judged correct, when any is; then the conclusion
+  ``A、C项说法正确``; or by the question's own predicate, ``A. 工资、薪金所得——属于``,
+  ``B、D属于行政处罚``, read against whether it asks which belong or which do not, and only
+  where what is said to belong is what the question names): the options judged correct,
+  when any is; then the conclusion
   statements; then the last line that holds a group; with no letter anywhere, the options
   named by their texts alone (an answer statement or a line that is nothing but option texts:
   ``工资、薪金所得、稿酬所得``). Options written back with their texts, a line each or on one
@@ -193,16 +196,51 @@ def _statement_letters(body: str, letters: str, listed: str, kind: str) -> froze
     return None
 
 
-def _verdicts(text: str, letters: str) -> frozenset[str] | None:
-    """The options judged correct, per option line or inline (``A、C项说法正确``)."""
+#: The predicate a question asks its options to satisfy ("下列各项中，属于综合所得的有"), and
+#: whether it asks for the ones that do not ("不属于……的有").
+_ASKS_BELONG = re.compile(r"(不)?属于([^的？?（(，,。\s]{2,16})")
+_FIRST_OPTION = re.compile(r"\n\s*[(（]?A\s*[.．、:：)）]")
+#: The predicate said of an option or a group of them ("——属于", "A、C属于……", "都不属于……").
+_SAYS_BELONGS = re.compile(r"(不)?属于([^，,。；;！!？?\n]{0,8})")
+_GROUP_BELONGS = re.compile(r"\s*(?:项|选项)?\s*(?:的说法)?\s*(?:均|都|也)?\s*(?=(?:不)?属于)")
+
+
+def _asked_belonging(query: str) -> tuple[bool, str] | None:
+    """(True, what) when the question asks which options belong to ``what`` (``属于综合所得的有``),
+    (False, what) when it asks which do not (``不属于……的有``); None when it asks neither."""
+    m = _ASKS_BELONG.search(_FIRST_OPTION.split(query, maxsplit=1)[0])  # in the stem
+    return None if m is None else (m.group(1) is None, m.group(2))
+
+
+def _belonging_verdict(text: str, at: int, asked: tuple[bool, str] | None) -> bool | None:
+    """The verdict of the question's own predicate said at ``text[at:]`` (the first
+    ``属于``/``不属于`` there): whether the option is one the question asks for; None when the
+    predicate is not said there or is said of something else (``D属于紧急避险``)."""
+    if asked is None:
+        return None
+    m = _SAYS_BELONGS.search(text, at)
+    if m is None:
+        return None
+    said = m.group(2).strip(" *")
+    if said and not any(said[i : i + 2] in asked[1] for i in range(len(said) - 1)):
+        return None  # it says the option belongs to another thing
+    return (m.group(1) is None) == asked[0]
+
+
+def _verdicts(text: str, letters: str, query: str = "") -> frozenset[str] | None:
+    """The options judged correct, per option line or inline (``A、C项说法正确``), or by the
+    question's own predicate (``A. 工资、薪金所得——属于``, for a question asking which belong)."""
     positive: set[str] = set()
     negative: set[str] = set()
     prepared = _prepare(text)
+    asked = _asked_belonging(query)
     for start, end, group in _groups(prepared, letters):
         if _rejected(prepared, start, end):
             negative |= group
         elif _POSITIVE.match(prepared, end):
             positive |= group
+        elif (said := _GROUP_BELONGS.match(prepared, end)) and (verdict := _belonging_verdict(prepared, said.end(), asked)) is not None:
+            (positive if verdict else negative).update(group)
     judged = positive | negative
     # A line about one option ("A项：……，说法正确"): its last verdict word judges it.
     for line in text.split("\n"):
@@ -215,6 +253,10 @@ def _verdicts(text: str, letters: str) -> frozenset[str] | None:
                 positive.add(m.group("letter"))
             elif last_neg >= 0:
                 negative.add(m.group("letter"))
+            else:
+                verdict = _belonging_verdict(rest, 0, asked)
+                if verdict is not None:
+                    (positive if verdict else negative).add(m.group("letter"))
     chosen = positive - negative
     return frozenset(chosen) if chosen else None
 
@@ -285,7 +327,7 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
             if restated and reading.value < restated:
                 return Reading(restated)
         return reading
-    verdicts = _verdicts(cleaned, allowed)
+    verdicts = _verdicts(cleaned, allowed, query)
     if verdicts:
         if _ALL_OPTIONS.search(conclusion_tail(cleaned)):
             return Reading(frozenset(listed))
