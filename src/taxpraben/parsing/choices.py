@@ -456,8 +456,10 @@ def _choice_index(
 #: A lead sentence gives an option it names right after an answer verb ("可能是X", "为X").
 _ANSWER_VERB = re.compile(r"(?:是|为|属于|涉及|即|选|应为|可能是|可能为)\s*[:：]?\s*(?:从)?\s*(?:[a-z]\s*[.．、:：)）]?)?\s*$")
 _LETTER_FIRST = re.compile(
-    r"^[\s*#>\]】]*(?:选项|应选|选择|选)?\s*[(（【\[]?\s*([A-Z])(?=\s*(?:是|为|项|选项|正确|对|[.．、:：)）\]】,，。!！])|\s|$)"
+    r"^[\s*#>\]】]*(?:选项|应选|选择|选)?\s*[(（【\[]?\s*([A-Z])(?=\s*(?:是|为|项|选项|正确|对|[.．、:：)）\]】,，。!！(（【])|\s|$)"
 )
+_CLAUSE = re.compile(r"[，,；;。：:！!？?\n]")
+_BRACKETED = re.compile(r"[（(【\[][^（）()【】\[\]]*[）)】\]]")
 
 
 def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
@@ -470,13 +472,23 @@ def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tu
     bare = _bare_line(sentence, count, lettered, needles)
     if bare is not None:
         return bare
+    # The answer alone in the first clause, then why ("B（15%）。C项20%是……", "增值税，……"):
+    # brackets after it are its gloss.
+    clause = _CLAUSE.split(_BRACKETED.sub("", sentence), maxsplit=1)[0]
+    if clause.strip() and clause != sentence:
+        bare = _bare_line(clause, count, lettered, needles)
+        if bare is not None:
+            return bare
     named = named_choices(sentence, needles)
     if lettered:
         m = _LETTER_FIRST.match(sentence)
         ruled_out = m is not None and any(n.start() <= m.start(1) < n.end() for n in _NEGATED_LETTER.finditer(sentence))
         if m is not None and not ruled_out and not re.match(r"\s+[a-z]", sentence[m.end() :]):
             index = _letter_index(m.group(1), count)
-            others = {i for _s, _e, i, negated in named if not negated}
+            # a letter and a comma close its clause: what follows is about the others
+            # ("选A，B项买卖合同适用万分之三")
+            own = [] if re.match(r"\s*[，,]", sentence[m.end(1) :]) else named
+            others = {i for _s, _e, i, negated in own if not negated}
             if index is not None and others <= {index}:
                 return index
     affirmed = {i for _s, _e, i, negated in named if not negated}
