@@ -219,6 +219,21 @@ def test_options_given_by_their_texts(output: str, expected: str) -> None:
     assert read_letter_set(output, query=MCQ).value == frozenset(expected), output
 
 
+@pytest.mark.parametrize(("output", "expected"), [
+    ("答案：ABCD，E不属于综合所得。", "ABCD"),  # the letters after the comma open another clause
+    ("ABCD，E不是。", "ABCD"),
+    ("选ABCD；E不适用。", "ABCD"),
+    ("答案：AB, C D E都不是", "AB"),
+    ("正确选项为A、B、C、D，E项不正确。", "ABCD"),
+    ("答案：ABCD；E错误。", "ABCD"),
+    ("A，B，C，D", "ABCD"),  # a list of letters
+    ("答案：A，B，D项正确", "ABD"),  # said right together
+    ("**Answer: A, C, D and E**", "ACDE"),
+])  # fmt: skip
+def test_letters_after_the_end_of_the_answers_clause_are_another_clause(output: str, expected: str) -> None:
+    assert read_letter_set(output, query=MCQ).value == frozenset(expected), output
+
+
 def test_option_lines_judged_by_the_questions_own_predicate() -> None:
     lines = "A. 工资、薪金所得——属于\nB. 劳务报酬所得——属于\nC. 稿酬所得——属于\nD. 特许权使用费所得——属于\nE. 经营所得——不属于"
     assert read_letter_set(lines, query=MCQ).value == frozenset("ABCD")

@@ -130,31 +130,61 @@ def listed_option_texts(query: str) -> dict[str, str]:
     return found
 
 
+#: Punctuation that ends a clause: letters after it may open the next one ("ABCD，E不属于……").
+_CLAUSE_GAP = re.compile(r"[，,;；。.\n]")
+#: Blanks, emphasis, quotes and closing brackets after letters: no text of a clause.
+_MARKUP = " \t*_`'\"”’)）】]"
+
+
 def _groups(text: str, letters: str) -> list[tuple[int, int, frozenset[str]]]:
-    """Answer groups as (start, end, letters), in order; rejected groups are kept (the
-    caller decides)."""
-    groups: list[tuple[int, int, frozenset[str]]] = []
-    current: set[str] = set()
-    start = previous_end = -1
+    """Answer groups (see :func:`_joined_groups`), split where a clause ends and the letters
+    after it are what the next clause is about ("答案：ABCE，D属于计算错误" is ABCE, then D):
+    letters after a clause's end stay in the group when they end the text or their own
+    clause, or are said right ("A，B，D项正确")."""
+    out: list[tuple[int, int, frozenset[str]]] = []
+    for _start, _end, parts in _joined_groups(text, letters):
+        current_start, current_end, current = parts[0]
+        for part_start, part_end, part in parts[1:]:
+            gap = text[current_end:part_start]
+            tail = text[part_end:].lstrip(_MARKUP)
+            own_clause = not tail or _CLAUSE_GAP.match(tail) or _POSITIVE.match(text, part_end)
+            if _CLAUSE_GAP.search(gap) and not own_clause:
+                out.append((current_start, current_end, frozenset(current)))
+                current_start, current = part_start, set()
+            current = set(current) | part
+            current_end = part_end
+        out.append((current_start, current_end, frozenset(current)))
+    return out
+
+
+def _joined_groups(text: str, letters: str) -> list[tuple[int, int, list[tuple[int, int, set[str]]]]]:
+    """Answer groups as (start, end, parts), in order, each part the letters of a run of
+    letters joined without clause punctuation; rejected groups are kept (the caller decides)."""
+    groups: list[tuple[int, int, list[tuple[int, int, set[str]]]]] = []
+    parts: list[tuple[int, int, set[str]]] = []
 
     def close() -> None:
-        if current:
-            groups.append((start, previous_end, frozenset(current)))
+        if parts:
+            groups.append((parts[0][0], parts[-1][1], parts))
 
     for m in _RUN.finditer(text):
         run = m.group(0)
-        if run.lower() in ("and", "or") and current:
+        if run.lower() in ("and", "or") and parts:
             continue  # a connective inside a group: "A, C and E"
         if not all(c in letters for c in run):
             close()
-            current = set()
+            parts = []
             continue
-        if current and _SEPARATORS.fullmatch(text, previous_end, m.start()):
-            current.update(run)
+        previous_end = parts[-1][1] if parts else -1
+        if parts and _SEPARATORS.fullmatch(text, previous_end, m.start()):
+            if _CLAUSE_GAP.search(text, previous_end, m.start()):
+                parts.append((m.start(), m.end(), set(run)))
+            else:
+                start, _end, letters_so_far = parts[-1]
+                parts[-1] = (start, m.end(), letters_so_far | set(run))
         else:
             close()
-            current, start = set(run), m.start()
-        previous_end = m.end()
+            parts = [(m.start(), m.end(), set(run))]
     close()
     return groups
 
