@@ -263,6 +263,29 @@ def test_a_note_after_the_answer_is_commentary(output: str, expected: int) -> No
     assert read_final_number(output).value.value == expected, output
 
 
+@pytest.mark.parametrize(("output", "expected"), [
+    # the answer first, then the working: "应纳X税" names the result, "应纳税所得额" a base
+    ("应纳个人所得税为36,200元。\n\n计算过程：\n（1）劳务报酬收入额=50,000×(1-20%)=40,000元\n"
+     "（3）应纳税所得额=400,000-60,000-38,400-36,000=265,600元\n（4）适用税率20%，速算扣除数16,920元", 36200),
+    ("应纳增值税104000元。\n验算：104000+156000=260000元，260000÷13%×113%=2260000元，与资料一致。", 104000),
+    ("销项税额=2260000×13%=293800元，应纳税额=137800元。\n不对，含税销售额需先价税分离：2260000÷1.13=2000000元，"
+     "销项税额260000元，应纳增值税=260000-156000=104000元。", 104000),
+    # a bracketed formula or supposition after the amount
+    ("应纳增值税为104,000元（2,260,000÷1.13×13%−156,000）。", 104000),
+    ("应纳增值税为104000元（若进项税额不得抵扣，则为260000元）。", 104000),
+    ("43200\n（360000×12%）", 43200),
+    ("应纳土地增值税37,800,000元。\n\n**说明**：增值率=84,000,000÷36,000,000×100%≈233.33%，超过200%。", 37800000),
+])  # fmt: skip
+def test_the_answer_before_its_working(output: str, expected: int) -> None:
+    assert read_final_number(output, expect_percent=False).value.value == expected, output
+
+
+def test_a_denied_amount_and_two_possible_amounts_are_no_answer() -> None:
+    assert read_final_number("应纳税额不是104000元，而是137800元。").value.value == 137800
+    hedged = read_final_number("应纳企业所得税可能为257.5万元，也可能为250万元，具体取决于口径。")
+    assert hedged.value is None and hedged.failure == AMBIGUOUS
+
+
 @pytest.mark.parametrize("output", ["4000元，而非12000元（按3%计算）", "4000元，而不是12,000元", "4000元并非12000元"])
 def test_a_number_the_output_denies_is_not_its_answer(output: str) -> None:
     assert read_final_number(output, expect_percent=False).value.value == 4000, output

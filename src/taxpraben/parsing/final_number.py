@@ -9,8 +9,11 @@ first); the number after the last number-specific conclusion word (``应纳税�
 first operand of an expression such as ``= 8,570,000 × 0.05% × 40``); the last number.
 Those last three read the text before a note that follows a number (``注：``, ``备注：``,
 ``（注：……）``) when the note supposes another case (``如不考虑进项则为……``) or names no
-result: the note is commentary on the answer before it. The last number is never one the text denies
-(``4000元，而非12000元``).
+result: the note is commentary on the answer before it; then the text with its bracketed
+formulas and suppositions blanked (``104,000元（2,260,000÷1.13×13%−156,000）``,
+``（若进项税额不得抵扣，则为260000元）``). A number the text denies (``4000元，而非12000元``,
+``不是104000元``) is never read; a reading whose sentence offers two amounts (``可能为X，也可能为Y``,
+``X或Y``) is ambiguous. ``应纳增值税``, ``应纳个人所得税``... are conclusion words, ``应纳税所得额`` not.
 "The number of a statement" is read in its first clause (up to ``。；，\\n``) that holds one:
 the number after the clause's last ``=`` when it has one (``应纳税额=100000×13%=13000元``
 gives 13000), else the clause's first number; a self-correction is read after its last
@@ -74,6 +77,8 @@ NUMBER_ANSWER_KEYS: tuple[str, ...] = (
 
 _CONCLUSION = re.compile(
     r"综上所述|综上|最终结果|计算结果|结果|应纳税额|应缴纳|应缴|应补缴|应补|应交|应退|合计|共计|总计|总额"
+    # "应纳增值税", "应纳个人所得税", "应纳契税" (not "应纳税所得额", a base)
+    r"|应纳(?!税所得)[\u4e00-\u9fff]{0,7}?税(?!所得|率|[\u4e00-\u9fff]*?所得额)"
 )
 _CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
 _LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
@@ -110,7 +115,7 @@ def _clause_number(
     end_match = _CLAUSE_END.search(text, begin)
     end = end_match.start() if end_match else len(text)
     clause = text[begin:end]
-    numbers = _prefer(find_numbers(clause), expect_percent)
+    numbers = [n for n in _prefer(find_numbers(clause), expect_percent) if not _denied(clause, n)]
     if not numbers:
         return None
     equals = list(_EQUALS.finditer(clause))
@@ -156,8 +161,12 @@ def _from_json_value(value: Any, expect_percent: bool | None = None) -> NumberMa
 _DENIED = re.compile(r"(?:而非|而不是|并非|不是|不应是|不应为|不等于)\s*$")
 
 
+def _denied(text: str, number: NumberMatch) -> bool:
+    return bool(_DENIED.search(text[max(0, number.start - 6) : number.start]))
+
+
 def _last_number(text: str, expect_percent: bool | None) -> NumberMatch | None:
-    numbers = [n for n in _prefer(find_numbers(text), expect_percent) if not _DENIED.search(text[max(0, n.start - 6) : n.start])]
+    numbers = [n for n in _prefer(find_numbers(text), expect_percent) if not _denied(text, n)]
     return numbers[-1] if numbers else None
 
 
@@ -233,7 +242,10 @@ def _declines(text: str) -> bool:
 
 
 #: Amounts offered as alternatives: "6棵、15棵或20棵", "100或200".
-_ALTERNATIVES = re.compile(r"\d[\d.,]*\s*[^\d\s。；;，,]{0,3}\s*(?:或者|或是|或)\s*\d")
+_ALTERNATIVES = re.compile(
+    r"\d[\d.,]*\s*[^\d\s。；;，,]{0,3}\s*(?:或者|或是|或)\s*\d"
+    r"|可能(?:为|是)\s*\d[^。；;]*?[，,]\s*也可能(?:为|是)\s*\d"  # "可能为257.5万元，也可能为250万元"
+)
 
 
 def _detached(found: NumberMatch) -> NumberMatch:
@@ -308,17 +320,37 @@ def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
                 return _checked(statement.text, _detached(found))
     if _says_zero(last):
         return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"))
-    answered = _before_note(cleaned)
-    if answered is not None:
-        found = _final_in_text(answered, expect_percent)
-        if found is not None:
-            return ok(found)
-    return ok(_final_in_text(cleaned, expect_percent))
+    for text in (_before_note(cleaned), _without_asides(cleaned), cleaned):
+        if text is not None:
+            found = _final_in_text(text, expect_percent)
+            if found is not None:
+                return _checked(text[_sentence_start(text, found.start) :], found) if found.start >= 0 else ok(found)
+    return None
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding offset ``at`` begins."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, max(at, 0))]
+    return ends[-1] if ends else 0
+
+
+def _without_asides(text: str) -> str | None:
+    """``text`` with its bracketed formulas and suppositions blanked (offsets kept), when it
+    has any and a number stands outside them; None otherwise."""
+    if not _BRACKETED_ASIDE.search(text):
+        return None
+    blanked = _BRACKETED_ASIDE.sub(lambda m: " " * len(m.group(0)), text)
+    return blanked if find_numbers(blanked) else None
 
 
 #: A note after the answer ("……104000元。注：如不考虑进项则为260000元", "104000元（注：……）"):
 #: commentary.
-_NOTE = re.compile(r"(?:(?:^|(?<=[。！？!?\n]))\s*[(（]?|[(（])\s*(?:注|备注|注意|说明|提示)\s*[:：]", re.MULTILINE)
+_NOTE = re.compile(
+    r"(?:(?:^|(?<=[。！？!?\n]))\s*[(（]?|[(（])\s*[*_]*\s*(?:注|备注|注意|说明|提示|验算)\s*[*_]*\s*[:：]", re.MULTILINE
+)
+#: A bracketed formula or supposition after an amount ("104,000元（2,260,000÷1.13×13%−156,000）",
+#: "（若进项税额不得抵扣，则为260000元）"): how it was reached or what else it could be.
+_BRACKETED_ASIDE = re.compile(r"[(（](?:[^()（）]*[×÷*/−]|\s*(?:若|如果|如|假如|假设|倘若))[^()（）]*[)）]")
 
 
 _SUPPOSES = re.compile(r"如果|如|若|假如|假设|倘若|不考虑|否则")
