@@ -23,6 +23,7 @@ of its items. ``text`` fields are scored by the semantic scorer on :func:`field_
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -259,7 +260,28 @@ def _category_matches(pred: Any, gold: Any) -> bool:
         return False
     if _same_category(a, b) or _same_category(without_gloss(a), without_gloss(b)):
         return True
-    return any(part is not None and _same_category(part, without_gloss(b)) for part in (bracketed_gloss(a), after_label(a)))
+    parts = (bracketed_gloss(a), after_label(a), _stated_category(a))
+    return any(part is not None and _same_category(part, without_gloss(b)) for part in parts)
+
+
+_CATEGORY_CLAUSE = re.compile(r"[，,；;。]")
+_CATEGORY_NEGATED = re.compile(r"^\s*(?:不|非|未|并非|而非|无)")
+_CATEGORY_VERB = re.compile(
+    r"^\s*(?:应当|应)?(?:定性为|认定为|属于|构成|选择|选用|采用|推荐|建议采用|建议选择|建议|选)\s*(?:采用|选择)?\s*"
+)
+_CATEGORY_TAIL = re.compile(r"\s*(?:行为|更优|较优|最优|为宜|为佳|更好|更合适)\s*$")
+
+
+def _stated_category(text: str) -> str | None:
+    """The category a short statement gives: its first clause not denied, without the verb
+    that states it and a word that only qualifies it (``属于偷税``, ``偷税行为``, ``建议采用方案一``,
+    ``方案一更优``, ``选择方案一，提供仓储服务``, ``不推荐方案二，选方案一``); None for none."""
+    for clause in _CATEGORY_CLAUSE.split(text):
+        if not clause.strip() or _CATEGORY_NEGATED.match(clause):
+            continue
+        core = _CATEGORY_TAIL.sub("", _CATEGORY_VERB.sub("", clause))
+        return core.strip() or None
+    return None
 
 
 def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bool:
