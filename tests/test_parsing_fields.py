@@ -174,7 +174,8 @@ CATEGORY = FieldRule(name="违法性质", kind="category")
         ("Tax Evasion", "tax evasion", CATEGORY, True),
         ("偷税", ["偷税", "逃税"], CATEGORY, True),
         ("骗税", ["偷税", "逃税"], CATEGORY, False),
-        ("偷税行为", "偷税", CATEGORY, False),
+        ("偷税行为", "偷税", CATEGORY, True),  # the act of the category: the category
+        ("偷税或虚开发票", "偷税", CATEGORY, False),
         (None, "偷税", CATEGORY, False),
         ("", "", CATEGORY, False),
     ],

@@ -269,6 +269,7 @@ _CATEGORY_NEGATED = re.compile(r"^\s*(?:不|非|未|并非|而非|无)")
 _CATEGORY_VERB = re.compile(
     r"^\s*(?:应当|应)?(?:定性为|认定为|属于|构成|选择|选用|采用|推荐|建议采用|建议选择|建议|选)\s*(?:采用|选择)?\s*"
 )
+_CATEGORY_HEDGE = re.compile(r"均可|都可|皆可|或者|或是|也可以|也可")
 _CATEGORY_TAIL = re.compile(r"\s*(?:行为|更优|较优|最优|为宜|为佳|更好|更合适)\s*$")
 
 
@@ -276,6 +277,8 @@ def _stated_category(text: str) -> str | None:
     """The category a short statement gives: its first clause not denied, without the verb
     that states it and a word that only qualifies it (``属于偷税``, ``偷税行为``, ``建议采用方案一``,
     ``方案一更优``, ``选择方案一，提供仓储服务``, ``不推荐方案二，选方案一``); None for none."""
+    if _CATEGORY_HEDGE.search(text):  # "方案一，方案二均可": no one category
+        return None
     for clause in _CATEGORY_CLAUSE.split(text):
         if not clause.strip() or _CATEGORY_NEGATED.match(clause):
             continue
