@@ -555,3 +555,15 @@ def test_fuzzy_never_takes_a_rate_or_a_base_for_an_amount() -> None:
     assert align_fields(pred, rules, 0.6)["方案一税负"].key == "方案一.企业所得税"
     rate = [FieldRule(name="方案一适用税率", kind="number")]
     assert align_fields(pred, rate, 0.6)["方案一适用税率"].key == "方案一.实际税率"
+
+
+def test_a_unit_in_the_key_is_the_unit_of_its_numbers() -> None:
+    """``{"少缴税款（万元）": 26}`` is 260,000 yuan: the key names the unit of its bare value."""
+    from taxpraben.parsing.field_parse import parse_fields
+
+    read = parse_fields('{"违法性质": "偷税", "少缴税款（万元）": 26, "滞纳金（万元）": "4.745", "罚款(元)": 130000}')
+    assert read == {"违法性质": "偷税", "少缴税款": "26万元", "滞纳金": "4.745万元", "罚款": "130000元"}
+    assert field_value_matches(read["少缴税款"], 260000, NUMBER)
+    assert field_value_matches(read["滞纳金"], 47450, NUMBER)
+    kept = parse_fields('{"税额（万元）": "26万元", "税额": 1}')  # a unit written already; a key taken
+    assert kept == {"税额(万元)": "26万元", "税额": 1}  # (cleaned: brackets folded)

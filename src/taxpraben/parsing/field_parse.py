@@ -465,6 +465,29 @@ def parse_fields(text: str) -> dict[str, Any] | None:
             if best is None or len(flat) >= len(best):
                 best = flat
     if best:
-        return best
-    return _parse_lines(_blocks(cleaned)) or None
+        return with_key_units(best)
+    lines = _parse_lines(_blocks(cleaned))
+    return with_key_units(lines) if lines else None
+
+
+#: A key that states the unit of its value: ``少缴税款（万元）``, ``税负(元)``.
+_KEY_UNIT = re.compile(r"^(?P<base>.+?)\s*[（(](?P<unit>万元|亿元|千元|元|万|亿)[)）]\s*$")
+
+
+def with_key_units(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with a unit its key states written after its bare numbers (``{"少缴税款（万元）":
+    26}`` -> ``{"少缴税款": "26万元"}``, 260,000 yuan), under the key without the unit."""
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        m = _KEY_UNIT.match(str(key))
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        bare = number or (isinstance(value, str) and _BARE_AMOUNT.match(value.strip()))
+        if m and bare and m.group("base") not in fields:
+            out[m.group("base")] = f"{value}{m.group('unit')}".replace(" ", "")
+        else:
+            out[key] = value
+    return out
+
+
+_BARE_AMOUNT = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?$")
 
