@@ -291,6 +291,31 @@ def test_a_number_the_output_denies_is_not_its_answer(output: str) -> None:
     assert read_final_number(output, expect_percent=False).value.value == 4000, output
 
 
+CRIMES = ["逃税罪", "抗税罪", "逃避追缴欠税罪", "骗取出口退税罪", "虚开增值税专用发票罪", "非法购买增值税专用发票罪"]
+
+
+def crime(output: str) -> Any:
+    return read_choice(output, CRIMES, option_letters=False, markers=["罪名", "构成", "认定为", "应认定为", "定性为"])
+
+
+@pytest.mark.parametrize(("output", "expected"), [
+    ("非法购买增值税专用发票罪。若其后虚开使用，则可能构成虚开增值税专用发票罪。", "非法购买增值税专用发票罪"),
+    ("抗税罪。需要注意，若刘某仅以欺骗手段不缴税款，则应认定为逃税罪。", "抗税罪"),  # a supposition
+    ("本案应定性为逃避追缴欠税罪，而不是逃税罪或抗税罪。", "逃避追缴欠税罪"),  # 或 continues the denial
+    ("本案同时构成骗取出口退税罪和虚开增值税专用发票罪，应数罪并罚。", None),  # two answers to one question
+])  # fmt: skip
+def test_charges_beside_a_supposition_a_denial_or_another_charge(output: str, expected: str | None) -> None:
+    got = crime(output)
+    assert (CRIMES[got.value] if got.value is not None else None) == expected, (output, got)
+
+
+@pytest.mark.parametrize("output", ["本题选B，C项20%为小型微利企业的法定税率", "答案：B，D项25%是基本税率。"])
+def test_a_letter_after_a_comma_that_opens_a_clause_is_no_second_answer(output: str) -> None:
+    choices = ["10%", "15%", "20%", "25%"]
+    query = "高新技术企业适用的企业所得税税率是（ ）。\nA. 10%\nB. 15%\nC. 20%\nD. 25%\n答案："
+    assert read_choice(output, choices, option_letters=True, markers=[], query=query).value == 1, output
+
+
 @pytest.mark.parametrize("output", ["以上选项都不对", "以上均不正确", "A、B、C、D均不正确", "ABCD都不对",
                                     "D. 以上选项均不正确。", "都不对"])  # fmt: skip
 def test_every_option_said_wrong_is_none_correct(output: str) -> None:

@@ -402,8 +402,8 @@ FIELD_CASES: list[tuple[str, str, dict[str, object], dict[str, str]]] = [
         {"违法性质": "偷税", "少缴税款": 120000, "滞纳金": 3600, "罚款": 60000},
         {
             "违法性质": "normalized",
-            "少缴税款": "fuzzy",
-            "滞纳金": "fuzzy",
+            "少缴税款": "exact",  # the key's unit taken off it (field_parse.with_key_units)
+            "滞纳金": "exact",
             "罚款": "fuzzy",
             "分析理由": "exact",
         },
@@ -531,7 +531,7 @@ FIELD_VALUE_CASES: list[tuple[str, str, object, object, bool]] = [
     ("TaxInspect", "违法性质", "偷税", "偷税", True),
     ("TaxInspect", "违法性质", "《偷税》", "偷税", True),
     ("TaxInspect", "违法性质", "“偷税”", "偷税", True),
-    ("TaxInspect", "违法性质", "偷税行为", "偷税", False),
+    ("TaxInspect", "违法性质", "偷税行为", "偷税", True),  # the act of the category
     ("TaxInspect", "违法性质", "逃税", "偷税", False),
     ("TaxInspect", "违法性质", None, "偷税", False),
     ("TaxPlan", "推荐方案", "方案2", "方案二", True),

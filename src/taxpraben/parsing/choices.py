@@ -190,16 +190,22 @@ _LETTER_SET = re.compile(
 )
 
 
+#: After a comma, a letter that opens a clause about its option ("答案：B，D项25%是基本税率"): no
+#: second answer.
+_NEXT_CLAUSE = re.compile(r"[A-Z]\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)）\]】。.!！]")
+
+
 def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bool) -> bool:
     if lettered and _HEDGE_LETTERS.search(body):
         return True
     if lettered:
         pair = _LETTER_SET.match(body)
-        if pair and pair.group(1) != pair.group(2):
+        comma = pair is not None and bool(re.search(r"[，,]", body[pair.end(1) : pair.start(2)]))
+        if pair and pair.group(1) != pair.group(2) and not (comma and _NEXT_CLAUSE.match(body, pair.start(2))):
             return True
     haystack = naming_form(body)
-    return any(
-        a[2] != b[2] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
+    return any(  # not after a denial: "而不是逃税罪或抗税罪" denies both
+        a[2] != b[2] and not a[3] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
         for a, b in pairwise(named)
     )
 
@@ -368,7 +374,10 @@ def _choice_index(
     needles = choice_needles(texts, aliases)
 
     def read(body: str, correction: bool = False) -> int | None:
-        return _read_statement(body, count, lettered, needles, texts, correction=correction)
+        picked = _read_statement(body, count, lettered, needles, texts, correction=correction)
+        if picked is not None and _offered_with_another(_first_sentence(body), picked, count, lettered, needles):
+            raise _Hedge  # "同时构成骗取出口退税罪和虚开增值税专用发票罪"
+        return picked
 
     found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
     if found:
@@ -426,7 +435,7 @@ def _choice_index(
     if bold is not None:
         return Reading(bold)
     for statement in statements:
-        if statement.kind == "conclusion":
+        if statement.kind == "conclusion" and not _supposed(cleaned, statement.start):
             # a conclusion holds its answer before its first semicolon ("因此X；另外……")
             picked = read(_SEMICOLON.split(statement.text, maxsplit=1)[0])
             if picked is not None:
@@ -500,6 +509,20 @@ def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tu
 
 
 _SEMICOLON = re.compile(r"[；;]")
+_SENTENCE = re.compile(r"[。！!？?\n]")
+#: A supposition before a conclusion word in its sentence ("若其后虚开使用，则可能构成……"):
+#: what would follow in another case, not the answer.
+_SUPPOSITION = re.compile(r"若|如果|假如|假设|倘若|如若|一旦")
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE.split(text, maxsplit=1)[0]
+
+
+def _supposed(text: str, at: int) -> bool:
+    """The conclusion marker at ``at`` stands in a sentence that supposes another case."""
+    ends = [m.end() for m in _SENTENCE.finditer(text, 0, at)]
+    return bool(_SUPPOSITION.search(text, ends[-1] if ends else 0, at))
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 
 

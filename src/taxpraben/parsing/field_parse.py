@@ -476,14 +476,16 @@ _KEY_UNIT = re.compile(r"^(?P<base>.+?)\s*[（(](?P<unit>万元|亿元|千元|�
 
 def with_key_units(fields: dict[str, Any]) -> dict[str, Any]:
     """``fields`` with a unit its key states written after its bare numbers (``{"少缴税款（万元）":
-    26}`` -> ``{"少缴税款": "26万元"}``, 260,000 yuan), under the key without the unit."""
+    26}`` -> ``{"少缴税款": "26万元"}``, 260,000 yuan), under the key without the unit (yuan,
+    the unit of the golds, is only taken off the key)."""
     out: dict[str, Any] = {}
     for key, value in fields.items():
         m = _KEY_UNIT.match(str(key))
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         bare = number or (isinstance(value, str) and _BARE_AMOUNT.match(value.strip()))
         if m and bare and m.group("base") not in fields:
-            out[m.group("base")] = f"{value}{m.group('unit')}".replace(" ", "")
+            unit = m.group("unit")
+            out[m.group("base")] = value if unit == "元" else f"{value}{unit}".replace(" ", "")
         else:
             out[key] = value
     return out
