@@ -163,6 +163,18 @@ def test_an_output_that_opens_with_another_question_answers_nothing() -> None:
     assert choice(invented).failure == ANOTHER_QUESTION
 
 
+@pytest.mark.parametrize("output", ["答案：A\n\n抱歉，我刚才看错了题目，正确答案是C。",
+                                    "答案是D。\n\n我再仔细想了一下，信息技术服务适用6%，所以答案是C。"])  # fmt: skip
+def test_an_apology_or_a_second_look_after_an_answer_corrects_it(output: str) -> None:
+    assert choice(output).value == 2, output
+
+
+def test_an_apology_that_opens_the_output_corrects_nothing() -> None:
+    from taxpraben.parsing.region import answer_statements
+
+    assert [st.kind for st in answer_statements("抱歉，我无法回答这个问题。")] == []
+
+
 def test_different_answers_without_a_correction_are_ambiguous() -> None:
     assert choice("答案：A\n答案：C\n答案：B").failure == AMBIGUOUS
     assert choice("答案：C\n解析：……\n正确答案是C").value == 2  # the same answer twice
