@@ -246,6 +246,15 @@ def test_letters_after_the_end_of_the_answers_clause_are_another_clause(output: 
     assert read_letter_set(output, query=MCQ).value == frozenset(expected), output
 
 
+@pytest.mark.parametrize(("output", "expected"), [
+    ("以上都对", "ABCDE"), ("全选", "ABCDE"), ("答案：以上全部", "ABCDE"), ("所有选项都正确。", "ABCDE"),
+    ("除E以外都是。", "ABCD"), ("除D项外都适用。", "ABCE"), ("C项说法错误，其余说法均正确。", "ABDE"),
+    ("错误的是C，其余正确。", "ABDE"), ("E不属于，其他都属于。", "ABCD"),
+])  # fmt: skip
+def test_all_the_options_or_all_but_some(output: str, expected: str) -> None:
+    assert read_letter_set(output, query=MCQ).value == frozenset(expected), output
+
+
 def test_option_lines_judged_by_the_questions_own_predicate() -> None:
     lines = "A. 工资、薪金所得——属于\nB. 劳务报酬所得——属于\nC. 稿酬所得——属于\nD. 特许权使用费所得——属于\nE. 经营所得——不属于"
     assert read_letter_set(lines, query=MCQ).value == frozenset("ABCD")

@@ -21,7 +21,9 @@ options written back on their own select them, all of them are a copy):
   (boxed, answer markers including ``正确的是``/``正确选项为``, self-corrections; latest
   first): the first group within 12 characters of the marker that is not rejected (in a
   self-correction, the group after ``应为``/``应是``/``改为``/``选``); ``全选``, ``以上都对``,
-  ``以上全部正确`` in such a statement give every option the question lists; then
+  ``以上全部正确`` in such a statement give every option the question lists; then a short answer
+  that is all the options (``以上都对``, ``全选``) or all but some (``除E以外都是``, ``C项错误，
+  其余均正确``); then
   **per-option verdicts** (``A正确，B错误``, ``A项：……，说法正确``, ``A ✅``,
   ``A、C项说法正确``; or by the question's own predicate, ``A. 工资、薪金所得——属于``,
   ``B、D属于行政处罚``, read against whether it asks which belong or which do not, and only
@@ -97,7 +99,7 @@ _CORRECTION_PICK = re.compile(CORRECTED_VALUE.pattern + r"|选")
 _VERDICT_LINE = re.compile(
     r"^[\s*#>\-|]*(?:选项)?\s*[(（【]?(?P<letter>[A-Z])[)）】]?\s*(?:项|选项)?(?![A-Za-z])"
 )
-_LINE_POSITIVE = re.compile(r"正确|对的|当选|✅|✔|√|☑|符合(?:规定|题意)")
+_LINE_POSITIVE = re.compile(r"正确|对的|当选|✅|✔|✓|√|☑|符合(?:规定|题意)")
 _LINE_NEGATIVE = re.compile(r"不正确|错误|不对|有误|不当选|不符合|不选|❌|✗|✘|×")
 #: An option letter as a question lists it: ``A.``, ``(B)``, ``C、``, or a bare letter and a
 #: space before Chinese text (``A 子女赡养父母``).
@@ -357,6 +359,10 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
             if restated and reading.value < restated:
                 return Reading(restated)
         return reading
+    # All of them, or all but some ("以上都对", "全选", "除E以外都是", "C项错误，其余均正确").
+    whole = _all_or_all_but(cleaned, listed)
+    if whole:
+        return Reading(whole)
     verdicts = _verdicts(cleaned, allowed, query)
     if verdicts:
         if _ALL_OPTIONS.search(conclusion_tail(cleaned)):
@@ -385,6 +391,36 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
         if named:
             return Reading(named)
     return Reading(None, NO_ANSWER)
+
+
+_LETTER_LIST = r"([A-H](?:\s*(?:项|选项)?\s*[、,，和与及]?\s*[A-H])*)"
+_ALL_BUT = re.compile(
+    r"除(?:了)?\s*(?:选项)?\s*" + _LETTER_LIST + r"\s*(?:项|选项)?\s*(?:以外|之外|外)[，,]?\s*"
+    r"(?:其余|其他|其它|余下)?(?:选项|各项)?\s*(?:都|均|全)"
+    r"|(?:" + _LETTER_LIST + r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述)?\s*(?:是)?\s*(?:错误|不正确|不对|不属于|不是)[的]?"
+    r"|(?:错误|不正确|不对)的(?:是|为|有)\s*(?:选项)?\s*" + _LETTER_LIST + r"\s*(?:项|选项)?)"
+    r"[，,。；;]\s*(?:其余|其他|其它|余下)(?:的)?(?:选项|各项|说法)?\s*(?:都|均|全)?\s*(?:正确|对|属于|是|符合)"
+)
+_ALL_SAID = re.compile(
+    r"^[\s*#>]*(?:答案\s*[:：]\s*)?(?:全选|以上(?:选项)?(?:都|均|全部|全都)?(?:对|正确|是正确的|符合|属于)?|"
+    r"(?:所有|全部)(?:选项)?(?:都|均)?(?:正确|对|属于)|以上全部|[二三四五六七八两]项(?:都|均)(?:正确|属于|对))[。.!！\s*]*$"
+)
+
+
+def _all_or_all_but(text: str, listed: str) -> frozenset[str] | None:
+    """Every option the question lists (``以上都对``, ``全选``, ``所有选项都正确``), or every one but
+    those named (``除E以外都是``, ``C项说法错误，其余说法均正确``), when that is the whole answer."""
+    body = text.strip()
+    if len(body) > 40:
+        return None
+    if _ALL_SAID.match(body):
+        return frozenset(listed)
+    m = _ALL_BUT.search(body)
+    if m is None:
+        return None
+    excluded = set(re.findall(r"[A-H]", next((g for g in m.groups() if g), "")))
+    rest = frozenset(c for c in listed if c not in excluded)
+    return rest if rest and excluded else None
 
 
 #: What may stand between option texts that answer on their own: connectives (the

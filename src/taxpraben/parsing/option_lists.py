@@ -124,7 +124,7 @@ _LISTED_LINE = re.compile(
 
 
 #: A line about an option that judges it (an analysis, not a copy).
-_VERDICT = re.compile(r"[✅❌✔✗✘√×☑]|不?正确|错误|对的|错的|不当选|当选|不选|不?属于|(?i:correct|incorrect|wrong|true|false)")
+_VERDICT = re.compile(r"[✅❌✔✓✗✘√×☑]|不?正确|错误|对的|错的|不当选|当选|不选|不?属于|(?i:correct|incorrect|wrong|true|false)")
 
 
 #: Share of a listed line's 3-grams found in the prompt for it to restate an option.
