@@ -337,6 +337,13 @@ def test_a_letter_after_a_comma_that_opens_a_clause_is_no_second_answer(output: 
     assert read_choice(output, choices, option_letters=True, markers=[], query=query).value == 1, output
 
 
+def test_a_period_in_digits_names_the_option_in_chinese_numerals() -> None:
+    choices = ["一年", "三年", "五年", "十年"]
+    query = "税务机关追征税款的期限一般为（ ）。\nA. 一年\nB. 三年\nC. 五年\nD. 十年\n答案："
+    assert read_choice("答案：3年", choices, option_letters=True, markers=[], query=query).value == 1
+    assert read_choice("一般为10年", choices, option_letters=True, markers=[], query=query).value == 3
+
+
 @pytest.mark.parametrize("output", ["以上选项都不对", "以上均不正确", "A、B、C、D均不正确", "ABCD都不对",
                                     "D. 以上选项均不正确。", "都不对"])  # fmt: skip
 def test_every_option_said_wrong_is_none_correct(output: str) -> None:

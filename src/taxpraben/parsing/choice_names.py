@@ -1,8 +1,8 @@
 """How an output names the options of a classification: every occurrence of every choice.
 
 Both sides are compared in one form (:func:`naming_form`: LaTeX made plain, folded, whitespace
-runs as one space, lower-case Latin, no thousands separators, ``百分之五十`` as ``50%`` and
-``五倍`` as ``5倍``). The needles of the choices (:func:`choice_needles`) are each choice, its
+runs as one space, lower-case Latin, no thousands separators, ``百分之五十`` as ``50%``,
+``五倍`` as ``5倍`` and ``三年`` as ``3年``). The needles of the choices (:func:`choice_needles`) are each choice, its
 aliases, and a charge without its ``罪`` when that stem names no other choice; the occurrences
 (:func:`named_choices`) are found longest first, an occurrence inside a longer accepted one
 dropped (``企业所得税`` does not also name ``所得税``), each marked negated when a negation comes
@@ -31,6 +31,9 @@ _NEGATED_MENTION = re.compile(
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
 _CN_PERCENT = re.compile(r"百分之([零一二两三四五六七八九十百]+(?:点[零一二三四五六七八九]+)?)")
 _CN_TIMES = re.compile(r"(?<![零一二两三四五六七八九十百千万亿])([一二两三四五六七八九十]{1,3})倍")
+#: A period or a date in Chinese numerals (``三年``, ``十五日``, ``三月三十一日``).
+_CN_PERIOD = re.compile(r"(?<![零一二两三四五六七八九十百千万亿])([一二两三四五六七八九十]{1,3})(个月|年|月|日|天)")
+_CN_PERIOD_HINT = re.compile(r"[一二两三四五六七八九十](?:个月|年|月|日|天)")
 
 
 def _cn_number(match: re.Match[str], suffix: str) -> str:
@@ -52,6 +55,8 @@ def naming_form(text: str) -> str:
         text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
     if "倍" in text:
         text = _CN_TIMES.sub(lambda m: _cn_number(m, "倍"), text)
+    if _CN_PERIOD_HINT.search(text):
+        text = _CN_PERIOD.sub(lambda m: _cn_number(m, m.group(2)), text)
     return text
 
 
