@@ -74,6 +74,14 @@ def test_extract_span(text: str, span: str) -> None:
         ("答案：取得所得的次年三月一日至六月三十日", "次年三月一日至六月三十日", True),
         ("答案：60日内", "60日", True),
         ("以后三年内", "三年", True),  # the law's wording around the period
+        ("取得增值税专用发票112份", "112份", True),  # a count: the sentence's only number
+        ("共112份", "112份", True),
+        ("一百一十二份", "112份", True),
+        ("112张", "112份", False),  # another unit
+        ("处以0.6倍罚款", "0.6倍", True),
+        ("0.6倍的罚款，即1284万元", "0.6倍", False),  # two numbers: which one answers is unsaid
+        ("次年3月31日", "三月三十一日", True),
+        ("截至6月30日", "6月30日", True),
         ("税后三年", "三年", False),
         ("综上所述，罚款金额为162500元。", "162,500.00元", True),
         ("综上所述，罚款金额为162500元，滞纳金800元。", "162,500.00元", False),

@@ -24,13 +24,15 @@ trailing bracketed aside (``百分之五（5%）`` is ``百分之五``).
 
 :func:`span_match` is exact match of the normalised forms of the extracted span and the
 gold, or, failing that, the gold standing as a phrase of the decisive sentence: it occurs
-there after a boundary (the start, punctuation, ``的 为 是 在 于 自 从 按 即 以后``) and before a
+there after a boundary (the start, punctuation, ``的 为 是 在 于 自 从 按 即 以后 次年 截至``) and before a
 boundary (the end, punctuation, or a deadline suffix ``内 以内 之内 前 止 起``), with no
 negation (``不 非 未 无``) right before it. So ``取得所得的次年三月一日至六月三十日`` matches the
 gold ``次年三月一日至六月三十日``, ``60日内`` matches ``60日`` and ``以后三年内`` matches ``三年``, but ``企业所得税`` does not
 match ``所得税`` and ``不是三年`` does not match ``三年``. A gold that is one amount or rate
 also matches when the decisive sentence holds exactly one number of its kind and it is equal
-at 2 decimals (``罚款金额为162500元`` answers ``162,500.00元``). Ranges are compared with
+at 2 decimals (``罚款金额为162500元`` answers ``162,500.00元``); a count or a multiple too
+(``取得增值税专用发票112份`` answers ``112份``, ``处以0.6倍罚款`` answers ``0.6倍``), unless the number
+carries another such unit (``112张``). Ranges are compared with
 ``至`` (``3%—5%`` = ``百分之三至百分之五``). An empty normalised gold never matches. TaxBen's rule (profile ``taxben``)
 lives in :mod:`taxpraben.parsing.taxben`.
 """
@@ -192,7 +194,7 @@ def _extract(cleaned: str, texts: list[str], clause: bool) -> str:
     return _marked_span(cleaned, clause) or cleaned
 
 
-_BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起", "以后")
+_BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起", "以后", "次年", "截至")
 _DEADLINE_END = ("内", "前", "止", "起")
 _FRAME = ("在", "于", "自", "从", "起")
 _AFTER = ("内", "以内", "之内", "前", "以前", "止", "为止", "起")
@@ -247,7 +249,21 @@ def _same_amount(sentence: str, gold: str) -> bool:
     """A gold that is one amount or rate: the sentence's only number of that kind equals it
     (``162500元`` answers ``162,500.00元``; ``…百分之十二以内…`` answers ``12%``)."""
     wanted = parse_number(str(gold))
-    if wanted is None:
+    unit = None
+    if wanted is None:  # a count or a multiple ("112份", "0.6倍"): the number, and no other unit
+        count = _COUNT.match(_numerals_to_digits(fold_characters(str(gold))))
+        if count is None:
+            return False
+        wanted, unit = parse_number(count.group("n")), count.group("unit")
+        if wanted is None:
+            return False
+    digits = _numerals_to_digits(sentence)
+    numbers = [n for n in find_numbers(digits) if n.is_percent == wanted.is_percent]
+    if len(numbers) != 1 or not numbers_equal(numbers[0], wanted, 2, False):
         return False
-    numbers = [n for n in find_numbers(_numerals_to_digits(sentence)) if n.is_percent == wanted.is_percent]
-    return len(numbers) == 1 and numbers_equal(numbers[0], wanted, 2, False)
+    after = digits[numbers[0].end :].lstrip()
+    return unit is None or not _COUNT_UNIT.match(after) or after.startswith(unit)
+
+
+_COUNT_UNIT = re.compile(r"份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名")
+_COUNT = re.compile(r"^\s*(?P<n>[-+]?\d[\d,]*(?:\.\d+)?)\s*(?P<unit>" + _COUNT_UNIT.pattern + r")\s*$")
