@@ -344,6 +344,14 @@ def test_a_period_in_digits_names_the_option_in_chinese_numerals() -> None:
     assert read_choice("一般为10年", choices, option_letters=True, markers=[], query=query).value == 3
 
 
+def test_two_answers_in_lines_or_a_list_or_two_sets_are_no_answer() -> None:
+    assert choice("信息技术服务\n建筑服务").failure == AMBIGUOUS  # nothing but two different answers
+    assert choice("C\n信息技术服务").value == 2  # the same one twice
+    assert crime("罪名：\n1. 骗取出口退税罪\n2. 虚开增值税专用发票罪").failure == HEDGED
+    assert read_letter_set("我认为是ABC，也可能是ABCD。", query=MCQ).failure == HEDGED
+    assert read_letter_set("答案：AC, B, D and E are not included.", query=MCQ).value == frozenset("AC")
+
+
 @pytest.mark.parametrize("output", ["以上选项都不对", "以上均不正确", "A、B、C、D均不正确", "ABCD都不对",
                                     "D. 以上选项均不正确。", "都不对"])  # fmt: skip
 def test_every_option_said_wrong_is_none_correct(output: str) -> None:

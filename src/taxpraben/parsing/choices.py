@@ -71,6 +71,7 @@ from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.parsing.region import (
+    AMBIGUOUS,
     HEDGED,
     NO_ANSWER,
     NONE_CORRECT,
@@ -377,6 +378,8 @@ def _choice_index(
         picked = _read_statement(body, count, lettered, needles, texts, correction=correction)
         if picked is not None and _offered_with_another(_first_sentence(body), picked, count, lettered, needles):
             raise _Hedge  # "同时构成骗取出口退税罪和虚开增值税专用发票罪"
+        if picked is not None and len(_listed_picks(body, count, lettered, needles)) > 1:
+            raise _Hedge  # "罪名：\n1. 虚开增值税专用发票罪\n2. 骗取出口退税罪"
         return picked
 
     found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
@@ -425,10 +428,10 @@ def _choice_index(
         picked = _bare_line(" ".join(lines), count, lettered, needles)
         if picked is not None:
             return Reading(picked)
-    for line in reversed(lines):
-        if len(line) > longest + _BARE_SLACK:  # too long to be nothing but an answer
-            continue
-        picked = _bare_line(line, count, lettered, needles)
+    bare = [_bare_line(line, count, lettered, needles) if len(line) <= longest + _BARE_SLACK else None for line in lines]
+    if len(lines) > 1 and None not in bare and len(set(bare)) > 1:
+        return Reading(None, AMBIGUOUS)  # nothing but answers, different ones ("增值税\n消费税")
+    for picked in reversed(bare):  # the latest bare answer line
         if picked is not None:
             return Reading(picked)
     bold = _bold_answer(cleaned, count, lettered, needles)
@@ -513,6 +516,23 @@ _SENTENCE = re.compile(r"[。！!？?\n]")
 #: A supposition before a conclusion word in its sentence ("若其后虚开使用，则可能构成……"):
 #: what would follow in another case, not the answer.
 _SUPPOSITION = re.compile(r"若|如果|假如|假设|倘若|如若|一旦")
+
+
+_NUMBERED = re.compile(r"^\s*(?:\d{1,2}|[一二三四五])\s*[.、)）:：]\s*(.+)$", re.MULTILINE)
+
+
+def _listed_picks(body: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> set[int]:
+    """The options a numbered list at the head of ``body`` gives, one per item."""
+    head = body.lstrip(" \t:：*")
+    if not _NUMBERED.match(head):
+        return set()
+    picks = set()
+    for m in _NUMBERED.finditer(head):
+        picked = _bare_line(m.group(1), count, lettered, needles)
+        if picked is None:
+            break
+        picks.add(picked)
+    return picks
 
 
 def _first_sentence(text: str) -> str:

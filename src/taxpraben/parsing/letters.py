@@ -53,6 +53,7 @@ from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.prompt_copy import comparison_key, gram_share, own_answer
 from taxpraben.parsing.region import (
     CORRECTED_VALUE,
+    HEDGED,
     NO_ANSWER,
     Reading,
     answer_statements,
@@ -139,23 +140,18 @@ _MARKUP = " \t*_`'\"”’)）】]"
 
 
 def _groups(text: str, letters: str) -> list[tuple[int, int, frozenset[str]]]:
-    """Answer groups (see :func:`_joined_groups`), split where a clause ends and the letters
-    after it are what the next clause is about ("答案：ABCE，D属于计算错误" is ABCE, then D):
-    letters after a clause's end stay in the group when they end the text or their own
-    clause, or are said right ("A，B，D项正确")."""
+    """Answer groups (see :func:`_joined_groups`), split at the first end of a clause when
+    the letters after it are what the next clause is about ("答案：ABCE，D属于计算错误" is
+    ABCE, then D; "答案：AC, B, D and E are not included" is AC, then BDE): the group's last
+    letters are followed by words, and not by a verdict that they are right ("A，B，D项正确")."""
     out: list[tuple[int, int, frozenset[str]]] = []
     for _start, _end, parts in _joined_groups(text, letters):
-        current_start, current_end, current = parts[0]
-        for part_start, part_end, part in parts[1:]:
-            gap = text[current_end:part_start]
-            tail = text[part_end:].lstrip(_MARKUP)
-            own_clause = not tail or _CLAUSE_GAP.match(tail) or _POSITIVE.match(text, part_end)
-            if _CLAUSE_GAP.search(gap) and not own_clause:
-                out.append((current_start, current_end, frozenset(current)))
-                current_start, current = part_start, set()
-            current = set(current) | part
-            current_end = part_end
-        out.append((current_start, current_end, frozenset(current)))
+        tail = text[parts[-1][1] :].lstrip(_MARKUP)
+        own_clause = not tail or _CLAUSE_GAP.match(tail) or _POSITIVE.match(text, parts[-1][1])
+        split = next((k for k in range(1, len(parts)) if not own_clause
+                      and _CLAUSE_GAP.search(text, parts[k - 1][1], parts[k][0])), None)  # fmt: skip
+        for chunk in ((parts,) if split is None else (parts[:split], parts[split:])):
+            out.append((chunk[0][0], chunk[-1][1], frozenset().union(*(p for _s, _e, p in chunk))))
     return out
 
 
@@ -306,6 +302,10 @@ def extract_letter_set(
     return value if isinstance(value, frozenset) else None
 
 
+#: Two sets of letters offered as alternatives: no one answer.
+_SET_HEDGE = re.compile(
+    r"(?<![A-Za-z])([A-H]{1,8})(?![A-Za-z])\s*[，,]?\s*(?:也可能是|也可能为|或者是|或者|或是|还是)\s*([A-H]{1,8})(?![A-Za-z])"
+)
 _ANSWER_LEAD = re.compile(r"^(?:正确)?(?:答案|选项|答)(?:是|为|应为)?\s*[:：]\s*")
 #: Where an option written back ends on a line that writes several ("A. 13%；B. 9%").
 _ITEM_END = re.compile(r"\n|[；;](?=\s*[(（]?[A-H]\s*[.．、:：)）])")
@@ -343,6 +343,9 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
     cleaned = own.text
     if not cleaned.strip() or not allowed:
         return Reading(None, NO_ANSWER)
+    hedge = _SET_HEDGE.search(cleaned)
+    if hedge and set(hedge.group(1)) != set(hedge.group(2)):  # "我认为是ABC，也可能是ABCD"
+        return Reading(None, HEDGED)
     found, value = answer_value(find_json_values(cleaned), LETTER_ANSWER_KEYS)
     if found:
         from_json = _groups(clean_prediction(answer_text(value)), allowed)
