@@ -378,8 +378,6 @@ def _choice_index(
         picked = _read_statement(body, count, lettered, needles, texts, correction=correction)
         if picked is not None and _offered_with_another(_first_sentence(body), picked, count, lettered, needles):
             raise _Hedge  # "同时构成骗取出口退税罪和虚开增值税专用发票罪"
-        if picked is not None and len(_listed_picks(body, count, lettered, needles)) > 1:
-            raise _Hedge  # "罪名：\n1. 虚开增值税专用发票罪\n2. 骗取出口退税罪"
         return picked
 
     found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
@@ -393,6 +391,8 @@ def _choice_index(
             picked = read(value_text)
             if picked is not None:
                 return Reading(picked)
+    if _answers_listed(cleaned, count, lettered, needles):
+        return Reading(None, HEDGED)
     statements = answer_statements(cleaned, markers)
     final = [st for st in statements if st.kind != "conclusion"]
     lines = [line for line in cleaned.split("\n") if line.strip()]
@@ -521,18 +521,21 @@ _SUPPOSITION = re.compile(r"若|如果|假如|假设|倘若|如若|一旦")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}|[一二三四五])\s*[.、)）:：]\s*(.+)$", re.MULTILINE)
 
 
-def _listed_picks(body: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> set[int]:
-    """The options a numbered list at the head of ``body`` gives, one per item."""
-    head = body.lstrip(" \t:：*")
-    if not _NUMBERED.match(head):
-        return set()
-    picks = set()
-    for m in _NUMBERED.finditer(head):
-        picked = _bare_line(m.group(1), count, lettered, needles)
-        if picked is None:
-            break
-        picks.add(picked)
-    return picks
+def _answers_listed(text: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> bool:
+    """``text`` gives a numbered list of two or more different options as its answer ("罪名：
+    \n1. 虚开增值税专用发票罪\n2. 骗取出口退税罪"): the list opens the text or follows a heading
+    that ends with a colon, and every item is nothing but an option."""
+    for m in _NUMBERED_BLOCK.finditer(text):
+        before = text[: m.start()].rstrip()
+        if before and not before.endswith((":", "：")):
+            continue
+        picks = [_bare_line(item.group(1), count, lettered, needles) for item in _NUMBERED.finditer(m.group(0))]
+        if len(picks) > 1 and None not in picks and len(set(picks)) > 1:
+            return True
+    return False
+
+
+_NUMBERED_BLOCK = re.compile(r"(?:^[ \t]*(?:\d{1,2}|[一二三四五])[ \t]*[.、)）:：][^\n]+(?:\n|$)){2,}", re.MULTILINE)
 
 
 def _first_sentence(text: str) -> str:
