@@ -54,16 +54,22 @@ TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.taxben`.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from itertools import pairwise
 
 from taxpraben.parsing._jsonish import (
     OPTION_ANSWER_KEYS,
     answer_text,
     answer_value,
     find_json_values,
+)
+from taxpraben.parsing.choice_hedges import (
+    NEGATED_LETTER,
+    Hedge,
+    hedged,
+    letter_index,
+    offered_with_another,
+    without_negated_letters,
 )
 from taxpraben.parsing.choice_names import choice_needles, named_choices, naming_form
 from taxpraben.parsing.clean import clean_prediction, fold_characters
@@ -128,17 +134,12 @@ _BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,
 
 
 
-def _letter_index(letter: str, count: int) -> int | None:
-    index = string.ascii_uppercase.find(letter.upper())
-    return index if 0 <= index < count else None
-
-
 def _only_letter(pattern: re.Pattern[str], text: str, count: int) -> int | None:
     """The option named by ``pattern``'s letters in ``text`` when they all name the same one."""
     found = {
         index
         for m in pattern.finditer(text)
-        if (index := _letter_index(m.group(m.lastindex or 1), count)) is not None
+        if (index := letter_index(m.group(m.lastindex or 1), count)) is not None
     }
     return found.pop() if len(found) == 1 else None
 
@@ -166,76 +167,6 @@ _AT_MOST = 2
 
 def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None:
     return _asserted_choice(named_choices(text, needles))
-
-
-#: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D").
-_OR = r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为)"
-_HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
-_HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*" + _OR + r"\s*(?:构成|是|为)?\s*$")
-#: Two letters offered together, as alternatives or as a set ("A或C", "A和C", "A、C", "A/C").
-_JOINED_LETTERS = re.compile(
-    r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9])\s*(?:项)?\s*(?:" + _OR + r"|[、/和与及])\s*(?:选项)?\s*([A-Z])(?![A-Za-z0-9])"
-)
-#: What joins two option texts offered together ("增值税或消费税", "增值税和消费税").
-_JOINED_TEXTS = re.compile(r"^\s*(?:罪)?\s*(?:" + _OR + r"|[、/和与及]|以及)\s*(?:构成|是|为)?\s*$")
-
-
-class _Hedge(Exception):
-    """A statement offers two options ("B或D"): it gives no single answer."""
-
-
-#: A statement that opens with a set of letters ("答案：C、D", "AB"): several options.
-_LETTER_SET = re.compile(
-    r"^[\s:：*#>】\],，]*(?:是|为|应选|选)?[\s:：*]*(?:选项)?\s*[(（\[【]?\s*([A-Z])[)）\]】]?\s*(?:项)?\s*(?:[、,，/和与及]|\s)?\s*"
-    r"[(（\[【]?([A-Z])(?![A-Za-z])"
-)
-
-
-#: After a comma, a letter that opens a clause about its option ("答案：B，D项25%是基本税率"): no
-#: second answer.
-_NEXT_CLAUSE = re.compile(r"[A-Z]\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)）\]】。.!！]")
-
-
-def _hedged(body: str, named: Sequence[tuple[int, int, int, bool]], lettered: bool) -> bool:
-    if lettered and _HEDGE_LETTERS.search(body):
-        return True
-    if lettered:
-        pair = _LETTER_SET.match(body)
-        comma = pair is not None and bool(re.search(r"[，,]", body[pair.end(1) : pair.start(2)]))
-        if pair and pair.group(1) != pair.group(2) and not (comma and _NEXT_CLAUSE.match(body, pair.start(2))):
-            return True
-    haystack = naming_form(body)
-    return any(  # not after a denial: "而不是逃税罪或抗税罪" denies both
-        a[2] != b[2] and not a[3] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
-        for a, b in pairwise(named)
-    )
-
-
-def _offered_with_another(
-    body: str, index: int, count: int, lettered: bool, needles: Sequence[tuple[str, int]]
-) -> bool:
-    """``body`` gives option ``index`` only together with another one, as an alternative or
-    in a set ("A或C", "A和C", "信息技术服务或建筑服务"): for a question of one answer, no
-    answer. An option also given on its own elsewhere in ``body`` is not."""
-    if lettered:
-        text = _without_negated_letters(body)
-        pairs = [(m.span(), {_letter_index(m.group(1), count), _letter_index(m.group(2), count)})
-                 for m in _JOINED_LETTERS.finditer(text)]  # fmt: skip
-        pairs = [(span, both) for span, both in pairs if len(both) == 2 and None not in both]
-        if any(index in both for _span, both in pairs):
-            rest = text
-            for (start, end), _both in reversed(pairs):
-                rest = rest[:start] + " " + rest[end:]
-            letter = string.ascii_uppercase[index]
-            return not re.search(rf"(?<![A-Za-z0-9]){letter}(?![A-Za-z0-9])", rest)
-    named = [n for n in named_choices(body, needles) if not n[3]]
-    haystack = naming_form(body)
-    joined: set[int] = set()
-    for a, b in pairwise(named):
-        if a[2] != b[2] and _JOINED_TEXTS.match(haystack[a[1] : b[0]]):
-            joined.update((named.index(a), named.index(b)))
-    alone = [n for i, n in enumerate(named) if i not in joined]
-    return any(named[i][2] == index for i in joined) and not any(n[2] == index for n in alone)
 
 
 @lru_cache(maxsize=256)
@@ -279,12 +210,12 @@ def _read_statement(
             return None
         body = corrected
     named = named_choices(body, needles)
-    if _hedged(body, named, lettered):
-        raise _Hedge
+    if hedged(body, named, lettered):
+        raise Hedge
     if lettered:
         m = _STATEMENT_LETTER.match(body)
         if m and (m.group(1).isupper() or not re.match(r"[a-z]{2}", body[m.start(1) :])):
-            index = _letter_index(m.group(1), count)
+            index = letter_index(m.group(1), count)
             if index is not None:
                 return index
     asserted = _asserted_choice(named)
@@ -293,7 +224,7 @@ def _read_statement(
     numeric = _numeric_choice(body, choices)
     if numeric is not None:
         return numeric
-    return _only_letter(_WEAK_LETTER, _without_negated_letters(body), count) if lettered else None
+    return _only_letter(_WEAK_LETTER, without_negated_letters(body), count) if lettered else None
 
 
 def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
@@ -305,7 +236,7 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
     if lettered:
         m = _LEADING_LETTER.match(rest.upper()) or _LONE_LOWER.match(rest)
         if m and _BARE_LINE.match(rest[m.end() :]):
-            index = _letter_index(m.group(1), count)
+            index = letter_index(m.group(1), count)
             if index is not None:
                 return index
     if len(named) == 1 and not named[0][3] and _BARE_LINE.match(rest):
@@ -351,7 +282,7 @@ def read_choice(
     """
     try:
         return _choice_index(text, choices, option_letters, markers, query, aliases, names)
-    except _Hedge:
+    except Hedge:
         return Reading(None, HEDGED)
 
 
@@ -376,8 +307,8 @@ def _choice_index(
 
     def read(body: str, correction: bool = False) -> int | None:
         picked = _read_statement(body, count, lettered, needles, texts, correction=correction)
-        if picked is not None and _offered_with_another(_first_sentence(body), picked, count, lettered, needles):
-            raise _Hedge  # "同时构成骗取出口退税罪和虚开增值税专用发票罪"
+        if picked is not None and offered_with_another(_first_sentence(body), picked, count, lettered, needles):
+            raise Hedge  # "同时构成骗取出口退税罪和虚开增值税专用发票罪"
         return picked
 
     found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
@@ -406,7 +337,7 @@ def _choice_index(
         # is superseded by it; the latest answer statement hedging leaves the answer hedged.
         try:
             picked = read(st.text, st.kind == "correction")
-        except _Hedge:
+        except Hedge:
             if answered:
                 return None
             raise
@@ -448,7 +379,7 @@ def _choice_index(
     lead_text = lead_sentence(cleaned)
     lead = _lead_answer(lead_text, count, lettered, needles)
     if lead is not None:
-        return Reading(None, HEDGED) if _offered_with_another(lead_text, lead, count, lettered, needles) else Reading(lead)
+        return Reading(None, HEDGED) if offered_with_another(lead_text, lead, count, lettered, needles) else Reading(lead)
     # the conclusion sentence (the last one) names the answer.
     last = conclusion_sentence(cleaned)
     picked = _first_affirmed(last, needles)
@@ -456,11 +387,11 @@ def _choice_index(
         picked = _numeric_choice(last, texts)
     if picked is None and lettered:
         for pattern in (_WEAK_LETTER, _AFFIRMED_LETTER, _STANDALONE_LETTER):
-            picked = _only_letter(pattern, _without_negated_letters(last), count)
+            picked = _only_letter(pattern, without_negated_letters(last), count)
             if picked is not None:
                 break
     if picked is not None:
-        return Reading(None, HEDGED) if _offered_with_another(last, picked, count, lettered, needles) else Reading(picked)
+        return Reading(None, HEDGED) if offered_with_another(last, picked, count, lettered, needles) else Reading(picked)
     mentioned = named_choices(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
     return Reading(None, NOT_ASSERTED if mentioned else NO_ANSWER)
 
@@ -494,9 +425,9 @@ def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tu
     named = named_choices(sentence, needles)
     if lettered:
         m = _LETTER_FIRST.match(sentence)
-        ruled_out = m is not None and any(n.start() <= m.start(1) < n.end() for n in _NEGATED_LETTER.finditer(sentence))
+        ruled_out = m is not None and any(n.start() <= m.start(1) < n.end() for n in NEGATED_LETTER.finditer(sentence))
         if m is not None and not ruled_out and not re.match(r"\s+[a-z]", sentence[m.end() :]):
-            index = _letter_index(m.group(1), count)
+            index = letter_index(m.group(1), count)
             # a letter and a comma close its clause: what follows is about the others
             # ("选A，B项买卖合同适用万分之三")
             own = [] if re.match(r"\s*[，,]", sentence[m.end(1) :]) else named
@@ -556,21 +487,6 @@ def _bold_answer(text: str, count: int, lettered: bool, needles: Sequence[tuple[
         if picked is not None:
             return picked
     return None
-
-
-#: One letter or several joined ("C", "A、B", "A项和B项", "A或B"), as a subject or an object.
-_LETTER_RUN = (r"(?:选项)?(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项|选项)?"
-               r"(?:\s*[、,，和与及或/]\s*(?:选项)?[A-Z](?![A-Za-z])\s*(?:项|选项)?)*")
-_NEGATED_LETTER = re.compile(
-    r"(?:不是|并非|而非|不选|排除|不应选|注意不是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?"
-    r"|" + _LETTER_RUN + r"\s*(?:的)?(?:说法|表述)?\s*(?:都|均|也|全)?\s*(?:是|为)?\s*"
-    r"(?:不正确|错误|不对|有误|不符合|不当选|不选|不适用|❌)"
-)
-
-
-def _without_negated_letters(text: str) -> str:
-    """``text`` without the letters it rules out (``注意不是B``, ``而非C``, ``C项不正确``)."""
-    return _NEGATED_LETTER.sub(" ", text)
 
 
 _LISTED_LINE = re.compile(r"^[\s*#>\-]*[(（【\[]?([A-H])[)）】\]]?\s*[.．、:：)）]", re.MULTILINE)

@@ -1,0 +1,111 @@
+"""When an output offers several options instead of one (TaxSCQ, TaxTopic, TaxCrime).
+
+A hedge between two (``B或D``, ``C，或者D``, ``C也可能是D``), a set where one answer is asked
+(``答案：C、D``, ``A和C``, ``同时构成骗取出口退税罪和虚开增值税专用发票罪``) is no answer:
+:func:`hedged` tells a statement that offers two, :func:`offered_with_another` whether the
+option a reading gives comes only together with another one. A letter after a comma that
+opens a clause about its option (``答案：B，D项25%是基本税率``) is no second answer, and 或 after
+a denial continues it (``而不是逃税罪或抗税罪``). :mod:`taxpraben.parsing.choices` reads with
+them.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+from itertools import pairwise
+
+from taxpraben.parsing.choice_names import Named, named_choices, naming_form
+
+__all__ = ["NEGATED_LETTER", "Hedge", "hedged", "letter_index", "offered_with_another", "without_negated_letters"]
+
+
+def letter_index(letter: str, count: int) -> int | None:
+    index = string.ascii_uppercase.find(letter.upper())
+    return index if 0 <= index < count else None
+
+
+#: One letter or several joined ("C", "A、B", "A项和B项", "A或B"), as a subject or an object.
+_LETTER_RUN = (r"(?:选项)?(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项|选项)?"
+               r"(?:\s*[、,，和与及或/]\s*(?:选项)?[A-Z](?![A-Za-z])\s*(?:项|选项)?)*")
+NEGATED_LETTER = re.compile(
+    r"(?:不是|并非|而非|不选|排除|不应选|注意不是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?"
+    r"|" + _LETTER_RUN + r"\s*(?:的)?(?:说法|表述)?\s*(?:都|均|也|全)?\s*(?:是|为)?\s*"
+    r"(?:不正确|错误|不对|有误|不符合|不当选|不选|不适用|❌)"
+)
+
+
+def without_negated_letters(text: str) -> str:
+    """``text`` without the letters it rules out (``注意不是B``, ``而非C``, ``C项不正确``)."""
+    return NEGATED_LETTER.sub(" ", text)
+
+
+#: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D").
+_OR = r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为)"
+_HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
+_HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*" + _OR + r"\s*(?:构成|是|为)?\s*$")
+#: Two letters offered together, as alternatives or as a set ("A或C", "A和C", "A、C", "A/C").
+_JOINED_LETTERS = re.compile(
+    r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9])\s*(?:项)?\s*(?:" + _OR + r"|[、/和与及])\s*(?:选项)?\s*([A-Z])(?![A-Za-z0-9])"
+)
+#: What joins two option texts offered together ("增值税或消费税", "增值税和消费税").
+_JOINED_TEXTS = re.compile(r"^\s*(?:罪)?\s*(?:" + _OR + r"|[、/和与及]|以及)\s*(?:构成|是|为)?\s*$")
+
+
+class Hedge(Exception):
+    """A statement offers two options ("B或D"): it gives no single answer."""
+
+
+#: A statement that opens with a set of letters ("答案：C、D", "AB"): several options.
+_LETTER_SET = re.compile(
+    r"^[\s:：*#>】\],，]*(?:是|为|应选|选)?[\s:：*]*(?:选项)?\s*[(（\[【]?\s*([A-Z])[)）\]】]?\s*(?:项)?\s*(?:[、,，/和与及]|\s)?\s*"
+    r"[(（\[【]?([A-Z])(?![A-Za-z])"
+)
+
+
+#: After a comma, a letter that opens a clause about its option ("答案：B，D项25%是基本税率"): no
+#: second answer.
+_NEXT_CLAUSE = re.compile(r"[A-Z]\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)）\]】。.!！]")
+
+
+def hedged(body: str, named: Sequence[Named], lettered: bool) -> bool:
+    if lettered and _HEDGE_LETTERS.search(body):
+        return True
+    if lettered:
+        pair = _LETTER_SET.match(body)
+        comma = pair is not None and bool(re.search(r"[，,]", body[pair.end(1) : pair.start(2)]))
+        if pair and pair.group(1) != pair.group(2) and not (comma and _NEXT_CLAUSE.match(body, pair.start(2))):
+            return True
+    haystack = naming_form(body)
+    return any(  # not after a denial: "而不是逃税罪或抗税罪" denies both
+        a[2] != b[2] and not a[3] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
+        for a, b in pairwise(named)
+    )
+
+
+def offered_with_another(
+    body: str, index: int, count: int, lettered: bool, needles: Sequence[tuple[str, int]]
+) -> bool:
+    """``body`` gives option ``index`` only together with another one, as an alternative or
+    in a set ("A或C", "A和C", "信息技术服务或建筑服务"): for a question of one answer, no
+    answer. An option also given on its own elsewhere in ``body`` is not."""
+    if lettered:
+        text = without_negated_letters(body)
+        pairs = [(m.span(), {letter_index(m.group(1), count), letter_index(m.group(2), count)})
+                 for m in _JOINED_LETTERS.finditer(text)]  # fmt: skip
+        pairs = [(span, both) for span, both in pairs if len(both) == 2 and None not in both]
+        if any(index in both for _span, both in pairs):
+            rest = text
+            for (start, end), _both in reversed(pairs):
+                rest = rest[:start] + " " + rest[end:]
+            letter = string.ascii_uppercase[index]
+            return not re.search(rf"(?<![A-Za-z0-9]){letter}(?![A-Za-z0-9])", rest)
+    named = [n for n in named_choices(body, needles) if not n[3]]
+    haystack = naming_form(body)
+    joined: set[int] = set()
+    for a, b in pairwise(named):
+        if a[2] != b[2] and _JOINED_TEXTS.match(haystack[a[1] : b[0]]):
+            joined.update((named.index(a), named.index(b)))
+    alone = [n for i, n in enumerate(named) if i not in joined]
+    return any(named[i][2] == index for i in joined) and not any(n[2] == index for n in alone)
