@@ -15,8 +15,9 @@ an amount is asked in in :mod:`taxpraben.parsing.units`.
   cleaner);
 - a Chinese multiplier right after the digits: ``万`` 1e4, ``十万``, ``百万``, ``千万``,
   ``亿`` 1e8, ``十亿``, ``百亿``, ``千亿``, ``万亿`` 1e12, and ``千`` 1e3 (not in ``千克``,
-  ``千米``, ``千瓦``, ...); ``1.2万元`` is 12000. Mixed forms such as ``12万5千`` are read as
-  two numbers;
+  ``千米``, ``千瓦``, ...); ``1.2万元`` is 12000. A smaller amount written right after a 万 or
+  亿 amount continues it, as a grader reads it: ``12万5千`` is 125000, ``10万4000元`` 104000,
+  ``1万零400元`` 10400;
 - Chinese numerals, converted with ``cn2an`` (``一万二千`` 12000, ``十二万五千`` 125000,
   ``两千``, ``壹万贰仟``, ``负三百``, ``三点五`` 3.5 with exact decimals). Inside running
   text a numeral run counts only when it cannot be an ordinary word: it has a decimal
@@ -233,10 +234,40 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
 
 def _iter_numbers(text: str, *, whole: bool = False) -> Iterator[NumberMatch]:
     folded = text.translate(_SAME_LENGTH)
+    pending: NumberMatch | None = None
     for m in _NUMBER.finditer(folded):
         found = _build(m, whole=whole)
-        if found is not None:
-            yield replace(found, text=text[m.start() : m.end()])
+        if found is None:
+            continue
+        found = replace(found, text=text[m.start() : m.end()])
+        if pending is not None:
+            merged = _continued(text, pending, found)
+            if merged is not None:
+                pending = merged
+                continue
+            yield pending
+        pending = found
+    if pending is not None:
+        yield pending
+
+
+#: Scales after which a smaller amount written right after continues it ("10万4千元").
+_SCALES = {"万": Decimal(10_000), "亿": Decimal(100_000_000)}
+
+
+def _continued(text: str, first: NumberMatch, second: NumberMatch) -> NumberMatch | None:
+    """``first`` and ``second`` as one amount when ``second`` continues a 万/亿 amount right
+    after it (``10万4千元``, ``10万4000元``, ``1万零400元`` are 104000, 104000 and 10400)."""
+    scale = _SCALES.get(first.text.rstrip().rstrip("零〇")[-1:]) if first.text else None
+    gap = text[first.end : second.start]
+    if scale is None or first.is_percent or second.is_percent or gap not in ("", "零", "〇"):
+        return None
+    if second.text in ("零", "〇") and not gap:  # read alone where a whole text is read: the gap
+        return replace(first, end=second.end, text=text[first.start : second.end])
+    if not (0 < second.value < scale) or first.value < 0:
+        return None
+    return replace(first, value=first.value + second.value, end=second.end, text=text[first.start : second.end],
+                   currency=second.currency)  # fmt: skip
 
 
 def find_numbers(text: str) -> list[NumberMatch]:
