@@ -305,6 +305,8 @@ def test_a_denied_amount_and_two_possible_amounts_are_no_answer() -> None:
     assert read_final_number("应纳税额不是104000元，而是137800元。").value.value == 137800
     hedged = read_final_number("应纳企业所得税可能为257.5万元，也可能为250万元，具体取决于口径。")
     assert hedged.value is None and hedged.failure == AMBIGUOUS
+    beside = read_final_number("税率为3%或5%，应纳税额为4000元", expect_percent=False)
+    assert beside.value.value == 4000  # alternatives of another thing are not the answer's
 
 
 @pytest.mark.parametrize("output", ["4000元，而非12000元（按3%计算）", "4000元，而不是12,000元", "4000元并非12000元"])

@@ -324,14 +324,15 @@ def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
         if text is not None:
             found = _final_in_text(text, expect_percent)
             if found is not None:
-                return _checked(text[_sentence_start(text, found.start) :], found) if found.start >= 0 else ok(found)
+                return Reading(None, AMBIGUOUS) if _one_of_alternatives(text, found) else ok(found)
     return None
 
 
-def _sentence_start(text: str, at: int) -> int:
-    """Where the sentence holding offset ``at`` begins."""
-    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, max(at, 0))]
-    return ends[-1] if ends else 0
+def _one_of_alternatives(text: str, found: NumberMatch) -> bool:
+    """The number read is one of two the text offers ("可能为257.5万元，也可能为250万元"), not a
+    number beside alternatives of something else ("税率为3%或5%，应纳税额为4000元")."""
+    return found.start >= 0 and any(m.start() <= found.start < m.end() or m.start() < found.end <= m.end()
+                                    for m in _ALTERNATIVES.finditer(text))  # fmt: skip
 
 
 def _without_asides(text: str) -> str | None:
