@@ -169,6 +169,11 @@ def test_an_apology_or_a_second_look_after_an_answer_corrects_it(output: str) ->
     assert choice(output).value == 2, output
 
 
+@pytest.mark.parametrize("output", ["选 c", "选c。", "本题选c", "选 c，因为信息技术服务适用6%"])
+def test_a_lower_case_letter_picked_with_xuan(output: str) -> None:
+    assert choice(output).value == 2, output
+
+
 def test_an_apology_that_opens_the_output_corrects_nothing() -> None:
     from taxpraben.parsing.region import answer_statements
 

@@ -130,6 +130,8 @@ _NONE_CORRECT = re.compile(
 #: Room for Markdown, a letter and punctuation around a choice on a bare answer line.
 _BARE_SLACK = 24
 _LONE_LOWER = re.compile(r"^[\s*#>(（\[【\]】]*([a-z])[)）\]】.。]?\s*$")
+#: A lower-case letter picked with 选 ("选 c", "选b。"): the option, where a word cannot be.
+_PICKED_LOWER = re.compile(r"^[\s*#>]*(?:本题)?(?:应选|选择|选)\s*([a-h])(?![a-z])")
 _BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,，!！]*$")
 
 
@@ -234,7 +236,7 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
     for start, end, _index, _negated in reversed(named):
         rest = rest[:start] + rest[end:]
     if lettered:
-        m = _LEADING_LETTER.match(rest.upper()) or _LONE_LOWER.match(rest)
+        m = _LEADING_LETTER.match(rest.upper()) or _LONE_LOWER.match(rest) or _PICKED_LOWER.match(rest)
         if m and _BARE_LINE.match(rest[m.end() :]):
             index = letter_index(m.group(1), count)
             if index is not None:
