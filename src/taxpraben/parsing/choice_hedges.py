@@ -103,9 +103,7 @@ def offered_with_another(
             return not re.search(rf"(?<![A-Za-z0-9]){letter}(?![A-Za-z0-9])", rest)
     named = [n for n in named_choices(body, needles) if not n[3]]
     haystack = naming_form(body)
-    joined: set[int] = set()
-    for a, b in pairwise(named):
-        if a[2] != b[2] and _JOINED_TEXTS.match(haystack[a[1] : b[0]]):
-            joined.update((named.index(a), named.index(b)))
-    alone = [n for i, n in enumerate(named) if i not in joined]
-    return any(named[i][2] == index for i in joined) and not any(n[2] == index for n in alone)
+    joined = {i + k for i, (a, b) in enumerate(pairwise(named))
+              if a[2] != b[2] and _JOINED_TEXTS.match(haystack[a[1] : b[0]]) for k in (0, 1)}  # fmt: skip
+    return any(named[i][2] == index for i in joined) and not any(
+        n[2] == index for i, n in enumerate(named) if i not in joined)  # fmt: skip

@@ -83,6 +83,7 @@ from taxpraben.parsing.region import (
     NONE_CORRECT,
     NOT_AN_OPTION,
     NOT_ASSERTED,
+    SUPPOSITION,
     Reading,
     Statement,
     answer_statements,
@@ -448,7 +449,7 @@ _SEMICOLON = re.compile(r"[；;]")
 _SENTENCE = re.compile(r"[。！!？?\n]")
 #: A supposition before a conclusion word in its sentence ("若其后虚开使用，则可能构成……"):
 #: what would follow in another case, not the answer.
-_SUPPOSITION = re.compile(r"若|如果|假如|假设|倘若|如若|一旦")
+_SUPPOSITION = re.compile(SUPPOSITION)
 
 
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}|[一二三四五])\s*[.、)）:：]\s*(.+)$", re.MULTILINE)

@@ -45,6 +45,7 @@ from taxpraben.parsing.region import (
     CORRECTED_VALUE,
     NO_ANSWER,
     NOT_ASSERTED,
+    SUPPOSITION,
     Reading,
     Statement,
     answer_statements,
@@ -351,10 +352,10 @@ _NOTE = re.compile(
 )
 #: A bracketed formula or supposition after an amount ("104,000元（2,260,000÷1.13×13%−156,000）",
 #: "（若进项税额不得抵扣，则为260000元）"): how it was reached or what else it could be.
-_BRACKETED_ASIDE = re.compile(r"[(（](?:[^()（）]*[×÷*/−]|\s*(?:若|如果|如|假如|假设|倘若))[^()（）]*[)）]")
+_BRACKETED_ASIDE = re.compile(r"[(（](?:[^()（）]*[×÷*/−]|\s*(?:" + SUPPOSITION + r"|如))[^()（）]*[)）]")
 
 
-_SUPPOSES = re.compile(r"如果|如|若|假如|假设|倘若|不考虑|否则")
+_SUPPOSES = re.compile(SUPPOSITION + r"|如|不考虑|否则")
 
 
 def _before_note(text: str) -> str | None:

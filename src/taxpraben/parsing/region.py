@@ -66,6 +66,7 @@ __all__ = [
     "NO_ANSWER",
     "REFUSAL",
     "STRONG_MARKER",
+    "SUPPOSITION",
     "Reading",
     "Statement",
     "answer_statements",
@@ -77,6 +78,10 @@ __all__ = [
     "sentences_last_first",
     "settle_final",
 ]
+
+#: Words that suppose another case ("若其后虚开使用，则可能构成……", "如不考虑进项则为……" with 如
+#: added where it cannot be 如下/例如): what would follow then, not the answer.
+SUPPOSITION = r"若|如果|假如|假设|倘若|如若|一旦"
 
 StatementKind = Literal["boxed", "answer", "correction", "conclusion"]
 
