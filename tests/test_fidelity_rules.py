@@ -252,12 +252,17 @@ def test_letters_after_the_end_of_the_answers_clause_are_another_clause(output: 
 
 
 @pytest.mark.parametrize(("output", "expected"), [
-    ("以上都对", "ABCDE"), ("全选", "ABCDE"), ("答案：以上全部", "ABCDE"), ("所有选项都正确。", "ABCDE"),
+    ("以上都对", "ABCDE"), ("以上都是", "ABCDE"), ("全选", "ABCDE"), ("答案：以上全部", "ABCDE"), ("所有选项都正确。", "ABCDE"),
     ("除E以外都是。", "ABCD"), ("除D项外都适用。", "ABCE"), ("C项说法错误，其余说法均正确。", "ABDE"),
     ("错误的是C，其余正确。", "ABDE"), ("E不属于，其他都属于。", "ABCD"),
 ])  # fmt: skip
 def test_all_the_options_or_all_but_some(output: str, expected: str) -> None:
     assert read_letter_set(output, query=MCQ).value == frozenset(expected), output
+
+
+@pytest.mark.parametrize("output", ["以上", "以上。", "答案：以上"])
+def test_above_alone_says_nothing_of_the_options(output: str) -> None:
+    assert read_letter_set(output, query=MCQ).value is None, output
 
 
 def test_option_lines_judged_by_the_questions_own_predicate() -> None:
