@@ -242,7 +242,8 @@ def test_reported_nulls_the_figures_of_an_unavailable_scorer(scored_without_scor
 
 def test_samples_are_read_through_the_model(tmp_path: Path) -> None:
     line = {"task": "TaxCalc", "id": "1", "run": 0, "status": "ok", "prediction": "1", "gold": "1",
-            "extracted": 1.0, "scores": {"em": 1.0}, "score": 1.0, "error": None, "extra_key": [1]}
+            "extracted": 1.0, "scores": {"em": 1.0}, "score": 1.0, "error": None,
+            "read_by": "rule:number.last-number", "evidence": [0, 1], "confidence": "low", "extra_key": [1]}
     (tmp_path / "samples.jsonl").write_text(
         json.dumps(line) + "\n\n" + json.dumps({**line, "run": "x"}) + "\n", encoding="utf-8"
     )

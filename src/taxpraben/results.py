@@ -216,6 +216,11 @@ class TaskResult(FileObject):
         when="the task has format failures",
     )
     error_rate: Stat | None = _field("Share of items whose generation failed or is missing.")
+    readings: dict[str, int] | None = _field(
+        "Readings over all runs by who made them: \"rule:<name>\", \"judge:<model>\", and the veto rules "
+        "of the format failures (\"veto.<name>\").",
+        when="the task has read items",
+    )
     per_run: list[RunFigures] = _field("The figures of each run.", default_factory=list)
     fields: dict[str, FieldFigures] | None = _field(
         "Per field, named by the gold's keys: those a spec rule names first, then inferred ones.",
@@ -621,6 +626,20 @@ class SampleLine(FileObject):
     extracted_by: Literal["rule", "judge", "none"] | None = _field(
         "Who read the answer: rule, judge (the rules could not; --judge), none (neither did)."
     )
+    read_by: str | None = _field(
+        "Which reader made the reading: \"rule:<name>\" (a rule of `taxpraben rules`), \"judge:<model>\" "
+        "(--judge), null when nothing was read (a format failure or an error)."
+    )
+    evidence: list[int] | None = _field(
+        "[start, end): the character offsets of `prediction` the reading was read from (null when nothing "
+        "was read)."
+    )
+    confidence: Literal["high", "low"] | None = _field(
+        "The reading rule's confidence: high (a stated answer) or low (a fallback: a last number, an "
+        "option named in passing, a whole output, a field matched fuzzily); null when nothing was read."
+    )
+    veto: str | None = _field("The veto rule that decided a format failure (veto.hedge, veto.no-answer, ...).",
+                              when="status format_failure")
     judge_reply: str | None = _field("The judge's raw reply.", when="the judge was asked for the item")
     judge_extracted: Any = _field("The judge's reading of an audited item, beside the rules' (extracted; for a "
                                   "field task, each asked field's value, null where the judge read none).",

@@ -99,6 +99,32 @@ class Item:
     #: Audited items: the judge's reading beside the rules' (``extracted``), and whether they agree.
     judge_extracted: Any = None
     judge_agrees: bool | None = None
+    #: Which reader made the reading: "rule:<name>" (:mod:`taxpraben.parsing.rules`),
+    #: "judge:<model>", None when nothing was read.
+    read_by: str | None = None
+    #: The ``[start, end)`` offsets of :attr:`prediction` the reading was read from.
+    evidence: tuple[int, int] | None = None
+    #: The reading rule's confidence ("high" or "low"; None when nothing was read).
+    confidence: str | None = None
+    #: Format failures: the veto rule that decided it ("veto.hedge", ...).
+    veto: str | None = None
+
+    def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = ()) -> None:
+        """Record how the item was read: by ``rule`` (a format failure: the veto ``rule``), from
+        the stretch ``source`` of the reader's text holding one of ``answers`` (the texts the
+        answer may be written as, preferred first); the evidence span is found in the raw
+        prediction (:func:`taxpraben.parsing.evidence.evidence_span`)."""
+        from taxpraben.parsing.evidence import evidence_span
+        from taxpraben.parsing.rules import confidence_of
+
+        if self.status != "ok":
+            self.read_by = self.evidence = self.confidence = None
+            self.veto = rule if rule and rule.startswith("veto.") else None
+            return
+        self.veto = None
+        self.read_by = f"rule:{rule}" if rule else None
+        self.confidence = confidence_of(rule)
+        self.evidence = evidence_span(self.prediction, source, answers) if rule else None
 
     def __post_init__(self) -> None:
         if self.gold is None:
@@ -150,6 +176,11 @@ class Item:
         }
         if self.extracted_by is not None:  # set by scoring on every item it finishes
             line["extracted_by"] = self.extracted_by
+        line["read_by"] = self.read_by
+        line["evidence"] = list(self.evidence) if self.evidence is not None else None
+        line["confidence"] = self.confidence
+        if self.veto is not None and self.status == "format_failure":
+            line["veto"] = self.veto
         if self.judge_reply is not None:
             line["judge_reply"] = self.judge_reply
         if self.judge_agrees is not None:
@@ -189,7 +220,9 @@ class Item:
             scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),
             error=line.get("error"), failure=line.get("failure"), extracted_by=line.get("extracted_by"),
             judge_reply=line.get("judge_reply"), judge_extracted=line.get("judge_extracted"),
-            judge_agrees=line.get("judge_agrees"),
+            judge_agrees=line.get("judge_agrees"), read_by=line.get("read_by"),
+            evidence=tuple(evidence) if (evidence := line.get("evidence")) else None,  # type: ignore[arg-type]
+            confidence=line.get("confidence"), veto=line.get("veto"),
         )  # fmt: skip
         item.gold = line.get("gold")  # as written, null included
         return item

@@ -156,7 +156,10 @@ class ClassificationKind(Kind):
         opts = spec.classification_options
         choices = record.choices
         label: str | None = None
+        reading = None
+        answers: list[str] = []
         if not failed:
+            names = _option_names(choices, record.query)
             reading = read_choice(
                 text,
                 choices,
@@ -164,13 +167,18 @@ class ClassificationKind(Kind):
                 markers=opts.answer_markers,
                 query=record.query,
                 aliases=opts.aliases,
-                names=_option_names(choices, record.query),
+                names=names,
             )
             index = reading.value if isinstance(reading.value, int) else None
             label = None if index is None else option_label(choices, index)
             item.failure = reading.failure
+            if index is not None:  # the texts the answer may be written as, preferred first
+                answers = [*(names[index:index + 1] if names else ()), choices[index],
+                           *(opts.aliases or {}).get(choices[index], ()), chr(65 + index)]
         gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
         _labelled(item, label, gold, failed)
+        if reading is not None:
+            item.note_reading(reading.rule, reading.source, answers)
 
     def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         """TaxBen's rule on the raw output; its labels are lower-cased choices, for ACC and F1 alike."""

@@ -10,7 +10,7 @@ scorers. A gold with no readable field is scored as one rationale, the whole ans
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import Item, TextPair
@@ -84,13 +84,17 @@ def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) ->
             "status": "missing" if missing else "ok", "matched_by": "whole", "inferred": True,
         }
     }  # fmt: skip
+    if not failed:
+        item.note_reading("veto.no-answer" if missing else "text.whole-output")
+        if not missing:
+            item.evidence = (0, len(item.prediction))
 
 
 def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed: bool,
                    aspects: bool) -> None:
     """Align the prediction's fields to the record's own gold fields and score the exact ones."""
     from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
-    from taxpraben.parsing.field_parse import parse_fields
+    from taxpraben.parsing.field_parse import read_fields
     from taxpraben.parsing.fields import gold_fields, record_fields
 
     assert spec.fields is not None
@@ -100,7 +104,7 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
         return
     fields = record_fields(gold, spec.field_rules, aspects=aspects)
     rules = [f.rule for f in fields]
-    parsed = None if failed or not text.strip() else parse_fields(text)
+    parsed, how = (None, "veto.no-answer") if failed or not text.strip() else read_fields(text)
     if parsed is None and not failed:
         item.status = "format_failure"
     aligned = align_fields(parsed or {}, rules, spec.fields.fuzzy_threshold)
@@ -127,6 +131,23 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
         else:
             info["score"] = float(present and field_value_matches(got.value, f.gold, rule))
         item.fields[rule.name] = info
+    if not failed:
+        _note_fields(item, how, aligned)
+
+
+def _note_fields(item: Item, how: str, aligned: Mapping[str, Any]) -> None:
+    """The fields' reading: its rule, low confidence when a field was matched fuzzily, and
+    the span covering the values read."""
+    from taxpraben.parsing.evidence import covering_span
+    from taxpraben.parsing.field_match import field_text
+
+    item.note_reading(how)
+    if item.status != "ok":
+        return
+    values = [field_text(a.value) for a in aligned.values() if a.value is not None]
+    item.evidence = covering_span(item.prediction, [v for v in values if v.strip()])
+    if any(a.how == "fuzzy" for a in aligned.values() if a.value is not None):
+        item.confidence = "low"
 
 
 def _field_names(spec: TaskSpec, items_by_run: list[list[Item]]) -> list[str]:

@@ -64,6 +64,10 @@ class GenerationKind(Kind):
             item.status = "format_failure"
         item.extracted = None
         item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
+        if not failed:  # the whole cleaned output is the answer
+            item.note_reading("text.whole-output" if not missing else "veto.no-answer")
+            if not missing:
+                item.evidence = (0, len(item.prediction))
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         berts = [bert_f1(values, p) for p in item.pairs]

@@ -70,10 +70,11 @@ class MixedKind(Kind):
     def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         """The fields read whole (TaxBen credits an answer that copies the prompt's template)."""
         prepare_fields(spec, record, item, text, failed, aspects=False)
-        if item.status == "format_failure" and item.failure is None:
-            from taxpraben.parsing.region import NO_ANSWER
+        if item.status == "format_failure":
+            from taxpraben.parsing.region import NO_ANSWER, veto_of
 
-            item.failure = NO_ANSWER
+            item.failure = item.failure or NO_ANSWER
+            item.veto = veto_of(item.failure)
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         assert item.fields is not None

@@ -93,13 +93,15 @@ class StructuredKind(Kind):
         from taxpraben.parsing.letters import read_letter_set
         from taxpraben.parsing.numbers import expects_percent, numbers_equal, read_gold_number
         from taxpraben.parsing.prompt_copy import own_answer
-        from taxpraben.parsing.region import NO_ANSWER, REFUSAL, is_refusal
-        from taxpraben.parsing.spans import extract_span, span_match
+        from taxpraben.parsing.region import NO_ANSWER, REFUSAL, Reading, is_refusal, veto_of
+        from taxpraben.parsing.spans import read_span, span_match
         from taxpraben.parsing.units import gold_unit
 
         opts = spec.structured
         assert opts is not None
         em = 0.0
+        reading: Reading | None = None
+        answers: list[str] = []
         if opts.kind == "number":
             # Both sides in the gold's unit: the one its text is written in, else the one the
             # question asks for (parsing.units.gold_unit); compared at N decimals of it.
@@ -111,6 +113,7 @@ class StructuredKind(Kind):
                 reading = read_final_number(text, expect_percent=want_percent, query=record.query)
                 match, item.failure = reading.value, reading.failure  # type: ignore[assignment]
             if match is not None:
+                answers = [match.text]
                 match = unit.convert(match)
                 if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
                     match = replace(match, value=-match.value)
@@ -124,10 +127,11 @@ class StructuredKind(Kind):
             gold_set = frozenset(str(record.answer).strip().upper())
             letters = None
             if not failed:
-                read = read_letter_set(text, opts.letters, query=record.query)
-                letters, item.failure = read.value, read.failure  # type: ignore[assignment]
+                reading = read_letter_set(text, opts.letters, query=record.query)
+                letters, item.failure = reading.value, reading.failure  # type: ignore[assignment]
             if letters is not None:
                 item.extracted = "".join(sorted(letters))
+                answers = [item.extracted]
                 em = float(letters == gold_set)
             elif not failed:
                 item.status = "format_failure"
@@ -137,16 +141,22 @@ class StructuredKind(Kind):
                 own = own_answer(strip_latex(clean_prediction(text)), record.query, document=record.text)
                 item.failure = own.failure
                 text = own.text if own.failure is None else ""
-                span = extract_span(text, clause="，" not in record.answer_text)
+                reading = read_span(text, clause="，" not in record.answer_text)
+                span = str(reading.value)
                 item.extracted = span
+                answers = [span]
                 if span.strip() and not (span == text and is_refusal(text)):
                     em = float(span_match(text, record.answer_text))
                 else:
                     item.status = "format_failure"
                     item.failure = item.failure or (REFUSAL if is_refusal(text) else NO_ANSWER)
+                    reading = Reading(None, item.failure, rule=veto_of(item.failure))
         if item.status == "format_failure" and item.failure is None:
             item.failure = NO_ANSWER
         item.scores = {"em": em}
+        if reading is not None:
+            rule = reading.rule if item.status == "ok" else (reading.rule or veto_of(item.failure or NO_ANSWER))
+            item.note_reading(rule, reading.source, answers)
 
 
 def _prepare_taxben(kind: str, record: Record, item: Item, failed: bool) -> None:

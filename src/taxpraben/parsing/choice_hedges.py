@@ -31,6 +31,8 @@ _LETTER_RUN = (r"(?:选项)?(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项|选项)?"
                r"(?:\s*[、,，和与及或/]\s*(?:选项)?[A-Z](?![A-Za-z])\s*(?:项|选项)?)*")
 NEGATED_LETTER = re.compile(
     r"(?:不是|并非|而非|不选|排除|不应选|注意不是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?"
+    # the letters a denial goes on to deny ("而非B或D", "不是A、C")
+    r"(?:\s*(?:或者|或是|或|、|和|与)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?)*"
     r"|" + _LETTER_RUN + r"\s*(?:的)?(?:说法|表述)?\s*(?:都|均|也|全)?\s*(?:是|为)?\s*"
     r"(?:不正确|错误|不对|有误|不符合|不当选|不选|不适用|❌)"
 )
@@ -53,6 +55,10 @@ _JOINED_LETTERS = re.compile(
 _JOINED_TEXTS = re.compile(r"^\s*(?:罪)?\s*(?:" + _OR + r"|[、/和与及]|以及)\s*(?:构成|是|为)?\s*$")
 
 
+#: A denial right before a pair of letters ("而非B或D", "不是A或B"): it denies both.
+_DENIED_BEFORE = re.compile(r"(?:而非|而不是|不是|并非|并不是|非)\s*(?:选项)?\s*$")
+
+
 class Hedge(Exception):
     """A statement offers two options ("B或D"): it gives no single answer."""
 
@@ -70,8 +76,8 @@ _NEXT_CLAUSE = re.compile(r"[A-Z]\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)�
 
 
 def hedged(body: str, named: Sequence[Named], lettered: bool) -> bool:
-    if lettered and _HEDGE_LETTERS.search(body):
-        return True
+    if lettered and any(not _DENIED_BEFORE.search(body, 0, m.start()) for m in _HEDGE_LETTERS.finditer(body)):
+        return True  # "B或D"; not after a denial: "答案：C，而非B或D" denies both
     if lettered:
         pair = _LETTER_SET.match(body)
         comma = pair is not None and bool(re.search(r"[，,]", body[pair.end(1) : pair.start(2)]))

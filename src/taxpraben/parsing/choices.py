@@ -91,6 +91,7 @@ from taxpraben.parsing.region import (
     corrected_part,
     lead_sentence,
     settle_final,
+    veto_of,
 )
 
 __all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "read_choice"]
@@ -286,7 +287,7 @@ def read_choice(
     try:
         return _choice_index(text, choices, option_letters, markers, query, aliases, names)
     except Hedge:
-        return Reading(None, HEDGED)
+        return Reading(None, HEDGED, rule="veto.hedge")
 
 
 def _choice_index(
@@ -302,10 +303,10 @@ def _choice_index(
     texts = list(names) if names is not None and len(names) == count else list(choices)
     own = own_answer(strip_latex(clean_prediction(text)), query, options=texts)
     if own.failure:
-        return Reading(None, own.failure)
+        return Reading(None, own.failure, rule=veto_of(own.failure))
     cleaned = own.text
     if not cleaned.strip() or not choices:
-        return Reading(None, NO_ANSWER)
+        return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
     needles = choice_needles(texts, aliases)
 
     def read(body: str, correction: bool = False) -> int | None:
@@ -321,18 +322,18 @@ def _choice_index(
             folded = naming_form(value_text.strip(" .。、:：*"))
             for index, choice in enumerate(texts):
                 if naming_form(str(choice)) == folded:
-                    return Reading(index)
+                    return Reading(index, rule="json.answer-field", source=value_text)
             picked = read(value_text)
             if picked is not None:
-                return Reading(picked)
+                return Reading(picked, rule="json.answer-field", source=value_text)
     if _answers_listed(cleaned, count, lettered, needles):
-        return Reading(None, HEDGED)
+        return Reading(None, HEDGED, rule="veto.hedge")
     statements = answer_statements(cleaned, markers)
     final = [st for st in statements if st.kind != "conclusion"]
     lines = [line for line in cleaned.split("\n") if line.strip()]
     decisive = final[0].text if final else (lines[-1] if lines else "")
     if _says_none_correct(decisive, texts):
-        return Reading(None, NONE_CORRECT)
+        return Reading(None, NONE_CORRECT, rule=veto_of(NONE_CORRECT))
     answered: list[int] = []
 
     def read_final(st: Statement) -> int | None:
@@ -353,7 +354,7 @@ def _choice_index(
         return settled[0]
     boxes = [st for st in final if st.kind == "boxed" and st.text.strip()]
     if boxes:  # the model boxed its answer, and it is none of the options
-        return Reading(None, NOT_AN_OPTION)
+        return Reading(None, NOT_AN_OPTION, rule=veto_of(NOT_AN_OPTION))
     cleaned = _without_option_list(cleaned)
     lines = [line for line in cleaned.split("\n") if line.strip()]
     statements = answer_statements(cleaned, markers)
@@ -361,42 +362,68 @@ def _choice_index(
     if len(lines) > 1 and len(cleaned) <= longest + _BARE_SLACK:  # one option over two lines
         picked = _bare_line(" ".join(lines), count, lettered, needles)
         if picked is not None:
-            return Reading(picked)
+            return Reading(picked, rule="choice.bare-answer", source=cleaned)
     bare = [_bare_line(line, count, lettered, needles) if len(line) <= longest + _BARE_SLACK else None for line in lines]
     if len(lines) > 1 and None not in bare and len(set(bare)) > 1:
-        return Reading(None, AMBIGUOUS)  # nothing but answers, different ones ("增值税\n消费税")
-    for picked in reversed(bare):  # the latest bare answer line
+        return Reading(None, AMBIGUOUS, rule="veto.several-answers")  # different answers ("增值税\n消费税")
+    for line, picked in zip(reversed(lines), reversed(bare), strict=True):  # the latest bare answer line
         if picked is not None:
-            return Reading(picked)
+            return Reading(picked, rule="choice.bare-answer", source=line)
     bold = _bold_answer(cleaned, count, lettered, needles)
     if bold is not None:
-        return Reading(bold)
+        return Reading(bold[0], rule="choice.bold-answer", source=bold[1])
     for statement in statements:
         if statement.kind == "conclusion" and not _supposed(cleaned, statement.start):
             # a conclusion holds its answer before its first semicolon ("因此X；另外……")
-            picked = read(_SEMICOLON.split(statement.text, maxsplit=1)[0])
+            body = _SEMICOLON.split(statement.text, maxsplit=1)[0]
+            picked = read(body)
             if picked is not None:
-                return Reading(picked)
+                return Reading(picked, rule="conclusion.statement", source=statement.marker + body)
     # Asserted without a marker: the lead sentence answers first ("B. 区群/层次谬误。……",
     # "C是正确答案。", "最重要的并发症可能是感染性心内膜炎。……"), or
     lead_text = lead_sentence(cleaned)
+    if lettered and _several_letters(lead_text, count):
+        return Reading(None, AMBIGUOUS, rule="veto.several-letters")
     lead = _lead_answer(lead_text, count, lettered, needles)
     if lead is not None:
-        return Reading(None, HEDGED) if offered_with_another(lead_text, lead, count, lettered, needles) else Reading(lead)
+        if offered_with_another(lead_text, lead, count, lettered, needles):
+            return Reading(None, HEDGED, rule="veto.hedge")
+        return Reading(lead, rule="choice.lead-sentence", source=lead_text)
     # the conclusion sentence (the last one) names the answer.
     last = conclusion_sentence(cleaned)
     picked = _first_affirmed(last, needles)
+    rule = "choice.named-in-last-sentence"
     if picked is None:
-        picked = _numeric_choice(last, texts)
+        picked, rule = _numeric_choice(last, texts), "choice.value-in-last-sentence"
     if picked is None and lettered:
+        rule = "choice.letter-in-last-sentence"
         for pattern in (_WEAK_LETTER, _AFFIRMED_LETTER, _STANDALONE_LETTER):
             picked = _only_letter(pattern, without_negated_letters(last), count)
             if picked is not None:
                 break
     if picked is not None:
-        return Reading(None, HEDGED) if offered_with_another(last, picked, count, lettered, needles) else Reading(picked)
+        if offered_with_another(last, picked, count, lettered, needles):
+            return Reading(None, HEDGED, rule="veto.hedge")
+        return Reading(picked, rule=rule, source=last)
     mentioned = named_choices(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
-    return Reading(None, NOT_ASSERTED if mentioned else NO_ANSWER)
+    failure = NOT_ASSERTED if mentioned else NO_ANSWER
+    return Reading(None, failure, rule=veto_of(failure))
+
+
+#: A sentence that is nothing but option letters ("A, B, C, D", "C,D", "B D", "(A)、(C)").
+_LETTERS_ONLY = re.compile(
+    r"^[\s*#>\]】]*[(（【\[]?([A-Z])[)）】\]]?(?:\s*[,，、/;；\s]\s*[(（【\[]?[A-Z][)）】\]]?)+\s*[。.;；!！]?\s*$"
+)
+
+
+def _several_letters(sentence: str, count: int) -> bool:
+    """The lead sentence gives several different option letters for a question of one
+    answer ("A, B, C, D", "C,D"): several answers, not the first of them."""
+    line = sentence.strip().split("\n", 1)[0]
+    if not _LETTERS_ONLY.match(line):
+        return False
+    letters = {c for c in re.findall(r"[A-Z]", line)}
+    return len(letters) >= 2 and all(letter_index(c, count) is not None for c in letters)
 
 
 #: A lead sentence gives an option it names right after an answer verb ("可能是X", "为X").
@@ -483,12 +510,15 @@ def _supposed(text: str, at: int) -> bool:
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 
 
-def _bold_answer(text: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
-    """The last bold span that is nothing but an answer (``最大值是 **2**``, ``**C**``)."""
+def _bold_answer(
+    text: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]
+) -> tuple[int, str] | None:
+    """The last bold span that is nothing but an answer (``最大值是 **2**``, ``**C**``), and
+    the span as written."""
     for m in reversed(list(_BOLD.finditer(text))):
         picked = _bare_line(m.group(1), count, lettered, needles)
         if picked is not None:
-            return picked
+            return picked, m.group(0)
     return None
 
 

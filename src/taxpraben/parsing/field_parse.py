@@ -454,9 +454,15 @@ def parse_fields(text: str) -> dict[str, Any] | None:
     ``text`` is the raw output (cleaned here). Values keep their JSON types; values read
     from ``字段：值`` lines are strings.
     """
+    return read_fields(text)[0]
+
+
+def read_fields(text: str) -> tuple[dict[str, Any] | None, str]:
+    """:func:`parse_fields` and the rule that read the fields: ``fields.json`` (a JSON
+    object), ``fields.lines`` (key lines, headings, a table) or ``veto.no-answer``."""
     cleaned = clean_prediction(text)
     if not cleaned:
-        return None
+        return None, "veto.no-answer"
     best: dict[str, Any] | None = None
     for value in find_json_values(cleaned):
         obj = as_object(value)
@@ -465,9 +471,9 @@ def parse_fields(text: str) -> dict[str, Any] | None:
             if best is None or len(flat) >= len(best):
                 best = flat
     if best:
-        return with_key_units(best)
+        return with_key_units(best), "fields.json"
     lines = _parse_lines(_blocks(cleaned))
-    return with_key_units(lines) if lines else None
+    return (with_key_units(lines), "fields.lines") if lines else (None, "veto.no-answer")
 
 
 #: A key that states the unit of its value: ``少缴税款（万元）``, ``税负(元)``.

@@ -35,7 +35,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from taxpraben.parsing._jsonish import answer_value, find_json_values
+from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
@@ -50,6 +50,7 @@ from taxpraben.parsing.region import (
     Statement,
     answer_statements,
     conclusion_sentence,
+    veto_of,
 )
 from taxpraben.parsing.units import tables_with_units
 
@@ -283,50 +284,60 @@ def read_final_number(
     if query:
         own = own_answer(cleaned, query)
         if own.failure:
-            return Reading(None, own.failure)
+            return Reading(None, own.failure, rule=veto_of(own.failure))
         cleaned = own.text
     if not cleaned.strip():
-        return Reading(None, NO_ANSWER)
+        return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
     cleaned = tables_with_units(cleaned)
     found = _final_number(cleaned, expect_percent)
     if found is None:
-        return Reading(None, NO_ANSWER)
+        return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
     return found
 
 
 def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
     """The final number of a cleaned output (the order of :func:`extract_final_number`)."""
-    def ok(found: NumberMatch | None) -> Reading | None:
-        return None if found is None else Reading(found)
-
     found_key, value = answer_value(find_json_values(cleaned), NUMBER_ANSWER_KEYS)
     if found_key:
         from_json = _from_json_value(value, expect_percent)
         if from_json is not None:
-            return ok(_detached(from_json))
+            return Reading(_detached(from_json), rule="json.answer-field", source=answer_text(value))
     statements = answer_statements(cleaned)
     for statement in statements:
         if statement.kind == "conclusion":
             break
         found = _statement_number(statement, expect_percent)
         if found is not None:
-            return _checked(statement.text, _detached(found))
+            rule = {"boxed": "final.boxed", "correction": "final.self-correction"}.get(
+                statement.kind, "final.answer-statement")
+            return _checked(statement, _detached(found), rule)
     last = conclusion_sentence(cleaned)
     if _declines(cleaned):
-        return Reading(None, NOT_ASSERTED)  # "无法直接计算出……": no number is given
+        return Reading(None, NOT_ASSERTED, rule="veto.declines")  # "无法直接计算出……": no number is given
     for statement in statements:
         if statement.kind == "conclusion":
             found = _statement_number(statement, expect_percent)
             if found is not None:
-                return _checked(statement.text, _detached(found))
+                return _checked(statement, _detached(found), "conclusion.statement")
     if _says_zero(last):
-        return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"))
+        return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"), rule="number.says-zero", source=last)
     for text in (_before_note(cleaned), _without_asides(cleaned), cleaned):
         if text is not None:
             found = _final_in_text(text, expect_percent)
             if found is not None:
-                return Reading(None, AMBIGUOUS) if _one_of_alternatives(text, found) else ok(found)
+                if _one_of_alternatives(text, found):
+                    return Reading(None, AMBIGUOUS, rule="veto.alternatives")
+                return Reading(found, rule="number.last-number", source=_around(text, found))
     return None
+
+
+def _around(text: str, found: NumberMatch) -> str | None:
+    """The line of ``text`` that holds ``found`` (None when its offsets are unknown)."""
+    if found.start < 0:
+        return None
+    start = text.rfind("\n", 0, found.start) + 1
+    end = text.find("\n", found.end)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _one_of_alternatives(text: str, found: NumberMatch) -> bool:
@@ -369,13 +380,14 @@ def _before_note(text: str) -> str | None:
     return None
 
 
-def _checked(body: str, found: NumberMatch) -> Reading:
+def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
     """A statement's number, unless the statement offers alternatives ("6棵、15棵或20棵")."""
+    body = statement.text
     end = _SENTENCE_END.search(body)
     sentence = body[: end.start()] if end else body
     if _ALTERNATIVES.search(sentence):
-        return Reading(None, AMBIGUOUS)
-    return Reading(found)
+        return Reading(None, AMBIGUOUS, rule="veto.alternatives")
+    return Reading(found, rule=rule, source=statement.full_text)
 
 
 _SENTENCE_END = re.compile(r"[。！？!?\n]")

@@ -96,12 +96,40 @@ NOT_AN_OPTION = "answer is none of the options"
 REFUSAL = "refusal"
 
 
+#: The veto rule that decides each format failure (:mod:`taxpraben.parsing.rules`).
+VETO_OF_FAILURE = {
+    "copy of the prompt": "veto.copy-of-prompt",
+    "answers another question": "veto.another-question",
+    AMBIGUOUS: "veto.several-answers",
+    HEDGED: "veto.hedge",
+    NONE_CORRECT: "veto.none-correct",
+    NOT_AN_OPTION: "veto.not-an-option",
+    NOT_ASSERTED: "veto.not-asserted",
+    NO_ANSWER: "veto.no-answer",
+    REFUSAL: "veto.refusal",
+}
+
+
+def veto_of(failure: str) -> str:
+    """The veto rule named for a format-failure reason (``veto.no-answer`` for one unknown)."""
+    return VETO_OF_FAILURE.get(failure, "veto.no-answer")
+
+
 @dataclass(frozen=True)
 class Reading:
-    """What a reader read: ``value`` (None when nothing), and why not (``failure``)."""
+    """What a reader read: ``value`` (None when nothing), and why not (``failure``).
+
+    ``rule`` names the rule of :mod:`taxpraben.parsing.rules` that made the reading (a
+    format failure: the veto that decided it, see :func:`~taxpraben.parsing.rules.veto_of`);
+    ``source`` is the stretch of the reader's text it was read from (a statement, a line, a
+    sentence, a JSON value), from which :mod:`~taxpraben.parsing.evidence` finds the span of
+    the raw output that holds the answer.
+    """
 
     value: object = None
     failure: str | None = None
+    rule: str | None = None
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +146,13 @@ class Statement:
     source: str = field(repr=False, compare=False)
     body_start: int = 0
     to_end: bool = False
+
+    @property
+    def full_text(self) -> str:
+        """The statement with its marker ("答案：B"; a box: what it holds)."""
+        if self.kind == "boxed":
+            return self.source
+        return self.source[self.start : self.body_start] + self.text
 
     @property
     def text(self) -> str:
@@ -172,7 +207,7 @@ def settle_final(
         picked = read(statement)
         if statement.kind == "correction":
             if picked is not None and first is None:
-                return Reading(picked), statement
+                return Reading(picked, rule="final.self-correction", source=statement.full_text), statement
             if first is not None:
                 break  # what came before the correction is superseded
             continue
@@ -185,8 +220,10 @@ def settle_final(
     if first is None:
         return None
     if len(set(picks)) > 1:
-        return Reading(None, AMBIGUOUS), None
-    return Reading(first), given_by
+        return Reading(None, AMBIGUOUS, rule="veto.several-answers"), None
+    assert given_by is not None
+    rule = "final.boxed" if given_by.kind == "boxed" else "final.answer-statement"
+    return Reading(first, rule=rule, source=given_by.full_text), given_by
 
 
 def corrected_part(body: str) -> str | None:

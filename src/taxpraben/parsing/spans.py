@@ -46,7 +46,7 @@ from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_valu
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.region import answer_statements, corrected_part
+from taxpraben.parsing.region import Reading, answer_statements, corrected_part
 
 __all__ = ["SPAN_ANSWER_KEYS", "extract_span", "normalize_span", "span_match"]
 
@@ -151,12 +151,13 @@ def _marked_span(text: str, clause: bool = True) -> str | None:
     return None
 
 
-def _answer_texts(cleaned: str) -> list[str]:
-    """Where the answer is, most authoritative first (module docstring)."""
-    texts: list[str] = []
+def _answer_texts(cleaned: str) -> list[tuple[str, str]]:
+    """Where the answer is, most authoritative first (module docstring), each with the rule
+    that names it; the whole output last."""
+    texts: list[tuple[str, str]] = []
     found, value = answer_value(find_json_values(cleaned), SPAN_ANSWER_KEYS)
     if found:
-        texts.append(clean_prediction(answer_text(value)))
+        texts.append((clean_prediction(answer_text(value)), "json.answer-field"))
     for statement in answer_statements(cleaned):
         if len(texts) >= _MAX_TEXTS:
             break
@@ -168,8 +169,8 @@ def _answer_texts(cleaned: str) -> list[str]:
             body = corrected
         elif statement.kind == "conclusion" and statement.marker not in ("综上所述", "综上", "总之", "结论"):
             continue
-        texts.append(body)
-    texts.append(cleaned)
+        texts.append((body, "span.answer-statement"))
+    texts.append((cleaned, "span.whole-output"))
     return texts
 
 
@@ -182,16 +183,27 @@ def extract_span(text: str, *, clause: bool = True) -> str:
 
     ``clause`` ends a span at the first Chinese comma as well as at the end of the sentence.
     """
+    return str(read_span(text, clause=clause).value)
+
+
+def read_span(text: str, *, clause: bool = True) -> Reading:
+    """:func:`extract_span` as a reading: the span (also its ``source``) and the rule that
+    found it: ``json.answer-field``, ``span.answer-statement``, ``span.marked`` (a bold,
+    quoted or titled span of the output) or ``span.whole-output``."""
     cleaned = strip_latex(clean_prediction(text))
-    return _extract(cleaned, _answer_texts(cleaned), clause) if cleaned else ""
+    if not cleaned:
+        return Reading("", rule="span.whole-output", source="")
+    span, rule = _extract(cleaned, _answer_texts(cleaned), clause)
+    return Reading(span, rule=rule, source=span)
 
 
-def _extract(cleaned: str, texts: list[str], clause: bool) -> str:
-    for body in texts[:-1]:
+def _extract(cleaned: str, texts: list[tuple[str, str]], clause: bool) -> tuple[str, str]:
+    for body, rule in texts[:-1]:
         span = _span_of(body, clause)
         if span:
-            return span
-    return _marked_span(cleaned, clause) or cleaned
+            return span, rule
+    marked = _marked_span(cleaned, clause)
+    return (marked, "span.marked") if marked else (cleaned, "span.whole-output")
 
 
 _BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起", "以后", "次年", "截至")
@@ -235,9 +247,9 @@ def span_match(pred: str, gold: str) -> bool:
     if not cleaned:
         return False
     texts = _answer_texts(cleaned)
-    if normalize_span(_extract(cleaned, texts, clause)) == target:
+    if normalize_span(_extract(cleaned, texts, clause)[0]) == target:
         return True
-    body = texts[0]
+    body = texts[0][0]
     lead = _LEAD.match(body.lstrip("，,"))
     body = body.lstrip("，,")[lead.end() :] if lead else body
     end = _SENTENCE_END.search(body)

@@ -144,6 +144,11 @@ def _task_entry(
     )
     if reasons:
         entry["format_failures"] = dict(reasons.most_common())
+    readings = Counter(
+        it.read_by or it.veto for items in items_by_run for it in items if it.read_by or it.veto
+    )
+    if readings:
+        entry["readings"] = dict(sorted(readings.items(), key=lambda kv: (-kv[1], kv[0])))
     fields = kind.field_figures(spec, items_by_run)
     if fields is not None:
         entry["fields"] = fields

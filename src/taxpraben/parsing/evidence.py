@@ -1,0 +1,104 @@
+"""Where in the raw output a reading was read: its evidence span.
+
+A reader reads a cleaned text (reasoning dropped, fences unwrapped, characters folded,
+copies of the prompt blanked), and a rule reads a stretch of it (``Reading.source``: the
+statement, the line, the sentence, the JSON value). :func:`evidence_span` finds that stretch
+in the raw output, then the answer's own text inside it, and returns their offsets into the
+raw output: ``prediction[start:end]`` is what a person is shown as the evidence.
+
+Both sides are compared on a *key*: characters folded as the cleaner folds them
+(NFKC, case), whitespace and Markdown emphasis left out, each key character remembering
+the raw offset it came from. Cleaning only drops and folds characters, so the stretch a rule
+read is found in the raw output's key; the latest occurrence is taken (the model's own
+answer comes after its reasoning and after any copy of the prompt). Pure; linear in the
+output's length.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+__all__ = ["covering_span", "evidence_span", "keyed"]
+
+#: Characters a key leaves out: whitespace and Markdown emphasis, headings, quotes, tables.
+_SKIPPED = frozenset("*_`#>|~")
+
+
+def keyed(text: str) -> tuple[str, list[int]]:
+    """``text``'s comparison key and, for each key character, its offset in ``text``."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    for i, c in enumerate(text):
+        if c.isspace() or c in _SKIPPED:
+            continue
+        folded = unicodedata.normalize("NFKC", c).casefold() if not c.isascii() else c.lower()
+        for f in folded:
+            if not f.isspace() and f not in _SKIPPED:
+                chars.append(f)
+                offsets.append(i)
+    return "".join(chars), offsets
+
+
+def _key(text: str) -> str:
+    return keyed(text)[0]
+
+
+def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple[int, int] | None:
+    """The ``[start, end)`` offsets of ``raw`` a reading was read from.
+
+    ``source`` is the stretch the rule read (None: unknown); ``answers`` are the texts the
+    answer may be written as, preferred first (an option's text, its letter; a number as
+    written). The span is the first answer text inside the latest occurrence of ``source``;
+    ``source`` itself when no answer text is in it; the latest answer text anywhere when
+    ``source`` is not found; None when neither is.
+    """
+    key, offsets = keyed(raw)
+    if not key:
+        return None
+    lo, hi = 0, len(key)
+    source_key = _key(source) if source else ""
+    found_source = False
+    if source_key:
+        at = key.rfind(source_key)
+        if at >= 0:
+            lo, hi, found_source = at, at + len(source_key), True
+        elif source is not None:  # stretches blanked inside it (a copy of the prompt): its ends
+            found = _ends(key, source)
+            if found is not None:
+                (lo, hi), found_source = found, True
+    needles = [k for k in map(_key, answers) if k]
+    for needle in needles:
+        at = key.find(needle, lo, hi) if found_source else key.rfind(needle, lo, hi)
+        if at >= 0:
+            return offsets[at], offsets[at + len(needle) - 1] + 1
+    if found_source:
+        return offsets[lo], offsets[hi - 1] + 1
+    return None
+
+
+def _ends(key: str, source: str) -> tuple[int, int] | None:
+    """The key range from the first to the last piece of ``source`` (split where the reader
+    blanked or collapsed whitespace), the last found latest and the first before it."""
+    pieces = [k for k in map(_key, source.split()) if k]
+    if len(pieces) < 2:
+        return None
+    last = key.rfind(pieces[-1])
+    if last < 0:
+        return None
+    first = key.rfind(pieces[0], 0, last)
+    return (first, last + len(pieces[-1])) if first >= 0 else None
+
+
+def covering_span(raw: str, texts: Iterable[str]) -> tuple[int, int] | None:
+    """The smallest span of ``raw`` covering the latest occurrence of each of ``texts``
+    found in it (the values of an answer's fields); None when none is found."""
+    key, offsets = keyed(raw)
+    spans = []
+    for needle in map(_key, texts):
+        at = key.rfind(needle) if needle else -1
+        if at >= 0:
+            spans.append((offsets[at], offsets[at + len(needle) - 1] + 1))
+    if not spans:
+        return None
+    return min(s for s, _ in spans), max(e for _, e in spans)

@@ -1,0 +1,297 @@
+"""The answer-reading rules as data: each rule's name, the kinds it reads, its place in the
+order, its confidence, and examples of what it reads and what it must leave alone.
+
+Every reading names the rule that made it (:attr:`taxpraben.parsing.region.Reading.rule`):
+samples.jsonl writes it as ``read_by: "rule:<name>"``, ``taxpraben rules`` lists this
+registry and ``taxpraben explain`` shows one output's reading against it. A format failure
+names the veto that decided it (``veto.*``).
+
+Each kind's reader tries its rules in the order of :data:`CHAINS` (the readers in
+:mod:`~taxpraben.parsing.choices`, :mod:`~taxpraben.parsing.letters`,
+:mod:`~taxpraben.parsing.final_number`, :mod:`~taxpraben.parsing.spans` and
+:mod:`~taxpraben.parsing.field_parse` follow it; a test runs every example through the
+whole chain of its kind and checks that it is read by its own rule, so a rule that an
+earlier one shadows fails).
+
+Confidence: ``high`` for an answer the output states (a marker, a box, a JSON field, a
+line that is nothing but the answer); ``low`` for a fallback (a last number with no
+statement, an option named only in passing, a span that is the whole output, a field
+matched fuzzily): ``--judge`` reads low-confidence readings as it reads format failures.
+
+The example questions (:data:`EXAMPLE_CONTEXT`) are fixed per kind, so an example is one
+output and what a careful grader reads from it. Pure data; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "CHAINS",
+    "EXAMPLE_CONTEXT",
+    "RULES",
+    "Example",
+    "Rule",
+    "confidence_of",
+    "rule_named",
+]
+
+ReadingKind = Literal["label", "letters", "number", "span", "fields", "text"]
+Confidence = Literal["high", "low"]
+
+
+@dataclass(frozen=True)
+class Example:
+    """An output and what its kind's whole chain must read from it (``expect``: the
+    extracted value as samples.jsonl writes it, None for a format failure). ``kind``: the
+    reading kind the example is for."""
+
+    kind: ReadingKind
+    output: str
+    expect: str | None
+    #: The question it answers, when not its kind's (a key of :data:`EXAMPLE_CONTEXT`).
+    context: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named reading rule (see the module docstring)."""
+
+    name: str
+    kinds: tuple[ReadingKind, ...]
+    #: Its place among the rule classes: 0 vetoes that come first (copies, invented
+    #: questions), 1 JSON answers, 2 final statements, 3 answer lines and bold answers,
+    #: 4 conclusions, 5 lead sentences, 6 fallbacks, 7 the vetoes that end a chain.
+    tier: int
+    confidence: Confidence
+    description: str
+    #: Outputs this rule reads (the chain must read them by this rule, with ``expect``).
+    examples: tuple[Example, ...]
+    #: Outputs this rule must leave alone: the chain reads them otherwise (another rule or
+    #: no answer), with ``expect``.
+    leaves_alone: tuple[Example, ...] = ()
+
+    @property
+    def veto(self) -> bool:
+        return self.name.startswith("veto.")
+
+
+def _ex(kind: ReadingKind, output: str, expect: str | None, context: str | None = None) -> Example:
+    return Example(kind, output, expect, context)
+
+
+#: The question every example of a kind answers: label (TaxSCQ), letters (TaxMCQ), number
+#: (TaxCalc), span (TaxRead), fields (TaxInspect).
+EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
+    "label": {
+        "query": "以下是中国税法考试中的单项选择题，请选出唯一正确的选项。\n题目：下列服务中，适用6%增值税税率的是（ ）。\n"
+                 "A. 有形动产租赁服务\nB. 不动产租赁服务\nC. 信息技术服务\nD. 建筑服务\n答案：",
+        "choices": ["有形动产租赁服务", "不动产租赁服务", "信息技术服务", "建筑服务"],
+    },
+    "label-rates": {
+        "query": "以下是中国税法考试中的单项选择题。\n题目：小规模纳税人销售自己使用过的固定资产，减按（ ）征收率征收增值税。\n"
+                 "A. 2%\nB. 3%\nC. 5%\nD. 1%\n答案：",
+        "choices": ["2%", "3%", "5%", "1%"],
+    },
+    "letters": {
+        "query": "以下是中国税务考试中的多项选择题，请选出所有正确的选项。\n根据增值税法律制度的规定，一般纳税人提供的下列服务中，"
+                 "适用9%税率的有（  ）。\nA. 交通运输服务\nB. 不动产租赁服务\nC. 有形动产租赁服务\nD. 建筑服务\nE. 金融服务",
+    },
+    "number": {
+        "query": "某公司为增值税一般纳税人，2024年5月销售货物取得不含税销售额800000元，适用税率13%，当月取得增值税专用发票注明的"
+                 "可抵扣进项税额60000元。请计算该公司当月应纳增值税额（单位：元）。",
+    },
+    "span": {
+        "query": "请阅读以下税收法规材料，并简要回答问题。\n\n材料：纳税人未按照规定期限缴纳税款的，税务机关除责令限期缴纳外，"
+                 "从滞纳税款之日起，按日加收滞纳税款万分之五的滞纳金。\n\n问题：税务机关按日加收滞纳金的比例是多少？",
+        "text": "纳税人未按照规定期限缴纳税款的，税务机关除责令限期缴纳外，从滞纳税款之日起，按日加收滞纳税款万分之五的滞纳金。",
+    },
+    "fields": {
+        "query": "请阅读以下税务稽查案例，判断违法行为的性质，计算少缴税款。\n案例：A公司通过个人账户收取货款，隐匿含税销售收入"
+                 "2,260,000元，未申报纳税，适用13%的税率。\n请严格按照以下JSON格式输出：\n"
+                 '{"违法性质": "", "少缴税款": 0.00}',
+    },
+    "text": {"query": "小规模纳税人的增值税征收率是多少？"},
+}
+
+_L, _M, _N, _S, _F = "label", "letters", "number", "span", "fields"
+
+RULES: tuple[Rule, ...] = (
+    # ------------------------------------------------------------------ vetoes first
+    Rule("veto.copy-of-prompt", (_L, _M, _N, _S), 0, "high",
+         "The output only repeats its prompt (options, question, instruction): nothing of its own.",
+         (_ex(_L, "A. 有形动产租赁服务\nB. 不动产租赁服务\nC. 信息技术服务\nD. 建筑服务\n答案：", None),
+          _ex(_M, "A. 交通运输服务\nB. 不动产租赁服务\nC. 有形动产租赁服务\nD. 建筑服务\nE. 金融服务", None)),
+         (_ex(_L, "A. 有形动产租赁服务\nB. 不动产租赁服务\nC. 信息技术服务\nD. 建筑服务\n答案：C", "信息技术服务"),)),
+    Rule("veto.another-question", (_L, _M, _N), 0, "high",
+         "The output opens with a question of its own invention and answers that.",
+         (_ex(_L, "题目：下列税种中，属于地方税的是（ ）。\nA. 消费税\nB. 房产税\n答案：B", None),)),
+    Rule("veto.hedge", (_L, _M), 0, "high",
+         "Two or more options offered as the answer together or as alternatives ('B或C', 'ABC，也可能是ABCD').",
+         (_ex(_L, "答案：B或C", None), _ex(_M, "我认为是ABD，也可能是ABCD", None)),
+         (_ex(_L, "答案：C，而非B或D", "信息技术服务"),)),
+    # ------------------------------------------------------------------ JSON answers
+    Rule("json.answer-field", (_L, _M, _N, _S), 1, "high",
+         "An answer field of a JSON object in the output ('{\"answer\": \"C\"}').",
+         (_ex(_L, '{"answer": "C", "reason": "信息技术服务适用6%"}', "信息技术服务"),
+          _ex(_M, '```json\n{"答案": "ABD"}\n```', "ABD"),
+          _ex(_N, '{"应纳增值税额": 44000, "答案": 44000}', "44000"),
+          _ex(_S, '{"answer": "万分之五"}', "万分之五")),
+         (_ex(_L, '{"reason": "信息技术服务适用6%"}\n答案：C', "信息技术服务"),)),
+    # ------------------------------------------------------------------ final statements
+    Rule("final.answer-statement", (_L, _M, _N), 2, "high",
+         "The statement after an answer marker (答案/正确答案/故选/the answer is), latest first; different "
+         "answers in two strong statements are several answers.",
+         (_ex(_L, "信息技术服务属于现代服务，适用6%税率。\n\n**答案：C**", "信息技术服务"),
+          _ex(_M, "逐项分析后，答案：ABD", "ABD"),
+          _ex(_N, "销项税额=800000×13%=104000元\n应纳税额=104000-60000=44000元\n答案：44000元", "44000")),
+         (_ex(_L, "没有答案：题目有误", None),)),
+    Rule("final.boxed", (_L, _M, _N), 2, "high",
+         "A LaTeX box (\\boxed{...}) holding the answer.",
+         (_ex(_L, "信息技术服务适用6%，故为 $\\boxed{C}$", "信息技术服务"),
+          _ex(_N, "应纳税额为 $\\boxed{44000}$ 元", "44000")),),
+    Rule("final.self-correction", (_L, _M, _N), 2, "high",
+         "A correction after an answer ('不对，应为…', '更正：…') replaces it.",
+         (_ex(_L, "答案：B\n\n不对，不动产租赁适用9%，应为C", "信息技术服务"),
+          _ex(_N, "答案：104000元\n\n不对，漏减了进项税额。应纳税额应为44000元", "44000")),),
+    # ------------------------------------------------------------------ answer lines
+    Rule("choice.bare-answer", (_L,), 3, "high",
+         "A line that is nothing but one option (its letter, its text, or both), the latest such line.",
+         (_ex(_L, "C", "信息技术服务"), _ex(_L, "分析：6%适用于现代服务。\nC. 信息技术服务", "信息技术服务")),
+         (_ex(_L, "C\nB", None),)),
+    Rule("choice.bold-answer", (_L,), 3, "high",
+         "A bold span that is nothing but an option ('**C**').",
+         (_ex(_L, "信息技术服务适用的税率为6%，选项 **C** 符合题意，其余选项税率不同。", "信息技术服务"),),),
+    Rule("letters.restated-option-lines", (_M,), 3, "high",
+         "The options written back on lines of their own, as the answer (at least two, by letter and text).",
+         (_ex(_M, "A. 交通运输服务\nB. 不动产租赁服务\nD. 建筑服务", "ABD"),),),
+    Rule("letters.all-or-all-but", (_M,), 3, "high",
+         "All the options, or all but some ('以上都对', '全选', '除E以外都是').",
+         (_ex(_M, "除E以外都是", "ABCD"),),),
+    Rule("letters.option-verdicts", (_M,), 3, "high",
+         "A verdict on each option ('A正确；B正确；C错误；…'): the ones judged right.",
+         (_ex(_M, "A. 正确\nB. 正确\nC. 错误，适用13%\nD. 正确\nE. 错误，适用6%", "ABD"),),),
+    Rule("letters.all-options-concluded", (_M,), 3, "high",
+         "Verdicts on the options closed by a conclusion that all are right ('以上选项均正确').",
+         (_ex(_M, "A正确。B正确。C正确。D正确。E正确。\n综上，以上选项均正确。", "ABCDE"),),),
+    # ------------------------------------------------------------------ conclusions
+    Rule("conclusion.statement", (_L, _M, _N), 4, "high",
+         "A conclusion (综上/因此/所以) that is no supposition: its answer before its first semicolon.",
+         (_ex(_L, "有形动产租赁适用13%，不动产租赁和建筑服务适用9%，因此信息技术服务符合题意。", "信息技术服务"),
+          _ex(_M, "有形动产租赁适用13%，金融服务适用6%。所以符合题意的是A、B、D", "ABD"),
+          _ex(_N, "销项税额104000元，进项税额60000元，因此应纳增值税为44000元。", "44000")),),
+    # ------------------------------------------------------------------ lead sentences
+    Rule("choice.lead-sentence", (_L,), 5, "high",
+         "The first sentence gives the option before its reasons ('C是正确答案。……').",
+         (_ex(_L, "C项正确。信息技术服务属于现代服务业，适用6%的税率；B项不动产租赁服务适用9%。", "信息技术服务"),),),
+    Rule("letters.lead-sentence", (_M,), 5, "high",
+         "The first sentence gives the letters before the reasons ('ABD。交通运输……').",
+         (_ex(_M, "ABD。交通运输服务、不动产租赁服务和建筑服务适用9%税率，有形动产租赁适用13%。", "ABD"),),),
+    # ------------------------------------------------------------------ fallbacks
+    Rule("choice.named-in-last-sentence", (_L,), 6, "low",
+         "No statement: the option the last sentence affirms by its text.",
+         (_ex(_L, "根据现行规定，现代服务适用较低税率。符合题意的是信息技术服务", "信息技术服务"),),),
+    Rule("choice.value-in-last-sentence", (_L,), 6, "low",
+         "No statement: the last sentence gives the value of one option, written otherwise (numeric options).",
+         (_ex(_L, "征收率减按2.0%", "2%", "label-rates"),),),
+    Rule("choice.letter-in-last-sentence", (_L,), 6, "low",
+         "No statement: the only letter the last sentence affirms.",
+         (_ex(_L, "有形动产租赁适用13%。不动产租赁适用9%。我倾向于C", "信息技术服务"),),),
+    Rule("letters.last-group", (_M,), 6, "low",
+         "No statement: the latest group of option letters on a line, not ruled out.",
+         (_ex(_M, "交通运输服务、不动产租赁服务、建筑服务适用9%，对应 A、B、D", "ABD"),),),
+    Rule("letters.named-by-text", (_M,), 6, "low",
+         "No letter at all: the options named by their texts alone.",
+         (_ex(_M, "交通运输服务、不动产租赁服务、建筑服务", "ABD"),),),
+    Rule("number.says-zero", (_N,), 6, "high",
+         "The last sentence says there is nothing to pay ('无需缴纳', '不需要缴纳').",
+         (_ex(_N, "本月无需缴纳增值税", "0"),),),
+    Rule("number.last-number", (_N,), 6, "low",
+         "No statement: the last number of the output, outside notes, bracketed formulas and suppositions.",
+         (_ex(_N, "800000×13%=104000\n104000-60000=44000", "44000"),),),
+    Rule("span.answer-statement", (_S,), 2, "high",
+         "The first clause of an answer statement (答案/结论/综上).",
+         (_ex(_S, "答案：万分之五。根据征管法第三十二条。", "万分之五"),),),
+    Rule("span.marked", (_S,), 3, "high",
+         "A bold, quoted or titled span of the output's first clause.",
+         (_ex(_S, "比例为**万分之五**，从滞纳之日起按日计算", "万分之五"),),),
+    Rule("span.whole-output", (_S,), 6, "low",
+         "No statement and nothing marked: the output itself (matched as a phrase).",
+         (_ex(_S, "万分之五", "万分之五"),),),
+    Rule("fields.json", (_F,), 1, "high",
+         "The fields of a JSON object in the output (the largest one).",
+         (_ex(_F, '{"违法性质": "偷税", "少缴税款": 260000}', '{"违法性质": "偷税", "少缴税款": 260000}'),),),
+    Rule("fields.lines", (_F,), 3, "high",
+         "Fields written as '字段：值' lines, headings or a Markdown table.",
+         (_ex(_F, "违法性质：偷税\n少缴税款：260000", '{"违法性质": "偷税", "少缴税款": "260000"}'),),),
+    Rule("text.whole-output", ("text",), 6, "high",
+         "Generation tasks: the cleaned output is the answer (BERTScore and BARTScore read it whole).",
+         (_ex("text", "小规模纳税人的增值税征收率为3%。", None),),),
+    # ------------------------------------------------------------------ vetoes last
+    Rule("veto.several-answers", (_L, _M), 7, "high",
+         "Different answers in strong statements with no correction between, or answer lines that differ.",
+         (_ex(_L, "答案：B\n\n答案：C", None), _ex(_L, "不动产租赁服务\n信息技术服务", None)),),
+    Rule("veto.several-letters", (_L,), 5, "high",
+         "Several different option letters and nothing else for a question of one answer ('A, B, C, D', "
+         "'C,D', 'B,D' then an explanation): several answers, not the first.",
+         (_ex(_L, "A, B, C, D", None), _ex(_L, "C,D", None), _ex(_L, "B,D\n解析：B项不动产租赁适用9%", None)),
+         (_ex(_L, "C. 信息技术服务", "信息技术服务"), _ex(_L, "(C)", "信息技术服务"))),
+    Rule("veto.alternatives", (_N,), 7, "high",
+         "The number read is one of alternatives the output offers ('可能为X，也可能为Y').",
+         (_ex(_N, "应纳税额可能为44000元，也可能为104000元", None),),),
+    Rule("veto.none-correct", (_L,), 7, "high",
+         "The output says that no option is correct.",
+         (_ex(_L, "以上选项都不正确", None),),),
+    Rule("veto.not-an-option", (_L,), 7, "high",
+         "The model boxed an answer that is none of the options.",
+         (_ex(_L, "$\\boxed{13\\%}$", None),),),
+    Rule("veto.declines", (_N,), 7, "high",
+         "The output says the amount cannot be computed.",
+         (_ex(_N, "题目条件不足，无法计算应纳税额。", None),),),
+    Rule("veto.not-asserted", (_L,), 7, "high",
+         "Options are discussed, but none is asserted as the answer.",
+         (_ex(_L, "本题考查增值税税率，信息技术服务和建筑服务的税率不同，不能确定", None),),),
+    Rule("veto.refusal", (_S,), 7, "high",
+         "The output refuses or says it cannot answer.",
+         (_ex(_S, "抱歉，我无法回答这个问题。", None),),),
+    Rule("veto.no-answer", (_L, _M, _N, _S, _F), 7, "high",
+         "Nothing that any rule reads: no answer found.",
+         (_ex(_L, "这道题考查增值税税率。", None), _ex(_N, "这道题考查增值税。", None),
+          _ex(_F, "该公司存在违法行为。", None)),),
+)
+
+#: The order in which each kind's reader tries the rules (the code follows it).
+CHAINS: dict[str, tuple[str, ...]] = {
+    "label": ("veto.copy-of-prompt", "veto.another-question", "veto.hedge", "json.answer-field",
+              "veto.none-correct", "final.self-correction", "final.answer-statement", "final.boxed",
+              "veto.several-answers", "veto.not-an-option", "choice.bare-answer", "choice.bold-answer",
+              "conclusion.statement", "veto.several-letters", "choice.lead-sentence", "choice.named-in-last-sentence",
+              "choice.value-in-last-sentence", "choice.letter-in-last-sentence", "veto.not-asserted",
+              "veto.no-answer"),
+    "letters": ("veto.copy-of-prompt", "veto.another-question", "veto.hedge", "json.answer-field",
+                "final.self-correction", "final.answer-statement", "final.boxed", "veto.several-answers",
+                "letters.restated-option-lines", "letters.all-or-all-but", "letters.all-options-concluded",
+                "letters.option-verdicts", "conclusion.statement", "letters.lead-sentence",
+                "letters.last-group", "letters.named-by-text", "veto.no-answer"),
+    "number": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "final.self-correction",
+               "final.answer-statement", "final.boxed", "veto.alternatives", "veto.declines",
+               "conclusion.statement", "number.says-zero", "number.last-number", "veto.no-answer"),
+    "span": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "span.answer-statement",
+             "span.marked", "span.whole-output", "veto.refusal", "veto.no-answer"),
+    "fields": ("fields.json", "fields.lines", "veto.no-answer"),
+    "text": ("text.whole-output",),
+}
+
+_BY_NAME = {rule.name: rule for rule in RULES}
+
+
+def rule_named(name: str) -> Rule | None:
+    """The rule of that name (``"rule:"`` prefix allowed), or None."""
+    return _BY_NAME.get(name.removeprefix("rule:"))
+
+
+def confidence_of(name: str | None) -> Confidence | None:
+    """A rule's confidence (None for no rule or an unknown one)."""
+    rule = rule_named(name) if name else None
+    return rule.confidence if rule is not None else None

@@ -1,0 +1,131 @@
+"""The reading rules keep to their names: every rule has examples, every example is read by
+its own rule through the whole chain of its kind (a rule shadowed by an earlier one fails),
+what a rule must leave alone is read otherwise, every rule the readers name is registered,
+and every reading carries an evidence span of the raw output that holds its answer."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taxpraben.data.checks import check_record
+from taxpraben.kinds.base import Item
+from taxpraben.parsing.region import VETO_OF_FAILURE
+from taxpraben.parsing.rules import CHAINS, EXAMPLE_CONTEXT, RULES, Example, Rule, rule_named
+from taxpraben.scoring.items import prepare_item
+from taxpraben.tasks import load_registry
+
+REGISTRY = load_registry(use_env=False)
+SRC = Path(__file__).resolve().parents[1] / "src" / "taxpraben"
+
+#: The task whose reader reads each kind, and the gold of the example question.
+TASK_OF = {"label": "TaxSCQ", "letters": "TaxMCQ", "number": "TaxCalc", "span": "TaxRead",
+           "fields": "TaxInspect", "text": "TaxQA"}
+GOLD_OF: dict[str, Any] = {
+    "label": {"answer": "信息技术服务", "gold": 2}, "letters": {"answer": "ABD"}, "number": {"answer": 44000},
+    "span": {"answer": "万分之五"}, "fields": {"answer": {"违法性质": "偷税", "少缴税款": 260000}},
+    "text": {"answer": "小规模纳税人适用3%的征收率。"}, "label-rates": {"answer": "2%", "gold": 0},
+}
+
+
+def read(example: Example) -> Item:
+    """The example's output read by its kind's task, as scoring reads it."""
+    spec = REGISTRY[TASK_OF[example.kind]]
+    context = example.context or example.kind
+    raw = {"id": "1", **EXAMPLE_CONTEXT[context], **GOLD_OF[context]}
+    record, problems = check_record(raw, spec, Path("rules.py"), 1, "example")
+    assert record is not None and not [p for p in problems if p.severity == "error"], problems
+    return prepare_item(spec, record, 0, example.output, None)
+
+
+def extracted(item: Item) -> str | None:
+    if item.status != "ok":
+        return None
+    if isinstance(item.extracted, dict):
+        return json.dumps(item.extracted, ensure_ascii=False)
+    return None if item.extracted is None else str(item.extracted)
+
+
+def answer_texts(item: Item) -> list[str]:
+    """The texts the answer read may be written as (one must lie in the evidence)."""
+    value = item.extracted
+    if item.task == "TaxSCQ" and item.status == "ok":
+        choices = list(EXAMPLE_CONTEXT["label"]["choices"])  # type: ignore[call-overload]
+        return [str(value), "ABCD"[choices.index(value)]] if value in choices else [str(value)]
+    if item.task == "TaxCalc":
+        return [str(value).removesuffix(".0").removesuffix(".00")]
+    return [str(value)]
+
+
+#: Rules whose answer is said in words, not written as its value ("除E以外都是", "无需缴纳",
+#: "2.0%" for the option 2%): the evidence is the words.
+_SAID_IN_WORDS = ("letters.all-or-all-but", "letters.all-options-concluded", "letters.named-by-text",
+                  "number.says-zero", "choice.value-in-last-sentence")
+
+
+def _id(rule: Rule, i: int) -> str:
+    return f"{rule.name}#{i}"
+
+
+EXAMPLES = [pytest.param(rule, ex, id=_id(rule, i)) for rule in RULES for i, ex in enumerate(rule.examples)]
+LEFT_ALONE = [pytest.param(rule, ex, id=_id(rule, i)) for rule in RULES for i, ex in enumerate(rule.leaves_alone)]
+
+
+@pytest.mark.parametrize(("rule", "example"), EXAMPLES)
+def test_every_example_is_read_by_its_rule(rule: Rule, example: Example) -> None:
+    item = read(example)
+    if rule.veto:
+        assert (item.status, item.veto, item.read_by) == ("format_failure", rule.name, None), item.failure
+        assert item.evidence is None and item.confidence is None
+        return
+    assert item.read_by == f"rule:{rule.name}", (item.read_by, item.veto, item.failure)
+    assert item.confidence == rule.confidence
+    if example.kind != "text":
+        assert extracted(item) == example.expect
+    assert item.evidence is not None, "a rule reading without evidence"
+    start, end = item.evidence
+    shown = example.output[start:end]
+    if rule.name in _SAID_IN_WORDS:
+        assert shown.strip(), "the words that give the answer"
+    elif example.kind == "letters":
+        assert set(example.expect or "") <= set(shown.upper()), shown
+    elif example.kind not in ("fields", "text"):
+        assert any(text in shown for text in answer_texts(item)), (shown, answer_texts(item))
+
+
+@pytest.mark.parametrize(("rule", "example"), LEFT_ALONE)
+def test_what_a_rule_leaves_alone_is_read_otherwise(rule: Rule, example: Example) -> None:
+    item = read(example)
+    assert item.read_by != f"rule:{rule.name}" and item.veto != rule.name
+    assert extracted(item) == example.expect
+
+
+def test_every_rule_has_examples_and_a_place_in_a_chain() -> None:
+    chained = {name for chain in CHAINS.values() for name in chain}
+    for rule in RULES:
+        assert rule.examples, f"{rule.name} has no example"
+        assert rule.name in chained, f"{rule.name} is in no chain"
+        for kind in rule.kinds:
+            assert rule.name in CHAINS[kind], f"{rule.name} reads {kind} but is not in its chain"
+        assert {ex.kind for ex in rule.examples} <= set(rule.kinds), rule.name
+    for kind, chain in CHAINS.items():
+        assert len(chain) == len(set(chain)), kind
+        for name in chain:
+            assert rule_named(name) is not None, f"chain {kind} names an unknown rule {name}"
+    assert len({rule.name for rule in RULES}) == len(RULES)
+
+
+def test_every_rule_the_readers_name_is_registered() -> None:
+    named: set[str] = set(VETO_OF_FAILURE.values())
+    pattern = re.compile(r"""["']((?:veto|json|final|choice|letters|conclusion|number|span|fields|text)\.[a-z-]+)["']""")
+    for path in [*(SRC / "parsing").glob("*.py"), *(SRC / "kinds").glob("*.py")]:
+        if path.name == "rules.py":
+            continue
+        named |= set(pattern.findall(path.read_text(encoding="utf-8")))
+    assert len(named) > 30
+    unknown = sorted(name for name in named if rule_named(name) is None)
+    assert not unknown, unknown
