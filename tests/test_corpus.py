@@ -117,3 +117,50 @@ def test_grader_agrees(where: str, case: dict[str, Any]) -> None:
         assert name not in fields or fields[name]["status"] == "missing", f"{why}; {name}"
     for name, needle in expect.get("contains", {}).items():
         assert name in fields and needle in _text(fields[name]["pred"]), f"{why}; {name}: {fields.get(name)}"
+
+
+def _shows_answer(shown: str, item: Any) -> bool:
+    """The evidence shows the answer read: the label, its letter or its text; each letter of a
+    set; a number's digits; the span. Answers said in words ("以上都对", "无需缴纳", "百分之二")
+    are checked by the rule examples (tests/test_rules.py), not here."""
+    value, folded = item.extracted, shown.upper().replace(",", "").replace("，", "")
+    if item.task in ("TaxSCQ", "TaxTopic", "TaxCrime"):  # named by a letter, a text, an alias
+        return bool(shown.strip())  # or a naming form ("城建税", "6万元"): the examples check those
+    if item.task == "TaxMCQ":  # the letters, or all of them said in words ("以上都对", "全选")
+        return set(str(value)) <= set(folded) or any(w in shown for w in ("以上", "全", "所有", "都", "均"))
+    if item.task == "TaxCalc":  # a number as written ("4.4万元", "肆万伍仟元", "\\frac{1}{3}")
+        from taxpraben.parsing.clean import clean_prediction
+        from taxpraben.parsing.latex import strip_latex
+        from taxpraben.parsing.numbers import find_numbers
+
+        return bool(find_numbers(strip_latex(clean_prediction(shown))))
+    return True
+
+
+#: Readings whose answer the output says in words, not as its value.
+_IN_WORDS = ("rule:letters.all-or-all-but", "rule:letters.all-options-concluded", "rule:letters.named-by-text",
+             "rule:number.says-zero", "rule:choice.value-in-last-sentence", "rule:choice.named-in-last-sentence")
+
+
+@pytest.mark.parametrize(("where", "case"), [pytest.param(w, c, id=c["id"]) for w, c in CASES])
+def test_every_reading_names_its_rule_and_evidence(where: str, case: dict[str, Any]) -> None:
+    """Every corpus output read by a rule says which (a registered one) and from which span of
+    the raw output; a format failure names its veto and shows no evidence."""
+    from taxpraben.parsing.rules import rule_named
+
+    spec = REGISTRY[case["task"]]
+    record, _ = check_record(case["record"], spec, Path(where), 1, "line")
+    assert record is not None
+    item = prepare_item(spec, record, 0, case["output"], None)
+    if item.status == "format_failure":
+        assert item.read_by is None and item.evidence is None and item.confidence is None
+        assert item.veto is not None and rule_named(item.veto) is not None, where
+        return
+    assert item.read_by is not None and rule_named(item.read_by) is not None, (where, item.read_by)
+    assert item.confidence in ("high", "low")
+    assert item.evidence is not None, f"{where}: {item.read_by} without evidence"
+    start, end = item.evidence
+    assert 0 <= start < end <= len(case["output"])
+    if item.read_by not in _IN_WORDS and not item.read_by.startswith("rule:fields."):
+        shown = case["output"][start:end]
+        assert _shows_answer(shown, item), f"{where}: {item.read_by} read {item.extracted!r} from {shown!r}"

@@ -16,28 +16,43 @@ output's length.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 
 __all__ = ["covering_span", "evidence_span", "keyed"]
 
-#: Characters a key leaves out: whitespace and Markdown emphasis, headings, quotes, tables.
-_SKIPPED = frozenset("*_`#>|~")
+#: Characters a key leaves out: whitespace, Markdown emphasis, headings, quotes and tables,
+#: LaTeX's braces and math delimiters.
+_SKIPPED = frozenset("*_`#>|~{}$")
+#: LaTeX commands (``\boxed``, ``\text``, ``\,``): left out of a key, as the cleaner drops them.
+_COMMAND = re.compile(r"\\(?:[A-Za-z]+|.)")
+#: Dashes and minus signs the cleaner folds to "-".
+_DASHES = str.maketrans({c: "-" for c in "−–—﹣－"})
 
 
 def keyed(text: str) -> tuple[str, list[int]]:
-    """``text``'s comparison key and, for each key character, its offset in ``text``."""
+    """``text``'s comparison key and, for each key character, its offset in ``text``
+    (characters NFKC-folded, case kept: option letters are case-sensitive)."""
     chars: list[str] = []
     offsets: list[int] = []
-    for i, c in enumerate(text):
-        if c.isspace() or c in _SKIPPED:
-            continue
-        folded = unicodedata.normalize("NFKC", c).casefold() if not c.isascii() else c.lower()
-        for f in folded:
-            if not f.isspace() and f not in _SKIPPED:
-                chars.append(f)
-                offsets.append(i)
+    skip_to = 0
+    for m in _COMMAND.finditer(text) if "\\" in text else ():
+        for i in range(skip_to, m.start()):
+            _add(text[i], i, chars, offsets)
+        skip_to = m.end()
+    for i in range(skip_to, len(text)):
+        _add(text[i], i, chars, offsets)
     return "".join(chars), offsets
+
+
+def _add(c: str, i: int, chars: list[str], offsets: list[int]) -> None:
+    if c.isspace() or c in _SKIPPED:
+        return
+    for f in (c if c.isascii() else unicodedata.normalize("NFKC", c)).translate(_DASHES):
+        if not f.isspace() and f not in _SKIPPED:
+            chars.append(f)
+            offsets.append(i)
 
 
 def _key(text: str) -> str:
@@ -74,13 +89,38 @@ def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple
             return offsets[at], offsets[at + len(needle) - 1] + 1
     if found_source:
         return offsets[lo], offsets[hi - 1] + 1
+    return _line_holding(raw, [source_key, *needles] if source_key else needles)
+
+
+def _line_holding(raw: str, keys: list[str]) -> tuple[int, int] | None:
+    """The latest line of ``raw`` that, cleaned as the readers clean it (LaTeX rendered:
+    ``\\frac{1}{3}`` is 0.333333), holds one of ``keys``: the stretch a reading came
+    from when the reader rewrote it."""
+    from taxpraben.parsing.clean import clean_prediction
+    from taxpraben.parsing.latex import strip_latex
+
+    end = len(raw)
+    while end > 0:
+        start = raw.rfind("\n", 0, end - 1) + 1
+        line = raw[start:end]
+        if line.strip():
+            rendered = _key(strip_latex(clean_prediction(line)))
+            if any(k and k in rendered for k in keys):
+                lead = len(line) - len(line.lstrip())
+                return start + lead, start + len(line.rstrip())
+        end = start - 1 if start > 0 else 0
     return None
+
+
+#: Where a reader's text may differ from the raw output between its pieces: blanked or
+#: collapsed whitespace, list separators written otherwise (a JSON list read as "A、B").
+_PIECES = re.compile(r"[\s、,，;；/]+")
 
 
 def _ends(key: str, source: str) -> tuple[int, int] | None:
     """The key range from the first to the last piece of ``source`` (split where the reader
     blanked or collapsed whitespace), the last found latest and the first before it."""
-    pieces = [k for k in map(_key, source.split()) if k]
+    pieces = [k for k in map(_key, _PIECES.split(source)) if k]
     if len(pieces) < 2:
         return None
     last = key.rfind(pieces[-1])
