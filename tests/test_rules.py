@@ -129,3 +129,69 @@ def test_every_rule_the_readers_name_is_registered() -> None:
     assert len(named) > 30
     unknown = sorted(name for name in named if rule_named(name) is None)
     assert not unknown, unknown
+
+
+# ---------------------------------------------------------------------------- the commands
+
+
+@pytest.fixture(scope="module")
+def first_choice_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first-choice baseline on the bundled sample, one run, exact scoring only."""
+    from typer.testing import CliRunner
+
+    from taxpraben.cli import app
+
+    out = tmp_path_factory.mktemp("fc")
+    sample = SRC / "data" / "sample"
+    result = CliRunner().invoke(app, ["run", "--model", "baseline:first-choice", "--data", str(sample),
+                                      "--runs", "1", "--out", str(out), "--no-semantic"])
+    assert result.exit_code in (0, 3, 4), result.output
+    return out
+
+
+def test_every_samples_line_says_how_it_was_read(first_choice_run: Path) -> None:
+    lines = [json.loads(x) for x in (first_choice_run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert lines
+    for line in lines:
+        assert {"read_by", "evidence", "confidence"} <= line.keys(), line
+        if line["status"] == "ok":
+            assert line["read_by"].startswith("rule:") and rule_named(line["read_by"]) is not None
+            start, end = line["evidence"]
+            assert 0 <= start < end <= len(line["prediction"])
+        else:
+            assert line["read_by"] is None and line["evidence"] is None
+    scq = [x for x in lines if x["task"] == "TaxSCQ" and x["status"] == "ok"]
+    assert scq and all(x["prediction"][x["evidence"][0]:x["evidence"][1]] == "A" for x in scq)
+    results = json.loads((first_choice_run / "results.json").read_text(encoding="utf-8"))
+    assert results["tasks"]["TaxSCQ"]["readings"] == {"rule:choice.bare-answer": len(scq)}
+
+
+def test_explain_shows_the_rule_the_evidence_and_the_chain(first_choice_run: Path) -> None:
+    from typer.testing import CliRunner
+
+    from taxpraben.cli import app
+
+    first = json.loads((first_choice_run / "samples.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    scq = next(json.loads(x) for x in (first_choice_run / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+               if '"TaxSCQ"' in x)
+    result = CliRunner().invoke(app, ["explain", str(first_choice_run), "TaxSCQ", scq["id"]])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "fired  choice.bare-answer" in out and "did not read  final.answer-statement" in out
+    assert "not tried  choice.lead-sentence" in out
+    assert "Read by rule:choice.bare-answer [0, 1)" in out
+    missing = CliRunner().invoke(app, ["explain", str(first_choice_run), first["task"], "no-such-id"])
+    assert missing.exit_code == 2 and "no-such-id" in missing.output
+
+
+def test_rules_lists_the_registry() -> None:
+    from typer.testing import CliRunner
+
+    from taxpraben.cli import app
+
+    listed = json.loads(CliRunner().invoke(app, ["rules", "--json"]).output)
+    assert [r["name"] for r in listed["rules"]] == [r.name for r in RULES]
+    assert all(r["examples"] >= 1 for r in listed["rules"])
+    assert listed["chains"]["label"][0] == "veto.copy-of-prompt"
+    table = CliRunner().invoke(app, ["rules"])
+    assert table.exit_code == 0 and "choice.bare-answer" in table.output

@@ -26,6 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("taxpraben.commands.merge", "merge"),
     "report": ("taxpraben.commands.report", "report"),
     "diff": ("taxpraben.commands.diff", "diff"),
+    "explain": ("taxpraben.commands.explain", "explain"),
+    "rules": ("taxpraben.commands.explain", "rules"),
 }
 
 

@@ -1,0 +1,68 @@
+"""`taxpraben explain` (how one output was read) and `taxpraben rules` (the reading rules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from taxpraben.commands.common import cli_console
+from taxpraben.commands.options import TaskDirOpt
+from taxpraben.report.explain import explanation, rule_rows, rules_json
+from taxpraben.report.load import ReportError, iter_samples
+
+_STYLE = {"fired": "bold green", "vetoed": "bold red", "did not read": "dim", "not tried": "dim italic"}
+
+
+def rules(as_json: Annotated[bool, typer.Option("--json", help="Print the registry as JSON.")] = False) -> None:
+    """List the answer-reading rules: name, the kinds they read, tier, confidence, examples."""
+    if as_json:
+        typer.echo(rules_json())
+        return
+    table = Table(title="Answer-reading rules (taxpraben explain OUT TASK ID shows one reading)")
+    for col in ("rule", "kinds", "tier", "confidence", "examples", "reads"):
+        table.add_column(col, overflow="fold")
+    for row in rule_rows():
+        table.add_row(row["name"], ", ".join(row["kinds"]), str(row["tier"]), row["confidence"],
+                      f"{row['examples']} (+{row['leaves_alone']} left alone)", row["description"])
+    cli_console().print(table)
+
+
+def explain(
+    out_dir: Annotated[Path, typer.Argument(help="A result directory of `run` or `score`.")],
+    task: Annotated[str, typer.Argument(help="The task (TaxSCQ, TaxCalc, ...).")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="The item's id.")],
+    run: Annotated[int, typer.Option("--run", min=0, help="Which run's output (default: 0).")] = 0,
+    task_dir: TaskDirOpt = None,
+) -> None:
+    """Show how one output was read: the rules tried in order, the one that read it or
+    vetoed it, the evidence highlighted in the output, the value and the score."""
+    from taxpraben.commands.inspect_data import registry_or_exit
+
+    console = cli_console()
+    try:
+        item = next((it for it in iter_samples(out_dir) if (it.task, it.id, it.run) == (task, item_id, run)), None)
+    except ReportError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
+    if item is None:
+        console.print(f"[red]No item {escape(task)} id {escape(item_id)} run {run} in {out_dir}/samples.jsonl.[/red]",
+                      highlight=False)
+        raise typer.Exit(2)
+    registry = registry_or_exit(task_dir, console)
+    shown = explanation(item, registry.get(task))
+    console.print(f"[bold]{escape(task)} id {escape(item_id)} run {run}[/bold]: {shown.kind} reader, "
+                  f"status {shown.status}", highlight=False)
+    for step in shown.steps:
+        console.print(f"  [{_STYLE[step.outcome]}]{step.outcome:>12}  {step.name}[/] ({step.confidence})",
+                      highlight=False)
+    console.print("Output (evidence highlighted):", highlight=False)
+    console.print(escape(shown.before) + f"[reverse bold]{escape(shown.shown)}[/]" + escape(shown.after),
+                  highlight=False)
+    read = shown.read_by or f"nothing ({shown.failure})"
+    span = f" [{shown.evidence[0]}, {shown.evidence[1]})" if shown.evidence else ""
+    console.print(f"Read by {escape(read)}{span}; confidence {shown.confidence}; value "
+                  f"{escape(repr(shown.value))}; score {shown.score}", highlight=False)
