@@ -222,3 +222,32 @@ def test_leaderboard_page_loads(browser_context, tmp_path: Path):
     assert page.page.locator("#table-leaderboard tbody tr").count() == 2
     assert page.errors == []
     page.page.close()
+
+
+def test_the_evidence_is_marked_in_the_prediction_with_its_rule(browser_context, tmp_path: Path):
+    out = build_result_dir(tmp_path / "out", items_per_task=4, runs=1, hostile=False)
+    path = out / "samples.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    target = next(line for line in lines if line["status"] == "ok" and line["task"] == "TaxSCQ")
+    prediction = "分析：<b>不动产</b>适用9%。\n答案：C"
+    start = prediction.index("答案：C")
+    target.update(prediction=prediction, read_by="rule:final.answer-statement", confidence="high",
+                  evidence=[start, start + 4])
+    vetoed = next(line for line in lines if line["status"] == "format_failure")
+    vetoed.update(veto="veto.hedge", read_by=None, evidence=None)
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    page = Page(browser_context, write_reports(out)[1].as_uri()).ready()
+    p = page.page
+    page.search(target["id"])
+    card = f"#sample-list .card[data-task=TaxSCQ][data-id='{target['id']}']"
+    p.wait_for_selector(card)
+    assert p.text_content(f"{card} mark.evidence") == "答案：C"
+    assert p.text_content(f"{card} .text.prediction") == prediction  # markup shown as text
+    assert p.eval_on_selector_all(f"{card} .text.prediction b", "n => n.length") == 0
+    assert "rule final.answer-statement (high)" in p.text_content(f"{card} .rh")
+    page.search("")
+    p.select_option("#f-status", "format_failure")
+    p.wait_for_selector(".run[data-status=format_failure] .badge.veto")
+    assert "veto.hedge" in p.text_content(".run[data-status=format_failure] .badge.veto")
+    assert page.errors == []
+    p.close()

@@ -132,6 +132,10 @@ class Shown(NamedTuple):
     judge_reply: str | None = None
     judge_extracted: Any = None
     judge_agrees: bool | None = None  # audited items only
+    read_by: str | None = None  # rule:<name> | judge:<model> | None
+    evidence: tuple[int, int] | None = None  # [start, end) of prediction the reading came from
+    confidence: str | None = None
+    veto: str | None = None  # the veto rule of a format failure
 
 
 def shown(item: Item) -> Shown:
@@ -142,6 +146,7 @@ def shown(item: Item) -> Shown:
         item.failure if item.status == "format_failure" else None,
         item.generation is not None and item.generation.finish_reason == "length",
         item.extracted_by, item.judge_reply, item.judge_extracted, item.judge_agrees,
+        item.read_by, item.evidence, item.confidence, item.veto if item.status == "format_failure" else None,
     )  # fmt: skip
 
 
@@ -175,6 +180,14 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
             entry["tr"] = 1  # cut at the token budget
         if row.extracted_by == "judge":
             entry["by"] = "judge"
+        if row.read_by is not None:
+            entry["rb"] = row.read_by  # the rule (or judge) that read it
+            if row.confidence is not None:
+                entry["cf"] = row.confidence
+        elif row.veto is not None:
+            entry["vt"] = row.veto
+        if row.evidence is not None and row.evidence[0] < PREDICTION_LIMIT:
+            entry["ev"] = [row.evidence[0], min(row.evidence[1], PREDICTION_LIMIT)]
         if row.judge_reply is not None:
             entry["jr"] = _cut(row.judge_reply, EXTRACTED_LIMIT)[0]
         if row.judge_agrees is not None:

@@ -108,6 +108,20 @@
     if (cut) block.appendChild(el("div", "cut", "… " + cut + " more characters cut here; " + (note || "the full text is in samples.jsonl")));
     return block;
   }
+  // The prediction with the span the reading came from marked (text nodes only: an output
+  // holding markup stays text).
+  function predictionBlock(p, ev) {
+    if (p === null || p === undefined) return el("div", "text prediction", "(no prediction)");
+    var block = el("div", "text prediction");
+    if (!ev || ev[0] >= p.length) { block.textContent = p; return block; }
+    var end = Math.min(ev[1], p.length);
+    block.appendChild(document.createTextNode(p.slice(0, ev[0])));
+    var mark = el("mark", "evidence", p.slice(ev[0], end));
+    mark.title = "the reading's evidence: characters " + ev[0] + "–" + end;
+    block.appendChild(mark);
+    block.appendChild(document.createTextNode(p.slice(end)));
+    return block;
+  }
   function runColumn(item, k) {
     var run = item.r[k];
     var box = el("div", "run");
@@ -118,6 +132,9 @@
     if (run.tr === 1) head.appendChild(el("span", "badge cut", "cut at max tokens"));
     if (run.w) head.appendChild(el("span", "why", run.w));  // why a format failure was not read
     if (run.by === "judge") head.appendChild(el("span", "badge", "read by the judge"));
+    if (run.rb) head.appendChild(el("span", "badge rule" + (run.cf === "low" ? " low" : ""),
+      run.rb.replace(/^rule:/, "rule ") + (run.cf ? " (" + run.cf + ")" : "")));
+    if (run.vt) head.appendChild(el("span", "badge rule veto", run.vt));
     if (run.ja === 0) head.appendChild(el("span", "badge cut", "rule and judge disagree"));
     head.appendChild(el("span", null, "score " + fmt(run.s)));
     box.appendChild(head);
@@ -154,7 +171,7 @@
     }
     box.appendChild(el("div", "lbl", typeof run.p === "number" ? "prediction (same as run " + item.r[run.p].n + ")" : "prediction"));
     var p = prediction(item, k);
-    box.appendChild(el("div", "text prediction", p === null || p === undefined ? "(no prediction)" : p));
+    box.appendChild(predictionBlock(p, run.ev));
     var cut = cutOf(item, k);
     if (cut) box.appendChild(el("div", "cut", "… " + cut + " more characters cut here; the full text is in samples.jsonl"));
     return box;
