@@ -164,3 +164,38 @@ def test_every_reading_names_its_rule_and_evidence(where: str, case: dict[str, A
     if item.read_by not in _IN_WORDS and not item.read_by.startswith("rule:fields."):
         shown = case["output"][start:end]
         assert _shows_answer(shown, item), f"{where}: {item.read_by} read {item.extracted!r} from {shown!r}"
+
+
+#: Corpus tags that name how an output gives its answer, and the rules that must read it
+#: (``veto.*``: any veto). The other tags name a style or a trap, not a rule.
+TAG_RULES: dict[str, set[str]] = {
+    "boxed": {"final.boxed"}, "boxed-latex": {"final.boxed"}, "boxed-letters": {"final.boxed"},
+    "echoed-option-then-boxed": {"final.boxed"},
+    "json-answer": {"json.answer-field"}, "fenced-json": {"fields.json"},
+    "copy-options": {"veto.copy-of-prompt", "veto.no-answer"},
+    "mcq-option-verdicts": {"letters.option-verdicts", "final.answer-statement"},
+    "mcq-check-marks": {"letters.option-verdicts"}, "mcq-xiang-correct": {"letters.option-verdicts"},
+    "refusal": {"veto.*"}, "unscoreable": {"veto.*"}, "truncated-think": {"veto.*"}, "multiple-answers": {"veto.*"},
+    "no-correct-option": {"veto.none-correct", "veto.no-answer"},
+    "bare-letter": {"choice.bare-answer", "letters.lead-sentence"},
+    "letters-list": {"letters.lead-sentence"}, "bare-letters": {"letters.lead-sentence"},
+    "number-sentence": {"number.last-number"}, "number-with-period": {"number.last-number"},
+    "latex-number": {"number.last-number"},
+    "md-table-rows": {"fields.lines"}, "md-headings": {"fields.lines"}, "bold-key-lines": {"fields.lines"},
+    "cn-numbered-heading": {"fields.lines"}, "bare-numbered-heading": {"fields.lines"},
+    "md-table-entities": {"fields.lines"}, "unit-wan-header": {"fields.lines"},
+    "mcq-self-correction": {"final.self-correction", "final.answer-statement"},
+    "answer-prefix": {"final.answer-statement"}, "mcq-rejected-list": {"final.answer-statement"},
+}
+
+
+@pytest.mark.parametrize(("where", "case"), [pytest.param(w, c, id=c["id"]) for w, c in CASES if c["rule"] in TAG_RULES])
+def test_a_case_tagged_with_a_rule_is_read_by_it(where: str, case: dict[str, Any]) -> None:
+    spec = REGISTRY[case["task"]]
+    record, _ = check_record(case["record"], spec, Path(where), 1, "line")
+    assert record is not None
+    item = prepare_item(spec, record, 0, case["output"], None)
+    decided = (item.read_by or "").removeprefix("rule:") or item.veto or ""
+    allowed = TAG_RULES[case["rule"]]
+    assert decided in allowed or ("veto.*" in allowed and decided.startswith("veto.")), (
+        f"{where} [{case['rule']}] read by {decided!r}, not {sorted(allowed)}")
