@@ -76,7 +76,9 @@ _FENCE_STRAY = re.compile(r"```|~~~")
 
 _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _SUPERSCRIPT_TABLE = str.maketrans({**{c: str(i) for i, c in enumerate(_SUPERSCRIPTS)}, "⁻": "-"})
-_SUPERSCRIPT_RUN = re.compile(r"(?<=[0-9０-９])[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+#: A superscript after a digit (10⁴) or a unit (m², dm³) is a power: written ^n, so that a
+#: unit's exponent is never read as a number of its own.
+_SUPERSCRIPT_RUN = re.compile(r"(?<=[0-9０-９A-Za-z])[⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _SUPERSCRIPT_DIGIT = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹]")
 _FULLWIDTH_DIGIT = re.compile("[０-９]")
 _CIRCLED = {chr(0x2460 + i): f"({i + 1})" for i in range(20)}

@@ -181,6 +181,9 @@ def continuation(
                 not restates(line, prompt_key, _PARAPHRASE) and _new_options_after(text, point, option_keys):
             cut, first = point, True  # opens with another question and its own options
             break
+    turn = _turn_after_own(text, where, spans)
+    if turn is not None and (cut is None or turn < cut):
+        cut, first = turn, False
     asked = {k for k in prompt_lines if len(k) >= COPY_MIN}
     for start, _end in spans:
         line_start = _line_start(text, where[start])
@@ -191,6 +194,23 @@ def continuation(
         if repeated and _answered_before(text, line_start, where, spans, option_keys):
             return line_start, False  # this prompt's instruction or question written again
     return cut, first
+
+
+#: A stray dialogue turn ("Assistant:", "### Human:", "User："): the answer ended before it.
+_TURN = re.compile(
+    r"^[ \t]*(?:#{1,4}[ \t]*|\d{1,2}[.、)][ \t]*)?(?:Human|Assistant|User|USER|HUMAN|ASSISTANT|用户|助手|<\|im_start\|>\w*)[ \t]*[:：\n]",
+    re.MULTILINE,
+)
+
+
+def _turn_after_own(text: str, where: list[int], spans: list[tuple[int, int]]) -> int | None:
+    """Where a stray dialogue turn starts, once something of the output's own (not a copy
+    of the prompt) precedes it: an echoed question then "ASSISTANT:" is no answer yet."""
+    for m in _TURN.finditer(text):
+        point = m.start()
+        if residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])):
+            return point
+    return None
 
 
 def _new_options_after(text: str, point: int, option_keys: Sequence[str]) -> bool:

@@ -303,6 +303,8 @@ def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
         if from_json is not None:
             return Reading(_detached(from_json), rule="json.answer-field", source=answer_text(value))
     statements = answer_statements(cleaned)
+    if _two_boxed_values(cleaned, statements, expect_percent):
+        return Reading(None, AMBIGUOUS, rule="veto.several-answers")
     for statement in statements:
         if statement.kind == "conclusion":
             break
@@ -338,6 +340,22 @@ def _around(text: str, found: NumberMatch) -> str | None:
     start = text.rfind("\n", 0, found.start) + 1
     end = text.find("\n", found.end)
     return text[start : end if end >= 0 else len(text)]
+
+
+def _two_boxed_values(cleaned: str, statements: list[Statement], expect_percent: bool | None) -> bool:
+    """The latest line that boxes a value boxes two different ones ("$\\boxed{10}$ 或
+    $\\boxed{-10}$"): two answers, not the last of them."""
+    boxes = [st for st in statements if st.kind == "boxed"]
+    if len(boxes) < 2:
+        return False
+    last_line = max(cleaned.count("\n", 0, st.start) for st in boxes)
+    values = set()
+    for st in boxes:
+        if cleaned.count("\n", 0, st.start) == last_line:
+            found = _final_in_text(st.text, expect_percent)
+            if found is not None:
+                values.add(found.value)
+    return len(values) > 1
 
 
 def _one_of_alternatives(text: str, found: NumberMatch) -> bool:

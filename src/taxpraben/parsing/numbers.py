@@ -232,10 +232,16 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
     )
 
 
+#: What stands before a unit's exponent: a letter and ^ (``dm^3``, ``m^{2}``).
+_EXPONENT_BEFORE = re.compile(r"[A-Za-z][ \t]*\^[ \t]*\{?[ \t]*$")
+
+
 def _iter_numbers(text: str, *, whole: bool = False) -> Iterator[NumberMatch]:
     folded = text.translate(_SAME_LENGTH)
     pending: NumberMatch | None = None
     for m in _NUMBER.finditer(folded):
+        if _EXPONENT_BEFORE.search(folded, max(0, m.start() - 4), m.start()):
+            continue  # a unit's exponent (dm^3, m^{2}): no number of its own
         found = _build(m, whole=whole)
         if found is None:
             continue

@@ -150,7 +150,9 @@ RULES: tuple[Rule, ...] = (
     Rule("final.boxed", (_L, _M, _N), 2, "high",
          "A LaTeX box (\\boxed{...}) holding the answer.",
          (_ex(_L, "信息技术服务适用6%，故为 $\\boxed{C}$", "信息技术服务"),
-          _ex(_N, "应纳税额为 $\\boxed{44000}$ 元", "44000")),),
+          _ex(_N, "应纳税额为 $\\boxed{44000}$ 元", "44000"),
+          # a unit's exponent is never the number
+          _ex(_N, "单位面积税额 $\\boxed{44000\\,\\text{元/m}^2}$", "44000")),),
     Rule("final.self-correction", (_L, _M, _N), 2, "high",
          "A correction after an answer ('不对，应为…', '更正：…') replaces it.",
          (_ex(_L, "答案：B\n\n不对，不动产租赁适用9%，应为C", "信息技术服务"),
@@ -158,7 +160,9 @@ RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------------------ answer lines
     Rule("choice.bare-answer", (_L,), 3, "high",
          "A line that is nothing but one option (its letter, its text, or both), the latest such line.",
-         (_ex(_L, "C", "信息技术服务"), _ex(_L, "分析：6%适用于现代服务。\nC. 信息技术服务", "信息技术服务")),
+         (_ex(_L, "C", "信息技术服务"), _ex(_L, "分析：6%适用于现代服务。\nC. 信息技术服务", "信息技术服务"),
+          # a stray dialogue turn ends the answer: what the model writes for it is not read
+          _ex(_L, "C\n### Human: 下一题\nA", "信息技术服务")),
          (_ex(_L, "C\nB", None),)),
     Rule("choice.bold-answer", (_L,), 3, "high",
          "A bold span that is nothing but an option ('**C**').",
@@ -229,9 +233,12 @@ RULES: tuple[Rule, ...] = (
          "Generation tasks: the cleaned output is the answer (BERTScore and BARTScore read it whole).",
          (_ex("text", "小规模纳税人的增值税征收率为3%。", None),),),
     # ------------------------------------------------------------------ vetoes last
-    Rule("veto.several-answers", (_L, _M), 7, "high",
-         "Different answers in strong statements with no correction between, or answer lines that differ.",
-         (_ex(_L, "答案：B\n\n答案：C", None), _ex(_L, "不动产租赁服务\n信息技术服务", None)),),
+    Rule("veto.several-answers", (_L, _M, _N), 7, "high",
+         "Different answers in strong statements with no correction between, answer lines that differ, or "
+         "two different values boxed on the last line that boxes one.",
+         (_ex(_L, "答案：B\n\n答案：C", None), _ex(_L, "不动产租赁服务\n信息技术服务", None),
+          _ex(_N, "应纳税额可能是 $\\boxed{44000}$ 或 $\\boxed{104000}$", None)),
+         (_ex(_N, "先算销项 $\\boxed{104000}$\n最终应纳税额 $\\boxed{44000}$", "44000"),)),
     Rule("veto.several-letters", (_L,), 5, "high",
          "Several different option letters and nothing else for a question of one answer ('A, B, C, D', "
          "'C,D', 'B,D' then an explanation): several answers, not the first.",
@@ -274,7 +281,8 @@ CHAINS: dict[str, tuple[str, ...]] = {
                 "letters.restated-option-lines", "letters.all-or-all-but", "letters.all-options-concluded",
                 "letters.option-verdicts", "conclusion.statement", "letters.lead-sentence",
                 "letters.last-group", "letters.named-by-text", "veto.no-answer"),
-    "number": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "final.self-correction",
+    "number": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "veto.several-answers",
+               "final.self-correction",
                "final.answer-statement", "final.boxed", "veto.alternatives", "veto.declines",
                "conclusion.statement", "number.says-zero", "number.last-number", "veto.no-answer"),
     "span": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "span.answer-statement",
