@@ -82,19 +82,18 @@ def runs(tmp_path_factory: pytest.TempPathFactory, tiny: tuple[Path, Path]) -> d
 # --- the refusal -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["run", "score"])
+@pytest.mark.parametrize("command", ["run", "score", "merge", "estimate"])
 def test_a_data_directory_lacking_a_task_is_refused_naming_it(tmp_path: Path, command: str) -> None:
     data, out = sample_without(tmp_path, "TaxSCQ"), tmp_path / "o"
-    preds = tmp_path / "p.jsonl"
-    preds.write_text(json.dumps({"task": "TaxCalc", "id": "0", "run": 0, "prediction": "1"}) + "\n", encoding="utf-8")
-    if command == "run":
-        code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data), "--no-semantic",
-                              "--out", str(out))  # fmt: skip
+    if command in ("run", "estimate"):
+        code, output = invoke(command, "--model", "baseline:oracle", "--data", str(data),
+                              *(["--no-semantic", "--out", str(out)] if command == "run" else []))  # fmt: skip
     else:  # predictions of every task, so that the data must hold them all
         code, output = oracle_run(sample_data_dir(), tmp_path / "made")
         assert code == 0, output
-        code, output = invoke("score", "--data", str(data), "-p", str(tmp_path / "made" / "predictions.jsonl"),
-                              "--no-semantic", "--out", str(out))  # fmt: skip
+        preds = str(tmp_path / "made" / "predictions.jsonl")
+        sources = ["-p", preds] if command == "score" else [preds]
+        code, output = invoke(command, *sources, "--data", str(data), "--no-semantic", "--out", str(out))
     assert code == 2, output
     assert "no data file for 1 task(s) of the benchmark" in output
     assert "TaxSCQ (looked for TaxSCQ.jsonl, TaxSCQ.json, TaxSCQ.parquet, TaxSCQ/test.jsonl" in output
@@ -246,3 +245,19 @@ def test_an_older_results_file_reads_its_tasks_as_the_benchmark(tmp_path: Path) 
     coverage = coverage_of(read_results(out))
     assert coverage.label == "partial: 13 of 14" and coverage.missing == {"TaxSum": SCORER_UNAVAILABLE}
     assert coverage.unchosen == ["TaxSum"]
+
+
+def test_score_of_a_file_holding_some_tasks_names_the_others(tmp_path: Path) -> None:
+    """`score` of predictions for TaxCalc alone, against the whole sample: scored, and the other
+    13 tasks are missing for want of predictions; a gate then fails naming them."""
+    code, output = oracle_run(sample_data_dir(), tmp_path / "made", "--tasks", "TaxCalc")
+    assert code == 0, output
+    preds = str(tmp_path / "made" / "predictions.jsonl")
+    code, output = invoke("score", "-p", preds, "--data", "sample", "--limit", "2", "--out", str(tmp_path / "o"))
+    assert code == 0, output
+    overall = json.loads((tmp_path / "o" / "results.json").read_text(encoding="utf-8"))["overall"]
+    assert overall["tasks"] == ["TaxCalc"] and overall["partial"] is True
+    assert set(overall["missing"].values()) == {NO_PREDICTIONS} and len(overall["missing"]) == 13
+    code, output = invoke("score", "-p", preds, "--data", "sample", "--limit", "2", "--out", str(tmp_path / "g"),
+                          "--fail-under", "TaxCalc=0.5")  # fmt: skip
+    assert code == 4 and "partial: 1 of 14" in output and "(no predictions)" in output, output
