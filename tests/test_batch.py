@@ -58,7 +58,7 @@ def invoke(*args: str) -> tuple[int, str]:
 
 
 def run_args(server: MockServer, data_dir: Path, out: Path, cache: Path, *extra: str) -> list[str]:
-    return ["run", "--model", "openai:mock", "--base-url", server.base_url, "--data", str(data_dir), "--runs", "2",
+    return ["run", "--model", "openai:mock", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--runs", "2",
             "--out", str(out), "--no-semantic", "--cache", str(cache), "--batch-poll", "0.005", "--retry-backoff",
             "0.001", *extra]  # fmt: skip
 
@@ -542,7 +542,7 @@ def test_score_of_a_batch_output_scores_like_its_predictions(data_dir: Path, tmp
     assert len(predictions) == N_REQUESTS and any("error" in p for p in predictions)
     preds_file = tmp_path / "by_hand.jsonl"
     preds_file.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in predictions), encoding="utf-8")
-    common = ["score", "--data", str(data_dir), "--no-semantic", "--runs", "2"]
+    common = ["score", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--no-semantic", "--runs", "2"]
     code, output = invoke(*common, "--batch-output", str(tmp_path / "output.jsonl"), "--batch-output",
                           str(tmp_path / "errors.jsonl"), "--out", str(tmp_path / "from_batch"))  # fmt: skip
     assert code == 0, output
@@ -575,23 +575,23 @@ def test_a_failed_batch_stops_the_run_with_its_errors(data_dir: Path, tmp_path: 
 
 
 def test_batch_needs_an_openai_model_and_the_cache(data_dir: Path, tmp_path: Path) -> None:
-    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir), "--batch",
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--batch",
                           "--out", str(tmp_path / "a"))  # fmt: skip
     assert code == 2 and "--batch needs an openai: model" in output and "baseline: backend" in output
-    code, output = invoke("run", "--model", "hf:some/model", "--data", str(data_dir), "--batch-file-only",
+    code, output = invoke("run", "--model", "hf:some/model", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--batch-file-only",
                           "--out", str(tmp_path / "b"))  # fmt: skip
     assert code == 2 and "--batch-file-only needs an openai: model" in output
     with MockServerThread() as server:
-        code, output = invoke("run", "--model", "openai:mock", "--base-url", server.base_url, "--data", str(data_dir),
+        code, output = invoke("run", "--model", "openai:mock", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ",
                               "--batch", "--no-cache", "--out", str(tmp_path / "c"))  # fmt: skip
         assert server.stats.requests == 0
     assert code == 2 and "--batch needs the completion cache" in output
-    code, output = invoke("run", "--model", "openai:m", "--data", str(data_dir), "--batch-poll", "0")
+    code, output = invoke("run", "--model", "openai:m", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--batch-poll", "0")
     assert code == 2 and "--batch-poll" in output
 
 
 def test_score_needs_predictions_or_a_batch_output(data_dir: Path) -> None:
-    code, output = invoke("score", "--data", str(data_dir), "--no-semantic")
+    code, output = invoke("score", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--no-semantic")
     assert code == 2 and "give --predictions FILE or --batch-output FILE" in output
 
 
@@ -621,7 +621,7 @@ def test_a_batch_file_needs_no_api_key(data_dir: Path, tmp_path: Path, monkeypat
     console): a hosted endpoint's missing key is no error there, and is one for a run that
     sends. ``.invalid`` never resolves: nothing could be reached if something were sent."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    common = ["run", "--model", "openai:gpt-4o-mini", "--base-url", "https://batch.invalid/v1", "--data", str(data_dir),
+    common = ["run", "--model", "openai:gpt-4o-mini", "--base-url", "https://batch.invalid/v1", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ",
               "--runs", "1", "--cache", str(tmp_path / "c.sqlite")]  # fmt: skip
     code, output = invoke(*common, "--out", str(tmp_path / "file"), "--batch-file-only")
     assert code == 0, output

@@ -205,7 +205,7 @@ def test_groups_built_in_python_are_checked_like_the_command_line() -> None:
 
 def test_option_values_are_the_manifest_form(tmp_path: Path) -> None:
     values = option_values(DataOptions(data="sample", task_dir=[tmp_path], limit=3))
-    assert values == {"data": "sample", "tasks": None, "limit": 3, "task_dir": [str(tmp_path)]}
+    assert values == {"data": "sample", "tasks": None, "allow_missing": False, "limit": 3, "task_dir": [str(tmp_path)]}
     assert DataOptions(data="x", tasks=" TaxCalc, ,TaxQA").task_names == ["TaxCalc", "TaxQA"]
 
 

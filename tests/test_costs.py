@@ -113,7 +113,7 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 def _run(server: MockServerThread, data: Path, out: Path, cache: Path, *extra: str) -> Any:
-    args = ["run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data),
+    args = ["run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data), "--tasks", "TaxCalc,TaxSCQ",
             "--runs", "2", "--temperature", "0.5", "--max-tokens", "64", "--out", str(out), "--cache", str(cache),
             "--no-semantic", *extra]  # fmt: skip
     return CliRunner().invoke(app, args, catch_exceptions=False, env={**os.environ, "COLUMNS": "200"})

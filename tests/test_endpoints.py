@@ -36,7 +36,7 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 def invoke(data_dir: Path, tmp_path: Path, out: str, *args: str, cache: str = "c.sqlite") -> tuple[int, list[str]]:
-    base = ["run", "--data", str(data_dir), "--runs", str(RUNS), "--no-semantic", "--cache", str(tmp_path / cache),
+    base = ["run", "--data", str(data_dir), "--tasks", "TaxCalc", "--runs", str(RUNS), "--no-semantic", "--cache", str(tmp_path / cache),
             "--out", str(tmp_path / out), "--max-retries", "6", "--retry-backoff", "0.05",
             "--model", "openai:mock", "--concurrency", "8"]  # fmt: skip
     result = CliRunner().invoke(APP, [*base, *args], env={"OPENAI_API_KEY": ""}, catch_exceptions=False)

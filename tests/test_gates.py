@@ -14,7 +14,9 @@ from taxpraben.jobs.gates import gate_failures
 from taxpraben.options import parse_threshold
 from taxpraben.report.load import read_results
 
-SAMPLE_RUN = ["run", "--data", "sample", "--no-semantic", "--runs", "1", "--no-cache"]
+# --no-semantic leaves the generation tasks not computed: the gates accept that partial result
+# only with --allow-partial (test_a_partial_result_fails_every_gate shows them without it).
+SAMPLE_RUN = ["run", "--data", "sample", "--no-semantic", "--allow-partial", "--runs", "1", "--no-cache"]
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -47,15 +49,19 @@ def test_gate_failures_name_figure_value_threshold_and_task(tmp_path: Path) -> N
     results = read_results(out)
     raw = json.loads((out / "results.json").read_text(encoding="utf-8"))
     overall, calc = raw["overall"]["mean"], raw["tasks"]["TaxCalc"]["score"]["mean"]
-    assert gate_failures([(None, overall), ("TaxCalc", calc)], results) == []  # equal passes
-    failures = gate_failures([(None, overall + 0.01), ("TaxCalc", calc + 0.01), ("TaxSum", 0.1)], results)
+    assert gate_failures([(None, overall), ("TaxCalc", calc)], results, allow_partial=True) == []  # equal passes
+    partial = ("the results are partial: 13 of 14 tasks of the benchmark; missing: TaxSum (not computed: scorer "
+               "unavailable) (--allow-partial accepts a partial result)")  # fmt: skip
+    assert gate_failures([(None, overall), ("TaxCalc", calc)], results) == [partial]  # a partial result fails
+    failures = gate_failures([(None, overall + 0.01), ("TaxCalc", calc + 0.01), ("TaxSum", 0.1)], results,
+                             allow_partial=True)  # fmt: skip
     assert failures == [
         f"Overall Average {overall:.4f} (partial: over the computed tasks only) is below --fail-under {overall + 0.01:g}",
         f"TaxCalc score {calc:.4f} is below --fail-under TaxCalc={calc + 0.01:g}",
         "TaxSum score was not computed, so --fail-under TaxSum=0.1 cannot pass",
     ]
     assert gate_failures([("TaxPlan", 0.1)], read_results(build_result_dir(
-        tmp_path / "s", items_per_task=2, runs=2, tasks=("TaxCalc",)))) == [
+        tmp_path / "s", items_per_task=2, runs=2, tasks=("TaxCalc",))), allow_partial=True) == [
         "TaxPlan score: TaxPlan was not scored in this run, so --fail-under TaxPlan=0.1 cannot pass"
     ]  # fmt: skip
 
@@ -98,15 +104,16 @@ def test_first_choice_fails_the_gate_with_exit_4_after_writing_everything(tmp_pa
         assert (out / name).exists(), name
 
     # score and merge gate the same way, on the same predictions
-    code, output = invoke("score", "--data", "sample", "--no-semantic", "--predictions", str(out / "predictions.jsonl"),
+    code, output = invoke("score", "--data", "sample", "--no-semantic", "--allow-partial",
+                          "--predictions", str(out / "predictions.jsonl"),
                           "--out", str(tmp_path / "scored"), "--fail-under", "TaxCalc=0.5")  # fmt: skip
     assert code == 4 and f"TaxCalc score {calc:.4f} is below --fail-under TaxCalc=0.5" in output
     assert (tmp_path / "scored" / "summary.csv").exists()
     code, output = invoke("merge", str(out / "predictions.jsonl"), "--data", "sample", "--no-semantic",
-                          "--out", str(tmp_path / "merged"), "--fail-under", f"{overall}")  # fmt: skip
+                          "--allow-partial", "--out", str(tmp_path / "merged"), "--fail-under", f"{overall}")  # fmt: skip
     assert code == 0, output
     code, output = invoke("merge", str(out / "predictions.jsonl"), "--data", "sample", "--no-semantic",
-                          "--out", str(tmp_path / "merged2"), "--fail-under", "TaxCalc=0.5")  # fmt: skip
+                          "--allow-partial", "--out", str(tmp_path / "merged2"), "--fail-under", "TaxCalc=0.5")  # fmt: skip
     assert code == 4 and "TaxCalc score" in output
 
 
@@ -114,3 +121,33 @@ def test_no_score_refuses_gates(tmp_path: Path) -> None:
     code, output = invoke(*SAMPLE_RUN, "--model", "baseline:oracle", "--out", str(tmp_path / "o"), "--no-score",
                           "--fail-under", "0.5")  # fmt: skip
     assert code == 2 and "--no-score" in output
+
+
+def _sample_without(tmp_path: Path, task: str) -> Path:
+    """The bundled sample with ``task``'s file left out."""
+    from taxpraben.data.files import sample_data_dir
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for path in sample_data_dir().glob("*.jsonl"):
+        if path.stem != task:
+            (data / path.name).write_bytes(path.read_bytes())
+    return data
+
+
+def test_a_partial_result_fails_every_gate(tmp_path: Path) -> None:
+    """A task of the benchmark without data, let go with --allow-missing: --fail-under 0 (which
+    any score passes) fails with exit 4 naming the task, after every file is written."""
+    data, out = _sample_without(tmp_path, "TaxSCQ"), tmp_path / "o"
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data), "--runs", "1", "--no-cache",
+                          "--no-semantic", "--allow-missing", "--out", str(out), "--fail-under", "0")  # fmt: skip
+    assert code == 4, output
+    gate = next(line for line in output.splitlines() if line.startswith("Gate failed"))
+    assert "partial: 5 of 14" in gate and "TaxSCQ (no data file)" in gate and "--allow-partial" in gate
+    assert "TaxRecite" in gate and "(not computed: semantic scoring off (--no-semantic))" in gate
+    for name in ("results.json", "samples.jsonl", "predictions.jsonl", "report.md", "report.html", "summary.csv"):
+        assert (out / name).exists(), name
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data), "--runs", "1", "--no-cache",
+                          "--no-semantic", "--allow-missing", "--allow-partial", "--out", str(tmp_path / "o2"),
+                          "--fail-under", "0")  # fmt: skip
+    assert code == 0 and "Gates passed: 0." in output, output

@@ -290,7 +290,7 @@ def test_a_judge_failing_with_500s_leaves_the_items_as_the_rules_read_them(works
 def test_a_dead_judge_fails_fast_before_any_generation(workspace: Path) -> None:
     with MockServerThread(MockConfig(fixed_reply="A")) as model:
         code, output = invoke("run", "--model", "openai:mock", "--base-url", model.base_url, "--data",
-                              str(workspace / "data"), "--runs", "1", "--no-semantic", "--out",
+                              str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ", "--runs", "1", "--no-semantic", "--out",
                               str(workspace / "out"), "--judge", "openai:mock", "--judge-base-url", dead_url())  # fmt: skip
         assert code == 2, output
         assert model.stats.requests == 0 and "Nothing was generated" in output
@@ -301,7 +301,7 @@ def test_a_dead_judge_fails_fast_before_any_generation(workspace: Path) -> None:
 def test_run_asks_the_judge_after_generation_with_the_same_runner(workspace: Path) -> None:
     with MockServerThread(MockConfig(fixed_reply="这个问题我说不清。")) as model, \
             MockServerThread(MockConfig(fixed_reply="A")) as judge:  # fmt: skip
-        args = ("run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(workspace / "data"),
+        args = ("run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ",
                 "--runs", "1", "--no-semantic", "--out", str(workspace / "out"), "--judge", "openai:mock",
                 "--judge-base-url", judge.base_url)  # fmt: skip
         code, output = invoke(*args)
@@ -319,7 +319,7 @@ def test_run_asks_the_judge_after_generation_with_the_same_runner(workspace: Pat
 def test_the_leaderboard_refuses_judged_with_unjudged_runs(workspace: Path) -> None:
     from taxpraben.report.leaderboard import IncompatibleResultsError, build_leaderboard
 
-    code, output = invoke("score", "--data", str(workspace / "data"), "--predictions",
+    code, output = invoke("score", "--data", str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ", "--predictions",
                           str(workspace / "predictions.jsonl"), "--no-semantic", "--out", str(workspace / "plain"))  # fmt: skip
     assert code == 0, output
     with MockServerThread(MockConfig(fixed_reply="A")) as judge:

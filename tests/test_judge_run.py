@@ -83,8 +83,9 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
 
 
 def run_args(model: Any, data: Path, out: Path, cache: Path, *extra: str) -> list[str]:
-    return ["run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(data), "--no-semantic",
-            "--out", str(out), "--cache", str(cache), *extra]  # fmt: skip
+    tasks = ",".join(sorted(p.stem for p in data.glob("*.jsonl")))  # the few tasks the data holds, named
+    return ["run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(data), "--tasks", tasks,
+            "--no-semantic", "--out", str(out), "--cache", str(cache), *extra]  # fmt: skip
 
 
 def judge_args(judge: Any, *extra: str) -> list[str]:

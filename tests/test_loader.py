@@ -315,7 +315,7 @@ def test_data_stream_yields_what_load_data_keeps_and_the_same_errors(tmp_path: P
 def test_run_stops_on_faulty_data_and_keeps_what_it_received(tmp_path: Path) -> None:
     bad = [*CALC, {"id": "c3", "query": "计算", "answer": "很多"}]
     write_jsonl(tmp_path / "e" / "TaxCalc.jsonl", bad)
-    res = CliRunner().invoke(app, ["run", "--model", "baseline:oracle", "--data", str(tmp_path / "e"),
+    res = CliRunner().invoke(app, ["run", "--model", "baseline:oracle", "--data", str(tmp_path / "e"), "--tasks", "TaxCalc",
                                    "--runs", "2", "--no-semantic", "--out", str(tmp_path / "o")])  # fmt: skip
     assert res.exit_code == 1, res.output
     assert "TaxCalc.jsonl:3" in res.output and "a TaxCalc gold must be a number" in res.output

@@ -37,7 +37,7 @@ def test_second_run_on_the_same_out_is_refused_and_a_shared_cache_is_announced(t
     data = write_data(tmp_path / "data", 6)
     server, root = spawn("--latency", "0.3")
     out, cache = tmp_path / "out", tmp_path / "c.sqlite"
-    common = ["--model", "openai:m", "--base-url", root + "/v1", "--data", str(data), "--runs", "2",
+    common = ["--model", "openai:m", "--base-url", root + "/v1", "--data", str(data), "--tasks", "TaxCalc", "--runs", "2",
               "--concurrency", "1", "--no-semantic", "--cache", str(cache)]  # fmt: skip
     try:
         first = subprocess.Popen(

@@ -177,7 +177,7 @@ def test_openai_requests_carry_the_model_args_end_to_end(tmp_path: Path) -> None
     out = tmp_path / "out"
     with MockServerThread() as server:
         code, output = invoke(
-            "--model", "openai:mock", "--base-url", server.base_url, "--data", str(data), "--runs", "1",
+            "--model", "openai:mock", "--base-url", server.base_url, "--data", str(data), "--tasks", "TaxCalc", "--runs", "1",
             "--no-semantic", "--no-cache", "--out", str(out),
             "--model-args", "chat_template_kwargs.enable_thinking=false,top_k=20,repetition_penalty=1.05",
         )  # fmt: skip
@@ -196,7 +196,7 @@ def test_openai_requests_carry_the_model_args_end_to_end(tmp_path: Path) -> None
 def test_a_refused_key_sends_nothing(tmp_path: Path) -> None:
     data = write_data(tmp_path / "data", {"TaxCalc": ROWS})
     with MockServerThread() as server:
-        code, output = invoke("--model", "openai:mock", "--base-url", server.base_url, "--data", str(data),
+        code, output = invoke("--model", "openai:mock", "--base-url", server.base_url, "--data", str(data), "--tasks", "TaxCalc",
                               "--no-semantic", "--no-cache", "--out", str(tmp_path / "out"),
                               "--model-args", "temperature=0.7")  # fmt: skip
         stats = server.stats
@@ -250,7 +250,7 @@ def test_a_run_with_other_model_args_does_not_reuse_the_cache(tmp_path: Path) ->
         def sent(*model_args: str) -> int:
             before = server.stats.requests
             out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
-            code, output = invoke("--model", "openai:mock", "--base-url", server.base_url, "--data", str(data),
+            code, output = invoke("--model", "openai:mock", "--base-url", server.base_url, "--data", str(data), "--tasks", "TaxCalc",
                                   "--runs", "1", "--no-semantic", "--cache", str(cache), "--out", str(out),
                                   *model_args)  # fmt: skip
             assert code == 0, output
@@ -313,7 +313,7 @@ def test_hf_arguments_reach_from_pretrained(tiny_llama: Path, monkeypatch: pytes
 def test_hf_run_records_the_revision_and_warns_of_remote_code(tiny_llama: Path, tmp_path: Path) -> None:
     data = write_data(tmp_path / "data", {"TaxCalc": ROWS})
     out = tmp_path / "out"
-    code, output = invoke("--model", f"hf:{tiny_llama}", "--data", str(data), "--runs", "1", "--max-tokens", "4",
+    code, output = invoke("--model", f"hf:{tiny_llama}", "--data", str(data), "--tasks", "TaxCalc", "--runs", "1", "--max-tokens", "4",
                           "--device", "cpu", "--no-semantic", "--no-cache", "--out", str(out),
                           "--model-args", "revision=main,trust_remote_code=true,dtype=float32")  # fmt: skip
     assert code == 0, output
@@ -321,7 +321,7 @@ def test_hf_run_records_the_revision_and_warns_of_remote_code(tiny_llama: Path, 
     meta = json.loads((out / "results.json").read_text(encoding="utf-8"))["meta"]
     assert meta["model_args"] == {"revision": "main", "trust_remote_code": True, "dtype": "float32"}
     plain = tmp_path / "plain"
-    code, output = invoke("--model", f"hf:{tiny_llama}", "--data", str(data), "--runs", "1", "--max-tokens", "4",
+    code, output = invoke("--model", f"hf:{tiny_llama}", "--data", str(data), "--tasks", "TaxCalc", "--runs", "1", "--max-tokens", "4",
                           "--device", "cpu", "--no-semantic", "--no-cache", "--out", str(plain))  # fmt: skip
     assert code == 0, output
     assert "trust_remote_code" not in output
@@ -344,7 +344,7 @@ def test_estimate_takes_the_model_args_and_their_cache_keys(tmp_path: Path) -> N
     cache = tmp_path / "c.sqlite"
 
     def call(command: str, *args: str) -> tuple[int, str]:
-        result = CliRunner().invoke(app, [command, "--model", "openai:mock", "--base-url", url, "--data", str(data),
+        result = CliRunner().invoke(app, [command, "--model", "openai:mock", "--base-url", url, "--data", str(data), "--tasks", "TaxCalc",
                                           "--runs", "1", "--cache", str(cache), *args], catch_exceptions=False)  # fmt: skip
         return result.exit_code, result.output
 

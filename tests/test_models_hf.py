@@ -177,7 +177,7 @@ def test_run_command_with_a_local_model(tiny_llama: Path, tmp_path: Path) -> Non
     out = tmp_path / "out"
     result = CliRunner().invoke(
         app,
-        ["run", "--model", f"hf:{tiny_llama}", "--data", str(data), "--runs", "3",
+        ["run", "--model", f"hf:{tiny_llama}", "--data", str(data), "--tasks", "TaxCalc", "--runs", "3",
          "--max-tokens", "6", "--device", "cpu", "--no-semantic", "--no-cache", "--out", str(out)],
         catch_exceptions=False,
     )  # fmt: skip

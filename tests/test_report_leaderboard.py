@@ -143,10 +143,15 @@ def test_same_model_twice_is_told_apart_and_partial_is_flagged(tmp_path: Path):
         tmp_path / "run2", items_per_task=4, runs=2, seed=9, not_computed=("TaxSum",)
     )
     _set_meta(b, scorers={"bertscore": {"model": "bert-base-chinese", "layer": 8}})
-    board = build_leaderboard([a, b])
+    # a partial run beside a full one is refused as unlike runs are; forced, it is marked
+    with pytest.raises(IncompatibleResultsError, match=r"a partial run beside a full one.*partial: 13 of 14"):
+        build_leaderboard([a, b])
+    board = build_leaderboard([a, b], force=True)
     labels = sorted(e.label for e in board.entries)
     assert labels == ["openai:deepseek-chat (run1)", "openai:deepseek-chat (run2)"]
-    assert any("partial Overall Average" in w for w in board.warnings)
+    assert any("Partial Overall Average" in w and "TaxSum (not computed: scorer unavailable)" in w
+               for w in board.warnings)  # fmt: skip
+    assert [e.label for e in board.partial] == ["openai:deepseek-chat (run2)"]
     assert any("semantic scorers differ" in w for w in board.warnings)
     # the pair is tested on the tasks both computed
     assert "TaxSum" not in board.comparisons[0].test.tasks

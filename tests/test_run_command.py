@@ -33,6 +33,10 @@ TAXCALC = quarterly_calc_rows(8)
 TAXSCQ = scq_rows(4)
 
 
+#: The tasks of ``data_dir``: a subset of the benchmark, named (a run refuses data lacking tasks otherwise).
+TASKS = "TaxCalc,TaxSCQ"
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return write_data(tmp_path / "data", {"TaxCalc": TAXCALC, "TaxSCQ": TAXSCQ})
@@ -77,7 +81,7 @@ def test_api_model_with_failures_and_the_key_never_written(data_dir: Path, tmp_p
         with open(tmp_path / "stdout.log", "wb") as so, open(tmp_path / "stderr.log", "wb") as se:
             done = subprocess.run(
                 [sys.executable, "-c", RUN_SCRIPT, "--model", "openai:mock-model",
-                 "--base-url", server.base_url, "--data", str(data_dir), "--runs", "2",
+                 "--base-url", server.base_url, "--data", str(data_dir), "--tasks", TASKS, "--runs", "2",
                  "--out", str(out), "--no-semantic", "--allow-failures", "--max-retries", "8",
                  "--temperature", "0.3"],
                 stdout=so, stderr=se, env={**env, "COLUMNS": "200"}, timeout=120,
@@ -125,13 +129,13 @@ def test_failed_items_exit_non_zero_unless_allowed(data_dir: Path, tmp_path: Pat
 
 
 def test_bad_options_are_user_errors(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    code, output = invoke("--model", "gpt-4o", "--data", str(data_dir))
+    code, output = invoke("--model", "gpt-4o", "--data", str(data_dir), "--tasks", TASKS)
     assert code == 2 and "KIND:NAME" in output
-    code, output = invoke("--model", "openai:m", "--data", str(data_dir), "--gen-kwargs", "{x")
+    code, output = invoke("--model", "openai:m", "--data", str(data_dir), "--tasks", TASKS, "--gen-kwargs", "{x")
     assert code == 2 and "--gen-kwargs is not valid JSON" in output
     monkeypatch.delenv("NOPE_KEY", raising=False)
     code, output = invoke(
-        "--model", "openai:m", "--data", str(data_dir), "--api-key-env", "NOPE_KEY"
+        "--model", "openai:m", "--data", str(data_dir), "--tasks", TASKS, "--api-key-env", "NOPE_KEY"
     )
     assert code == 2 and "NOPE_KEY is not set" in output
 
@@ -146,7 +150,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(data_dir: Path, tmp_path: P
     proc_server, root = spawn("--latency", "0.15")
     cache = tmp_path / "c.sqlite"
     args = [sys.executable, "-c", RUN_SCRIPT, "--model", "openai:m", "--base-url", root + "/v1",
-            "--data", str(data_dir), "--runs", "3", "--concurrency", "2", "--no-semantic",
+            "--data", str(data_dir), "--tasks", TASKS, "--runs", "3", "--concurrency", "2", "--no-semantic",
             "--cache", str(cache), "--out", str(tmp_path / "out")]  # fmt: skip
     total = 3 * (len(TAXCALC) + len(TAXSCQ))
     try:
@@ -189,7 +193,7 @@ def test_run_refuses_a_bad_scoring_option_with_exit_2(tmp_path: Path) -> None:
 
 def test_a_bad_scoring_option_sends_no_request(data_dir: Path, tmp_path: Path) -> None:
     with MockServerThread(MockConfig()) as server:
-        code, output = invoke("--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+        code, output = invoke("--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", TASKS,
                               "--runs", "1", "--no-cache", "--profile", "helm", "--out", str(tmp_path / "o"))  # fmt: skip
         assert (code, server.stats.requests) == (2, 0), output
     assert "unknown scoring profile 'helm'" in output
@@ -205,13 +209,13 @@ def test_a_run_reads_its_answers_as_they_come_and_scores_as_score_would(data_dir
     mock = MockConfig(failure_rate=0.2, failure_kinds=("400",))
     with MockServerThread(mock) as server:
         done = CliRunner().invoke(app, [
-            "run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data_dir),
+            "run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", TASKS,
             "--runs", "2", "--temperature", "0.5", "--out", str(out), "--no-semantic", "--allow-failures",
             "--no-cache",
         ], catch_exceptions=False)  # fmt: skip
     assert done.exit_code == 0, done.output
     again = CliRunner().invoke(app, [
-        "score", "--data", str(data_dir), "--predictions", str(out / "predictions.jsonl"),
+        "score", "--data", str(data_dir), "--tasks", TASKS, "--predictions", str(out / "predictions.jsonl"),
         "--runs", "2", "--out", str(rescored), "--no-semantic",
     ], catch_exceptions=False)  # fmt: skip
     assert again.exit_code == 0, again.output
@@ -254,7 +258,7 @@ def test_the_cache_closes_beside_the_scoring_and_is_closed_before_the_run_return
     cache = tmp_path / "c.sqlite"
     with MockServerThread(MockConfig()) as server:
         done = CliRunner().invoke(app, [
-            "run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data_dir),
+            "run", "--model", "openai:mock-model", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", TASKS,
             "--runs", "2", "--out", str(tmp_path / "out"), "--no-semantic", "--cache", str(cache),
         ], catch_exceptions=False)  # fmt: skip
     assert done.exit_code == 0, done.output
@@ -342,7 +346,7 @@ def test_a_spec_value_found_wrong_while_generating_stops_run(tmp_path: Path, dat
                                         encoding="utf-8")  # fmt: skip
     out, cache = tmp_path / "out", tmp_path / "cache.sqlite"
     with MockServerThread(MockConfig(latency=0.0)) as server:
-        code, output = invoke("--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+        code, output = invoke("--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", TASKS,
                               "--task-dir", str(specs), "--no-semantic", "--runs", "2", "--out", str(out),
                               *(["--cache", str(cache)] if cached else ["--no-cache"]))  # fmt: skip
     assert code == 2, output

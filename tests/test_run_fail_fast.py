@@ -27,7 +27,7 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 def invoke(data_dir: Path, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
-    base = ["run", "--data", str(data_dir), "--runs", "2", "--no-semantic", "--cache", str(tmp_path / "c.sqlite"),
+    base = ["run", "--data", str(data_dir), "--tasks", "TaxCalc", "--runs", "2", "--no-semantic", "--cache", str(tmp_path / "c.sqlite"),
             "--out", str(tmp_path / "out"), "--max-retries", "6", "--retry-backoff", "0.05"]  # fmt: skip
     result = CliRunner().invoke(APP, [*base, *args], env=env, catch_exceptions=False)
     return result.exit_code, result.output.splitlines()

@@ -174,7 +174,7 @@ def _scores(out: Path) -> dict[str, object]:
 def test_three_shards_then_merge_equal_one_unsharded_run(data_dir: Path, tmp_path: Path) -> None:
     runs = 3
     with MockServerThread(MockConfig()) as server:
-        common = ["--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+        common = ["--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ",
                   "--runs", str(runs), "--temperature", "0.7", "--no-semantic"]  # fmt: skip
         code, output = invoke("run", *common, "--out", str(tmp_path / "whole"),
                               "--cache", str(tmp_path / "whole.sqlite"))  # fmt: skip
@@ -208,7 +208,7 @@ def test_three_shards_then_merge_equal_one_unsharded_run(data_dir: Path, tmp_pat
         assert len(_predictions(shard_dir / "predictions.jsonl")) == runs * len(shares[i])
 
     merged = tmp_path / "merged"
-    code, output = invoke("merge", *map(str, shard_dirs), "--data", str(data_dir),
+    code, output = invoke("merge", *map(str, shard_dirs), "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ",
                           "--out", str(merged), "--no-semantic")  # fmt: skip
     assert code == 0, output
     whole = tmp_path / "whole"
@@ -236,7 +236,7 @@ def test_merge_prices_and_judges_as_score_does(data_dir: Path, tmp_path: Path, m
         return "这道题我不会。" if "增值税一般税率" in text else None
 
     with MockServerThread(MockConfig(reply_of=unread_scq)) as model, MockServerThread(MockConfig(fixed_reply="A")) as judge:
-        common = ["--model", "openai:m", "--base-url", model.base_url, "--data", str(data_dir), "--runs", "2",
+        common = ["--model", "openai:m", "--base-url", model.base_url, "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--runs", "2",
                   "--no-semantic", "--no-score"]  # fmt: skip
         code, output = invoke("run", *common, "--out", str(tmp_path / "whole"), "--cache", str(tmp_path / "w.sqlite"))
         assert code == 0, output
@@ -245,7 +245,7 @@ def test_merge_prices_and_judges_as_score_does(data_dir: Path, tmp_path: Path, m
             code, output = invoke("run", *common, "--shard", f"{i}/2", "--out", str(shard_dir),
                                   "--cache", str(tmp_path / f"s{i}.sqlite"))  # fmt: skip
             assert code == 0, output
-        scoring = ["--data", str(data_dir), "--no-semantic", "--pricing", str(pricing),
+        scoring = ["--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--no-semantic", "--pricing", str(pricing),
                    "--judge", "openai:mock", "--judge-base-url", judge.base_url]  # fmt: skip
         code, output = invoke("score", "--predictions", str(tmp_path / "whole" / "predictions.jsonl"),
                               "--out", str(tmp_path / "scored"), *scoring)  # fmt: skip
@@ -271,14 +271,14 @@ def test_merge_refuses_gaps_and_overlaps_and_force_scores_gaps_as_errors(
     data_dir: Path, tmp_path: Path
 ) -> None:
     with MockServerThread(MockConfig()) as server:
-        common = ["--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+        common = ["--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ",
                   "--runs", "2", "--no-semantic", "--no-score"]  # fmt: skip
         dirs = [tmp_path / f"shard{i}" for i in range(3)]
         for i, d in enumerate(dirs[:2]):
             code, output = invoke("run", *common, "--shard", f"{i}/3", "--out", str(d),
                                   "--cache", str(tmp_path / f"c{i}.sqlite"))  # fmt: skip
             assert code == 0, output
-    args = ["--data", str(data_dir), "--no-semantic"]
+    args = ["--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--no-semantic"]
     # Shard 2 never ran: refused, naming the shard and the records it owned.
     code, output = invoke("merge", str(dirs[0]), str(dirs[1]), *args, "--out", str(tmp_path / "m"))
     assert code == 1
@@ -310,7 +310,7 @@ def test_merge_refuses_gaps_and_overlaps_and_force_scores_gaps_as_errors(
 
 
 def test_a_bad_shard_is_refused_before_anything_runs(data_dir: Path, tmp_path: Path) -> None:
-    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir),
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ",
                           "--shard", "3/3", "--out", str(tmp_path / "o"))  # fmt: skip
     assert code == 2 and "expected I/N with N >= 1 and 0 <= I < N" in output
     assert not (tmp_path / "o").exists()
@@ -318,7 +318,7 @@ def test_a_bad_shard_is_refused_before_anything_runs(data_dir: Path, tmp_path: P
 
 def test_unsharded_run_writes_no_manifest_and_no_shard_meta(data_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
-    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir), "--runs", "1",
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--runs", "1",
                           "--no-semantic", "--out", str(out))  # fmt: skip
     assert code == 0, output
     assert not (out / "shard.json").exists()
@@ -356,18 +356,19 @@ def test_the_documented_slurm_scripts_shard_and_merge_a_run(data_dir: Path, tmp_
     run_dir = tmp_path / "runs" / "m"
     with MockServerThread(MockConfig()) as server:
         common = {"MODEL": "openai:m", "BASE_URL": server.base_url, "DATA": str(data_dir),
-                  "RUNS": "2", "RUN_DIR": str(run_dir), "OPENAI_API_KEY": "sk-test"}  # fmt: skip
+                  "RUNS": "2", "RUN_DIR": str(run_dir), "OPENAI_API_KEY": "sk-test",
+                  "EXTRA_ARGS": "--tasks TaxCalc,TaxSCQ"}  # fmt: skip
         # What Slurm does for --array=0-2: three tasks, with their index and the array's size.
         for i in range(3):
             env = _sbatch_env(tmp_path, **common, SLURM_ARRAY_TASK_ID=str(i), SLURM_ARRAY_TASK_COUNT="3")
             done = subprocess.run(["bash", str(shard_script)], env=env, capture_output=True, text=True, cwd=tmp_path)
             assert done.returncode == 0, done.stdout + done.stderr
         sent = server.stats.requests
-        env = _sbatch_env(tmp_path, **common, DEVICE="cpu", MERGE_ARGS="--no-semantic")
+        env = _sbatch_env(tmp_path, **common, DEVICE="cpu", MERGE_ARGS="--no-semantic --tasks TaxCalc,TaxSCQ")
         done = subprocess.run(["bash", str(merge_script)], env=env, capture_output=True, text=True, cwd=tmp_path)
         assert done.returncode == 0, done.stdout + done.stderr
         # One unsharded job with the same settings (its own cache), for comparison.
-        code, output = invoke("run", "--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir),
+        code, output = invoke("run", "--model", "openai:m", "--base-url", server.base_url, "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ",
                               "--runs", "2", "--no-semantic", "--out", str(tmp_path / "whole"),
                               "--cache", str(tmp_path / "whole.sqlite"))  # fmt: skip
         assert code == 0, output

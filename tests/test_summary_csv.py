@@ -50,7 +50,7 @@ def test_task_rows_equal_results_json(run_dir: Path) -> None:
     header, rows = read_csv(run_dir / "summary.csv")
     assert header == summary_columns()
     assert header[:4] == ["row_kind", "name", "type", "bloom"]
-    assert header[-4:] == ["n", "format_failure_rate", "error_rate", "truncated"]
+    assert header[-5:] == ["n", "format_failure_rate", "error_rate", "truncated", "notes"]
     tasks = [r for r in rows if r["row_kind"] == "task"]
     assert sorted(r["name"] for r in tasks) == sorted(results["tasks"])
     assert [r["row_kind"] for r in rows] == ["task"] * 14 + ["type"] * 4 + ["bloom"] * 6 + ["overall"]

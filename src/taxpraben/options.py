@@ -218,8 +218,15 @@ class DataOptions:
 
     data: str = declare(flag="--data", help=_DATA_HELP, envvar="TAXPRABEN_DATA", panel=DATA_PANEL)
     tasks: str | None = declare(
-        None, flag="--tasks", help="Comma-separated task names (default: every task with data).", panel=DATA_PANEL
-    )
+        None, flag="--tasks", panel=DATA_PANEL,
+        help="Comma-separated task names: score this subset of the benchmark (the results are marked partial; "
+        "default: all of its tasks, each of which must have a data file).",
+    )  # fmt: skip
+    allow_missing: bool = declare(
+        False, flag="--allow-missing", panel=DATA_PANEL,
+        help="Score the tasks that have data when some task of the benchmark has none (by default refused, exit 2, "
+        "naming each): the results name the missing tasks and are marked partial.",
+    )  # fmt: skip
     limit: int | float | None = declare(
         None, flag="--limit", check=_limit,
         help="Use only the first N records of each task (an integer >= 1), or a fraction of each task: "
@@ -234,7 +241,7 @@ class DataOptions:
 
     @property
     def task_names(self) -> list[str] | None:
-        """``--tasks`` as a list (None: every task with data)."""
+        """``--tasks`` as a list (None: the whole benchmark)."""
         if not self.tasks:
             return None
         return [t.strip() for t in self.tasks.split(",") if t.strip()] or None
@@ -615,6 +622,12 @@ class GateOptions:
         "TASK=X when that task's score is; X in the results' 0-1 scale. Repeatable.",
         panel=OUTPUT_PANEL,
     )
+    allow_partial: bool = declare(
+        False, flag="--allow-partial", panel=OUTPUT_PANEL,
+        help="Accept partial results: without it a task of the benchmark missing or not computed fails every "
+        "--fail-under gate (exit 4), and results partial for a reason not chosen (a scorer model that could not "
+        "be loaded) end the command with exit 6, after writing every file.",
+    )  # fmt: skip
 
     @property
     def thresholds(self) -> list[tuple[str | None, float]]:
@@ -632,9 +645,14 @@ class RegressionGateOptions:
         min=0.0,
         max=1.0,
         help="CI gate: exit 5 when B is worse than A by more than X (0-1 scale) on the Overall Average or "
-        "a task score and the paired test is significant at 95%.",
+        "a task score and the paired test is significant at 95%; a task of the benchmark missing or not "
+        "computed in A or B fails it too (unless --allow-partial).",
         panel=OUTPUT_PANEL,
     )
+    allow_partial: bool = declare(
+        False, flag="--allow-partial", panel=OUTPUT_PANEL,
+        help="With --fail-over-regression: accept A or B partial (some task of the benchmark missing or not computed).",
+    )  # fmt: skip
 
 
 #: The experiment trackers ``--log`` can name (``taxpraben.jobs.trackers``).

@@ -140,10 +140,21 @@ class Stat(FileObject):
 
 
 class OverallStat(Stat):
-    """The Overall Average: a ``Stat`` over the computed tasks' scores, and which tasks."""
+    """The Overall Average: a ``Stat`` over the computed tasks' scores, which tasks, and which
+    tasks of the benchmark it lacks."""
 
-    partial: bool = _field("True when some task was not computed (its scorer was unavailable).", default=False)
+    partial: bool = _field("True when fewer than all tasks of the benchmark were computed (a task without data "
+                           "under --allow-missing, left out by --tasks, or not computed).", default=False)
     tasks: list[str] = _field("The tasks the average is over (the computed ones).", default_factory=list)
+    benchmark: list[str] = _field(
+        "The tasks of the benchmark: the registry's (the 14 bundled tasks, with any --task-dir specs); absent in "
+        "files written before it (then the tasks scored are read as the benchmark).", default_factory=list,
+    )
+    missing: dict[str, str] = _field(
+        "Each task of the benchmark not computed, with why: ``no data file`` (--allow-missing), ``excluded "
+        "(--tasks)``, ``no predictions`` (`score` of a file holding other tasks), ``not computed: scorer "
+        "unavailable``, ``not computed: semantic scoring off (--no-semantic)``.", default_factory=dict,
+    )
 
 
 class RunCounts(FileObject):

@@ -51,7 +51,7 @@ def diff(
     console.print(f"Wrote {path}", highlight=False)
     if gate.fail_over_regression is None:
         return
-    regressions = result.regressions(gate.fail_over_regression)
+    regressions = result.regressions(gate.fail_over_regression, allow_partial=gate.allow_partial)
     for line in regressions:
         errors.print(f"Regression: {line}", style="red", markup=False, highlight=False)
     if regressions:

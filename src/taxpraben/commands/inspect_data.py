@@ -11,6 +11,7 @@ from rich.table import Table
 
 from taxpraben.commands.common import cli_console
 from taxpraben.commands.options import DataOpt, TaskDirOpt
+from taxpraben.data.files import DatasetFile, looked_for
 from taxpraben.data.loader import DataError, validate_data
 from taxpraben.kinds import kind_of
 from taxpraben.report.format import metric_label
@@ -83,11 +84,23 @@ def validate(
             n_warn = sum(p.path == str(f.path) for p in warnings)
             table.add_row(f.task, str(f.path), str(counts.get(f.task, 0)), str(n_warn))
         console.print(table)
-        missing = [name for name in registry if name not in {f.task for f in files}]
-        if missing:
-            console.print(f"no file for: {', '.join(missing)}", style="dim", markup=False)
+    for line in missing_lines(registry, files):
+        console.print(line, style="yellow", markup=False, highlight=False)
     summary = f"{len(errors)} error(s), {len(warnings)} warning(s), {sum(counts.values())} valid records"
     if errors:
         console.print(summary, style="bold red", markup=False)
         raise typer.Exit(1)
     console.print(summary, style="bold green", markup=False)
+
+
+def missing_lines(registry: Registry, files: list[DatasetFile]) -> list[str]:
+    """The benchmark's tasks without a data file, one line each with the names looked for,
+    and what `run` and `score` will do about them; [] when every task has one (or none does)."""
+    found = {f.task for f in files}
+    missing = [name for name in registry if name not in found]
+    if not missing or not found:
+        return []
+    lines = [f"no data file for {name} (looked for {', '.join(looked_for(name))})" for name in missing]
+    lines.append(f"{len(found)} of the benchmark's {len(registry)} tasks have data: `run` and `score` refuse this "
+                 "directory unless --tasks names a subset or --allow-missing is given (results marked partial).")
+    return lines

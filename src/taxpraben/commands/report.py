@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from taxpraben.commands.common import cli_console
 from taxpraben.report.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+
+if TYPE_CHECKING:
+    from taxpraben.report.leaderboard import Leaderboard
 
 
 def report(
@@ -38,6 +41,14 @@ def report(
         int, typer.Option("--seed", help="Seed of the paired bootstrap.")
     ] = DEFAULT_SEED,
     quiet: Annotated[bool, typer.Option("--quiet", help="Print only the paths written.")] = False,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="With several directories, accept entries that lack tasks of the benchmark (missing or not "
+            "computed); without it the leaderboard is written and the command exits 6, naming them.",
+        ),
+    ] = False,
     rebuild_reports: Annotated[
         bool,
         typer.Option(
@@ -81,3 +92,19 @@ def report(
     except ReportError as exc:
         cli_console(stderr=True).print(f"[red]Error:[/] {exc}", highlight=False)
         raise typer.Exit(code=2) from exc
+    if board is not None and board.partial and not allow_partial:
+        exit_on_partial_entries(board)
+
+
+def exit_on_partial_entries(board: Leaderboard) -> None:
+    """After the leaderboard is written: each entry that lacks tasks of the benchmark named
+    (on stderr), then exit 6 (``coverage.PARTIAL_EXIT``)."""
+    from taxpraben.coverage import PARTIAL_EXIT
+
+    errors = cli_console(stderr=True)
+    for entry in board.partial:
+        errors.print(f"Partial: {entry.label} is {entry.partial_text} tasks of the benchmark (missing: "
+                     f"{entry.coverage.listing()}).", style="red", markup=False, highlight=False)  # fmt: skip
+    errors.print("The leaderboard is written; pass --allow-partial to accept partial entries.",
+                 style="red", markup=False, highlight=False)  # fmt: skip
+    raise typer.Exit(code=PARTIAL_EXIT)

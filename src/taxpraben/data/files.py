@@ -55,6 +55,11 @@ def _file_in_task_dir(directory: Path) -> Path | None:
     return None
 
 
+def looked_for(task: str) -> list[str]:
+    """The file names that would hold ``task``'s data (any case of its name is matched)."""
+    return [f"{task}{suffix}" for suffix in DATA_SUFFIXES] + [f"{task}/test{suffix}" for suffix in DATA_SUFFIXES]
+
+
 def discover_files(data_dir: Path, registry: Registry) -> tuple[list[DatasetFile], list[Problem]]:
     """Map the files of ``data_dir`` to tasks; unmatched files become warnings naming the closest task."""
     problems: list[Problem] = []

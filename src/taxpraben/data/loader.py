@@ -33,6 +33,8 @@ class LoadedData:
     limit: int | float | None = None
     #: The sha256 (hex) of each task's file, from the read that made ``data_hash``.
     file_hashes: dict[str, str] = field(default_factory=dict)
+    #: The tasks of the benchmark not selected, with why (``taxpraben.coverage``'s reasons).
+    left_out: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_records(self) -> int:
@@ -96,10 +98,12 @@ class DataStream:
         registry: Registry,
         tasks: Sequence[str] | None = None,
         limit: int | float | None = None,
+        left_out: dict[str, str] | None = None,
     ) -> None:
         self.data_dir = resolve_data_dir(data)
         self.registry = registry
         self.limit = limit
+        self.left_out = dict(left_out or {})
         files, self.problems = discover_files(self.data_dir, registry)
         if tasks is not None:
             wanted = [s.name for s in registry.select(tasks)]
@@ -157,6 +161,7 @@ class DataStream:
             warnings=[p for p in problems if p.severity == "warning"],
             limit=self.limit,
             file_hashes=file_hashes,
+            left_out=self.left_out,
         )
 
 
@@ -165,15 +170,17 @@ def load_data(
     registry: Registry,
     tasks: Sequence[str] | None = None,
     limit: int | float | None = None,
+    left_out: dict[str, str] | None = None,
 ) -> LoadedData:
     """Load the records of the chosen tasks, raising :class:`DataError` on any problem.
 
     ``tasks`` (names, case-insensitive) defaults to every task that has a file. Asking
     for a task with no file is an error, not an empty result. ``limit`` keeps the first
     N records of each task, or the first ceil(fraction x n) of a task of n records for a
-    fraction in (0, 1) (all of them are still checked).
+    fraction in (0, 1) (all of them are still checked). ``left_out``: the tasks of the
+    benchmark not selected, with why (kept in the result for the results' ``overall.missing``).
     """
-    stream = DataStream(data, registry, tasks, limit)
+    stream = DataStream(data, registry, tasks, limit, left_out)
     for _ in stream:
         pass
     return stream.result()

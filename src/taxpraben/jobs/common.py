@@ -22,6 +22,7 @@ from taxpraben.tasks import Registry, TaskSpecError, load_registry
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from taxpraben.coverage import Selection
     from taxpraben.ledger import CostOf
     from taxpraben.predictions import Prediction
     from taxpraben.scoring import ScoredResults, ScoringSettings
@@ -63,11 +64,35 @@ def task_registry(task_dirs: Sequence[Path] | None, *, checked: bool = True) -> 
         raise JobError(str(exc), code=2) from exc
 
 
-def read_data(data: DataOptions, registry: Registry, console: Console, tasks: list[str] | None = None) -> LoadedData:
-    """The data ``data`` selects (``tasks`` in place of ``data.tasks`` when given), its
-    warnings printed; JobError (exit 1) for data that cannot be read."""
+def benchmark_selection(data: DataOptions, registry: Registry, held: list[str] | None = None) -> Selection:
+    """The tasks a job scores, and why the benchmark's others are left out (``coverage``):
+    the whole benchmark, ``--tasks``, or (``held``, ``score``) the tasks a predictions file
+    holds. JobError (exit 2), before anything is read or sent, naming each wanted task that has no
+    data file and the names looked for, unless ``--allow-missing``; exit 1 for an unknown
+    task name or a data directory that is not one."""
+    from taxpraben.coverage import MissingDataError, select_tasks
+    from taxpraben.data.files import discover_files, looked_for, resolve_data_dir
+
     try:
-        loaded = load_data(data.data, registry, tasks if tasks is not None else data.task_names, data.limit)
+        chosen = [spec.name for spec in registry.select(data.task_names)] if data.task_names else None
+        data_dir = resolve_data_dir(data.data)
+        files, _ = discover_files(data_dir, registry)
+    except (DataError, KeyError) as exc:
+        raise JobError(str(exc).strip("'\"")) from exc
+    selection, absent = select_tasks(list(registry), [f.task for f in files], chosen=chosen, held=held)
+    if absent and files and not data.allow_missing:
+        error = MissingDataError(absent, {task: looked_for(task) for task in absent}, str(data_dir))
+        raise JobError(str(error), code=2)
+    return selection
+
+
+def read_data(data: DataOptions, registry: Registry, console: Console, held: list[str] | None = None) -> LoadedData:
+    """The data ``data`` selects (:func:`benchmark_selection`; ``held``: the tasks a
+    predictions file holds), its warnings printed; JobError (exit 2) for tasks without data,
+    (exit 1) for data that cannot be read."""
+    selection = benchmark_selection(data, registry, held)
+    try:
+        loaded = load_data(data.data, registry, selection.tasks or data.task_names, data.limit, selection.left_out)
     except (DataError, KeyError) as exc:
         raise JobError(str(exc).strip("'\"")) from exc
     for warning in loaded.warnings:

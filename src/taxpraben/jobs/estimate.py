@@ -35,7 +35,7 @@ from rich.table import Table
 from taxpraben.atomic import write_text_atomically
 from taxpraben.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.data.loader import DataError, DataStream
-from taxpraben.jobs.common import JobError, say, task_registry, warn
+from taxpraben.jobs.common import JobError, benchmark_selection, say, task_registry, warn
 from taxpraben.jobs.generate import RunJob, backend_of, generation_config, stream_requests
 from taxpraben.models.base import Backend, Completion, Request
 from taxpraben.options import (
@@ -299,8 +299,9 @@ def estimate_job(job: EstimateJob, console: Console) -> dict[str, Any]:
         counter = token_counter(job.model.model, job.estimate.tokenizer)
     except TokenizerError as exc:
         raise JobError(str(exc), code=2) from exc
+    selection = benchmark_selection(job.data, registry)  # as `run` would: a task without data is refused
     try:
-        stream = DataStream(job.data.data, registry, job.data.task_names, job.data.limit)
+        stream = DataStream(job.data.data, registry, selection.tasks or job.data.task_names, job.data.limit)
         requests = list(stream_requests(stream, registry, config, job.generation.runs, part))
     except (DataError, KeyError) as exc:
         raise JobError(str(exc).strip("'\"")) from exc

@@ -4,7 +4,10 @@ After the results and reports are written, a figure below its threshold ends the
 :data:`GATE_EXIT` (4), naming the figure, its value, the threshold and the task. A task the
 registry does not know is refused before anything is done (exit 2, with the nearest name); a
 gated task these results have no score for (not selected, or not computed) fails the gate: a
-figure that could not be checked did not pass.
+figure that could not be checked did not pass. Gated results that are partial (a task of the
+benchmark missing or not computed, ``taxpraben.coverage``) fail too, naming those tasks, unless
+``--allow-partial``; and results partial for a reason nobody chose end the job with
+:data:`~taxpraben.coverage.PARTIAL_EXIT` (6), gates or not.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from taxpraben.coverage import PARTIAL_EXIT, coverage_of, partial_failures
 from taxpraben.jobs.common import JobError, say
 from taxpraben.options import GateOptions
 from taxpraben.tasks.registry import closest_task_name
@@ -42,9 +46,14 @@ def refuse_unknown_gate_tasks(gates: GateOptions, known: Iterable[str], *, scori
             raise JobError(f"--fail-under {task}=...: unknown task {task!r}; {hint}", code=2)
 
 
-def gate_failures(thresholds: Iterable[tuple[str | None, float]], results: Results) -> list[str]:
-    """One line per threshold the results fall below (or cannot be checked against); pure."""
-    failures = []
+def gate_failures(
+    thresholds: Iterable[tuple[str | None, float]], results: Results, *, allow_partial: bool = False
+) -> list[str]:
+    """One line per threshold the results fall below (or cannot be checked against), and,
+    for gated results that are partial (a task of the benchmark missing or not computed),
+    one line naming those tasks unless ``allow_partial``; pure."""
+    thresholds = list(thresholds)
+    failures = [] if allow_partial or not thresholds else partial_failures(results)
     for task, threshold in thresholds:
         if task is None:
             value, figure = results.overall.mean, "Overall Average"
@@ -67,17 +76,28 @@ def gate_failures(thresholds: Iterable[tuple[str | None, float]], results: Resul
 
 def apply_gates(gates: GateOptions, scored: ScoredResults | Results, console: Console) -> None:
     """At the end of a job, every file written: JobError (exit 4) listing each figure below
-    its threshold; a line saying the gates passed otherwise (nothing without gates)."""
-    thresholds = gates.thresholds
-    if not thresholds:
-        return
+    its threshold (and the tasks missing from partial results, unless --allow-partial); a
+    line saying the gates passed otherwise. Then JobError (exit 6, :data:`PARTIAL_EXIT`) for
+    results partial for a reason nobody chose (a scorer model that could not be loaded while
+    semantic scoring was on), unless --allow-partial."""
     from taxpraben.results import Results
 
     if isinstance(scored, Results):
         results = scored
     else:
         results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
-    failures = gate_failures(thresholds, results)
-    if failures:
-        raise JobError(*(f"Gate failed: {line}." for line in failures), code=GATE_EXIT)
-    say(console, f"Gates passed: {', '.join(gates.fail_under or [])}.", "green")
+    thresholds = gates.thresholds
+    if thresholds:
+        failures = gate_failures(thresholds, results, allow_partial=gates.allow_partial)
+        if failures:
+            raise JobError(*(f"Gate failed: {line}." for line in failures), code=GATE_EXIT)
+        say(console, f"Gates passed: {', '.join(gates.fail_under or [])}.", "green")
+    coverage = coverage_of(results)
+    unchosen = coverage.unchosen
+    if unchosen and not gates.allow_partial:
+        raise JobError(
+            f"The results are {coverage.label} tasks of the benchmark: {coverage.listing(unchosen)}. "
+            "Every file is written; make the scorer models available (README, \"Scorer models\") and score "
+            "again, or pass --no-semantic or --allow-partial to accept a partial result.",
+            code=PARTIAL_EXIT,
+        )

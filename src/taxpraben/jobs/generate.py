@@ -32,6 +32,7 @@ from taxpraben.data.loader import DataError, DataStream, LoadedData
 from taxpraben.jobs.batch import batch_stage
 from taxpraben.jobs.common import (
     JobError,
+    benchmark_selection,
     costing,
     in_data_order,
     output_directory,
@@ -458,6 +459,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     registry = task_registry(job.data.task_dir, checked=False)  # checked as the first answers come in (SpecCheck)
     refuse_unknown_gate_tasks(job.gates, registry, scoring=not job.output.no_score)
     require_trackers(job.trackers, scoring=not job.output.no_score)  # a missing library: before anything is sent
+    selection = benchmark_selection(job.data, registry)  # a task without data: refused before anything is sent
     # Checked before anything is sent (a light module: the pipeline is not imported here).
     settings = scoring_settings(job.scoring, seed=job.generation.seed, runs=job.generation.runs)
     config = generation_config(job.generation)
@@ -475,7 +477,8 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         held.callback(warm.shutdown, wait=True, cancel_futures=True)
         held.enter_context(output_directory(out_dir))
         try:  # the records are read while the first requests go out (stream_requests)
-            stream = DataStream(job.data.data, registry, job.data.task_names, job.data.limit)
+            stream = DataStream(job.data.data, registry, selection.tasks or job.data.task_names, job.data.limit,
+                                selection.left_out)  # fmt: skip
         except (DataError, KeyError) as exc:
             raise JobError(str(exc).strip("'\"")) from exc
         store = open_cache(job, backend, held, console)

@@ -127,10 +127,12 @@ class Diff:
     warnings: list[str] = field(default_factory=list)
     forced: bool = False
 
-    def regressions(self, threshold: float) -> list[str]:
+    def regressions(self, threshold: float, *, allow_partial: bool = False) -> list[str]:
         """Where B is worse than A by more than ``threshold`` (0-1 scale) and the paired test
-        is significant at 95%: the Overall Average and each task score, one line each."""
-        found = []
+        is significant at 95%: the Overall Average and each task score, one line each; first,
+        unless ``allow_partial``, A or B partial (a task of the benchmark missing or not
+        computed: a figure that could not be compared did not pass), naming the tasks."""
+        found = [] if allow_partial else self.partial_lines()
         figures = [("Overall Average", self.overall)] + [(f"{t.task} score", t.score) for t in self.tasks]
         for name, figure in figures:
             change, test = figure.change, figure.test
@@ -140,6 +142,15 @@ class Diff:
                     f"--fail-over-regression {threshold:g}, significant (paired test p {fmt.p_value(test.p_value)})"
                 )
         return found
+
+    def partial_lines(self) -> list[str]:
+        """One line for A and for B when it is partial: its coverage and the tasks it lacks."""
+        return [
+            f"{entry.label} is {entry.partial_text} tasks of the benchmark (missing: {entry.coverage.listing()}), "
+            "so --fail-over-regression cannot pass (--allow-partial accepts it)"
+            for entry in (self.a, self.b)
+            if entry.coverage.partial
+        ]
 
     def to_json(self) -> dict[str, Any]:
         """diff.json's object."""

@@ -21,6 +21,7 @@ from typing import Any
 from markupsafe import Markup
 
 from taxpraben import __version__
+from taxpraben.coverage import Coverage, coverage_of
 from taxpraben.report import format as fmt
 from taxpraben.report import plots
 from taxpraben.report.html import asset, environment
@@ -72,6 +73,16 @@ class Entry:
         return self.view.computed_tasks
 
     @property
+    def coverage(self) -> Coverage:
+        """What of the benchmark the entry covers (``partial: 13 of 14`` and why)."""
+        return coverage_of(self.results)
+
+    @property
+    def partial_text(self) -> str:
+        """``partial: 13 of 14`` beside a partial entry's Overall Average, '' otherwise."""
+        return self.coverage.label
+
+    @property
     def errors(self) -> tuple[int, int]:
         """(predictions that errored, predictions scored), from ``meta.counts``."""
         counts = self.results.meta.counts
@@ -105,6 +116,11 @@ class Leaderboard:
     warnings: list[str]
     profile: str
     data_hash: str
+
+    @property
+    def partial(self) -> list[Entry]:
+        """The entries that lack some task of the benchmark (missing or not computed)."""
+        return [e for e in self.entries if e.coverage.partial]
 
 
 #: What must be equal for two results to be ranked together: (meta key, what it is, whether
@@ -226,6 +242,9 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
         problems.append(mismatch.refusal())
         for e in entries:
             e.notes.append(mismatch.marker())
+    unlike = coverage_problem(entries)
+    if unlike is not None:
+        problems.append(unlike)
     judges = {e.label: judge_of(e.results) for e in entries}
     if len(set(judges.values())) > 1:  # a judge reads what the rules cannot: scores rise with it
         listing = "; ".join(f"{label}: {_shown(value) if value else 'no judge'}" for label, value in judges.items())
@@ -254,14 +273,28 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             + "; ".join(f"{k}: {v}" for k, v in scorers.items())
             + "): BERTScore/BARTScore figures are not directly comparable."
         )
-    partial = [e.label for e in entries if e.overall.partial]
+    partial = [f"{e.label} ({e.partial_text}; missing: {e.coverage.listing()})" for e in entries if e.coverage.partial]
     if partial:
         warnings.append(
-            "* = partial Overall Average (some tasks not computed) for: "
+            "Partial Overall Average (tasks of the benchmark missing or not computed) for: "
             + ", ".join(partial)
             + "; their rank is not like for like."
         )
     return warnings
+
+
+def coverage_problem(entries: list[Entry]) -> str | None:
+    """A partial entry beside a full one (or beside one that computed other tasks): the
+    problem, as ``check_compatible`` words unlike runs; None when every entry computed the
+    same tasks. The entries are marked with their coverage (table Notes) either way."""
+    for e in entries:
+        if e.coverage.partial:
+            e.notes.append(f"{e.partial_text} (missing: {e.coverage.listing()})")
+    computed = {e.label: frozenset(e.coverage.computed) for e in entries}
+    if len(set(computed.values())) <= 1:
+        return None
+    listing = "; ".join(f"{e.label}: {e.partial_text or 'all ' + str(len(e.coverage.benchmark))}" for e in entries)
+    return f"different computed tasks, a partial run beside a full one ({listing})"
 
 
 def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
@@ -390,7 +423,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
     lines.append("|---:|---|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks) + "---|")
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
-        value = fmt.stat(overall) + (" (partial)" if overall.partial else "")
+        value = fmt.stat(overall) + (f" ({entry.partial_text})" if entry.partial_text else "")
         delta = vs = ""
         if rank <= len(board.comparisons):
             comparison = board.comparisons[rank - 1]
@@ -469,7 +502,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
                 "delta": fmt.signed_points(gap) if rank <= len(board.comparisons) else "",
                 "paired_delta": fmt.signed_points(test.difference) if test else "",
                 "overall": fmt.stat(entry.overall),
-                "partial": entry.overall.partial,
+                "partial": entry.partial_text,
                 "ci95": fmt.interval(entry.overall.ci95),
                 "runs": len(entry.overall.runs),
                 "vs": None

@@ -63,7 +63,8 @@ def render_markdown(run: RunView | Results, *, label: str | None = None) -> str:
     for line in tables.problem_banner(run):
         parts += ["", f"> **Warning:** {cell(line)}"]
     parts += ["", "## Overall Average", ""]
-    parts.append(f"**{overall['value']}** (mean ± std over runs, points out of 100)")
+    beside = f" · **{overall['coverage']}**" if overall["coverage"] else ""
+    parts.append(f"**{overall['value']}**{beside} (mean ± std over runs, points out of 100)")
     parts.append("")
     parts.append(f"- 95% interval over runs (t): {overall['ci95']}")
     parts.append(f"- 95% bootstrap interval over items: {overall['bootstrap_ci95']}")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from taxpraben.atomic import atomic_writer
+from taxpraben.coverage import coverage_of
 from taxpraben.kinds import all_metrics
 from taxpraben.report.view import RunView
 from taxpraben.results import Stat
@@ -27,7 +28,7 @@ SUMMARY_CSV = "summary.csv"
 FIGURE_PARTS = ("mean", "std", "ci95_low", "ci95_high")
 #: The columns before the figures and after them.
 LEAD_COLUMNS = ("row_kind", "name", "type", "bloom")
-TAIL_COLUMNS = ("n", "format_failure_rate", "error_rate", "truncated")
+TAIL_COLUMNS = ("n", "format_failure_rate", "error_rate", "truncated", "notes")
 #: The leaderboard's columns.
 LEADERBOARD_COLUMNS = (
     "rank", "model", "directory", "row_kind", "task",
@@ -44,7 +45,7 @@ def figure_keys() -> list[str]:
 def summary_columns(keys: Sequence[str] | None = None) -> list[str]:
     """The header of a run's summary.csv: ``row_kind, name, type, bloom``, four columns per
     figure (``KEY_mean, KEY_std, KEY_ci95_low, KEY_ci95_high``), ``n, format_failure_rate,
-    error_rate, truncated``."""
+    error_rate, truncated, notes``."""
     keys = figure_keys() if keys is None else keys
     return [*LEAD_COLUMNS, *(f"{key}_{part}" for key in keys for part in FIGURE_PARTS), *TAIL_COLUMNS]
 
@@ -58,12 +59,17 @@ def stat_cells(key: str, figure: Stat | None) -> dict[str, float | None]:
 
 
 def summary_rows(view: RunView) -> Iterator[dict[str, Any]]:
-    """The rows of a run's summary.csv, as dicts by column: tasks (paper order), types,
-    Bloom levels (lowest first), the Overall Average."""
+    """The rows of a run's summary.csv, as dicts by column: tasks (paper order; then a row
+    with no figures for each task of the benchmark not scored, its ``notes`` saying why),
+    types, Bloom levels (lowest first), the Overall Average (``notes``: ``partial: 13 of 14``
+    and the missing tasks, for a partial result)."""
     results = view.results
+    coverage = coverage_of(results)
     for row in view.tasks:
         entry = row.entry
         out: dict[str, Any] = {"row_kind": "task", "name": row.name, "type": row.kind, "bloom": row.bloom}
+        if not row.computed:
+            out["notes"] = coverage.missing.get(row.name, "not computed")
         for key, figure in entry.metrics.items():
             out.update(stat_cells(key, figure))
         out.update(stat_cells("score", entry.score))
@@ -72,6 +78,9 @@ def summary_rows(view: RunView) -> Iterator[dict[str, Any]]:
         out["error_rate"] = entry.error_rate.mean if entry.error_rate else None
         out["truncated"] = entry.ledger.truncated if entry.ledger is not None else None
         yield out
+    for task in coverage.missing:
+        if task not in results.tasks:
+            yield {"row_kind": "task", "name": task, "notes": coverage.missing[task]}
     for kind, figure in results.groups.type.items():
         yield {"row_kind": "type", "name": kind, "type": kind, **stat_cells("score", figure)}
     order = {level: i for i, level in enumerate(view.bloom_levels)}
@@ -84,6 +93,7 @@ def summary_rows(view: RunView) -> Iterator[dict[str, Any]]:
         **stat_cells("score", overall),
         "n": len(overall.tasks),
         "truncated": results.ledger.truncated if results.ledger is not None else None,
+        "notes": f"{coverage.label}; missing: {coverage.listing()}" if coverage.partial else None,
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from taxpraben.coverage import coverage_of
 from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
 from taxpraben.report.load import TaskRow
@@ -276,6 +277,13 @@ def problem_banner(run: RunView) -> list[str]:
             f"{len(skipped)} of {len(rows)} tasks were not computed ({', '.join(skipped)}): "
             "the Overall Average is partial."
         )
+    coverage = coverage_of(run.results)
+    unscored = [task for task in coverage.missing if task not in run.results.tasks]
+    if unscored:
+        lines.append(
+            f"{len(unscored)} of the benchmark's {len(coverage.benchmark)} tasks were not scored "
+            f"({coverage.listing(unscored)}): the Overall Average is {coverage.label}."
+        )
     judge = run.results.meta.judge
     banner = [judge.banner] if judge is not None and judge.banner else []
     return lines + truncation_lines(run) + banner
@@ -412,17 +420,19 @@ def ledger_table(run: RunView) -> Table | None:
 
 
 def overall_summary(run: RunView) -> dict[str, str]:
-    """The Overall Average as text pieces: value, intervals and a partial warning (or '')."""
+    """The Overall Average as text pieces: value, coverage (``partial: 13 of 14``, or '' for
+    the whole benchmark), intervals and a partial warning (or '')."""
     overall = run.results.overall
-    missing = [row.name for row in run.tasks if not row.computed]
+    coverage = coverage_of(run.results)
     partial = ""
-    if overall.partial or missing:
+    if coverage.partial:
         partial = (
-            f"Partial: computed over {len(overall.tasks)} of {len(run.results.tasks)} tasks; "
-            f"not computed: {', '.join(missing) or 'see tasks'}. It is not comparable with a full Overall Average."
+            f"The Overall Average is {coverage.label} tasks of the benchmark; missing: "
+            f"{coverage.listing() or 'see tasks'}. It is not comparable with a full Overall Average."
         )
     return {
         "value": fmt.stat(overall),
+        "coverage": coverage.label,
         "ci95": fmt.interval(overall.ci95),
         "bootstrap_ci95": fmt.interval(overall.bootstrap_ci95),
         "runs": str(len(overall.runs)),

@@ -57,7 +57,8 @@ def print_summary(
         )
     table.add_section()
     overall = overall_summary(run)
-    table.add_row("", "[bold]Overall Average[/]", f"[bold]{overall['value']}[/]", "", "")
+    beside = f" [yellow]({overall['coverage']})[/]" if overall["coverage"] else ""
+    table.add_row("", "[bold]Overall Average[/]", f"[bold]{overall['value']}[/]{beside}", "", "")
     table.add_row("", "95% CI over runs", overall["ci95"], "", "")
     table.add_row("", "95% bootstrap CI (items)", overall["bootstrap_ci95"], "", "")
     console.print(table)
@@ -115,7 +116,7 @@ def print_leaderboard(board: Leaderboard, paths: Sequence[Path], console: Consol
             else:
                 paired, p = fmt.signed_points(test.difference), fmt.p_value(test.p_value)
                 verdict = "yes" if test.significant else "[yellow]no[/]"
-        partial = "*" if entry.overall.partial else ""  # explained by a warning below
+        partial = f" ({entry.partial_text})" if entry.partial_text else ""  # explained by a warning below
         table.add_row(
             str(rank),
             entry.label,

@@ -20,6 +20,7 @@ import numpy as np
 from taxpraben import __version__
 from taxpraben.aggregate import StatJSON, mean_of_stats
 from taxpraben.atomic import atomic_writer, write_text_atomically
+from taxpraben.coverage import missing_reasons
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
@@ -295,10 +296,15 @@ def score_predictions(
         members = {t: e["score"] for t, e in computed.items() if e["bloom"] == level.value}
         if members:
             groups["bloom"][level.value] = mean_of_stats(members, replicates)
+    benchmark = list(dict.fromkeys([*registry, *tasks_out]))  # the registry's tasks: the whole benchmark
+    missing = missing_reasons(benchmark, {t: e["status"] for t, e in tasks_out.items()}, loaded.left_out,
+                              semantic=settings.semantic)  # fmt: skip
     overall: dict[str, Any] = {
         **mean_of_stats({t: e["score"] for t, e in computed.items()}, replicates),
-        "partial": len(computed) < len(tasks_out),
+        "partial": bool(missing),
         "tasks": list(computed),
+        "benchmark": benchmark,
+        "missing": missing,
     }
 
     n_items = sum(len(r) for r in loaded.records.values())
