@@ -240,10 +240,7 @@ def test_serve_from_a_config_file_needs_trust_config(tmp_path: Path) -> None:
     code, output = invoke("run", "--config", str(config), "--trust-config", "--out", str(tmp_path / "out"))
     assert code == 2 and "--serve starts an OpenAI-compatible server" in " ".join(output.split())
     assert not marker.exists()
-
-
-def test_serve_given_on_the_command_line_needs_no_trust(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "c.yaml", {**BASE, "serve": "rm -rf / # --port 8123"})
+    # --serve on the command line wins over the file's, and needs no trust
     code, output = invoke("run", "--config", str(config), "--serve", "true # --port 8124", "--out", str(tmp_path / "o"))
     assert code == 2 and "--serve starts an OpenAI-compatible server" in " ".join(output.split())
     assert "--trust-config" not in output

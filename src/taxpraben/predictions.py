@@ -115,9 +115,9 @@ def expected_runs(located: Sequence[tuple[str, Prediction]], runs: int | None) -
     present = sorted(first_line)
     for index, run in enumerate(present):
         if run != index:  # runs index..run-1 hold no prediction
-            gap = f"run {index}" if run == index + 1 else f"runs {index}..{run - 1}"
+            gap = f"run {index} holds" if run == index + 1 else f"runs {index}..{run - 1} hold"
             raise PredictionFileError(
-                f"{first_line[run]}: run {run}, but {gap} hold no prediction at all: the runs of a file are "
+                f"{first_line[run]}: run {run}, but {gap} no prediction at all: the runs of a file are "
                 f"0..N-1. Fix the run number, or give --runs N to say how many runs there are (a run without "
                 "predictions then scores 0 as errors)"
             )

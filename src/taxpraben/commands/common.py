@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 import typer
@@ -56,11 +57,15 @@ def exit_on_job_error(console: Console) -> Iterator[None]:
         raise typer.Exit(exc.code) from None
 
 
+#: Where each option of the command being run took its value (click's ParameterSource
+#: names: COMMANDLINE, ENVIRONMENT, DEFAULT_MAP (a configuration file), DEFAULT); set by
+#: ``commands.options.with_options`` while the command runs.
+OPTION_SOURCES: ContextVar[dict[str, str]] = ContextVar("option_sources", default={})  # noqa: B039 (never mutated)
+
+
 def given_by_environment(name: str) -> bool:
     """True when the option ``name`` of the command being run took its value from its
     environment variable (not the command line, a configuration file or its default)."""
-    from taxpraben.commands.options import OPTION_SOURCES
-
     return OPTION_SOURCES.get().get(name) == "ENVIRONMENT"
 
 

@@ -29,12 +29,12 @@ import functools
 import inspect
 import types
 from collections.abc import Callable
-from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar, Union, get_args, get_origin
 
 import typer
 
+from taxpraben.commands.common import OPTION_SOURCES, cli_console
 from taxpraben.options import (
     DATA_PANEL,
     EXECUTED_KEYS,
@@ -220,13 +220,8 @@ _TRUST_HELP = (
 #: The hidden parameter through which typer hands a command its context.
 CONTEXT_PARAMETER = "typer_context"
 
-#: Where each option of the command being run took its value (click's ParameterSource
-#: names: COMMANDLINE, ENVIRONMENT, DEFAULT_MAP (a configuration file), DEFAULT).
-OPTION_SOURCES: ContextVar[dict[str, str]] = ContextVar("option_sources", default={})  # noqa: B039 (never mutated)
-
-
 def option_sources(ctx: Any, names: list[str]) -> dict[str, str]:
-    """The source of each option ``names`` (:data:`OPTION_SOURCES`); {} without a context."""
+    """The source of each option ``names`` (``commands.common.OPTION_SOURCES``); {} without a context."""
     if ctx is None:
         return {}
     return {name: getattr(ctx.get_parameter_source(name), "name", "") for name in names}
@@ -287,8 +282,6 @@ def _config_parameter(groups: list[type]) -> inspect.Parameter:
 
 def say_ignored(path: Path, command: str, keys: list[str]) -> None:
     """One warning line on stderr: the keys of ``path`` that ``command`` does not take."""
-    from taxpraben.commands.common import cli_console
-
     cli_console(stderr=True).print(
         f"{path}: ignored by `{command}`, which does not take them: {', '.join(keys)}",
         style="yellow", markup=False, highlight=False, soft_wrap=True,
