@@ -248,7 +248,8 @@ def _trust_parameter() -> inspect.Parameter:
 _CONFIG_HELP = (
     "Configuration file (YAML): option names as keys, snake_case (model, base_url, data, tasks, runs, "
     "temperature, ...); paths relative to the file. An option given on the command line (or by its "
-    "environment variable) wins over the file. OUT/config.yaml of a run replays it."
+    "environment variable) wins over the file. OUT/config.yaml of a run replays it; score and estimate take it "
+    "too, naming the keys they do not have, which they ignore. A key no command has is refused."
 )
 
 
