@@ -215,8 +215,9 @@ def test_reports_of_failed_items_carry_a_banner_and_no_false_zeros(tmp_path: Pat
     failed = "every prediction failed and score 0 as errors: the scores below measure no model output."
     skipped = "1 of 2 tasks were not computed (TaxQA): the Overall Average is partial."
     lines = res.output.splitlines()
-    assert lines[:2] == [f"Warning: {failed}", f"Warning: {skipped}"]
-    assert lines[2].startswith("Warning: 12 of the benchmark's 14 tasks were not scored (TaxRecite, TaxSum, ")
+    runs = "runs: 2 (runs 0..1), as the predictions hold; --runs N checks them against N"  # said before scoring
+    assert lines[:3] == [runs, f"Warning: {failed}", f"Warning: {skipped}"]
+    assert lines[3].startswith("Warning: 12 of the benchmark's 14 tasks were not scored (TaxRecite, TaxSum, ")
     md = (out / "report.md").read_text(encoding="utf-8")
     head = md.split("## Overall Average", 1)[0]
     assert f"> **Warning:** {failed}" in head and f"> **Warning:** {skipped}" in head

@@ -175,7 +175,7 @@ def test_every_option_of_a_command_is_its_declaration(command: str) -> None:
     """The command line is derived: each parameter of run/score/merge is one declared option,
     with the declaration's flag, help, panel, environment variable, bounds and default."""
     declared = {f.name: (d, f.default) for group in GROUPS[command] for f, d, _ in declared_options(group)}
-    params = {p.name: p for p in COMMAND.commands[command].params if p.name not in ("help", "config")}
+    params = {p.name: p for p in COMMAND.commands[command].params if p.name not in ("help", "config", "trust_config")}
     assert set(params) == set(declared)
     for name, p in params.items():
         d, default = declared[name]
@@ -189,6 +189,15 @@ def test_every_option_of_a_command_is_its_declaration(command: str) -> None:
             assert p.default == default, name
         else:
             assert p.required, name
+
+
+def test_only_the_commands_that_take_serve_take_trust_config() -> None:
+    """--trust-config lets a configuration file give --serve's shell command: it is a flag of
+    the command line only (no file can trust itself), on the commands that have --serve."""
+    having = {name for name, command in COMMAND.commands.items() if any(p.name == "trust_config" for p in command.params)}
+    assert having == {"run", "estimate"}
+    trust = next(p for p in COMMAND.commands["run"].params if p.name == "trust_config")
+    assert trust.opts == ["--trust-config"] and trust.default is False
 
 
 def test_groups_built_in_python_are_checked_like_the_command_line() -> None:

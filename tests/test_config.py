@@ -169,8 +169,84 @@ def test_score_writes_its_config_and_takes_one(tmp_path: Path) -> None:
     written = yaml.safe_load((scored / "config.yaml").read_text(encoding="utf-8"))
     assert written["predictions"] == [str(run_out / "predictions.jsonl")] and written["out"] == str(scored)
     assert results_of(scored)["meta"]["manifest"]["generation"] is None
-    code, output = invoke("score", "--config", str(write_config(tmp_path / "bad.yaml", {"model": "x"})))
-    assert code == 2 and "unknown key 'model'" in output
+    code, output = invoke("score", "--config", str(write_config(tmp_path / "bad.yaml", {"modle": "x"})))
+    assert code == 2 and "unknown key 'modle'" in output
+
+
+# ---------------------------------------------------------------------------- a run's config.yaml, replayed
+
+
+@pytest.fixture(scope="module")
+def run_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """OUT/config.yaml of a real `run` (every task of the sample, 5 runs)."""
+    out = tmp_path_factory.mktemp("replay") / "out"
+    code, output = invoke("run", "--model", "baseline:oracle", "--data", "sample", "--no-semantic", "--no-cache",
+                          "--out", str(out))  # fmt: skip
+    assert code == 0, output
+    return out / "config.yaml"
+
+
+def ignored_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if "ignored by `" in line]
+
+
+def test_estimate_replays_a_runs_config_naming_what_it_ignores(run_config: Path, tmp_path: Path) -> None:
+    figures = tmp_path / "estimate.json"
+    code, output = invoke("estimate", "--config", str(run_config), "--json", str(figures))
+    assert code == 0, output
+    (line,) = ignored_lines(output)  # one line, naming every key estimate does not take
+    ignored = line.split("which does not take them: ")[1].split(", ")
+    assert ignored[:2] == ["profile", "bertscore_model"] and "judge_prompt" in ignored and "model" not in ignored
+    assert line.startswith(f"{run_config}: ignored by `estimate`")
+    assert json.loads(figures.read_text(encoding="utf-8"))["total"]["requests"] == 930  # 186 records x 5 runs
+
+
+def test_score_replays_a_runs_config_naming_what_it_ignores(run_config: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rescored"
+    code, output = invoke("score", "--config", str(run_config), "--predictions",
+                          str(run_config.parent / "predictions.jsonl"), "--out", str(out))  # fmt: skip
+    assert code == 0, output
+    (line,) = ignored_lines(output)
+    ignored = line.split("which does not take them: ")[1].split(", ")
+    assert ignored[:3] == ["model", "model_args", "temperature"] and "serve" in ignored and "profile" not in ignored
+    assert results_of(out)["tasks"] == results_of(run_config.parent)["tasks"]
+    code, output = invoke("run", "--config", str(run_config), "--out", str(tmp_path / "again"))
+    assert code == 0 and not ignored_lines(output), output  # run takes every key of its own file
+
+
+def test_config_yaml_holds_no_docstring(run_config: Path) -> None:
+    comments = [line for line in run_config.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
+    titles = comments[3:]
+    assert titles[:3] == ["# Model options", "# Data options", "# Generation options"]
+    assert "# Run output options" in titles and all(len(t.split()) <= 4 for t in titles)
+    assert not any(word in line for line in comments for word in (":meth:", "ScoringSettings", "``"))
+
+
+# ---------------------------------------------------------------------------- a file's shell command
+
+
+def test_serve_from_a_config_file_needs_trust_config(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    config = write_config(tmp_path / "shared.yaml", {**BASE, "serve": f"touch {marker} # --port 8123"})
+    code, output = invoke("run", "--config", str(config), "--out", str(tmp_path / "out"))
+    text = " ".join(output.replace("│", " ").split())
+    assert code == 2, output
+    assert f"{config}: key 'serve' is a shell command" in text and "--trust-config" in text
+    assert not marker.exists() and not (tmp_path / "out").exists()
+    # estimate takes --serve too: the same refusal
+    code, output = invoke("estimate", "--config", str(config))
+    assert code == 2 and "--trust-config" in output
+    # trusted, the file's serve is taken (and refused for what it is: a baseline needs no server)
+    code, output = invoke("run", "--config", str(config), "--trust-config", "--out", str(tmp_path / "out"))
+    assert code == 2 and "--serve starts an OpenAI-compatible server" in " ".join(output.split())
+    assert not marker.exists()
+    # --serve on the command line wins over the file's, and needs no trust
+    code, output = invoke("run", "--config", str(config), "--serve", "true # --port 8124", "--out", str(tmp_path / "o"))
+    assert code == 2 and "--serve starts an OpenAI-compatible server" in " ".join(output.split())
+    assert "--trust-config" not in output
+    written = write_config(tmp_path / "null.yaml", {**BASE, "serve": None, "out": "o2"})
+    code, output = invoke("run", "--config", str(written))  # a null serve runs nothing: no trust needed
+    assert code == 0, output
 
 
 def test_estimate_and_merge_take_a_config_too(tmp_path: Path) -> None:

@@ -63,6 +63,7 @@ def write_predictions(path: Path, runs: int = 2) -> Path:
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TAXPRABEN_CACHE", str(tmp_path / "cache.sqlite"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("JUDGE_KEY", "sk-judge")  # the judge's own (the generation's is not sent to its endpoint)
     write_data(tmp_path / "data", {"TaxCalc": CALC, "TaxSCQ": SCQ})
     write_predictions(tmp_path / "predictions.jsonl")
     return tmp_path
@@ -76,7 +77,7 @@ def invoke(*args: str) -> tuple[int, str]:
 def score_with_judge(ws: Path, url: str, out: str, *extra: str) -> tuple[int, str]:
     return invoke("score", "--data", str(ws / "data"), "--predictions", str(ws / "predictions.jsonl"),
                   "--no-semantic", "--out", str(ws / out), "--judge", "openai:mock", "--judge-base-url", url,
-                  *extra)  # fmt: skip
+                  "--judge-api-key-env", "JUDGE_KEY", *extra)  # fmt: skip
 
 
 def read_out(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -290,8 +291,8 @@ def test_a_judge_failing_with_500s_leaves_the_items_as_the_rules_read_them(works
 def test_a_dead_judge_fails_fast_before_any_generation(workspace: Path) -> None:
     with MockServerThread(MockConfig(fixed_reply="A")) as model:
         code, output = invoke("run", "--model", "openai:mock", "--base-url", model.base_url, "--data",
-                              str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ", "--runs", "1", "--no-semantic", "--out",
-                              str(workspace / "out"), "--judge", "openai:mock", "--judge-base-url", dead_url())  # fmt: skip
+                              str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ", "--runs", "1", "--no-semantic", "--judge-api-key-env", "JUDGE_KEY",
+                              "--out", str(workspace / "out"), "--judge", "openai:mock", "--judge-base-url", dead_url())  # fmt: skip
         assert code == 2, output
         assert model.stats.requests == 0 and "Nothing was generated" in output
     code, output = score_with_judge(workspace, dead_url(), "out2")
@@ -302,8 +303,8 @@ def test_run_asks_the_judge_after_generation_with_the_same_runner(workspace: Pat
     with MockServerThread(MockConfig(fixed_reply="这个问题我说不清。")) as model, \
             MockServerThread(MockConfig(fixed_reply="A")) as judge:  # fmt: skip
         args = ("run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ",
-                "--runs", "1", "--no-semantic", "--out", str(workspace / "out"), "--judge", "openai:mock",
-                "--judge-base-url", judge.base_url)  # fmt: skip
+                "--runs", "1", "--no-semantic", "--judge-api-key-env", "JUDGE_KEY", "--out", str(workspace / "out"),
+                "--judge", "openai:mock", "--judge-base-url", judge.base_url)  # fmt: skip
         code, output = invoke(*args)
         assert code == 0, output
         assert model.stats.requests == 8 and judge.stats.requests == 8  # every output unread, each record once

@@ -89,7 +89,8 @@ def run_args(model: Any, data: Path, out: Path, cache: Path, *extra: str) -> lis
 
 
 def judge_args(judge: Any, *extra: str) -> list[str]:
-    return ["--judge", "openai:mock", "--judge-base-url", judge.base_url, *extra]
+    """The judge at its own endpoint, with its own key (the generation's is not sent there)."""
+    return ["--judge", "openai:mock", "--judge-base-url", judge.base_url, "--judge-api-key-env", "JUDGE_KEY", *extra]
 
 
 def read_out(out: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], dict[str, Any]]]:
@@ -101,6 +102,7 @@ def read_out(out: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], dict
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("JUDGE_KEY", "sk-judge")
     monkeypatch.setenv("TAXPRABEN_CACHE", str(tmp_path / "default-cache.sqlite"))
     write_data(tmp_path / "data", {"TaxCalc": CALC, "TaxSCQ": SCQ})
     return tmp_path
@@ -428,13 +430,57 @@ def test_a_budget_that_stops_the_judge_stops_the_run_and_a_rerun_finishes_it(wor
     assert results["tasks"]["TaxSCQ"]["judge"]["read_by_judge"] == 4
 
 
+# ---------------------------------------------------------------------------- whose key the judge gets
+
+
+def test_a_judge_at_another_endpoint_without_its_own_key_stops_before_any_request(workspace: Path) -> None:
+    """The generation's key ($OPENAI_API_KEY) is for the generation's endpoint: a judge at
+    another one without --judge-api-key-env ends the run (exit 2) before anything is sent to
+    either, the judge's /models included."""
+    with MockServerThread(MockConfig(fixed_reply=UNREAD)) as model, MockServerThread(MockConfig()) as judge:
+        code, output = invoke(*run_args(model, workspace / "data", workspace / "out", workspace / "c.sqlite"),
+                              "--judge", "openai:mock", "--judge-base-url", judge.base_url)  # fmt: skip
+        assert (model.stats.requests, model.stats.model_listings) == (0, 0)
+        assert (judge.stats.requests, judge.stats.model_listings, judge.stats.auth_headers) == (0, 0, set())
+        text = " ".join(output.split())
+        assert code == 2, output
+        assert f"the judge's endpoint {judge.base_url} is not the generation's ({model.base_url})" in text
+        assert "$OPENAI_API_KEY is not sent to it" in text and "--judge-api-key-env" in text
+        # score has no generation endpoint: $OPENAI_API_KEY is the default endpoint's
+        code, output = invoke("score", "--data", str(workspace / "data"), "--predictions",
+                              str(workspace / "missing.jsonl"), "--judge", "openai:mock", "--judge-base-url",
+                              judge.base_url)  # fmt: skip
+        assert code == 2 and "--judge-api-key-env" in output
+        assert (judge.stats.requests, judge.stats.model_listings) == (0, 0)
+
+
+def test_the_judge_gets_its_own_key_or_at_the_same_endpoint_the_generations(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, common = workspace / "data", ("--runs", "1", "--tasks", "TaxCalc")
+    with MockServerThread(MockConfig(fixed_reply=UNREAD)) as model, MockServerThread(MockConfig(reply_of=judging)) as judge:
+        code, output = invoke(*run_args(model, data, workspace / "a", workspace / "a.sqlite", *common),
+                              *judge_args(judge))  # fmt: skip
+        assert code == 0, output
+        assert judge.stats.auth_headers == {"Bearer sk-judge"} and model.stats.auth_headers == {"Bearer sk-test"}
+    monkeypatch.setenv("MODEL_KEY", "sk-model")
+    with MockServerThread(MockConfig(reply_of=lambda body: judging(body) if "阅卷助理" in content(body) else UNREAD)) as both:
+        code, output = invoke(*run_args(both, data, workspace / "b", workspace / "b.sqlite", *common),
+                              "--api-key-env", "MODEL_KEY", "--judge", "openai:mock",
+                              "--judge-base-url", both.base_url + "/")  # fmt: skip
+        assert code == 0, output
+        assert both.stats.auth_headers == {"Bearer sk-model"}  # one endpoint, one key: the generation's
+    assert read_out(workspace / "b")[0]["meta"]["judge"]["requests"] > 0
+
+
 def test_a_cost_budget_needs_the_judges_prices_too(workspace: Path) -> None:
     prices = workspace / "prices.yaml"
     prices.write_text("currency: USD\nmodels:\n  mock: {input: 1.0, output: 2.0}\n", encoding="utf-8")
     with MockServerThread(MockConfig(fixed_reply=UNREAD)) as model, MockServerThread(MockConfig()) as judge:
         code, output = invoke(*run_args(model, workspace / "data", workspace / "out", workspace / "c.sqlite",
                                         "--pricing", str(prices), "--budget-cost", "1"),
-                              "--judge", "openai:judge-model", "--judge-base-url", judge.base_url)  # fmt: skip
+                              "--judge", "openai:judge-model", "--judge-base-url", judge.base_url,
+                              "--judge-api-key-env", "JUDGE_KEY")  # fmt: skip
         assert (model.stats.requests, judge.stats.requests) == (0, 0)
     assert code == 2, output
     assert "the judge openai:judge-model has no price" in output and "--budget-tokens" in output

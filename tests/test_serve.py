@@ -9,9 +9,11 @@ import shlex
 import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from helpers.cli_data import cli_app
@@ -241,3 +243,58 @@ def test_a_command_that_cannot_start_says_so(tmp_path: Path) -> None:
     ):
         pass
     assert any("not found" in line for line in caught.value.lines)
+
+
+class ConnectionCounter:
+    """A listening socket on 127.0.0.1 that accepts, counts and closes every connection."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.05)
+        self.port = int(self.sock.getsockname()[1])
+        self.connections = 0
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # the timeout: look at stopped again
+                continue
+            self.connections += 1
+            conn.close()
+
+    def __enter__(self) -> ConnectionCounter:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join()
+        self.sock.close()
+
+
+def test_serve_decides_the_base_url_over_an_ambient_openai_base_url(tmp_path: Path) -> None:
+    """$OPENAI_BASE_URL left over from another session names a port that listens: with
+    --serve not one connection reaches it; the served mock gets every request."""
+    port = free_port()
+    out = tmp_path / "out"
+    with ConnectionCounter() as elsewhere:
+        result = CliRunner().invoke(
+            APP, ["run", "--model", "openai:mock", "--data", "sample", "--limit", "1", "--runs", "1", "--no-semantic",
+                  "--no-cache", "--out", str(out), "--serve-timeout", "60", "--serve", mock_command(port)],
+            env={"OPENAI_BASE_URL": f"http://127.0.0.1:{elsewhere.port}/v1", "OPENAI_API_KEY": "sk-test"},
+            catch_exceptions=False,
+        )  # fmt: skip
+    output = " ".join(result.output.split())
+    assert result.exit_code == 0, output
+    assert elsewhere.connections == 0
+    assert f"--serve: $OPENAI_BASE_URL (http://127.0.0.1:{elsewhere.port}/v1) is ignored; requests go to " \
+           f"http://127.0.0.1:{port}/v1" in output  # fmt: skip
+    assert f"waiting for http://127.0.0.1:{port}/v1/models" in output
+    predictions = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(predictions) == 14 and all('"error"' not in line for line in predictions)
+    assert yaml.safe_load((out / "config.yaml").read_text(encoding="utf-8"))["base_url"] is None

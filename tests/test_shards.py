@@ -246,7 +246,8 @@ def test_merge_prices_and_judges_as_score_does(data_dir: Path, tmp_path: Path, m
                                   "--cache", str(tmp_path / f"s{i}.sqlite"))  # fmt: skip
             assert code == 0, output
         scoring = ["--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--no-semantic", "--pricing", str(pricing),
-                   "--judge", "openai:mock", "--judge-base-url", judge.base_url]  # fmt: skip
+                   "--judge", "openai:mock", "--judge-base-url", judge.base_url,
+                   "--judge-api-key-env", "JUDGE_KEY"]  # its own key: the generation's is not sent to its endpoint
         code, output = invoke("score", "--predictions", str(tmp_path / "whole" / "predictions.jsonl"),
                               "--out", str(tmp_path / "scored"), *scoring)  # fmt: skip
         assert code == 0, output

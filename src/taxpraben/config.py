@@ -9,6 +9,15 @@ declared bounds or check is refused naming the key; paths are taken relative to 
 directory. The command line applies the values as the defaults of the options
 (``commands.options``), so that a flag given there wins over the file.
 
+A key that is an option of another command (``model`` read by ``score``, ``profile`` by
+``estimate``) is no error: :func:`config_values` leaves it out and says which it left out
+(``ignored``), so that one file, such as a run's ``OUT/config.yaml``, serves ``run``,
+``score`` and ``estimate``. A key that no command has is refused.
+
+A configuration file is code: ``serve`` (:data:`EXECUTED_KEYS`) is a shell command that
+``run`` executes. The command line refuses such a key from a file unless it says
+``--trust-config`` (``commands.options``), since a file can come from anywhere.
+
 Every ``run`` and ``score`` writes the options it ran with as ``OUT/config.yaml``
 (:func:`config_text`): every option of the command's groups, in group order, with its
 effective value, paths made absolute, so that ``taxpraben run --config OUT/config.yaml``
@@ -21,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import re
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,7 +38,15 @@ from typing import Any, Union, get_args, get_origin
 
 import yaml
 
-from taxpraben.options import Declared, check_value, declared_options, option_values
+from taxpraben import options as declared_groups
+from taxpraben.options import (
+    EXECUTED_KEYS,
+    Declared,
+    check_value,
+    declared_options,
+    is_option_group,
+    option_values,
+)
 
 #: The name of the effective configuration a run writes into its output directory.
 CONFIG_FILE = "config.yaml"
@@ -67,25 +85,35 @@ def read_config_file(path: Path) -> dict[str, Any]:
     return raw
 
 
-def load_config(path: Path, groups: Sequence[type]) -> dict[str, Any]:
-    """The checked values of the configuration file ``path`` for a command taking ``groups``."""
-    return config_values(read_config_file(path), groups, source=path)
+def load_config(path: Path, groups: Sequence[type], ignored: list[str] | None = None) -> dict[str, Any]:
+    """The checked values of the configuration file ``path`` for a command taking ``groups``;
+    the keys of other commands' options are appended to ``ignored`` (:func:`config_values`)."""
+    return config_values(read_config_file(path), groups, source=path, ignored=ignored)
 
 
-def config_values(raw: Mapping[Any, Any], groups: Sequence[type], *, source: Path) -> dict[str, Any]:
+def config_values(
+    raw: Mapping[Any, Any], groups: Sequence[type], *, source: Path, ignored: list[str] | None = None
+) -> dict[str, Any]:
     """``raw`` (a configuration file's mapping) checked against the option groups: values by
     option name, converted to the option's type, paths relative to ``source``'s directory.
 
-    ConfigError for an unknown key (with the nearest valid name), a value of the wrong type,
-    or one out of the declared bounds or failing the declared check (naming the key and flag).
+    A key that is an option of another command only is left out and appended to
+    ``ignored`` (the caller says so once). ConfigError for a key that is no command's option
+    (with the nearest valid name), a value of the wrong type, or one out of the declared
+    bounds or failing the declared check (naming the key and flag).
     """
     known: dict[str, tuple[Declared, Any]] = {}
     for group in groups:
         for f, declared, annotation in declared_options(group):
             known[f.name] = (declared, annotation)
+    elsewhere = every_option_name()
     base = source.parent
     out: dict[str, Any] = {}
     for key, value in raw.items():
+        if isinstance(key, str) and key not in known and key in elsewhere:
+            if ignored is not None:
+                ignored.append(key)
+            continue
         if not isinstance(key, str) or key not in known:
             raise ConfigError(f"{source}: unknown key {key!r}{_nearest_hint(str(key), known)}")
         declared, annotation = known[key]
@@ -101,6 +129,13 @@ def config_values(raw: Mapping[Any, Any], groups: Sequence[type], *, source: Pat
                 raise ConfigError(f"{where}: {exc}") from exc
         out[key] = _relative_to(base, key, converted)
     return out
+
+
+def every_option_name() -> frozenset[str]:
+    """The option names of every command (every option group of :mod:`taxpraben.options`)."""
+    return frozenset(
+        f.name for group in vars(declared_groups).values() if is_option_group(group) for f in dataclasses.fields(group)
+    )
 
 
 def _nearest_hint(key: str, known: Mapping[str, object]) -> str:
@@ -210,18 +245,27 @@ def _holds_path(annotation: Any) -> bool:
     return any(_holds_path(a) for a in get_args(annotation))
 
 
+def group_title(group: type) -> str:
+    """``RunOutputOptions`` -> ``Run output options``: a group's heading in config.yaml (its
+    class name in words; the docstring is for the code's readers, not the file's)."""
+    words = re.findall(r"[A-Z][a-z0-9]*", group.__name__) or [group.__name__]
+    return " ".join([words[0], *(w.lower() for w in words[1:])])
+
+
 def config_text(command: str, groups: Sequence[Any], version: str) -> str:
     """config.yaml of a command run with ``groups`` (option group instances, in the command's
     order): a header naming the command and the version, then each group's options."""
     lines = [
         f"# The effective configuration of `taxpraben {command}` (taxpraben {version}).",
         f"# Replay it with: taxpraben {command} --config THIS_FILE (a flag given there wins over the file).",
+        "# run, score and estimate all take it: each ignores (and names) the options it does not have.",
     ]
+    if any(getattr(group, key, None) for group in groups for key in EXECUTED_KEYS):
+        lines.append("# It holds a shell command (serve): a replay runs it only with --trust-config.")
     for group in groups:
         if not dataclasses.is_dataclass(group):  # pragma: no cover - the jobs pass option groups
             raise TypeError(f"{group!r} is not an option group")
-        doc = " ".join((type(group).__doc__ or type(group).__name__).split("\n\n")[0].split()).replace("``", "`")
-        lines += ["", f"# {doc}"]
+        lines += ["", f"# {group_title(type(group))}"]
         dumped = yaml.safe_dump(effective_values(group), sort_keys=False, allow_unicode=True, width=1000)
         lines.append(dumped.rstrip("\n"))
     return "\n".join(lines) + "\n"

@@ -36,6 +36,7 @@ from taxpraben.metrics.defaults import (
     SCORER_DTYPES,
 )
 from taxpraben.models.defaults import (
+    BASE_URL_ENV,
     DEFAULT_BACKOFF_BASE_S,
     DEFAULT_BATCH_POLL_S,
     DEFAULT_CONCURRENCY,
@@ -58,6 +59,10 @@ ENDPOINT_PANEL = "Endpoint and retries"
 SCORING_PANEL = "Scoring"
 COST_PANEL = "Cost and budget"
 OUTPUT_PANEL = "Output"
+
+#: Options whose value is run as a shell command: a configuration file gives them only with
+#: ``--trust-config`` (``commands.options``).
+EXECUTED_KEYS = ("serve",)
 
 
 @dataclass(frozen=True)
@@ -283,7 +288,7 @@ class EndpointOptions:
     base_url: list[str] | None = declare(
         None,
         flag="--base-url",
-        envvar="OPENAI_BASE_URL",
+        envvar=BASE_URL_ENV,
         help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (default https://api.openai.com/v1). "
         "Several replicas of one model: repeat the option or separate their URLs with commas; each request "
         "goes to the one with the least expected wait, and one that stops answering is taken out and probed "

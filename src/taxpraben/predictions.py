@@ -8,7 +8,7 @@ writes files of them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,15 @@ from pydantic import ValidationError
 from taxpraben.atomic import write_lines_atomically
 from taxpraben.results import Prediction
 
-__all__ = ["Prediction", "PredictionFileError", "prediction_from_json", "read_predictions", "write_predictions"]
+__all__ = [
+    "Prediction",
+    "PredictionFileError",
+    "expected_runs",
+    "prediction_from_json",
+    "read_located_predictions",
+    "read_predictions",
+    "write_predictions",
+]
 
 
 class PredictionFileError(ValueError):
@@ -58,6 +66,12 @@ def prediction_from_json(obj: Any, where: str) -> Prediction:
 
 def read_predictions(path: Path) -> Iterator[Prediction]:
     """Stream predictions from a JSON Lines file, failing on the first malformed line."""
+    for _, prediction in read_located_predictions(path):
+        yield prediction
+
+
+def read_located_predictions(path: Path) -> Iterator[tuple[str, Prediction]]:
+    """:func:`read_predictions`, each with where it was read ("file:line")."""
     with open(path, encoding="utf-8-sig") as fh:
         lineno = 0
         try:
@@ -69,12 +83,45 @@ def read_predictions(path: Path) -> Iterator[Prediction]:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise PredictionFileError(f"{where}: malformed JSON: {exc.msg}") from exc
-                yield prediction_from_json(obj, where)
+                yield where, prediction_from_json(obj, where)
         except UnicodeDecodeError as exc:  # text is decoded in chunks: the line is approximate
             raise PredictionFileError(
                 f"{path}: not UTF-8 after line {lineno} (byte 0x{exc.object[exc.start]:02x}); "
                 "save the file as UTF-8"
             ) from exc
+
+
+def expected_runs(located: Sequence[tuple[str, Prediction]], runs: int | None) -> int:
+    """The number of runs the predictions are scored over.
+
+    ``runs`` given (``--runs``): every prediction's run must be in 0..runs-1; one beyond is a
+    PredictionFileError naming where it was read and the runs expected (it would otherwise
+    be no run at all, or a run of its own). ``runs`` absent: the highest run + 1, provided
+    every run below it holds some prediction; a run beyond runs that hold none (a ``run: 99``
+    among runs 0..4) is a PredictionFileError naming its first line, since it would turn
+    the runs between into runs of errors.
+    """
+    if runs is not None:
+        for where, p in located:
+            if p.run >= runs:
+                raise PredictionFileError(f"{where}: run {p.run} is not one of the runs expected, 0..{runs - 1} "
+                                          f"(--runs {runs})")  # fmt: skip
+        return runs
+    first_line: dict[int, str] = {}
+    for where, p in located:
+        first_line.setdefault(p.run, where)
+    if not first_line:
+        return 1
+    present = sorted(first_line)
+    for index, run in enumerate(present):
+        if run != index:  # runs index..run-1 hold no prediction
+            gap = f"run {index} holds" if run == index + 1 else f"runs {index}..{run - 1} hold"
+            raise PredictionFileError(
+                f"{first_line[run]}: run {run}, but {gap} no prediction at all: the runs of a file are "
+                f"0..N-1. Fix the run number, or give --runs N to say how many runs there are (a run without "
+                "predictions then scores 0 as errors)"
+            )
+    return present[-1] + 1
 
 
 def write_predictions(path: Path, predictions: Iterable[Prediction]) -> int:

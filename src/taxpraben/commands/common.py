@@ -1,4 +1,4 @@
-"""What every command shares: the console it prints through.
+"""What every command shares: the console it prints through, and where an option's value came from.
 
 The options are declared in ``taxpraben.options`` (their command line in ``commands.options``);
 what a command does is a job of ``taxpraben.jobs``.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 import typer
@@ -17,6 +18,8 @@ from taxpraben.console import deferred_console
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from taxpraben.options import EndpointOptions
 
 #: Width of tables printed to a pipe or file: wide enough that no table of ours wraps
 #: (tables take their natural width, not this one).
@@ -52,3 +55,38 @@ def exit_on_job_error(console: Console) -> Iterator[None]:
         for line in exc.lines:
             console.print(line, style=exc.style, markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(exc.code) from None
+
+
+#: Where each option of the command being run took its value (click's ParameterSource
+#: names: COMMANDLINE, ENVIRONMENT, DEFAULT_MAP (a configuration file), DEFAULT); set by
+#: ``commands.options.with_options`` while the command runs.
+OPTION_SOURCES: ContextVar[dict[str, str]] = ContextVar("option_sources", default={})  # noqa: B039 (never mutated)
+
+
+def given_by_environment(name: str) -> bool:
+    """True when the option ``name`` of the command being run took its value from its
+    environment variable (not the command line, a configuration file or its default)."""
+    return OPTION_SOURCES.get().get(name) == "ENVIRONMENT"
+
+
+def served_endpoint(endpoint: EndpointOptions, console: Console) -> EndpointOptions:
+    """``--serve`` decides where requests go: a base URL that came from the environment
+    (``$OPENAI_BASE_URL``, left over from another session) is dropped with a warning, so that
+    the served command's own URL is the one asked. A ``--base-url`` given on the command
+    line or in a configuration file still wins."""
+    if not endpoint.serve or not endpoint.base_url or not given_by_environment("base_url"):
+        return endpoint
+    import dataclasses
+
+    from taxpraben.jobs.common import warn
+    from taxpraben.models.base import redact_url
+    from taxpraben.models.defaults import BASE_URL_ENV
+    from taxpraben.serve import served_base_url
+
+    try:
+        served = served_base_url(endpoint.serve)
+    except ValueError:  # refused later, with the job's own message
+        served = "the served command's URL"
+    warn(console, f"--serve: ${BASE_URL_ENV} ({', '.join(redact_url(u) for u in endpoint.base_url)}) is ignored; "
+                  f"requests go to {served} (give --base-url to send them elsewhere).")  # fmt: skip
+    return dataclasses.replace(endpoint, base_url=None)

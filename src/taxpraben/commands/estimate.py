@@ -5,7 +5,7 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.estimate.es
 
 from __future__ import annotations
 
-from taxpraben.commands.common import cli_console, exit_on_job_error
+from taxpraben.commands.common import cli_console, exit_on_job_error, served_endpoint
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.estimate import EstimateJob, estimate_job
 from taxpraben.options import (
@@ -31,6 +31,7 @@ def estimate(
 ) -> None:
     """Requests, tokens and cost that `run` with these options would send (cache first); sends nothing."""
     console = cli_console()
+    endpoint = served_endpoint(endpoint, cli_console(stderr=True))
     job = EstimateJob(model=model, data=data, generation=generation, endpoint=endpoint, output=output,
                       pricing=pricing, estimate=counting)  # fmt: skip
     with exit_on_job_error(console):

@@ -13,7 +13,13 @@ see :mod:`taxpraben.config`). The file is read first (an eager option) and becom
 ``default_map``: a value given on the command line or by its environment variable wins over
 the file, the file over the declared default, and a required option (``--model``) may come
 from the file. A bad file, key or value is refused before anything runs: exit 2, naming the
-file and the key.
+file and the key. A key that is an option of another command only (``model`` in a file
+given to ``score``) is left out, and the keys left out are named in one warning line: a
+run's ``OUT/config.yaml`` serves ``run``, ``score`` and ``estimate``.
+
+A file's ``serve`` (a shell command, ``config.EXECUTED_KEYS``) is refused (exit 2, naming
+the key, the file and the flag) unless the command line says ``--trust-config``, which the
+commands that take ``--serve`` have; ``--serve`` given on the command line wins as usual.
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar, Union, get_
 
 import typer
 
+from taxpraben.commands.common import OPTION_SOURCES, cli_console
 from taxpraben.options import (
     DATA_PANEL,
+    EXECUTED_KEYS,
     DataOptions,
     Declared,
     ScoringOptions,
@@ -168,14 +176,27 @@ def with_options(command: Command) -> Command:
                 default=default,
             ))  # fmt: skip
     parameters.append(_config_parameter(list(groups.values())))
+    executed = [key for key in EXECUTED_KEYS if owner.get(key)]
+    if executed:
+        parameters.append(_trust_parameter())
+    parameters.append(inspect.Parameter(CONTEXT_PARAMETER, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context))
 
     @functools.wraps(command)
     def with_groups(**kwargs: Any) -> Any:
-        kwargs.pop(CONFIG_PARAMETER, None)  # already applied, as the defaults it gave
+        ctx = kwargs.pop(CONTEXT_PARAMETER, None)  # typer's; none when called from Python
+        config = kwargs.pop(CONFIG_PARAMETER, None)  # already applied, as the defaults it gave
+        trusted = bool(kwargs.pop(TRUST_PARAMETER, False))
+        sources = option_sources(ctx, [name for name, group in owner.items() if group])
+        if config is not None and not trusted:
+            refuse_executed_keys(config, {key: kwargs.get(key) for key in executed}, sources)
         for name, group in groups.items():
             values = {f.name: kwargs.pop(f.name) for f in dataclasses.fields(group) if f.name in kwargs}
             kwargs[name] = group(**values)
-        return command(**kwargs)
+        token = OPTION_SOURCES.set(sources)
+        try:
+            return command(**kwargs)
+        finally:
+            OPTION_SOURCES.reset(token)
 
     with_groups.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     # Typer also reads the annotations (get_type_hints): give it the resolved ones.
@@ -187,11 +208,48 @@ def with_options(command: Command) -> Command:
 
 #: The parameter of ``--config`` in every command :func:`with_options` builds.
 CONFIG_PARAMETER = "config"
+#: The parameter of ``--trust-config`` (commands that take an option in ``EXECUTED_KEYS``).
+TRUST_PARAMETER = "trust_config"
+
+_TRUST_HELP = (
+    "Let --config's file give 'serve' (a shell command that run executes); without this flag such a "
+    "file is refused. Only for a file you wrote or checked."
+)
+
+
+#: The hidden parameter through which typer hands a command its context.
+CONTEXT_PARAMETER = "typer_context"
+
+def option_sources(ctx: Any, names: list[str]) -> dict[str, str]:
+    """The source of each option ``names`` (``commands.common.OPTION_SOURCES``); {} without a context."""
+    if ctx is None:
+        return {}
+    return {name: getattr(ctx.get_parameter_source(name), "name", "") for name in names}
+
+
+def refuse_executed_keys(config: Path, values: dict[str, Any], sources: dict[str, str]) -> None:
+    """BadParameter (exit 2) when a key of ``values`` that runs a command came from the
+    configuration file ``config`` (not from the command line): it needs ``--trust-config``."""
+    for key, value in values.items():
+        if value is not None and sources.get(key) == "DEFAULT_MAP":
+            raise typer.BadParameter(
+                f"{config}: key {key!r} is a shell command ({value!r}) that would be run; a configuration "
+                "file's command runs only with --trust-config (or give it on the command line as "
+                f"--{key.replace('_', '-')})", param_hint="'--config'",
+            )  # fmt: skip
+
+
+def _trust_parameter() -> inspect.Parameter:
+    option = typer.Option("--trust-config", help=_TRUST_HELP, rich_help_panel=DATA_PANEL)
+    return inspect.Parameter(
+        TRUST_PARAMETER, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[bool, option], default=False
+    )
 
 _CONFIG_HELP = (
     "Configuration file (YAML): option names as keys, snake_case (model, base_url, data, tasks, runs, "
     "temperature, ...); paths relative to the file. An option given on the command line (or by its "
-    "environment variable) wins over the file. OUT/config.yaml of a run replays it."
+    "environment variable) wins over the file. OUT/config.yaml of a run replays it; score and estimate take it "
+    "too, naming the keys they do not have, which they ignore. A key no command has is refused."
 )
 
 
@@ -203,10 +261,13 @@ def _config_parameter(groups: list[type]) -> inspect.Parameter:
             return value
         from taxpraben.config import ConfigError, load_config
 
+        ignored: list[str] = []
         try:
-            values = load_config(value, groups)
+            values = load_config(value, groups, ignored)
         except ConfigError as exc:
             raise typer.BadParameter(str(exc), ctx=ctx, param_hint="'--config'") from exc
+        if ignored:
+            say_ignored(value, ctx.info_name or "this command", ignored)
         # click's own precedence: the command line, then the environment, then default_map
         ctx.default_map = {**(ctx.default_map or {}), **values}
         return value
@@ -218,6 +279,14 @@ def _config_parameter(groups: list[type]) -> inspect.Parameter:
     return inspect.Parameter(
         CONFIG_PARAMETER, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[Optional[Path], option], default=None  # noqa: UP045
     )
+
+
+def say_ignored(path: Path, command: str, keys: list[str]) -> None:
+    """One warning line on stderr: the keys of ``path`` that ``command`` does not take."""
+    cli_console(stderr=True).print(
+        f"{path}: ignored by `{command}`, which does not take them: {', '.join(keys)}",
+        style="yellow", markup=False, highlight=False, soft_wrap=True,
+    )  # fmt: skip
 
 
 def scoring_settings_or_exit(

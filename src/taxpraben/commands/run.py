@@ -5,7 +5,7 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.generate.ru
 
 from __future__ import annotations
 
-from taxpraben.commands.common import cli_console, exit_on_job_error
+from taxpraben.commands.common import cli_console, exit_on_job_error, served_endpoint
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.batch import refuse_batch_without_openai
 from taxpraben.jobs.generate import RunJob, model_slug, run_job
@@ -44,6 +44,7 @@ def run(
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()
+    endpoint = served_endpoint(endpoint, cli_console(stderr=True))
     job = RunJob(model=model, data=data, generation=generation, endpoint=endpoint, scoring=scoring, output=output,
                  batch=batch, pricing=pricing, budget=budget, gates=gates, trackers=trackers, judge=judge)
     with exit_on_job_error(console):

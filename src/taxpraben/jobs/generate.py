@@ -468,7 +468,8 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
     judge = priced_judge(None if job.output.no_score else judge_stage(
         job.judge, registry, profile=settings.profile, seed=job.generation.seed, runner=runner_settings(job.endpoint),
         cache_path=None if job.output.no_cache else job.output.cache or default_cache_path(), console=console,
-        progress=progress), job.pricing, console)  # fmt: skip
+        progress=progress, generation_urls=base_urls(job.endpoint) if backend.kind == "openai" else None,
+        generation_key_env=job.endpoint.api_key_env), job.pricing, console)  # fmt: skip
     refuse_unpriced_judge(judge, job.budget, job.pricing.pricing)
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
     with ExitStack() as held:

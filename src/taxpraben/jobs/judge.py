@@ -115,10 +115,14 @@ def judge_stage(
     cache_path: Path | None,
     console: Console,
     progress: Console | None = None,
+    generation_urls: Sequence[str] | None = None,
+    generation_key_env: str | None = None,
 ) -> Judge | None:
     """The judge ``options`` ask for (None without ``--judge``), its endpoint asked once now
     (a dead or refusing judge ends the job before any generation is paid for); JobError
-    (exit 2) for a judge, prompt or endpoint that cannot be used."""
+    (exit 2) for a judge, prompt or endpoint that cannot be used, and for a judge at another
+    endpoint than the generation's (``generation_urls``, default ``$OPENAI_BASE_URL`` or the
+    OpenAI API) without ``--judge-api-key-env``: the generation's key is not sent there."""
     if options.judge is None:
         for flag, value in (("--judge-base-url", options.judge_base_url), ("--judge-prompt", options.judge_prompt),
                             ("--judge-audit", options.judge_audit or None),
@@ -130,8 +134,9 @@ def judge_stage(
 
     try:
         prompt = load_prompt(options.judge_prompt)
-        backend = create_backend(options.judge, base_url=options.judge_base_url,
-                                 api_key_env=options.judge_api_key_env, concurrency=runner.concurrency)  # fmt: skip
+        key_env, needs_key = judge_key(options, generation_urls, generation_key_env)
+        backend = create_backend(options.judge, base_url=options.judge_base_url, api_key_env=key_env,
+                                 concurrency=runner.concurrency, needs_key=needs_key)  # fmt: skip
     except (JudgePromptError, ModelSpecError, ValueError) as exc:
         raise JobError(f"--judge: {exc}", code=2) from exc
     refused = preflight(backend)
@@ -142,6 +147,23 @@ def judge_stage(
                  + (f"; audit of {options.judge_audit} answers per task" if options.judge_audit else ""))  # fmt: skip
     return Judge(backend, prompt, registry, profile, options.judge_audit, seed, options.judge_max_items, runner,
                  cache_path, console, progress)  # fmt: skip
+
+
+def judge_key(
+    options: JudgeOptions, generation_urls: Sequence[str] | None, generation_key_env: str | None
+) -> tuple[str | None, bool]:
+    """The variable an ``openai:`` judge's key is read from (``models.api_key.judge_key_env``),
+    and whether a key is needed (not for a local judge: a variable that is unset sends none);
+    ModelSpecError for the generation's key and another endpoint."""
+    if not (options.judge or "").lower().startswith("openai:"):
+        return options.judge_api_key_env, True
+    from taxpraben.models.api_key import default_base_urls, is_local_endpoint, judge_key_env
+    from taxpraben.models.endpoints import split_base_urls
+
+    judged = split_base_urls(options.judge_base_url) if options.judge_base_url else default_base_urls()
+    generating = list(generation_urls) if generation_urls else default_base_urls()
+    names = [judge_key_env(url, generating, options.judge_api_key_env, generation_key_env) for url in judged]
+    return names[0], not all(is_local_endpoint(url) for url in judged)  # one variable for every URL
 
 
 def preflight(backend: Backend) -> str | None:

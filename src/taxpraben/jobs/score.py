@@ -38,7 +38,12 @@ from taxpraben.options import (
     ScoringOptions,
     TrackerOptions,
 )
-from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
+from taxpraben.predictions import (
+    Prediction,
+    PredictionFileError,
+    expected_runs,
+    read_located_predictions,
+)
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
 
@@ -137,24 +142,41 @@ def tasks_held(preds: Sequence[Prediction], registry: Registry, console: Console
     return held
 
 
-def read_prediction_files(files: Sequence[Path]) -> list[Prediction]:
+Located = list[tuple[str, Prediction]]
+
+
+def read_prediction_files(files: Sequence[Path]) -> Located:
+    """The predictions of the files, each with where it was read ("file:line")."""
     try:
-        return [p for path in files for p in read_predictions(path)]
+        return [located for path in files for located in read_located_predictions(path)]
     except (OSError, PredictionFileError) as exc:
         raise JobError(f"cannot read predictions: {exc}") from exc
 
 
-def read_batch_output_files(files: Sequence[Path]) -> list[Prediction]:
+def read_batch_output_files(files: Sequence[Path]) -> Located:
     """The predictions of batch output and error files (``--batch-output``: custom_id ->
-    task, id, run; see ``models.batch``)."""
+    task, id, run; see ``models.batch``), each with where it was read."""
     if not files:
         return []
-    from taxpraben.models.batch import BatchFileError, batch_predictions
+    from taxpraben.models.batch import BatchFileError, located_batch_predictions
 
     try:
-        return [p for path in files for p in batch_predictions(path)]
+        return [located for path in files for located in located_batch_predictions(path)]
     except (OSError, BatchFileError) as exc:
         raise JobError(f"cannot read the batch output: {exc}") from exc
+
+
+def runs_of(located: Located, given: int | None, console: Console) -> int:
+    """The runs scored (``predictions.expected_runs``): ``--runs``, every run checked against
+    it, else the file's own, said; JobError (exit 1) naming the line of a run outside them."""
+    try:
+        runs = expected_runs(located, given)
+    except PredictionFileError as exc:
+        raise JobError(f"cannot score the predictions: {exc}") from exc
+    if given is None:
+        span = "run 0" if runs == 1 else f"runs 0..{runs - 1}"
+        say(console, f"runs: {runs} ({span}), as the predictions hold; --runs N checks them against N")
+    return runs
 
 
 def score_job(job: ScoreJob, console: Console) -> None:
@@ -171,8 +193,10 @@ def score_job(job: ScoreJob, console: Console) -> None:
                           console=console)  # fmt: skip
     batch_files = prediction_files(job.inputs.batch_output or [])
     files = prediction_files(job.inputs.predictions or [])
-    preds = read_prediction_files(files) + read_batch_output_files(batch_files)
+    located = read_prediction_files(files) + read_batch_output_files(batch_files)
+    preds = [p for _, p in located]
     files += batch_files
+    settings = replace(settings, runs=runs_of(located, job.inputs.runs, console))
     tasks = tasks_held(preds, registry, console) if job.data.tasks is None else None
     loaded = read_data(job.data, registry, console, tasks)
     source = files[0] if len(files) == 1 else Path(", ".join(str(f) for f in files))

@@ -31,6 +31,11 @@ its ``--fail-under`` gates apply, so that a failing gate is logged too), each tr
   config.yaml (those the job wrote); W&B also gets summary.csv as a ``wandb.Table``
   (``summary_table``).
 
+Neither library's own telemetry is sent: before its import taxpraben sets, when unset,
+``MLFLOW_DISABLE_TELEMETRY=true`` (MLflow's usage events and the configuration it fetches
+at import; ``mlflow.telemetry.utils``) and ``WANDB_ERROR_REPORTING=false`` (W&B's error
+reports from its service process) (:data:`TELEMETRY_OFF`). A value the user set is kept.
+
 Each library is imported only when ``--log`` names it, and checked at the start of the job
 (:func:`require_trackers`), before any generation is paid for: a missing one ends the job
 with exit 2 and the line to install it. A tracker that fails while logging (the network, a
@@ -67,6 +72,19 @@ ARTIFACTS = ("results.json", "summary.csv", "report.md", "report.html", CONFIG_F
 
 #: tracker -> (module to import, the extra that installs it).
 LIBRARIES = {"mlflow": ("mlflow", "mlflow"), "wandb": ("wandb", "wandb")}
+
+#: tracker -> the environment that turns its library's own telemetry off (read by the library
+#: at import: MLflow starts its telemetry client in ``mlflow/__init__``; W&B passes it to
+#: its service process).
+TELEMETRY_OFF = {"mlflow": {"MLFLOW_DISABLE_TELEMETRY": "true"}, "wandb": {"WANDB_ERROR_REPORTING": "false"}}
+
+
+def telemetry_off(tracker: str) -> dict[str, str]:
+    """Set ``tracker``'s :data:`TELEMETRY_OFF` variables that are unset (a value the user
+    gave is kept); the ones set."""
+    added = {name: value for name, value in TELEMETRY_OFF[tracker].items() if name not in os.environ}
+    os.environ.update(added)
+    return added
 
 
 class Tracker(Protocol):
@@ -345,6 +363,7 @@ def require_trackers(options: TrackerOptions, *, scoring: bool = True) -> list[s
     if names and not scoring:
         raise JobError("--log logs the scores: it cannot be used with --no-score (log the merge instead)", code=2)
     for name in names:
+        telemetry_off(name)  # before the import, which starts MLflow's telemetry
         try:
             importlib.import_module(LIBRARIES[name][0])
         except ImportError as exc:
@@ -355,6 +374,7 @@ def require_trackers(options: TrackerOptions, *, scoring: bool = True) -> list[s
 def open_tracker(name: str, options: TrackerOptions, out_dir: Path, params: Mapping[str, Any]) -> Tracker:
     """The tracker ``name``'s run for the job written into ``out_dir`` (named after it)."""
     run_name = Path(os.path.abspath(out_dir)).name
+    telemetry_off(name)
     if name == "mlflow":
         return MLflowTracker(options.log_project, run_name, options.log_uri)
     return WandbTracker(options.log_project, run_name, out_dir, params)

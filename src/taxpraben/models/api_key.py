@@ -3,15 +3,21 @@
 The key is read from the environment (``OPENAI_API_KEY`` or the variable named by
 ``--api-key-env``) and may be absent only for a local endpoint (vLLM, SGLang and Ollama
 servers need none). Messages name the variable, never the key.
+
+A key is meant for its endpoint: the judge (``--judge``) is given the generation's key only
+when it asks the same endpoint (:func:`judge_key_env`); at another one it needs its own
+variable, ``--judge-api-key-env``.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from taxpraben.models.base import ModelSpecError, redact_url
+from taxpraben.models.defaults import BASE_URL_ENV, DEFAULT_BASE_URL
 from taxpraben.models.endpoints import split_base_urls
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -62,4 +68,45 @@ def key_refused(where: str | None, message: str, key_env: str, key_sent: bool) -
     return (
         f"{where} requires an API key and none was sent: ${key_env} is not set "
         f"({message}). Set it, or name the variable that holds the key with --api-key-env."
+    )
+
+
+def default_base_urls() -> list[str]:
+    """Where an ``openai:`` model without ``--base-url`` is asked: ``$OPENAI_BASE_URL``, else
+    the OpenAI API."""
+    return split_base_urls(os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL)
+
+
+def same_endpoint(url: str, others: Sequence[str]) -> bool:
+    """True when ``url`` is one of ``others`` (base URLs; compared without a trailing ``/``
+    and with the scheme and host in lower case)."""
+
+    def canonical(u: str) -> str:
+        parts = urlsplit(u.strip().rstrip("/"))
+        return f"{parts.scheme.lower()}://{(parts.netloc or '').lower()}{parts.path}"
+
+    return canonical(url) in {canonical(o) for o in others}
+
+
+def judge_key_env(
+    judge_url: str, generation_urls: Sequence[str], judge_api_key_env: str | None, generation_key_env: str | None
+) -> str:
+    """The variable the judge's API key is read from.
+
+    ``--judge-api-key-env`` when given. Else the generation's variable (``--api-key-env``,
+    default ``OPENAI_API_KEY``), but only when the judge asks one of the generation's
+    endpoints: a key is not sent to another host. At another endpoint, while that variable
+    holds a key, ModelSpecError (before anything is sent) asking for ``--judge-api-key-env``;
+    a variable that holds none has nothing to leak (a local judge needs no key).
+    """
+    if judge_api_key_env:
+        return judge_api_key_env
+    env_name = generation_key_env or DEFAULT_KEY_ENV
+    if same_endpoint(judge_url, generation_urls) or not os.environ.get(env_name):
+        return env_name
+    generation = ", ".join(redact_url(u) for u in generation_urls)
+    raise ModelSpecError(
+        f"the judge's endpoint {redact_url(judge_url)} is not the generation's ({generation}), so the key in "
+        f"${env_name} is not sent to it: name the variable that holds the judge's key with --judge-api-key-env "
+        f"(nothing was sent)"
     )

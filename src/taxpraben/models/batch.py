@@ -260,7 +260,12 @@ def batch_predictions(path: Path) -> list[Prediction]:
     """A batch output or error file as predictions (``score --batch-output``): each custom_id
     read back as (task, id, run); a 200 body gives the answer, its usage and finish reason, an
     error line a prediction with ``error``. BatchFileError names the file and line."""
-    predictions: list[Prediction] = []
+    return [p for _, p in located_batch_predictions(path)]
+
+
+def located_batch_predictions(path: Path) -> list[tuple[str, Prediction]]:
+    """:func:`batch_predictions`, each with where it was read ("file:line")."""
+    predictions: list[tuple[str, Prediction]] = []
     for where, answer in parse_batch_answers(_file_lines(path), str(path)):
         try:
             task, item, run = parse_custom_id(answer.custom_id)
@@ -268,12 +273,12 @@ def batch_predictions(path: Path) -> list[Prediction]:
             raise BatchFileError(f"{where}: {exc}") from exc
         outcome = answer.outcome
         if isinstance(outcome, BackendError):
-            predictions.append(Prediction(task, item, run, "", error=outcome.message))
+            predictions.append((where, Prediction(task, item, run, "", error=outcome.message)))
             continue
-        predictions.append(Prediction(
+        predictions.append((where, Prediction(
             task, item, run, outcome.text, model=f"openai:{answer.model}" if answer.model else None,
             usage=outcome.usage, finish_reason=outcome.finish_reason, reasoning=outcome.reasoning,
-        ))  # fmt: skip
+        )))  # fmt: skip
     return predictions
 
 

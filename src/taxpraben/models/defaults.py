@@ -7,6 +7,11 @@ so that a default changed here changes everywhere (and in ``--help``).
 
 from __future__ import annotations
 
+#: The endpoint of an ``openai:`` model without ``--base-url`` (nor ``$OPENAI_BASE_URL``).
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The environment variable of ``--base-url`` (ignored when ``--serve`` is given).
+BASE_URL_ENV = "OPENAI_BASE_URL"
+
 #: Most tokens generated per answer.
 DEFAULT_MAX_TOKENS = 1024
 #: Independent runs (the paper's protocol: the mean over 5).

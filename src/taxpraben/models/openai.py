@@ -46,7 +46,13 @@ import aiohttp
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.models.api_key import DEFAULT_KEY_ENV, key_refused, read_api_key
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, redact_url
-from taxpraben.models.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S
+from taxpraben.models.defaults import (
+    BASE_URL_ENV,
+    DEFAULT_BASE_URL,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    IDLE_TIMEOUT_S,
+)
 from taxpraben.models.endpoints import Endpoint, EndpointPool, split_base_urls
 from taxpraben.models.first_token import FirstTokenWatch
 from taxpraben.models.model_args import FLAG as MODEL_ARGS_FLAG
@@ -65,8 +71,6 @@ from taxpraben.models.streaming import (
     StreamError,
 )
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-BASE_URL_ENV = "OPENAI_BASE_URL"
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.
 PROBE_TIMEOUT_S = 10.0

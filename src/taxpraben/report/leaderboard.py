@@ -35,6 +35,7 @@ from taxpraben.report.significance import (
     item_scores,
     paired_bootstrap,
 )
+from taxpraben.report.tables import expected_predictions
 from taxpraben.report.view import RunView, load_run
 from taxpraben.results import OverallStat, Results
 
@@ -84,9 +85,10 @@ class Entry:
 
     @property
     def errors(self) -> tuple[int, int]:
-        """(predictions that errored, predictions scored), from ``meta.counts``."""
+        """(predictions that errored, predictions expected: records x runs), from ``meta``."""
         counts = self.results.meta.counts
-        return counts.errors or 0, counts.scored_predictions or counts.predictions or 0
+        total = expected_predictions(self.results) or counts.scored_predictions or counts.predictions or 0
+        return counts.errors or 0, total
 
     @property
     def error_flag(self) -> str:

@@ -13,7 +13,7 @@ from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
 from taxpraben.report.load import TaskRow
 from taxpraben.report.view import RunView
-from taxpraben.results import GenerationMeta, Manifest, RunCounts, ScorerInfo, TokenTally
+from taxpraben.results import GenerationMeta, Manifest, Results, RunCounts, ScorerInfo, TokenTally
 
 NOT_COMPUTED_CELL = "not computed"
 NOT_APPLICABLE = ""
@@ -247,6 +247,14 @@ def per_run_table(run: RunView) -> Table:
     return table
 
 
+def expected_predictions(results: Results) -> int | None:
+    """The predictions a result is over: its records x its runs (every (record, run) pair is
+    scored, answered or not: a missing prediction is an error, not one fewer to count);
+    None for results that do not say both."""
+    items, runs = results.meta.counts.items, results.meta.runs
+    return items * runs if items and runs else None
+
+
 def problem_banner(run: RunView) -> list[str]:
     """What makes the figures less than a model's score, one line each, with counts.
 
@@ -256,9 +264,7 @@ def problem_banner(run: RunView) -> list[str]:
     counts = run.results.meta.counts
     rows = run.tasks
     by_task = [run_counts(row) for row in rows]
-    total = counts.scored_predictions or counts.predictions or 0
-    if not total:  # older results: count from the tasks' own per-run counts
-        total = sum(c.ok + c.format_failure + c.error for c in by_task)
+    total = expected_predictions(run.results) or sum(c.ok + c.format_failure + c.error for c in by_task)
     errors = counts.errors or sum(c.error for c in by_task)
     missing = counts.missing_predictions or 0
     lines = []
