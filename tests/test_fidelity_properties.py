@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from taxpraben.data.checks import check_record
@@ -707,3 +707,36 @@ def test_oracle_scores_full_marks_generated(family: str, data: st.DataObject) ->
     record = data.draw(generated(family), label="record")
     failures = _oracle_failures({FAMILIES[family]: [record]})
     assert not failures, "\n".join(failures)
+
+
+# ------------------------------------------------------------------------------ (b') the material written back
+
+
+@pytest.mark.parametrize("source", ["sample", "synthetic"])
+@SETTINGS
+@given(data=st.data())
+def test_material_restated_scores_nothing(source: str, data: st.DataObject) -> None:
+    """A reading task's material written back whole (after the prompt's 答案：, after a copy of
+    the prompt, or alone, in any of the prompt's layouts) is no answer, even where its first
+    sentence holds the gold: a format failure, the copy veto named."""
+    spec = REGISTRY["TaxRead"]
+    record = data.draw(sampled(source, "TaxRead"), label="record")
+    assume(bool(record.text))
+    lead = data.draw(st.sampled_from(["", "答案：", record.query, record.query + "\n", "材料：", "**答案**：\n"]),
+                     label="lead")
+    tail = data.draw(st.sampled_from(["", "\n", "。"]), label="tail")
+    assert_no_credit(spec, record, lead + record.text + tail)
+
+
+@pytest.mark.parametrize("source", ["sample", "synthetic"])
+@SETTINGS
+@given(data=st.data())
+def test_answer_then_the_material_as_support_scores_full_marks(source: str, data: st.DataObject) -> None:
+    """The gold stated first, then the material written back as its support, is an answer."""
+    spec = REGISTRY["TaxRead"]
+    record = data.draw(sampled(source, "TaxRead"), label="record")
+    assume(bool(record.text))
+    gold = record.answer_text
+    statement = data.draw(st.sampled_from([f"答案：{gold}", f"**答案**：{gold}", f"{gold}"]), label="statement")
+    support = data.draw(st.sampled_from(["\n依据材料：", "\n原文：", "。根据材料，"]), label="support")
+    assert_full_marks(spec, record, statement + support + record.text)

@@ -92,7 +92,7 @@ class StructuredKind(Kind):
         from taxpraben.parsing.latex import strip_latex
         from taxpraben.parsing.letters import read_letter_set
         from taxpraben.parsing.numbers import expects_percent, numbers_equal, read_gold_number
-        from taxpraben.parsing.prompt_copy import own_answer
+        from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer, restates_document
         from taxpraben.parsing.region import NO_ANSWER, REFUSAL, Reading, is_refusal, veto_of
         from taxpraben.parsing.spans import read_span, span_match
         from taxpraben.parsing.units import gold_unit
@@ -138,9 +138,12 @@ class StructuredKind(Kind):
         else:  # span: the answer is a stretch of the document, so only the rest of the
             # prompt (instruction, question) counts as copied
             if not failed:
-                own = own_answer(strip_latex(clean_prediction(text)), record.query, document=record.text)
+                cleaned = strip_latex(clean_prediction(text))
+                own = own_answer(cleaned, record.query, document=record.text)
                 item.failure = own.failure
-                text = own.text if own.failure is None else ""
+                if own.failure is None and record.text and restates_document(cleaned, record.query, record.text):
+                    item.failure = COPY_OF_PROMPT  # the material written back whole
+                text = own.text if item.failure is None else ""
                 reading = read_span(text, clause="，" not in record.answer_text)
                 span = str(reading.value)
                 item.extracted = span

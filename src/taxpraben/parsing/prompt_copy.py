@@ -38,6 +38,7 @@ Pure and total.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -81,6 +82,7 @@ __all__ = [
     "comparison_key",
     "gram_share",
     "own_answer",
+    "restates_document",
 ]
 
 
@@ -177,3 +179,43 @@ def own_answer(
     else:
         failure = None
     return OwnAnswer(own, bool(spans), cut_at is not None, failure)
+
+
+#: A document restated whole: at least this share of its key, in two or more of its clauses.
+RESTATED_SHARE = 0.8
+_DOC_CLAUSE = re.compile(r"[^。；;！!？?\n，,]+")
+#: Headings an output may put before the material it writes back (not words of its own).
+_RESTATE_HEADS = re.compile(r"答案|回答|材料|原文|解析|根据材料|依据")
+
+
+def restates_document(cleaned: str, query: str, document: str) -> bool:
+    """Whether an output restates the reading task's ``document`` whole and says nothing of
+    its own: two or more of its clauses, covering at least :data:`RESTATED_SHARE` of it, in
+    the ``cleaned`` output; between the first and the last of them nothing but the document,
+    the rest of the prompt (``query``) and headings, and around them nothing but the rest of
+    the prompt and headings. A quoted clause is how a span is answered, and an answer given
+    before the material as its support is an answer; the material written back alone is not
+    (its first sentence would otherwise be read as the answer)."""
+    if not document or not cleaned.strip():
+        return False
+    whole = comparison_key(cleaned)
+    clauses = [k for k in map(comparison_key, _DOC_CLAUSE.findall(document)) if len(k) >= COPY_MIN]
+    found = [k for k in clauses if k in whole]
+    if len(found) < 2 or sum(map(len, found)) < RESTATED_SHARE * sum(map(len, clauses)):
+        return False
+    placed = found + [k for k in map(comparison_key, _DOC_CLAUSE.findall(document)) if k and k in whole]
+    start = min(whole.find(k) for k in placed)  # short clauses ("经查，") too
+    end = max(whole.rfind(k) + len(k) for k in placed)
+    rest = _grams(comparison_key(query.replace(document, " ")))
+    inside = rest | _grams(comparison_key(document))
+    covered = [False] * len(whole)
+    for i in range(len(whole) - 3):
+        if whole[i : i + 4] in (inside if start <= i and i + 4 <= end else rest):
+            covered[i : i + 4] = [True] * 4
+    for m in _RESTATE_HEADS.finditer(whole):
+        covered[m.start() : m.end()] = [True] * (m.end() - m.start())
+    return all(covered)
+
+
+def _grams(key: str) -> set[str]:
+    return {key[i : i + 4] for i in range(len(key) - 3)}
