@@ -2,7 +2,7 @@
 
 Kind-free on purpose (a hand-written review.jsonl names no kind): both sides are folded
 (NFKC, spaces and thousands separators dropped, a trailing 元 dropped); two numbers are the
-same within a cent (or one part in a million); two runs of option letters are the same set
+same within half a cent; two runs of option letters are the same set
 ("CA" is "AC"); anything else must be the same text.
 """
 
@@ -41,7 +41,7 @@ def same_answer(a: Any, b: Any) -> bool:
     x, y = folded(a), folded(b)
     nx, ny = as_number(x), as_number(y)
     if nx is not None and ny is not None:
-        return math.isclose(nx, ny, rel_tol=1e-6, abs_tol=0.005)
+        return math.isclose(nx, ny, rel_tol=1e-9, abs_tol=0.005)
     if _LETTERS.fullmatch(x.upper()) and _LETTERS.fullmatch(y.upper()):
         return set(x.upper()) == set(y.upper())
     return x == y
