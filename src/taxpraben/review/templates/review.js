@@ -5,6 +5,7 @@
   var index = 0;
   var shown = null;   // the reading on screen
   var busy = false;
+  var queued = [];    // keys pressed while busy
 
   function $(id) { return document.getElementById(id); }
   function setText(id, text) { $(id).textContent = text == null ? "" : String(text); }
@@ -76,10 +77,18 @@
     fail("");
   }
 
+  // While a verdict is saved or a reading loads, keys wait in order (none is lost, none acts
+  // on the reading that is leaving the screen).
+  function settle() {
+    busy = false;
+    while (!busy && queued.length) handle(queued.shift());
+  }
+
   function show(i) {
     if (!state.n) { finished(); return Promise.resolve(); }
+    busy = true;
     index = Math.max(0, Math.min(state.n - 1, i));
-    return api("/api/reading/" + index).then(render).catch(function (e) { fail(e.message); });
+    return api("/api/reading/" + index).then(render).catch(function (e) { fail(e.message); }).then(settle);
   }
 
   function finished() {
@@ -101,11 +110,10 @@
         progress();
         setText("previous", "Previous: " + was.task + " id " + was.id + (was.field ? " " + was.field : "") +
                 ": you said " + verdictText(res) + "; gold: " + res.gold);
-        if (res.next == null) { finished(); return null; }
+        if (res.next == null) { finished(); settle(); return null; }
         return show(res.next);
       })
-      .catch(function (e) { fail("Not saved: " + e.message); })
-      .then(function () { busy = false; });
+      .catch(function (e) { fail("Not saved: " + e.message); settle(); });
   }
 
   function openEntry() {
@@ -131,18 +139,24 @@
     e.stopPropagation();
   });
 
-  document.addEventListener("keydown", function (e) {
-    if (e.ctrlKey || e.metaKey || e.altKey || !state) return;
-    var key = e.key;
+  var KEYS = ["y", "n", "u", "w", "ArrowLeft", "b", "ArrowRight", "s", "q"];
+
+  function handle(key) {
     var onCard = !$("card").hidden;
     if (onCard && key === "y") give("right");
     else if (onCard && key === "n") give("wrong", null);
     else if (onCard && key === "u") give("unsure");
-    else if (onCard && key === "w") { e.preventDefault(); openEntry(); }
+    else if (onCard && key === "w") openEntry();
     else if (key === "ArrowLeft" || key === "b") show(onCard ? index - 1 : state.n - 1);
     else if (onCard && (key === "ArrowRight" || key === "s")) show(index + 1 < state.n ? index + 1 : 0);
     else if (onCard && key === "q") $("question").open = !$("question").open;
-    else return;
+  }
+
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || !state || KEYS.indexOf(e.key) < 0) return;
+    e.preventDefault();
+    if (busy) queued.push(e.key);
+    else handle(e.key);
   });
 
   api("/api/state").then(function (s) {
