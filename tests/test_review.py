@@ -220,6 +220,7 @@ def test_report_shows_the_figure_everywhere(out: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Human review (ann): 13 of 14 readings agree, 92.9% [68.5, 98.7] (95% Wilson interval)" in result.output
     assert "Corrected Overall Average" in result.output
+    assert "  TaxSCQ: 13 of 14 readings agree" in result.output
     raw = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert raw["review"]["overall"]["agreed"] == 13 and raw["review"]["tasks"]["TaxSCQ"]["reviewed"] == 14
     assert list(raw)[:3] == ["schema_version", "meta", "tasks"]  # the rest of the file as it was

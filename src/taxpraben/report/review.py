@@ -245,6 +245,15 @@ def review_lines(results: Results) -> list[str]:
     return lines
 
 
+def review_task_lines(results: Results) -> list[str]:
+    """Per task reviewed, its figure and corrected score (the terminal)."""
+    review = results.review
+    if review is None:
+        return []
+    return [f"  {name}: {agreement_text(f)}" + (f"; corrected score {corrected_text(f.corrected)}" if f.corrected else "")
+            for name, f in review.tasks.items()]
+
+
 def review_banner(results: Results) -> list[str]:
     review = results.review
     return [review.banner] if review is not None and review.banner else []
@@ -273,7 +282,9 @@ def review_table(results: Results) -> Table | None:
     disagreements = review.disagreements
     if disagreements:
         shown = "; ".join(f"{d['task']} {d['id']} run {d['run']}{' ' + d['field'] if d.get('field') else ''}: read "
-                          f"{d['read']!r}, person {d['answer']!r}, gold {d['gold']!r}" for d in disagreements[:20])
+                          f"{d['read']!r}, person {d['answer']!r}"
+                          + (f", judge {d['judge']!r}" if "judge" in d else "") + f", gold {d['gold']!r}"
+                          for d in disagreements[:20])
         more = f" (and {len(disagreements) - 20} more)" if len(disagreements) > 20 else ""
         table.notes.append(f"Readings the person read otherwise: {shown}{more}.")
     return table

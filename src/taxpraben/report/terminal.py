@@ -10,7 +10,7 @@ from rich.table import Table
 
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Leaderboard, overall_gap
-from taxpraben.report.review import review_banner, review_cell, review_lines
+from taxpraben.report.review import review_banner, review_cell, review_lines, review_task_lines
 from taxpraben.report.tables import judge_lines, ledger_summary, overall_summary, problem_banner
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
@@ -75,7 +75,7 @@ def print_summary(
             console.print(f"[bold]By {heading}:[/] {text}", highlight=False)
     if overall["partial"]:
         console.print(f"[yellow]{overall['partial']}[/]", highlight=False)
-    for line in review_lines(results):
+    for line in [*review_lines(results)[:1], *review_task_lines(results), *review_lines(results)[1:]]:
         console.print(line, markup=False, highlight=False)
     by_reason: dict[str, list[str]] = {}
     for row in run.tasks:
