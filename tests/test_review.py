@@ -364,3 +364,52 @@ def test_a_review_survives_a_kill_of_the_server(out: Path) -> None:
     assert "Human review (ann): 2 of 2 readings agree" in output
     assert json.loads((out / "results.json").read_text(encoding="utf-8"))["review"]["overall"]["unsure"] == 1
     assert [v.verdict for v in read_verdicts(out / REVIEW_FILE)] == ["right", "right", "unsure"]
+
+
+def test_a_field_value_is_found_after_its_name() -> None:
+    from taxpraben.review.draw import field_span
+
+    text = '{"少缴税款": 310000.0, "滞纳金": 31000.0, "罚款": 31000}'
+    start = text.index("31000.0")
+    assert field_span(text, "滞纳金", 31000.0) == (start, start + len("31000.0"))
+    assert field_span(text, "罚款", 31000.0) == (text.rindex("31000"), text.rindex("31000") + 5)
+    assert field_span(text, "违法性质", "偷税") is None
+
+
+def test_judge_and_person_side_by_side(out: Path, base_run: Path, tmp_path: Path) -> None:
+    samples = out / "samples.jsonl"
+    lines = [json.loads(x) for x in samples.read_text(encoding="utf-8").splitlines()]
+    for sample in lines:  # the judge audited TaxSCQ 1 and 2, reading them otherwise than the rules
+        if sample["task"] == "TaxSCQ" and sample["id"] in ("1", "2"):
+            sample.update(judge_extracted="信息技术服务", judge_agrees=False)
+    samples.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    write_review(out, [line("TaxSCQ", "1", "wrong", "信息技术服务"), line("TaxSCQ", "2", "right")])
+    block = review_block(out, read_results(out))
+    assert block.judge_and_person == {"items": 2, "agreed": 1}
+    assert block.disagreements[0]["judge"] == "信息技术服务"
+    diff = CliRunner().invoke(app, ["diff", str(base_run), str(out), "--out", str(tmp_path / "d")],
+                              env={"COLUMNS": "250"})
+    assert diff.exit_code == 0, diff.output
+    assert "| B | 1/2 agree" in diff.output and "B TaxSCQ 1 run 0: rules '有形动产租赁服务', judge '信息技术服务'" in diff.output
+
+
+def test_review_command_errors_speak_to_the_user(tmp_path: Path, out: Path) -> None:
+    missing = CliRunner().invoke(app, ["review", str(tmp_path / "nowhere")], env={"COLUMNS": "200"})
+    assert missing.exit_code == 2 and "results.json: not found" in missing.output
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = CliRunner().invoke(app, ["review", str(out), "--port", str(port)], env={"COLUMNS": "200"})
+    assert busy.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in busy.output
+
+
+def test_a_browser_opens_only_where_there_is_a_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    from taxpraben.commands.review import has_display
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert has_display() is False
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert has_display() is True

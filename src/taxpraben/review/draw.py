@@ -63,16 +63,15 @@ def field_span(prediction: str, name: str, value: Any) -> tuple[int, int] | None
     (else the value anywhere); None when the text holds neither."""
     if value is None:
         return None
-    texts = [str(value)]
+    texts = [str(value)]  # "31000.0" where the output writes it so, else "31000"
     if isinstance(value, float) and value.is_integer():
-        texts.insert(0, str(int(value)))
+        texts.append(str(int(value)))
     start = max(prediction.find(name), 0)
-    for text in texts:
-        at = prediction.find(text, start)
-        if at < 0:
-            at = prediction.find(text)
-        if at >= 0 and text:
-            return at, at + len(text)
+    for begin in (start, 0):  # after the name first, else anywhere
+        for text in texts:
+            at = prediction.find(text, begin)
+            if at >= 0 and text:
+                return at, at + len(text)
     return None
 
 
