@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("taxpraben.commands.diff", "diff"),
     "explain": ("taxpraben.commands.explain", "explain"),
     "rules": ("taxpraben.commands.explain", "rules"),
+    "review": ("taxpraben.commands.review", "review"),
 }
 
 

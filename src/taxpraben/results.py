@@ -563,6 +563,48 @@ class Meta(FileObject):
     judge: JudgeMeta | None = _field("The second reader and its audit.", when="--judge")
 
 
+class ReviewFigure(FileObject):
+    """Human review of one task's readings, or of every task's (``review.tasks.NAME``, ``review.overall``)."""
+
+    reviewed: int = _field("Readings with a verdict of right or wrong (unsure ones are left out).", default=0)
+    agreed: int = _field("Of those, the ones the reviewer read as taxpraben did (verdict right).", default=0)
+    agreement: float | None = _field("agreed / reviewed; null when nothing was reviewed.")
+    ci95: list[float] | None = _field("95% Wilson interval of the agreement; null when nothing was reviewed.")
+    unsure: int = _field("Readings whose only verdicts were unsure.", default=0)
+    given: float = _field("Points (items, 0-1 each) the readings gave that the reviewer's answer would not have.",
+                          default=0.0)
+    withheld: float = _field("Points the readings withheld that the reviewer's answer would have earned.",
+                             default=0.0)
+    corrected: list[float | None] | None = _field(
+        "Estimated score had every reading been a reviewer's: [estimate, low, high] (0-1; the protocol's score "
+        "plus (withheld - given) / reviewed, the bounds from the Wilson intervals of the shares given and "
+        "withheld). Never replaces the protocol's score.", when="the task's score is computed")
+
+
+class Review(FileObject):
+    """People's verdicts on a draw of the readings (``taxpraben review``; ``OUT/review.jsonl``)."""
+
+    file: str = _field("The verdicts' file, relative to the result directory.", default="review.jsonl")
+    reviewers: list[str] = _field("Who gave verdicts.", default_factory=list)
+    overall: ReviewFigure = _field("Every task's reviewed readings together.", default_factory=ReviewFigure)
+    tasks: dict[str, ReviewFigure] = _field("Per task reviewed.", default_factory=dict)
+    corrected_overall: list[float | None] | None = _field(
+        "The Overall Average had every reading been a reviewer's: [estimate, low, high] (unreviewed tasks "
+        "as scored). Never replaces the Overall Average.")
+    inter_reviewer: dict[str, int] | None = _field(
+        "Readings two or more reviewers decided (items) and those on which all gave the same verdict and "
+        "answer (agreed).", when="two reviewers decided a reading")
+    judge_and_person: dict[str, int] | None = _field(
+        "Readings both the judge (--judge, --judge-audit) and a person read (items), and those where their "
+        "answers agree (agreed).", when="the judge read a reviewed item")
+    disagreements: list[dict[str, Any]] = _field(
+        "The reviewed readings the person read otherwise: task, id, run, field, read (taxpraben's reading), "
+        "answer (the person's), gold, and judge (the judge's reading, where it read the item).",
+        default_factory=list)
+    banner: str | None = _field("The reports' warning when the agreement's lower bound is below 95%.",
+                                when="the lower bound is below 95%")
+
+
 class Results(FileObject):
     """``results.json``: everything a report or leaderboard shows."""
 
@@ -575,6 +617,8 @@ class Results(FileObject):
         default_factory=OverallStat,
     )
     ledger: Ledger | None = _field("The tasks' ledgers added up: truncation and cost of the whole run.")
+    review: Review | None = _field("People's check of the readings (`taxpraben review`).",
+                                   when="`report` of a directory with review.jsonl")
 
 
 # ---------------------------------------------------------------------------- samples
@@ -721,7 +765,7 @@ DOCUMENTED: tuple[type[FileObject], ...] = (
     Results, Meta, Manifest, ManifestVersion, ManifestFile, ManifestSpec, ManifestScorer,
     GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
     ShardInfo, MergedFrom, ShardRef, JudgeMeta, TaskResult, RunFigures, RunCounts, FieldFigures, JudgeTask,
-    JudgeAudit, Groups,
+    JudgeAudit, Groups, Review, ReviewFigure,
     Stat, OverallStat, SampleLine, FieldScore, Prediction,
 )
 

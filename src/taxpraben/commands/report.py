@@ -69,6 +69,8 @@ def report(
         write_reports,
     )
     from taxpraben.report.leaderboard import save_leaderboard
+    from taxpraben.report.review import attach_review
+    from taxpraben.review.store import ReviewFileError
 
     console = cli_console()
     try:
@@ -76,6 +78,7 @@ def report(
         if len(dirs) > 1:  # check comparability before writing anything
             board = build_leaderboard(dirs, force=force, resamples=resamples, seed=seed)
         for directory in dirs if board is None or rebuild_reports else []:
+            attach_review(directory)  # OUT/review.jsonl, when there is one, into results.json
             paths = write_reports(directory)
             if quiet or board is not None:  # with a leaderboard, its table is the summary
                 for path in paths:
@@ -89,7 +92,7 @@ def report(
                     console.print(str(path), highlight=False)
             else:
                 print_leaderboard(board, paths, console)
-    except ReportError as exc:
+    except (ReportError, ReviewFileError) as exc:
         cli_console(stderr=True).print(f"[red]Error:[/] {exc}", highlight=False)
         raise typer.Exit(code=2) from exc
     if board is not None and board.partial and not allow_partial:

@@ -23,6 +23,7 @@ from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Entry, check_compatible, manifest_of
 from taxpraben.report.load import ReportError
 from taxpraben.report.markdown import cell
+from taxpraben.report.review import review_side_by_side, reviewed_view
 from taxpraben.report.significance import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -241,7 +242,7 @@ def build_diff(
 ) -> Diff:
     """Load A and B, check that they are comparable (IncompatibleResultsError unless
     ``force``), and compute every change, test, flip and difference; nothing written."""
-    a, b = Entry(load_run(Path(a_dir)), ""), Entry(load_run(Path(b_dir)), "")
+    a, b = Entry(reviewed_view(load_run(Path(a_dir))), ""), Entry(reviewed_view(load_run(Path(b_dir))), "")
     for entry, name in ((a, "A"), (b, "B")):
         entry.label = f"{name}: {entry.view.label}"
     warnings = check_compatible([a, b], force=force)
@@ -313,6 +314,7 @@ def render_diff_markdown(diff: Diff, *, shown_flips: int = 50) -> str:
             lines.append(f"\n... and {len(diff.flips) - shown_flips} more (all in {DIFF_JSON}).")
     else:
         lines.append("None.")
+    lines += review_side_by_side(diff.a.results, diff.b.results)
     lines += ["", "## How the runs were made differently", ""]
     if diff.differences:
         lines += ["| Key | A | B |", "|---|---|---|"]

@@ -24,7 +24,20 @@ from markupsafe import Markup
 from taxpraben import __version__
 from taxpraben.kinds.base import Item
 from taxpraben.report import plots, tables
-from taxpraben.report.samples import COMPRESS_ABOVE, PREDICTION_LIMIT, BrowserData, write_embedded
+from taxpraben.report.review import (
+    agreement_text,
+    corrected_text,
+    review_banner,
+    review_lines,
+    review_table,
+)
+from taxpraben.report.samples import (
+    COMPRESS_ABOVE,
+    PREDICTION_LIMIT,
+    BrowserData,
+    script_json,
+    write_embedded,
+)
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
 
@@ -60,6 +73,18 @@ def content_security_policy(script: str) -> str:
         f"script-src 'sha256-{digest}'; "
         "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
     )
+
+
+def review_parts(results: Results) -> dict[str, object]:
+    """The template's human review values (all empty without a review)."""
+    human = results.review
+    keys = sorted({(d["task"], str(d["id"])) for d in human.disagreements}) if human is not None else []
+    return {
+        "human": human, "human_banner": review_banner(results), "human_table": review_table(results),
+        "human_lines": review_lines(results)[1:], "review_keys": script_json([list(k) for k in keys]),
+        "human_agreement": agreement_text(human.overall) if human is not None else "",
+        "human_corrected": corrected_text(human.corrected_overall) if human is not None else "",
+    }  # fmt: skip
 
 
 def render_html(
@@ -132,6 +157,7 @@ def write_html(
             plot_radar=plots.bloom_radar(run),
             plot_failures=plots.failure_bars(run),
             plot_distributions=plots.score_histograms(run, data.scores),
+            **review_parts(run.results),
             sample_tasks=data.tasks,
             sample_note=note,
             sample_json=Markup(marker),

@@ -27,6 +27,7 @@ from taxpraben.report import plots
 from taxpraben.report.html import asset, environment
 from taxpraben.report.load import ReportError
 from taxpraben.report.markdown import cell
+from taxpraben.report.review import review_cell, reviewed_view
 from taxpraben.report.significance import (
     ALPHA,
     DEFAULT_RESAMPLES,
@@ -356,7 +357,7 @@ def build_leaderboard(
     """Load, check, rank and test; no files written."""
     if len(dirs) < 2:
         raise ReportError("a leaderboard needs at least two result directories")
-    entries = [Entry(load_run(Path(d)), "") for d in dirs]
+    entries = [Entry(reviewed_view(load_run(Path(d))), "") for d in dirs]
     labels = [e.view.label for e in entries]
     for e, label in zip(entries, labels, strict=True):
         e.label = f"{label} ({e.directory.name})" if labels.count(label) > 1 else label
@@ -409,10 +410,12 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
     for warning in board.warnings:
         lines.append(f"> **Warning:** {cell(warning)}")
         lines.append("")
+    reviewed = any(e.results.review is not None for e in board.entries)
     headers = [
         "Rank",
         "Model",
         "Overall Average",
+        *(["Human review"] if reviewed else []),
         "95% CI over runs",
         "Runs",
         "Errors",
@@ -422,7 +425,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
         "Notes",
     ]
     lines.append("| " + " | ".join(headers) + " |")
-    lines.append("|---:|---|---:|---|---:|---|---:|---|" + "---:|" * len(board.tasks) + "---|")
+    lines.append("|---:|---|---:|" + "---|" * reviewed + "---|---:|---|---:|---|" + "---:|" * len(board.tasks) + "---|")
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
         value = fmt.stat(overall) + (f" ({entry.partial_text})" if entry.partial_text else "")
@@ -441,6 +444,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
             str(rank),
             cell(entry.label),
             value,
+            *([cell(review_cell(entry.results))] if reviewed else []),
             fmt.interval(overall.ci95),
             str(len(overall.runs)),
             f"**{entry.error_flag}**" if entry.error_flag else "0",
@@ -506,6 +510,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
                 "overall": fmt.stat(entry.overall),
                 "partial": entry.partial_text,
                 "ci95": fmt.interval(entry.overall.ci95),
+                "review": review_cell(entry.results),
                 "runs": len(entry.overall.runs),
                 "vs": None
                 if rank > len(board.comparisons)
@@ -539,6 +544,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
         .render(
             board=board,
             rows=rows,
+            reviewed=any(e.results.review is not None for e in board.entries),
             pairs=pairs,
             plot=plots.overall_intervals([(e.label, e.overall) for e in board.entries]),
             method=method_note(resamples, seed),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from taxpraben.report import format as fmt
-from taxpraben.report import tables
+from taxpraben.report import review, tables
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
 
@@ -62,12 +62,20 @@ def render_markdown(run: RunView | Results, *, label: str | None = None) -> str:
     )
     for line in tables.problem_banner(run):
         parts += ["", f"> **Warning:** {cell(line)}"]
+    for line in review.review_banner(run.results):
+        parts += ["", f"> **Warning:** {cell(line)}"]
     parts += ["", "## Overall Average", ""]
     beside = f" · **{overall['coverage']}**" if overall["coverage"] else ""
     parts.append(f"**{overall['value']}**{beside} (mean ± std over runs, points out of 100)")
     parts.append("")
     parts.append(f"- 95% interval over runs (t): {overall['ci95']}")
     parts.append(f"- 95% bootstrap interval over items: {overall['bootstrap_ci95']}")
+    human = run.results.review
+    if human is not None:
+        parts.append(f"- Human review: {cell(review.agreement_text(human.overall))}")
+        if human.corrected_overall:
+            parts.append(f"- Corrected by the human review (an estimate, not the protocol's figure): "
+                         f"{review.corrected_text(human.corrected_overall)}")
     if overall["partial"]:
         parts += ["", f"> **{cell(overall['partial'])}**"]
     parts.append("")
@@ -78,6 +86,10 @@ def render_markdown(run: RunView | Results, *, label: str | None = None) -> str:
     judge = tables.judge_lines(run)
     if judge:
         parts += ["## Judge (second reader)", "", *(f"- {cell(line.strip())}" for line in judge), ""]
+    human_table = review.review_table(run.results)
+    if human_table is not None:
+        parts.append(render_table(human_table))
+        parts += [*(f"- {cell(line)}" for line in review.review_lines(run.results)[1:]), ""]
     ledger = tables.ledger_table(run)
     if ledger is not None:
         parts.append(render_table(ledger))

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Leaderboard, overall_gap
+from taxpraben.report.review import review_banner, review_cell, review_lines, review_task_lines
 from taxpraben.report.tables import judge_lines, ledger_summary, overall_summary, problem_banner
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results
@@ -27,6 +28,8 @@ def print_summary(
     run = as_view(run)
     results = run.results
     for line in problem_banner(run):
+        console.print(f"Warning: {line}", style="bold red", markup=False, highlight=False)
+    for line in review_banner(results):
         console.print(f"Warning: {line}", style="bold red", markup=False, highlight=False)
     for line in judge_lines(run):
         console.print(line, markup=False, highlight=False)
@@ -73,6 +76,8 @@ def print_summary(
             console.print(f"[bold]By {heading}:[/] {text}", highlight=False)
     if overall["partial"]:
         console.print(f"[yellow]{overall['partial']}[/]", highlight=False)
+    for line in [*review_lines(results)[:1], *review_task_lines(results), *review_lines(results)[1:]]:
+        console.print(line, markup=False, highlight=False)
     by_reason: dict[str, list[str]] = {}
     for row in run.tasks:
         if not row.computed:
@@ -99,6 +104,9 @@ def print_leaderboard(board: Leaderboard, paths: Sequence[Path], console: Consol
     table.add_column("#", justify="right")
     table.add_column("Model", min_width=12, overflow="fold")
     table.add_column("Overall", justify="right", no_wrap=True)
+    reviewed = any(e.results.review is not None for e in board.entries)
+    if reviewed:
+        table.add_column("Human review")
     table.add_column("95% CI")
     table.add_column("Errors", justify="right")
     table.add_column("Δ next", justify="right", no_wrap=True)
@@ -121,6 +129,7 @@ def print_leaderboard(board: Leaderboard, paths: Sequence[Path], console: Consol
             str(rank),
             entry.label,
             fmt.stat(entry.overall) + partial,
+            *([review_cell(entry.results)] if reviewed else []),
             fmt.interval(entry.overall.ci95),
             f"[red]{entry.error_flag}[/]" if entry.error_flag else "0",
             delta,

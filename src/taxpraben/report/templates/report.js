@@ -30,6 +30,11 @@
 
   function start(data) {
   var items = data.items;
+  var reviewedOtherwise = {};  // (task, id) a person read otherwise (taxpraben review)
+  var reviewBlock = byId("review-data");
+  (reviewBlock ? JSON.parse(reviewBlock.textContent) : []).forEach(function (key) {
+    reviewedOtherwise[key[0] + "\u0000" + key[1]] = true;
+  });
 
   items.forEach(function (item) {
     var scores = [];
@@ -39,6 +44,7 @@
     item.statuses = item.r.map(function (run) { return STATUS[run.st] || "ok"; });
     item.truncated = item.r.some(function (run) { return run.tr === 1; });
     item.judgeDisagrees = item.r.some(function (run) { return run.ja === 0; });  // --judge-audit
+    item.reviewWrong = reviewedOtherwise[data.tasks[item.t] + "\u0000" + item.i] === true;
   });
 
   function prediction(item, k) {
@@ -75,6 +81,7 @@
     if (state.status === "disagree" && !(item.spread > 1e-9)) return false;
     if (state.status === "truncated" && !item.truncated) return false;
     if (state.status === "judge_disagree" && !item.judgeDisagrees) return false;
+    if (state.status === "review_wrong" && !item.reviewWrong) return false;
     if (state.min !== null && (item.mean === null || item.mean < state.min - 1e-12)) return false;
     if (state.max !== null && (item.mean === null || item.mean > state.max + 1e-12)) return false;
     if (state.q && haystack(item).indexOf(state.q) < 0) return false;

@@ -1,0 +1,154 @@
+"""The readings a person checks: every reading of a run whose answer is read, and a seeded
+draw of them stratified by task and by how each was read.
+
+A *reading* (:class:`Reading`) is one output of a classification or structured task, or one
+exact field (a number or a category) of a mixed task's output. Its *stratum* is how it was
+read: ``high`` / ``low`` (a rule of that confidence), ``judge`` (the second reader) or
+``none`` (no answer was read: a format failure, a field left missing). Generation tasks and
+errored generations (no output) are not drawn.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from taxpraben.kinds.base import Item
+from taxpraben.review.store import Key
+
+#: The task types whose answers are read.
+READ_TYPES = ("classification", "structured", "mixed")
+#: Field kinds of a mixed task that are read exactly (reviewed); text fields are scored semantically.
+EXACT_FIELD_KINDS = ("number", "category")
+STRATA = ("high", "low", "judge", "none")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading to check, with what the page shows of it."""
+
+    task: str
+    id: str
+    run: int
+    field: str | None
+    stratum: str
+    task_type: str
+    prediction: str
+    read: Any
+    read_by: str | None
+    confidence: str | None
+    evidence: tuple[int, int] | None
+    failure: str | None
+    veto: str | None
+    gold: Any
+
+    @property
+    def key(self) -> Key:
+        return (self.task, self.id, self.run, self.field)
+
+
+def stratum(read_by: str | None, confidence: str | None, read: bool) -> str:
+    """How a reading was made: judge, none (nothing read), else the rule's confidence."""
+    if not read:
+        return "none"
+    if read_by and read_by.startswith("judge:"):
+        return "judge"
+    return "low" if confidence == "low" else "high"
+
+
+def field_span(prediction: str, name: str, value: Any) -> tuple[int, int] | None:
+    """Where a field's value is written in the output: the value after the field's name
+    (else the value anywhere); None when the text holds neither."""
+    if value is None:
+        return None
+    texts = [str(value)]  # "31000.0" where the output writes it so, else "31000"
+    if isinstance(value, float) and value.is_integer():
+        texts.append(str(int(value)))
+    start = max(prediction.find(name), 0)
+    for begin in (start, 0):  # after the name first, else anywhere
+        for text in texts:
+            at = prediction.find(text, begin)
+            if at >= 0 and text:
+                return at, at + len(text)
+    return None
+
+
+def readings_of(item: Item, task_type: str) -> list[Reading]:
+    """The readings of one item: itself (classification, structured), its exact fields
+    (mixed); none for generation tasks and errored items."""
+    if task_type not in READ_TYPES or item.status == "error":
+        return []
+    common = {"task": item.task, "id": item.id, "run": item.run, "task_type": task_type,
+              "prediction": item.prediction, "failure": item.failure, "veto": item.veto}  # fmt: skip
+    if task_type != "mixed":
+        read = item.status == "ok"
+        return [Reading(field=None, stratum=stratum(item.read_by, item.confidence, read), read=item.extracted if read
+                        else None, read_by=item.read_by, confidence=item.confidence, evidence=item.evidence,
+                        gold=item.gold, **common)]  # fmt: skip
+    found = []
+    for name, figures in (item.fields or {}).items():
+        if figures.get("kind") not in EXACT_FIELD_KINDS:
+            continue
+        pred = figures.get("pred")
+        read = item.status == "ok" and pred is not None and figures.get("status") not in ("missing", "format_failure")
+        confidence = "low" if figures.get("matched_by") == "fuzzy" else item.confidence
+        found.append(Reading(field=name, stratum=stratum(item.read_by, confidence, read), read=pred if read else None,
+                             read_by=item.read_by, confidence=confidence if read else None,
+                             evidence=field_span(item.prediction, name, pred) if read else None,
+                             gold=figures.get("gold"), **common))  # fmt: skip
+    return found
+
+
+def all_readings(items: Iterable[Item], task_types: Mapping[str, str]) -> list[Reading]:
+    """Every reading of ``items`` (tasks absent from ``task_types`` are not read)."""
+    return [r for item in items for r in readings_of(item, task_types.get(item.task, ""))]
+
+
+def allocate(sizes: Mapping[Any, int], n: int) -> dict[Any, int]:
+    """``n`` draws shared among strata of ``sizes``: one for each non-empty stratum first
+    (while ``n`` lasts, largest first), the rest in proportion to size (largest remainders),
+    never more than a stratum holds."""
+    order = sorted((k for k in sizes if sizes[k] > 0), key=lambda k: (-sizes[k], str(k)))
+    share = dict.fromkeys(sizes, 0)
+    for k in order[:n]:
+        share[k] = 1
+    left = n - sum(share.values())
+    while left > 0:
+        room = {k: sizes[k] - share[k] for k in order if sizes[k] > share[k]}
+        if not room:
+            break
+        total = sum(room.values())
+        quotas = {k: left * room[k] / total for k in room}
+        given = 0
+        for k in room:
+            whole = min(int(quotas[k]), room[k])
+            share[k] += whole
+            given += whole
+        if given == 0:  # the largest remainders take one each
+            for k in sorted(room, key=lambda k: (-(quotas[k] - int(quotas[k])), str(k)))[:left]:
+                share[k] += 1
+                given += 1
+        left -= given
+    return share
+
+
+def draw(readings: Sequence[Reading], n: int, seed: int) -> list[Reading]:
+    """``n`` readings (all when fewer), stratified by (task, stratum) (:func:`allocate`),
+    each stratum's drawn by a generator seeded with (``seed``, task, stratum): the same for
+    every rerun. Ordered by task, then stratum, then id and run (like questions together)."""
+    strata: dict[tuple[str, str], list[Reading]] = {}
+    for reading in readings:
+        strata.setdefault((reading.task, reading.stratum), []).append(reading)
+    shares = allocate({k: len(v) for k, v in strata.items()}, n)
+    picked: list[Reading] = []
+    for (task, how), members in strata.items():
+        rng = random.Random(f"taxpraben-review:{seed}:{task}:{how}")
+        picked += rng.sample(members, shares[(task, how)])
+    rank = {s: i for i, s in enumerate(STRATA)}
+    return sorted(picked, key=lambda r: (r.task, rank.get(r.stratum, 9), _natural(r.id), r.run, r.field or ""))
+
+
+def _natural(item_id: str) -> tuple[int, int | str]:
+    return (0, int(item_id)) if item_id.isdigit() else (1, item_id)
