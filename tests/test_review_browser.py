@@ -93,7 +93,7 @@ def test_grading_by_keyboard_survives_a_restart_and_reaches_the_report(context, 
         assert page.is_hidden("#gold")  # not before the verdict
         page.keyboard.press("y")
         graded(page, 1, n)
-        assert page.text_content("#where").startswith(f"2 of {n}")
+        sync_api.expect(page.locator("#where")).to_have_text(re.compile(rf"^2 of {n}"))  # polled: it moves after
         assert "Previous:" in page.text_content("#previous") and "gold:" in page.text_content("#previous")
         page.keyboard.press("w")
         page.wait_for_selector("#answer", state="visible")

@@ -11,6 +11,8 @@ from taxpraben.commands.common import cli_console
 from taxpraben.report.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.report.leaderboard import Leaderboard
 
 
@@ -60,16 +62,8 @@ def report(
 ) -> None:
     """Rebuild report.md and report.html of one directory; with several, rank them in a leaderboard."""
     # The report code (jinja2, numpy) is loaded here, not when the command line is built.
-    from taxpraben.report import (
-        ReportError,
-        build_leaderboard,
-        load_results,
-        print_leaderboard,
-        print_summary,
-        write_reports,
-    )
+    from taxpraben.report import ReportError, build_leaderboard, print_leaderboard
     from taxpraben.report.leaderboard import save_leaderboard
-    from taxpraben.report.review import attach_review
     from taxpraben.review.store import ReviewFileError
 
     console = cli_console()
@@ -78,13 +72,7 @@ def report(
         if len(dirs) > 1:  # check comparability before writing anything
             board = build_leaderboard(dirs, force=force, resamples=resamples, seed=seed)
         for directory in dirs if board is None or rebuild_reports else []:
-            attach_review(directory)  # OUT/review.jsonl, when there is one, into results.json
-            paths = write_reports(directory)
-            if quiet or board is not None:  # with a leaderboard, its table is the summary
-                for path in paths:
-                    console.print(str(path), highlight=False)
-            else:
-                print_summary(load_results(directory), paths, console)
+            _rebuild(directory, quiet or board is not None, console)
         if board is not None:
             paths = save_leaderboard(board, out or Path("."))
             if quiet:
@@ -97,6 +85,21 @@ def report(
         raise typer.Exit(code=2) from exc
     if board is not None and board.partial and not allow_partial:
         exit_on_partial_entries(board)
+
+
+def _rebuild(directory: Path, paths_only: bool, console: Console) -> None:
+    """One directory's reports rewritten (its review, when there is one, into results.json);
+    the paths written, or its summary."""
+    from taxpraben.report import load_results, print_summary, write_reports
+    from taxpraben.report.review import attach_review
+
+    attach_review(directory)  # OUT/review.jsonl, when there is one, into results.json
+    paths = write_reports(directory)
+    if paths_only:  # with a leaderboard, its table is the summary
+        for path in paths:
+            console.print(str(path), highlight=False)
+    else:
+        print_summary(load_results(directory), paths, console)
 
 
 def exit_on_partial_entries(board: Leaderboard) -> None:
