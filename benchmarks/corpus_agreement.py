@@ -23,6 +23,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "corpus")
     parser.add_argument("--only", default="", help="only corpus files whose name contains this")
     parser.add_argument("--list", action="store_true", help="print every disagreement")
+    parser.add_argument("--by-source", action="store_true",
+                        help="also per source repository of the real outputs (held-out figures: measure a source "
+                             "before developing on it)")
     args = parser.parse_args()
     sys.path.insert(0, str(args.src))
     from taxpraben.data.checks import check_record
@@ -31,6 +34,7 @@ def main() -> None:
 
     registry = load_registry(use_env=False)
     total = agree = generous = strict = 0
+    sources: dict[str, list[int]] = {}  # repo -> [agree, n, gave, withheld]
     for path in sorted(args.corpus.glob("*.jsonl")):
         if args.only not in path.name:
             continue
@@ -53,6 +57,14 @@ def main() -> None:
                 same = False
             n += 1
             ok += same
+            repo = (case.get("source") or {}).get("repo")
+            if repo:
+                tally = sources.setdefault(repo, [0, 0, 0, 0])
+                tally[0] += same
+                tally[1] += 1
+                if not same and "score" in expect and got is not None:
+                    tally[2] += got > expect["score"]
+                    tally[3] += got < expect["score"]
             if not same and "score" in expect and got is not None:
                 gave += got > expect["score"]
                 withheld += got < expect["score"]
@@ -62,6 +74,9 @@ def main() -> None:
         print(f"{path.name}: {ok}/{n} agree ({ok / n:.1%}); of the disagreements {gave} credit a point "
               f"the grader does not, {withheld} withhold one")
         total, agree, generous, strict = total + n, agree + ok, generous + gave, strict + withheld
+    if args.by_source:
+        for repo, (ok_, n_, gave_, withheld_) in sorted(sources.items()):
+            print(f"  source {repo}: {ok_}/{n_} agree ({ok_ / n_:.1%}); {gave_} too generous, {withheld_} too strict")
     if total:
         print(f"all: {agree}/{total} agree ({agree / total:.1%}); {generous} too generous, {strict} too strict")
 
