@@ -23,36 +23,43 @@ from collections.abc import Iterable
 __all__ = ["covering_span", "evidence_span", "keyed"]
 
 #: Characters a key leaves out: whitespace, Markdown emphasis, headings, quotes and tables,
-#: LaTeX's braces and math delimiters.
+#: LaTeX's braces and math delimiters; LaTeX commands (``\boxed``, ``\text``, ``\,``) too,
+#: as the cleaner drops them.
 _SKIPPED = frozenset("*_`#>|~{}$")
-#: LaTeX commands (``\boxed``, ``\text``, ``\,``): left out of a key, as the cleaner drops them.
-_COMMAND = re.compile(r"\\(?:[A-Za-z]+|.)")
+#: The runs a key keeps, and the LaTeX commands it drops (those start with a backslash).
+_KEPT = re.compile(r"[^\s*_`#>|~{}$\\]+|\\(?:[A-Za-z]+|.)?", re.DOTALL)
 #: Dashes and minus signs the cleaner folds to "-".
 _DASHES = str.maketrans({c: "-" for c in "−–—﹣－"})
+_DASH = re.compile("[−–—﹣－]")
+#: Full-width ASCII forms (，：（）０-９Ａ-Ｚ) to their ASCII characters, one for one, as NFKC maps them.
+_HALF = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F) if chr(c) != "－"})
 
 
 def keyed(text: str) -> tuple[str, list[int]]:
     """``text``'s comparison key and, for each key character, its offset in ``text``
-    (characters NFKC-folded, case kept: option letters are case-sensitive)."""
+    (characters NFKC-folded, case kept: option letters are case-sensitive).
+
+    Run by run: a run that folding leaves alone (nearly every one) is taken whole with its
+    offsets at C speed, and only the others are folded character by character (a loop over
+    every character was a quarter of the readers' time)."""
     chars: list[str] = []
     offsets: list[int] = []
-    skip_to = 0
-    for m in _COMMAND.finditer(text) if "\\" in text else ():
-        for i in range(skip_to, m.start()):
-            _add(text[i], i, chars, offsets)
-        skip_to = m.end()
-    for i in range(skip_to, len(text)):
-        _add(text[i], i, chars, offsets)
+    for m in _KEPT.finditer(text):
+        run = m.group()
+        if run[0] == "\\":
+            continue
+        start = m.start()
+        run = run.translate(_HALF)
+        if (run.isascii() or unicodedata.is_normalized("NFKC", run)) and not _DASH.search(run):
+            chars.append(run)
+            offsets.extend(range(start, m.end()))
+            continue
+        for k, c in enumerate(run):
+            for f in (c if c.isascii() else unicodedata.normalize("NFKC", c)).translate(_DASHES):
+                if not f.isspace() and f not in _SKIPPED:
+                    chars.append(f)
+                    offsets.append(start + k)
     return "".join(chars), offsets
-
-
-def _add(c: str, i: int, chars: list[str], offsets: list[int]) -> None:
-    if c.isspace() or c in _SKIPPED:
-        return
-    for f in (c if c.isascii() else unicodedata.normalize("NFKC", c)).translate(_DASHES):
-        if not f.isspace() and f not in _SKIPPED:
-            chars.append(f)
-            offsets.append(i)
 
 
 def _key(text: str) -> str:
