@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 import torch
 import typer
+from rich.console import Console
 from typer.testing import CliRunner
 
 from helpers.tiny_models import tax_corpus
@@ -92,11 +94,11 @@ class CountingHF(HFBackend):
 
     generated = 0
 
-    async def generate(
-        self, requests: Sequence[Request], config: GenerationConfig
+    async def generate_live(
+        self, requests: Sequence[Request], config: GenerationConfig, finished: Callable[[int], None]
     ) -> list[Completion | BackendError]:
         self.generated += len(requests)
-        return await super().generate(requests, config)
+        return await super().generate_live(requests, config, finished)
 
 
 def generate(
@@ -130,6 +132,39 @@ def test_sampling_is_seeded_per_run(tiny_llama: Path) -> None:
     run0 = [p.prediction for p in first if p.run == 0]
     run1 = [p.prediction for p in first if p.run == 1]
     assert run0 != run1
+
+
+def test_the_bar_advances_with_each_finished_batch(tiny_llama: Path) -> None:
+    """One call of the backend spans many batches: the bar counts each batch as it ends,
+    not all of them at the end of the call."""
+    seen: list[int] = []
+    runner: Runner | None = None
+
+    class Watching(HFBackend):
+        def _generate_batch(self, loaded, prompt_ids, seed, config):  # type: ignore[no-untyped-def]
+            async def shown() -> int:  # queued behind the bar's updates from earlier batches
+                assert runner is not None
+                return runner._progress.shown
+
+            seen.append(asyncio.run_coroutine_threadsafe(shown(), loop).result())
+            return super()._generate_batch(loaded, prompt_ids, seed, config)
+
+    backend = Watching(str(tiny_llama), batch_size=1, device="cpu")
+    console = Console(file=io.StringIO(), force_terminal=False)
+    runner = Runner(backend, GREEDY, RunnerSettings(concurrency=1), cache=None, console=console)
+    requests = [build_request(r, 0, GREEDY) for r in RECORDS]
+
+    async def main() -> list[Prediction]:
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        return await runner.run(requests)
+
+    loop: asyncio.AbstractEventLoop
+    preds = asyncio.run(main())
+    assert len(preds) == len(RECORDS) and all(not p.error for p in preds)
+    assert seen == [0, 1, 2, 3, 4]  # one call of 5 batches of 1
+    assert runner._progress.shown == 0  # stopped: the next run counts from 0
+    assert runner.stats.done == len(RECORDS)
 
 
 def test_cached_generations_never_load_the_model(tiny_llama: Path, tmp_path: Path) -> None:

@@ -391,7 +391,7 @@ class Runner:
                     return
             await self._limiter.acquire(len(pending), sum(estimates))
             self._progress.soon()
-            outcomes = await self.backend.generate([r for _, r in pending], self.config)
+            outcomes = await self._generate([r for _, r in pending])
             retry: list[tuple[str, Request, BackendError]] = []
             retry_after: float | None = None
             for (key, request), outcome, estimate in zip(pending, outcomes, estimates, strict=True):
@@ -431,6 +431,26 @@ class Runner:
                 self._limiter.pause(retry_after)
             await clock.sleep(delay)
             pending = [(key, request) for key, request, _ in retry]
+
+    async def _generate(self, requests: list[Request]) -> list[Completion | BackendError]:
+        """One call of the backend. A backend with ``generate_live`` (a local model, whose
+        call spans many batches) reports items finished during the call, from its thread:
+        the bar shows them at once rather than all at the call's end."""
+        live = getattr(self.backend, "generate_live", None)
+        if live is None:
+            return await self.backend.generate(requests, self.config)
+        loop = asyncio.get_running_loop()
+        shown = 0
+
+        def show(finished: int) -> None:
+            nonlocal shown
+            shown += finished
+            self._progress.live(finished)
+
+        try:
+            return await live(requests, self.config, lambda n: loop.call_soon_threadsafe(show, n))
+        finally:  # the call's answers, handed over next, stand for what was shown
+            self._progress.live(-shown, refresh=False)
 
     def _worst_case(self, estimate: int) -> tuple[int, int]:
         """(prompt, completion) tokens an attempt may spend: its prompt estimate, max_tokens."""

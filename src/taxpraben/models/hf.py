@@ -41,7 +41,7 @@ import importlib.util
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -301,10 +301,17 @@ class HFBackend:
     async def generate(
         self, requests: Sequence[Request], config: GenerationConfig
     ) -> list[Completion | BackendError]:
-        return await asyncio.to_thread(self._generate_sync, list(requests), config)
+        return await self.generate_live(requests, config, lambda n: None)
+
+    async def generate_live(
+        self, requests: Sequence[Request], config: GenerationConfig, finished: Callable[[int], None]
+    ) -> list[Completion | BackendError]:
+        """:meth:`generate`, calling ``finished(n)`` (from the worker thread) as each batch of
+        ``n`` items is done, so that the progress bar moves during a call of many batches."""
+        return await asyncio.to_thread(self._generate_sync, list(requests), config, finished)
 
     def _generate_sync(
-        self, requests: list[Request], config: GenerationConfig
+        self, requests: list[Request], config: GenerationConfig, finished: Callable[[int], None]
     ) -> list[Completion | BackendError]:
         loaded = self._load()
         tokenizer = loaded.tokenizer
@@ -331,7 +338,7 @@ class HFBackend:
                 for i, outcome in zip(batch, done, strict=True):
                     results[i] = outcome
 
-            self._budget = run_batches(order, shapes, self._batch_budget(loaded, config), forward)
+            self._budget = run_batches(order, shapes, self._batch_budget(loaded, config), forward, finished)
         # Every item was assigned: failures of one item are BackendErrors, never raised.
         return [r for r in results if r is not None]
 
