@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import json
 from collections.abc import Callable, Sequence
@@ -21,6 +22,7 @@ from taxpraben.models.base import (
     BackendError,
     Completion,
     GenerationConfig,
+    ModelSpecError,
     Request,
     build_request,
 )
@@ -221,8 +223,62 @@ def test_run_command_with_a_local_model(tiny_llama: Path, tmp_path: Path) -> Non
     assert meta["shared_generation"] is True and meta["model"] == f"hf:{tiny_llama}"
     assert meta["endpoint"] is None and meta["generation"]["max_tokens"] == 6
     assert meta["generation_stats"]["generated"] == 4
+    template_hash = hashlib.sha256(CHAT_TEMPLATE.encode("utf-8")).hexdigest()[:12]
+    assert meta["chat_template"] == f"tokenizer template sha256:{template_hash}"
     lines = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 12
+
+
+def _run_local(model: Path, tmp_path: Path, *flags: str) -> tuple[int, str, dict]:
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    (data / "TaxQA.jsonl").write_text(
+        json.dumps({"id": "1", "query": "增值税怎么交？", "answer": "按月申报"}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    app = typer.Typer()
+    app.command("run")(run)
+    app.command("noop")(lambda: None)
+    out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
+    result = CliRunner().invoke(
+        app,
+        ["run", "--model", f"hf:{model}", "--data", str(data), "--max-tokens", "4", "--device", "cpu",
+         "--no-semantic", "--no-cache", "--out", str(out), *flags],
+    )  # fmt: skip
+    results = out / "results.json"
+    meta = json.loads(results.read_text(encoding="utf-8"))["meta"] if results.exists() else {}
+    return result.exit_code, result.output, meta
+
+
+def test_a_model_without_a_chat_template_is_recorded_and_can_be_required(
+    tiny_llama: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    plain = build_tiny_llama(tmp_path / "plain", chat_template=False)
+    code, output, meta = _run_local(plain, tmp_path)
+    assert code == 0, output
+    assert meta["chat_template"] == "none: raw query (the tokenizer has no chat template)"
+    assert "the tokenizer has no chat template: each query is sent raw" in caplog.text
+    code, output, meta = _run_local(plain, tmp_path, "--chat-template")
+    assert code == 2 and meta == {}
+    assert "--chat-template: the tokenizer has no chat template" in " ".join(output.split())
+    code, output, meta = _run_local(tiny_llama, tmp_path, "--no-chat-template")
+    assert code == 0, output
+    assert meta["chat_template"] == "none: raw query (--no-chat-template)"
+
+
+def test_no_chat_template_sends_the_raw_query_under_its_own_cache_key(tiny_llama: Path) -> None:
+    from transformers import AutoTokenizer
+
+    from taxpraben.runner import generation_key
+
+    request = build_request(RECORDS[0], 0, GREEDY)
+    raw = HFBackend(str(tiny_llama), chat_template=False)
+    assert raw.prompt_text(AutoTokenizer.from_pretrained(tiny_llama), request) == RECORDS[0].query
+    default, required = HFBackend(str(tiny_llama)), HFBackend(str(tiny_llama), chat_template=True)
+    keys = {b: generation_key(b, GREEDY, request, True) for b in (raw, default, required)}
+    assert keys[default] == keys[required] != keys[raw]
+    with pytest.raises(ModelSpecError, match="--no-chat-template is for hf: models only"):
+        create_backend("baseline:oracle", chat_template=False)
 
 
 def test_unloadable_model_is_a_user_error(tmp_path: Path) -> None:

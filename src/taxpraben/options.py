@@ -76,6 +76,8 @@ class Declared:
     check: Callable[[Any], object] | None = None
     #: A positional argument rather than an option (``merge SOURCES...``).
     argument: bool = False
+    #: The flag that sets a true/false/unset option false (``--no-chat-template``).
+    negative: str | None = None
 
 
 def declare(default: Any = dataclasses.MISSING, **declared: Any) -> Any:
@@ -208,6 +210,15 @@ class ModelOptions:
         "a dotted key nests: chat_template_kwargs.enable_thinking=false). hf: dtype, device_map, revision, "
         "attn_implementation, max_memory, trust_remote_code, load_in_8bit, load_in_4bit; openai: extra "
         "request body fields (top_k, min_p, repetition_penalty, ...). Recorded, and part of the cache key.",
+        panel=MODEL_PANEL,
+    )
+    chat_template: bool | None = declare(
+        None,
+        flag="--chat-template",
+        negative="--no-chat-template",
+        help="hf: apply the tokenizer's chat template (refused when it has none) or send the raw query "
+        "(--no-chat-template). Default: the template when the tokenizer has one, else the raw query, with a "
+        "warning. Recorded as meta.chat_template.",
         panel=MODEL_PANEL,
     )
 

@@ -571,8 +571,8 @@ def generation_key(backend: Backend, config: GenerationConfig, request: Request,
             endpoint=backend.endpoint,
             request=request,
             config=config,
-            # --model-args (hf:, openai:); backends without them have none: the old keys
-            model_args=getattr(backend, "model_args", None),
+            # --model-args (hf:, openai:; hf: --no-chat-template too); backends without them: the old keys
+            model_args=getattr(backend, "key_args", getattr(backend, "model_args", None)),
         )
     task, item, run = request.key
     return f"{task}\x00{item}\x00{run}"

@@ -109,7 +109,8 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
         for name, value in (("min", declared.min), ("max", declared.max))
         if value is not None
     }
-    names = [declared.flag, *([declared.short] if declared.short else [])]
+    flag = f"{declared.flag}/{declared.negative}" if declared.negative else declared.flag
+    names = [flag, *([declared.short] if declared.short else [])]
     option = typer.Option(
         *names,
         help=declared.help,

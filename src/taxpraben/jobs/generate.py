@@ -237,6 +237,7 @@ def backend_of(job: RunJob, console: Console | None = None, *, sends: bool | Non
             idle_timeout=endpoint.idle_timeout,
             model_args=job.model.model_args,
             needs_key=sends,
+            chat_template=job.model.chat_template,
         )
     except (ModelSpecError, ValueError) as exc:  # ValueError: a --serve command without a port
         raise JobError(str(exc), code=2) from exc
@@ -355,6 +356,7 @@ def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: Run
         "endpoint": backend.endpoint,
         "generation": config.to_meta(),
         "model_args": dict(getattr(backend, "model_args", None) or {}) or None,
+        "chat_template": backend.chat_template_meta() if hasattr(backend, "chat_template_meta") else None,
         "runs": job.generation.runs,
         "shared_generation": stats.shared_generation,
         "started_at": started.isoformat(timespec="seconds"),
