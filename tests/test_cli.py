@@ -493,3 +493,23 @@ def test_the_tail_of_run_imports_nothing(tmp_path: Path) -> None:
                  "--no-cache", "--out", str(tmp_path / "out"))  # fmt: skip
     assert seen == {"tail": [], "built": []}  # nor builds a validator (TAIL_MODELS)
     assert (tmp_path / "out" / "report.html").is_file()
+
+
+@pytest.mark.parametrize("command", ["score", "report", "tasks"])
+def test_ctrl_c_in_any_command_is_said(command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """typer turns Ctrl-C into exit 130 and no word; every command says what happened."""
+    from taxpraben.cli import build_app
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    targets = {
+        "score": ("taxpraben.commands.score.score_job", ["--predictions", str(tmp_path / "p.jsonl"), "--data", "sample"]),
+        "report": ("taxpraben.report.write_reports", [str(tmp_path)]),
+        "tasks": ("taxpraben.commands.inspect_data.registry_or_exit", []),
+    }
+    target, argv = targets[command]
+    monkeypatch.setattr(target, interrupted)
+    result = CliRunner().invoke(build_app(command), [command, *argv])
+    assert result.exit_code == 130
+    assert f"Interrupted (Ctrl-C): taxpraben {command} stopped before it finished" in result.output
