@@ -162,12 +162,41 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(data_dir: Path, tmp_path: P
         kept = cached_rows(cache)
         assert f"Interrupted: {kept} of {total} generations are stored in {cache}" in stdout
         assert "To resume, run the same command again" in stdout
-        assert not (tmp_path / "out" / "predictions.jsonl").exists()
+        written = (tmp_path / "out" / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(written) == kept and f"their {kept} predictions are written to" in stdout
+        assert not (tmp_path / "out" / "results.json").exists()  # a part is not scored
 
         server_call(root, "/reset", "POST")
         done = subprocess.run(args, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server_call(root, "/stats")["requests"] == total - kept
+    finally:
+        proc_server.kill()
+        proc_server.wait()
+
+
+def test_sigterm_with_no_cache_keeps_the_answers_in_predictions_jsonl(data_dir: Path, tmp_path: Path) -> None:
+    """Stopped by SIGTERM (a scheduler's stop) with nothing cached: the answers received are
+    not lost, they are written to predictions.jsonl, and the run says so (exit 130)."""
+    proc_server, root = spawn("--latency", "0.15")
+    out = tmp_path / "out"
+    args = [sys.executable, "-c", RUN_SCRIPT, "--model", "openai:m", "--base-url", root + "/v1",
+            "--data", str(data_dir), "--runs", "3", "--concurrency", "2", "--no-semantic",
+            "--no-cache", "--out", str(out)]  # fmt: skip
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while server_call(root, "/stats")["requests"] < 7:  # 2 in flight at most: 5 answered
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, stdout + stderr
+        assert "Traceback" not in stderr
+        lines = [json.loads(line) for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert len(lines) >= 5 and all(p["prediction"] and not p.get("error") for p in lines)
+        assert f"their {len(lines)} predictions are written to {out / 'predictions.jsonl'}" in " ".join(stdout.split())
+        assert "nothing is cached (--no-cache)" in stdout
     finally:
         proc_server.kill()
         proc_server.wait()

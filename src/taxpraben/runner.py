@@ -210,11 +210,15 @@ class Runner:
         if self._save_error is not None:
             raise self._save_error
         if self._over_budget:
-            answered = [self._final(k, r) for k, r in self._order if k in self._results]
             unsent = sum(1 for k in self._unique if k not in self._results)
             assert self._budget is not None
-            raise BudgetReached(self._budget, answered, unsent)
+            raise BudgetReached(self._budget, self.answered(), unsent)
         return [self._final(k, r) for k, r in self._order]
+
+    def answered(self) -> list[Prediction]:
+        """The predictions of the requests read so far whose generation has its outcome (an
+        answer, or a failure for good), in the order read: what a stopped run keeps."""
+        return [self._final(k, r) for k, r in self._order if k in self._results]
 
     def _take(self, feed: Iterator[Request], count: int | None) -> bool:
         """Read up to ``count`` requests (None: all) from ``feed``; look their keys up in the

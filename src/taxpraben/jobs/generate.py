@@ -4,8 +4,9 @@ Flow: load the registry and the data, build one request per (record, run) with t
 ``query`` verbatim as the user message, drive them through the backend (cache first, then
 the endpoint), write ``OUT/predictions.jsonl``, score into ``OUT``. Items that still fail
 after every retry are kept with their error (scored 0) and end the job with exit 1 unless
-``--allow-failures``. Ctrl-C stops at once; every completion received is already in the
-cache, and rerunning the same command sends only what is missing.
+``--allow-failures``. Ctrl-C (or SIGTERM) stops at once; every completion received is already in
+the cache, and rerunning the same command sends only what is missing; the answers so far are
+also written to ``OUT/predictions.jsonl`` (with ``--no-cache``, all that is kept of them).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import asyncio
 import contextlib
 import re
 import shlex
+import signal
 import sys
+import threading
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -179,19 +182,59 @@ def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
     return replace(loaded, records=owned)
 
 
-def resume_hint(cache: CompletionCache | None, stats: RunStats) -> str:
+def resume_hint(cache: CompletionCache | None, stats: RunStats, written: str = "") -> str:
+    """What an interrupted run says; ``written``: where its answers so far were written."""
     done = stats.cached + stats.done
     command = "taxpraben " + shlex.join(sys.argv[1:])
     if cache is None:
         return (
-            f"Interrupted after {done} of {stats.unique} generations; nothing was kept (--no-cache). "
-            f"Run again without --no-cache to make a run resumable."
+            f"Interrupted after {done} of {stats.unique} generations{written}; nothing is cached (--no-cache), "
+            f"so a rerun generates everything again. Run without --no-cache to make a run resumable."
         )
     return (
-        f"Interrupted: {done} of {stats.unique} generations are stored in {cache.path}.\n"
+        f"Interrupted: {done} of {stats.unique} generations are stored in {cache.path}{written}.\n"
         f"To resume, run the same command again; only the missing {stats.unique - done} are sent:\n"
         f"  {command}"
     )
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's stop, ``kill``) while generating: handled as Ctrl-C is."""
+
+
+@contextlib.contextmanager
+def terminated_as_interrupted() -> Iterator[None]:
+    """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread only,
+    where signal handlers can be set), so that a stopped run keeps its answers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def keep_answered(runner: Runner, out_dir: Path) -> str:
+    """An interrupted run's answers so far written to ``OUT/predictions.jsonl`` (not scored:
+    the figures of a part would mislead); the words that say so, or why it could not."""
+    answered = runner.answered()
+    if not answered:
+        return ""
+    first = {}
+    for p in answered:
+        first.setdefault((p.task, p.id), len(first))
+    ordered = sorted(answered, key=lambda p: (first[(p.task, p.id)], p.run))
+    try:
+        path = write_predictions_file(out_dir, ordered)
+    except JobError as exc:
+        return f" ({exc.lines[0]})"
+    return f"; their {len(ordered)} predictions are written to {path} (not scored)"
 
 
 def generation_config(generation: GenerationOptions) -> GenerationConfig:
@@ -324,13 +367,16 @@ def spec_stop(exc: TaskSpecError, runner: Runner) -> JobError:
 def generate(
     runner: Runner, requests: Iterator[Request], store: CompletionCache | None,
     alongside: Callable[[Coroutine[Any, Any, list[Prediction]]], Coroutine[Any, Any, list[Prediction]]] | None = None,
+    out_dir: Path | None = None,
 ) -> list[Prediction]:  # fmt: skip
     """Drive every request through the runner (with ``alongside``, the judge of ``run``
     beside it on the same loop: :class:`~taxpraben.jobs.judge.JudgeAlongside`); each way a
-    run stops early becomes a JobError with what was kept and how to go on."""
+    run stops early becomes a JobError with what was kept and how to go on. Interrupted
+    (Ctrl-C, SIGTERM), the answers so far are written to ``out_dir`` (cache or not)."""
     try:
         generation = runner.run(requests)
-        return asyncio.run(generation if alongside is None else alongside(generation))
+        with terminated_as_interrupted():
+            return asyncio.run(generation if alongside is None else alongside(generation))
     except DataError as exc:
         kept = (f"The {runner.stats.done} completions received before the data was found faulty are in the cache."
                 if runner.stats.done else None)  # fmt: skip
@@ -338,7 +384,8 @@ def generate(
     except TaskSpecError as exc:  # a spec's value found wrong while generating (SpecCheck)
         raise spec_stop(exc, runner) from exc
     except KeyboardInterrupt:
-        raise JobError(resume_hint(store, runner.stats), code=130, style="yellow") from None
+        written = keep_answered(runner, out_dir) if out_dir is not None else ""
+        raise JobError(resume_hint(store, runner.stats, written), code=130, style="yellow") from None
     except RunAborted as exc:  # a refused key, an unknown model, nothing listening
         kept = f"; the {runner.stats.done} completions received are in the cache" if runner.stats.done else ""
         raise JobError(f"Stopped: {exc}", f"Nothing was written{kept}.", code=2) from exc
@@ -508,7 +555,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
                                    progress or deferred_console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
             try:
-                predictions = generate(runner, requests, store, along.alongside if along is not None else None)
+                predictions = generate(runner, requests, store, along.alongside if along is not None else None, out_dir)
                 checked_specs(spec_check, runner)
             except BudgetReached as exc:
                 stop = budget_stop(exc, out_dir, shard_records(stream.result(), part), store)
