@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from taxpraben.budget import Budget, BudgetShare
+from taxpraben.budget import PROMPT_ESTIMATE_MARGIN, Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache, cache_key
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.console import deferred_console
@@ -110,11 +111,14 @@ class BudgetReached(Exception):
     """The budget (``--budget-tokens``/``--budget-cost``) admits no further request: nothing
     more was sent; ``predictions`` are the generations answered (every run of each)."""
 
-    def __init__(self, budget: Budget | BudgetShare, predictions: list[Prediction], unsent: int) -> None:
+    def __init__(self, budget: Budget | BudgetShare, predictions: list[Prediction], unsent: int,
+                 left: tuple[int, float] = (0, 0.0)) -> None:  # fmt: skip
         super().__init__(f"budget reached: {budget.describe()} spent; {unsent} generation(s) not sent")
         self.budget = budget
         self.predictions = predictions
         self.unsent = unsent
+        #: The worst case of the unsent generations (tokens, cost): what a rerun may spend.
+        self.left_tokens, self.left_cost = left
 
 
 class Runner:
@@ -210,9 +214,12 @@ class Runner:
         if self._save_error is not None:
             raise self._save_error
         if self._over_budget:
-            unsent = sum(1 for k in self._unique if k not in self._results)
+            unsent = [r for k, r in self._unique.items() if k not in self._results]
             assert self._budget is not None
-            raise BudgetReached(self._budget, self.answered(), unsent)
+            worst = [self._worst_case(estimate_tokens(r, self.config)) for r in unsent]
+            worst = [(math.ceil(p * PROMPT_ESTIMATE_MARGIN), c) for p, c in worst]
+            left = (sum(p + c for p, c in worst), sum(self._budget.price(p, c) for p, c in worst))
+            raise BudgetReached(self._budget, self.answered(), len(unsent), left)
         return [self._final(k, r) for k, r in self._order]
 
     def answered(self) -> list[Prediction]:

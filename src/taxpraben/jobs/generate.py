@@ -15,9 +15,7 @@ import asyncio
 import contextlib
 import re
 import shlex
-import signal
 import sys
-import threading
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -57,6 +55,12 @@ from taxpraben.jobs.judge import (
     unsent_words,
 )
 from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside, SpecCheck
+from taxpraben.jobs.stops import (
+    budget_to_finish,
+    keep_answered,
+    terminated_as_interrupted,
+    with_options_set,
+)
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
@@ -196,45 +200,6 @@ def resume_hint(cache: CompletionCache | None, stats: RunStats, written: str = "
         f"To resume, run the same command again; only the missing {stats.unique - done} are sent:\n"
         f"  {command}"
     )
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (a scheduler's stop, ``kill``) while generating: handled as Ctrl-C is."""
-
-
-@contextlib.contextmanager
-def terminated_as_interrupted() -> Iterator[None]:
-    """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread only,
-    where signal handlers can be set), so that a stopped run keeps its answers."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def keep_answered(runner: Runner, out_dir: Path) -> str:
-    """An interrupted run's answers so far written to ``OUT/predictions.jsonl`` (not scored:
-    the figures of a part would mislead); the words that say so, or why it could not."""
-    answered = runner.answered()
-    if not answered:
-        return ""
-    first = {}
-    for p in answered:
-        first.setdefault((p.task, p.id), len(first))
-    ordered = sorted(answered, key=lambda p: (first[(p.task, p.id)], p.run))
-    try:
-        path = write_predictions_file(out_dir, ordered)
-    except JobError as exc:
-        return f" ({exc.lines[0]})"
-    return f"; their {len(ordered)} predictions are written to {path} (not scored)"
 
 
 def generation_config(generation: GenerationOptions) -> GenerationConfig:
@@ -486,15 +451,29 @@ def run_budget(budget: BudgetOptions, cost_of: CostOf | None, batch: BatchOption
 
 def budget_stop(exc: BudgetReached, out_dir: Path, loaded: LoadedData, store: CompletionCache | None) -> JobError:
     """What a run stopped by its budget says (exit :data:`BUDGET_EXIT`), once the
-    predictions it has are written (not scored: the figures of a part would mislead)."""
+    predictions it has are written (not scored: the figures of a part would mislead), with
+    the budget that would finish it."""
     path = write_predictions_file(out_dir, in_data_order(exc.predictions, loaded))
     kept = f"the answers are in {store.path}" if store is not None else "nothing is cached (--no-cache)"
+    needed = budget_to_finish(exc, cached=store is not None)
+    named = " and ".join(f"{flag} {value}" for flag, value in needed.items())
+    paid = "what is in the cache is not paid for again" if store is not None else "everything is paid for again"
+    worst = (f"the worst case of the {exc.unsent} generation(s) not sent: their prompts' estimated tokens, +10%, "
+             "and --max-tokens each")  # fmt: skip
+    judge_unsent = getattr(exc, "judge_unsent", 0)
+    if judge_unsent:  # the judge's requests are not estimated: no figure covers them
+        how = (f"To finish, run the same command with a larger budget: {named} covers {worst}; the {judge_unsent} "
+               f"judge request(s) not sent come on top; {paid}:")  # fmt: skip
+        command = sys.argv[1:]
+    else:
+        how = f"To finish, run the same command with {named} ({worst}; {paid}):"
+        command = with_options_set(sys.argv[1:], needed)
     return JobError(
         f"Budget reached: {exc.budget.describe()} spent; {unsent_words(exc)} were not sent, so the run "
         "is not scored.",
         f"{len(exc.predictions)} predictions written to {path}; {kept}.",
-        "To go on, run the same command with a larger budget: what is in the cache is not paid for again:",
-        "  taxpraben " + shlex.join(sys.argv[1:]),
+        how,
+        "  taxpraben " + shlex.join(command),
         code=BUDGET_EXIT,
         style="yellow",
     )
