@@ -151,10 +151,21 @@ def test_cut_answers_and_their_tokens_are_shown_everywhere(data_dir: Path, tmp_p
     assert ledger["generated"]["cost"] == pytest.approx(_cost(prompt, completion, 0), abs=1e-6)
     assert results["meta"]["pricing"]["entry"] == "mock-*" and results["meta"]["pricing"]["currency"] == "USD"
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert "answers were cut at max_tokens=64" in report and "Answers: truncation, tokens and cost" in report
+    # One line for every cut task (not one per task), true of each kind: TaxCalc and TaxSCQ are read exactly.
+    tasks = results["tasks"]
+    order = sorted((t for t in tasks if tasks[t]["ledger"]["truncated"]),
+                   key=lambda t: -tasks[t]["ledger"]["truncated"] / tasks[t]["ledger"]["answers"])  # fmt: skip
+    counts = ", ".join(f"{t} {tasks[t]['ledger']['truncated']}/{tasks[t]['ledger']['answers']}" for t in order)
+    line = f"Answers cut at max_tokens=64 (cut/answers): {counts}. A cut answer is scored as it is: "
+    said = " ".join(done.output.split())
+    assert said.count("Answers cut at") == 1 and line in said, said
+    assert "an exact-answer task reads its answer from what was written" in said
+    assert "a classification task reads its label" in said and "count as wrong" not in said
+    assert "generation task" not in said  # no generation task here
+    assert line in " ".join(report.split()) and "Answers: truncation, tokens and cost" in report
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="ledger"' in page and 'value="truncated"' in page and '"tr":1' in page
-    assert "answers were cut at max_tokens=64" in done.output and "cost" in done.output
+    assert "cost" in done.output
 
 
 def test_the_mock_cuts_the_answers_its_digest_says(data_dir: Path, tmp_path: Path) -> None:

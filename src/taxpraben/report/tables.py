@@ -331,19 +331,31 @@ def judge_pairs(run: RunView) -> list[tuple[str, str]]:
     return pairs
 
 
+#: What a cut answer scores, by the task's output kind (what the kind does with it).
+_CUT_SCORED = {
+    "classification": "a classification task reads its label from what was written (none there: a format failure, 0)",
+    "structured": "an exact-answer task reads its answer from what was written (not reached: a format failure, 0)",
+    "mixed": "a mixed task reads the fields written and scores its text part on the cut text",
+    "generation": "a generation task scores the cut text as it is (its overlap and semantic scores are lower)",
+}
+
+
 def truncation_lines(run: RunView) -> list[str]:
-    """One line per task whose answers were cut at the token budget (the most cut first),
-    then what to do; [] when none was (or the results say nothing of it)."""
-    cut = [(row.name, row.entry.ledger) for row in run.tasks if row.entry.ledger and row.entry.ledger.truncated]
+    """One line for every task whose answers were cut at the token budget (per-task counts,
+    the most cut first) and what a cut answer scores for the kinds of those tasks; [] when
+    none was (or the results say nothing of it)."""
+    cut = [(row.name, row.entry.type or "", row.entry.ledger) for row in run.tasks
+           if row.entry.ledger and row.entry.ledger.truncated]  # fmt: skip
     if not cut:
         return []
     generation = run.results.meta.generation
     at = f" at max_tokens={generation.max_tokens}" if generation and generation.max_tokens else " at the token budget"
-    cut.sort(key=lambda x: -x[1].truncated_rate)
-    lines = [f"{task}: {lg.truncated:,} of {lg.answers:,} answers were cut{at}; their scores count as wrong."
-             for task, lg in cut]  # fmt: skip
-    lines.append("Raise --max-tokens, or see 'truncated' in the report's sample browser.")
-    return lines
+    cut.sort(key=lambda x: -x[2].truncated_rate)
+    counts = ", ".join(f"{task} {lg.truncated:,}/{lg.answers:,}" for task, _, lg in cut)
+    kinds = dict.fromkeys(kind for _, kind, _ in cut)
+    scored = "; ".join(_CUT_SCORED.get(kind, f"a {kind or 'task'} task scores what was written") for kind in kinds)
+    return [f"Answers cut{at} (cut/answers): {counts}. A cut answer is scored as it is: {scored}. "
+            "Raise --max-tokens, or see 'truncated' in the report's sample browser."]  # fmt: skip
 
 
 def _tokens(tally: TokenTally) -> str:
