@@ -513,3 +513,23 @@ def test_ctrl_c_in_any_command_is_said(command: str, monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(build_app(command), [command, *argv])
     assert result.exit_code == 130
     assert f"Interrupted (Ctrl-C): taxpraben {command} stopped before it finished" in result.output
+
+
+def test_no_scorer_line_when_no_task_needs_a_scorer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scorers that cannot load are said only when a task scored needs them: exact tasks alone
+    never load one (meta.scorers still records them as not available)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache: no scorer loads
+    calc = _write(tmp_path / "calc.jsonl", _calc_rows(0))
+    out = tmp_path / "exact"
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(calc), "--tasks", "TaxCalc", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))["meta"]["scorers"]["bertscore"]["available"] is False
+    assert "Scorer unavailable" not in res.output
+    assert "Scorer unavailable" not in (out / "report.md").read_text(encoding="utf-8")
+    loaded = load_data("sample", REG, ["TaxQA"], 1)
+    qa = _write(tmp_path / "qa.jsonl", [{"task": "TaxQA", "id": r.id, "run": 0, "prediction": "答：按规定申报。"}
+                                        for r in loaded.records["TaxQA"]])  # fmt: skip
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(qa), "--tasks", "TaxQA", "--limit", "1",
+                              "--out", str(tmp_path / "gen")])  # fmt: skip
+    assert res.exit_code == 0 and "Scorer unavailable: bertscore: BERTScore model" in res.output
