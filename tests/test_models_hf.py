@@ -517,3 +517,14 @@ def test_prompts_past_the_context_are_said_once_and_counted(
     said = [r.getMessage() for r in caplog.records if "context" in r.getMessage()]
     assert len(said) == 1 and "1 prompt(s) of 2 run past the model's context" in said[0]
     assert "max_tokens 4 > 512" in said[0]
+
+
+def test_loading_prints_no_library_progress_bar(tiny_llama: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """transformers' "Loading weights" bar (tqdm, on stderr) would print between the run's own lines."""
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.enable_progress_bar()  # as a fresh process has it
+    HFBackend(str(tiny_llama), device="cpu")._load()
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "it/s" not in err, err
+    assert not transformers_logging.is_progress_bar_enabled()

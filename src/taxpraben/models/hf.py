@@ -53,6 +53,7 @@ from taxpraben.batching import (
     run_batches,
 )
 from taxpraben.devices import DeviceError, parse_devices, resolve_device
+from taxpraben.library_bars import silence_library_bars
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -261,9 +262,8 @@ class HFBackend:
         return {**self.model_args, "chat_template": False} if self.chat_template is False else self.model_args
 
     def chat_template_meta(self) -> str:
-        """``meta.chat_template``: the template applied (the tokenizer's, by a short hash of
-        its text) or ``none: raw query`` and why. The tokenizer alone is loaded when the model
-        was not (every answer came from the cache)."""
+        """``meta.chat_template`` (:func:`describe_chat_template`); the tokenizer alone is
+        loaded when the model was not (every answer came from the cache)."""
         tokenizer = self._loaded.tokenizer if self._loaded is not None else None
         if tokenizer is None and self.chat_template is not False:
             try:
@@ -282,6 +282,7 @@ class HFBackend:
             if self._loaded is None:
                 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+                silence_library_bars()
                 try:
                     # One model, one device: of a list (the scorers' GPUs), the first.
                     device = resolve_device(self._device_name)
