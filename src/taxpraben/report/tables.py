@@ -384,9 +384,26 @@ def ledger_summary(run: RunView) -> str | None:
         f": {_tokens(lg.generated)}" if lg.generated.generations else ""))  # fmt: skip
     if lg.from_cache.generations:
         parts.append(f"resumed: {lg.from_cache.generations:,} from the cache (nothing paid)")
-    if lg.generated.cost is not None:
+    judged = judge_tally(run)
+    if judged is not None:
+        parts.append(f"judge {judged.generations:,} requests: {_tokens(judged)}")
+    judge_cost = judged.cost if judged is not None else None
+    if lg.generated.cost is not None and judge_cost is not None:
+        parts.append(f"cost {lg.generated.cost + judge_cost:,.4f} {currency} (model {lg.generated.cost:,.4f} + "
+                     f"judge {judge_cost:,.4f})")  # fmt: skip
+    elif lg.generated.cost is not None:
         parts.append(f"cost {lg.generated.cost:,.4f} {currency}")
+    elif judge_cost is not None:
+        parts.append(f"judge cost {judge_cost:,.4f} {currency}")
     return " · ".join(parts)
+
+
+def judge_tally(run: RunView) -> TokenTally | None:
+    """The judge's requests sent in this scoring, their tokens and cost (``meta.judge.tokens``);
+    None without a judge or when it sent nothing."""
+    judge = run.results.meta.judge
+    tally = (judge.tokens or {}).get("generated") if judge is not None else None
+    return tally if tally is not None and tally.generations else None
 
 
 def ledger_table(run: RunView) -> Table | None:
@@ -413,6 +430,10 @@ def ledger_table(run: RunView) -> Table | None:
         if pricing:
             cells += [_cost(lg.generated, currency), _cost(lg.from_cache, currency)]
         table.rows.append(Row(cells, task=name if name != "All tasks" else None))
+    judged = judge_tally(run)
+    if judged is not None:  # the second reader's requests, counted apart from the model's answers
+        cells = ["Judge", "", "", f"{judged.generations:,}: {_tokens(judged)}", ""]
+        table.rows.append(Row(cells + ([_cost(judged, currency), ""] if pricing else [])))
     table.notes.append(
         "Cut answers stopped at the token budget (finish_reason length) and are scored as the rules read "
         "them. Generations count once when runs share one; tokens are as the backend reported them; answers "
