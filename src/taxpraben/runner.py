@@ -434,9 +434,12 @@ class Runner:
                 # Nothing has answered yet: do not sleep past the point of giving up.
                 left = self._first_unreachable + settings.unreachable_grace - clock.now()
                 delay = min(delay, max(left, 0.0) + 0.01)
-            if clock.now() + delay - first_attempt >= settings.deadline:
+            remaining = settings.deadline - (clock.now() - first_attempt)
+            if retry_after is not None and retry_after < remaining:  # waited on: its jitter stays within
+                delay = min(delay, (retry_after + remaining) / 2)
+            if delay >= remaining:
                 for key, _, error in retry:
-                    self._fail(key, error, attempt, True)
+                    self._fail(key, error, attempt, True, (error.retry_after or 0) >= remaining)
                 return
             if retry_after:
                 self._limiter.pause(retry_after)
@@ -444,9 +447,8 @@ class Runner:
             pending = [(key, request) for key, request, _ in retry]
 
     async def _generate(self, requests: list[Request]) -> list[Completion | BackendError]:
-        """One call of the backend. A backend with ``generate_live`` (a local model, whose
-        call spans many batches) reports items finished during the call, from its thread:
-        the bar shows them at once rather than all at the call's end."""
+        """One call of the backend; one with ``generate_live`` (a local model: many batches a
+        call) reports items finished during it, from its thread, and the bar shows them."""
         live = getattr(self.backend, "generate_live", None)
         if live is None:
             return await self.backend.generate(requests, self.config)
@@ -510,14 +512,17 @@ class Runner:
             except sqlite3.Error as exc:  # disk full, file removed...: stop, loudly
                 self._save_error = CacheError(f"{self.cache.path}: cannot write: {exc}")
 
-    def _fail(self, key: str, error: BackendError, attempts: int, out_of_time: bool) -> None:
+    def _fail(self, key: str, error: BackendError, attempts: int, out_of_time: bool, asked: bool = False) -> None:
         if error.unreachable and not self._answered:
             # Out of retries and nothing has ever answered: every other item would follow.
             raise RunAborted(f"{error.message}; nothing has answered after {attempts} attempt(s): stopped")
         message = error.message
         if attempts > 1 or out_of_time:
             why = f", deadline of {self.settings.deadline:g} s reached" if out_of_time else ""
-            message = f"{message} [after {attempts} attempts{why}]"
+            if asked:  # the server's own wait is what did not fit
+                why = f", the server asked to wait {error.retry_after:g} s (Retry-After), past the --deadline of " \
+                      f"{self.settings.deadline:g} s"
+            message = f"{message} [after {attempts} attempt{'s' if attempts > 1 else ''}{why}]"
         final = BackendError(message, retryable=error.retryable)
         self._results[key] = final
         self.stats.failed += 1
