@@ -533,3 +533,28 @@ def test_no_scorer_line_when_no_task_needs_a_scorer(tmp_path: Path, monkeypatch:
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(qa), "--tasks", "TaxQA", "--limit", "1",
                               "--out", str(tmp_path / "gen")])  # fmt: skip
     assert res.exit_code == 0 and "Scorer unavailable: bertscore: BERTScore model" in res.output
+
+
+def test_an_out_that_cannot_be_a_directory_is_said_plainly(tmp_path: Path) -> None:
+    """--out naming a file, or a place under a file, or one that cannot be written: a
+    sentence naming --out and what is wrong, exit 2 (not "[Errno 17] File exists")."""
+    calc = _write(tmp_path / "calc.jsonl", _calc_rows(0))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("", encoding="utf-8")
+    for out, said in [
+        (a_file, f"--out {a_file}: is a file, not a directory"),
+        (a_file / "sub", f"--out {a_file / 'sub'}: {a_file} is a file, so no directory can be made under it"),
+    ]:
+        res = runner.invoke(app, ["score", "--data", "sample", "-p", str(calc), "--tasks", "TaxCalc", "--no-semantic",
+                                  "--out", str(out)])  # fmt: skip
+        assert res.exit_code == 2 and said in " ".join(res.output.split()) and "Errno" not in res.output, res.output
+
+
+@pytest.mark.parametrize(("code", "strerror"), [(13, "Permission denied"), (30, "Read-only file system")])
+def test_an_out_that_cannot_be_written_is_said_plainly(tmp_path: Path, code: int, strerror: str) -> None:
+    from taxpraben.jobs.common import out_dir_problem
+
+    out = tmp_path / "locked" / "out"
+    said = out_dir_problem(out, OSError(code, strerror, str(tmp_path / "locked")))
+    assert said == (f"--out {out}: cannot write to {tmp_path / 'locked'} ({strerror}); "
+                    "choose a directory you can write to")  # fmt: skip
