@@ -383,3 +383,36 @@ def test_a_spec_value_found_wrong_while_generating_stops_run(tmp_path: Path, dat
         assert cached_rows(cache) > 0 and "completions received are in the cache" in flat
     else:
         assert not cache.exists()
+
+
+def test_a_prompt_past_the_warning_size_is_said_before_it_is_sent(tmp_path: Path) -> None:
+    """A 300,000-character record, a model of unknown context: one warning for its task,
+    naming the item and the size; the prompt is still sent (the run goes on)."""
+    data = write_data(tmp_path / "data", {"TaxQA": [
+        {"id": "small", "query": "增值税怎么交？", "answer": "按月申报。"},
+        {"id": "big", "query": "增值税" * 100_000, "answer": "按月申报。"},
+        {"id": "big2", "query": "消费税" * 100_000, "answer": "按月申报。"},
+    ]})  # fmt: skip
+    code, output = invoke("--model", "baseline:lead", "--data", str(data), "--runs", "2", "--no-score",
+                          "--out", str(tmp_path / "out"))  # fmt: skip
+    said = " ".join(output.split())
+    assert code == 0, output
+    assert "TaxQA item big: its prompt is about" in said and "(300,000 characters), past 128,000 tokens, the size taxpraben warns at" in said
+    assert said.count("its prompt is about") == 1  # once per task, not per item or run
+    assert len((tmp_path / "out" / "predictions.jsonl").read_text(encoding="utf-8").splitlines()) == 6
+
+
+def test_the_model_s_context_is_the_limit_when_known() -> None:
+    from taxpraben.jobs.prompt_size import warn_long_prompts
+    from taxpraben.models.base import GenerationConfig, build_request
+    from taxpraben.records import Record
+
+    config = GenerationConfig()
+    requests = [build_request(Record(task="TaxQA", id=str(n), query="税" * n, answer=""), 0, config)
+                for n in (100, 20_000)]  # fmt: skip
+    warned: list[str] = []
+    assert list(warn_long_prompts(requests, warned.append, context_tokens=4_096)) == requests
+    assert len(warned) == 1 and warned[0].startswith("TaxQA item 20000: ") and "past the model's context of 4,096 tokens" in warned[0]
+    warned.clear()
+    list(warn_long_prompts(requests, warned.append))
+    assert warned == []  # 20,000 characters: under the 128,000-token size

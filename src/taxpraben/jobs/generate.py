@@ -54,6 +54,7 @@ from taxpraben.jobs.judge import (
     refuse_unpriced_judge,
     unsent_words,
 )
+from taxpraben.jobs.prompt_size import warn_long_prompts
 from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside, SpecCheck
 from taxpraben.jobs.stops import (
     budget_to_finish,
@@ -520,8 +521,10 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         listeners = [listener.complete for listener in (along, scores) if listener is not None]
         completion = TaskCompletion(listeners) if listeners else None
         spec_check = SpecCheck(warm, registry)
-        requests = spec_check.feed(stream_requests(stream, registry, config, job.generation.runs, part,
-                                                   fed=completion.fed if completion is not None else None))  # fmt: skip
+        feed = stream_requests(stream, registry, config, job.generation.runs, part,
+                               fed=completion.fed if completion is not None else None)  # fmt: skip
+        feed = warn_long_prompts(feed, lambda text: warn(console, text), getattr(backend, "context_tokens", None))
+        requests = spec_check.feed(feed)
         budget = run_budget(job.budget, cost_of, job.batch)
         if judge is not None:
             judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
