@@ -558,3 +558,39 @@ def test_an_out_that_cannot_be_written_is_said_plainly(tmp_path: Path, code: int
     said = out_dir_problem(out, OSError(code, strerror, str(tmp_path / "locked")))
     assert said == (f"--out {out}: cannot write to {tmp_path / 'locked'} ({strerror}); "
                     "choose a directory you can write to")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["run", "--output_path", "x"], "No such option: --output_path: use --out DIR (or -o DIR)."),
+        (["run", "--output-path", "x"], "No such option: --output-path: use --out DIR (or -o DIR)."),
+        (["score", "--log_samples"], "--log_samples: no option needed: every item is always written to OUT/samples.jsonl"),
+        (["run", "--batch_size", "8"], "--batch_size: use --concurrency N (requests in flight; hf: prompts per batch)"),
+        (["run", "--apply_chat_template"], "--apply_chat_template: hf: the tokenizer's chat template is applied"),
+        (["run", "--verbosity", "DEBUG"], "--verbosity: taxpraben has no log level"),
+        (["run", "--max_tokens", "5"], "No such option: --max_tokens: use --max-tokens."),
+    ],
+)
+def test_lm_eval_habits_are_answered_with_the_option_to_use(argv: list[str], said: str) -> None:
+    res = runner.invoke(app, [*argv, "--model", "baseline:oracle"])
+    assert res.exit_code == 2 and said in res.output, res.output
+    assert "--top-p" not in res.output  # click's closest spelling of --output-path, dropped
+
+
+def test_o_is_out_and_the_help_states_defaults_and_extras(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", "--model", "baseline:oracle", "--data", "sample", "--limit", "1", "--runs", "1",
+                              "--no-semantic", "--no-score", "-o", str(out)])  # fmt: skip
+    assert res.exit_code == 0 and (out / "predictions.jsonl").exists(), res.output
+    helped = " ".join(runner.invoke(app, ["run", "--help"], env={"COLUMNS": "300"}).output.split())
+    assert "default: runs/MODEL-YYYYMMDD-HHMMSS" in helped
+    assert "pip install 'taxpraben[wandb]' / 'taxpraben[mlflow]'" in helped
+
+
+def test_errors_are_not_wrapped_when_piped() -> None:
+    """stderr not a terminal: the usage error is one line, not typer's box wrapped at 80."""
+    long = "--" + "x" * 150
+    res = runner.invoke(app, ["run", long])
+    assert res.exit_code == 2
+    assert f"Error: No such option: {long}" in res.output.splitlines(), res.output

@@ -15,6 +15,7 @@ import typer
 
 import taxpraben
 from taxpraben.collector import resume_collection
+from taxpraben.commands.habits import HabitCommand, PlainErrorsGroup
 
 #: Every command: the module and function that implement it. Only the command a command line
 #: names is imported (``taxpraben run`` does not load the report layer, ``merge`` or the data
@@ -55,11 +56,12 @@ def build_app(only: str | None = None) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        cls=PlainErrorsGroup,
     )
     built.callback()(main)
     for name, (module, function) in COMMANDS.items():
         if only is None or name == only:
-            built.command(name)(said_when_interrupted(name, getattr(importlib.import_module(module), function)))
+            built.command(name, cls=HabitCommand)(said_when_interrupted(name, getattr(importlib.import_module(module), function)))
     return built
 
 

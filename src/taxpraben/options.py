@@ -443,7 +443,10 @@ class ScoringOptions:
 class RunOutputOptions:
     """Where ``run`` writes, what it keeps, and what ends it with an error."""
 
-    out: Path | None = declare(None, flag="--out", help="Output directory.", panel=OUTPUT_PANEL)
+    out: Path | None = declare(
+        None, flag="--out", short="-o", help="Output directory (default: runs/MODEL-YYYYMMDD-HHMMSS, MODEL the "
+        "--model spec made a file name).", panel=OUTPUT_PANEL,
+    )  # fmt: skip
     shard: str = declare(
         "0/1",
         flag="--shard",
@@ -496,7 +499,10 @@ class ScoreInputOptions:
         panel=DATA_PANEL,
     )  # fmt: skip
     seed: int = declare(0, flag="--seed", help="Seed for bootstrap intervals.", panel=SCORING_PANEL)
-    out: Path | None = declare(None, flag="--out", help="Output directory.", panel=OUTPUT_PANEL)
+    out: Path | None = declare(
+        None, flag="--out", short="-o", help="Output directory (default: 'scored' beside the first predictions file).",
+        panel=OUTPUT_PANEL,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -520,7 +526,7 @@ class MergeInputOptions:
         panel=DATA_PANEL,
     )  # fmt: skip
     seed: int = declare(0, flag="--seed", help="Seed for bootstrap intervals.", panel=SCORING_PANEL)
-    out: Path = declare(flag="--out", help="Output directory of the merged run.", panel=OUTPUT_PANEL)
+    out: Path = declare(flag="--out", short="-o", help="Output directory of the merged run.", panel=OUTPUT_PANEL)
 
 
 @dataclass(frozen=True, kw_only=True)
