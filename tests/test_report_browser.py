@@ -222,3 +222,29 @@ def test_leaderboard_page_loads(browser_context, tmp_path: Path):
     assert page.page.locator("#table-leaderboard tbody tr").count() == 2
     assert page.errors == []
     page.page.close()
+
+
+def _echo_run(out: Path) -> Path:
+    """A run whose every answer is the prompt itself (baseline:echo): generation tasks score
+    it as text, and TaxInspect (mixed) reads no field from it."""
+    import subprocess
+    import sys
+
+    # A process of its own: the browser's driver holds an event loop in this thread.
+    done = subprocess.run([sys.executable, "-m", "taxpraben", "run", "--model", "baseline:echo", "--data", "sample",
+                           "--tasks", "TaxQA,TaxCalc", "--limit", "2", "--runs", "1", "--no-semantic", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out / "report.html"
+
+
+def test_a_copy_of_the_prompt_scored_as_text_has_no_ok_badge(browser_context, tmp_path: Path):
+    page = Page(browser_context, _echo_run(tmp_path / "echo").as_uri()).ready()
+    p = page.page
+    p.select_option("#f-task", "TaxQA")
+    badges = p.eval_on_selector_all(".card .run .rh .badge", "bs => bs.map(b => b.textContent)")
+    assert badges == ["copy of the prompt (scored as text)"] * 2
+    p.select_option("#f-task", "TaxCalc")  # read exactly: a copy is a format failure, as before
+    assert p.eval_on_selector_all(".card .run .rh .badge", "bs => bs.map(b => b.textContent)") == ["format_failure"] * 2
+    assert page.errors == []
+    p.close()
