@@ -119,7 +119,8 @@ def create_backend(
     if chat_template is not None and kind != "hf":
         flag = "--chat-template" if chat_template else "--no-chat-template"
         raise ModelSpecError(
-            f"{flag} is for hf: models only ({kind}: sends messages, and a server applies its own template)"
+            f"{flag} is for hf: models only (taxpraben applies a chat template only there; an openai: "
+            "server applies its own)"
         )
     return _BUILDERS[kind](name, options)
 
