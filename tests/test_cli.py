@@ -501,3 +501,104 @@ def test_the_tail_of_run_imports_nothing(tmp_path: Path) -> None:
                  "--no-cache", "--out", str(tmp_path / "out"))  # fmt: skip
     assert seen == {"tail": [], "built": []}  # nor builds a validator (TAIL_MODELS)
     assert (tmp_path / "out" / "report.html").is_file()
+
+
+@pytest.mark.parametrize("command", ["score", "report", "tasks"])
+def test_ctrl_c_in_any_command_is_said(command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """typer turns Ctrl-C into exit 130 and no word; every command says what happened."""
+    from taxpraben.cli import build_app
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    targets = {
+        "score": ("taxpraben.commands.score.score_job", ["--predictions", str(tmp_path / "p.jsonl"), "--data", "sample"]),
+        "report": ("taxpraben.report.write_reports", [str(tmp_path)]),
+        "tasks": ("taxpraben.commands.inspect_data.registry_or_exit", []),
+    }
+    target, argv = targets[command]
+    monkeypatch.setattr(target, interrupted)
+    result = CliRunner().invoke(build_app(command), [command, *argv])
+    assert result.exit_code == 130
+    assert f"Interrupted (Ctrl-C): taxpraben {command} stopped before it finished" in result.output
+
+
+def test_no_scorer_line_when_no_task_needs_a_scorer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scorers that cannot load are said only when a task scored needs them: exact tasks alone
+    never load one (meta.scorers still records them as not available)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache: no scorer loads
+    calc = _write(tmp_path / "calc.jsonl", _calc_rows(0))
+    out = tmp_path / "exact"
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(calc), "--tasks", "TaxCalc", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))["meta"]["scorers"]["bertscore"]["available"] is False
+    assert "Scorer unavailable" not in res.output
+    assert "Scorer unavailable" not in (out / "report.md").read_text(encoding="utf-8")
+    loaded = load_data("sample", REG, ["TaxQA"], 1)
+    qa = _write(tmp_path / "qa.jsonl", [{"task": "TaxQA", "id": r.id, "run": 0, "prediction": "答：按规定申报。"}
+                                        for r in loaded.records["TaxQA"]])  # fmt: skip
+    res = runner.invoke(app, ["score", "--data", "sample", "-p", str(qa), "--tasks", "TaxQA", "--limit", "1",
+                              "--out", str(tmp_path / "gen")])  # fmt: skip
+    assert res.exit_code == 0 and "Scorer unavailable: bertscore: BERTScore model" in res.output
+
+
+def test_an_out_that_cannot_be_a_directory_is_said_plainly(tmp_path: Path) -> None:
+    """--out naming a file, or a place under a file, or one that cannot be written: a
+    sentence naming --out and what is wrong, exit 2 (not "[Errno 17] File exists")."""
+    calc = _write(tmp_path / "calc.jsonl", _calc_rows(0))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("", encoding="utf-8")
+    for out, said in [
+        (a_file, f"--out {a_file}: is a file, not a directory"),
+        (a_file / "sub", f"--out {a_file / 'sub'}: {a_file} is a file, so no directory can be made under it"),
+    ]:
+        res = runner.invoke(app, ["score", "--data", "sample", "-p", str(calc), "--tasks", "TaxCalc", "--no-semantic",
+                                  "--out", str(out)])  # fmt: skip
+        assert res.exit_code == 2 and said in " ".join(res.output.split()) and "Errno" not in res.output, res.output
+
+
+@pytest.mark.parametrize(("code", "strerror"), [(13, "Permission denied"), (30, "Read-only file system")])
+def test_an_out_that_cannot_be_written_is_said_plainly(tmp_path: Path, code: int, strerror: str) -> None:
+    from taxpraben.jobs.common import out_dir_problem
+
+    out = tmp_path / "locked" / "out"
+    said = out_dir_problem(out, OSError(code, strerror, str(tmp_path / "locked")))
+    assert said == (f"--out {out}: cannot write to {tmp_path / 'locked'} ({strerror}); "
+                    "choose a directory you can write to")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["run", "--output_path", "x"], "No such option: --output_path: use --out DIR (or -o DIR)."),
+        (["run", "--output-path", "x"], "No such option: --output-path: use --out DIR (or -o DIR)."),
+        (["score", "--log_samples"], "--log_samples: no option needed: every item is always written to OUT/samples.jsonl"),
+        (["run", "--batch_size", "8"], "--batch_size: use --concurrency N (requests in flight; hf: prompts per batch)"),
+        (["run", "--apply_chat_template"], "--apply_chat_template: hf: the tokenizer's chat template is applied"),
+        (["run", "--verbosity", "DEBUG"], "--verbosity: taxpraben has no log level"),
+        (["run", "--max_tokens", "5"], "No such option: --max_tokens: use --max-tokens."),
+    ],
+)
+def test_lm_eval_habits_are_answered_with_the_option_to_use(argv: list[str], said: str) -> None:
+    res = runner.invoke(app, [*argv, "--model", "baseline:oracle"])
+    assert res.exit_code == 2 and said in res.output, res.output
+    assert "--top-p" not in res.output  # click's closest spelling of --output-path, dropped
+
+
+def test_o_is_out_and_the_help_states_defaults_and_extras(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", "--model", "baseline:oracle", "--data", "sample", "--limit", "1", "--runs", "1",
+                              "--no-semantic", "--no-score", "-o", str(out)])  # fmt: skip
+    assert res.exit_code == 0 and (out / "predictions.jsonl").exists(), res.output
+    helped = " ".join(runner.invoke(app, ["run", "--help"], env={"COLUMNS": "300"}).output.split())
+    assert "default: runs/MODEL-YYYYMMDD-HHMMSS" in helped
+    assert "pip install 'taxpraben[wandb]' / 'taxpraben[mlflow]'" in helped
+
+
+def test_errors_are_not_wrapped_when_piped() -> None:
+    """stderr not a terminal: the usage error is one line, not typer's box wrapped at 80."""
+    long = "--" + "x" * 150
+    res = runner.invoke(app, ["run", long])
+    assert res.exit_code == 2
+    assert f"Error: No such option: {long}" in res.output.splitlines(), res.output

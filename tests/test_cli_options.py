@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from taxpraben.cli import app
-from taxpraben.commands.options import with_options
+from taxpraben.commands.options import rich_help, with_options
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -183,7 +183,7 @@ def test_every_option_of_a_command_is_its_declaration(command: str) -> None:
             assert p.required and p.help == d.help
             continue
         assert p.opts[0] == d.flag and (d.short is None or d.short in p.opts)
-        assert (p.help, p.rich_help_panel, p.envvar) == (d.help, d.panel, d.envvar)
+        assert (p.help, p.rich_help_panel, p.envvar) == (rich_help(d.help), d.panel, d.envvar)
         assert bounds(p) == (d.min, d.max)
         if default is not dataclasses.MISSING:
             assert p.default == default, name

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -150,10 +151,21 @@ def test_cut_answers_and_their_tokens_are_shown_everywhere(data_dir: Path, tmp_p
     assert ledger["generated"]["cost"] == pytest.approx(_cost(prompt, completion, 0), abs=1e-6)
     assert results["meta"]["pricing"]["entry"] == "mock-*" and results["meta"]["pricing"]["currency"] == "USD"
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert "answers were cut at max_tokens=64" in report and "Answers: truncation, tokens and cost" in report
+    # One line for every cut task (not one per task), true of each kind: TaxCalc and TaxSCQ are read exactly.
+    tasks = results["tasks"]
+    order = sorted((t for t in tasks if tasks[t]["ledger"]["truncated"]),
+                   key=lambda t: -tasks[t]["ledger"]["truncated"] / tasks[t]["ledger"]["answers"])  # fmt: skip
+    counts = ", ".join(f"{t} {tasks[t]['ledger']['truncated']}/{tasks[t]['ledger']['answers']}" for t in order)
+    line = f"Answers cut at max_tokens=64 (cut/answers): {counts}. A cut answer is scored as it is: "
+    said = " ".join(done.output.split())
+    assert said.count("Answers cut at") == 1 and line in said, said
+    assert "an exact-answer task reads its answer from what was written" in said
+    assert "a classification task reads its label" in said and "count as wrong" not in said
+    assert "generation task" not in said  # no generation task here
+    assert line in " ".join(report.split()) and "Answers: truncation, tokens and cost" in report
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'id="ledger"' in page and 'value="truncated"' in page and '"tr":1' in page
-    assert "answers were cut at max_tokens=64" in done.output and "cost" in done.output
+    assert "cost" in done.output
 
 
 def test_the_mock_cuts_the_answers_its_digest_says(data_dir: Path, tmp_path: Path) -> None:
@@ -178,13 +190,21 @@ def test_a_budget_stops_a_run_partway_and_a_rerun_finishes_it_paying_nothing_twi
         stopped = _run(server, data_dir, out, cache, "--budget-tokens", "1500", "--concurrency", "2")
         first = server.stats.requests
         assert stopped.exit_code == BUDGET_EXIT, stopped.output
-        assert "Budget reached" in stopped.output and "with a larger budget" in stopped.output
+        assert "Budget reached" in stopped.output
+        said = " ".join(stopped.output.split())
+        named = re.search(r"To finish, run the same command with --budget-tokens (\d+) \(the worst case of the (\d+) "
+                          r"generation\(s\) not sent", said)  # fmt: skip
+        assert named is not None, said
+        needed, unsent = int(named.group(1)), int(named.group(2))
+        assert unsent == 40 - first and needed >= unsent * 64  # --max-tokens 64 each, at least
+        assert f"--budget-tokens {needed}" in said.split("paid for again):")[1]  # the command to go on with
+        assert "--budget-tokens 1500" not in said
         assert not (out / "results.json").exists()  # a part is not scored
         kept = _lines(out / "predictions.jsonl")
         assert 0 < len(kept) == first < 40
         spent = sum(p["usage"]["prompt_tokens"] + p["usage"]["completion_tokens"] for p in kept)
         assert spent <= 1500  # stopped before, not after, the budget
-        done = _run(server, data_dir, out, cache, "--budget-tokens", "1000000")
+        done = _run(server, data_dir, out, cache, "--budget-tokens", str(needed))  # the budget named finishes it
         assert done.exit_code == 0, done.output
         assert server.stats.requests == 40  # 20 records x 2 runs, each sent once over both runs
     preds = _lines(out / "predictions.jsonl")
@@ -207,3 +227,12 @@ def test_a_budget_with_a_batch_is_refused_before_anything_is_sent(data_dir: Path
         refused = _run(server, data_dir, tmp_path / "out", tmp_path / "c.sqlite", "--batch", "--budget-tokens", "100")
         assert server.stats.requests == 0 and server.stats.batches_created == 0
     assert refused.exit_code == 2 and "a budget cannot stop it partway" in refused.output
+
+
+def test_the_command_to_go_on_with_has_the_budget_named() -> None:
+    from taxpraben.jobs.stops import with_options_set
+
+    argv = ["run", "--model", "openai:m", "--budget-tokens", "1500", "--budget-cost=0.5", "--runs", "2"]
+    assert with_options_set(argv, {"--budget-tokens": "4200", "--budget-cost": "0.7300"}) == [
+        "run", "--model", "openai:m", "--runs", "2", "--budget-tokens", "4200", "--budget-cost", "0.7300"]  # fmt: skip
+    assert with_options_set(["run"], {"--budget-tokens": "9"}) == ["run", "--budget-tokens", "9"]

@@ -126,10 +126,20 @@ def test_command_prints_markdown_and_writes_diff_json(runs: dict[str, Path], tmp
     assert written["differences"][1:] == [{"key": "generation.temperature", "a": 0.0, "b": 0.7}]
     flips = build_diff(runs["a"], runs["b"], resamples=RESAMPLES).flips
     assert len(written["flipped"]) == len(flips)
-    # default --out: B's directory
+
+
+def test_the_default_out_is_a_directory_of_its_own(runs: dict[str, Path], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Neither run's directory is written to: diffs/A-vs-B in the working directory."""
+    monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(build_app(), ["diff", str(runs["a"]), str(runs["c"]), "--resamples", str(RESAMPLES)])
     assert res.exit_code == 0, res.output
-    assert (runs["c"] / "diff.json").exists()
+    written = tmp_path / "diffs" / f"{runs['a'].name}-vs-{runs['c'].name}" / "diff.json"
+    assert written.exists() and f"Wrote {written.relative_to(tmp_path)}" in res.output
+    assert not (runs["c"] / "diff.json").exists() and not (runs["a"] / "diff.json").exists()
+    res = CliRunner().invoke(build_app(), ["diff", str(runs["a"]), str(runs["c"]), "--resamples", str(RESAMPLES),
+                                           "-o", "mine"])  # fmt: skip
+    assert res.exit_code == 0 and (tmp_path / "mine" / "diff.json").exists(), res.output
 
 
 def test_fail_over_regression_exits_5_only_when_significant(runs: dict[str, Path]) -> None:

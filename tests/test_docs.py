@@ -24,7 +24,8 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 COMMAND: Any = typer.main.get_command(app)
 COMMANDS = set(COMMAND.commands)
-OPTIONS = {opt for command in COMMAND.commands.values() for p in command.params for opt in p.opts}
+# p.secondary_opts: the false side of an on/off flag (--no-chat-template)
+OPTIONS = {opt for command in COMMAND.commands.values() for p in command.params for opt in [*p.opts, *p.secondary_opts]}
 OPTIONS |= {opt for p in COMMAND.params for opt in p.opts}
 
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -116,7 +117,7 @@ def test_every_command_and_option_named_exists(doc: str) -> None:
         if command not in COMMANDS:
             wrong.append(command)
             continue
-        known = {opt for p in COMMAND.commands[command].params for opt in p.opts} | {"--help"}
+        known = {opt for p in COMMAND.commands[command].params for opt in [*p.opts, *p.secondary_opts]} | {"--help"}
         wrong += [f"{command} {o}" for o in options if o not in known]
     assert sorted(set(wrong)) == []
 

@@ -99,6 +99,16 @@ def test_tasks_and_limit_select_what_run_sends(tmp_path: Path) -> None:
         assert server.stats.requests == figures["total"]["to_send"] == 12
 
 
+def test_output_tokens_with_nothing_measured_are_an_upper_bound(tmp_path: Path) -> None:
+    """No cached answer to take a mean length from: "up to" the most, not "0 - most"."""
+    figures, output = estimated(tmp_path, "--model", "openai:mock-model", "--base-url", "http://127.0.0.1:9/v1",
+                                "--data", "sample", "--tasks", "TaxCalc", "--limit", "2", "--runs", "1",
+                                "--max-tokens", "64", "--no-cache")  # fmt: skip
+    assert figures["tasks"]["TaxCalc"]["output_low"] == 0  # the JSON keeps both ends
+    assert re.search(r"│ TaxCalc .*│ +up to 128 │", output), output
+    assert "0 - " not in output and "Output tokens: up to --max-tokens per generation to send" in output
+
+
 def test_a_partly_cached_run_costs_what_is_computed_by_hand(tmp_path: Path) -> None:
     cache = tmp_path / "c.sqlite"
     prices = tmp_path / "prices.yaml"
@@ -124,6 +134,8 @@ def test_a_partly_cached_run_costs_what_is_computed_by_hand(tmp_path: Path) -> N
         assert figures["total"]["cost_high"] == pytest.approx(row["cost_high"], rel=1e-12)
         assert figures["currency"] == "CNY" and figures["pricing"]["entry"] == "mock-*"
         assert "CNY" in output
+        # the measured range as a range (low to high), never "0 -"
+        assert re.search(rf"│ TaxCalc .*│ +{low:,} to 128 │", output), output
         code, log = invoke("run", *common, "--limit", "3", "--no-score", "--out", str(tmp_path / "second"))
         assert code == 0, log
         assert server.stats.requests == 1 + row["to_send"]

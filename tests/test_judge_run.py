@@ -486,6 +486,29 @@ def test_a_cost_budget_needs_the_judges_prices_too(workspace: Path) -> None:
     assert "the judge openai:judge-model has no price" in output and "--budget-tokens" in output
 
 
+def test_the_cost_line_counts_the_judge(workspace: Path) -> None:
+    """With prices for both, the terminal's cost line is the model's and the judge's cost
+    together, each named; the ledger table has the judge's row."""
+    prices = workspace / "prices.yaml"
+    prices.write_text("currency: USD\nmodels:\n  mock: {input: 1.0, output: 2.0}\n", encoding="utf-8")
+    out = workspace / "out"
+    with MockServerThread(MockConfig(fixed_reply=UNREAD)) as model, MockServerThread(MockConfig()) as judge:
+        code, output = invoke(*run_args(model, workspace / "data", out, workspace / "c.sqlite", "--runs", "1",
+                                        "--pricing", str(prices)), *judge_args(judge))  # fmt: skip
+        assert judge.stats.requests > 0
+    assert code == 0, output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    model_cost = results["ledger"]["generated"]["cost"]
+    judged = results["meta"]["judge"]["tokens"]["generated"]
+    assert model_cost > 0 and judged["cost"] > 0
+    said = " ".join(output.split())
+    assert f"judge {judged['generations']} requests: {judged['prompt_tokens']:,} in / {judged['completion_tokens']:,} out" in said
+    assert (f"cost {model_cost + judged['cost']:,.4f} USD (model {model_cost:,.4f} + judge {judged['cost']:,.4f})"
+            in said), said  # fmt: skip
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert f"| Judge |  |  | {judged['generations']}: " in report and f"{judged['cost']:,.4f} USD" in report
+
+
 # ---------------------------------------------------------------------------- stopping
 
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 import torch
 import typer
+from rich.console import Console
 from typer.testing import CliRunner
 
 from helpers.tiny_models import tax_corpus
@@ -19,6 +22,7 @@ from taxpraben.models.base import (
     BackendError,
     Completion,
     GenerationConfig,
+    ModelSpecError,
     Request,
     build_request,
 )
@@ -92,11 +96,11 @@ class CountingHF(HFBackend):
 
     generated = 0
 
-    async def generate(
-        self, requests: Sequence[Request], config: GenerationConfig
+    async def generate_live(
+        self, requests: Sequence[Request], config: GenerationConfig, finished: Callable[[int], None]
     ) -> list[Completion | BackendError]:
         self.generated += len(requests)
-        return await super().generate(requests, config)
+        return await super().generate_live(requests, config, finished)
 
 
 def generate(
@@ -130,6 +134,39 @@ def test_sampling_is_seeded_per_run(tiny_llama: Path) -> None:
     run0 = [p.prediction for p in first if p.run == 0]
     run1 = [p.prediction for p in first if p.run == 1]
     assert run0 != run1
+
+
+def test_the_bar_advances_with_each_finished_batch(tiny_llama: Path) -> None:
+    """One call of the backend spans many batches: the bar counts each batch as it ends,
+    not all of them at the end of the call."""
+    seen: list[int] = []
+    runner: Runner | None = None
+
+    class Watching(HFBackend):
+        def _generate_batch(self, loaded, prompt_ids, seed, config):  # type: ignore[no-untyped-def]
+            async def shown() -> int:  # queued behind the bar's updates from earlier batches
+                assert runner is not None
+                return runner._progress.shown
+
+            seen.append(asyncio.run_coroutine_threadsafe(shown(), loop).result())
+            return super()._generate_batch(loaded, prompt_ids, seed, config)
+
+    backend = Watching(str(tiny_llama), batch_size=1, device="cpu")
+    console = Console(file=io.StringIO(), force_terminal=False)
+    runner = Runner(backend, GREEDY, RunnerSettings(concurrency=1), cache=None, console=console)
+    requests = [build_request(r, 0, GREEDY) for r in RECORDS]
+
+    async def main() -> list[Prediction]:
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        return await runner.run(requests)
+
+    loop: asyncio.AbstractEventLoop
+    preds = asyncio.run(main())
+    assert len(preds) == len(RECORDS) and all(not p.error for p in preds)
+    assert seen == [0, 1, 2, 3, 4]  # one call of 5 batches of 1
+    assert runner._progress.shown == 0  # stopped: the next run counts from 0
+    assert runner.stats.done == len(RECORDS)
 
 
 def test_cached_generations_never_load_the_model(tiny_llama: Path, tmp_path: Path) -> None:
@@ -186,8 +223,62 @@ def test_run_command_with_a_local_model(tiny_llama: Path, tmp_path: Path) -> Non
     assert meta["shared_generation"] is True and meta["model"] == f"hf:{tiny_llama}"
     assert meta["endpoint"] is None and meta["generation"]["max_tokens"] == 6
     assert meta["generation_stats"]["generated"] == 4
+    template_hash = hashlib.sha256(CHAT_TEMPLATE.encode("utf-8")).hexdigest()[:12]
+    assert meta["chat_template"] == f"tokenizer template sha256:{template_hash}"
     lines = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 12
+
+
+def _run_local(model: Path, tmp_path: Path, *flags: str) -> tuple[int, str, dict]:
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    (data / "TaxQA.jsonl").write_text(
+        json.dumps({"id": "1", "query": "增值税怎么交？", "answer": "按月申报"}, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    app = typer.Typer()
+    app.command("run")(run)
+    app.command("noop")(lambda: None)
+    out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
+    result = CliRunner().invoke(
+        app,
+        ["run", "--model", f"hf:{model}", "--data", str(data), "--max-tokens", "4", "--device", "cpu",
+         "--no-semantic", "--no-cache", "--out", str(out), *flags],
+    )  # fmt: skip
+    results = out / "results.json"
+    meta = json.loads(results.read_text(encoding="utf-8"))["meta"] if results.exists() else {}
+    return result.exit_code, result.output, meta
+
+
+def test_a_model_without_a_chat_template_is_recorded_and_can_be_required(
+    tiny_llama: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    plain = build_tiny_llama(tmp_path / "plain", chat_template=False)
+    code, output, meta = _run_local(plain, tmp_path)
+    assert code == 0, output
+    assert meta["chat_template"] == "none: raw query (the tokenizer has no chat template)"
+    assert "the tokenizer has no chat template: each query is sent raw" in caplog.text
+    code, output, meta = _run_local(plain, tmp_path, "--chat-template")
+    assert code == 2 and meta == {}
+    assert "--chat-template: the tokenizer has no chat template" in " ".join(output.split())
+    code, output, meta = _run_local(tiny_llama, tmp_path, "--no-chat-template")
+    assert code == 0, output
+    assert meta["chat_template"] == "none: raw query (--no-chat-template)"
+
+
+def test_no_chat_template_sends_the_raw_query_under_its_own_cache_key(tiny_llama: Path) -> None:
+    from transformers import AutoTokenizer
+
+    from taxpraben.runner import generation_key
+
+    request = build_request(RECORDS[0], 0, GREEDY)
+    raw = HFBackend(str(tiny_llama), chat_template=False)
+    assert raw.prompt_text(AutoTokenizer.from_pretrained(tiny_llama), request) == RECORDS[0].query
+    default, required = HFBackend(str(tiny_llama)), HFBackend(str(tiny_llama), chat_template=True)
+    keys = {b: generation_key(b, GREEDY, request, True) for b in (raw, default, required)}
+    assert keys[default] == keys[required] != keys[raw]
+    with pytest.raises(ModelSpecError, match="--no-chat-template is for hf: models only"):
+        create_backend("baseline:oracle", chat_template=False)
 
 
 def test_unloadable_model_is_a_user_error(tmp_path: Path) -> None:
@@ -426,3 +517,14 @@ def test_prompts_past_the_context_are_said_once_and_counted(
     said = [r.getMessage() for r in caplog.records if "context" in r.getMessage()]
     assert len(said) == 1 and "1 prompt(s) of 2 run past the model's context" in said[0]
     assert "max_tokens 4 > 512" in said[0]
+
+
+def test_loading_prints_no_library_progress_bar(tiny_llama: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """transformers' "Loading weights" bar (tqdm, on stderr) would print between the run's own lines."""
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.enable_progress_bar()  # as a fresh process has it
+    HFBackend(str(tiny_llama), device="cpu")._load()
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "it/s" not in err, err
+    assert not transformers_logging.is_progress_bar_enabled()

@@ -251,3 +251,53 @@ def test_the_evidence_is_marked_in_the_prediction_with_its_rule(browser_context,
     assert "veto.hedge" in p.text_content(".run[data-status=format_failure] .badge.veto")
     assert page.errors == []
     p.close()
+
+
+def _echo_run(out: Path) -> Path:
+    """A run whose every answer is the prompt itself (baseline:echo): generation tasks score
+    it as text, and TaxInspect (mixed) reads no field from it."""
+    import subprocess
+    import sys
+
+    # A process of its own: the browser's driver holds an event loop in this thread.
+    done = subprocess.run([sys.executable, "-m", "taxpraben", "run", "--model", "baseline:echo", "--data", "sample",
+                           "--tasks", "TaxQA,TaxCalc", "--limit", "2", "--runs", "1", "--no-semantic", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out / "report.html"
+
+
+def test_a_copy_of_the_prompt_scored_as_text_has_no_ok_badge(browser_context, tmp_path: Path):
+    page = Page(browser_context, _echo_run(tmp_path / "echo").as_uri()).ready()
+    p = page.page
+    p.select_option("#f-task", "TaxQA")
+    badges = p.eval_on_selector_all(".card .run .rh .badge", "bs => bs.map(b => b.textContent)")
+    assert badges == ["copy of the prompt (scored as text)"] * 2
+    p.select_option("#f-task", "TaxCalc")  # read exactly: a copy is a format failure, as before
+    assert p.eval_on_selector_all(".card .run .rh .badge", "bs => bs.map(b => b.textContent)") == ["format_failure"] * 2
+    assert page.errors == []
+    p.close()
+
+
+GENERATION_AND_MIXED = ("TaxRecite", "TaxSum", "TaxQA", "TaxBoard", "TaxOpinion", "TaxRisk", "TaxInspect", "TaxPlan")
+
+
+def test_every_table_fits_at_1400_px_and_scorer_errors_are_folded(browser_context, tmp_path: Path):
+    """Eight tasks not computed make the group tables' task lists long: the list wraps, no
+    table scrolls sideways (its interval column stays in view), and why the scorer was
+    unavailable is one folded <details>, not paragraphs amid the results."""
+    out = build_result_dir(tmp_path / "out", items_per_task=5, runs=2, hostile=False, not_computed=GENERATION_AND_MIXED)
+    page = Page(browser_context, write_reports(out)[1].as_uri()).ready()
+    p = page.page
+    assert p.evaluate("window.innerWidth") == 1400
+    widths = p.eval_on_selector_all(
+        ".table-wrap", "ws => ws.map(w => [w.firstElementChild.id, w.scrollWidth, w.clientWidth])")
+    assert widths and [(key, scroll) for key, scroll, client in widths if scroll > client] == []
+    last = p.eval_on_selector("#table-groups-type", "t => t.querySelector('tbody tr td:last-child').getBoundingClientRect().right")
+    assert last <= 1400
+    folded = p.eval_on_selector_all("details.scorer-errors", "ds => ds.map(d => [d.open, d.querySelector('summary').textContent])")
+    assert folded == [[False, "1 scorer(s) unavailable: why, and how to get them"]]
+    loose = p.eval_on_selector_all("#tasks > p.note", "ns => ns.filter(n => n.textContent.startsWith('Scorer unavailable')).length")
+    assert loose == 0
+    assert page.errors == []
+    p.close()

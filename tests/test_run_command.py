@@ -166,12 +166,41 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(data_dir: Path, tmp_path: P
         kept = cached_rows(cache)
         assert f"Interrupted: {kept} of {total} generations are stored in {cache}" in stdout
         assert "To resume, run the same command again" in stdout
-        assert not (tmp_path / "out" / "predictions.jsonl").exists()
+        written = (tmp_path / "out" / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(written) == kept and f"their {kept} predictions are written to" in stdout
+        assert not (tmp_path / "out" / "results.json").exists()  # a part is not scored
 
         server_call(root, "/reset", "POST")
         done = subprocess.run(args, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr
         assert server_call(root, "/stats")["requests"] == total - kept
+    finally:
+        proc_server.kill()
+        proc_server.wait()
+
+
+def test_sigterm_with_no_cache_keeps_the_answers_in_predictions_jsonl(data_dir: Path, tmp_path: Path) -> None:
+    """Stopped by SIGTERM (a scheduler's stop) with nothing cached: the answers received are
+    not lost, they are written to predictions.jsonl, and the run says so (exit 130)."""
+    proc_server, root = spawn("--latency", "0.15")
+    out = tmp_path / "out"
+    args = [sys.executable, "-c", RUN_SCRIPT, "--model", "openai:m", "--base-url", root + "/v1",
+            "--data", str(data_dir), "--runs", "3", "--concurrency", "2", "--no-semantic",
+            "--no-cache", "--out", str(out)]  # fmt: skip
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while server_call(root, "/stats")["requests"] < 7:  # 2 in flight at most: 5 answered
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, stdout + stderr
+        assert "Traceback" not in stderr
+        lines = [json.loads(line) for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert len(lines) >= 5 and all(p["prediction"] and not p.get("error") for p in lines)
+        assert f"their {len(lines)} predictions are written to {out / 'predictions.jsonl'}" in " ".join(stdout.split())
+        assert "nothing is cached (--no-cache)" in stdout
     finally:
         proc_server.kill()
         proc_server.wait()
@@ -358,3 +387,36 @@ def test_a_spec_value_found_wrong_while_generating_stops_run(tmp_path: Path, dat
         assert cached_rows(cache) > 0 and "completions received are in the cache" in flat
     else:
         assert not cache.exists()
+
+
+def test_a_prompt_past_the_warning_size_is_said_before_it_is_sent(tmp_path: Path) -> None:
+    """A 300,000-character record, a model of unknown context: one warning for its task,
+    naming the item and the size; the prompt is still sent (the run goes on)."""
+    data = write_data(tmp_path / "data", {"TaxQA": [
+        {"id": "small", "query": "增值税怎么交？", "answer": "按月申报。"},
+        {"id": "big", "query": "增值税" * 100_000, "answer": "按月申报。"},
+        {"id": "big2", "query": "消费税" * 100_000, "answer": "按月申报。"},
+    ]})  # fmt: skip
+    code, output = invoke("--model", "baseline:lead", "--data", str(data), "--runs", "2", "--no-score",
+                          "--out", str(tmp_path / "out"))  # fmt: skip
+    said = " ".join(output.split())
+    assert code == 0, output
+    assert "TaxQA item big: its prompt is about" in said and "(300,000 characters), past 128,000 tokens, the size taxpraben warns at" in said
+    assert said.count("its prompt is about") == 1  # once per task, not per item or run
+    assert len((tmp_path / "out" / "predictions.jsonl").read_text(encoding="utf-8").splitlines()) == 6
+
+
+def test_the_model_s_context_is_the_limit_when_known() -> None:
+    from taxpraben.jobs.prompt_size import warn_long_prompts
+    from taxpraben.models.base import GenerationConfig, build_request
+    from taxpraben.records import Record
+
+    config = GenerationConfig()
+    requests = [build_request(Record(task="TaxQA", id=str(n), query="税" * n, answer=""), 0, config)
+                for n in (100, 20_000)]  # fmt: skip
+    warned: list[str] = []
+    assert list(warn_long_prompts(requests, warned.append, context_tokens=4_096)) == requests
+    assert len(warned) == 1 and warned[0].startswith("TaxQA item 20000: ") and "past the model's context of 4,096 tokens" in warned[0]
+    warned.clear()
+    list(warn_long_prompts(requests, warned.append))
+    assert warned == []  # 20,000 characters: under the 128,000-token size

@@ -203,6 +203,36 @@ def test_retry_after_is_honoured_and_pauses_every_worker() -> None:
     assert backend.starts == [(0.0, "0"), (0.0, "1"), (1.0, "2"), (pytest.approx(1.1), "0")]
 
 
+def test_a_long_retry_after_that_fits_the_deadline_is_waited_on() -> None:
+    """Retry-After 600 s with a 900 s deadline: waited on (its jitter kept inside the
+    deadline: with the maximal 10% it would end at 660 s, still inside), then answered."""
+    def plan(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        if attempt == 1:
+            return 0.0, BackendError("HTTP 429: slow down", retryable=True, retry_after=600.0)
+        return 0.0, None
+
+    preds, backend, _ = timed_run(plan, 1, RunnerSettings(deadline=900.0, progress=False))
+    assert not preds[0].error and backend.started("0") == [0.0, pytest.approx(660.0)]
+    # 850 s: the maximal jitter (935 s) would pass the deadline; the wait ends inside it.
+    def later(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        if attempt == 1:
+            return 0.0, BackendError("HTTP 429: slow down", retryable=True, retry_after=850.0)
+        return 0.0, None
+
+    preds, backend, _ = timed_run(later, 1, RunnerSettings(deadline=900.0, progress=False))
+    assert not preds[0].error and backend.started("0") == [0.0, pytest.approx(875.0)]
+
+
+def test_a_retry_after_past_the_deadline_is_named_in_the_error() -> None:
+    def plan(item: str, attempt: int) -> tuple[float, BackendError | None]:
+        return 0.0, BackendError("HTTP 429: slow down", retryable=True, retry_after=3600.0)
+
+    preds, backend, clock = timed_run(plan, 1, RunnerSettings(deadline=900.0, progress=False))
+    assert backend.started("0") == [0.0] and clock.now() < 900.0  # not waited on in vain
+    assert preds[0].error == ("HTTP 429: slow down [after 1 attempt, the server asked to wait 3600 s "
+                              "(Retry-After), past the --deadline of 900 s]")  # fmt: skip
+
+
 def test_rate_limiter_waits_for_the_pause_and_the_buckets() -> None:
     clock = FakeClock()
 

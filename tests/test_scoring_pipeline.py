@@ -209,6 +209,22 @@ def test_mixed_fields_score_by_hand(sample: LoadedData, tiny_settings: ScoringSe
     assert line["fields"][number_fields[0]]["score"] == 0.0
 
 
+def test_a_mixed_output_with_no_field_read_is_a_format_failure(sample: LoadedData,
+                                                                tiny_settings: ScoringSettings) -> None:  # fmt: skip
+    """An answer that parses (a JSON object) but holds none of the task's fields read nothing:
+    counted in the format-failure rate (it was 0.0%), still scoring 0."""
+    rec = sample.records["TaxInspect"][0]
+    text = json.dumps({"结论": "企业存在少缴税款的情况", "建议": "补缴税款"}, ensure_ascii=False)
+    loaded = LoadedData(sample.data_dir, {"TaxInspect": [rec]}, sample.files, sample.data_hash)
+    res = score_predictions(loaded, [Prediction("TaxInspect", rec.id, 0, text)], REG, tiny_settings)
+    line = res.samples[0]
+    assert line["status"] == "format_failure" and line["failure"] == "no field of the task read"
+    assert line["score"] == 0.0
+    entry = res.results["tasks"]["TaxInspect"]
+    assert entry["format_failure_rate"]["mean"] == 1.0
+    assert entry["format_failures"] == {"no field of the task read": 1}
+
+
 def test_results_files_follow_the_contract(sample: LoadedData, tmp_path: Path) -> None:
     settings = ScoringSettings(semantic=False, bootstrap=100)
     score_to_dir(sample, oracle(sample, 2), REG, tmp_path, settings)

@@ -27,6 +27,9 @@ from typing import Any
 #: The exit status of a run stopped by its budget (0 ok, 1 failures, 2 usage errors, 130 Ctrl-C).
 BUDGET_EXIT = 3
 
+#: A budget named to finish a stopped run allows the prompts' token estimates this much error.
+PROMPT_ESTIMATE_MARGIN = 1.1
+
 #: The cost of (prompt tokens, completion tokens, cached prompt tokens).
 CostOf = Callable[[int, int, int], float]
 
@@ -67,6 +70,10 @@ class Budget:
         self.reserved_tokens += tokens
         self.reserved_cost += cost
         return True
+
+    def price(self, prompt: int, completion: int) -> float:
+        """What ``prompt`` and ``completion`` tokens cost at the budget's prices (0 without)."""
+        return self._price(prompt, completion)
 
     def release(self, prompt: int, completion: int, cost_of: CostOf | None = None) -> None:
         """An admitted attempt failed: its reservation is freed, nothing is charged."""
@@ -115,6 +122,9 @@ class BudgetShare:
 
     def admit(self, prompt: int, completion: int) -> bool:
         return self.budget.admit(prompt, completion, self._prices())
+
+    def price(self, prompt: int, completion: int) -> float:
+        return self._prices()(prompt, completion, 0)
 
     def release(self, prompt: int, completion: int) -> None:
         self.budget.release(prompt, completion, self._prices())

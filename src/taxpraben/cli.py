@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 
 import taxpraben
 from taxpraben.collector import resume_collection
+from taxpraben.commands.habits import HabitCommand, PlainErrorsGroup
 
 #: Every command: the module and function that implement it. Only the command a command line
 #: names is imported (``taxpraben run`` does not load the report layer, ``merge`` or the data
@@ -56,12 +59,36 @@ def build_app(only: str | None = None) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        cls=PlainErrorsGroup,
     )
     built.callback()(main)
     for name, (module, function) in COMMANDS.items():
         if only is None or name == only:
-            built.command(name)(getattr(importlib.import_module(module), function))
+            built.command(name, cls=HabitCommand)(said_when_interrupted(name, getattr(importlib.import_module(module), function)))
     return built
+
+
+def interrupted_message(name: str) -> str:
+    """What a command interrupted by Ctrl-C says (typer alone exits 130 without a word)."""
+    return (
+        f"Interrupted (Ctrl-C): taxpraben {name} stopped before it finished; the files it had not "
+        "written yet were not written. Run the same command again to redo it."
+    )
+
+
+def said_when_interrupted(name: str, command: Callable[..., Any]) -> Callable[..., Any]:
+    """``command``, saying so on stderr when Ctrl-C stops it, exit 130. A job that has more
+    to say (``run``: what was kept and how to resume) says it first, as its own error."""
+
+    @functools.wraps(command)
+    def said(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt:
+            print(interrupted_message(name), file=sys.stderr, flush=True)
+            raise typer.Exit(130) from None
+
+    return said
 
 
 def named_command(argv: list[str]) -> str | None:
@@ -96,6 +123,9 @@ def entry() -> None:
         code: object = 0
     except SystemExit as exc:
         code = exc.code
+    except KeyboardInterrupt:  # before a command started (while the command line was built)
+        print(interrupted_message(command or "taxpraben"), file=sys.stderr)
+        code = 130
     if not isinstance(code, int):
         if code is not None:
             print(code, file=sys.stderr)

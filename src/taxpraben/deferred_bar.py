@@ -32,6 +32,8 @@ class DeferredBar:
         self._enabled = enabled
         self._bar: RunProgress | None = None
         self._advanced = 0
+        #: Items a backend reported finished inside a call not returned yet (see :meth:`live`).
+        self._live = 0
         self._timer: asyncio.Future[None] | None = None
 
     def soon(self) -> None:
@@ -48,19 +50,35 @@ class DeferredBar:
             from taxpraben.progress_bar import RunProgress
 
             self._bar = RunProgress(self._spec, self._stats, self._console, self._stats.to_send,
-                                    completed=self._advanced)  # fmt: skip
+                                    completed=self.shown)  # fmt: skip
 
     def set_total(self, total: int) -> None:
         if self._bar is not None:
             self._bar.set_total(total)
 
+    @property
+    def shown(self) -> int:
+        """The count the bar shows: the answers handed over, and those reported live."""
+        return self._advanced + self._live
+
     def advance(self) -> None:
         """One more completion; the first answer shows the bar if its timer has not."""
         self._advanced += 1
+        self._refresh()
+
+    def live(self, finished: int, *, refresh: bool = True) -> None:
+        """``finished`` items of a backend call still under way are done (a local model's
+        batch): shown at once. The call's own answers replace them when it returns (the
+        runner takes them back, ``refresh=False``, before it hands the answers over)."""
+        self._live += finished
+        if refresh:
+            self._refresh()
+
+    def _refresh(self) -> None:
         if self._bar is None:
             self._show()
         else:
-            self._bar.advance()
+            self._bar.show_completed(self.shown)
 
     def stop(self) -> None:
         """The sending is over: a bar not shown yet (nothing was sent) shows where the run
@@ -72,4 +90,4 @@ class DeferredBar:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
-        self._advanced = 0
+        self._advanced = self._live = 0

@@ -81,6 +81,8 @@ class Declared:
     check: Callable[[Any], object] | None = None
     #: A positional argument rather than an option (``merge SOURCES...``).
     argument: bool = False
+    #: The flag that sets a true/false/unset option false (``--no-chat-template``).
+    negative: str | None = None
 
 
 def declare(default: Any = dataclasses.MISSING, **declared: Any) -> Any:
@@ -213,6 +215,15 @@ class ModelOptions:
         "a dotted key nests: chat_template_kwargs.enable_thinking=false). hf: dtype, device_map, revision, "
         "attn_implementation, max_memory, trust_remote_code, load_in_8bit, load_in_4bit; openai: extra "
         "request body fields (top_k, min_p, repetition_penalty, ...). Recorded, and part of the cache key.",
+        panel=MODEL_PANEL,
+    )
+    chat_template: bool | None = declare(
+        None,
+        flag="--chat-template",
+        negative="--no-chat-template",
+        help="hf: apply the tokenizer's chat template (refused when it has none) or send the raw query "
+        "(--no-chat-template). Default: the template when the tokenizer has one, else the raw query, with a "
+        "warning. Recorded as meta.chat_template.",
         panel=MODEL_PANEL,
     )
 
@@ -444,7 +455,10 @@ class ScoringOptions:
 class RunOutputOptions:
     """Where ``run`` writes, what it keeps, and what ends it with an error."""
 
-    out: Path | None = declare(None, flag="--out", help="Output directory.", panel=OUTPUT_PANEL)
+    out: Path | None = declare(
+        None, flag="--out", short="-o", help="Output directory (default: runs/MODEL-YYYYMMDD-HHMMSS, MODEL the "
+        "--model spec made a file name).", panel=OUTPUT_PANEL,
+    )  # fmt: skip
     shard: str = declare(
         "0/1",
         flag="--shard",
@@ -497,7 +511,10 @@ class ScoreInputOptions:
         panel=DATA_PANEL,
     )  # fmt: skip
     seed: int = declare(0, flag="--seed", help="Seed for bootstrap intervals.", panel=SCORING_PANEL)
-    out: Path | None = declare(None, flag="--out", help="Output directory.", panel=OUTPUT_PANEL)
+    out: Path | None = declare(
+        None, flag="--out", short="-o", help="Output directory (default: 'scored' beside the first predictions file).",
+        panel=OUTPUT_PANEL,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -521,7 +538,7 @@ class MergeInputOptions:
         panel=DATA_PANEL,
     )  # fmt: skip
     seed: int = declare(0, flag="--seed", help="Seed for bootstrap intervals.", panel=SCORING_PANEL)
-    out: Path = declare(flag="--out", help="Output directory of the merged run.", panel=OUTPUT_PANEL)
+    out: Path = declare(flag="--out", short="-o", help="Output directory of the merged run.", panel=OUTPUT_PANEL)
 
 
 @dataclass(frozen=True, kw_only=True)

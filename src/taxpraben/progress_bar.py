@@ -77,8 +77,8 @@ class RunProgress:
     def set_total(self, total: int) -> None:
         self._progress.update(self._task, total=total)
 
-    def advance(self) -> None:
-        self._progress.advance(self._task)
+    def show_completed(self, completed: int) -> None:
+        self._progress.update(self._task, completed=completed)
 
     def stop(self) -> None:
         self._progress.stop()

@@ -524,6 +524,11 @@ class Meta(FileObject):
         "request body fields); null without them.",
         when="`run`",
     )
+    chat_template: str | None = _field(
+        "hf: the chat template applied to each query ('tokenizer template sha256:<12 hex>' of its text) or "
+        "'none: raw query (why)'; null for other backends.",
+        when="`run` with hf:",
+    )
     generation_stats: GenerationStats | None = _field("What generation did.", when="`run`")
     predictions_file: str | list[str] | None = _field(
         "The predictions file scored (a list when several were read).", when="`score`"

@@ -38,13 +38,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from taxpraben.budget import Budget, BudgetShare
+from taxpraben.budget import PROMPT_ESTIMATE_MARGIN, Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache, cache_key
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.console import deferred_console
@@ -110,11 +111,14 @@ class BudgetReached(Exception):
     """The budget (``--budget-tokens``/``--budget-cost``) admits no further request: nothing
     more was sent; ``predictions`` are the generations answered (every run of each)."""
 
-    def __init__(self, budget: Budget | BudgetShare, predictions: list[Prediction], unsent: int) -> None:
+    def __init__(self, budget: Budget | BudgetShare, predictions: list[Prediction], unsent: int,
+                 left: tuple[int, float] = (0, 0.0)) -> None:  # fmt: skip
         super().__init__(f"budget reached: {budget.describe()} spent; {unsent} generation(s) not sent")
         self.budget = budget
         self.predictions = predictions
         self.unsent = unsent
+        #: The worst case of the unsent generations (tokens, cost): what a rerun may spend.
+        self.left_tokens, self.left_cost = left
 
 
 class Runner:
@@ -210,11 +214,18 @@ class Runner:
         if self._save_error is not None:
             raise self._save_error
         if self._over_budget:
-            answered = [self._final(k, r) for k, r in self._order if k in self._results]
-            unsent = sum(1 for k in self._unique if k not in self._results)
+            unsent = [r for k, r in self._unique.items() if k not in self._results]
             assert self._budget is not None
-            raise BudgetReached(self._budget, answered, unsent)
+            worst = [self._worst_case(estimate_tokens(r, self.config)) for r in unsent]
+            worst = [(math.ceil(p * PROMPT_ESTIMATE_MARGIN), c) for p, c in worst]
+            left = (sum(p + c for p, c in worst), sum(self._budget.price(p, c) for p, c in worst))
+            raise BudgetReached(self._budget, self.answered(), len(unsent), left)
         return [self._final(k, r) for k, r in self._order]
+
+    def answered(self) -> list[Prediction]:
+        """The predictions of the requests read so far whose generation has its outcome (an
+        answer, or a failure for good), in the order read: what a stopped run keeps."""
+        return [self._final(k, r) for k, r in self._order if k in self._results]
 
     def _take(self, feed: Iterator[Request], count: int | None) -> bool:
         """Read up to ``count`` requests (None: all) from ``feed``; look their keys up in the
@@ -391,7 +402,7 @@ class Runner:
                     return
             await self._limiter.acquire(len(pending), sum(estimates))
             self._progress.soon()
-            outcomes = await self.backend.generate([r for _, r in pending], self.config)
+            outcomes = await self._generate([r for _, r in pending])
             retry: list[tuple[str, Request, BackendError]] = []
             retry_after: float | None = None
             for (key, request), outcome, estimate in zip(pending, outcomes, estimates, strict=True):
@@ -423,14 +434,36 @@ class Runner:
                 # Nothing has answered yet: do not sleep past the point of giving up.
                 left = self._first_unreachable + settings.unreachable_grace - clock.now()
                 delay = min(delay, max(left, 0.0) + 0.01)
-            if clock.now() + delay - first_attempt >= settings.deadline:
+            remaining = settings.deadline - (clock.now() - first_attempt)
+            if retry_after is not None and retry_after < remaining:  # waited on: its jitter stays within
+                delay = min(delay, (retry_after + remaining) / 2)
+            if delay >= remaining:
                 for key, _, error in retry:
-                    self._fail(key, error, attempt, True)
+                    self._fail(key, error, attempt, True, (error.retry_after or 0) >= remaining)
                 return
             if retry_after:
                 self._limiter.pause(retry_after)
             await clock.sleep(delay)
             pending = [(key, request) for key, request, _ in retry]
+
+    async def _generate(self, requests: list[Request]) -> list[Completion | BackendError]:
+        """One call of the backend; one with ``generate_live`` (a local model: many batches a
+        call) reports items finished during it, from its thread, and the bar shows them."""
+        live = getattr(self.backend, "generate_live", None)
+        if live is None:
+            return await self.backend.generate(requests, self.config)
+        loop = asyncio.get_running_loop()
+        shown = 0
+
+        def show(finished: int) -> None:
+            nonlocal shown
+            shown += finished
+            self._progress.live(finished)
+
+        try:
+            return await live(requests, self.config, lambda n: loop.call_soon_threadsafe(show, n))
+        finally:  # the call's answers, handed over next, stand for what was shown
+            self._progress.live(-shown, refresh=False)
 
     def _worst_case(self, estimate: int) -> tuple[int, int]:
         """(prompt, completion) tokens an attempt may spend: its prompt estimate, max_tokens."""
@@ -479,14 +512,17 @@ class Runner:
             except sqlite3.Error as exc:  # disk full, file removed...: stop, loudly
                 self._save_error = CacheError(f"{self.cache.path}: cannot write: {exc}")
 
-    def _fail(self, key: str, error: BackendError, attempts: int, out_of_time: bool) -> None:
+    def _fail(self, key: str, error: BackendError, attempts: int, out_of_time: bool, asked: bool = False) -> None:
         if error.unreachable and not self._answered:
             # Out of retries and nothing has ever answered: every other item would follow.
             raise RunAborted(f"{error.message}; nothing has answered after {attempts} attempt(s): stopped")
         message = error.message
         if attempts > 1 or out_of_time:
             why = f", deadline of {self.settings.deadline:g} s reached" if out_of_time else ""
-            message = f"{message} [after {attempts} attempts{why}]"
+            if asked:  # the server's own wait is what did not fit
+                why = f", the server asked to wait {error.retry_after:g} s (Retry-After), past the --deadline of " \
+                      f"{self.settings.deadline:g} s"
+            message = f"{message} [after {attempts} attempt{'s' if attempts > 1 else ''}{why}]"
         final = BackendError(message, retryable=error.retryable)
         self._results[key] = final
         self.stats.failed += 1
@@ -551,8 +587,8 @@ def generation_key(backend: Backend, config: GenerationConfig, request: Request,
             endpoint=backend.endpoint,
             request=request,
             config=config,
-            # --model-args (hf:, openai:); backends without them have none: the old keys
-            model_args=getattr(backend, "model_args", None),
+            # --model-args (hf:, openai:; hf: --no-chat-template too); backends without them: the old keys
+            model_args=getattr(backend, "key_args", getattr(backend, "model_args", None)),
         )
     task, item, run = request.key
     return f"{task}\x00{item}\x00{run}"

@@ -20,13 +20,20 @@ from taxpraben.report.significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 REGRESSION_EXIT = 5
 
 
+def default_diff_dir(a: Path, b: Path) -> Path:
+    """``diffs/A-vs-B`` in the working directory, by the result directories' names."""
+    return Path("diffs") / f"{a.resolve().name}-vs-{b.resolve().name}"
+
+
 @with_options
 def diff(
     a: Annotated[Path, typer.Argument(metavar="A", help="Result directory A (the baseline).", show_default=False)],
     b: Annotated[Path, typer.Argument(metavar="B", help="Result directory B (the candidate).", show_default=False)],
     gate: RegressionGateOptions,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Where to write diff.json (default: B's directory).")
+        Path | None,
+        typer.Option("--out", "-o", help="Directory to write diff.json in (default: diffs/A-vs-B, A and B the "
+                     "directories' names; neither run's directory is written to)."),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Compare runs over different data, specs or settings anyway (marked).")
@@ -43,7 +50,7 @@ def diff(
     console, errors = cli_console(), cli_console(stderr=True)
     try:
         result = build_diff(a, b, force=force, resamples=resamples, seed=seed)
-        path = write_diff(result, out or b)
+        path = write_diff(result, out or default_diff_dir(a, b))
     except ReportError as exc:
         errors.print(f"[red]Error:[/] {exc}", highlight=False)
         raise typer.Exit(code=2) from exc

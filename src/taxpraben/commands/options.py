@@ -104,6 +104,12 @@ def _callback(declared: Declared) -> Callable[[Any], Any]:
     return callback
 
 
+def rich_help(text: str) -> str:
+    """``text`` as typer's help shows it: its square brackets escaped from rich's markup
+    (``'taxpraben[mlflow]'`` would otherwise lose ``[mlflow]``, read as a style)."""
+    return text.replace("[", "\\[")
+
+
 def typer_annotation(declared: Declared, annotation: Any) -> Any:
     """``Annotated[type, typer.Option(...)]`` (or ``typer.Argument``) of one declared option."""
     if declared.argument:
@@ -117,10 +123,11 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
         for name, value in (("min", declared.min), ("max", declared.max))
         if value is not None
     }
-    names = [declared.flag, *([declared.short] if declared.short else [])]
+    flag = f"{declared.flag}/{declared.negative}" if declared.negative else declared.flag
+    names = [flag, *([declared.short] if declared.short else [])]
     option = typer.Option(
         *names,
-        help=declared.help,
+        help=rich_help(declared.help),
         envvar=declared.envvar,
         rich_help_panel=declared.panel,
         callback=_callback(declared) if declared.check is not None else None,

@@ -8,6 +8,7 @@ status. The commands turn that into their exit; a job never calls ``sys.exit`` i
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -121,9 +122,27 @@ def output_directory(out_dir: Path) -> Iterator[Path]:
     with ExitStack() as held:
         try:
             held.enter_context(DirectoryLock(out_dir))
-        except (InUseError, OSError) as exc:
+        except InUseError as exc:
             raise JobError(str(exc), code=2) from exc
+        except OSError as exc:
+            raise JobError(out_dir_problem(out_dir, exc), code=2) from exc
         yield out_dir
+
+
+def out_dir_problem(out_dir: Path, exc: OSError) -> str:
+    """Why ``--out DIR`` cannot be used, in words (not a bare errno): a file where the
+    directory should be (or above it), a place this user cannot write to, or the system's
+    own reason."""
+    above = next((p for p in [out_dir, *out_dir.parents] if p.exists() and not p.is_dir()), None)
+    if above == out_dir:
+        return f"--out {out_dir}: is a file, not a directory; give a directory (it is made when missing)"
+    if above is not None:
+        return f"--out {out_dir}: {above} is a file, so no directory can be made under it; choose another --out"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        where = exc.filename or out_dir
+        return (f"--out {out_dir}: cannot write to {where} ({exc.strerror or 'permission denied'}); "
+                "choose a directory you can write to")  # fmt: skip
+    return f"--out {out_dir}: cannot make or use this directory: {exc.strerror or exc}"
 
 
 def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Prediction]:

@@ -258,12 +258,15 @@ def _money(value: float) -> str:
     return f"{value:.4g}" if value < 1 else f"{value:,.2f}"
 
 
-def _range(low: float | None, high: float | None, money: bool = False) -> str:
+def _range(low: float | None, high: float | None, money: bool = False, measured: bool = True) -> str:
+    """``low to high``, or ``up to high`` when nothing measured the low end (no cached answer
+    of the task to take a mean length from: 0 would read as a prediction)."""
     if low is None or high is None:
         return "-"
-    if money:
-        return f"{_money(low)} - {_money(high)}"
-    return f"{low:,.0f} - {high:,.0f}"
+    shown = _money if money else (lambda value: f"{value:,.0f}")
+    if not measured or low == high:
+        return f"up to {shown(high)}" if not measured and high else shown(high)
+    return f"{shown(low)} to {shown(high)}"
 
 
 def figures_table(rows: Mapping[str, Figures], total: Figures, currency: str | None) -> Table:
@@ -275,7 +278,7 @@ def figures_table(rows: Mapping[str, Figures], total: Figures, currency: str | N
         table.add_column(f"Cost ({currency})", justify="right")
     for i, (task, f) in enumerate([*rows.items(), ("Total", total)]):
         cells = [task, f"{f.requests:,}", f"{f.generations:,}", f"{f.cached:,}", f"{f.to_send:,}",
-                 f"{f.prompt_tokens:,}", _range(f.output_low, f.output_high)]  # fmt: skip
+                 f"{f.prompt_tokens:,}", _range(f.output_low, f.output_high, measured=f.output_mean is not None)]  # fmt: skip
         if currency is not None:
             cells.append(_range(f.cost_low, f.cost_high, money=True))
         table.add_row(*cells, end_section=i == len(rows) - 1, style="bold" if task == "Total" else None)
@@ -334,6 +337,8 @@ def report(console: Console, facts: Mapping[str, Any], rows: Mapping[str, Figure
         say(console, f"The runs share one deterministic generation: {total.generations:,} generations for "
                      f"{total.requests:,} predictions.")  # fmt: skip
     console.print(figures_table(rows, total, pricing.currency if pricing is not None else None))
+    say(console, "Output tokens: up to --max-tokens per generation to send; where the cache has answers of a task, "
+                 "from their mean length times the generations to send.")  # fmt: skip
     if total.generations and not total.to_send:
         say(console, f"nothing left to send: all {total.generations:,} generations are in the cache")
     else:

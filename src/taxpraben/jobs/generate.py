@@ -4,8 +4,9 @@ Flow: load the registry and the data, build one request per (record, run) with t
 ``query`` verbatim as the user message, drive them through the backend (cache first, then
 the endpoint), write ``OUT/predictions.jsonl``, score into ``OUT``. Items that still fail
 after every retry are kept with their error (scored 0) and end the job with exit 1 unless
-``--allow-failures``. Ctrl-C stops at once; every completion received is already in the
-cache, and rerunning the same command sends only what is missing.
+``--allow-failures``. Ctrl-C (or SIGTERM) stops at once; every completion received is already in
+the cache, and rerunning the same command sends only what is missing; the answers so far are
+also written to ``OUT/predictions.jsonl`` (with ``--no-cache``, all that is kept of them).
 """
 
 from __future__ import annotations
@@ -54,7 +55,14 @@ from taxpraben.jobs.judge import (
     refuse_unpriced_judge,
     unsent_words,
 )
+from taxpraben.jobs.prompt_size import warn_long_prompts
 from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside, SpecCheck
+from taxpraben.jobs.stops import (
+    budget_to_finish,
+    keep_answered,
+    terminated_as_interrupted,
+    with_options_set,
+)
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
@@ -180,16 +188,17 @@ def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
     return replace(loaded, records=owned)
 
 
-def resume_hint(cache: CompletionCache | None, stats: RunStats) -> str:
+def resume_hint(cache: CompletionCache | None, stats: RunStats, written: str = "") -> str:
+    """What an interrupted run says; ``written``: where its answers so far were written."""
     done = stats.cached + stats.done
     command = "taxpraben " + shlex.join(sys.argv[1:])
     if cache is None:
         return (
-            f"Interrupted after {done} of {stats.unique} generations; nothing was kept (--no-cache). "
-            f"Run again without --no-cache to make a run resumable."
+            f"Interrupted after {done} of {stats.unique} generations{written}; nothing is cached (--no-cache), "
+            f"so a rerun generates everything again. Run without --no-cache to make a run resumable."
         )
     return (
-        f"Interrupted: {done} of {stats.unique} generations are stored in {cache.path}.\n"
+        f"Interrupted: {done} of {stats.unique} generations are stored in {cache.path}{written}.\n"
         f"To resume, run the same command again; only the missing {stats.unique - done} are sent:\n"
         f"  {command}"
     )
@@ -238,6 +247,7 @@ def backend_of(job: RunJob, console: Console | None = None, *, sends: bool | Non
             idle_timeout=endpoint.idle_timeout,
             model_args=job.model.model_args,
             needs_key=sends,
+            chat_template=job.model.chat_template,
         )
     except (ModelSpecError, ValueError) as exc:  # ValueError: a --serve command without a port
         raise JobError(str(exc), code=2) from exc
@@ -324,13 +334,16 @@ def spec_stop(exc: TaskSpecError, runner: Runner) -> JobError:
 def generate(
     runner: Runner, requests: Iterator[Request], store: CompletionCache | None,
     alongside: Callable[[Coroutine[Any, Any, list[Prediction]]], Coroutine[Any, Any, list[Prediction]]] | None = None,
+    out_dir: Path | None = None,
 ) -> list[Prediction]:  # fmt: skip
     """Drive every request through the runner (with ``alongside``, the judge of ``run``
     beside it on the same loop: :class:`~taxpraben.jobs.judge.JudgeAlongside`); each way a
-    run stops early becomes a JobError with what was kept and how to go on."""
+    run stops early becomes a JobError with what was kept and how to go on. Interrupted
+    (Ctrl-C, SIGTERM), the answers so far are written to ``out_dir`` (cache or not)."""
     try:
         generation = runner.run(requests)
-        return asyncio.run(generation if alongside is None else alongside(generation))
+        with terminated_as_interrupted():
+            return asyncio.run(generation if alongside is None else alongside(generation))
     except DataError as exc:
         kept = (f"The {runner.stats.done} completions received before the data was found faulty are in the cache."
                 if runner.stats.done else None)  # fmt: skip
@@ -338,7 +351,8 @@ def generate(
     except TaskSpecError as exc:  # a spec's value found wrong while generating (SpecCheck)
         raise spec_stop(exc, runner) from exc
     except KeyboardInterrupt:
-        raise JobError(resume_hint(store, runner.stats), code=130, style="yellow") from None
+        written = keep_answered(runner, out_dir) if out_dir is not None else ""
+        raise JobError(resume_hint(store, runner.stats, written), code=130, style="yellow") from None
     except RunAborted as exc:  # a refused key, an unknown model, nothing listening
         kept = f"; the {runner.stats.done} completions received are in the cache" if runner.stats.done else ""
         raise JobError(f"Stopped: {exc}", f"Nothing was written{kept}.", code=2) from exc
@@ -356,6 +370,7 @@ def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: Run
         "endpoint": backend.endpoint,
         "generation": config.to_meta(),
         "model_args": dict(getattr(backend, "model_args", None) or {}) or None,
+        "chat_template": backend.chat_template_meta() if hasattr(backend, "chat_template_meta") else None,
         "runs": job.generation.runs,
         "shared_generation": stats.shared_generation,
         "started_at": started.isoformat(timespec="seconds"),
@@ -438,15 +453,29 @@ def run_budget(budget: BudgetOptions, cost_of: CostOf | None, batch: BatchOption
 
 def budget_stop(exc: BudgetReached, out_dir: Path, loaded: LoadedData, store: CompletionCache | None) -> JobError:
     """What a run stopped by its budget says (exit :data:`BUDGET_EXIT`), once the
-    predictions it has are written (not scored: the figures of a part would mislead)."""
+    predictions it has are written (not scored: the figures of a part would mislead), with
+    the budget that would finish it."""
     path = write_predictions_file(out_dir, in_data_order(exc.predictions, loaded))
     kept = f"the answers are in {store.path}" if store is not None else "nothing is cached (--no-cache)"
+    needed = budget_to_finish(exc, cached=store is not None)
+    named = " and ".join(f"{flag} {value}" for flag, value in needed.items())
+    paid = "what is in the cache is not paid for again" if store is not None else "everything is paid for again"
+    worst = (f"the worst case of the {exc.unsent} generation(s) not sent: their prompts' estimated tokens, +10%, "
+             "and --max-tokens each")  # fmt: skip
+    judge_unsent = getattr(exc, "judge_unsent", 0)
+    if judge_unsent:  # the judge's requests are not estimated: no figure covers them
+        how = (f"To finish, run the same command with a larger budget: {named} covers {worst}; the {judge_unsent} "
+               f"judge request(s) not sent come on top; {paid}:")  # fmt: skip
+        command = sys.argv[1:]
+    else:
+        how = f"To finish, run the same command with {named} ({worst}; {paid}):"
+        command = with_options_set(sys.argv[1:], needed)
     return JobError(
         f"Budget reached: {exc.budget.describe()} spent; {unsent_words(exc)} were not sent, so the run "
         "is not scored.",
         f"{len(exc.predictions)} predictions written to {path}; {kept}.",
-        "To go on, run the same command with a larger budget: what is in the cache is not paid for again:",
-        "  taxpraben " + shlex.join(sys.argv[1:]),
+        how,
+        "  taxpraben " + shlex.join(command),
         code=BUDGET_EXIT,
         style="yellow",
     )
@@ -496,8 +525,10 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         listeners = [listener.complete for listener in (along, scores) if listener is not None]
         completion = TaskCompletion(listeners) if listeners else None
         spec_check = SpecCheck(warm, registry)
-        requests = spec_check.feed(stream_requests(stream, registry, config, job.generation.runs, part,
-                                                   fed=completion.fed if completion is not None else None))  # fmt: skip
+        feed = stream_requests(stream, registry, config, job.generation.runs, part,
+                               fed=completion.fed if completion is not None else None)  # fmt: skip
+        feed = warn_long_prompts(feed, lambda text: warn(console, text), getattr(backend, "context_tokens", None))
+        requests = spec_check.feed(feed)
         budget = run_budget(job.budget, cost_of, job.batch)
         if judge is not None:
             judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
@@ -510,7 +541,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
                                    progress or deferred_console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
             try:
-                predictions = generate(runner, requests, store, along.alongside if along is not None else None)
+                predictions = generate(runner, requests, store, along.alongside if along is not None else None, out_dir)
                 checked_specs(spec_check, runner)
             except BudgetReached as exc:
                 stop = budget_stop(exc, out_dir, shard_records(stream.result(), part), store)

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from taxpraben.task_spec import TaskSpec
 
 
+#: Why a mixed output that parsed was not read: none of the task's fields is in it.
+NO_FIELD_READ = "no field of the task read"  # its veto: parsing.region.VETO_OF_FAILURE
+
+
 class MixedKind(Kind):
     name = "mixed"
     label = "Mixed"
@@ -70,11 +74,15 @@ class MixedKind(Kind):
     def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         """The fields read whole (TaxBen credits an answer that copies the prompt's template)."""
         prepare_fields(spec, record, item, text, failed, aspects=False)
+        if item.status == "ok" and item.fields and all(f["status"] == "missing" for f in item.fields.values()):
+            # It parsed (a JSON object, "key: value" lines) but no field of the task was in it:
+            # nothing was read, a format failure (it scores 0 either way, every field missing).
+            item.status, item.failure = "format_failure", NO_FIELD_READ
         if item.status == "format_failure":
             from taxpraben.parsing.region import NO_ANSWER, veto_of
 
             item.failure = item.failure or NO_ANSWER
-            item.veto = veto_of(item.failure)
+            item.note_reading(veto_of(item.failure))  # nothing read: no rule, no evidence
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         assert item.fields is not None

@@ -165,6 +165,9 @@ def load_pretrained(kind: str, model: str, source: ModelSource, auto_class: Any)
     import torch
     from transformers import AutoTokenizer
 
+    from taxpraben.library_bars import silence_library_bars
+
+    silence_library_bars()
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.name, local_files_only=source.local_only)
         loaded = auto_class.from_pretrained(

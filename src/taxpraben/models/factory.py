@@ -40,6 +40,8 @@ class BackendOptions:
     stream: bool = True
     idle_timeout: float | None = None
     model_args: dict[str, Any] = field(default_factory=dict)
+    #: ``--chat-template``/``--no-chat-template`` (hf: only); None: not given.
+    chat_template: bool | None = None
     #: False when nothing will be sent (``--batch-file-only`` writes a file): a missing API
     #: key is then no error.
     needs_key: bool = True
@@ -94,6 +96,7 @@ def create_backend(
     idle_timeout: float | None = None,
     model_args: str | None = None,
     needs_key: bool = True,
+    chat_template: bool | None = None,
 ) -> Backend:
     """Build the backend a ``--model`` spec names (the options as in :class:`BackendOptions`;
     ``model_args`` is the text of ``--model-args``).
@@ -111,7 +114,14 @@ def create_backend(
         idle_timeout=idle_timeout,
         model_args=parse_model_args(model_args),
         needs_key=needs_key,
+        chat_template=chat_template,
     )
+    if chat_template is not None and kind != "hf":
+        flag = "--chat-template" if chat_template else "--no-chat-template"
+        raise ModelSpecError(
+            f"{flag} is for hf: models only (taxpraben applies a chat template only there; an openai: "
+            "server applies its own)"
+        )
     return _BUILDERS[kind](name, options)
 
 
@@ -136,7 +146,8 @@ def _openai(name: str, options: BackendOptions) -> Backend:
 def _hf(name: str, options: BackendOptions) -> Backend:
     from taxpraben.models.hf import HFBackend
 
-    return HFBackend(name, batch_size=options.concurrency, device=options.device, model_args=options.model_args)
+    return HFBackend(name, batch_size=options.concurrency, device=options.device, model_args=options.model_args,
+                     chat_template=options.chat_template)  # fmt: skip
 
 
 @register_backend("replay")

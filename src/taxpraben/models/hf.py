@@ -41,7 +41,7 @@ import importlib.util
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,7 @@ from taxpraben.batching import (
     run_batches,
 )
 from taxpraben.devices import DeviceError, parse_devices, resolve_device
+from taxpraben.library_bars import silence_library_bars
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -223,8 +224,12 @@ class HFBackend:
         device: str = "auto",
         cache_implementation: str | None = "auto",
         model_args: Mapping[str, Any] | None = None,
+        chat_template: bool | None = None,
     ) -> None:
         self.model = model
+        #: ``--chat-template`` (True: required), ``--no-chat-template`` (False: the raw query),
+        #: None: the template when the tokenizer has one.
+        self.chat_template = chat_template
         #: ``--model-args`` as given (recorded and part of the cache key), and checked.
         self.model_args = dict(model_args or {})
         self.load_args = load_args(model, self.model_args)
@@ -250,6 +255,25 @@ class HFBackend:
     def spec(self) -> str:
         return f"hf:{self.model}"
 
+    @property
+    def key_args(self) -> dict[str, Any]:
+        """The cache key's model arguments: ``--model-args``, and ``--no-chat-template`` (it
+        changes every prompt; ``--chat-template`` gives the default's prompts or refuses)."""
+        return {**self.model_args, "chat_template": False} if self.chat_template is False else self.model_args
+
+    def chat_template_meta(self) -> str:
+        """``meta.chat_template`` (:func:`describe_chat_template`); the tokenizer alone is
+        loaded when the model was not (every answer came from the cache)."""
+        tokenizer = self._loaded.tokenizer if self._loaded is not None else None
+        if tokenizer is None and self.chat_template is not False:
+            try:
+                from transformers import AutoTokenizer
+
+                tokenizer = AutoTokenizer.from_pretrained(self.model, **self.load_args.tokenizer)
+            except (OSError, ValueError, ImportError):
+                return "unknown: the tokenizer could not be loaded"
+        return describe_chat_template(tokenizer, self.chat_template)
+
     def shares_runs(self, config: GenerationConfig) -> bool:
         return config.greedy
 
@@ -258,6 +282,7 @@ class HFBackend:
             if self._loaded is None:
                 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+                silence_library_bars()
                 try:
                     # One model, one device: of a list (the scorers' GPUs), the first.
                     device = resolve_device(self._device_name)
@@ -269,6 +294,7 @@ class HFBackend:
                     model = _load_causal_lm(AutoModelForCausalLM, self.model, _model_kwargs(args, device))
                 except (OSError, ValueError, ImportError) as exc:
                     raise ModelSpecError(f"hf:{self.model}: cannot load the model: {exc}") from exc
+                check_chat_template(self.spec, tokenizer, self.chat_template)
                 tokenizer.padding_side = "left"
                 if tokenizer.pad_token is None:
                     tokenizer.pad_token = tokenizer.eos_token
@@ -281,9 +307,10 @@ class HFBackend:
             return self._loaded
 
     def prompt_text(self, tokenizer: Any, request: Request) -> str:
-        """The prompt for one request: the chat template, else the contents joined."""
+        """The prompt for one request: the chat template (unless ``--no-chat-template``),
+        else the contents joined."""
         messages = [dict(m) for m in request.messages]
-        if getattr(tokenizer, "chat_template", None):
+        if self.chat_template is not False and getattr(tokenizer, "chat_template", None):
             return tokenizer.apply_chat_template(
                 messages, add_generation_prompt=True, tokenize=False
             )
@@ -301,10 +328,17 @@ class HFBackend:
     async def generate(
         self, requests: Sequence[Request], config: GenerationConfig
     ) -> list[Completion | BackendError]:
-        return await asyncio.to_thread(self._generate_sync, list(requests), config)
+        return await self.generate_live(requests, config, lambda n: None)
+
+    async def generate_live(
+        self, requests: Sequence[Request], config: GenerationConfig, finished: Callable[[int], None]
+    ) -> list[Completion | BackendError]:
+        """:meth:`generate`, calling ``finished(n)`` (from the worker thread) as each batch of
+        ``n`` items is done, so that the progress bar moves during a call of many batches."""
+        return await asyncio.to_thread(self._generate_sync, list(requests), config, finished)
 
     def _generate_sync(
-        self, requests: list[Request], config: GenerationConfig
+        self, requests: list[Request], config: GenerationConfig, finished: Callable[[int], None]
     ) -> list[Completion | BackendError]:
         loaded = self._load()
         tokenizer = loaded.tokenizer
@@ -331,7 +365,7 @@ class HFBackend:
                 for i, outcome in zip(batch, done, strict=True):
                     results[i] = outcome
 
-            self._budget = run_batches(order, shapes, self._batch_budget(loaded, config), forward)
+            self._budget = run_batches(order, shapes, self._batch_budget(loaded, config), forward, finished)
         # Every item was assigned: failures of one item are BackendErrors, never raised.
         return [r for r in results if r is not None]
 
@@ -436,6 +470,38 @@ class HFBackend:
 
     async def aclose(self) -> None:
         self._loaded = None
+
+
+def describe_chat_template(tokenizer: Any, wanted: bool | None) -> str:
+    """``tokenizer template sha256:<12 hex>`` (of its text), or ``none: raw query`` and why."""
+    import hashlib
+
+    if wanted is False:
+        return "none: raw query (--no-chat-template)"
+    template = getattr(tokenizer, "chat_template", None)
+    if not template:
+        return "none: raw query (the tokenizer has no chat template)"
+    if isinstance(template, Mapping):  # several named templates: the default one is used
+        template = template.get("default") or next(iter(template.values()))
+    digest = hashlib.sha256(str(template).encode("utf-8")).hexdigest()[:12]
+    return f"tokenizer template sha256:{digest}"
+
+
+def check_chat_template(spec: str, tokenizer: Any, wanted: bool | None) -> None:
+    """``--chat-template`` with a tokenizer that has none is refused; by default the raw
+    query is sent, with a warning (the model was likely not tuned on it)."""
+    if wanted is False or getattr(tokenizer, "chat_template", None):
+        return
+    if wanted:
+        raise ModelSpecError(
+            f"{spec}: --chat-template: the tokenizer has no chat template; use --no-chat-template to send "
+            "the raw query"
+        )
+    log.warning(
+        "%s: the tokenizer has no chat template: each query is sent raw (recorded as meta.chat_template; "
+        "--no-chat-template says so and silences this)",
+        spec,
+    )
 
 
 def context_length(model_config: Any) -> int | None:

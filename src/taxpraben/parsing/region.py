@@ -107,6 +107,7 @@ VETO_OF_FAILURE = {
     NOT_ASSERTED: "veto.not-asserted",
     NO_ANSWER: "veto.no-answer",
     REFUSAL: "veto.refusal",
+    "no field of the task read": "veto.no-field",
 }
 
 

@@ -119,7 +119,7 @@ _L, _M, _N, _S, _F = "label", "letters", "number", "span", "fields"
 
 RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------------------ vetoes first
-    Rule("veto.copy-of-prompt", (_L, _M, _N, _S), 0, "high",
+    Rule("veto.copy-of-prompt", (_L, _M, _N, _S, _F), 0, "high",
          "The output only repeats its prompt (options, question, instruction): nothing of its own.",
          (_ex(_L, "A. 有形动产租赁服务\nB. 不动产租赁服务\nC. 信息技术服务\nD. 建筑服务\n答案：", None),
           _ex(_M, "A. 交通运输服务\nB. 不动产租赁服务\nC. 有形动产租赁服务\nD. 建筑服务\nE. 金融服务", None)),
@@ -262,6 +262,10 @@ RULES: tuple[Rule, ...] = (
     Rule("veto.refusal", (_S,), 7, "high",
          "The output refuses or says it cannot answer.",
          (_ex(_S, "抱歉，我无法回答这个问题。", None),),),
+    Rule("veto.no-field", (_F,), 7, "high",
+         "The output parses into fields (a JSON object, key lines) but holds none of the task's.",
+         (_ex(_F, '{"结论": "存在问题", "建议": "补缴"}', None),),
+         (_ex(_F, '{"违法性质": "偷税"}', '{"违法性质": "偷税"}'),)),
     Rule("veto.no-answer", (_L, _M, _N, _S, _F), 7, "high",
          "Nothing that any rule reads: no answer found.",
          (_ex(_L, "这道题考查增值税税率。", None), _ex(_N, "这道题考查增值税。", None),
@@ -287,7 +291,7 @@ CHAINS: dict[str, tuple[str, ...]] = {
                "conclusion.statement", "number.says-zero", "number.last-number", "veto.no-answer"),
     "span": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "span.answer-statement",
              "span.marked", "span.whole-output", "veto.refusal", "veto.no-answer"),
-    "fields": ("fields.json", "fields.lines", "veto.no-answer"),
+    "fields": ("veto.copy-of-prompt", "fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
     "text": ("text.whole-output",),
 }
 

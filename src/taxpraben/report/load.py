@@ -243,9 +243,13 @@ def model_label(results: Results, out_dir: Path | None = None) -> str:
 
 
 def scorer_problems(results: Results) -> list[str]:
-    """One line per semantic scorer that was unavailable: which metric and why."""
+    """One line per semantic scorer that was unavailable, which metric and why, when some
+    task needed it (has one of its metrics, or was not computed): a run of exact tasks alone
+    never loads one, and says nothing of it."""
+    used = {key for entry in results.tasks.values() for key in entry.metrics}
+    not_computed = any(not entry.computed for entry in results.tasks.values())
     return [
         f"{metric}: {info.reason or 'unavailable'}"
         for metric, info in results.meta.scorers.items()
-        if not info.available
+        if not info.available and (not_computed or used & set(scorer_metrics(metric)))
     ]

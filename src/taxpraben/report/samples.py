@@ -220,9 +220,21 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
             entry["f"] = fields
         if row.error:
             entry["e"] = _cut(row.error, EXTRACTED_LIMIT)[0]
+        if query and copies_the_prompt(row, query):
+            entry["cp"] = 1  # scored as text, but no answer: its badge says so, not "ok"
         runs.append(entry)
     entry_of_item["r"] = runs
     return entry_of_item, metrics, cut_texts
+
+
+def copies_the_prompt(row: Shown, query: str) -> bool:
+    """An output scored as text (a generation task: nothing is read from it, so a copy is no
+    format failure) that is a copy of the prompt: "ok" would be untrue of it."""
+    if row.status != "ok" or row.extracted is not None or row.fields is not None or not row.prediction.strip():
+        return False
+    from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer
+
+    return own_answer(row.prediction, query).failure == COPY_OF_PROMPT
 
 
 def _header(tasks: list[str], metrics: list[str], cut_texts: int) -> dict[str, Any]:

@@ -345,19 +345,31 @@ def judge_pairs(run: RunView) -> list[tuple[str, str]]:
     return pairs
 
 
+#: What a cut answer scores, by the task's output kind (what the kind does with it).
+_CUT_SCORED = {
+    "classification": "a classification task reads its label from what was written (none there: a format failure, 0)",
+    "structured": "an exact-answer task reads its answer from what was written (not reached: a format failure, 0)",
+    "mixed": "a mixed task reads the fields written and scores its text part on the cut text",
+    "generation": "a generation task scores the cut text as it is (its overlap and semantic scores are lower)",
+}
+
+
 def truncation_lines(run: RunView) -> list[str]:
-    """One line per task whose answers were cut at the token budget (the most cut first),
-    then what to do; [] when none was (or the results say nothing of it)."""
-    cut = [(row.name, row.entry.ledger) for row in run.tasks if row.entry.ledger and row.entry.ledger.truncated]
+    """One line for every task whose answers were cut at the token budget (per-task counts,
+    the most cut first) and what a cut answer scores for the kinds of those tasks; [] when
+    none was (or the results say nothing of it)."""
+    cut = [(row.name, row.entry.type or "", row.entry.ledger) for row in run.tasks
+           if row.entry.ledger and row.entry.ledger.truncated]  # fmt: skip
     if not cut:
         return []
     generation = run.results.meta.generation
     at = f" at max_tokens={generation.max_tokens}" if generation and generation.max_tokens else " at the token budget"
-    cut.sort(key=lambda x: -x[1].truncated_rate)
-    lines = [f"{task}: {lg.truncated:,} of {lg.answers:,} answers were cut{at}; their scores count as wrong."
-             for task, lg in cut]  # fmt: skip
-    lines.append("Raise --max-tokens, or see 'truncated' in the report's sample browser.")
-    return lines
+    cut.sort(key=lambda x: -x[2].truncated_rate)
+    counts = ", ".join(f"{task} {lg.truncated:,}/{lg.answers:,}" for task, _, lg in cut)
+    kinds = dict.fromkeys(kind for _, kind, _ in cut)
+    scored = "; ".join(_CUT_SCORED.get(kind, f"a {kind or 'task'} task scores what was written") for kind in kinds)
+    return [f"Answers cut{at} (cut/answers): {counts}. A cut answer is scored as it is: {scored}. "
+            "Raise --max-tokens, or see 'truncated' in the report's sample browser."]  # fmt: skip
 
 
 def _tokens(tally: TokenTally) -> str:
@@ -386,9 +398,26 @@ def ledger_summary(run: RunView) -> str | None:
         f": {_tokens(lg.generated)}" if lg.generated.generations else ""))  # fmt: skip
     if lg.from_cache.generations:
         parts.append(f"resumed: {lg.from_cache.generations:,} from the cache (nothing paid)")
-    if lg.generated.cost is not None:
+    judged = judge_tally(run)
+    if judged is not None:
+        parts.append(f"judge {judged.generations:,} requests: {_tokens(judged)}")
+    judge_cost = judged.cost if judged is not None else None
+    if lg.generated.cost is not None and judge_cost is not None:
+        parts.append(f"cost {lg.generated.cost + judge_cost:,.4f} {currency} (model {lg.generated.cost:,.4f} + "
+                     f"judge {judge_cost:,.4f})")  # fmt: skip
+    elif lg.generated.cost is not None:
         parts.append(f"cost {lg.generated.cost:,.4f} {currency}")
+    elif judge_cost is not None:
+        parts.append(f"judge cost {judge_cost:,.4f} {currency}")
     return " · ".join(parts)
+
+
+def judge_tally(run: RunView) -> TokenTally | None:
+    """The judge's requests sent in this scoring, their tokens and cost (``meta.judge.tokens``);
+    None without a judge or when it sent nothing."""
+    judge = run.results.meta.judge
+    tally = (judge.tokens or {}).get("generated") if judge is not None else None
+    return tally if tally is not None and tally.generations else None
 
 
 def ledger_table(run: RunView) -> Table | None:
@@ -415,6 +444,10 @@ def ledger_table(run: RunView) -> Table | None:
         if pricing:
             cells += [_cost(lg.generated, currency), _cost(lg.from_cache, currency)]
         table.rows.append(Row(cells, task=name if name != "All tasks" else None))
+    judged = judge_tally(run)
+    if judged is not None:  # the second reader's requests, counted apart from the model's answers
+        cells = ["Judge", "", "", f"{judged.generations:,}: {_tokens(judged)}", ""]
+        table.rows.append(Row(cells + ([_cost(judged, currency), ""] if pricing else [])))
     table.notes.append(
         "Cut answers stopped at the token budget (finish_reason length) and are scored as the rules read "
         "them. Generations count once when runs share one; tokens are as the backend reported them; answers "

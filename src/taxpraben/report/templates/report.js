@@ -135,7 +135,8 @@
     box.setAttribute("data-status", STATUS[run.st] || "ok");
     var head = el("div", "rh");
     head.appendChild(el("strong", null, "Run " + run.n));
-    head.appendChild(el("span", "badge " + run.st, STATUS[run.st] || "ok"));
+    if (run.cp === 1) head.appendChild(el("span", "badge f", "copy of the prompt (scored as text)"));
+    else head.appendChild(el("span", "badge " + run.st, STATUS[run.st] || "ok"));
     if (run.tr === 1) head.appendChild(el("span", "badge cut", "cut at max tokens"));
     if (run.w) head.appendChild(el("span", "why", run.w));  // why a format failure was not read
     if (run.by === "judge") head.appendChild(el("span", "badge", "read by the judge"));
