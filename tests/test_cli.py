@@ -513,7 +513,7 @@ def test_ctrl_c_in_any_command_is_said(command: str, monkeypatch: pytest.MonkeyP
 
     targets = {
         "score": ("taxpraben.commands.score.score_job", ["--predictions", str(tmp_path / "p.jsonl"), "--data", "sample"]),
-        "report": ("taxpraben.report.write_reports", [str(tmp_path)]),
+        "report": ("taxpraben.report.review.attach_review", [str(tmp_path)]),  # the first step of report
         "tasks": ("taxpraben.commands.inspect_data.registry_or_exit", []),
     }
     target, argv = targets[command]
@@ -540,7 +540,8 @@ def test_no_scorer_line_when_no_task_needs_a_scorer(tmp_path: Path, monkeypatch:
                                         for r in loaded.records["TaxQA"]])  # fmt: skip
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(qa), "--tasks", "TaxQA", "--limit", "1",
                               "--out", str(tmp_path / "gen")])  # fmt: skip
-    assert res.exit_code == 0 and "Scorer unavailable: bertscore: BERTScore model" in res.output
+    # a scorer missing while semantic scoring is on: partial for a reason nobody chose (exit 6)
+    assert res.exit_code == 6 and "Scorer unavailable: bertscore: BERTScore model" in res.output
 
 
 def test_an_out_that_cannot_be_a_directory_is_said_plainly(tmp_path: Path) -> None:
