@@ -288,6 +288,8 @@ class TaskKind(Protocol):
 
     def field_mode(self, spec: TaskSpec) -> FieldMode | None: ...
 
+    def reading_kind(self, spec: TaskSpec) -> str: ...
+
     def scorers(self, spec: TaskSpec) -> set[str]: ...
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None: ...
@@ -384,6 +386,11 @@ class Kind:
 
     def field_mode(self, spec: TaskSpec) -> FieldMode | None:
         return None
+
+    def reading_kind(self, spec: TaskSpec) -> str:
+        """Which chain of reading rules reads its outputs (a key of
+        :data:`taxpraben.parsing.rules.CHAINS`): "text" unless the kind says otherwise."""
+        return "fields" if spec.fields is not None else "text"
 
     # ------------------------------------------------------------------ data
 

@@ -146,6 +146,10 @@ class ClassificationKind(Kind):
             return "A"
         return None
 
+
+    def reading_kind(self, spec: TaskSpec) -> str:
+        return "label"
+
     # ------------------------------------------------------------------ items
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:

@@ -59,6 +59,9 @@ class MixedKind(Kind):
                    bad: Any) -> tuple[Any, int | None]:
         return check_field_gold(answer, spec, False, bad), None
 
+    def reading_kind(self, spec: TaskSpec) -> str:
+        return "fields"
+
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         if not failed and text.strip():
             from taxpraben.parsing.latex import strip_latex

@@ -77,6 +77,11 @@ class StructuredKind(Kind):
         start = rng.randint(0, max(0, len(context) - size))
         return context[start : start + size]
 
+
+    def reading_kind(self, spec: TaskSpec) -> str:
+        assert spec.structured is not None
+        return spec.structured.kind
+
     # ------------------------------------------------------------------ items
 
     def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:

@@ -64,16 +64,12 @@ class Explanation:
 
 
 def reading_kind(spec: TaskSpec | None) -> str:
-    """The reading kind of a task (a key of :data:`CHAINS`)."""
+    """The reading kind of a task (a key of :data:`CHAINS`), as its kind declares it."""
     if spec is None:
         return "text"
-    if spec.type == "classification":
-        return "label"
-    if spec.type == "structured" and spec.structured is not None:
-        return spec.structured.kind
-    if spec.type == "mixed" or spec.fields is not None:
-        return "fields"
-    return "text"
+    from taxpraben.kinds import kind_of
+
+    return kind_of(spec).reading_kind(spec)
 
 
 def explanation(item: Item, spec: TaskSpec | None) -> Explanation:

@@ -45,10 +45,10 @@ def build_session(out_dir: Path, n: int, seed: int, reviewer: str, task_dirs: Se
             queries.setdefault((item.task, item.id), item.record.query)
         readings += all_readings([item], types)
     drawn = draw(readings, n, seed)
-    labelled = sorted({r.task for r in drawn if types.get(r.task) == "classification"})
+    labelled = sorted({r.task for r in drawn if kinds.get(r.task) == "label"})
     choices: dict[tuple[str, str], tuple[str, ...]] = dict(task_options(results.meta.data_dir, labelled, task_dirs))
     for r in drawn:
-        if types.get(r.task) == "classification" and (r.task, r.id) not in choices:
+        if kinds.get(r.task) == "label" and (r.task, r.id) not in choices:
             listed = listed_option_texts(queries.get((r.task, r.id), ""))
             if listed:
                 choices[(r.task, r.id)] = tuple(listed.values())

@@ -82,7 +82,7 @@ def readings_of(item: Item, task_type: str) -> list[Reading]:
         return []
     common = {"task": item.task, "id": item.id, "run": item.run, "task_type": task_type,
               "prediction": item.prediction, "failure": item.failure, "veto": item.veto}  # fmt: skip
-    if task_type != "mixed":
+    if item.fields is None:  # one answer read (classification, structured); else its fields
         read = item.status == "ok"
         return [Reading(field=None, stratum=stratum(item.read_by, item.confidence, read), read=item.extracted if read
                         else None, read_by=item.read_by, confidence=item.confidence, evidence=item.evidence,
