@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,7 +131,8 @@ def judge_stage(
     try:
         prompt = load_prompt(options.judge_prompt)
         backend = create_backend(options.judge, base_url=options.judge_base_url,
-                                 api_key_env=options.judge_api_key_env, concurrency=runner.concurrency)  # fmt: skip
+                                 api_key_env=options.judge_api_key_env, concurrency=options.judge_concurrency,
+                                 timeout=options.judge_timeout)  # fmt: skip
     except (JudgePromptError, ModelSpecError, ValueError) as exc:
         raise JobError(f"--judge: {exc}", code=2) from exc
     refused = preflight(backend)
@@ -140,6 +141,8 @@ def judge_stage(
                        "Nothing was generated; fix --judge-base-url / the key, or drop --judge.", code=2)  # fmt: skip
     say(console, f"Judge: {backend.spec} (prompt {prompt.version}) reads what the rules cannot"
                  + (f"; audit of {options.judge_audit} answers per task" if options.judge_audit else ""))  # fmt: skip
+    # The judge's own concurrency, in score and run alike (run's --concurrency is the model's).
+    runner = replace(runner, concurrency=options.judge_concurrency)
     return Judge(backend, prompt, registry, profile, options.judge_audit, seed, options.judge_max_items, runner,
                  cache_path, console, progress)  # fmt: skip
 

@@ -99,6 +99,11 @@ class Item:
     #: Audited items: the judge's reading beside the rules' (``extracted``), and whether they agree.
     judge_extracted: Any = None
     judge_agrees: bool | None = None
+    #: Where the reading's answer is stated: [start, end) offsets into the raw prediction (a
+    #: judge reading: its quote; see ``taxpraben.judge.grounding``); None when not known.
+    evidence: tuple[int, int] | None = None
+    #: Why the judge's reading was rejected (its quote is no evidence), when it was.
+    judge_rejected: str | None = None
 
     def __post_init__(self) -> None:
         if self.gold is None:
@@ -155,6 +160,10 @@ class Item:
         if self.judge_agrees is not None:
             line["judge_extracted"] = self.judge_extracted
             line["judge_agrees"] = self.judge_agrees
+        if self.judge_rejected is not None:
+            line["judge_rejected"] = self.judge_rejected
+        if self.evidence is not None:
+            line["evidence"] = list(self.evidence)
         generation = self.generation
         if generation is not None:
             if generation.finish_reason is not None:
@@ -189,10 +198,18 @@ class Item:
             scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),
             error=line.get("error"), failure=line.get("failure"), extracted_by=line.get("extracted_by"),
             judge_reply=line.get("judge_reply"), judge_extracted=line.get("judge_extracted"),
-            judge_agrees=line.get("judge_agrees"),
+            judge_agrees=line.get("judge_agrees"), judge_rejected=line.get("judge_rejected"),
+            evidence=_span(line.get("evidence")),
         )  # fmt: skip
         item.gold = line.get("gold")  # as written, null included
         return item
+
+
+def _span(value: Any) -> tuple[int, int] | None:
+    """A samples.jsonl ``evidence`` ([start, end]) as a pair; None for anything else."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return int(value[0]), int(value[1])
+    return None
 
 
 @dataclass(frozen=True)

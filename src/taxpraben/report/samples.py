@@ -132,6 +132,7 @@ class Shown(NamedTuple):
     judge_reply: str | None = None
     judge_extracted: Any = None
     judge_agrees: bool | None = None  # audited items only
+    judge_rejected: str | None = None  # why the judge's reading was rejected (not grounded)
 
 
 def shown(item: Item) -> Shown:
@@ -141,7 +142,7 @@ def shown(item: Item) -> Shown:
         item.score, item.scores, item.fields, item.error,
         item.failure if item.status == "format_failure" else None,
         item.generation is not None and item.generation.finish_reason == "length",
-        item.extracted_by, item.judge_reply, item.judge_extracted, item.judge_agrees,
+        item.extracted_by, item.judge_reply, item.judge_extracted, item.judge_agrees, item.judge_rejected,
     )  # fmt: skip
 
 
@@ -177,6 +178,8 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
             entry["by"] = "judge"
         if row.judge_reply is not None:
             entry["jr"] = _cut(row.judge_reply, EXTRACTED_LIMIT)[0]
+        if row.judge_rejected is not None:
+            entry["jn"] = _cut(row.judge_rejected, EXTRACTED_LIMIT)[0]
         if row.judge_agrees is not None:
             entry["ja"] = int(row.judge_agrees)
             judged, _ = _cut(row.judge_extracted, EXTRACTED_LIMIT)
