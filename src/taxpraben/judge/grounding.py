@@ -150,8 +150,26 @@ def fold_key(text: str) -> tuple[str, list[int]]:
     return "".join(chars), where
 
 
+def _word(c: str) -> bool:
+    return c.isascii() and c.isalnum()
+
+
+def _inside_word(key: str, where: list[int], start: int, end: int) -> bool:
+    """The key's ``[start, end)`` begins or ends inside a word or a number of the text (the
+    quote "1" in "130000", "A" in "ABD", "5" in "1.5"): not a passage of its own."""
+    for edge, inner, outer, beyond in ((start, start, start - 1, start - 2), (end, end - 1, end, end + 1)):
+        if not 0 < edge < len(key):
+            continue
+        if _word(key[inner]) and _word(key[outer]) and abs(where[inner] - where[outer]) <= 1:
+            return True
+        if key[inner].isdigit() and key[outer] in ".," and 0 <= beyond < len(key) and key[beyond].isdigit():
+            return True
+    return False
+
+
 def places(raw: str, quote: str) -> list[tuple[int, int]]:
-    """Where ``quote`` occurs in ``raw`` (see :func:`fold_key`), as raw ``[start, end)``."""
+    """Where ``quote`` occurs in ``raw`` (see :func:`fold_key`), as raw ``[start, end)``; not
+    where it is a piece of a longer word or number."""
     needle = fold_key(quote)[0]
     if not needle:
         return []
@@ -159,7 +177,8 @@ def places(raw: str, quote: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     at = key.find(needle)
     while at >= 0 and len(out) < _MAX_PLACES:
-        out.append((where[at], where[at + len(needle) - 1] + 1))
+        if not _inside_word(key, where, at, at + len(needle)):
+            out.append((where[at], where[at + len(needle) - 1] + 1))
         at = key.find(needle, at + 1)
     return out
 
