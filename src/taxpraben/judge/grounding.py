@@ -99,14 +99,23 @@ def answer_text(answer: Any) -> str:
 @dataclass(frozen=True)
 class Examples:
     """The judge prompt's worked examples: each example reply's (answer, quote) in canonical
-    JSON, and the key of the prompt's own text (placeholders left out)."""
+    JSON, and the keys (:func:`fold_key`) of the examples' outputs and quotes, one per line."""
 
     replies: frozenset[tuple[str, str]]
     text_key: str
 
+    def holds(self, quote: str) -> bool:
+        """``quote`` is a passage of an example (:data:`EXAMPLE_MIN` characters at least: a
+        letter or a number alone is anyone's)."""
+        needle = fold_key(quote)[0]
+        return len(needle) >= EXAMPLE_MIN and needle in self.text_key
+
 
 _EXAMPLE_REPLY = re.compile(r"^输出[:：][ \t]*(\{.*\})[ \t]*$", re.MULTILINE)
-_PLACEHOLDER = re.compile(r"\{(?:question|options|answer_form|output)\}")
+#: An example's output between the template's <<< and >>> lines.
+_EXAMPLE_OUTPUT = re.compile(r"^<<<\n(.*?)\n>>>$", re.MULTILINE | re.DOTALL)
+#: The shortest quote taken for a passage of an example.
+EXAMPLE_MIN = 4
 
 
 def _canonical(value: Any) -> str:
@@ -116,8 +125,10 @@ def _canonical(value: Any) -> str:
 @lru_cache(maxsize=8)
 def prompt_examples(template: str) -> Examples:
     """The worked examples of ``template``: every ``输出：{...}`` line that is a reply with an
-    answer, and the template's text (what a quote copied from the prompt comes from)."""
+    answer, and the examples' outputs (``<<<`` to ``>>>``, but ``{output}``) and quotes (what
+    a quote copied from the prompt comes from)."""
     replies = set()
+    passages = [m.group(1) for m in _EXAMPLE_OUTPUT.finditer(template) if "{output}" not in m.group(1)]
     for m in _EXAMPLE_REPLY.finditer(template):
         try:
             value = json.loads(m.group(1))
@@ -125,7 +136,9 @@ def prompt_examples(template: str) -> Examples:
             continue
         if isinstance(value, dict) and "answer" in value:
             replies.add((_canonical(value["answer"]), _canonical(value.get("quote"))))
-    return Examples(frozenset(replies), fold_key(_PLACEHOLDER.sub("\n", template))[0])
+            quote = value.get("quote")
+            passages += [q for q in (quote.values() if isinstance(quote, dict) else [quote]) if isinstance(q, str)]
+    return Examples(frozenset(replies), "\n".join(fold_key(p)[0] for p in passages))
 
 
 def repeats_example(answer: Any, quote: Any, examples: Examples) -> bool:
@@ -263,8 +276,7 @@ def ground(quote: Any, output: Output, reads_same: Callable[[str], bool], exampl
         return Grounding(why=NO_QUOTE)
     found = places(output.raw, quote.strip())
     if not found:
-        copied = fold_key(quote)[0] in examples.text_key
-        return Grounding(why=REPEATS_EXAMPLE if copied else NOT_IN_OUTPUT)
+        return Grounding(why=REPEATS_EXAMPLE if examples.holds(quote) else NOT_IN_OUTPUT)
     why = NOT_IN_OUTPUT
     for start, end in found:
         place = read_place(output.raw, start, end, output.read)
