@@ -66,7 +66,7 @@ def test_a_grounded_letter_is_read_with_its_quote_as_evidence() -> None:
 
 
 def test_a_quote_not_in_the_output_is_rejected() -> None:
-    item, reading = judged("TaxSCQ", "[正确答案]E<eoa>", "C", "所以选C")
+    reading = judged("TaxSCQ", "[正确答案]E<eoa>", "C", "所以选C")[1]
     assert (reading.outcome, reading.why, reading.evidence) == ("not_grounded", "quote not in output", None)
     # The judge's own answer to the question: a letter the output never states.
     assert judged("TaxSCQ", "[正确答案]E<eoa>", "C", "[正确答案]E")[1].why == "quote reads another value"
@@ -89,7 +89,7 @@ def test_a_quote_in_an_invented_question_is_rejected() -> None:
 
 
 def test_a_quote_that_reads_another_value_is_rejected() -> None:
-    item, reading = judged("TaxSCQ", TWO_ANSWERS, "B", "答案是C")
+    reading = judged("TaxSCQ", TWO_ANSWERS, "B", "答案是C")[1]
     assert (reading.outcome, reading.why) == ("not_grounded", "quote reads another value")
 
 
