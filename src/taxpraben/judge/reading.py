@@ -5,9 +5,11 @@ only for what the rules could not read, never for generation errors: the outputs
 tasks whose score rests on one read answer (those that need no semantic scorer:
 classification and structured tasks) that are format failures, and the answer-bearing
 fields of the field tasks (mixed: TaxInspect, TaxPlan) that the rules left unread
-(:mod:`.fields`). Its reply is read as a model output would be, so that the item is then
-scored by its task's own metric. A reply that is the no-answer token, or that the reader
-cannot read either, leaves the item (or those fields) unread.
+(:mod:`.fields`). Its reply is ``{"answer": ..., "quote": ...}``: the answer is read as a
+model output would be, so that the item is then scored by its task's own metric, and counts
+only when its quote is evidence in the output (:mod:`.grounding`). A reply that is no
+answer, that the reader cannot read either, or whose quote is no evidence, leaves the item
+(or those fields) unread.
 """
 
 from __future__ import annotations

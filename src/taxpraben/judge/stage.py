@@ -64,8 +64,9 @@ from taxpraben.runner import RunAborted, Runner, RunnerSettings, generation_key
 from taxpraben.scoring.pipeline import SecondReading
 from taxpraben.tasks import Registry
 
-#: How the judge is asked: greedy, and a short answer (a letter, a number, a span).
-JUDGE_CONFIG = GenerationConfig(temperature=0.0, max_tokens=256)
+#: How the judge is asked: greedy, and a short answer (a letter, a number, a span, and its quote;
+#: for a field task one quote per field).
+JUDGE_CONFIG = GenerationConfig(temperature=0.0, max_tokens=512)
 
 
 class JudgeError(Exception):
