@@ -196,7 +196,8 @@ def test_a_rejected_reading_stays_a_format_failure_counted_with_its_reply(worksp
         s1, s2 = samples[("TaxSCQ", "s1", run_)], samples[("TaxSCQ", "s2", run_)]
         assert (s1["status"], s1["extracted_by"], s1["score"]) == ("ok", "judge", 1.0)
         start, end = s1["evidence"]
-        assert ANSWERS["s1"][start:end] == "答案是A"
+        assert ANSWERS["s1"][start:end] == "答案是A" and Item.from_sample(s1).evidence == (start, end)
+        assert Item.from_sample(s2).judge_rejected == "quote not in output"
         assert (s2["status"], s2["extracted_by"], s2["failure"], s2["judge_rejected"]) == (
             "format_failure", "none", "judge: not grounded", "quote not in output")
         assert s2["judge_reply"] == reply("A", "所以选A") and "evidence" not in s2
