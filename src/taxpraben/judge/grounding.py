@@ -7,9 +7,10 @@ its quote
 
 1. occurs in the output: compared after the character folding every reader applies
    (:func:`~taxpraben.parsing.clean.fold_characters`: full-width forms, NFKC), whitespace
-   and Latin case aside, and found in what the readers read (a quote from a reasoning block
-   the cleaning drops is not in the output); its place is kept as ``[start, end)`` offsets
-   into the raw prediction (:func:`locate`);
+   and Latin case aside, not as a piece of a longer number or word, and found in what the
+   readers read (a quote from a reasoning block the cleaning drops is not in the output);
+   its place is kept as ``[start, end)`` offsets into the raw prediction (:func:`places`,
+   :func:`read_place`);
 2. lies in the output's own part: not wholly inside a stretch that copies the prompt, nor
    after the output moves on to another question (:func:`~taxpraben.parsing.prompt_copy.copied_parts`,
    with the arguments the task's reader gives :func:`~taxpraben.parsing.prompt_copy.own_answer`);
@@ -17,7 +18,8 @@ its quote
    caller's ``reads_same``), the copied part of a quote that overlaps a copy blanked first.
 
 A reply that repeats one of the judge prompt's worked examples (its answer and quote, or a
-quote taken from the prompt's own text rather than the output) is never grounded. What is
+quote taken from an example's output or quotes rather than from this output) is never
+grounded (:func:`prompt_examples`). What is
 not grounded is rejected with a short why (:data:`WHYS`), never read.
 """
 
