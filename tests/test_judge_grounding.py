@@ -237,4 +237,4 @@ def test_the_judges_backend_and_runner_take_its_own_concurrency_and_timeout(tmp_
     assert judge is not None and judge.runner.concurrency == 3
     assert judge.backend._first_tokens.deadlines[0].cap == 900.0  # type: ignore[attr-defined]
     assert (JudgeOptions().judge_concurrency, JudgeOptions().judge_timeout) == (
-        DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_S) == (2, 600.0)  # fmt: skip
+        DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_S) == (1, 600.0)  # fmt: skip

@@ -734,7 +734,7 @@ class JudgeOptions:
     judge_concurrency: int = declare(
         DEFAULT_JUDGE_CONCURRENCY, flag="--judge-concurrency", min=1,
         help="--judge: its requests in flight, in score and run alike (the default suits a judge served locally on "
-        "one slot; raise it for a hosted API).",
+        "one slot; raise it for a hosted API or a server with several slots).",
         panel=SCORING_PANEL,
     )  # fmt: skip
     judge_timeout: float = declare(
