@@ -226,6 +226,24 @@ def test_judge_concurrency_one_keeps_one_request_in_flight(workspace: Path, comm
         assert judge.stats.requests >= 3 and judge.stats.max_in_flight == 1
 
 
+def test_a_higher_judge_concurrency_sends_requests_together(workspace: Path) -> None:
+    import threading
+
+    together = threading.Event()  # each answer waits until two requests are in flight at once
+
+    with MockServerThread(MockConfig(reply_of=judge_a, hang_s=20)) as judge:
+
+        def gate(body: dict[str, Any]) -> threading.Event:
+            if judge.stats.in_flight >= 2:
+                together.set()
+            return together
+
+        judge.config.on_request = gate
+        code, output = invoke(*score_args(workspace, judge.base_url, "out", "--judge-concurrency", "3"))
+        assert code == 0, output
+        assert together.is_set() and 2 <= judge.stats.max_in_flight <= 3
+
+
 def test_the_judges_backend_and_runner_take_its_own_concurrency_and_timeout(tmp_path: Path) -> None:
     from rich.console import Console
 
