@@ -4,6 +4,7 @@ read by the task's own reader, the audit's Wilson interval, and the job against 
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -43,13 +44,16 @@ RULES = scoring_rules("taxpraben")
 
 CALC = quarterly_calc_rows(4)  # golds 130, 260, 390, 520
 SCQ = scq_rows(4)  # gold "13%" = option A
-#: TaxCalc: ids 0 and 1 read by the rules, 2 and 3 not; TaxSCQ: s0-s2 read, s3 not.
+#: TaxCalc: ids 0 and 1 read by the rules, 2 and 3 not; TaxSCQ: s0-s2 read, s3 not (it gives two
+#: answers; the judge's quote 答案是A is one of them).
 ANSWERS = {
     ("TaxCalc", "0"): "销项税额为130元。", ("TaxCalc", "1"): "销项税额为260元。",
     ("TaxCalc", "2"): "这道题我不会。", ("TaxCalc", "3"): "这道题我不会。",
-    ("TaxSCQ", "s0"): "答案：A", ("TaxSCQ", "s1"): "答案：B", ("TaxSCQ", "s2"): "答案：A",
-    ("TaxSCQ", "s3"): "这题很难说。",
+    ("TaxSCQ", "s0"): "答案是A", ("TaxSCQ", "s1"): "答案是B", ("TaxSCQ", "s2"): "答案是A",
+    ("TaxSCQ", "s3"): "这题很难说。答案是A。答案是B。",
 }  # fmt: skip
+#: The judge's fixed reply: A, quoting 答案是A (grounded in s0, s2 and s3; "A" is no number for TaxCalc).
+REPLY_A = json.dumps({"answer": "A", "quote": "答案是A"}, ensure_ascii=False)
 
 
 def write_predictions(path: Path, runs: int = 2) -> Path:
@@ -133,8 +137,9 @@ def test_the_draw_is_seeded_per_task() -> None:
 
 def test_the_builtin_prompt_is_versioned_and_a_file_replaces_it(tmp_path: Path) -> None:
     builtin = load_prompt()
-    assert builtin.version == "zh-2" and builtin.source is None and len(builtin.sha256) == 64
-    assert builtin.template.count("示例") == 5 and NO_ANSWER in builtin.template and "#" not in builtin.template[:1]
+    assert builtin.version == "zh-3" and builtin.source is None and len(builtin.sha256) == 64
+    assert len(re.findall("^示例[一二三四五]$", builtin.template, re.M)) == 5
+    assert '{"answer": null, "quote": null}' in builtin.template and "#" not in builtin.template[:1]
     own = tmp_path / "judge.txt"
     own.write_text("#version: mine-2\n题目：{question}\n回答：{output}\n", encoding="utf-8")
     mine = load_prompt(own)
@@ -158,27 +163,34 @@ def test_the_filled_prompt_holds_question_options_form_and_output_never_the_gold
     assert calc.answer_text not in filled.replace(calc.query, "")
 
 
+def reply(answer: Any, quote: Any = None) -> str:
+    return json.dumps({"answer": answer, "quote": quote}, ensure_ascii=False)
+
+
 def test_a_reply_is_read_by_the_tasks_own_reader() -> None:
     spec, record = REGISTRY["TaxSCQ"], load_data("sample", REGISTRY, ["TaxSCQ"], 1).records["TaxSCQ"][0]
-    item = prepare_item(spec, record, 0, "这题很难说。", profile=RULES)
+    item = prepare_item(spec, record, 0, "这题很难说。答案是C。答案是B。", profile=RULES)
     assert item.status == "format_failure"
-    reading = read_reply(spec, item, "C", RULES)
+    reading = read_reply(spec, item, reply("C", "答案是C"), RULES)
     assert reading.outcome == "answer" and reading.item is not None and reading.item.label_pred == record.choices[2]
     assert read_reply(spec, item, f" {NO_ANSWER}。", RULES).outcome == "no_answer"
+    assert read_reply(spec, item, reply(None), RULES).outcome == "no_answer"
+    assert read_reply(spec, item, "C", RULES).outcome == "malformed"  # no reply object: nothing to ground
     calc_spec = REGISTRY["TaxCalc"]
     calc = load_data("sample", REGISTRY, ["TaxCalc"], 1).records["TaxCalc"][0]
-    assert read_reply(calc_spec, prepare_item(calc_spec, calc, 0, "?", profile=RULES), "我说不清", RULES).outcome == "malformed"
+    unread = prepare_item(calc_spec, calc, 0, "?", profile=RULES)
+    assert read_reply(calc_spec, unread, reply("我说不清", "?"), RULES).outcome == "malformed"
     rule = prepare_item(calc_spec, calc, 0, "应纳税额1,560元", profile=RULES)
-    judge = read_reply(calc_spec, rule, "1560.00", RULES).item
+    judge = read_reply(calc_spec, rule, reply("1560.00", "应纳税额1,560元"), RULES).item
     assert same_reading(rule, judge) and not same_reading(rule, None)
-    assert not same_reading(rule, read_reply(calc_spec, rule, "1561", RULES).item)
+    assert not same_reading(rule, read_reply(calc_spec, rule, reply("1561", "1,560元"), RULES).item)
 
 
 # ---------------------------------------------------------------------------- score, against the mock
 
 
 def test_only_unread_items_are_sent_and_a_rescoring_sends_nothing(workspace: Path) -> None:
-    with MockServerThread(MockConfig(fixed_reply="A")) as judge:
+    with MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:
         code, output = score_with_judge(workspace, judge.base_url, "out")
         assert code == 0, output
         # Distinct unread outputs: TaxCalc 2 and 3 share a text but not a record (2), TaxSCQ s3 (1);
@@ -194,19 +206,22 @@ def test_only_unread_items_are_sent_and_a_rescoring_sends_nothing(workspace: Pat
         by = {(s["task"], s["id"], s["run"]): s for s in samples}
         s3 = by[("TaxSCQ", "s3", 1)]
         assert (s3["extracted_by"], s3["judge_reply"], s3["status"], s3["extracted"], s3["score"]) == (
-            "judge", "A", "ok", "13%", 1.0)
+            "judge", REPLY_A, "ok", "13%", 1.0)
+        prediction = ANSWERS[("TaxSCQ", "s3")]
+        start, end = s3["evidence"]
+        assert prediction[start:end] == "答案是A" and (start, end) == (6, 10)
         assert by[("TaxSCQ", "s1", 0)]["extracted_by"] == "rule" and "judge_reply" not in by[("TaxSCQ", "s1", 0)]
         assert by[("TaxCalc", "2", 0)]["extracted_by"] == "none" and by[("TaxCalc", "2", 0)]["status"] == "format_failure"
         # SCQ accuracy: s0, s2 by the rules and s3 by the judge are right, s1 is wrong.
         assert results["tasks"]["TaxSCQ"]["metrics"]["acc"]["mean"] == pytest.approx(0.75)
         meta = results["meta"]["judge"]
-        assert (meta["model"], meta["prompt_version"], meta["requests"], meta["sent"]) == ("openai:mock", "zh-2", 3, 3)
+        assert (meta["model"], meta["prompt_version"], meta["requests"], meta["sent"]) == ("openai:mock", "zh-3", 3, 3)
         assert meta["prompt_sha256"] == load_prompt().sha256
         # The judge's tokens, apart from the model's: the mock counts a character as a token.
         sent_prompts = sum(len(m["content"]) for body in judge.stats.bodies for m in body["messages"])
         assert meta["tokens"]["generated"]["generations"] == 3
         assert (meta["tokens"]["generated"]["prompt_tokens"], meta["tokens"]["generated"]["completion_tokens"]) == (
-            sent_prompts, 3)
+            sent_prompts, 3 * len(REPLY_A))
         code, output = score_with_judge(workspace, judge.base_url, "again")
         assert code == 0, output
         assert judge.stats.requests == 3  # all from the cache
@@ -229,23 +244,30 @@ def test_the_no_answer_token_keeps_the_item_a_format_failure(workspace: Path) ->
 
 
 def test_the_audit_measures_agreement_and_lists_the_disagreements(workspace: Path) -> None:
-    with MockServerThread(MockConfig(fixed_reply="A")) as judge:
+    with MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:
         code, output = score_with_judge(workspace, judge.base_url, "out", "--judge-audit", "2", "--seed", "7")
         assert code == 0, output
         # 3 unread outputs + 2 drawn per task among the outputs the rules read (TaxCalc 2, TaxSCQ 3).
         assert judge.stats.requests == 3 + 2 + 2
     results, samples = read_out(workspace / "out")
     calc = results["tasks"]["TaxCalc"]["judge"]["audit"]
-    assert (calc["audited"], calc["agreed"]) == (2, 0)  # the judge's "A" is no number
+    assert (calc["audited"], calc["agreed"], calc["not_grounded"]) == (2, 0, 0)  # the judge's "A" is no number
     assert {d["id"] for d in calc["disagreements"]} == {"0", "1"} and calc["disagreements"][0]["judge"] is None
     scq = results["tasks"]["TaxSCQ"]["judge"]["audit"]
     meta = results["meta"]["judge"]
-    # The judge reads "A": it agrees on s0 and s2 (答案：A), not on s1 (答案：B).
+    # The judge reads "A" quoting 答案是A: it agrees on s0 and s2; on s1 (答案是B) its quote is not in the
+    # output, so that reply is left out of the audit (only grounded readings are compared).
+    drawn = {s["id"] for s in samples if s["task"] == "TaxSCQ" and "judge_reply" in s and s["id"] != "s3"}
     agreed = sum(1 for s in samples if s["task"] == "TaxSCQ" and s.get("judge_agrees") and s["run"] == 0)
-    assert scq["agreed"] == agreed and scq["audited"] == 2
+    assert len(drawn) == 2 and scq["agreed"] == agreed == len(drawn - {"s1"}) == scq["audited"]
+    assert scq["not_grounded"] == int("s1" in drawn)
+    s1 = [s for s in samples if s["id"] == "s1"]
+    assert all(s.get("judge_rejected") == ("quote not in output" if "s1" in drawn else None) for s in s1)
+    assert all("judge_agrees" not in s for s in s1)
     total = meta["audit"]
-    assert (total["audited"], total["agreed"]) == (4, scq["agreed"])
-    assert total["ci95"] == pytest.approx(list(wilson_interval(scq["agreed"], 4)))
+    assert (total["audited"], total["agreed"], total["not_grounded"]) == (2 + scq["audited"], scq["agreed"],
+                                                                           scq["not_grounded"])  # fmt: skip
+    assert total["ci95"] == pytest.approx(list(wilson_interval(scq["agreed"], total["audited"])))
     assert meta["banner"].startswith("rules and judge disagree on") and (meta["audit_per_task"], meta["audit_seed"]) == (2, 7)
     audited = [s for s in samples if s.get("judge_agrees") is False and s["task"] == "TaxCalc"]
     assert {s["id"] for s in audited} == {"0", "1"} and all(s["extracted_by"] == "rule" for s in audited)
@@ -257,7 +279,7 @@ def test_the_audit_measures_agreement_and_lists_the_disagreements(workspace: Pat
 
 
 def test_the_cap_leaves_items_unread_with_a_line(workspace: Path) -> None:
-    with MockServerThread(MockConfig(fixed_reply="A")) as judge:
+    with MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:
         code, output = score_with_judge(workspace, judge.base_url, "out", "--judge-max-items", "1")
         assert code == 0, output
         assert judge.stats.requests == 1
@@ -289,7 +311,7 @@ def test_a_judge_failing_with_500s_leaves_the_items_as_the_rules_read_them(works
 
 
 def test_a_dead_judge_fails_fast_before_any_generation(workspace: Path) -> None:
-    with MockServerThread(MockConfig(fixed_reply="A")) as model:
+    with MockServerThread(MockConfig(fixed_reply=REPLY_A)) as model:
         code, output = invoke("run", "--model", "openai:mock", "--base-url", model.base_url, "--data",
                               str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ", "--runs", "1", "--no-semantic", "--judge-api-key-env", "JUDGE_KEY",
                               "--out", str(workspace / "out"), "--judge", "openai:mock", "--judge-base-url", dead_url())  # fmt: skip
@@ -300,11 +322,11 @@ def test_a_dead_judge_fails_fast_before_any_generation(workspace: Path) -> None:
 
 
 def test_run_asks_the_judge_after_generation_with_the_same_runner(workspace: Path) -> None:
-    with MockServerThread(MockConfig(fixed_reply="这个问题我说不清。")) as model, \
-            MockServerThread(MockConfig(fixed_reply="A")) as judge:  # fmt: skip
-        args = ("run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ",
-                "--runs", "1", "--no-semantic", "--judge-api-key-env", "JUDGE_KEY", "--out", str(workspace / "out"),
-                "--judge", "openai:mock", "--judge-base-url", judge.base_url)  # fmt: skip
+    with MockServerThread(MockConfig(fixed_reply="这题很难说。答案是A。答案是B。")) as model, \
+            MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:  # fmt: skip
+        args = ("run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(workspace / "data"),
+                "--tasks", "TaxCalc,TaxSCQ", "--runs", "1", "--no-semantic", "--judge-api-key-env", "JUDGE_KEY", "--out", str(workspace / "out"), "--judge", "openai:mock",
+                "--judge-base-url", judge.base_url)  # fmt: skip
         code, output = invoke(*args)
         assert code == 0, output
         assert model.stats.requests == 8 and judge.stats.requests == 8  # every output unread, each record once
@@ -323,7 +345,7 @@ def test_the_leaderboard_refuses_judged_with_unjudged_runs(workspace: Path) -> N
     code, output = invoke("score", "--data", str(workspace / "data"), "--tasks", "TaxCalc,TaxSCQ", "--predictions",
                           str(workspace / "predictions.jsonl"), "--no-semantic", "--out", str(workspace / "plain"))  # fmt: skip
     assert code == 0, output
-    with MockServerThread(MockConfig(fixed_reply="A")) as judge:
+    with MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:
         code, output = score_with_judge(workspace, judge.base_url, "judged")
     assert code == 0, output
     dirs = [workspace / "plain", workspace / "judged"]
@@ -336,10 +358,10 @@ def test_the_leaderboard_refuses_judged_with_unjudged_runs(workspace: Path) -> N
 def test_the_judges_tokens_are_priced_apart_with_the_pricing_file(workspace: Path) -> None:
     prices = workspace / "prices.yaml"
     prices.write_text("currency: CNY\nmodels:\n  mock: {input: 2.0, output: 8.0}\n", encoding="utf-8")
-    with MockServerThread(MockConfig(fixed_reply="A")) as judge:
+    with MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:
         code, output = score_with_judge(workspace, judge.base_url, "priced", "--pricing", str(prices))
         assert code == 0, output
         sent_prompts = sum(len(m["content"]) for body in judge.stats.bodies for m in body["messages"])
     tokens = read_out(workspace / "priced")[0]["meta"]["judge"]["tokens"]["generated"]
-    assert (tokens["prompt_tokens"], tokens["completion_tokens"]) == (sent_prompts, 3)
-    assert tokens["cost"] == pytest.approx((sent_prompts * 2.0 + 3 * 8.0) / 1e6)
+    assert (tokens["prompt_tokens"], tokens["completion_tokens"]) == (sent_prompts, 3 * len(REPLY_A))
+    assert tokens["cost"] == pytest.approx((sent_prompts * 2.0 + 3 * len(REPLY_A) * 8.0) / 1e6)

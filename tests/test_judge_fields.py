@@ -79,11 +79,22 @@ def as_json(fields: dict[str, Any]) -> str:
     return json.dumps(fields, ensure_ascii=False)
 
 
-#: a: every field read; b: 滞纳金 and 罚款 missing; c: prose, nothing read (a format failure);
-#: d: a generation error; e: every field read (other values than a's).
+def quoted(answer: dict[str, Any] | None, quote: dict[str, Any] | None = None) -> str:
+    """The judge's reply: the fields it reads and, for each, the passage of the output it quotes."""
+    return as_json({"answer": answer, "quote": quote})
+
+
+def json_quotes(values: dict[str, Any]) -> dict[str, str]:
+    """Quotes of fields an output writes as JSON (as_json): each one's '"key": value'."""
+    return {k: f'"{k}": {json.dumps(v, ensure_ascii=False)}' for k, v in values.items()}
+
+
+#: a: every field read; b: 滞纳金 and 罚款 missing (a note after its JSON states them, which the
+#: rules do not read as fields); c: prose, nothing read (a format failure); d: a generation
+#: error; e: every field read (other values than a's).
 OUTPUTS = {
     "a": as_json(GOLD["a"]),
-    "b": as_json({k: GOLD["b"][k] for k in ("违法性质", "少缴税款", "分析理由")}),
+    "b": as_json({k: GOLD["b"][k] for k in ("违法性质", "少缴税款", "分析理由")}) + "\n另：滞纳金5000元，罚款99999元。",
     "c": "该公司开具与实际经营不符的发票，构成虚开发票，少缴税款3万元，滞纳金1500元，并处罚款。",
     "d": "",
     "e": as_json(GOLD["e"]),
@@ -149,6 +160,10 @@ def record(answer: dict[str, Any], query: str = "金额单位为元。") -> Reco
     return Record("TaxInspect", "h1", query, answer)
 
 
+#: The output of the hand-written items (the quotes of their replies come from it).
+HAND_OUTPUT = "经查属于偷税，少缴税款26万元，滞纳金47,450元，罚款13万元（一说罚款13元）。"
+
+
 def field_item(states: dict[str, tuple[str, str, Any]], status: str = "ok") -> Item:
     """An item whose fields are written by hand: name -> (status, matched_by, pred)."""
     gold = {"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450, "罚款": 130000, "分析理由": "隐匿收入。"}
@@ -157,7 +172,7 @@ def field_item(states: dict[str, tuple[str, str, Any]], status: str = "ok") -> I
         kind = "text" if name == "分析理由" else ("category" if name == "违法性质" else "number")
         fields[name] = {"kind": kind, "pred": pred, "gold": gold[name], "status": state, "matched_by": how,
                         "inferred": False, "score": None if kind == "text" else float(pred == gold[name])}  # fmt: skip
-    item = Item(record(gold), 0, Prediction("TaxInspect", "h1", 0, "（手写）"), status=status)  # type: ignore[arg-type]
+    item = Item(record(gold), 0, Prediction("TaxInspect", "h1", 0, HAND_OUTPUT), status=status)  # type: ignore[arg-type]
     item.fields = fields
     item.extracted = {n: i["pred"] for n, i in fields.items() if i["pred"] is not None}
     return item
@@ -233,28 +248,45 @@ def test_the_reply_is_merged_field_by_field() -> None:
 
 def test_reply_outcomes_for_fields() -> None:
     partly = field_item(PARTLY)
-    answered = read_reply(INSPECT, partly, '```json\n{"少缴税款": 260000.00, "滞纳金": "很多"}\n```', RULES)
+    fenced = "```json\n" + quoted({"少缴税款": 260000.00, "滞纳金": "很多"}, {"少缴税款": "少缴税款26万元", "滞纳金": "很多"}) + "\n```"
+    answered = read_reply(INSPECT, partly, fenced, RULES)
     assert answered.outcome == "answer" and answered.unreadable == ("滞纳金",)
     assert answered.item is not None and answered.item.fields is not None
     assert answered.item.fields["少缴税款"]["matched_by"] == JUDGE
     assert answered.item.fields["滞纳金"]["matched_by"] == "fuzzy"  # unread in the reply: the rules' stays
-    assert read_reply(INSPECT, partly, '{"少缴税款": null, "滞纳金": null}', RULES).outcome == "no_answer"
+    # The evidence: the quote's place in the raw output, for the item and for the field.
+    start, end = answered.evidence or (0, 0)
+    assert HAND_OUTPUT[start:end] == "少缴税款26万元" and answered.item.fields["少缴税款"]["evidence"] == [start, end]
+    assert read_reply(INSPECT, partly, quoted({"少缴税款": None, "滞纳金": None}, {"少缴税款": None, "滞纳金": None}),
+                      RULES).outcome == "no_answer"  # fmt: skip
     assert read_reply(INSPECT, partly, NO_ANSWER, RULES).outcome == "no_answer"
-    broken = read_reply(INSPECT, partly, '{"少缴税款": , "滞纳金": }', RULES)
+    broken = read_reply(INSPECT, partly, quoted({"少缴税款": "很多", "滞纳金": ""}, {}), RULES)
     assert (broken.outcome, broken.unreadable) == ("malformed", ("少缴税款", "滞纳金"))
     assert read_reply(INSPECT, partly, "我看不出金额。", RULES).outcome == "malformed"
+    assert read_reply(INSPECT, partly, '{"少缴税款": , "滞纳金": }', RULES).outcome == "malformed"  # no reply object
+    # Each field's quote must be the output's: one not in it, or reading another value, is rejected.
+    absent = read_reply(INSPECT, partly, quoted({"少缴税款": 260000}, {"少缴税款": "少缴税款30万元"}), RULES)
+    assert (absent.outcome, absent.rejected) == ("not_grounded", {"少缴税款": "quote not in output"})
+    other = read_reply(INSPECT, partly, quoted({"少缴税款": 260000, "滞纳金": 47450},
+                                               {"少缴税款": "滞纳金47,450元", "滞纳金": "滞纳金47,450元"}), RULES)  # fmt: skip
+    assert (other.outcome, other.rejected) == ("answer", {"少缴税款": "quote reads another value"})
+    assert other.item is not None and other.item.fields is not None
+    assert [other.item.fields[n]["matched_by"] for n in ("少缴税款", "滞纳金")] == ["missing", JUDGE]
 
 
 def test_same_reading_of_fields_is_every_asked_field_by_value() -> None:
     full = field_item(ALL_READ)
-    same = read_reply(INSPECT, full, '{"违法性质": "偷税", "少缴税款": 260000, "滞纳金": "47,450.00", "罚款": "13万元"}',
-                      RULES).item  # fmt: skip
+    quotes = {"违法性质": "属于偷税", "少缴税款": "少缴税款26万元", "滞纳金": "滞纳金47,450元", "罚款": "罚款13万元"}
+    same = read_reply(INSPECT, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": "47,450.00",
+                                             "罚款": "13万元"}, quotes), RULES).item  # fmt: skip
     assert same_reading(full, same) and field_disagreements(full, same) == {}
-    other = read_reply(INSPECT, full, '{"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450, "罚款": 13}', RULES).item
+    other = read_reply(INSPECT, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450, "罚款": 13},
+                                             {**quotes, "罚款": "罚款13元"}), RULES).item  # fmt: skip
     assert not same_reading(full, other)
     assert field_disagreements(full, other) == {"罚款": {"rule": 130000, "judge": 13}}
     # A field the judge leaves out is no agreement, even though the merged item keeps the rules' value.
-    short = read_reply(INSPECT, full, '{"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450}', RULES).item
+    short = read_reply(INSPECT, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450}, quotes),
+                       RULES).item  # fmt: skip
     assert not same_reading(full, short) and field_disagreements(full, short) == {"罚款": {"rule": 130000, "judge": None}}
 
 
@@ -281,13 +313,14 @@ def test_the_answer_form_asks_the_named_fields_in_their_form_never_the_gold() ->
     assert fields_form(INSPECT, rec, ["滞纳金"]).count("\n") == 2
 
 
-def test_the_builtin_prompt_is_zh2_with_a_fields_example_in_the_generated_form() -> None:
+def test_the_builtin_prompt_is_zh3_with_a_fields_example_in_the_generated_form() -> None:
     prompt = load_prompt()
-    assert prompt.version == "zh-2" and prompt.template.count("示例") == 5
+    assert prompt.version == "zh-3" and prompt.template.count("\n示例") == 5
     # Example five's answer form is what fields_form writes for such a record.
     rec = record({"违法性质": "偷税", "少缴税款": 1.0, "滞纳金": 1.0, "罚款": 1.0, "分析理由": "x"}, "金额单位为元。")
     assert "答案形式：" + fields_form(INSPECT, rec) + "\n考生回答：" in prompt.template
-    assert '输出：{"违法性质": "偷税", "少缴税款": 130000, "滞纳金": 6500, "罚款": null}' in prompt.template
+    assert ('输出：{"answer": {"违法性质": "偷税", "少缴税款": 130000, "滞纳金": 6500, "罚款": null}, "quote": '
+            '{"违法性质": "属于偷税行为", "少缴税款": "应补缴增值税13万元", "滞纳金": "共计6,500元", "罚款": null}}') in prompt.template
 
 
 def test_the_prompt_asks_what_this_output_lacks_and_a_file_template_still_works() -> None:
@@ -301,13 +334,20 @@ def test_the_prompt_asks_what_this_output_lacks_and_a_file_template_still_works(
 
 # ---------------------------------------------------------------------------- against the mock
 
-#: The judge's fixed reply: for b only 滞纳金 (gold 5000) and 罚款 (gold 50000) are asked;
-#: for c all four (gold 虚开发票, 30000, 1500, 30000).
-REPLY = as_json({"违法性质": "虚开发票", "少缴税款": 30000, "滞纳金": 5000, "罚款": 99999})
+#: The judge's replies: for b only 滞纳金 (gold 5000) and 罚款 (gold 50000) are asked, read from its
+#: note; for c all four (gold 虚开发票, 30000, 1500, 30000): its 滞纳金 5000 quotes c's 1500 and its
+#: 罚款 a passage with no amount, so those two are not grounded (c keeps them unread).
+REPLY_B = quoted({"滞纳金": 5000, "罚款": 99999}, {"滞纳金": "滞纳金5000元", "罚款": "罚款99999元"})
+REPLY_C = quoted({"违法性质": "虚开发票", "少缴税款": 30000, "滞纳金": 5000, "罚款": 99999},
+                 {"违法性质": "构成虚开发票", "少缴税款": "少缴税款3万元", "滞纳金": "滞纳金1500元", "罚款": "并处罚款"})
+
+
+def judge_b_c(body: dict[str, Any]) -> str:
+    return REPLY_C if asked_output(body) == OUTPUTS["c"] else REPLY_B
 
 
 def test_only_unread_fields_are_asked_adopted_and_scored_by_the_tasks_metric(data: Path, tmp_path: Path) -> None:
-    with MockServerThread(MockConfig(fixed_reply=REPLY)) as judge:
+    with MockServerThread(MockConfig(reply_of=judge_b_c)) as judge:
         results, samples, _ = judge_score(data, judge.base_url, tmp_path / "log.txt", cache=tmp_path / "c.sqlite")
         # b and c, each once for both runs; a and e were read whole, d is a generation error.
         assert judge.stats.requests == 2
@@ -325,9 +365,11 @@ def test_only_unread_fields_are_asked_adopted_and_scored_by_the_tasks_metric(dat
     for run in (0, 1):
         b = samples[("b", run)]
         fields = b["fields"]
-        assert b["extracted_by"] == "judge" and b["judge_reply"] == REPLY
-        # Asked and adopted: 滞纳金 right (5000), 罚款 wrong (99999); the judge's 虚开发票 is not adopted.
+        assert b["extracted_by"] == "judge" and b["judge_reply"] == REPLY_B
+        # Asked and adopted: 滞纳金 right (5000), 罚款 wrong (99999), each with its quote's place.
         assert [fields[n]["matched_by"] for n in EXACT] == ["exact", "exact", JUDGE, JUDGE]
+        start, end = fields["滞纳金"]["evidence"]
+        assert OUTPUTS["b"][start:end] == "滞纳金5000元" and "judge_rejected" not in b
         assert [fields[n]["score"] for n in EXACT] == [1.0, 1.0, 1.0, 0.0]
         assert fields["违法性质"]["pred"] == "偷税"
         # (EM 3/4 + BERTScore 1 of the gold's own rationale) / 2
@@ -335,6 +377,8 @@ def test_only_unread_fields_are_asked_adopted_and_scored_by_the_tasks_metric(dat
         c = samples[("c", run)]
         assert (c["status"], c["extracted_by"]) == ("ok", "judge")
         assert [c["fields"][n]["score"] for n in EXACT] == [1.0, 1.0, 0.0, 0.0]
+        assert [c["fields"][n]["matched_by"] for n in EXACT] == [JUDGE, JUDGE, "missing", "missing"]
+        assert c["judge_rejected"] == "滞纳金: quote reads another value; 罚款: quote reads another value"
         assert c["fields"]["分析理由"]["status"] == "missing"  # the rationale is never asked
         assert c["score"] == pytest.approx((0.5 + 0.0) / 2)
         assert samples[("a", run)]["extracted_by"] == "rule" and samples[("a", run)]["score"] == pytest.approx(1.0)
@@ -342,10 +386,11 @@ def test_only_unread_fields_are_asked_adopted_and_scored_by_the_tasks_metric(dat
     task = results["tasks"]["TaxInspect"]
     entry = task["judge"]
     assert (entry["asked"], entry["read_by_judge"], entry["read_by_rule"], entry["unread"]) == (2, 4, 4, 0)
+    assert (entry["not_grounded"], entry["not_grounded_whys"]) == (1, {"quote reads another value": 1})
     assert (entry["format_failure_rate_before"], entry["format_failure_rate_after"]) == (0.2, 0.0)
     # a 1, b 0.875, c 0.25, d 0 (an error), e 1 in each run
     assert task["score"]["mean"] == pytest.approx((1.0 + 0.875 + 0.25 + 0.0 + 1.0) / 5)
-    assert results["meta"]["judge"]["prompt_version"] == "zh-2"
+    assert results["meta"]["judge"]["prompt_version"] == "zh-3"
     assert again_samples[("b", 1)]["fields"] == samples[("b", 1)]["fields"]
     assert again["tasks"]["TaxInspect"]["judge"] == entry
 
@@ -380,16 +425,31 @@ def test_the_no_answer_reply_leaves_the_fields_unread(data: Path, tmp_path: Path
     assert not any("could not be read" in w for w in results["meta"]["warnings"])
 
 
+#: e with a reviewer's note after its JSON that states a's values (the rules read e's JSON).
+E_NOTED = OUTPUTS["e"] + "\n（复核意见：应定性为偷税，少缴税款260000元，滞纳金47450元，罚款130000元）"
+A_VALUES = {k: GOLD["a"][k] for k in EXACT}
+#: a's own values, quoted from a's JSON; from e's note for e.
+A_QUOTES = {"a": json_quotes(A_VALUES), "e": {"违法性质": "应定性为偷税", "少缴税款": "少缴税款260000元",
+                                              "滞纳金": "滞纳金47450元", "罚款": "罚款130000元"}}
+
+
+def judge_a_values(body: dict[str, Any]) -> str:
+    """The judge reads a's values everywhere, quoting a's JSON or e's note (b and c: unread, quoted nowhere)."""
+    output = asked_output(body)
+    which = "a" if output == OUTPUTS["a"] else "e" if output == E_NOTED else None
+    return quoted(A_VALUES, A_QUOTES[which] if which else {})
+
+
 def test_the_audit_asks_every_field_of_outputs_the_rules_read(data: Path, tmp_path: Path) -> None:
-    reply = as_json({k: GOLD["a"][k] for k in EXACT})  # a's own values: a agrees, e does not
-    with MockServerThread(MockConfig(fixed_reply=reply)) as judge:
-        results, samples, _ = judge_score(data, judge.base_url, tmp_path / "log.txt", audit=5)
+    with MockServerThread(MockConfig(reply_of=judge_a_values)) as judge:
+        results, samples, _ = judge_score(data, judge.base_url, tmp_path / "log.txt", audit=5,
+                                          outputs={**OUTPUTS, "e": E_NOTED})  # fmt: skip
         # b and c (unread) + the audit's candidates: a and e (read whole), nothing else.
         assert judge.stats.requests == 4
         bodies = list(judge.stats.bodies)
     assert all(f'"{name}"：' in answer_block(body_for(bodies, OUTPUTS["a"])) for name in EXACT)
     audit = results["tasks"]["TaxInspect"]["judge"]["audit"]
-    assert (audit["audited"], audit["agreed"]) == (2, 1)
+    assert (audit["audited"], audit["agreed"], audit["not_grounded"]) == (2, 1, 0)
     (wrong,) = audit["disagreements"]
     assert wrong["id"] == "e"
     # Per field, the rules' reading and the judge's.
@@ -444,10 +504,14 @@ def low_judge(body: dict[str, Any]) -> str:
     """The judge's replies: f's 滞纳金 read from its rationale; c read but for 罚款; b as REPLY."""
     output = asked_output(body)
     if output == F_OUTPUT:
-        return as_json({"滞纳金": 5000})
+        return F_REPLY
     if output == OUTPUTS["c"]:
-        return as_json({"违法性质": "虚开发票", "少缴税款": 30000, "滞纳金": 1500})
-    return REPLY
+        return quoted({"违法性质": "虚开发票", "少缴税款": 30000, "滞纳金": 1500},
+                      {"违法性质": "构成虚开发票", "少缴税款": "少缴税款3万元", "滞纳金": "滞纳金1500元"})
+    return REPLY_B
+
+
+F_REPLY = quoted({"滞纳金": 5000}, {"滞纳金": "滞纳金5000元"})
 
 
 def test_a_low_confidence_item_is_asked_apart_and_its_field_replaced_where_the_judge_reads_it(
@@ -463,7 +527,7 @@ def test_a_low_confidence_item_is_asked_apart_and_its_field_replaced_where_the_j
         True, False, False, False]  # fmt: skip
     for run in (0, 1):
         f = samples[("f", run)]
-        assert (f["extracted_by"], f["judge_reply"]) == ("judge", '{"滞纳金": 5000}')
+        assert (f["extracted_by"], f["judge_reply"]) == ("judge", F_REPLY)
         assert [f["fields"][n]["matched_by"] for n in EXACT] == ["exact", "exact", JUDGE, "exact"]
         assert (f["fields"]["滞纳金"]["pred"], f["fields"]["滞纳金"]["score"]) == (5000, 1.0)
         # EM 4/4 (the rules' reading: 3/4); the rationale is not the gold's own text: BERTScore 0.5
@@ -481,7 +545,7 @@ def test_a_low_confidence_item_is_asked_apart_and_its_field_replaced_where_the_j
     assert results["tasks"]["TaxInspect"]["score"]["mean"] == pytest.approx(mean)
     lines = judge_lines(view_of(Results.model_validate(results)))
     # Format failures: c in both runs before the judge (d is an error), none after.
-    assert lines[0] == ("Judge openai:mock (prompt zh-2): decided the reading of 6 items (format failures: 2 before "
+    assert lines[0] == ("Judge openai:mock (prompt zh-3): decided the reading of 6 items (format failures: 2 before "
                         "it, 0 after); 3 requests (0 from the cache).")  # fmt: skip
     assert lines[1] == ("Low confidence: 1 output(s) the rules read only by a fallback (a field matched by a fuzzy key) "
                         "were asked as well, the judge's reading kept where it read a value (TaxInspect 1).")  # fmt: skip
@@ -573,9 +637,19 @@ def test_the_prompt_under_the_default_profile_is_the_outputs_own() -> None:
 
 
 def test_an_audit_disagreement_names_the_asked_fields_only(data: Path, tmp_path: Path) -> None:
-    reply = as_json({**{k: GOLD["a"][k] for k in EXACT}, "罚款": 1})  # a differs on 罚款; e on every field
-    with MockServerThread(MockConfig(fixed_reply=reply)) as judge:
-        results, _, _ = judge_score(data, judge.base_url, tmp_path / "log.txt", audit=5)
+    # a's note states a fine of 1 (its JSON 130000): the judge reads that, a grounded disagreement on 罚款;
+    # e differs on every field, quoting e's note.
+    noted = OUTPUTS["a"] + "\n（复核意见：罚款应为1元）"
+
+    def judge(body: dict[str, Any]) -> str:
+        output = asked_output(body)
+        if output == noted:
+            return quoted({**A_VALUES, "罚款": 1}, {**A_QUOTES["a"], "罚款": "罚款应为1元"})
+        return quoted(A_VALUES, A_QUOTES["e"] if output == E_NOTED else {})
+
+    with MockServerThread(MockConfig(reply_of=judge)) as server:
+        results, _, _ = judge_score(data, server.base_url, tmp_path / "log.txt", audit=5,
+                                    outputs={**OUTPUTS, "a": noted, "e": E_NOTED})  # fmt: skip
     disagreements = {d["id"]: d for d in results["tasks"]["TaxInspect"]["judge"]["audit"]["disagreements"]}
     a = disagreements["a"]
     assert list(a["rule"]) == list(a["judge"]) == EXACT  # no rationale

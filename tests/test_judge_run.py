@@ -51,7 +51,10 @@ RULES = scoring_rules("taxpraben")
 CALC = quarterly_calc_rows(4)  # golds 130, 260, 390, 520; queries "某企业第{i}季度…"
 SCQ = scq_rows(4)  # queries "第{i}题：增值税一般税率是？…", gold "13%" = A
 QA = [{"id": f"q{i}", "query": f"问答第{i}题：什么是增值税？", "answer": "对增值额征收的税。"} for i in range(2)]
-UNREAD = "这道题我不会。"
+#: Unread by the rules of TaxCalc and TaxSCQ alike (two answers each); the judge quotes one of them.
+UNREAD = "这道题我不会。答案：260元或390元。答案是A。答案是B。"
+#: The judge's reply quoting UNREAD's A (TaxSCQ).
+REPLY_A = json.dumps({"answer": "A", "quote": "答案是A"}, ensure_ascii=False)
 
 
 def content(body: dict[str, Any]) -> str:
@@ -66,15 +69,25 @@ def mixed_model(body: dict[str, Any]) -> str:
         return ["销项税额为130元。", UNREAD, "答案：390" if seed % 2 == 0 else "说不清。", UNREAD][quarter]
     if "增值税一般税率" in text:
         question = int(text.split("第")[1][0])
-        return ["答案：A", "这题很难说。", "答案：B", "我也不知道选哪个。"][question]
+        return ["答案：A", "这题很难说。答案是A。答案是B。", "答案：B", "我也不知道选哪个。"][question]
     return "对增值额征收的一种税。"
 
 
-def judging(body: dict[str, Any]) -> str:
-    """The judge's replies: a number for a TaxCalc output, a letter for a TaxSCQ one, no
-    answer for one of them."""
+def asked(body: dict[str, Any]) -> str:
+    """The output a judge request asks about (the last <<< >>> block: the examples come first)."""
     text = content(body)
-    return NO_ANSWER if "我也不知道选哪个" in text else "260" if "季度" in text else "A"
+    return text[text.rindex("<<<\n") + 4 : text.rindex("\n>>>")]
+
+
+def judging(body: dict[str, Any]) -> str:
+    """The judge's replies: 260 for a TaxCalc output, A for a TaxSCQ one, each quoting the
+    passage that says so where the output has it, else the whole output (then the reading is
+    not grounded: it reads nothing, or another value); no answer for one of them."""
+    output = asked(body)
+    if "我也不知道选哪个" in output:
+        return NO_ANSWER
+    answer, passage = (260, "答案：260元") if "季度" in content(body) else ("A", "答案是A")
+    return json.dumps({"answer": answer, "quote": passage if passage in output else output}, ensure_ascii=False)
 
 
 def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
@@ -172,7 +185,7 @@ app()
 
 
 def test_nothing_of_the_judge_is_loaded_before_the_first_request(workspace: Path) -> None:
-    with MockServerThread(MockConfig(fixed_reply=UNREAD)) as model, MockServerThread(MockConfig(fixed_reply="A")) as judge:
+    with MockServerThread(MockConfig(fixed_reply=UNREAD)) as model, MockServerThread(MockConfig(reply_of=judging)) as judge:
         args = [sys.executable, "-c", FIRST_REQUEST_SCRIPT, *run_args(model, workspace / "data", workspace / "out",
                 workspace / "c.sqlite", "--runs", "1")[1:], *judge_args(judge)]  # fmt: skip
         done = subprocess.run(args, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
@@ -246,7 +259,9 @@ def test_run_with_a_judge_gives_what_run_then_score_with_it_gives(
     # Each reader decided something, and the cap left out what it says: the comparison compares something.
     assert {s["extracted_by"] for s in judged_samples.values()} == {"rule", "judge", "none"}
     assert sum(entry["judge"]["capped"] for entry in judged["tasks"].values()) == capped
-    assert sum(entry["judge"].get("audit", {}).get("audited", 0) for entry in judged["tasks"].values()) == audited
+    # The audits asked: compared with the rules, or left out (their quote no evidence in the output).
+    audits = [entry["judge"].get("audit", {}) for entry in judged["tasks"].values()]
+    assert sum(a.get("audited", 0) + a.get("not_grounded", 0) for a in audits) == audited
 
 
 #: TaxInspect beside TaxCalc: i0 read whole; i1 read, but 滞纳金 only by a fuzzy key (the days,
@@ -278,9 +293,12 @@ def inspect_judging(body: dict[str, Any]) -> str:
     if "稽查案例" not in text:
         return judging(body)
     n = int(text.split("稽查案例")[1][0])
-    asked = [name for name in ("违法性质", "少缴税款", "滞纳金", "罚款") if f'"{name}"：' in text.split("现在请处理")[-1]]
+    names = [name for name in ("违法性质", "少缴税款", "滞纳金", "罚款") if f'"{name}"：' in text.split("现在请处理")[-1]]
     values = {"违法性质": "偷税", "少缴税款": 1000 * (n + 1), "滞纳金": 50 * (n + 1), "罚款": None}
-    return json.dumps({name: values[name] for name in asked}, ensure_ascii=False)
+    quotes = {"违法性质": '"违法性质": "偷税"', "少缴税款": f'"少缴税款": {1000 * (n + 1)}',
+              "滞纳金": f"滞纳金{50 * (n + 1)}元", "罚款": None}  # fmt: skip
+    return json.dumps({"answer": {name: values[name] for name in names}, "quote": {name: quotes[name] for name in names}},
+                      ensure_ascii=False)  # fmt: skip
 
 
 #: The judge's options; the unread and low-confidence outputs the cap leaves unasked; the
@@ -315,7 +333,8 @@ def test_run_with_a_judge_gives_what_score_gives_with_low_confidence_outputs(
     inspect = judged["tasks"]["TaxInspect"]["judge"]
     assert inspect["low_confidence"] == low
     assert sum(entry["judge"]["capped"] for entry in judged["tasks"].values()) == capped
-    assert sum(entry["judge"].get("audit", {}).get("audited", 0) for entry in judged["tasks"].values()) == audited
+    audits = [entry["judge"].get("audit", {}) for entry in judged["tasks"].values()]
+    assert sum(a.get("audited", 0) + a.get("not_grounded", 0) for a in audits) == audited
     assert judged["meta"]["judge"]["requests"] == asked_ahead == 8 - capped - low_capped - (2 - audited)
     low_line = [w for w in judged["meta"]["warnings"] if "low-confidence output(s) were not sent" in w]
     assert low_line == ([f"--judge-max-items {extra[-1]}: {low_capped} low-confidence output(s) were not sent to the "
@@ -402,15 +421,15 @@ def test_a_budget_that_stops_the_judge_stops_the_run_and_a_rerun_finishes_it(wor
     write_data(workspace / "scq", {"TaxSCQ": SCQ})
     data = workspace / "scq"
     common = ("--runs", "1", "--max-tokens", "64")
-    with MockServerThread(MockConfig(fixed_reply="这题很难说。")) as model, \
-            MockServerThread(MockConfig(fixed_reply="A")) as judge:  # fmt: skip
+    with MockServerThread(MockConfig(fixed_reply="这题很难说。答案是A。答案是B。")) as model, \
+            MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:  # fmt: skip
         code, output = invoke(*run_args(model, data, workspace / "ref", workspace / "ref.sqlite", *common),
                               *judge_args(judge))  # fmt: skip
         assert code == 0, output
         # The mock counts a character as a token: what generation spent, and the judge's first request.
         generated = sum(p["usage"]["prompt_tokens"] + p["usage"]["completion_tokens"]
                         for p in _lines(workspace / "ref" / "predictions.jsonl"))  # fmt: skip
-        first_judged = len(content(judge.stats.bodies[0])) + 1
+        first_judged = len(content(judge.stats.bodies[0])) + len(REPLY_A)
         assert judge.stats.requests == 4
         budget = generated + first_judged + 100  # less than that and the second judge request's own worst case
         out, cache = workspace / "out", workspace / "c.sqlite"
@@ -569,7 +588,7 @@ def test_ctrl_c_stops_generation_and_the_judge_cleanly(workspace: Path) -> None:
     cache = workspace / "c.sqlite"
     try:
         with MockServerThread(MockConfig(fixed_reply=UNREAD, on_request=hold_scq, hang_s=60)) as model, \
-                MockServerThread(MockConfig(fixed_reply="A", on_request=hold_judge, hang_s=60)) as judge:  # fmt: skip
+                MockServerThread(MockConfig(fixed_reply=REPLY_A, on_request=hold_judge, hang_s=60)) as judge:  # fmt: skip
             args = [sys.executable, "-c", RUN_SCRIPT, *run_args(model, workspace / "data", workspace / "out", cache,
                     "--runs", "1")[1:], *judge_args(judge)]  # fmt: skip
             env = {**os.environ, "COLUMNS": "200"}

@@ -41,6 +41,8 @@ from taxpraben.models.defaults import (
     DEFAULT_BATCH_POLL_S,
     DEFAULT_CONCURRENCY,
     DEFAULT_DEADLINE_S,
+    DEFAULT_JUDGE_CONCURRENCY,
+    DEFAULT_JUDGE_TIMEOUT_S,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_TOKENS,
     DEFAULT_RUNS,
@@ -767,6 +769,18 @@ class JudgeOptions:
         None, flag="--judge-max-items", min=0,
         help="--judge: send at most N distinct requests (format failures first, then the audit); the rest stay "
         "as the rules read them.",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    judge_concurrency: int = declare(
+        DEFAULT_JUDGE_CONCURRENCY, flag="--judge-concurrency", min=1,
+        help="--judge: its requests in flight, in score and run alike (the default suits a judge served locally on "
+        "one slot; raise it for a hosted API or a server with several slots).",
+        panel=SCORING_PANEL,
+    )  # fmt: skip
+    judge_timeout: float = declare(
+        DEFAULT_JUDGE_TIMEOUT_S, flag="--judge-timeout", min=0.001,
+        help="--judge: seconds per attempt of its requests (streamed: the longest wait for a first token, which "
+        "on a local server includes the answers queued before it).",
         panel=SCORING_PANEL,
     )  # fmt: skip
     judge_prompt: Path | None = declare(

@@ -253,6 +253,8 @@ class JudgeAudit(FileObject):
 
     audited: int = _field("Distinct outputs audited.", default=0)
     agreed: int = _field("Of those, the ones the judge read as the rules did.", default=0)
+    not_grounded: int | None = _field("Replies left out of the comparison: their quote was no evidence in the output "
+                                      "(only grounded judge readings are compared).", when="--judge-audit N")
     agreement: float | None = _field("agreed / audited; null when nothing was audited.")
     ci95: list[float] | None = _field("95% Wilson interval of the agreement; null when nothing was audited.")
     disagreements: list[dict[str, Any]] | None = _field(
@@ -278,6 +280,11 @@ class JudgeTask(FileObject):
     low_confidence: int = _field("Distinct outputs the rules read entirely, some answer-bearing field only by a "
                                  "fallback (a fuzzy key), that the judge was asked about (apart from asked); its "
                                  "reading replaces the rules' only where it reads a value.", default=0)
+    not_grounded: int = _field("Replies to those and to the low-confidence outputs whose reading (or some field "
+                               "of it) was rejected: its quote not in the output, in a copy of the prompt, reading "
+                               "another value, or repeating the judge prompt's example (the item keeps the rules' "
+                               "reading; a format failure's reason becomes 'judge: not grounded').", default=0)
+    not_grounded_whys: dict[str, int] | None = _field("Those rejections by why.")
     format_failure_rate_before: float | None = _field("Share of items that were format failures before the judge.")
     format_failure_rate_after: float | None = _field("Share of items that are format failures after it.")
     audit: JudgeAudit | None = _field("The audit of the task.", when="--judge-audit N")
@@ -640,6 +647,8 @@ class FieldScore(FileObject):
     matched_by: str | None = _field("How the prediction's key was aligned: exact, normalised, synonym, fuzzy, whole, ...")
     inferred: bool | None = _field("Whether the kind was inferred from the gold value.")
     spec_field: str | None = _field("The spec rule's name.", when="the key is one of the rule's synonyms")
+    evidence: list[int] | None = _field("Where the field's value is stated: [start, end) character offsets into "
+                                        "the prediction (a judge reading: its quote).", when="known")
     bertscore: float | None = _field("BERTScore F1 of the aspect.", when="aspects of a generation task")
     bartscore: float | None = _field("Normalised BARTScore of the aspect.", when="aspects of a generation task")
 
@@ -706,6 +715,12 @@ class SampleLine(FileObject):
                                   when="audited items (--judge-audit)")
     judge_agrees: bool | None = _field("Whether the rules and the judge read the same answer.",
                                        when="audited items (--judge-audit)")
+    judge_rejected: str | None = _field("Why the judge's reading was rejected (its quote no evidence: quote not in "
+                                        "output, in a copy of the prompt, reads another value, repeats the prompt's "
+                                        "example, no quote); for a field task, per field.",
+                                        when="the judge's reading was rejected")
+    evidence: list[int] | None = _field("Where the answer is stated: [start, end) character offsets into "
+                                        "prediction (a judge reading: its quote).", when="known")
 
 
 # ---------------------------------------------------------------------------- predictions

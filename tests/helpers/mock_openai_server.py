@@ -140,6 +140,9 @@ class MockStats:
     batch_answered: list[str] = field(default_factory=list)
     #: The JSON bodies of the last :data:`KEPT_BODIES` chat requests, as received (oldest first).
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    #: Chat requests being served now, and the most served at once so far.
+    in_flight: int = 0
+    max_in_flight: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -158,6 +161,7 @@ class MockStats:
             "batch_failed": self.batch_failed,
             "batch_answered": self.batch_answered,
             "bodies": self.bodies,
+            "max_in_flight": self.max_in_flight,
             "auth_sha256": sorted(
                 hashlib.sha256(h.encode("utf-8")).hexdigest() for h in self.auth_headers
             ),
@@ -300,6 +304,15 @@ class MockServer:
         return None
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        stats = self.stats
+        stats.in_flight += 1
+        stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+        try:
+            return await self._answer_chat(request)
+        finally:
+            stats.in_flight -= 1
+
+    async def _answer_chat(self, request: web.Request) -> web.StreamResponse:
         cfg = self.config
         self._drop_if_dead(request)
         self.stats.requests += 1

@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +136,8 @@ def judge_stage(
         prompt = load_prompt(options.judge_prompt)
         key_env, needs_key = judge_key(options, generation_urls, generation_key_env)
         backend = create_backend(options.judge, base_url=options.judge_base_url, api_key_env=key_env,
-                                 concurrency=runner.concurrency, needs_key=needs_key)  # fmt: skip
+                                 concurrency=options.judge_concurrency, needs_key=needs_key,
+                                 timeout=options.judge_timeout)  # fmt: skip
     except (JudgePromptError, ModelSpecError, ValueError) as exc:
         raise JobError(f"--judge: {exc}", code=2) from exc
     refused = preflight(backend)
@@ -145,6 +146,8 @@ def judge_stage(
                        "Nothing was generated; fix --judge-base-url / the key, or drop --judge.", code=2)  # fmt: skip
     say(console, f"Judge: {backend.spec} (prompt {prompt.version}) reads what the rules cannot"
                  + (f"; audit of {options.judge_audit} answers per task" if options.judge_audit else ""))  # fmt: skip
+    # The judge's own concurrency, in score and run alike (run's --concurrency is the model's).
+    runner = replace(runner, concurrency=options.judge_concurrency)
     return Judge(backend, prompt, registry, profile, options.judge_audit, seed, options.judge_max_items, runner,
                  cache_path, console, progress)  # fmt: skip
 

@@ -5,16 +5,18 @@ only for what the rules could not read, never for generation errors: the outputs
 tasks whose score rests on one read answer (those that need no semantic scorer:
 classification and structured tasks) that are format failures, and the answer-bearing
 fields of the field tasks (mixed: TaxInspect, TaxPlan) that the rules left unread
-(:mod:`.fields`). Its reply is read as a model output would be, so that the item is then
-scored by its task's own metric. A reply that is the no-answer token, or that the reader
-cannot read either, leaves the item (or those fields) unread.
+(:mod:`.fields`). Its reply is ``{"answer": ..., "quote": ...}``: the answer is read as a
+model output would be, so that the item is then scored by its task's own metric, and counts
+only when its quote is evidence in the output (:mod:`.grounding`). A reply that is no
+answer, that the reader cannot read either, or whose quote is no evidence, leaves the item
+(or those fields) unread.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
@@ -30,17 +32,31 @@ from taxpraben.judge.fields import (
     same_fields,
     unread_fields,
 )
+from taxpraben.judge.grounding import (
+    NOT_IN_OUTPUT,
+    REPEATS_EXAMPLE,
+    Examples,
+    Output,
+    answer_text,
+    field_quotes,
+    ground,
+    parse_reply,
+    repeats_example,
+)
 from taxpraben.judge.prompt import NO_ANSWER
 from taxpraben.kinds import Item, kind_of
 from taxpraben.kinds.profiles import ScoringRules
+from taxpraben.parsing.field_match import field_value_matches
 from taxpraben.results import Prediction
 from taxpraben.scoring.items import prepare_item
-from taxpraben.task_spec import TaskSpec
+from taxpraben.task_spec import FieldRule, TaskSpec
 
 #: Who decided an item's reading (samples.jsonl ``extracted_by``).
 Reader = Literal["rule", "judge", "none"]
 #: (task, id, output text): one distinct output, asked once whatever the runs that gave it.
 OutputKey = tuple[str, str, str]
+#: A prompt without worked examples (a reply then repeats none).
+NO_EXAMPLES = Examples(frozenset(), "")
 
 
 __all__ = [
@@ -129,15 +145,27 @@ def read_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
 
 @dataclass(frozen=True)
 class ReplyReading:
-    """The judge's reply read back: ``answer`` (``item`` holds the reading), ``no_answer``
-    (the token; for fields, every asked key written null) or ``malformed`` (neither the
-    token nor anything the reader can read). For a field item ``item`` is the rules'
-    reading with the adopted fields merged in, and ``unreadable`` names the asked fields
-    the reply does not read (a warning, even beside adopted ones)."""
+    """The judge's reply read back: ``answer`` (``item`` holds the reading, ``evidence`` the
+    quote's raw ``[start, end)``), ``no_answer`` (null, the token; for fields, every asked
+    key written null), ``malformed`` (no reply object, or an answer the reader cannot read)
+    or ``not_grounded`` (``why``: its quote is no evidence, :mod:`.grounding`). For a field
+    item ``item`` is the rules' reading with the adopted (grounded) fields merged in,
+    ``unreadable`` names the asked fields the reply does not read (a warning, even beside
+    adopted ones) and ``rejected`` the fields whose quote was not grounded, with why."""
 
-    outcome: Literal["answer", "no_answer", "malformed"]
+    outcome: Literal["answer", "no_answer", "malformed", "not_grounded"]
     item: Item | None = None
     unreadable: tuple[str, ...] = ()
+    evidence: tuple[int, int] | None = None
+    why: str | None = None
+    rejected: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def rejection(self) -> str | None:
+        """Why the reading (or some field of it) was rejected, in words; None when none was."""
+        if self.rejected:
+            return "; ".join(f"{name}: {why}" for name, why in self.rejected.items())
+        return self.why
 
 
 def is_no_answer(reply: str) -> bool:
@@ -146,33 +174,86 @@ def is_no_answer(reply: str) -> bool:
     return text in (NO_ANSWER, NO_ANSWER.strip("【】"))
 
 
-def read_reply(spec: TaskSpec, item: Item, reply: str, rules: ScoringRules) -> ReplyReading:
-    """``reply`` read as the output of ``item``'s record by the task's own reader."""
-    if is_no_answer(reply):
+def read_reply(spec: TaskSpec, item: Item, reply: str, rules: ScoringRules,
+               examples: Examples | None = None) -> ReplyReading:  # fmt: skip
+    """``reply`` (the judge's ``{"answer": ..., "quote": ...}``) read back: its answer read
+    as the output of ``item``'s record by the task's own reader, and its quote checked as
+    evidence in ``item``'s output (:func:`~.grounding.ground`); ``examples``: the judge
+    prompt's worked examples, which a reply may not repeat."""
+    parsed = parse_reply(reply)
+    if not parsed.parsed:
+        return ReplyReading("malformed")
+    if parsed.answer is None:
         return ReplyReading("no_answer")
-    generation = Prediction(item.task, item.id, item.run, reply)
+    examples = examples or NO_EXAMPLES
+    if repeats_example(parsed.answer, parsed.quote, examples):
+        return ReplyReading("not_grounded", why=REPEATS_EXAMPLE)
+    generation = Prediction(item.task, item.id, item.run, answer_text(parsed.answer))
     reading = prepare_item(spec, item.record, item.run, generation, None, rules)
     if _field_item(item):
-        return _read_fields(item, reading)
+        return _read_fields(spec, item, reading, parsed.quote, examples)
     if reading.status != "ok":
         return ReplyReading("malformed", reading)
-    return ReplyReading("answer", reading)
+
+    def reads_same(text: str) -> bool:
+        return same_reading(reading, prepare_item(spec, item.record, item.run, text, None, rules))
+
+    found = ground(parsed.quote, Output.of(spec, item.record, item.prediction), reads_same, examples)
+    if found.span is None:
+        return ReplyReading("not_grounded", reading, why=found.why)
+    return ReplyReading("answer", reading, evidence=found.span)
 
 
-def _read_fields(item: Item, reading: Item) -> ReplyReading:
-    """A field item's reply: the asked fields it reads merged into the rules' reading."""
-    merge = merge_fields(item, reading, fields_to_ask(item))
-    if merge.item is not None:
-        return ReplyReading("answer", merge.item, merge.unreadable)
-    if merge.declined and not merge.unreadable:
-        return ReplyReading("no_answer", None)
-    return ReplyReading("malformed", reading, merge.unreadable)
+def _field_reads(info: dict[str, Any]) -> Callable[[str], bool]:
+    """Whether a quote reads a field's value, by the field matcher (a number by value, a
+    category as the statement that gives it)."""
+    rule = FieldRule(name="field", kind="number" if info.get("kind") == "number" else "category")
+
+    def reads(text: str) -> bool:
+        try:
+            return field_value_matches(text, info.get("pred"), rule)
+        except ValueError:  # the judge's value holds no number
+            return False
+
+    return reads
 
 
-def adopt(item: Item, reading: Item) -> None:
+def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: Any, examples: Examples) -> ReplyReading:
+    """A field item's reply: the asked fields it reads, each grounded by its own quote,
+    merged into the rules' reading."""
+    asked = fields_to_ask(item)
+    merge = merge_fields(item, reading, asked)
+    if merge.item is None:
+        if merge.declined and not merge.unreadable:
+            return ReplyReading("no_answer", None)
+        return ReplyReading("malformed", reading, merge.unreadable)
+    output = Output.of(spec, item.record, item.prediction)
+    quotes = field_quotes(quote)
+    spans: dict[str, tuple[int, int]] = {}
+    rejected: dict[str, str] = {}
+    for name in merge.adopted:
+        found = ground(quotes.get(name), output, _field_reads((reading.fields or {})[name]), examples)
+        if found.span is not None:
+            spans[name] = found.span
+        else:
+            rejected[name] = found.why or NOT_IN_OUTPUT
+    if not spans:
+        return ReplyReading("not_grounded", reading, merge.unreadable, why=next(iter(rejected.values())),
+                            rejected=rejected)  # fmt: skip
+    kept = merge_fields(item, reading, list(spans))
+    assert kept.item is not None and kept.item.fields is not None
+    for name, span in spans.items():
+        kept.item.fields[name]["evidence"] = list(span)
+    evidence = (min(s for s, _ in spans.values()), max(e for _, e in spans.values()))
+    return ReplyReading("answer", kept.item, merge.unreadable, evidence=evidence, rejected=rejected)
+
+
+def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, judge: str = "judge") -> None:
     """Give ``item`` the judge's reading (status, extracted value, exact scores, fields and
     text pairs; for a field item, its rules' reading with the adopted fields, each
-    ``matched_by`` judge); its own generation, the model's output, stays."""
+    ``matched_by`` judge), its evidence (the quote's raw span) and who read it
+    (``read_by: "judge:<model>"``, no rule confidence, no veto); its own generation, the
+    model's output, stays."""
     item.status = reading.status
     item.extracted = reading.extracted
     item.scores = dict(reading.scores)
@@ -181,6 +262,8 @@ def adopt(item: Item, reading: Item) -> None:
     item.failure = None
     item.label_pred = reading.label_pred
     item.extracted_by = "judge"
+    item.evidence = evidence
+    item.read_by, item.confidence, item.veto = f"judge:{judge}", None, None
 
 
 def _canonical(value: Any) -> str:

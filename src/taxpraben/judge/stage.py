@@ -38,6 +38,7 @@ from taxpraben.budget import Budget, BudgetShare
 from taxpraben.cache import CacheError, CompletionCache
 from taxpraben.judge.audit import Agreement, banner, draw
 from taxpraben.judge.fields import JUDGE
+from taxpraben.judge.grounding import NOT_GROUNDED, prompt_examples
 from taxpraben.judge.prompt import JudgePrompt, fill_prompt
 from taxpraben.judge.reading import (
     OutputKey,
@@ -63,8 +64,9 @@ from taxpraben.runner import RunAborted, Runner, RunnerSettings, generation_key
 from taxpraben.scoring.pipeline import SecondReading
 from taxpraben.tasks import Registry
 
-#: How the judge is asked: greedy, and a short answer (a letter, a number, a span).
-JUDGE_CONFIG = GenerationConfig(temperature=0.0, max_tokens=256)
+#: How the judge is asked: greedy, and a short answer (a letter, a number, a span, and its quote;
+#: for a field task one quote per field).
+JUDGE_CONFIG = GenerationConfig(temperature=0.0, max_tokens=512)
 
 
 class JudgeError(Exception):
@@ -122,6 +124,12 @@ class _TaskTally:
     low_capped: int = 0
     #: Replies that read some asked fields and not others (the others stay as the rules read them).
     partial: int = 0
+    #: Replies to unread or low-confidence outputs whose reading (or some field of it) was
+    #: rejected, its quote no evidence; by why; and those of the audit (left out of it).
+    not_grounded: int = 0
+    not_grounded_whys: dict[str, int] = field(default_factory=dict)
+    audit_not_grounded: int = 0
+    not_grounded_first: str | None = None
     audited: int = 0
     agreed: int = 0
     disagreements: list[dict[str, Any]] = field(default_factory=list)
@@ -291,17 +299,20 @@ class JudgeStage:
             tally.failed += 0 if ask.audit else 1
             tally.failed_first = tally.failed_first or reply.error
             return
-        reading = read_reply(spec, first, reply.prediction, rules)
+        reading = read_reply(spec, first, reply.prediction, rules, prompt_examples(self.prompt.template))
         if ask.audit:
             self._audited(ask, reading, reply.prediction, tally)
             return
         self._count(ask, reading, reply.prediction, tally)
         for item in ask.items:
             item.judge_reply = reply.prediction
+            item.judge_rejected = reading.rejection
             if reading.outcome == "answer" and reading.item is not None:
-                adopt(item, copy.deepcopy(reading.item))
+                adopt(item, copy.deepcopy(reading.item), reading.evidence, self.backend.spec)
             elif not ask.low_confidence:  # a low-confidence item stays as the rules read it
                 item.extracted_by = unanswered_reader(item)
+                if reading.outcome == "not_grounded" and item.status == "format_failure":
+                    item.failure = NOT_GROUNDED
 
     @staticmethod
     def _count(ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally) -> None:
@@ -311,6 +322,12 @@ class JudgeStage:
         if reading.outcome == "answer" and reading.unreadable:
             tally.partial += 1
             tally.partial_first = tally.partial_first or f"id {first.id}: {', '.join(reading.unreadable)}"
+        if reading.rejection is not None:
+            tally.not_grounded += 1
+            whys = list(reading.rejected.values()) or [reading.why or ""]
+            for why in dict.fromkeys(whys):
+                tally.not_grounded_whys[why] = tally.not_grounded_whys.get(why, 0) + 1
+            tally.not_grounded_first = tally.not_grounded_first or f"id {first.id}: {reading.rejection}"
         if ask.low_confidence:
             tally.low_confidence += 1
             if reading.outcome == "malformed":
@@ -326,6 +343,12 @@ class JudgeStage:
 
     def _audited(self, ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally) -> None:
         first = ask.items[0]
+        if reading.rejection is not None:  # only grounded readings are compared with the rules'
+            tally.audit_not_grounded += 1
+            for item in ask.items:
+                item.judge_reply = reply
+                item.judge_rejected = reading.rejection
+            return
         judge_item = reading.item if reading.outcome == "answer" else None
         agrees = same_reading(first, judge_item)
         judge_value = judge_reading(first, judge_item)
@@ -353,13 +376,15 @@ class JudgeStage:
                 "unread": counts["none"] - sum(it.status == "error" for it in its),
                 "asked": tally.asked, "no_answer": tally.no_answer, "malformed": tally.malformed,
                 "failed": tally.failed, "capped": tally.capped, "low_confidence": tally.low_confidence,
+                "not_grounded": tally.not_grounded, "not_grounded_whys": dict(tally.not_grounded_whys),
                 "format_failure_rate_before": before[t] / len(its) if its else None,
                 "format_failure_rate_after": after / len(its) if its else None,
             }  # fmt: skip
             if self.audit:
                 agreement = Agreement(tally.audited, tally.agreed)
                 total = Agreement(total.audited + tally.audited, total.agreed + tally.agreed)
-                entry["audit"] = {**agreement.to_json(), "disagreements": tally.disagreements}
+                entry["audit"] = {**agreement.to_json(), "not_grounded": tally.audit_not_grounded,
+                                  "disagreements": tally.disagreements}  # fmt: skip
             out.tasks[t] = entry
             out.warnings += self._task_warnings(t, tally)
         if any(tally.capped for tally in tallies.values()):
@@ -376,7 +401,9 @@ class JudgeStage:
             "sent": self.sent, "read_by_judge": judged, "tokens": self.tokens,
         }  # fmt: skip
         if self.audit:
-            out.meta.update(audit=total.to_json(), audit_per_task=self.audit, audit_seed=self.seed)
+            rejected = sum(tally.audit_not_grounded for tally in tallies.values())
+            out.meta.update(audit={**total.to_json(), "not_grounded": rejected}, audit_per_task=self.audit,
+                            audit_seed=self.seed)  # fmt: skip
             warning = banner(total)
             if warning is not None:
                 out.meta["banner"] = warning
@@ -394,6 +421,10 @@ class JudgeStage:
             lines.append(f"{task}: the judge's reply to {tally.low_malformed} low-confidence output(s) could not be "
                          f"read by the task's reader (first: {tally.low_malformed_first}); they keep the rules' "
                          "reading")  # fmt: skip
+        if tally.not_grounded:
+            lines.append(f"{task}: the judge's reading of {tally.not_grounded} output(s) was rejected, its quote no "
+                         f"evidence in the output (first: {tally.not_grounded_first}); they stay as the rules read "
+                         "them")  # fmt: skip
         if tally.partial:
             lines.append(f"{task}: the judge's reply to {tally.partial} output(s) did not read every field it was "
                          f"asked for (first: {tally.partial_first}); those fields stay as the rules read them")  # fmt: skip

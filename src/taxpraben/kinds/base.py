@@ -108,6 +108,8 @@ class Item:
     confidence: str | None = None
     #: Format failures: the veto rule that decided it ("veto.hedge", ...).
     veto: str | None = None
+    #: Why the judge's reading was rejected (its quote is no evidence), when it was.
+    judge_rejected: str | None = None
 
     def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = ()) -> None:
         """Record how the item was read: by ``rule`` (a format failure: the veto ``rule``), from
@@ -186,6 +188,8 @@ class Item:
         if self.judge_agrees is not None:
             line["judge_extracted"] = self.judge_extracted
             line["judge_agrees"] = self.judge_agrees
+        if self.judge_rejected is not None:
+            line["judge_rejected"] = self.judge_rejected
         generation = self.generation
         if generation is not None:
             if generation.finish_reason is not None:
@@ -220,12 +224,19 @@ class Item:
             scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),
             error=line.get("error"), failure=line.get("failure"), extracted_by=line.get("extracted_by"),
             judge_reply=line.get("judge_reply"), judge_extracted=line.get("judge_extracted"),
-            judge_agrees=line.get("judge_agrees"), read_by=line.get("read_by"),
-            evidence=tuple(evidence) if (evidence := line.get("evidence")) else None,  # type: ignore[arg-type]
+            judge_agrees=line.get("judge_agrees"), judge_rejected=line.get("judge_rejected"),
+            read_by=line.get("read_by"), evidence=_span(line.get("evidence")),
             confidence=line.get("confidence"), veto=line.get("veto"),
         )  # fmt: skip
         item.gold = line.get("gold")  # as written, null included
         return item
+
+
+def _span(value: Any) -> tuple[int, int] | None:
+    """A samples.jsonl ``evidence`` ([start, end]) as a pair; None for anything else."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return int(value[0]), int(value[1])
+    return None
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,13 @@ DEFAULT_TEMPERATURE = 0.0
 DEFAULT_CONCURRENCY = 16
 #: Seconds per attempt (streamed: the cap of the first-token deadline).
 DEFAULT_TIMEOUT_S = 120.0
+#: The judge's requests in flight (``--judge-concurrency``): one, so that a judge served on
+#: one local slot survives (llama-cpp-python's server drops the request it is answering when
+#: a second arrives, and crashed so with 2 in flight; README, "A second reader").
+DEFAULT_JUDGE_CONCURRENCY = 1
+#: The judge's seconds per attempt (``--judge-timeout``; streamed: the cap of its first-token
+#: deadline): a request queued behind another on a CPU server waits a whole answer first.
+DEFAULT_JUDGE_TIMEOUT_S = 600.0
 #: Streamed: between chunks of a flowing stream: servers send a chunk per token or a few
 #: tokens (tens of ms apart); a gap of a minute is a dead stream, not a slow one.
 IDLE_TIMEOUT_S = 60.0

@@ -42,6 +42,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from taxpraben.parsing.continuations import (
     ANSWER_HEADS,
@@ -78,8 +79,10 @@ __all__ = [
     "ANOTHER_QUESTION",
     "COPY_MIN",
     "COPY_OF_PROMPT",
+    "CopyParts",
     "OwnAnswer",
     "comparison_key",
+    "copied_parts",
     "gram_share",
     "own_answer",
     "restates_document",
@@ -135,6 +138,41 @@ def own_answer(
     """
     if not text.strip() or not query.strip():
         return OwnAnswer(text)
+    where, spans, cut_at, invented_first, new_options = _copies(text, query, options, document, several)
+    if new_options:
+        return OwnAnswer("", bool(spans), True, ANOTHER_QUESTION)
+    body = text
+    kept = spans
+    if cut_at is not None:
+        body = text[:cut_at]
+        kept = [(s, end_before(where, s, e, cut_at)) for s, e in spans if where[s] < cut_at]
+    own = blank_spans(body, where, kept)
+    if residue(own):
+        return OwnAnswer(own, bool(kept), cut_at is not None, None)
+    if invented_first:
+        failure: str | None = ANOTHER_QUESTION
+    elif spans or ANSWER_HEADS.search(text):
+        failure = COPY_OF_PROMPT
+    else:
+        failure = None
+    return OwnAnswer(own, bool(spans), cut_at is not None, failure)
+
+
+class _Copies(NamedTuple):
+    """What :func:`own_answer` finds in a text: the key offsets of its characters (``where``),
+    the copied stretches (key spans), where an invented continuation begins (a text offset,
+    None: none), whether the output began with an invented question, and whether it writes
+    a new option list (then it answers another question from the start: ``cut_at`` 0)."""
+
+    where: list[int]
+    spans: list[tuple[int, int]]
+    cut_at: int | None
+    invented_first: bool
+    invented_options: bool
+
+
+def _copies(text: str, query: str, options: Sequence[str], document: str | None, several: bool) -> _Copies:
+    """The copies and the continuation of ``text`` (rules 1 and 2 of the module docstring)."""
     option_keys = option_keys_of(tuple(options))
     prompt_key = prompt_key_of(query, document)
     prompt_lines = _prompt_lines(query)
@@ -162,23 +200,45 @@ def own_answer(
     spans = [span for span in spans if span[1] > span[0]]
     spans = merge_spans(spans + listed_spans)
     if option_keys and invented_options(text, where, spans, prompt_key, option_keys):
-        return OwnAnswer("", bool(spans), True, ANOTHER_QUESTION)
+        return _Copies(where, spans, 0, False, True)
     cut_at, invented_first = continuation(text, where, spans, option_keys, prompt_key, prompt_lines)
-    body = text
-    kept = spans
-    if cut_at is not None:
-        body = text[:cut_at]
-        kept = [(s, end_before(where, s, e, cut_at)) for s, e in spans if where[s] < cut_at]
-    own = blank_spans(body, where, kept)
-    if residue(own):
-        return OwnAnswer(own, bool(kept), cut_at is not None, None)
-    if invented_first:
-        failure: str | None = ANOTHER_QUESTION
-    elif spans or ANSWER_HEADS.search(text):
-        failure = COPY_OF_PROMPT
-    else:
-        failure = None
-    return OwnAnswer(own, bool(spans), cut_at is not None, failure)
+    return _Copies(where, spans, cut_at, invented_first, False)
+
+
+@dataclass(frozen=True)
+class CopyParts:
+    """Where an output repeats its prompt, in offsets of the text given: the copied stretches
+    (``[start, end)``, each as :func:`own_answer` blanks it) and the offset where it moves on
+    to another question (None: it does not). What lies in neither is the model's own."""
+
+    copies: tuple[tuple[int, int], ...] = ()
+    cut: int | None = None
+
+    def holds(self, start: int, end: int) -> str | None:
+        """Whether ``[start, end)`` lies in the output's own part: None; else why not, the
+        span being wholly inside copies (:data:`COPY_OF_PROMPT`) or past the cut
+        (:data:`ANOTHER_QUESTION`)."""
+        if self.cut is not None and start >= self.cut:
+            return ANOTHER_QUESTION
+        own = end - start - sum(max(0, min(end, e) - max(start, s)) for s, e in self.copies)
+        return COPY_OF_PROMPT if own <= 0 else None
+
+
+def copied_parts(
+    text: str,
+    query: str,
+    *,
+    options: Sequence[str] = (),
+    document: str | None = None,
+    several: bool = False,
+) -> CopyParts:
+    """Where ``text`` copies its prompt and where it moves on to another question (arguments
+    as for :func:`own_answer`): the parts :func:`own_answer` blanks and cuts, as offsets
+    into ``text``, for a reader that must say where an answer lies (the judge's quote)."""
+    if not text.strip() or not query.strip():
+        return CopyParts()
+    where, spans, cut_at, _, _ = _copies(text, query, options, document, several)
+    return CopyParts(tuple((where[s], where[e - 1] + 1) for s, e in spans), cut_at)
 
 
 #: A document restated whole: at least this share of its key, in two or more of its clauses.

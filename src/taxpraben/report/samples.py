@@ -132,6 +132,7 @@ class Shown(NamedTuple):
     judge_reply: str | None = None
     judge_extracted: Any = None
     judge_agrees: bool | None = None  # audited items only
+    judge_rejected: str | None = None  # why the judge's reading was rejected (not grounded)
     read_by: str | None = None  # rule:<name> | judge:<model> | None
     evidence: tuple[int, int] | None = None  # [start, end) of prediction the reading came from
     confidence: str | None = None
@@ -145,7 +146,7 @@ def shown(item: Item) -> Shown:
         item.score, item.scores, item.fields, item.error,
         item.failure if item.status == "format_failure" else None,
         item.generation is not None and item.generation.finish_reason == "length",
-        item.extracted_by, item.judge_reply, item.judge_extracted, item.judge_agrees,
+        item.extracted_by, item.judge_reply, item.judge_extracted, item.judge_agrees, item.judge_rejected,
         item.read_by, item.evidence, item.confidence, item.veto if item.status == "format_failure" else None,
     )  # fmt: skip
 
@@ -190,6 +191,8 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
             entry["ev"] = [row.evidence[0], min(row.evidence[1], PREDICTION_LIMIT)]
         if row.judge_reply is not None:
             entry["jr"] = _cut(row.judge_reply, EXTRACTED_LIMIT)[0]
+        if row.judge_rejected is not None:
+            entry["jn"] = _cut(row.judge_rejected, EXTRACTED_LIMIT)[0]
         if row.judge_agrees is not None:
             entry["ja"] = int(row.judge_agrees)
             judged, _ = _cut(row.judge_extracted, EXTRACTED_LIMIT)

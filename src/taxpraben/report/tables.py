@@ -327,6 +327,16 @@ def judge_pairs(run: RunView) -> list[tuple[str, str]]:
                       f"Low confidence: {sum(n for _, n in low)} output(s) the rules read only by a fallback (a field "
                       "matched by a fuzzy key) were asked as well, the judge's reading kept where it read a value ("
                       + ", ".join(f"{name} {n}" for name, n in low) + ")."))  # fmt: skip
+    rejected = [(name, e.not_grounded) for name, e in entries if e.not_grounded]
+    if rejected:
+        whys: dict[str, int] = {}
+        for _, e in entries:
+            for why, n in (e.not_grounded_whys or {}).items():
+                whys[why] = whys.get(why, 0) + n
+        pairs.append(("Judge not grounded",
+                      f"Not grounded: the judge's reading of {sum(n for _, n in rejected)} output(s) was rejected, "
+                      "its quote no evidence in the output (" + ", ".join(f"{name} {n}" for name, n in rejected)
+                      + "; " + ", ".join(f"{why}: {n}" for why, n in whys.items()) + ")."))  # fmt: skip
     capped = sum(e.capped for _, e in entries)
     if capped:
         pairs.append(("Judge cap", f"--judge-max-items {judge.max_items}: {capped} output(s) were left unread."))
@@ -334,7 +344,8 @@ def judge_pairs(run: RunView) -> list[tuple[str, str]]:
     if audit is not None and audit.audited:
         pairs.append(("Judge audit", f"Audit ({judge.audit_per_task} per task, seed {judge.audit_seed}): rules and "
                       f"judge agree on {audit.agreed} of {audit.audited} outputs, {100 * (audit.agreement or 0):.1f}%"
-                      f"{_share(audit.ci95)} (95% Wilson interval)."))  # fmt: skip
+                      f"{_share(audit.ci95)} (95% Wilson interval)"
+                      + (f"; {audit.not_grounded} ungrounded repl(ies) left out." if audit.not_grounded else ".")))  # fmt: skip
         for name, entry in entries:
             a = entry.audit
             if a is not None and a.audited:

@@ -160,6 +160,7 @@
     if (run.jr !== undefined) {  // the judge's raw reply and, audited, its reading
       box.appendChild(el("div", "lbl", "judge"));
       box.appendChild(el("div", "text extracted", run.jr + (run.ja !== undefined ? "  →  " + (run.jx === undefined ? "(nothing)" : run.jx) : "")));
+      if (run.jn) box.appendChild(el("span", "why", "not grounded: " + run.jn));  // its quote was no evidence
     }
     if (run.f) {
       var table = el("table", "fields");
