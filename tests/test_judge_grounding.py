@@ -166,6 +166,7 @@ def judge_a(body: dict[str, Any]) -> str:
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TAXPRABEN_CACHE", str(tmp_path / "cache.sqlite"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("JUDGE_KEY", "sk-judge")  # the judge's own: the generation's is not sent to its endpoint
     write_data(tmp_path / "data", {"TaxSCQ": SCQ, "TaxCalc": CALC})
     lines = [{"task": "TaxSCQ", "id": i, "run": r, "prediction": text} for r in range(2) for i, text in ANSWERS.items()]
     lines += [{"task": "TaxCalc", "id": row["id"], "run": 0, "prediction": "这道题我不会。"} for row in CALC]
@@ -182,8 +183,9 @@ def invoke(*args: str) -> tuple[int, str]:
 
 
 def score_args(ws: Path, url: str, out: str, *extra: str) -> list[str]:
-    return ["score", "--data", str(ws / "data"), "--predictions", str(ws / "predictions.jsonl"), "--no-semantic",
-            "--out", str(ws / out), "--judge", "openai:mock", "--judge-base-url", url, *extra]  # fmt: skip
+    return ["score", "--data", str(ws / "data"), "--tasks", "TaxSCQ,TaxCalc", "--predictions",
+            str(ws / "predictions.jsonl"), "--no-semantic", "--out", str(ws / out), "--judge", "openai:mock",
+            "--judge-base-url", url, "--judge-api-key-env", "JUDGE_KEY", *extra]  # fmt: skip
 
 
 def test_a_rejected_reading_stays_a_format_failure_counted_with_its_reply(workspace: Path) -> None:
@@ -195,12 +197,13 @@ def test_a_rejected_reading_stays_a_format_failure_counted_with_its_reply(worksp
     for run_ in (0, 1):
         s1, s2 = samples[("TaxSCQ", "s1", run_)], samples[("TaxSCQ", "s2", run_)]
         assert (s1["status"], s1["extracted_by"], s1["score"]) == ("ok", "judge", 1.0)
+        assert s1["read_by"] == "judge:openai:mock" and s1["confidence"] is None
         start, end = s1["evidence"]
         assert ANSWERS["s1"][start:end] == "答案是A" and Item.from_sample(s1).evidence == (start, end)
         assert Item.from_sample(s2).judge_rejected == "quote not in output"
         assert (s2["status"], s2["extracted_by"], s2["failure"], s2["judge_rejected"]) == (
             "format_failure", "none", "judge: not grounded", "quote not in output")
-        assert s2["judge_reply"] == reply("A", "所以选A") and "evidence" not in s2
+        assert s2["judge_reply"] == reply("A", "所以选A") and s2["evidence"] is None and s2["read_by"] is None
     scq = results["tasks"]["TaxSCQ"]
     assert (scq["judge"]["asked"], scq["judge"]["not_grounded"], scq["judge"]["read_by_judge"]) == (2, 1, 2)
     assert scq["judge"]["not_grounded_whys"] == {"quote not in output": 1}
@@ -219,7 +222,7 @@ def test_judge_concurrency_one_keeps_one_request_in_flight(workspace: Path, comm
             args = score_args(workspace, judge.base_url, "out", "--judge-concurrency", "1")
         else:
             args = ["run", "--model", "openai:mock", "--base-url", model.base_url, "--data", str(workspace / "data"),
-                    "--runs", "1", "--no-semantic", "--out", str(workspace / "out"), "--judge", "openai:mock",
+                    "--tasks", "TaxSCQ,TaxCalc", "--judge-api-key-env", "JUDGE_KEY", "--runs", "1", "--no-semantic", "--out", str(workspace / "out"), "--judge", "openai:mock",
                     "--judge-base-url", judge.base_url, "--judge-concurrency", "1"]  # fmt: skip
         code, output = invoke(*args)
         assert code == 0, output
