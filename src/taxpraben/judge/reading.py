@@ -117,26 +117,38 @@ def unread_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
     return out
 
 
+def _low_confidence(item: Item) -> bool:
+    """Read by a fallback: a rule of low confidence (a last number with no statement, an
+    option named only in the last sentence, ...), or, for a field item, some answer-bearing
+    field (:data:`~taxpraben.judge.fields.LOW_CONFIDENCE`)."""
+    if item.status != "ok":
+        return False
+    if item.fields is not None:
+        return bool(low_confidence_fields(item))
+    return item.confidence == "low" and (item.read_by or "").startswith("rule:")
+
+
 def low_confidence_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
-    """The outputs the rules read entirely, but some answer-bearing field only by a fallback
-    (:data:`~taxpraben.judge.fields.LOW_CONFIDENCE`), each once with its items: asked of the
-    judge apart from the unread ones; its reading replaces the rules' only where it reads a
-    value. (An item with unread fields asks for its low-confidence ones as well.)"""
+    """The outputs the rules read, but only by a fallback (:func:`_low_confidence`: every
+    kind), each once with its items: asked of the judge apart from the unread ones; its
+    reading replaces the rules' only where it reads a value. (An item with unread fields
+    asks for its low-confidence ones as well.)"""
     out: dict[OutputKey, list[Item]] = {}
     for item in items:
-        if item.status != "error" and not _unread(item) and low_confidence_fields(item):
+        if not _unread(item) and _low_confidence(item):
             out.setdefault(output_key(item), []).append(item)
     return out
 
 
 def read_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
-    """The outputs the rules did read, each once with its items, in order: the audit's
-    candidates. A field item counts when the rules read all its answer-bearing fields with
-    confidence (one with a low-confidence field is the judge's to read, not to audit)."""
+    """The outputs the rules did read with confidence, each once with its items, in order:
+    the audit's candidates. A field item counts when the rules read all its answer-bearing
+    fields with confidence (one with a low-confidence field is the judge's to read, not to
+    audit); another item when its rule is of high confidence."""
     out: dict[OutputKey, list[Item]] = {}
     for item in items:
-        if item.status != "ok":
-            continue
+        if item.status != "ok" or (item.fields is None and _low_confidence(item)):
+            continue  # a low-confidence reading is the judge's to read, not to audit
         if item.fields is not None and (not _field_item(item) or asked_fields(item)):
             continue
         out.setdefault(output_key(item), []).append(item)

@@ -329,7 +329,8 @@ def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
             if found is not None:
                 if _one_of_alternatives(text, found):
                     return Reading(None, AMBIGUOUS, rule="veto.alternatives")
-                return Reading(found, rule="number.last-number", source=_around(text, found))
+                rule = "number.sole-number" if len(find_numbers(cleaned)) == 1 else "number.last-number"
+                return Reading(found, rule=rule, source=_around(text, found))
     return None
 
 

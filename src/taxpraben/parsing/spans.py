@@ -197,13 +197,20 @@ def read_span(text: str, *, clause: bool = True) -> Reading:
     return Reading(span, rule=rule, source=span)
 
 
+#: An output this short, one sentence, is the answer itself ("万分之五", "2025年6月30日。").
+_BARE_SPAN = 30
+
+
 def _extract(cleaned: str, texts: list[tuple[str, str]], clause: bool) -> tuple[str, str]:
     for body, rule in texts[:-1]:
         span = _span_of(body, clause)
         if span:
             return span, rule
     marked = _marked_span(cleaned, clause)
-    return (marked, "span.marked") if marked else (cleaned, "span.whole-output")
+    if marked:
+        return marked, "span.marked"
+    bare = len(cleaned.strip()) <= _BARE_SPAN and not _SENTENCE_END.search(cleaned.strip().rstrip("。.！!"))
+    return cleaned, "span.bare-answer" if bare else "span.whole-output"
 
 
 _BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起", "以后", "次年", "截至")
