@@ -195,3 +195,16 @@ def test_rules_lists_the_registry() -> None:
     assert listed["chains"]["label"][0] == "veto.copy-of-prompt"
     table = CliRunner().invoke(app, ["rules"])
     assert table.exit_code == 0 and "choice.bare-answer" in table.output
+
+
+def test_low_confidence_readings_of_every_kind_go_to_the_judge_not_to_the_audit() -> None:
+    from taxpraben.judge.reading import low_confidence_outputs, read_outputs
+
+    fallback = read(Example("number", "800000×13%=104000\n104000-60000=44000", "44000"))
+    stated = read(Example("number", "答案：44000元", "44000"))
+    named = read(Example("label", "有形动产租赁适用13%。不动产租赁适用9%。我倾向于C", "信息技术服务"))
+    assert (fallback.confidence, stated.confidence, named.confidence) == ("low", "high", "low")
+    items = [fallback, stated, named]
+    low = [group[0] for group in low_confidence_outputs(items).values()]
+    audited = [group[0] for group in read_outputs(items).values()]
+    assert low == [fallback, named] and audited == [stated]
