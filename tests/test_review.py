@@ -21,10 +21,10 @@ from typer.testing import CliRunner
 
 from helpers.review_fixtures import copy_of, first_choice_run, serving
 from taxpraben.cli import app
+from taxpraben.jobs.review import build_session
 from taxpraben.report.load import iter_samples, read_results
 from taxpraben.report.review import consensus, review_block
 from taxpraben.review.answers import same_answer
-from taxpraben.review.build import build_session
 from taxpraben.review.draw import all_readings, allocate, draw, stratum
 from taxpraben.review.server import page
 from taxpraben.review.store import (

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from helpers.review_fixtures import copy_of, first_choice_run, serving
+from taxpraben.jobs.review import build_session
 from taxpraben.report import write_reports
 from taxpraben.report.review import attach_review
-from taxpraben.review.build import build_session
 from taxpraben.review.draw import Reading
 from taxpraben.review.session import Session
 from taxpraben.review.store import REVIEW_FILE, read_verdicts

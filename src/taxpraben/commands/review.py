@@ -44,10 +44,10 @@ def review(
     """Serve a page on 127.0.0.1 over a seeded draw of the run's readings: one a screen, its
     evidence highlighted, your verdict by keyboard, each appended to OUT_DIR/review.jsonl.
     Ctrl-C stops it and rewrites the reports with the human review figure."""
+    from taxpraben.jobs.review import build_session
     from taxpraben.report import ReportError, write_reports
     from taxpraben.report.load import load_results
     from taxpraben.report.review import attach_review, review_lines
-    from taxpraben.review.build import build_session
     from taxpraben.review.server import make_server, url_of
     from taxpraben.review.store import ReviewFileError
 
