@@ -208,7 +208,7 @@ def test_score_replays_a_runs_config_naming_what_it_ignores(run_config: Path, tm
     assert code == 0, output
     (line,) = ignored_lines(output)
     ignored = line.split("which does not take them: ")[1].split(", ")
-    assert ignored[:3] == ["model", "model_args", "temperature"] and "serve" in ignored and "profile" not in ignored
+    assert ignored[:3] == ["model", "model_args", "chat_template"] and "serve" in ignored and "profile" not in ignored
     assert results_of(out)["tasks"] == results_of(run_config.parent)["tasks"]
     code, output = invoke("run", "--config", str(run_config), "--out", str(tmp_path / "again"))
     assert code == 0 and not ignored_lines(output), output  # run takes every key of its own file

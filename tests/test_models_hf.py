@@ -242,7 +242,7 @@ def _run_local(model: Path, tmp_path: Path, *flags: str) -> tuple[int, str, dict
     out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
     result = CliRunner().invoke(
         app,
-        ["run", "--model", f"hf:{model}", "--data", str(data), "--max-tokens", "4", "--device", "cpu",
+        ["run", "--model", f"hf:{model}", "--data", str(data), "--tasks", "TaxQA", "--max-tokens", "4", "--device", "cpu",
          "--no-semantic", "--no-cache", "--out", str(out), *flags],
     )  # fmt: skip
     results = out / "results.json"

@@ -185,8 +185,8 @@ def test_sigterm_with_no_cache_keeps_the_answers_in_predictions_jsonl(data_dir: 
     proc_server, root = spawn("--latency", "0.15")
     out = tmp_path / "out"
     args = [sys.executable, "-c", RUN_SCRIPT, "--model", "openai:m", "--base-url", root + "/v1",
-            "--data", str(data_dir), "--runs", "3", "--concurrency", "2", "--no-semantic",
-            "--no-cache", "--out", str(out)]  # fmt: skip
+            "--data", str(data_dir), "--tasks", "TaxCalc,TaxSCQ", "--runs", "3", "--concurrency", "2",
+            "--no-semantic", "--no-cache", "--out", str(out)]  # fmt: skip
     try:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 30
@@ -397,8 +397,8 @@ def test_a_prompt_past_the_warning_size_is_said_before_it_is_sent(tmp_path: Path
         {"id": "big", "query": "增值税" * 100_000, "answer": "按月申报。"},
         {"id": "big2", "query": "消费税" * 100_000, "answer": "按月申报。"},
     ]})  # fmt: skip
-    code, output = invoke("--model", "baseline:lead", "--data", str(data), "--runs", "2", "--no-score",
-                          "--out", str(tmp_path / "out"))  # fmt: skip
+    code, output = invoke("--model", "baseline:lead", "--data", str(data), "--tasks", "TaxQA", "--runs", "2",
+                          "--no-score", "--out", str(tmp_path / "out"))  # fmt: skip
     said = " ".join(output.split())
     assert code == 0, output
     assert "TaxQA item big: its prompt is about" in said and "(300,000 characters), past 128,000 tokens, the size taxpraben warns at" in said
