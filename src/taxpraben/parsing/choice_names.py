@@ -57,7 +57,15 @@ def naming_form(text: str) -> str:
         text = _CN_TIMES.sub(lambda m: _cn_number(m, "倍"), text)
     if _CN_PERIOD_HINT.search(text):
         text = _CN_PERIOD.sub(lambda m: _cn_number(m, m.group(2)), text)
+    if _EN_PERIOD_HINT.search(text):  # "15 months" for the option 15个月 (an answer in English)
+        text = _EN_PERIOD.sub(lambda m: m.group(1) + _EN_UNITS[m.group(2).rstrip("s")], text)
     return text
+
+
+#: A period written in English, as the Chinese option writes it: "15 months" is 15个月.
+_EN_UNITS = {"month": "个月", "year": "年", "day": "日", "working day": "个工作日", "time": "倍"}
+_EN_PERIOD_HINT = re.compile(r"\d\s*(?:month|year|day|working day|time)")
+_EN_PERIOD = re.compile(r"(\d+(?:\.\d+)?)\s*(working days?|months?|years?|days?|times)(?![a-z])")
 
 
 def choice_needles(

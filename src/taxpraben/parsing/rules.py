@@ -94,6 +94,11 @@ EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
                  "A. 2%\nB. 3%\nC. 5%\nD. 1%\n答案：",
         "choices": ["2%", "3%", "5%", "1%"],
     },
+    "label-months": {
+        "query": "以下是单项选择题。\n题目：纳税人因有特殊困难不能按期缴纳税款的，经批准可以延期缴纳，但最长不得超过（ ）。\n"
+                 "A. 1个月\nB. 3个月\nC. 6个月\nD. 15个月\n答案：",
+        "choices": ["1个月", "3个月", "6个月", "15个月"],
+    },
     "letters": {
         "query": "以下是中国税务考试中的多项选择题，请选出所有正确的选项。\n根据增值税法律制度的规定，一般纳税人提供的下列服务中，"
                  "适用9%税率的有（  ）。\nA. 交通运输服务\nB. 不动产租赁服务\nC. 有形动产租赁服务\nD. 建筑服务\nE. 金融服务",
@@ -145,7 +150,9 @@ RULES: tuple[Rule, ...] = (
          "answers in two strong statements are several answers.",
          (_ex(_L, "信息技术服务属于现代服务，适用6%税率。\n\n**答案：C**", "信息技术服务"),
           _ex(_M, "逐项分析后，答案：ABD", "ABD"),
-          _ex(_N, "销项税额=800000×13%=104000元\n应纳税额=104000-60000=44000元\n答案：44000元", "44000")),
+          _ex(_N, "销项税额=800000×13%=104000元\n应纳税额=104000-60000=44000元\n答案：44000元", "44000"),
+          # an answer in English naming an option's value
+          _ex(_L, "The answer is: 3 months", "3个月", "label-months")),
          (_ex(_L, "没有答案：题目有误", None),)),
     Rule("final.boxed", (_L, _M, _N), 2, "high",
          "A LaTeX box (\\boxed{...}) holding the answer.",
