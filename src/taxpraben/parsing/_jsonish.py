@@ -25,7 +25,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 __all__ = ["answer_value", "find_json_values", "normalize_key"]
@@ -422,3 +422,20 @@ def answer_text(value: Any, sep: str = "、", *, dict_values: bool = False) -> s
             return ""
         return sep.join(answer_text(v, sep, dict_values=dict_values) for v in value.values())
     return "" if value is None else str(value)
+
+
+def own_json_values(full: str, query: str) -> list[Any]:
+    """The JSON values of an output read whole, before copies of the prompt are blanked in it
+    (``{"reasoning": "5+10", "answer": "15"}`` beside the options 5, 10, 15 is no option list
+    written back: blanking cut its answer up), leaving out the values the prompt itself holds
+    (its template or example, copied)."""
+    values = find_json_values(full)
+    if not values or not query:
+        return values
+    prompt = _prompt_json_values(query)
+    return [value for value in values if value not in prompt]
+
+
+@lru_cache(maxsize=256)
+def _prompt_json_values(query: str) -> tuple[Any, ...]:
+    return tuple(find_json_values(query)) if "{" in query or "[" in query else ()

@@ -61,7 +61,7 @@ from taxpraben.parsing._jsonish import (
     OPTION_ANSWER_KEYS,
     answer_text,
     answer_value,
-    find_json_values,
+    own_json_values,
 )
 from taxpraben.parsing.choice_hedges import (
     NEGATED_LETTER,
@@ -301,7 +301,8 @@ def _choice_index(
 ) -> Reading:
     count = len(choices)
     texts = list(names) if names is not None and len(names) == count else list(choices)
-    own = own_answer(strip_latex(clean_prediction(text)), query, options=texts)
+    full = strip_latex(clean_prediction(text))
+    own = own_answer(full, query, options=texts)
     if own.failure:
         return Reading(None, own.failure, rule=veto_of(own.failure))
     cleaned = own.text
@@ -315,7 +316,7 @@ def _choice_index(
             raise Hedge  # "同时构成骗取出口退税罪和虚开增值税专用发票罪"
         return picked
 
-    found, value = answer_value(find_json_values(cleaned), CHOICE_ANSWER_KEYS)
+    found, value = answer_value(own_json_values(full, query), CHOICE_ANSWER_KEYS)
     if found:
         value_text = strip_latex(clean_prediction(answer_text(value, " ", dict_values=True)))
         if value_text:

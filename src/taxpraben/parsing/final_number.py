@@ -35,7 +35,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
+from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
@@ -280,7 +280,7 @@ def read_final_number(
     """:func:`extract_final_number` with the reason when no number is read; with ``query``,
     what the output copies of it and any question it goes on to invent are not read
     (:func:`~taxpraben.parsing.prompt_copy.own_answer`)."""
-    cleaned = strip_latex(clean_prediction(text))
+    cleaned = full = strip_latex(clean_prediction(text))
     if query:
         own = own_answer(cleaned, query)
         if own.failure:
@@ -289,15 +289,17 @@ def read_final_number(
     if not cleaned.strip():
         return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
     cleaned = tables_with_units(cleaned)
-    found = _final_number(cleaned, expect_percent)
+    found = _final_number(cleaned, expect_percent, own_json_values(full, query) if query else None)
     if found is None:
         return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
     return found
 
 
-def _final_number(cleaned: str, expect_percent: bool | None) -> Reading | None:
-    """The final number of a cleaned output (the order of :func:`extract_final_number`)."""
-    found_key, value = answer_value(find_json_values(cleaned), NUMBER_ANSWER_KEYS)
+def _final_number(cleaned: str, expect_percent: bool | None, json_values: list[Any] | None = None) -> Reading | None:
+    """The final number of a cleaned output (the order of :func:`extract_final_number`);
+    ``json_values``: its JSON values read whole (:func:`own_json_values`), else read here."""
+    found_key, value = answer_value(find_json_values(cleaned) if json_values is None else json_values,
+                                    NUMBER_ANSWER_KEYS)
     if found_key:
         from_json = _from_json_value(value, expect_percent)
         if from_json is not None:

@@ -46,7 +46,7 @@ from taxpraben.parsing._jsonish import (
     OPTION_ANSWER_KEYS,
     answer_text,
     answer_value,
-    find_json_values,
+    own_json_values,
 )
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.latex import strip_latex
@@ -335,8 +335,9 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
     allowed = "".join(sorted(set(letters.upper())))
     listed = listed_option_letters(query, allowed)
     options = listed_option_texts(query)
+    full = strip_latex(clean_prediction(text))
     own = own_answer(
-        strip_latex(clean_prediction(text)), query,
+        full, query,
         options=[options[x] for x in sorted(options) if x in allowed], several=True,
     )
     if own.failure:
@@ -347,7 +348,7 @@ def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Re
     hedge = _SET_HEDGE.search(cleaned)
     if hedge and set(hedge.group(1)) != set(hedge.group(2)):  # "我认为是ABC，也可能是ABCD"
         return Reading(None, HEDGED, rule="veto.hedge")
-    found, value = answer_value(find_json_values(cleaned), LETTER_ANSWER_KEYS)
+    found, value = answer_value(own_json_values(full, query), LETTER_ANSWER_KEYS)
     if found:
         value_text = clean_prediction(answer_text(value))
         from_json = _groups(value_text, allowed)

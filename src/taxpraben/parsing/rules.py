@@ -94,6 +94,10 @@ EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
                  "A. 2%\nB. 3%\nC. 5%\nD. 1%\n答案：",
         "choices": ["2%", "3%", "5%", "1%"],
     },
+    "label-numbers": {
+        "query": "以下是单项选择题。\n题目：某纳税人本月有几笔应税收入？\nA. 5\nB. 10\nC. 15\nD. 20\n答案：",
+        "choices": ["5", "10", "15", "20"],
+    },
     "label-months": {
         "query": "以下是单项选择题。\n题目：纳税人因有特殊困难不能按期缴纳税款的，经批准可以延期缴纳，但最长不得超过（ ）。\n"
                  "A. 1个月\nB. 3个月\nC. 6个月\nD. 15个月\n答案：",
@@ -142,7 +146,9 @@ RULES: tuple[Rule, ...] = (
          (_ex(_L, '{"answer": "C", "reason": "信息技术服务适用6%"}', "信息技术服务"),
           _ex(_M, '```json\n{"答案": "ABD"}\n```', "ABD"),
           _ex(_N, '{"应纳增值税额": 44000, "答案": 44000}', "44000"),
-          _ex(_S, '{"answer": "万分之五"}', "万分之五")),
+          _ex(_S, '{"answer": "万分之五"}', "万分之五"),
+          # read whole: its answer is no option list because its reasoning names other options' values
+          _ex(_L, '{"reasoning": "由于5+10", "answer": "15"}', "15", "label-numbers")),
          (_ex(_L, '{"reason": "信息技术服务适用6%"}\n答案：C', "信息技术服务"),)),
     # ------------------------------------------------------------------ final statements
     Rule("final.answer-statement", (_L, _M, _N), 2, "high",
