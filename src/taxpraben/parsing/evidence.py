@@ -75,6 +75,12 @@ def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple
     ``source`` itself when no answer text is in it; the latest answer text anywhere when
     ``source`` is not found; None when neither is.
     """
+    answers = list(answers)
+    if source and (at := raw.rfind(source)) >= 0:  # written as read (most outputs): no key needed
+        for text in answers:
+            inside = raw.find(text, at, at + len(source)) if text else -1
+            if inside >= 0:
+                return inside, inside + len(text)
     key, offsets = keyed(raw)
     if not key:
         return None
