@@ -168,6 +168,23 @@ def test_cut_answers_and_their_tokens_are_shown_everywhere(data_dir: Path, tmp_p
     assert "cost" in done.output
 
 
+def test_answers_streamed_without_usage_are_counted_by_taxpraben_in_the_ledger(data_dir: Path, tmp_path: Path) -> None:
+    """A server that streams no usage (llama.cpp): every sample's usage is taxpraben's count,
+    marked; the ledger sums them, says how many it counted, and none is without counts."""
+    out = tmp_path / "out"
+    with MockServerThread(MockConfig(stream_without_usage=True)) as server:
+        done = _run(server, data_dir, out, tmp_path / "c.sqlite")
+    assert done.exit_code == 0, done.output
+    samples = _lines(out / "samples.jsonl")
+    assert samples and all(s["usage"]["counted_by"] == "taxpraben: approximation (Qwen2.5-calibrated)" for s in samples)
+    generated = json.loads((out / "results.json").read_text(encoding="utf-8"))["ledger"]["generated"]
+    assert generated["counted_by_taxpraben"] == generated["generations"] == len(samples)
+    assert generated["without_usage"] == 0
+    assert generated["prompt_tokens"] == sum(s["usage"]["prompt_tokens"] for s in samples) > 0
+    assert generated["completion_tokens"] == sum(s["usage"]["completion_tokens"] for s in samples) > 0
+    assert f"{len(samples)} counted by taxpraben" in " ".join(done.output.split())
+
+
 def test_the_mock_cuts_the_answers_its_digest_says(data_dir: Path, tmp_path: Path) -> None:
     """The cut answers are exactly those the mock chose (is_cut of the request's digest)."""
     out = tmp_path / "out"

@@ -23,6 +23,7 @@ from taxpraben.models.factory import create_backend, split_spec
 from taxpraben.models.openai import OpenAIBackend
 from taxpraben.models.openai_wire import parse_retry_after
 from taxpraben.records import Record
+from taxpraben.tokens import approximate_prompt_tokens, approximate_tokens
 
 CONFIG = GenerationConfig(max_tokens=64, seed_base=7)
 REQUEST = build_request(Record(task="TaxCalc", id="1", query="计算应纳税额", answer="1"), 2, CONFIG)
@@ -195,6 +196,23 @@ def test_streamed_and_plain_answers_are_the_same() -> None:
     assert outcomes[True][0] == reply_for(body)
     assert outcomes[True][2] == {"prompt_tokens": len("计算应纳税额"), "completion_tokens": len(reply_for(body)),
                                  "reasoning_tokens": len(outcomes[True][1])}  # fmt: skip
+
+
+def test_an_answer_streamed_without_usage_is_counted_by_taxpraben_and_marked() -> None:
+    """llama.cpp's server sends no usage chunk on a stream: the backend counts the prompt and
+    the answer (reasoning included) with the approximation and says so; a reported usage is
+    kept as reported, unmarked."""
+    outcome, server = one_attempt(MockConfig(reasoning=True, stream_without_usage=True))
+    assert isinstance(outcome, Completion) and server.stats.usage_requested == 1
+    answer = (outcome.reasoning or "") + outcome.text
+    assert outcome.usage == {
+        "prompt_tokens": approximate_prompt_tokens(REQUEST.messages),
+        "completion_tokens": approximate_tokens(answer),
+        "counted_by": "taxpraben: approximation (Qwen2.5-calibrated)",
+    }
+    assert outcome.usage["prompt_tokens"] == approximate_tokens("计算应纳税额") + 5 + 3  # ChatML's own tokens
+    reported, _ = one_attempt(MockConfig(reasoning=True))
+    assert reported.usage is not None and "counted_by" not in reported.usage
 
 
 def test_streamed_request_asks_for_usage_and_a_plain_one_does_not_stream() -> None:

@@ -30,6 +30,7 @@ from typing import Any
 from taxpraben.budget import CostOf
 from taxpraben.kinds.base import Item
 from taxpraben.results import Prediction
+from taxpraben.tokens import COUNTED_BY
 
 #: ``finish_reason`` of an answer cut at the token budget (OpenAI, vLLM, SGLang; hf: the same).
 TRUNCATED = "length"
@@ -41,7 +42,7 @@ _TOKENS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_pro
 
 
 def _tally(cost_of: CostOf | None) -> dict[str, Any]:
-    return {"generations": 0, **dict.fromkeys(_TOKENS, 0), "without_usage": 0,
+    return {"generations": 0, **dict.fromkeys(_TOKENS, 0), "without_usage": 0, "counted_by_taxpraben": 0,
             "cost": 0.0 if cost_of is not None else None}  # fmt: skip
 
 
@@ -50,6 +51,7 @@ def _add(tally: dict[str, Any], usage: dict[str, Any] | None, cost_of: CostOf | 
     if not usage:
         tally["without_usage"] += 1
         return
+    tally["counted_by_taxpraben"] += COUNTED_BY in usage
     counts = {k: int(usage.get(k) or 0) for k in _TOKENS}
     for key, value in counts.items():
         tally[key] += value

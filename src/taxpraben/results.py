@@ -323,6 +323,9 @@ class TokenTally(FileObject):
     reasoning_tokens: int = _field("Of the completion tokens, reasoning tokens, where the API reports them.", default=0)
     cached_prompt_tokens: int = _field("Of the prompt tokens, those the provider's prompt cache served.", default=0)
     without_usage: int = _field("Generations whose backend reported no token counts (not in the sums).", default=0)
+    counted_by_taxpraben: int = _field(
+        "Generations whose backend sent no token counts, counted by taxpraben (usage.counted_by: the model's "
+        "tokenizer when known, else the approximation of taxpraben.tokens); in the sums.", default=0)
     cost: float | None = _field("Cost in meta.pricing.currency; null without --pricing.")
 
 

@@ -141,6 +141,24 @@ def approximate_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     return sum(approximate_tokens(message_text(m)) + MESSAGE_OVERHEAD for m in messages) + REPLY_OVERHEAD
 
 
+#: The ``usage`` key that marks counts taxpraben made itself (the backend sent none: llama.cpp's
+#: server on a streamed answer); its value names the counter, ``"taxpraben: <counter>"``.
+COUNTED_BY = "counted_by"
+
+
+def counted_usage(messages: Sequence[Mapping[str, Any]], answer: str, counter: TokenCounter | None = None) -> dict[str, Any]:
+    """The token counts of an answer its backend sent without ``usage``: the prompt by
+    ``counter.count_prompt`` (its chat template included), the answer (reasoning included, as
+    the APIs count it) by ``counter.count_text``; marked :data:`COUNTED_BY`. ``counter``: the
+    model's tokenizer when known, else the approximation (:class:`ApproximateCounter`)."""
+    counter = counter or ApproximateCounter()
+    return {
+        "prompt_tokens": counter.count_prompt(messages),
+        "completion_tokens": counter.count_text(answer),
+        COUNTED_BY: f"taxpraben: {counter.name}",
+    }
+
+
 class TokenizerError(ValueError):
     """A tokenizer that cannot be loaded (one line: which, why, and what to pass instead)."""
 

@@ -31,7 +31,8 @@ not retryable; only when asked for), ``stall`` (streamed: the first chunk, then 
 Streaming follows OpenAI: with ``"stream": true`` the answer comes as server-sent events,
 ``data: {chat.completion.chunk}`` lines (a role chunk, the reasoning and content in
 pieces, a chunk with the finish reason), a usage chunk with empty ``choices`` when
-``stream_options.include_usage`` is true, and ``data: [DONE]``. The joined text and the
+``stream_options.include_usage`` is true (none with ``stream_without_usage``, as llama.cpp's
+server), and ``data: [DONE]``. The joined text and the
 usage equal the unstreamed answer's.
 
 The Batch API follows OpenAI too: ``POST /v1/files`` (multipart upload), ``GET
@@ -83,6 +84,9 @@ class MockConfig:
     reasoning: bool = False
     #: Content of every reply; None means a deterministic digest of the request.
     fixed_reply: str | None = None
+    #: Streamed answers carry no usage chunk even when ``stream_options.include_usage`` asks
+    #: for one (llama.cpp's OpenAI-compatible server).
+    stream_without_usage: bool = False
     #: When set, requests without ``Authorization: Bearer <api_key>`` get a 401.
     api_key: str | None = None
     #: When set, the only models served (others get a 404, as OpenAI's model_not_found);
@@ -417,7 +421,7 @@ class MockServer:
             await asyncio.sleep(self.config.hang_s)
             return resp
         parts.append(chunk({}, payload["choices"][0]["finish_reason"]))
-        if (body.get("stream_options") or {}).get("include_usage"):
+        if (body.get("stream_options") or {}).get("include_usage") and not self.config.stream_without_usage:
             usage = {**base, "choices": [], "usage": payload["usage"]}
             parts.append(b"data: " + json.dumps(usage).encode("utf-8") + b"\n\n")
         parts.append(b"data: [DONE]\n\n")

@@ -98,8 +98,9 @@ class Completion:
 
     text: str
     reasoning: str | None = None
-    #: ``prompt_tokens`` and ``completion_tokens`` when the backend knows them.
-    usage: dict[str, int] | None = None
+    #: ``prompt_tokens`` and ``completion_tokens`` when the backend knows them (and
+    #: ``counted_by`` when taxpraben counted them: :func:`taxpraben.tokens.counted_usage`).
+    usage: dict[str, Any] | None = None
     latency_s: float | None = None
     finish_reason: str | None = None
 

@@ -70,6 +70,7 @@ from taxpraben.models.streaming import (
     StreamAccumulator,
     StreamError,
 )
+from taxpraben.tokens import ApproximateCounter, TokenCounter, counted_usage
 
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.
@@ -158,6 +159,9 @@ class OpenAIBackend:
             else ",".join(sorted(ep.name for ep in self.pool.endpoints))
         )
         self._api_key = api_key or None
+        #: Counts the tokens of an answer sent without ``usage``: no tokenizer of an ``openai:``
+        #: model is known, so the approximation calibrated on Qwen2.5 (``taxpraben.tokens``).
+        self.counter: TokenCounter = ApproximateCounter()
         self._concurrency = max(1, concurrency)
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._session: aiohttp.ClientSession | None = None
@@ -228,10 +232,16 @@ class OpenAIBackend:
     async def complete(
         self, request: Request, config: GenerationConfig
     ) -> Completion | BackendError:
-        """One attempt; the outcome as a Completion or a BackendError (never raises for I/O)."""
+        """One attempt; the outcome as a Completion or a BackendError (never raises for I/O).
+        An answer sent without ``usage`` (llama.cpp's server streams none) is counted here
+        (:func:`~taxpraben.tokens.counted_usage`, by :attr:`counter`), marked as such."""
         if self.stream:
-            return await self._complete_streamed(request, config)
-        return await self._complete_whole(request, config)
+            outcome = await self._complete_streamed(request, config)
+        else:
+            outcome = await self._complete_whole(request, config)
+        if isinstance(outcome, Completion) and not outcome.usage:
+            outcome.usage = counted_usage(request.messages, (outcome.reasoning or "") + outcome.text, self.counter)
+        return outcome
 
     async def _complete_streamed(
         self, request: Request, config: GenerationConfig

@@ -391,6 +391,8 @@ def _tokens(tally: TokenTally) -> str:
         text += f" ({tally.reasoning_tokens:,} reasoning)"
     if tally.without_usage:
         text += f"; {tally.without_usage:,} without counts"
+    if tally.counted_by_taxpraben:
+        text += f"; {tally.counted_by_taxpraben:,} counted by taxpraben"
     return text
 
 
