@@ -4,6 +4,7 @@ SIGTERM: the answers so far written to ``OUT/predictions.jsonl``), or stopped by
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import math
 import signal
@@ -22,14 +23,20 @@ class Terminated(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def terminated_as_interrupted() -> Iterator[None]:
-    """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread only,
-    where signal handlers can be set), so that a stopped run keeps its answers."""
+    """While the block runs, SIGTERM stops it as Ctrl-C does (in the main thread only, where
+    signal handlers can be set), so that a stopped run keeps its answers; :class:`Terminated`
+    where SIGINT has no handler of Python's."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def stop(signum: int, frame: object) -> None:
-        raise Terminated
+        # As Ctrl-C: SIGINT's own handler runs (under asyncio.run, the runner's, which
+        # cancels the main task). Raising here instead raised inside whichever coroutine
+        # ran, an aiohttp write among them ("Task exception was never retrieved").
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_DFL, signal.SIG_IGN, None):
+            raise Terminated
+        _thread.interrupt_main(signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
