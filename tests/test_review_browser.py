@@ -100,8 +100,11 @@ def test_grading_by_keyboard_survives_a_restart_and_reaches_the_report(context, 
         page.keyboard.type("99999")
         page.keyboard.press("Enter")
         graded(page, 2, n)
-        page.keyboard.press("n")
+        page.keyboard.press("n")  # pressed at once: it waits for the saved verdict, never lands in the field
         graded(page, 3, n)
+        # The next reading has loaded (#where is set on its answer) before the server stops: a fetch cut
+        # off is a console error.
+        sync_api.expect(page.locator("#where")).to_have_text(re.compile(rf"^4 of {n}"))
     # The server is stopped; a new one (another process in real life) reads review.jsonl back.
     assert len(read_verdicts(out / REVIEW_FILE)) == 3
     session = build_session(out, n, 0, "ann")

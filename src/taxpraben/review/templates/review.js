@@ -102,6 +102,9 @@
   function give(verdict, answer) {
     if (busy || !shown) return;
     busy = true;
+    // The answer field gives the focus back now: a key pressed while the verdict is saved goes to
+    // the queue, not into a field that is about to close.
+    closeEntry();
     var was = shown;
     api("/api/verdict", {index: was.index, verdict: verdict, answer: answer === undefined ? null : answer})
       .then(function (res) {
