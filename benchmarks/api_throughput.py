@@ -37,11 +37,11 @@ import aiohttp
 from rich.console import Console
 
 from helpers.mock_openai_server import spawn
-from taxpraben.cache import CompletionCache
+from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
-from taxpraben.records import Record
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.run.cache import CompletionCache
+from taxpraben.run.runner import Runner, RunnerSettings
 
 
 def body(i: int) -> dict[str, object]:
@@ -134,10 +134,10 @@ STARTUP_SNIPPET = """
 import time, sys
 t0 = time.perf_counter()
 import asyncio
-from taxpraben.records import Record
+from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.run.runner import Runner, RunnerSettings
 t_import = time.perf_counter() - t0
 cfg = GenerationConfig(max_tokens=64)
 req = build_request(Record(task="Bench", id="0", query="计算应纳税额。", answer=""), 0, cfg)

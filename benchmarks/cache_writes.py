@@ -3,7 +3,7 @@
 The runner commits, on each turn of its event loop, every completion that arrived in that turn
 (``Runner._succeed`` / ``_save``): one ``CompletionCache.put_many`` transaction of 1 row when
 answers trickle in, of many when they arrive together. This script drives the real
-``taxpraben.cache.CompletionCache`` the same way, single writer, one process:
+``taxpraben.run.cache.CompletionCache`` the same way, single writer, one process:
 
 - the requests and their cache keys are those of a real run (``build_request`` and
   ``cache_key`` over the data directory, ``--runs`` runs);
@@ -42,9 +42,9 @@ from pathlib import Path
 
 import _common  # noqa: F401  (puts tests/ on sys.path)
 
-from taxpraben.cache import CompletionCache, cache_key
 from taxpraben.data.loader import load_data
 from taxpraben.models.base import Completion, GenerationConfig, Request, build_request
+from taxpraben.run.cache import CompletionCache, cache_key
 from taxpraben.tasks import load_registry
 
 

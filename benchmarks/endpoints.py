@@ -35,11 +35,11 @@ import _common  # noqa: F401  (puts tests/ on sys.path for the mock server)
 from rich.console import Console
 
 from helpers.mock_openai_server import server_call, spawn
-from taxpraben.cache import CompletionCache
+from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
-from taxpraben.records import Record
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.run.cache import CompletionCache
+from taxpraben.run.runner import Runner, RunnerSettings
 
 
 def ideal_wall(n: int, rates: list[float], alive: list[float]) -> float:

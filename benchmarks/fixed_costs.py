@@ -171,8 +171,8 @@ PATCHES = {
     "taxpraben.commands.inspect_data": ["registry_or_exit"],
     "taxpraben.commands.options": ["scoring_settings_or_exit"],
     "taxpraben.models.factory": ["create_backend"],
-    "taxpraben.cache": ["CompletionCache.__init__"],
-    "taxpraben.runner": ["Runner.__init__", "Runner.run", "Runner._preflight", "Runner._send_all"],
+    "taxpraben.run.cache": ["CompletionCache.__init__"],
+    "taxpraben.run.runner": ["Runner.__init__", "Runner.run", "Runner._preflight", "Runner._send_all"],
     "taxpraben.data.loader": ["DataStream.__init__", "DataStream.result"],
     "taxpraben.commands.run": ["run"],
     "taxpraben.jobs.generate": ["run_job", "shard_records"],
@@ -242,8 +242,8 @@ class AfterImport:
         return spec
 
 sys.meta_path.insert(0, AfterImport())
-from taxpraben.collector import pause_collection
-pause_collection()  # as the executable does (taxpraben.startup)
+from taxpraben.terminal.collector import pause_collection
+pause_collection()  # as the executable does (taxpraben.terminal.startup)
 import taxpraben.cli as cli
 mark("command line imported")
 sys.argv = ["taxpraben", *sys.argv[1:]]

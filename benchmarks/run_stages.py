@@ -38,7 +38,7 @@ mark("interpreter started")
 import taxpraben.cli as cli
 mark("command line imported")
 import taxpraben.commands.run as run_cmd
-import taxpraben.runner as runner_mod
+import taxpraben.run.runner as runner_mod
 def wrap(owner, name):
     f = getattr(owner, name, None)
     if f is None:

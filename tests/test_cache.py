@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from taxpraben.cache import (
+from taxpraben.data.records import Record
+from taxpraben.models.base import Completion, GenerationConfig, build_request
+from taxpraben.run.cache import (
     CacheError,
     CompletionCache,
     cache_key,
     default_cache_path,
 )
-from taxpraben.models.base import Completion, GenerationConfig, build_request
-from taxpraben.records import Record
 
 CONFIG = GenerationConfig()
 
@@ -207,7 +207,7 @@ def test_a_commit_of_several_statements_is_one_transaction(tmp_path: Path) -> No
 
 
 def test_lookups_go_row_by_row_where_sqlite_cannot_give_a_double_back_exactly(tmp_path: Path) -> None:
-    from taxpraben.cache import _reads_in_one_step
+    from taxpraben.run.cache import _reads_in_one_step
 
     assert _reads_in_one_step(sqlite3.connect(":memory:"))
     fewer_digits = sqlite3.connect(":memory:")
@@ -220,7 +220,7 @@ def test_lookups_go_row_by_row_where_sqlite_cannot_give_a_double_back_exactly(tm
 
 WRITER = """
 import sys
-from taxpraben.cache import CompletionCache
+from taxpraben.run.cache import CompletionCache
 from taxpraben.models.base import Completion
 cache = CompletionCache(sys.argv[1])
 i = 0

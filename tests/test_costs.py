@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from helpers.cli_data import quarterly_calc_rows, scq_rows, write_data
 from helpers.mock_openai_server import MockConfig, MockServerThread, is_cut, request_digest
-from taxpraben.budget import BUDGET_EXIT, Budget
 from taxpraben.cli import app
-from taxpraben.ledger import task_ledger, total_ledger
-from taxpraben.predictions import Prediction
-from taxpraben.records import Record
+from taxpraben.costs.budget import BUDGET_EXIT, Budget
+from taxpraben.costs.ledger import task_ledger, total_ledger
+from taxpraben.data.records import Record
+from taxpraben.run.predictions import Prediction
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 

@@ -1,4 +1,4 @@
-"""Entry points read without importlib.metadata (taxpraben.entry_points): the same values in
+"""Entry points read without importlib.metadata (taxpraben.kinds.entry_points): the same values in
 the same order as ``importlib.metadata.entry_points(group=...)`` over generated installs, and
 the installs the fast reading does not take handed to importlib.metadata."""
 
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import taxpraben.entry_points as fast
-from taxpraben.entry_points import entry_point_module, entry_point_values
+import taxpraben.kinds.entry_points as fast
+from taxpraben.kinds.entry_points import entry_point_module, entry_point_values
 
 GROUP = "taxpraben.plugins"
 

@@ -16,7 +16,7 @@ from helpers.cli_data import cli_app
 from helpers.mock_openai_server import MockConfig, MockServer, MockServerThread
 from taxpraben.commands.estimate import estimate
 from taxpraben.commands.run import run
-from taxpraben.tokens import approximate_prompt_tokens
+from taxpraben.costs.tokens import approximate_prompt_tokens
 
 APP = cli_app(run=run, estimate=estimate)
 SAMPLE = Path(__file__).resolve().parent.parent / "src" / "taxpraben" / "data" / "sample"

@@ -32,8 +32,8 @@ from taxpraben.judge.reading import read_reply, same_reading
 from taxpraben.judge.stage import JudgeStage
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.factory import create_backend
-from taxpraben.predictions import Prediction
-from taxpraben.runner import RunnerSettings
+from taxpraben.run.predictions import Prediction
+from taxpraben.run.runner import RunnerSettings
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry

@@ -25,7 +25,7 @@ from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.defaults import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_S
 from taxpraben.options import JudgeOptions
-from taxpraben.runner import RunnerSettings
+from taxpraben.run.runner import RunnerSettings
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 

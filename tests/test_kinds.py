@@ -26,7 +26,7 @@ from taxpraben.kinds import (
     unregister_kind,
     unregister_metric,
 )
-from taxpraben.predictions import Prediction
+from taxpraben.run.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.tasks import TaskSpecError, load_registry
 
@@ -173,7 +173,7 @@ def test_a_plugin_that_fails_to_import_is_named(monkeypatch: pytest.MonkeyPatch)
 
 def test_a_plugin_installed_with_an_entry_point_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A distribution declaring ``[taxpraben.plugins]`` on sys.path: its module is imported
-    before the specs are read (taxpraben.entry_points reads the entry point), and a spec of
+    before the specs are read (taxpraben.kinds.entry_points reads the entry point), and a spec of
     its kind loads."""
     module = f"toy_ranking_ep_{tmp_path.name.replace('-', '_')}"
     site = tmp_path / "site"

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from helpers.cli_data import RUN_SCRIPT
 from helpers.mock_openai_server import server_call, spawn
 from taxpraben.commands.run import run
-from taxpraben.locks import LOCK_NAME
+from taxpraben.run.locks import LOCK_NAME
 
 APP = typer.Typer()
 APP.command("run")(run)

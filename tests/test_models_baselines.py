@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -18,9 +19,8 @@ from taxpraben.models.base import (
 )
 from taxpraben.models.baselines import BaselineBackend
 from taxpraben.models.factory import create_backend
-from taxpraben.predictions import Prediction, write_predictions
-from taxpraben.records import Record
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.run.predictions import Prediction, write_predictions
+from taxpraben.run.runner import Runner, RunnerSettings
 from taxpraben.tasks import load_registry
 
 REGISTRY = load_registry(use_env=False)

@@ -16,8 +16,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from helpers.tiny_models import tax_corpus
-from taxpraben.cache import CompletionCache
 from taxpraben.commands.run import run
+from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -28,9 +28,9 @@ from taxpraben.models.base import (
 )
 from taxpraben.models.factory import create_backend
 from taxpraben.models.hf import GROUP_SIZE, HFBackend, context_length
-from taxpraben.predictions import Prediction
-from taxpraben.records import Record
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.run.cache import CompletionCache
+from taxpraben.run.predictions import Prediction
+from taxpraben.run.runner import Runner, RunnerSettings
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}</s>{% endfor %}"
@@ -269,7 +269,7 @@ def test_a_model_without_a_chat_template_is_recorded_and_can_be_required(
 def test_no_chat_template_sends_the_raw_query_under_its_own_cache_key(tiny_llama: Path) -> None:
     from transformers import AutoTokenizer
 
-    from taxpraben.runner import generation_key
+    from taxpraben.run.runner import generation_key
 
     request = build_request(RECORDS[0], 0, GREEDY)
     raw = HFBackend(str(tiny_llama), chat_template=False)
@@ -396,8 +396,8 @@ def test_a_failing_static_cache_falls_back_once(
 def test_generation_budget_fits_the_sample_on_a_large_gpu() -> None:
     from types import SimpleNamespace
 
-    from taxpraben.batching import plan_batches
     from taxpraben.models.hf import generation_budget
+    from taxpraben.models.memory_batches import plan_batches
 
     # Qwen2.5-0.5B's dimensions.
     qwen = SimpleNamespace(hidden_size=896, num_attention_heads=14, num_key_value_heads=2,

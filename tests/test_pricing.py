@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from taxpraben.pricing import (
+from taxpraben.costs.pricing import (
     ModelPrice,
     Pricing,
     PricingError,

@@ -13,12 +13,6 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from taxpraben.data.loader import LoadedData, load_data
-from taxpraben.predictions import (
-    Prediction,
-    PredictionFileError,
-    read_predictions,
-    write_predictions,
-)
 from taxpraben.report import print_summary
 from taxpraben.report.load import ReportError, iter_samples, load_results, read_results, reported
 from taxpraben.results import (
@@ -30,6 +24,12 @@ from taxpraben.results import (
     ScorerInfo,
     Stat,
     schema_markdown,
+)
+from taxpraben.run.predictions import (
+    Prediction,
+    PredictionFileError,
+    read_predictions,
+    write_predictions,
 )
 from taxpraben.scoring import ScoringSettings, score_predictions, score_to_dir
 from taxpraben.scoring.pipeline import _results_text

@@ -21,8 +21,7 @@ from rich.console import Console
 
 from helpers.fake_clock import FakeClock, MaxJitter, MinJitter
 from helpers.mock_openai_server import MockConfig, MockServer
-from taxpraben.cache import CacheError, CompletionCache
-from taxpraben.console import deferred_console, is_made
+from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -31,10 +30,11 @@ from taxpraben.models.base import (
     build_request,
 )
 from taxpraben.models.openai import OpenAIBackend
-from taxpraben.pacing import RateLimiter, backoff_delay
-from taxpraben.predictions import Prediction
-from taxpraben.records import Record
-from taxpraben.runner import RunAborted, Runner, RunnerSettings
+from taxpraben.run.cache import CacheError, CompletionCache
+from taxpraben.run.pacing import RateLimiter, backoff_delay
+from taxpraben.run.predictions import Prediction
+from taxpraben.run.runner import RunAborted, Runner, RunnerSettings
+from taxpraben.terminal.console import deferred_console, is_made
 
 CONFIG = GenerationConfig(max_tokens=32)
 FAST = RunnerSettings(concurrency=8, backoff_base=0.005, backoff_max=0.05, progress=False)
@@ -563,7 +563,7 @@ def test_a_cache_that_cannot_be_written_stops_the_run(
 def test_prompts_are_estimated_only_where_a_limit_reads_the_estimate(
     monkeypatch: pytest.MonkeyPatch, settings: RunnerSettings, estimated: int
 ) -> None:
-    import taxpraben.runner as runner_module
+    import taxpraben.run.runner as runner_module
 
     made: list[int] = []
     real = runner_module.estimate_tokens

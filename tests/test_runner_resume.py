@@ -28,12 +28,12 @@ N_ITEMS, RUNS = 100, 2
 DRIVER = f"""
 import asyncio, json, sys
 from pathlib import Path
-from taxpraben.cache import CompletionCache
-from taxpraben.records import Record
+from taxpraben.run.cache import CompletionCache
+from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
-from taxpraben.predictions import write_predictions
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.run.predictions import write_predictions
+from taxpraben.run.runner import Runner, RunnerSettings
 
 base_url, cache_path, out = sys.argv[1:4]
 config = GenerationConfig(max_tokens=32)

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from helpers.fake_clock import FakeClock
-from taxpraben.cache import CompletionCache
+from taxpraben.data.records import Record
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, build_request
-from taxpraben.records import Record
-from taxpraben.runner import Runner, RunnerSettings
+from taxpraben.run.cache import CompletionCache
+from taxpraben.run.runner import Runner, RunnerSettings
 
 CONFIG = GenerationConfig(max_tokens=8)
 SETTINGS = RunnerSettings(concurrency=4, progress=False)

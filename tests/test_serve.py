@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from helpers.cli_data import cli_app
 from helpers.fake_clock import FakeClock
 from taxpraben.commands.run import run
-from taxpraben.serve import (
+from taxpraben.run.serve import (
     DEFAULT_PORT,
     NotReady,
     ServeError,

@@ -19,8 +19,8 @@ from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.merge import merge
 from taxpraben.commands.run import run
 from taxpraben.commands.score import score
-from taxpraben.predictions import Prediction
-from taxpraben.shards import (
+from taxpraben.run.predictions import Prediction
+from taxpraben.run.shards import (
     Shard,
     compact_runs,
     describe_gaps,
@@ -61,7 +61,7 @@ def test_the_share_is_a_stable_digest_not_python_hash() -> None:
     offset = int.from_bytes(hashlib.blake2b(b"TaxCalc", digest_size=8).digest(), "big") % 5
     assert [shard_of("TaxCalc", k, 5) for k in range(5)] == [(k + offset) % 5 for k in range(5)]
     # Other processes, with other string-hash seeds, compute the same share.
-    code = "from taxpraben.shards import shard_of; print([shard_of('TaxQA', k, 3) for k in range(9)])"
+    code = "from taxpraben.run.shards import shard_of; print([shard_of('TaxQA', k, 3) for k in range(9)])"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", code],

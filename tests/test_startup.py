@@ -1,5 +1,5 @@
-"""The executable pauses the cyclic collector while a command loads (taxpraben.startup,
-taxpraben.collector)."""
+"""The executable pauses the cyclic collector while a command loads (taxpraben.terminal.startup,
+taxpraben.terminal.collector)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers.probes import probe
-from taxpraben import collector
+from taxpraben.terminal import collector
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_only_a_pause_of_its_own_is_resumed(gc_state: None) -> None:
 PROBE = """
 import gc, json, os, sys
 import taxpraben.cli as cli
-import taxpraben.runner as runner
+import taxpraben.run.runner as runner
 
 seen = {}
 build = cli.build_app
@@ -74,7 +74,7 @@ def first_request(self, requests):
 cli.build_app = build_app
 runner.Runner.run = first_request
 sys.argv = ["taxpraben", *sys.argv[1:]]
-from taxpraben.startup import main
+from taxpraben.terminal.startup import main
 main()
 """
 

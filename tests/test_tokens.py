@@ -9,10 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers.tiny_models import tax_corpus
-from taxpraben.models.base import GenerationConfig, build_request
-from taxpraben.pacing import estimate_tokens
-from taxpraben.records import Record
-from taxpraben.tokens import (
+from taxpraben.costs.tokens import (
     MESSAGE_OVERHEAD,
     REPLY_OVERHEAD,
     TOKEN_RATES,
@@ -25,6 +22,9 @@ from taxpraben.tokens import (
     text_classes,
     token_counter,
 )
+from taxpraben.data.records import Record
+from taxpraben.models.base import GenerationConfig, build_request
+from taxpraben.run.pacing import estimate_tokens
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}</s>{% endfor %}"

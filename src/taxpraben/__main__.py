@@ -1,3 +1,3 @@
-from taxpraben.startup import main
+from taxpraben.terminal.startup import main
 
 main()

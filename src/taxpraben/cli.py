@@ -14,8 +14,8 @@ from typing import Annotated, Any
 import typer
 
 import taxpraben
-from taxpraben.collector import resume_collection
 from taxpraben.commands.habits import HabitCommand, PlainErrorsGroup
+from taxpraben.terminal.collector import resume_collection
 
 #: Every command: the module and function that implement it. Only the command a command line
 #: names is imported (``taxpraben run`` does not load the report layer, ``merge`` or the data

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from taxpraben.devices import parse_devices
 from taxpraben.metrics.defaults import (
     ENV_BARTSCORE_MODEL,
     ENV_BARTSCORE_WEIGHTS,
@@ -51,6 +50,7 @@ from taxpraben.models.defaults import (
     DEFAULT_TIMEOUT_S,
     IDLE_TIMEOUT_S,
 )
+from taxpraben.models.devices import parse_devices
 from taxpraben.scoring.settings import ScoringSettings
 
 # The help panels, in the order a reader of `run --help` needs them.
@@ -155,7 +155,7 @@ def _one_of(choices: tuple[str, ...], what: str) -> Callable[[str], None]:
 
 
 def _shard(text: str) -> None:
-    from taxpraben.shards import parse_shard
+    from taxpraben.run.shards import parse_shard
 
     parse_shard(text)
 
@@ -173,7 +173,7 @@ def _model_args(text: str) -> None:
 
 
 def _serve(text: str) -> None:
-    from taxpraben.serve import served_port
+    from taxpraben.run.serve import served_port
 
     served_port(text)
 

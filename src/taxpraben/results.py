@@ -325,7 +325,7 @@ class TokenTally(FileObject):
     without_usage: int = _field("Generations whose backend reported no token counts (not in the sums).", default=0)
     counted_by_taxpraben: int = _field(
         "Generations whose backend sent no token counts, counted by taxpraben (usage.counted_by: the model's "
-        "tokenizer when known, else the approximation of taxpraben.tokens); in the sums.", default=0)
+        "tokenizer when known, else the approximation of taxpraben.costs.tokens); in the sums.", default=0)
     cost: float | None = _field("Cost in meta.pricing.currency; null without --pricing.")
 
 

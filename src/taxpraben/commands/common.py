@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from taxpraben.console import deferred_console
+from taxpraben.terminal.console import deferred_console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,7 +35,7 @@ def cli_console(*, stderr: bool = False) -> Console:
     get room for their natural width (a pipe has no width; ``COLUMNS`` describes a
     terminal), so the same command prints the same lines whatever terminal launched it.
 
-    The console is made at its first use (:mod:`taxpraben.console`): ``run`` imports rich
+    The console is made at its first use (:mod:`taxpraben.terminal.console`): ``run`` imports rich
     once it prints, after its first request.
     """
     stream = sys.stderr if stderr else sys.stdout
@@ -81,7 +81,7 @@ def served_endpoint(endpoint: EndpointOptions, console: Console) -> EndpointOpti
     from taxpraben.jobs.common import warn
     from taxpraben.models.base import redact_url
     from taxpraben.models.defaults import BASE_URL_ENV
-    from taxpraben.serve import served_base_url
+    from taxpraben.run.serve import served_base_url
 
     try:
         served = served_base_url(endpoint.serve)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from taxpraben.commands.common import cli_console, exit_on_job_error, served_endpoint
 from taxpraben.commands.options import with_options
-from taxpraben.jobs.batch import refuse_batch_without_openai
+from taxpraben.jobs.batch_stage import refuse_batch_without_openai
 from taxpraben.jobs.generate import RunJob, model_slug, run_job
 from taxpraben.options import (
     BatchOptions,

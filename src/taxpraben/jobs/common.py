@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from taxpraben.data.loader import DataError, LoadedData, load_data
 from taxpraben.jobs.hub import use_local_models_if_hub_unreachable
-from taxpraben.locks import DirectoryLock, InUseError
 from taxpraben.options import DataOptions, PricingOptions, ScoringOptions
+from taxpraben.run.locks import DirectoryLock, InUseError
 from taxpraben.tasks import Registry, TaskSpecError, load_registry
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from taxpraben.costs.ledger import CostOf
     from taxpraben.coverage import Selection
-    from taxpraben.ledger import CostOf
-    from taxpraben.predictions import Prediction
+    from taxpraben.run.predictions import Prediction
     from taxpraben.scoring import ScoredResults, ScoringSettings
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
@@ -159,7 +159,7 @@ def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Pre
 def write_predictions_file(out_dir: Path, predictions: Sequence[Prediction]) -> Path:
     """``OUT/predictions.jsonl``; JobError (exit 2) when it cannot be written (a full disk:
     every completion is in the cache; rerun later)."""
-    from taxpraben.predictions import write_predictions
+    from taxpraben.run.predictions import write_predictions
 
     path = out_dir / "predictions.jsonl"
     try:
@@ -176,7 +176,7 @@ def costing(options: PricingOptions, model: str | None, console: Console) -> tup
     used; a warning, and no cost, for a model the file does not price."""
     if options.pricing is None:
         return None, None
-    from taxpraben.pricing import PricingError, load_pricing, runs_locally
+    from taxpraben.costs.pricing import PricingError, load_pricing, runs_locally
 
     try:
         pricing = load_pricing(options.pricing)

@@ -32,8 +32,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from taxpraben.atomic import write_text_atomically
-from taxpraben.cache import CacheError, CompletionCache, default_cache_path
+from taxpraben.costs.pricing import ModelPrice, Pricing, PricingError, load_pricing, runs_locally
+from taxpraben.costs.tokens import TokenCounter, TokenizerError, token_counter
 from taxpraben.data.loader import DataError, DataStream
 from taxpraben.jobs.common import JobError, benchmark_selection, say, task_registry, warn
 from taxpraben.jobs.generate import RunJob, backend_of, generation_config, stream_requests
@@ -48,10 +48,10 @@ from taxpraben.options import (
     RunOutputOptions,
     ScoringOptions,
 )
-from taxpraben.pricing import ModelPrice, Pricing, PricingError, load_pricing, runs_locally
-from taxpraben.runner import generation_key
-from taxpraben.shards import parse_shard
-from taxpraben.tokens import TokenCounter, TokenizerError, token_counter
+from taxpraben.run.atomic import write_text_atomically
+from taxpraben.run.cache import CacheError, CompletionCache, default_cache_path
+from taxpraben.run.runner import generation_key
+from taxpraben.run.shards import parse_shard
 
 
 @dataclass(frozen=True)

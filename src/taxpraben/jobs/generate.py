@@ -24,13 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.budget import BUDGET_EXIT, Budget, CostOf
-from taxpraben.cache import CacheError, CompletionCache, default_cache_path
-from taxpraben.collector import resume_collection
 from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
-from taxpraben.console import deferred_console
+from taxpraben.costs.budget import BUDGET_EXIT, Budget, CostOf
 from taxpraben.data.loader import DataError, DataStream, LoadedData
-from taxpraben.jobs.batch import batch_stage
+from taxpraben.jobs.batch_stage import batch_stage
 from taxpraben.jobs.common import (
     JobError,
     benchmark_selection,
@@ -64,7 +61,6 @@ from taxpraben.jobs.stops import (
     with_options_set,
 )
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
-from taxpraben.locks import sole_cache_user
 from taxpraben.manifest import job_manifest
 from taxpraben.models.base import (
     Backend,
@@ -89,16 +85,20 @@ from taxpraben.options import (
     ScoringOptions,
     TrackerOptions,
 )
-from taxpraben.progress import RunStats
-from taxpraben.runner import BudgetReached, RunAborted, Runner, RunnerSettings
-from taxpraben.serve import SERVE_LOG, ServeError, served_base_url, serving
-from taxpraben.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
+from taxpraben.run.cache import CacheError, CompletionCache, default_cache_path
+from taxpraben.run.locks import sole_cache_user
+from taxpraben.run.runner import BudgetReached, RunAborted, Runner, RunnerSettings
+from taxpraben.run.serve import SERVE_LOG, ServeError, served_base_url, serving
+from taxpraben.run.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry, TaskSpecError
+from taxpraben.terminal.collector import resume_collection
+from taxpraben.terminal.console import deferred_console
+from taxpraben.terminal.progress import RunStats
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.predictions import Prediction
+    from taxpraben.run.predictions import Prediction
 
 #: The unsharded run: every record.
 WHOLE = Shard()
@@ -141,7 +141,7 @@ def stream_requests(
     while the data is read: run 0 of each record as soon as it is read and checked, the
     other runs once every record is. Raises the data's DataError once every record has
     been read (the runner then stops). With a ``shard``, only the records it owns (by
-    their position in their task, see taxpraben.shards) and every run of each. ``fed`` is
+    their position in their task, see taxpraben.run.shards) and every run of each. ``fed`` is
     told each task, with how many requests it has, once every one of them was handed out
     (its file read, its last run reached; the judge of ``run`` asks for a task's answers
     once the runner has read as many and they are answered), every task once."""
@@ -536,7 +536,7 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
                         console=progress or deferred_console(stderr=True), budget=budget,
                         on_answer=answering(spec_check, ahead, completion.answered if completion is not None else None),
                         on_read=completion.read if completion is not None else None)  # fmt: skip
-        resume_collection()  # loaded: from here on objects come and go (taxpraben.collector)
+        resume_collection()  # loaded: from here on objects come and go (taxpraben.terminal.collector)
         with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
             requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
                                    progress or deferred_console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip

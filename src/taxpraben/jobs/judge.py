@@ -20,24 +20,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.budget import BUDGET_EXIT, Budget, BudgetShare, CostOf
-from taxpraben.cache import CacheError, CompletionCache
+from taxpraben.costs.budget import BUDGET_EXIT, Budget, BudgetShare, CostOf
 from taxpraben.jobs.common import JobError, costing, say
 from taxpraben.jobs.completion import Entries
 from taxpraben.models.base import Backend, ModelSpecError, Request
 from taxpraben.models.factory import create_backend
 from taxpraben.options import BudgetOptions, JudgeOptions, PricingOptions
-from taxpraben.runner import BudgetReached, RunnerSettings
+from taxpraben.run.cache import CacheError, CompletionCache
+from taxpraben.run.runner import BudgetReached, RunnerSettings
 from taxpraben.tasks import Registry
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from taxpraben.data.records import Record
     from taxpraben.judge.prompt import JudgePrompt
     from taxpraben.judge.stage import AheadPlan, JudgeStage
     from taxpraben.kinds import Item
-    from taxpraben.predictions import Prediction
-    from taxpraben.records import Record
+    from taxpraben.run.predictions import Prediction
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.pipeline import SecondReader, SecondReading
 
@@ -91,7 +91,7 @@ def scoring_judge(
 ) -> Judge | None:
     """The judge of ``score`` and ``merge`` (:func:`judge_stage`, its endpoint asked now, its
     answers in the default cache), its tokens priced apart under ``--pricing``."""
-    from taxpraben.cache import default_cache_path
+    from taxpraben.run.cache import default_cache_path
 
     judge = judge_stage(options, registry, profile=profile, seed=seed, runner=RunnerSettings(),
                         cache_path=default_cache_path(), console=console)  # fmt: skip

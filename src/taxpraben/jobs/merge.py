@@ -46,8 +46,8 @@ from taxpraben.options import (
     ScoringOptions,
     TrackerOptions,
 )
-from taxpraben.predictions import Prediction, PredictionFileError, read_predictions
-from taxpraben.shards import (
+from taxpraben.run.predictions import Prediction, PredictionFileError, read_predictions
+from taxpraben.run.shards import (
     SHARD_MANIFEST,
     MergeResult,
     describe_gaps,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from taxpraben.costs.tokens import approximate_prompt_tokens
 from taxpraben.models.base import Request
-from taxpraben.tokens import approximate_prompt_tokens
 
 #: Tokens past which a prompt is said to be too long when the model's context is unknown:
 #: 128K, the context of the largest common open models (Qwen2.5 with YaRN, Llama 3.1).

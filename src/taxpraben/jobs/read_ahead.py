@@ -11,10 +11,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from taxpraben.costs.ledger import CostOf
     from taxpraben.jobs.completion import Entries
-    from taxpraben.ledger import CostOf
     from taxpraben.models.base import Request
-    from taxpraben.predictions import Prediction
+    from taxpraben.run.predictions import Prediction
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.settings import ScoringSettings

@@ -12,9 +12,9 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from taxpraben.budget import BudgetShare
+from taxpraben.costs.budget import BudgetShare
 from taxpraben.jobs.common import JobError, write_predictions_file
-from taxpraben.runner import BudgetReached, Runner
+from taxpraben.run.runner import BudgetReached, Runner
 
 
 class Terminated(KeyboardInterrupt):

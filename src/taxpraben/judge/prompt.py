@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from taxpraben.records import Record
-from taxpraben.task_spec import TaskSpec
+from taxpraben.data.records import Record
+from taxpraben.tasks.spec import TaskSpec
 
 #: What the judge answers when the output asserts no answer (a copy, a refusal, another question).
 NO_ANSWER = "【无答案】"
@@ -101,7 +101,7 @@ def answer_form(spec: TaskSpec, record: Record, fields: Sequence[str] | None = N
     sections, never from the gold): an option letter or a label, a letter set, a number, a
     span; for a field task a JSON object with the keys ``fields`` (None: every
     answer-bearing field of the record), each number in the unit its gold is compared in."""
-    from taxpraben.judge.fields import fields_form, fields_task  # on first use: it reads items
+    from taxpraben.judge.field_judge import fields_form, fields_task  # on first use: it reads items
 
     if fields_task(spec):
         return fields_form(spec, record, fields)
@@ -125,10 +125,10 @@ def fill_prompt(prompt: JudgePrompt, spec: TaskSpec, record: Record, output: str
     """The judge's message for one output of ``record``: question, options, answer form, output.
 
     For a field task the form asks ``fields``; None: the fields this output is asked for
-    (:func:`~taxpraben.judge.fields.prompt_fields`: those the rules leave unread or read
+    (:func:`~taxpraben.judge.field_judge.prompt_fields`: those the rules leave unread or read
     with low confidence, else all, for the audit), so the message, and the cache key with
     it, depends on the record and the output alone."""
-    from taxpraben.judge.fields import fields_task, prompt_fields
+    from taxpraben.judge.field_judge import fields_task, prompt_fields
 
     if fields is None and fields_task(spec):
         fields = prompt_fields(spec, record, output)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
-from taxpraben.judge.fields import (
+from taxpraben.judge.field_judge import (
     LOW_CONFIDENCE,
     answer_bearing,
     asked_fields,
@@ -49,7 +49,7 @@ from taxpraben.kinds.profiles import ScoringRules
 from taxpraben.parsing.field_match import field_value_matches
 from taxpraben.results import Prediction
 from taxpraben.scoring.items import prepare_item
-from taxpraben.task_spec import FieldRule, TaskSpec
+from taxpraben.tasks.spec import FieldRule, TaskSpec
 
 #: Who decided an item's reading (samples.jsonl ``extracted_by``).
 Reader = Literal["rule", "judge", "none"]
@@ -120,7 +120,7 @@ def unread_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
 def _low_confidence(item: Item) -> bool:
     """Read by a fallback: a rule of low confidence (a last number with no statement, an
     option named only in the last sentence, ...), or, for a field item, some answer-bearing
-    field (:data:`~taxpraben.judge.fields.LOW_CONFIDENCE`)."""
+    field (:data:`~taxpraben.judge.field_judge.LOW_CONFIDENCE`)."""
     if item.status != "ok":
         return False
     if item.fields is not None:

@@ -34,10 +34,10 @@ from typing import Any, NamedTuple
 
 from rich.console import Console
 
-from taxpraben.budget import Budget, BudgetShare
-from taxpraben.cache import CacheError, CompletionCache
+from taxpraben.costs.budget import Budget, BudgetShare
+from taxpraben.costs.ledger import CostOf, generation_tallies
 from taxpraben.judge.audit import Agreement, banner, draw
-from taxpraben.judge.fields import JUDGE
+from taxpraben.judge.field_judge import JUDGE
 from taxpraben.judge.grounding import NOT_GROUNDED, prompt_examples
 from taxpraben.judge.prompt import JudgePrompt, fill_prompt
 from taxpraben.judge.reading import (
@@ -57,10 +57,10 @@ from taxpraben.judge.reading import (
 )
 from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import ScoringRules, scoring_rules
-from taxpraben.ledger import CostOf, generation_tallies
 from taxpraben.models.base import Backend, GenerationConfig, Request
-from taxpraben.predictions import Prediction
-from taxpraben.runner import RunAborted, Runner, RunnerSettings, generation_key
+from taxpraben.run.cache import CacheError, CompletionCache
+from taxpraben.run.predictions import Prediction
+from taxpraben.run.runner import RunAborted, Runner, RunnerSettings, generation_key
 from taxpraben.scoring.pipeline import SecondReading
 from taxpraben.tasks import Registry
 

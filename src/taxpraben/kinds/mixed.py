@@ -20,11 +20,11 @@ from taxpraben.kinds.base import (
     bert_f1,
     mean_or_none,
 )
-from taxpraben.kinds.fields import check_field_gold, field_figures, prepare_fields
+from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
 
 if TYPE_CHECKING:
-    from taxpraben.records import Record
-    from taxpraben.task_spec import TaskSpec
+    from taxpraben.data.records import Record
+    from taxpraben.tasks.spec import TaskSpec
 
 
 #: Why a mixed output that parsed was not read: none of the task's fields is in it.

@@ -13,11 +13,11 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from taxpraben.entry_points import entry_point_module, entry_point_values
 from taxpraben.kinds.base import Kind, Metric, TaskKind
+from taxpraben.kinds.entry_points import entry_point_module, entry_point_values
 
 if TYPE_CHECKING:
-    from taxpraben.task_spec import TaskSpec
+    from taxpraben.tasks.spec import TaskSpec
 
 _KINDS: dict[str, TaskKind] = {}
 _LOADED_PLUGINS: set[str] = set()
@@ -37,7 +37,7 @@ def load_plugins() -> list[str]:
     """Import the plugin modules ($TAXPRABEN_PLUGINS, then the ``taxpraben.plugins`` entry
     points), each once per process; returns the ones imported now."""
     names = [n.strip() for n in os.environ.get(PLUGINS_ENV, "").split(",") if n.strip()]
-    for value in entry_point_values(PLUGIN_GROUP):  # not importlib.metadata's: see taxpraben.entry_points
+    for value in entry_point_values(PLUGIN_GROUP):  # not importlib.metadata's: see taxpraben.kinds.entry_points
         module = entry_point_module(value)
         if module is None:
             raise PluginError(f"the {PLUGIN_GROUP!r} entry point {value!r} names no module (module or module:attr)")

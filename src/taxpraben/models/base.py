@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
+from taxpraben.data.records import Record
 from taxpraben.models.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from taxpraben.prompts import Message, build_messages
-from taxpraben.records import Record
-from taxpraben.task_spec import TaskSpec
+from taxpraben.tasks.spec import TaskSpec
 
 
 class ModelSpecError(ValueError):
@@ -99,7 +99,7 @@ class Completion:
     text: str
     reasoning: str | None = None
     #: ``prompt_tokens`` and ``completion_tokens`` when the backend knows them (and
-    #: ``counted_by`` when taxpraben counted them: :func:`taxpraben.tokens.counted_usage`).
+    #: ``counted_by`` when taxpraben counted them: :func:`taxpraben.costs.tokens.counted_usage`).
     usage: dict[str, Any] | None = None
     latency_s: float | None = None
     finish_reason: str | None = None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from taxpraben.data.records import Record
 from taxpraben.kinds import kind_of
 from taxpraben.models.base import (
     BackendError,
@@ -29,8 +30,7 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
 )
-from taxpraben.records import Record
-from taxpraben.task_spec import TaskSpec
+from taxpraben.tasks.spec import TaskSpec
 
 LEAD_CHARS = 200
 

@@ -43,7 +43,7 @@ from typing import Any
 
 import aiohttp
 
-from taxpraben.clock import SYSTEM_CLOCK, Clock
+from taxpraben.costs.tokens import ApproximateCounter, TokenCounter, counted_usage
 from taxpraben.models.api_key import DEFAULT_KEY_ENV, key_refused, read_api_key
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, redact_url
 from taxpraben.models.defaults import (
@@ -70,7 +70,7 @@ from taxpraben.models.streaming import (
     StreamAccumulator,
     StreamError,
 )
-from taxpraben.tokens import ApproximateCounter, TokenCounter, counted_usage
+from taxpraben.run.clock import SYSTEM_CLOCK, Clock
 
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.
@@ -160,7 +160,7 @@ class OpenAIBackend:
         )
         self._api_key = api_key or None
         #: Counts the tokens of an answer sent without ``usage``: no tokenizer of an ``openai:``
-        #: model is known, so the approximation calibrated on Qwen2.5 (``taxpraben.tokens``).
+        #: model is known, so the approximation calibrated on Qwen2.5 (``taxpraben.costs.tokens``).
         self.counter: TokenCounter = ApproximateCounter()
         self._concurrency = max(1, concurrency)
         self._timeout = aiohttp.ClientTimeout(total=timeout)
@@ -234,7 +234,7 @@ class OpenAIBackend:
     ) -> Completion | BackendError:
         """One attempt; the outcome as a Completion or a BackendError (never raises for I/O).
         An answer sent without ``usage`` (llama.cpp's server streams none) is counted here
-        (:func:`~taxpraben.tokens.counted_usage`, by :attr:`counter`), marked as such."""
+        (:func:`~taxpraben.costs.tokens.counted_usage`, by :attr:`counter`), marked as such."""
         if self.stream:
             outcome = await self._complete_streamed(request, config)
         else:

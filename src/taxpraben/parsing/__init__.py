@@ -12,7 +12,7 @@
 - :mod:`~taxpraben.parsing.spans`: short-answer spans and their exact match.
 - :mod:`~taxpraben.parsing.field_parse`: JSON-shaped answers read into fields (JSON, key lines, tables).
 - :mod:`~taxpraben.parsing.field_match`: field alignment to the gold's and field value matching.
-- :mod:`~taxpraben.parsing.fields`: a record's fields: its gold read into fields, the rule of each.
+- :mod:`~taxpraben.parsing.record_fields`: a record's fields: its gold read into fields, the rule of each.
 - :mod:`~taxpraben.parsing.taxben`: TaxBen's own rules on the raw output (profile ``taxben``).
 
 No I/O, no models.

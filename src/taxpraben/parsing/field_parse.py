@@ -1,6 +1,6 @@
 """A model output read into fields (TaxInspect, TaxPlan, TaxRisk): JSON, key lines, tables.
 
-Gold strings are read the same way (:func:`taxpraben.parsing.fields.gold_fields`); the fields
+Gold strings are read the same way (:func:`taxpraben.parsing.record_fields.gold_fields`); the fields
 are aligned to the gold's and compared in :mod:`taxpraben.parsing.field_match`.
 
 **Parsing** (:func:`parse_fields`), on the cleaned output:

@@ -38,10 +38,10 @@ from taxpraben.scoring.task_scores import TaskScores, new_generator, sample_text
 from taxpraben.tasks import Registry
 
 if TYPE_CHECKING:
+    from taxpraben.costs.ledger import CostOf
     from taxpraben.data.loader import LoadedData
-    from taxpraben.ledger import CostOf
-    from taxpraben.predictions import Prediction
-    from taxpraben.records import Record
+    from taxpraben.data.records import Record
+    from taxpraben.run.predictions import Prediction
 
 
 @dataclass

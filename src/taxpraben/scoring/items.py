@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 
+from taxpraben.data.records import Record
 from taxpraben.kinds import (
     PROFILES,
     Item,
@@ -25,10 +26,9 @@ from taxpraben.kinds import (
     kind_of,
 )
 from taxpraben.kinds.classification import option_label
-from taxpraben.kinds.fields import WHOLE_ANSWER
+from taxpraben.kinds.field_golds import WHOLE_ANSWER
 from taxpraben.kinds.profiles import PAPER_RULES, ScoringRules, scoring_rules
 from taxpraben.parsing.clean import clean_prediction
-from taxpraben.records import Record
 from taxpraben.results import Prediction
 from taxpraben.tasks import TaskSpec
 

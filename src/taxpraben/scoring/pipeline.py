@@ -19,16 +19,16 @@ import numpy as np
 
 from taxpraben import __version__
 from taxpraben.aggregate import StatJSON, mean_of_stats
-from taxpraben.atomic import atomic_writer, write_text_atomically
+from taxpraben.costs.ledger import CostOf, total_ledger
 from taxpraben.coverage import missing_reasons
 from taxpraben.data.loader import LoadedData
+from taxpraben.data.records import Record
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
-from taxpraben.ledger import CostOf, total_ledger
 from taxpraben.manifest import complete_manifest
-from taxpraben.predictions import Prediction
-from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results
+from taxpraben.run.atomic import atomic_writer, write_text_atomically
+from taxpraben.run.predictions import Prediction
 from taxpraben.scoring.items import Item, Readings, SemanticValues, prepare_item
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.scoring.settings import ScoringSettings
@@ -225,7 +225,7 @@ def score_predictions(
     ``sample_sink`` is given, handed to it as text one task at a time and not kept.
     ``readings``: what was read already (a run reads while it generates), under the same
     profile; ``item_sink`` is handed every finished item (the report's sample browser takes
-    them); ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.ledger`;
+    them); ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.costs.ledger`;
     ``meta.pricing`` says with what); ``second_reader`` reads the items once prepared, before
     they are finished (:data:`SecondReader`: the judge of ``--judge``); ``early``: the tasks
     a run scored while later ones generated, taken where they were scored from these very

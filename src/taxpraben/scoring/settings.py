@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from taxpraben.devices import parse_devices
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -20,6 +19,7 @@ from taxpraben.metrics.defaults import (
     PROFILES,
     SCORER_DTYPES,
 )
+from taxpraben.models.devices import parse_devices
 
 
 @dataclass

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from taxpraben.aggregate import percentile_interval, run_stat
+from taxpraben.costs.ledger import CostOf, task_ledger
 from taxpraben.kinds import kind_of
-from taxpraben.ledger import CostOf, task_ledger
 from taxpraben.scoring.items import Item, SemanticValues, finalize_item
 from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import TaskSpec

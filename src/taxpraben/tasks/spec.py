@@ -108,7 +108,7 @@ class FieldRule:
 
     A record's fields are its gold's own keys: a rule gives the kind, synonyms and decimals
     of a key it names (by name or synonym); a key no rule names gets a kind inferred from
-    its gold value (see ``taxpraben.parsing.fields.record_fields``), and a rule the gold
+    its gold value (see ``taxpraben.parsing.record_fields.record_fields``), and a rule the gold
     lacks is not scored for that record.
     """
 

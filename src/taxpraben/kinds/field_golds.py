@@ -1,7 +1,7 @@
 """Records whose gold has fields: JSON-shaped answers (mixed) and aspects (multi-aspect
 generation). Shared by the kinds that score fields.
 
-A record's fields are its gold's own keys (:func:`taxpraben.parsing.fields.record_fields`):
+A record's fields are its gold's own keys (:func:`taxpraben.parsing.record_fields.record_fields`):
 the spec's rules where it names them, kinds inferred from the gold value otherwise. Exact
 fields (number, category) are scored here; text fields become text pairs for the semantic
 scorers. A gold with no readable field is scored as one rationale, the whole answer.
@@ -20,8 +20,8 @@ from taxpraben.kinds.base import Item, TextPair
 # import) are needed only once a record with fields is checked or an answer read (issue 24).
 
 if TYPE_CHECKING:
-    from taxpraben.records import Record
-    from taxpraben.task_spec import TaskSpec
+    from taxpraben.data.records import Record
+    from taxpraben.tasks.spec import TaskSpec
 
 #: The one field of a record whose gold has no readable fields: the whole answer.
 WHOLE_ANSWER = "全文"
@@ -44,8 +44,8 @@ def check_field_gold(answer: Any, spec: TaskSpec, aspects: bool, bad: Callable[[
     """The gold of a field task as the scorer will read it, reporting spec number fields
     that hold no number. A JSON string becomes its object; any other text is kept as
     written (the scorer reads it with the prediction reader)."""
-    from taxpraben.parsing.fields import gold_fields, record_fields
     from taxpraben.parsing.numbers import parse_gold_number
+    from taxpraben.parsing.record_fields import gold_fields, record_fields
 
     if answer is None:
         return answer
@@ -95,7 +95,7 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
     """Align the prediction's fields to the record's own gold fields and score the exact ones."""
     from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
     from taxpraben.parsing.field_parse import read_fields
-    from taxpraben.parsing.fields import gold_fields, record_fields
+    from taxpraben.parsing.record_fields import gold_fields, record_fields
 
     assert spec.fields is not None
     gold = gold_fields(record.answer)

@@ -1,6 +1,6 @@
 """When a run's progress bar is shown: shortly after the first request, not before it.
 
-The bar (:mod:`taxpraben.progress_bar`) imports rich, 30-40 ms that the first request does not
+The bar (:mod:`taxpraben.terminal.progress_bar`) imports rich, 30-40 ms that the first request does not
 wait for (issue 24, start-up); this module imports neither.
 """
 
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.clock import Clock
-    from taxpraben.progress import RunStats
-    from taxpraben.progress_bar import RunProgress
+    from taxpraben.run.clock import Clock
+    from taxpraben.terminal.progress import RunStats
+    from taxpraben.terminal.progress_bar import RunProgress
 
 #: Seconds from the first request handed to the backend to the bar shown (sooner if an answer
 #: comes first).
@@ -47,7 +47,7 @@ class DeferredBar:
 
     def _show(self) -> None:
         if self._enabled and self._bar is None:
-            from taxpraben.progress_bar import RunProgress
+            from taxpraben.terminal.progress_bar import RunProgress
 
             self._bar = RunProgress(self._spec, self._stats, self._console, self._stats.to_send,
                                     completed=self.shown)  # fmt: skip

@@ -1,7 +1,7 @@
 """The judge on the answer-bearing fields of a field task (TaxInspect, TaxPlan): which
 fields of an item it is asked for, in what form, and its reply merged into the rules' reading.
 
-A mixed answer is read field by field (:func:`taxpraben.kinds.fields.prepare_fields`: per
+A mixed answer is read field by field (:func:`taxpraben.kinds.field_golds.prepare_fields`: per
 field ``pred``, ``gold``, ``score``, ``status``, ``kind``, ``matched_by`` in ``Item.fields``).
 Its *answer-bearing* fields are the exact ones (``number``, ``category``: scored by EM); the
 text fields (the rationale) go to BERTScore: they are compared, not extracted, and are never
@@ -24,17 +24,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from taxpraben.data.records import Record
 from taxpraben.kinds import Item, kind_of
 from taxpraben.kinds.profiles import PAPER_RULES
 from taxpraben.parsing.field_match import field_text, field_value_matches
 from taxpraben.parsing.field_parse import without_gloss
-from taxpraben.parsing.fields import gold_fields, record_fields
 from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.numbers import parse_number
+from taxpraben.parsing.record_fields import gold_fields, record_fields
 from taxpraben.parsing.units import asked_unit
-from taxpraben.records import Record
 from taxpraben.scoring.items import prepare_item
-from taxpraben.task_spec import FieldRule, TaskSpec
+from taxpraben.tasks.spec import FieldRule, TaskSpec
 
 #: The readings the rules themselves mark as a fallback, asked of the judge as low
 #: confidence: a field aligned by key similarity (``matched_by: fuzzy``, the last pass of
@@ -101,7 +101,7 @@ def prompt_fields(spec: TaskSpec, record: Record, output: str) -> list[str]:
 
 def _record_rules(spec: TaskSpec, record: Record) -> dict[str, tuple[FieldRule, Any]]:
     """The record's fields (gold key -> its rule and gold value), as the kind scores them."""
-    gold = gold_fields(record.answer)  # as :func:`~taxpraben.kinds.fields.prepare_fields` reads it
+    gold = gold_fields(record.answer)  # as :func:`~taxpraben.kinds.field_golds.prepare_fields` reads it
     if gold is None or spec.fields is None:
         return {}
     return {f.gold_key: (f.rule, f.gold) for f in record_fields(gold, spec.field_rules, aspects=False)}

@@ -22,7 +22,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.progress import RunStats
+    from taxpraben.terminal.progress import RunStats
 
 
 class _LabelColumn(ProgressColumn):

@@ -1,5 +1,5 @@
 """What a run has done (:class:`RunStats`): the counters of its progress bar
-(:mod:`taxpraben.progress_bar`, shown by :mod:`taxpraben.deferred_bar`) and of the command's
+(:mod:`taxpraben.terminal.progress_bar`, shown by :mod:`taxpraben.terminal.deferred_bar`) and of the command's
 summary."""
 
 from __future__ import annotations

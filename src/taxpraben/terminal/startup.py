@@ -1,10 +1,10 @@
 """The ``taxpraben`` executable (and ``python -m taxpraben``): the collector is paused before
-anything is imported (:mod:`taxpraben.collector`), and the command resumes it when its work
+anything is imported (:mod:`taxpraben.terminal.collector`), and the command resumes it when its work
 begins: ``run`` just before its first request, every other command before it starts."""
 
 from __future__ import annotations
 
-from taxpraben.collector import pause_collection
+from taxpraben.terminal.collector import pause_collection
 
 
 def main() -> None:

@@ -27,10 +27,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from taxpraben.budget import CostOf
+from taxpraben.costs.budget import CostOf
+from taxpraben.costs.tokens import COUNTED_BY
 from taxpraben.kinds.base import Item
 from taxpraben.results import Prediction
-from taxpraben.tokens import COUNTED_BY
 
 #: ``finish_reason`` of an answer cut at the token budget (OpenAI, vLLM, SGLang; hf: the same).
 TRUNCATED = "length"

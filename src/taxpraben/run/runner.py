@@ -28,8 +28,8 @@ messages, config, seed and run) share one request, and when the backend says its
 share one generation (greedy local decoding, deterministic baselines) only run 0 is made
 and copied to the other runs.
 
-Time: the runner, its :class:`~taxpraben.pacing.RateLimiter` and :func:`~taxpraben.pacing.backoff_delay` read time and wait only
-through a :class:`~taxpraben.clock.Clock` (``clock=``, the system clock by default) and draw
+Time: the runner, its :class:`~taxpraben.run.pacing.RateLimiter` and :func:`~taxpraben.run.pacing.backoff_delay` read time and wait only
+through a :class:`~taxpraben.run.clock.Clock` (``clock=``, the system clock by default) and draw
 their jitter from ``rng=`` (the ``random`` module by default), so that tests run them on a
 fake clock and assert exact times.
 """
@@ -45,11 +45,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from taxpraben.budget import PROMPT_ESTIMATE_MARGIN, Budget, BudgetShare
-from taxpraben.cache import CacheError, CompletionCache, cache_key
-from taxpraben.clock import SYSTEM_CLOCK, Clock
-from taxpraben.console import deferred_console
-from taxpraben.deferred_bar import DeferredBar
+from taxpraben.costs.budget import PROMPT_ESTIMATE_MARGIN, Budget, BudgetShare
 from taxpraben.models.base import (
     Backend,
     BackendError,
@@ -64,13 +60,17 @@ from taxpraben.models.defaults import (
     DEFAULT_DEADLINE_S,
     DEFAULT_MAX_RETRIES,
 )
-from taxpraben.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
-from taxpraben.progress import RunStats
+from taxpraben.run.cache import CacheError, CompletionCache, cache_key
+from taxpraben.run.clock import SYSTEM_CLOCK, Clock
+from taxpraben.run.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
+from taxpraben.terminal.console import deferred_console
+from taxpraben.terminal.deferred_bar import DeferredBar
+from taxpraben.terminal.progress import RunStats
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.predictions import Prediction
+    from taxpraben.run.predictions import Prediction
 
 __all__ = ["BudgetReached", "RunAborted", "RunStats", "Runner", "RunnerSettings", "generation_key"]
 
@@ -132,7 +132,7 @@ class Runner:
     is handed each request as it is read from the feed, with its generation key (the key
     ``on_answer``'s request has), so that a job can tell when every request of a task is
     answered (the judge of ``run``: :mod:`taxpraben.jobs.judge`). ``budget`` may be shared
-    with another runner (:class:`~taxpraben.budget.BudgetShare`): once it refused either,
+    with another runner (:class:`~taxpraben.costs.budget.BudgetShare`): once it refused either,
     neither sends more.
     """
 
@@ -548,7 +548,7 @@ class Runner:
     def _prediction(self, request: Request, outcome: Completion | BackendError, cached: bool = False) -> Prediction:
         # Imported with the first answer: the typed results (pydantic classes built at
         # import) are not needed to send the first request (start-up, issue 24).
-        from taxpraben.predictions import Prediction
+        from taxpraben.run.predictions import Prediction
 
         task, item, run = request.key
         if isinstance(outcome, BackendError):

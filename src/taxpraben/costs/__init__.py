@@ -1,0 +1,1 @@
+"""What a run costs: token counts, prices, the spending budget and the ledger of answers."""

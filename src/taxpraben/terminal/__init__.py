@@ -1,0 +1,1 @@
+"""The terminal: the console, progress bars, and the executable's start-up."""
