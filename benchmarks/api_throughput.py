@@ -37,9 +37,9 @@ import aiohttp
 from rich.console import Console
 
 from helpers.mock_openai_server import spawn
-from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
+from taxpraben.records import Record
 from taxpraben.run.cache import CompletionCache
 from taxpraben.run.runner import Runner, RunnerSettings
 
@@ -134,7 +134,7 @@ STARTUP_SNIPPET = """
 import time, sys
 t0 = time.perf_counter()
 import asyncio
-from taxpraben.data.records import Record
+from taxpraben.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
 from taxpraben.run.runner import Runner, RunnerSettings

@@ -35,9 +35,9 @@ import _common  # noqa: F401  (puts tests/ on sys.path for the mock server)
 from rich.console import Console
 
 from helpers.mock_openai_server import server_call, spawn
-from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
+from taxpraben.records import Record
 from taxpraben.run.cache import CompletionCache
 from taxpraben.run.runner import Runner, RunnerSettings
 

@@ -243,7 +243,7 @@ class AfterImport:
 
 sys.meta_path.insert(0, AfterImport())
 from taxpraben.terminal.collector import pause_collection
-pause_collection()  # as the executable does (taxpraben.terminal.startup)
+pause_collection()  # as the executable does (taxpraben.__main__)
 import taxpraben.cli as cli
 mark("command line imported")
 sys.argv = ["taxpraben", *sys.argv[1:]]

@@ -234,7 +234,7 @@ def step_score(args: argparse.Namespace, work: Path, data: Path, predictions: Pa
 def semantic_pairs(data: Path, predictions: Path, runs: int) -> list[tuple[list[str], list[str]]]:
     """Per run, the (candidate, reference) pairs the pipeline sends to BERTScore."""
     from taxpraben.data.loader import load_data
-    from taxpraben.run.predictions import read_predictions
+    from taxpraben.results.predictions import read_predictions
     from taxpraben.scoring.items import prepare_item
     from taxpraben.tasks import load_registry
 

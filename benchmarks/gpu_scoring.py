@@ -82,7 +82,7 @@ class Workload:
 
 def build_workload(work: Path, scale: float, runs: int, seed: int) -> Workload:
     from taxpraben.data.loader import load_data
-    from taxpraben.run.predictions import read_predictions
+    from taxpraben.results.predictions import read_predictions
     from taxpraben.scoring.items import prepare_item
     from taxpraben.tasks import load_registry
 

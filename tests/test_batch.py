@@ -20,10 +20,11 @@ from helpers.cli_data import quarterly_calc_rows, scq_rows, write_data
 from helpers.fake_clock import FakeClock, MinJitter
 from helpers.mock_openai_server import MockConfig, MockServer, MockServerThread, request_digest
 from taxpraben.cli import app
-from taxpraben.data.records import Record
 from taxpraben.jobs.batch_stage import collect, generations
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, build_request
-from taxpraben.models.batch_api import (
+from taxpraben.models.openai import OpenAIBackend
+from taxpraben.records import Record
+from taxpraben.run.batch_api import (
     BatchClient,
     BatchError,
     BatchFileError,
@@ -38,7 +39,6 @@ from taxpraben.models.batch_api import (
     read_batch_output,
     split_input,
 )
-from taxpraben.models.openai import OpenAIBackend
 from taxpraben.run.cache import CompletionCache
 
 TAXCALC = quarterly_calc_rows(6)
@@ -558,7 +558,7 @@ def test_score_of_a_batch_output_scores_like_its_predictions(data_dir: Path, tmp
 
 
 def test_a_failed_batch_stops_the_run_with_its_errors(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import taxpraben.models.batch_api as batch_module
+    import taxpraben.run.batch_api as batch_module
 
     def wrong_url(cid: str, body: dict[str, Any]) -> dict[str, Any]:
         return {"custom_id": cid, "method": "POST", "url": "/v1/completions", "body": body}

@@ -11,10 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taxpraben.metrics.bartscore import seq2seq_budget
-from taxpraben.metrics.bertscore import encoder_budget
-from taxpraben.metrics.scorer_models import cpu_budget
-from taxpraben.models.memory_batches import (
+from taxpraben.compute.batches import (
     Budget,
     balance_bins,
     is_out_of_memory,
@@ -25,6 +22,9 @@ from taxpraben.models.memory_batches import (
     run_per_device,
     run_planned,
 )
+from taxpraben.metrics.bartscore import seq2seq_budget
+from taxpraben.metrics.bertscore import encoder_budget
+from taxpraben.metrics.scorer_models import cpu_budget
 
 
 def _longest_first(lengths: list[int]) -> list[int]:
@@ -102,7 +102,7 @@ def test_out_of_memory_halves_the_batch_and_finishes(caplog: pytest.LogCaptureFi
     order = _longest_first(lengths)
     device = _Device(lengths, limit=1500)
     progress: list[int] = []
-    with caplog.at_level(logging.WARNING, logger="taxpraben.models.memory_batches"):
+    with caplog.at_level(logging.WARNING, logger="taxpraben.compute.batches"):
         final = run_batches(
             order, [(n,) for n in lengths], Budget(1e9, 64), device.forward, progress.append
         )

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from taxpraben.data.records import Record
 from taxpraben.models.base import Completion, GenerationConfig, build_request
+from taxpraben.records import Record
 from taxpraben.run.cache import (
     CacheError,
     CompletionCache,

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from helpers.fake_clock import FakeClock
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock, SystemClock
+from taxpraben.clock import SYSTEM_CLOCK, Clock, SystemClock
 
 
 def test_the_system_clock_is_monotonic_and_sleeps() -> None:

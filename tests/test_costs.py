@@ -17,8 +17,8 @@ from helpers.mock_openai_server import MockConfig, MockServerThread, is_cut, req
 from taxpraben.cli import app
 from taxpraben.costs.budget import BUDGET_EXIT, Budget
 from taxpraben.costs.ledger import task_ledger, total_ledger
-from taxpraben.data.records import Record
-from taxpraben.run.predictions import Prediction
+from taxpraben.records import Record
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 

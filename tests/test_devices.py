@@ -1,4 +1,4 @@
-"""The one device resolver (``taxpraben.models.devices``): what each ``--device`` value means on a
+"""The one device resolver (``taxpraben.compute.devices``): what each ``--device`` value means on a
 machine of 0, 1 or several GPUs, and the errors a user reads."""
 
 from __future__ import annotations
@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from taxpraben.models import devices
-from taxpraben.models.base import ModelSpecError
-from taxpraben.models.devices import (
+from taxpraben.compute import devices
+from taxpraben.compute.devices import (
     DeviceError,
     expand_devices,
     parse_devices,
     resolve_device,
     resolve_devices,
 )
+from taxpraben.models.base import ModelSpecError
 from taxpraben.models.hf import HFBackend
 
 # (value, visible GPUs, MPS available, scorers' devices, one model's device)

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from taxpraben.cli import build_app
 from taxpraben.data.loader import LoadedData, load_data
-from taxpraben.data.records import Record
-from taxpraben.run.predictions import Prediction
+from taxpraben.records import Record
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.scoring.early import EarlyScores
 from taxpraben.scoring.items import Readings

@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 from helpers.cli_data import cli_app, sales_calc_rows, write_data
 from helpers.mock_openai_server import MockConfig, MockServer, MockServerThread
 from taxpraben.commands.run import run
-from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.endpoints import EndpointPool, split_base_urls
 from taxpraben.models.openai import OpenAIBackend
+from taxpraben.records import Record
 
 APP = cli_app(run=run)
 

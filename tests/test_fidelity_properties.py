@@ -38,8 +38,8 @@ from hypothesis import strategies as st
 
 from taxpraben.data.checks import check_record
 from taxpraben.data.loader import load_data
-from taxpraben.data.records import Record
 from taxpraben.models.baselines import BASELINES, oracle
+from taxpraben.records import Record
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import TaskSpec, load_registry
 

@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 from taxpraben.data.checks import check_record, iter_checked
 from taxpraben.data.loader import load_data
 from taxpraben.data.problems import DataError, Problem
-from taxpraben.data.records import Record
 from taxpraben.parsing import taxben
 from taxpraben.parsing._jsonish import find_json_values
 from taxpraben.parsing.choices import extract_choice
@@ -37,7 +36,8 @@ from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.letters import extract_letter_set
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_gold_number, parse_number
 from taxpraben.parsing.spans import extract_span, span_match
-from taxpraben.run.predictions import PredictionFileError, read_predictions
+from taxpraben.records import Record
+from taxpraben.results.predictions import PredictionFileError, read_predictions
 from taxpraben.scoring.items import PROFILES, prepare_item
 from taxpraben.tasks import load_registry
 

@@ -116,8 +116,8 @@ def test_protocol_modules_import_no_implementation() -> None:
     typed = import_graph(SOURCE, type_checking=True)
     assert "taxpraben.scoring.pipeline" not in typed["taxpraben.scoring.semantic"]
     # light modules only (the defaults, the device syntax): checking settings loads no numpy
-    assert typed["taxpraben.scoring.settings"] <= {"taxpraben.metrics.defaults", "taxpraben.models.devices"}
-    assert not typed["taxpraben.models.devices"]
+    assert typed["taxpraben.scoring.settings"] <= {"taxpraben.metrics.defaults", "taxpraben.compute.devices"}
+    assert not typed["taxpraben.compute.devices"]
 
 
 @pytest.mark.parametrize(

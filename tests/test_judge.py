@@ -32,7 +32,7 @@ from taxpraben.judge.reading import read_reply, same_reading
 from taxpraben.judge.stage import JudgeStage
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.factory import create_backend
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.run.runner import RunnerSettings
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.scoring.items import prepare_item

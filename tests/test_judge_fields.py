@@ -15,7 +15,6 @@ from rich.console import Console
 from helpers.cli_data import write_data
 from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.data.loader import load_data
-from taxpraben.data.records import Record
 from taxpraben.judge import NO_ANSWER, fill_prompt, load_prompt
 from taxpraben.judge.field_judge import (
     JUDGE,
@@ -39,11 +38,12 @@ from taxpraben.judge.stage import JudgeStage, capped_asks
 from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.factory import create_backend
+from taxpraben.records import Record
 from taxpraben.report.markdown import render_markdown
 from taxpraben.report.tables import judge_lines, judge_pairs
 from taxpraben.report.view import view_of
 from taxpraben.results import Results
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.run.runner import RunnerSettings
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.scoring.items import prepare_item

@@ -33,13 +33,13 @@ from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.run import run
 from taxpraben.commands.score import score
 from taxpraben.costs.budget import BUDGET_EXIT
-from taxpraben.data.records import Record
 from taxpraben.jobs.judge import STOPPED_HINT
 from taxpraben.judge.prompt import NO_ANSWER, load_prompt
 from taxpraben.judge.stage import JudgeStage, capped_asks
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.base import Completion
 from taxpraben.models.factory import create_backend
+from taxpraben.records import Record
 from taxpraben.run.cache import CompletionCache
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry

@@ -26,7 +26,7 @@ from taxpraben.kinds import (
     unregister_kind,
     unregister_metric,
 )
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.tasks import TaskSpecError, load_registry
 

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from make_synthetic import SIZES, records, sizes, write_data, write_predictions
 
 from taxpraben.data.loader import load_data, validate_data
-from taxpraben.run.predictions import read_predictions
+from taxpraben.results.predictions import read_predictions
 from taxpraben.tasks import load_registry
 
 

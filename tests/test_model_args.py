@@ -16,13 +16,13 @@ from typer.testing import CliRunner
 from helpers.cli_data import cli_app, quarterly_calc_rows, write_data
 from helpers.mock_openai_server import MockServerThread
 from taxpraben.commands.run import run
-from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.factory import create_backend
 from taxpraben.models.hf import HFBackend, load_args, parse_max_memory
 from taxpraben.models.model_args import ModelArgsError, parse_model_args, split_top_level
 from taxpraben.models.openai import SET_BY_TAXPRABEN, OpenAIBackend
 from taxpraben.options import ModelOptions, check_options
+from taxpraben.records import Record
 from taxpraben.run.runner import generation_key
 
 APP = cli_app(run=run)

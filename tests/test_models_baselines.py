@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -19,7 +18,8 @@ from taxpraben.models.base import (
 )
 from taxpraben.models.baselines import BaselineBackend
 from taxpraben.models.factory import create_backend
-from taxpraben.run.predictions import Prediction, write_predictions
+from taxpraben.records import Record
+from taxpraben.results.predictions import Prediction, write_predictions
 from taxpraben.run.runner import Runner, RunnerSettings
 from taxpraben.tasks import load_registry
 

@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from helpers.tiny_models import tax_corpus
 from taxpraben.commands.run import run
-from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -28,8 +27,9 @@ from taxpraben.models.base import (
 )
 from taxpraben.models.factory import create_backend
 from taxpraben.models.hf import GROUP_SIZE, HFBackend, context_length
+from taxpraben.records import Record
+from taxpraben.results.predictions import Prediction
 from taxpraben.run.cache import CompletionCache
-from taxpraben.run.predictions import Prediction
 from taxpraben.run.runner import Runner, RunnerSettings
 
 CHAT_TEMPLATE = (
@@ -396,8 +396,8 @@ def test_a_failing_static_cache_falls_back_once(
 def test_generation_budget_fits_the_sample_on_a_large_gpu() -> None:
     from types import SimpleNamespace
 
+    from taxpraben.compute.batches import plan_batches
     from taxpraben.models.hf import generation_budget
-    from taxpraben.models.memory_batches import plan_batches
 
     # Qwen2.5-0.5B's dimensions.
     qwen = SimpleNamespace(hidden_size=896, num_attention_heads=14, num_key_value_heads=2,

@@ -11,7 +11,6 @@ import pytest
 
 from helpers.mock_openai_server import MockConfig, MockServer, reply_for
 from taxpraben.costs.tokens import approximate_prompt_tokens, approximate_tokens
-from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -24,6 +23,7 @@ from taxpraben.models.base import (
 from taxpraben.models.factory import create_backend, split_spec
 from taxpraben.models.openai import OpenAIBackend
 from taxpraben.models.openai_wire import parse_retry_after
+from taxpraben.records import Record
 
 CONFIG = GenerationConfig(max_tokens=64, seed_base=7)
 REQUEST = build_request(Record(task="TaxCalc", id="1", query="计算应纳税额", answer="1"), 2, CONFIG)

@@ -13,7 +13,7 @@ from make_synthetic import write_data
 
 from taxpraben.data.loader import load_data
 from taxpraben.models.baselines import oracle
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.tasks import load_registry
 

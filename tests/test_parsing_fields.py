@@ -15,7 +15,7 @@ from taxpraben.parsing.field_match import (
 )
 from taxpraben.parsing.field_parse import flatten_fields, parse_fields
 from taxpraben.parsing.record_fields import gold_fields, infer_field_kind, record_fields
-from taxpraben.tasks.spec import FieldRule
+from taxpraben.task_spec import FieldRule
 
 RULES = [
     FieldRule(name="违法性质", kind="category", synonyms=["定性", "违法类型"]),

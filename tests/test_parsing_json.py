@@ -73,7 +73,7 @@ def test_a_repair_keeps_what_the_text_writes(text: str, expected: dict[str, Any]
 
 def test_a_formula_for_a_field_is_scored_as_its_value() -> None:
     from taxpraben.parsing.field_match import field_value_matches
-    from taxpraben.tasks.spec import FieldRule
+    from taxpraben.task_spec import FieldRule
 
     amount = FieldRule(name="滞纳金", kind="number")
     read = parse_fields('{"违法性质": "偷税", "滞纳金": 260000*0.0005*365, "罚款": 130000}')
@@ -87,7 +87,7 @@ def test_a_formula_for_a_field_is_scored_as_its_value() -> None:
 
 def test_a_percentage_in_broken_json_is_scored_as_the_percentage() -> None:
     from taxpraben.parsing.field_match import field_value_matches
-    from taxpraben.tasks.spec import FieldRule
+    from taxpraben.task_spec import FieldRule
 
     rate = FieldRule(name="税率", kind="number")
     read = parse_fields('{"税率": 5%, "税额": 100')

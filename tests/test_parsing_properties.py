@@ -19,7 +19,7 @@ from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.letters import extract_letter_set
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.spans import extract_span, normalize_span, span_match
-from taxpraben.tasks.spec import FieldRule
+from taxpraben.task_spec import FieldRule
 
 SETTINGS = settings(max_examples=250, deadline=None)
 CHOICES = ["增值税", "企业所得税", "所得税", "消费税"]

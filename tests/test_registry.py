@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from taxpraben.kinds import kind_of
+from taxpraben.task_spec import TaskSpec, build_spec, spec_json, validate_spec
 from taxpraben.tasks import (
     PAPER_ORDER,
     TASK_DIR_ENV,
@@ -16,7 +17,6 @@ from taxpraben.tasks import (
     TaskSpecError,
     load_registry,
 )
-from taxpraben.tasks.spec import TaskSpec, build_spec, spec_json, validate_spec
 
 EXPECTED = {
     "TaxRecite": ("generation", "remember"),

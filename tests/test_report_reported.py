@@ -9,7 +9,7 @@ import random
 from taxpraben.data.loader import load_data
 from taxpraben.report.load import _null_stat, reported, uncomputed_metrics
 from taxpraben.results import Results
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, score_predictions
 from taxpraben.tasks import load_registry
 

@@ -300,10 +300,10 @@ def test_the_cache_closes_beside_the_scoring_and_is_closed_before_the_run_return
 def test_read_ahead_reads_on_its_worker_and_hands_over_the_readings() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from taxpraben.data.records import Record
     from taxpraben.jobs.read_ahead import ReadAhead
     from taxpraben.models.base import GenerationConfig, build_request
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.records import Record
+    from taxpraben.results.predictions import Prediction
     from taxpraben.tasks import load_registry
 
     registry = load_registry(use_env=False)
@@ -407,9 +407,9 @@ def test_a_prompt_past_the_warning_size_is_said_before_it_is_sent(tmp_path: Path
 
 
 def test_the_model_s_context_is_the_limit_when_known() -> None:
-    from taxpraben.data.records import Record
     from taxpraben.jobs.prompt_size import warn_long_prompts
     from taxpraben.models.base import GenerationConfig, build_request
+    from taxpraben.records import Record
 
     config = GenerationConfig()
     requests = [build_request(Record(task="TaxQA", id=str(n), query="税" * n, answer=""), 0, config)

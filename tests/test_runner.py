@@ -21,7 +21,6 @@ from rich.console import Console
 
 from helpers.fake_clock import FakeClock, MaxJitter, MinJitter
 from helpers.mock_openai_server import MockConfig, MockServer
-from taxpraben.data.records import Record
 from taxpraben.models.base import (
     BackendError,
     Completion,
@@ -30,9 +29,10 @@ from taxpraben.models.base import (
     build_request,
 )
 from taxpraben.models.openai import OpenAIBackend
+from taxpraben.records import Record
+from taxpraben.results.predictions import Prediction
 from taxpraben.run.cache import CacheError, CompletionCache
 from taxpraben.run.pacing import RateLimiter, backoff_delay
-from taxpraben.run.predictions import Prediction
 from taxpraben.run.runner import RunAborted, Runner, RunnerSettings
 from taxpraben.terminal.console import deferred_console, is_made
 

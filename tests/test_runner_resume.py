@@ -29,10 +29,10 @@ DRIVER = f"""
 import asyncio, json, sys
 from pathlib import Path
 from taxpraben.run.cache import CompletionCache
-from taxpraben.data.records import Record
+from taxpraben.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.openai import OpenAIBackend
-from taxpraben.run.predictions import write_predictions
+from taxpraben.results.predictions import write_predictions
 from taxpraben.run.runner import Runner, RunnerSettings
 
 base_url, cache_path, out = sys.argv[1:4]

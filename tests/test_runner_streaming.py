@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from helpers.fake_clock import FakeClock
-from taxpraben.data.records import Record
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, build_request
+from taxpraben.records import Record
 from taxpraben.run.cache import CompletionCache
 from taxpraben.run.runner import Runner, RunnerSettings
 

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from taxpraben.cli import app
-from taxpraben.models.batch_api import custom_id
-from taxpraben.run.predictions import Prediction, PredictionFileError, expected_runs
+from taxpraben.results.predictions import Prediction, PredictionFileError, expected_runs
+from taxpraben.run.batch_api import custom_id
 
 #: The bundled sample: 186 records; 5 runs make 930 predictions.
 RECORDS, RUNS = 186, 5

@@ -10,8 +10,8 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
 from taxpraben.data.loader import LoadedData, load_data
-from taxpraben.data.records import Record
-from taxpraben.run.predictions import Prediction
+from taxpraben.records import Record
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring import (
     PredictionMatchError,
     ScoringSettings,

@@ -18,7 +18,7 @@ from taxpraben.data.loader import load_data
 from taxpraben.metrics import bertscore
 from taxpraben.metrics.bartscore import BartScorer
 from taxpraben.metrics.bertscore import PRF, BertScorer
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring import ScoringSettings, build_scorers, score_predictions
 from taxpraben.tasks import load_registry
 

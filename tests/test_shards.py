@@ -19,7 +19,7 @@ from helpers.mock_openai_server import MockConfig, MockServerThread
 from taxpraben.commands.merge import merge
 from taxpraben.commands.run import run
 from taxpraben.commands.score import score
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.run.shards import (
     Shard,
     compact_runs,

@@ -1,4 +1,4 @@
-"""The executable pauses the cyclic collector while a command loads (taxpraben.terminal.startup,
+"""The executable pauses the cyclic collector while a command loads (taxpraben.__main__,
 taxpraben.terminal.collector)."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def first_request(self, requests):
 cli.build_app = build_app
 runner.Runner.run = first_request
 sys.argv = ["taxpraben", *sys.argv[1:]]
-from taxpraben.terminal.startup import main
+from taxpraben.__main__ import main
 main()
 """
 

@@ -22,8 +22,8 @@ from taxpraben.costs.tokens import (
     text_classes,
     token_counter,
 )
-from taxpraben.data.records import Record
 from taxpraben.models.base import GenerationConfig, build_request
+from taxpraben.records import Record
 from taxpraben.run.pacing import estimate_tokens
 
 CHAT_TEMPLATE = (

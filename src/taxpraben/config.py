@@ -280,7 +280,7 @@ def job_groups(job: Any) -> list[Any]:
 def write_config_file(out_dir: Path, command: str, groups: Sequence[Any]) -> Path:
     """Write ``OUT/config.yaml`` (:func:`config_text`) atomically; OSError if it cannot be."""
     from taxpraben import __version__
-    from taxpraben.run.atomic import write_text_atomically
+    from taxpraben.atomic import write_text_atomically
 
     path = out_dir / CONFIG_FILE
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from taxpraben.models.devices import parse_devices
+from taxpraben.compute.devices import parse_devices
 
 if TYPE_CHECKING:
     from taxpraben.data.loader import LoadedData
@@ -92,7 +92,7 @@ def canonical_json(value: Any) -> str:
 def spec_sha256(spec: TaskSpec) -> str:
     """sha256 of a task spec's canonical JSON: the same spec hashes the same wherever it came
     from (a file's formatting and comments do not count; a plugin spec has no file at all)."""
-    from taxpraben.tasks.spec import spec_json
+    from taxpraben.task_spec import spec_json
 
     return hashlib.sha256(canonical_json(spec_json(spec)).encode("utf-8")).hexdigest()
 

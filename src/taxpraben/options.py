@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from taxpraben.compute.devices import parse_devices
 from taxpraben.metrics.defaults import (
     ENV_BARTSCORE_MODEL,
     ENV_BARTSCORE_WEIGHTS,
@@ -50,7 +51,6 @@ from taxpraben.models.defaults import (
     DEFAULT_TIMEOUT_S,
     IDLE_TIMEOUT_S,
 )
-from taxpraben.models.devices import parse_devices
 from taxpraben.scoring.settings import ScoringSettings
 
 # The help panels, in the order a reader of `run --help` needs them.

@@ -6,7 +6,7 @@ one user message. A system prompt is added only when the user asks for one.
 
 from __future__ import annotations
 
-from taxpraben.data.records import Record
+from taxpraben.records import Record
 
 Message = dict[str, str]
 

@@ -1,6 +1,6 @@
 """A virtual clock for asyncio tests of timing logic (rate limits, backoff, deadlines).
 
-:class:`FakeClock` implements :class:`taxpraben.run.clock.Clock`. Its time stands still while
+:class:`FakeClock` implements :class:`taxpraben.clock.Clock`. Its time stands still while
 any task can run; once every task of the loop waits (nothing is ready to run) and some wait
 on ``clock.sleep()``, time jumps to the earliest wake-up and the sleepers due then wake, in
 the order they went to sleep. So a test asserts exact virtual times ("the 21st request at

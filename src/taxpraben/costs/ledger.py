@@ -25,11 +25,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from taxpraben.costs.budget import CostOf
 from taxpraben.costs.tokens import COUNTED_BY
-from taxpraben.kinds.base import Item
 from taxpraben.results import Prediction
 
 #: ``finish_reason`` of an answer cut at the token budget (OpenAI, vLLM, SGLang; hf: the same).
@@ -59,6 +58,17 @@ def _add(tally: dict[str, Any], usage: dict[str, Any] | None, cost_of: CostOf | 
         tally["cost"] += cost_of(counts["prompt_tokens"], counts["completion_tokens"], counts["cached_prompt_tokens"])
 
 
+class Answered(Protocol):
+    """What the ledger reads of a scored answer (an item of any kind): its record id and its
+    generation (None when no prediction was made). A protocol, so that costs sit below the kinds."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def generation(self) -> Prediction | None: ...
+
+
 def generation_tallies(
     generations: Iterable[Prediction], cost_of: CostOf | None = None
 ) -> dict[str, dict[str, Any]]:
@@ -73,7 +83,7 @@ def generation_tallies(
 
 
 def task_ledger(
-    items_by_run: Sequence[Sequence[Item]], *, shared_generation: bool = False, cost_of: CostOf | None = None
+    items_by_run: Sequence[Sequence[Answered]], *, shared_generation: bool = False, cost_of: CostOf | None = None
 ) -> dict[str, Any]:
     """The ledger of one task's items (``items_by_run``: run by run, each in record order)."""
     finish: Counter[str] = Counter()
@@ -102,7 +112,7 @@ def task_ledger(
     }
 
 
-def _runs_are_copies(items_by_run: Sequence[Sequence[Item]]) -> bool:
+def _runs_are_copies(items_by_run: Sequence[Sequence[Answered]]) -> bool:
     """True when the later runs are copies of run 0: some record has more than one run, and
     in every such record each run's generation is the first's to the latency (which must be
     given: without it, two requests cannot be told from a copy)."""

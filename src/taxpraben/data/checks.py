@@ -1,6 +1,6 @@
 """Checking the raw items of a dataset file against its task spec, record by record.
 
-:func:`check_record` turns one decoded object into a :class:`~taxpraben.data.records.Record`
+:func:`check_record` turns one decoded object into a :class:`~taxpraben.records.Record`
 or says precisely what is wrong with it; :func:`iter_checked` streams a whole file as
 records, with a :class:`~taxpraben.data.problems.Problem` in place of anything wrong
 (duplicate ids included) and one summary warning per gold key whose kind had to be inferred.
@@ -15,10 +15,10 @@ from typing import Any
 
 from taxpraben.data.files import iter_raw
 from taxpraben.data.problems import Problem
-from taxpraben.data.records import ID_FIELDS, KNOWN_FIELDS, Record
 
 # Validation accepts a numeric gold exactly when scoring can read it: one definition.
 from taxpraben.kinds import FieldMode, kind_of
+from taxpraben.records import ID_FIELDS, KNOWN_FIELDS, Record
 from taxpraben.tasks import TaskSpec
 
 

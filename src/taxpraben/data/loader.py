@@ -16,7 +16,7 @@ from pathlib import Path
 from taxpraben.data.checks import iter_checked
 from taxpraben.data.files import DatasetFile, discover_files, hash_dataset_files, resolve_data_dir
 from taxpraben.data.problems import DataError, Problem
-from taxpraben.data.records import Record
+from taxpraben.records import Record
 from taxpraben.tasks import Registry, TaskSpec
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.data.loader import DataError
 from taxpraben.jobs.common import JobError, say, warn
 from taxpraben.models.base import (
@@ -41,14 +42,13 @@ from taxpraben.models.base import (
 from taxpraben.models.factory import split_spec
 from taxpraben.options import BatchOptions, EndpointOptions
 from taxpraben.run.cache import CacheError, CompletionCache
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock
 from taxpraben.run.runner import generation_key
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.models.batch_api import BatchClient, BatchProgress
     from taxpraben.models.openai import OpenAIBackend
+    from taxpraben.run.batch_api import BatchClient, BatchProgress
     from taxpraben.run.cache import BatchRecord
 
 #: The file ``--batch-file-only`` writes into the output directory.
@@ -147,7 +147,7 @@ def file_requests(
 
 def input_lines(backend: OpenAIBackend, config: GenerationConfig, requests: Iterable[Request]) -> list[dict[str, Any]]:
     """The batch input lines of ``requests``: exactly the body a plain request would send."""
-    from taxpraben.models.batch_api import custom_id, input_line
+    from taxpraben.run.batch_api import custom_id, input_line
 
     return [input_line(custom_id(r.key), backend.request_body(r, config)) for r in requests]
 
@@ -219,7 +219,7 @@ def write_file_only(
     data: str,
 ) -> None:
     """Write ``OUT/batch_input.jsonl`` and end the job (BatchFileWritten) with how to go on."""
-    from taxpraben.models.batch_api import write_batch_input
+    from taxpraben.run.batch_api import write_batch_input
 
     chosen = file_requests(backend, config, requests, store)
     path = out_dir / BATCH_INPUT
@@ -252,7 +252,7 @@ def run_batches(
 ) -> list[BatchOutcome]:
     """Answer ``missing`` by batch (resumed or new) into the cache; JobError for a batch that
     failed, a refused call, or Ctrl-C (the batch stays open for the rerun)."""
-    from taxpraben.models.batch_api import BatchClient, BatchError, BatchFileError, BatchRetry
+    from taxpraben.run.batch_api import BatchClient, BatchError, BatchFileError, BatchRetry
 
     polling: list[str] = []
     retry = BatchRetry(max_retries=endpoint.max_retries, backoff_base=endpoint.retry_backoff)
@@ -302,7 +302,7 @@ async def collect(
     """Resume the open batches that answer some of ``missing``, send the rest as new ones,
     poll them all to their end and put their answers into the cache. ``polling`` gets each
     batch id as soon as it is kept open in the cache (what Ctrl-C leaves behind)."""
-    from taxpraben.models.batch_api import BatchProgress
+    from taxpraben.run.batch_api import BatchProgress
 
     async with client:
         records = await resume_open(client, backend, missing, store, console)
@@ -331,7 +331,7 @@ async def resume_open(
 ) -> list[BatchRecord]:
     """The open batches of this model and endpoint that answer some of ``missing`` and that
     the endpoint still knows (one it does not is marked lost: its requests are sent anew)."""
-    from taxpraben.models.batch_api import BatchNotFound
+    from taxpraben.run.batch_api import BatchNotFound
 
     wanted = set(missing)
     resumed: list[BatchRecord] = []
@@ -359,7 +359,7 @@ async def send_new(
 ) -> list[BatchRecord]:
     """Upload ``requests`` (cache key -> request) as batches within the provider's limits,
     create each and keep it open in the cache at once."""
-    from taxpraben.models.batch_api import custom_id, encode_line, split_input
+    from taxpraben.run.batch_api import custom_id, encode_line, split_input
 
     if not requests:
         return []
@@ -390,7 +390,7 @@ def settle(
 ) -> BatchOutcome:
     """Put a finished batch's completions into the cache (those not there already), mark it
     collected, and count its requests: completed, failed, not done."""
-    from taxpraben.models.batch_api import BatchLineError
+    from taxpraben.run.batch_api import BatchLineError
 
     completed: dict[str, Completion] = {}
     failed = not_done = 0

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from taxpraben.costs.ledger import CostOf
     from taxpraben.coverage import Selection
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.results.predictions import Prediction
     from taxpraben.scoring import ScoredResults, ScoringSettings
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
@@ -159,7 +159,7 @@ def in_data_order(predictions: list[Prediction], loaded: LoadedData) -> list[Pre
 def write_predictions_file(out_dir: Path, predictions: Sequence[Prediction]) -> Path:
     """``OUT/predictions.jsonl``; JobError (exit 2) when it cannot be written (a full disk:
     every completion is in the cache; rerun later)."""
-    from taxpraben.run.predictions import write_predictions
+    from taxpraben.results.predictions import write_predictions
 
     path = out_dir / "predictions.jsonl"
     try:

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from taxpraben.data.records import Record
     from taxpraben.models.base import Request
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.records import Record
+    from taxpraben.results.predictions import Prediction
 
 #: A task's generation, complete: each of its requests' record and run with the prediction
 #: handed for the request's generation, in the order the runner read the requests.

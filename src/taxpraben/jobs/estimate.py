@@ -32,6 +32,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from taxpraben.atomic import write_text_atomically
 from taxpraben.costs.pricing import ModelPrice, Pricing, PricingError, load_pricing, runs_locally
 from taxpraben.costs.tokens import TokenCounter, TokenizerError, token_counter
 from taxpraben.data.loader import DataError, DataStream
@@ -48,7 +49,6 @@ from taxpraben.options import (
     RunOutputOptions,
     ScoringOptions,
 )
-from taxpraben.run.atomic import write_text_atomically
 from taxpraben.run.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.run.runner import generation_key
 from taxpraben.run.shards import parse_shard

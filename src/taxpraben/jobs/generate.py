@@ -98,7 +98,7 @@ from taxpraben.terminal.progress import RunStats
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.results.predictions import Prediction
 
 #: The unsharded run: every record.
 WHOLE = Shard()

@@ -33,11 +33,11 @@ from taxpraben.tasks import Registry
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.data.records import Record
     from taxpraben.judge.prompt import JudgePrompt
     from taxpraben.judge.stage import AheadPlan, JudgeStage
     from taxpraben.kinds import Item
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.records import Record
+    from taxpraben.results.predictions import Prediction
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.pipeline import SecondReader, SecondReading
 

@@ -46,7 +46,7 @@ from taxpraben.options import (
     ScoringOptions,
     TrackerOptions,
 )
-from taxpraben.run.predictions import Prediction, PredictionFileError, read_predictions
+from taxpraben.results.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.run.shards import (
     SHARD_MANIFEST,
     MergeResult,

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from taxpraben.costs.ledger import CostOf
     from taxpraben.jobs.completion import Entries
     from taxpraben.models.base import Request
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.results.predictions import Prediction
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.settings import ScoringSettings

@@ -38,7 +38,7 @@ from taxpraben.options import (
     ScoringOptions,
     TrackerOptions,
 )
-from taxpraben.run.predictions import (
+from taxpraben.results.predictions import (
     Prediction,
     PredictionFileError,
     expected_runs,
@@ -158,7 +158,7 @@ def read_batch_output_files(files: Sequence[Path]) -> Located:
     task, id, run; see ``models.batch``), each with where it was read."""
     if not files:
         return []
-    from taxpraben.models.batch_api import BatchFileError, located_batch_predictions
+    from taxpraben.run.batch_api import BatchFileError, located_batch_predictions
 
     try:
         return [located for path in files for located in located_batch_predictions(path)]

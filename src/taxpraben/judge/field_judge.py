@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from taxpraben.data.records import Record
 from taxpraben.kinds import Item, kind_of
 from taxpraben.kinds.profiles import PAPER_RULES
 from taxpraben.parsing.field_match import field_text, field_value_matches
@@ -33,8 +32,9 @@ from taxpraben.parsing.final_number import extract_final_number
 from taxpraben.parsing.numbers import parse_number
 from taxpraben.parsing.record_fields import gold_fields, record_fields
 from taxpraben.parsing.units import asked_unit
+from taxpraben.records import Record
 from taxpraben.scoring.items import prepare_item
-from taxpraben.tasks.spec import FieldRule, TaskSpec
+from taxpraben.task_spec import FieldRule, TaskSpec
 
 #: The readings the rules themselves mark as a fallback, asked of the judge as low
 #: confidence: a field aligned by key similarity (``matched_by: fuzzy``, the last pass of

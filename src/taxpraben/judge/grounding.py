@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from taxpraben.data.records import Record
 from taxpraben.judge.prompt import NO_ANSWER
 from taxpraben.parsing._jsonish import find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, CopyParts, copied_parts
-from taxpraben.tasks.spec import TaskSpec
+from taxpraben.records import Record
+from taxpraben.task_spec import TaskSpec
 
 #: The format-failure reason of an item whose judge reading was rejected.
 NOT_GROUNDED = "judge: not grounded"

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from taxpraben.data.records import Record
-from taxpraben.tasks.spec import TaskSpec
+from taxpraben.records import Record
+from taxpraben.task_spec import TaskSpec
 
 #: What the judge answers when the output asserts no answer (a copy, a refusal, another question).
 NO_ANSWER = "【无答案】"

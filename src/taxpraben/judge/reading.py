@@ -49,7 +49,7 @@ from taxpraben.kinds.profiles import ScoringRules
 from taxpraben.parsing.field_match import field_value_matches
 from taxpraben.results import Prediction
 from taxpraben.scoring.items import prepare_item
-from taxpraben.tasks.spec import FieldRule, TaskSpec
+from taxpraben.task_spec import FieldRule, TaskSpec
 
 #: Who decided an item's reading (samples.jsonl ``extracted_by``).
 Reader = Literal["rule", "judge", "none"]

@@ -58,8 +58,8 @@ from taxpraben.judge.reading import (
 from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import ScoringRules, scoring_rules
 from taxpraben.models.base import Backend, GenerationConfig, Request
+from taxpraben.results.predictions import Prediction
 from taxpraben.run.cache import CacheError, CompletionCache
-from taxpraben.run.predictions import Prediction
 from taxpraben.run.runner import RunAborted, Runner, RunnerSettings, generation_key
 from taxpraben.scoring.pipeline import SecondReading
 from taxpraben.tasks import Registry

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from taxpraben.data.records import Record
+    from taxpraben.records import Record
     from taxpraben.results import Prediction
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.task_spec import TaskSpec
 
 Status = Literal["ok", "format_failure", "error"]
 #: How a figure is shown to people: a fraction (as points out of 100), a raw value, a rate (%).
@@ -210,7 +210,7 @@ class Item:
     def from_sample(cls, line: Mapping[str, Any]) -> Item:
         """The item a samples.jsonl line describes (its record holds what the line does:
         task, id, the prompt where the line has it, the gold text)."""
-        from taxpraben.data.records import Record
+        from taxpraben.records import Record
         from taxpraben.results import Prediction
 
         task, id_, run = str(line["task"]), str(line["id"]), int(line["run"])

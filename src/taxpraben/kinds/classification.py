@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from taxpraben.data.records import Record
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 
 #: An answer that is one option letter: ``B``, ``B.``, ``(B)``, ``B、``.

@@ -20,8 +20,8 @@ from taxpraben.kinds.base import Item, TextPair
 # import) are needed only once a record with fields is checked or an answer read (issue 24).
 
 if TYPE_CHECKING:
-    from taxpraben.data.records import Record
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 #: The one field of a record whose gold has no readable fields: the whole answer.
 WHOLE_ANSWER = "全文"

@@ -26,8 +26,8 @@ from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare
 if TYPE_CHECKING:
     from typing import Any
 
-    from taxpraben.data.records import Record
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 
 class GenerationKind(Kind):

@@ -23,8 +23,8 @@ from taxpraben.kinds.base import (
 from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
 
 if TYPE_CHECKING:
-    from taxpraben.data.records import Record
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 
 #: Why a mixed output that parsed was not read: none of the task's fields is in it.

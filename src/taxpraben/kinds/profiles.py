@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Protocol
 from taxpraben.metrics.defaults import PROFILES
 
 if TYPE_CHECKING:
-    from taxpraben.data.records import Record
     from taxpraben.kinds.base import Item, TaskKind
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 
 class ScoringRules(Protocol):

@@ -17,7 +17,7 @@ from taxpraben.kinds.base import Kind, Metric, TaskKind
 from taxpraben.kinds.entry_points import entry_point_module, entry_point_values
 
 if TYPE_CHECKING:
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.task_spec import TaskSpec
 
 _KINDS: dict[str, TaskKind] = {}
 _LOADED_PLUGINS: set[str] = set()

@@ -17,8 +17,8 @@ from taxpraben.kinds.base import Item, Kind, Metric, SpecMismatch
 if TYPE_CHECKING:
     import random
 
-    from taxpraben.data.records import Record
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.records import Record
+    from taxpraben.task_spec import TaskSpec
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 

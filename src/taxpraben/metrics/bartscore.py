@@ -17,6 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from taxpraben.compute import batches as _batching
+from taxpraben.compute.batches import (
+    Budget,
+    padded_tokens,
+    plan_batches,
+    run_batches,
+    run_planned,
+    share_out,
+    to_device,
+)
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     ENV_BARTSCORE_MODEL,
@@ -32,16 +42,6 @@ from taxpraben.metrics.scorer_models import (
     pad_right,
     resolve_source,
     weights_dtype,
-)
-from taxpraben.models import memory_batches as _batching
-from taxpraben.models.memory_batches import (
-    Budget,
-    padded_tokens,
-    plan_batches,
-    run_batches,
-    run_planned,
-    share_out,
-    to_device,
 )
 
 __all__ = ["BartScorer", "normalize_bartscore", "seq2seq_budget"]
@@ -145,7 +145,7 @@ class BartScorer(DeviceScorer):
     so it gets a (finite) score like any other text. ``batch_size`` is the pairs per
     forward pass off CUDA (of up to 512 tokens each); on CUDA batches are sized by free
     memory. ``dtype`` is one of ``SCORER_DTYPES``. ``device`` is a ``--device`` value
-    (``taxpraben.models.devices``): several devices split each call's pairs. Raises
+    (``taxpraben.compute.devices``): several devices split each call's pairs. Raises
     ``ScorerUnavailable`` when the model or the weights cannot be loaded and ``DeviceError``
     for a device this machine does not have. :meth:`from_env` reads
     ``TAXPRABEN_BARTSCORE_MODEL`` / ``_WEIGHTS``.

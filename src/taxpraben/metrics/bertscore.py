@@ -31,6 +31,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from taxpraben.compute import batches as _batching
+from taxpraben.compute.batches import (
+    Budget,
+    free_cuda_bytes,
+    run_batches,
+    share_out,
+    to_device,
+)
 from taxpraben.metrics.defaults import (
     DEFAULT_BERTSCORE_LAYER,
     DEFAULT_BERTSCORE_MODEL,
@@ -48,14 +56,6 @@ from taxpraben.metrics.scorer_models import (
     pad_right,
     resolve_source,
     weights_dtype,
-)
-from taxpraben.models import memory_batches as _batching
-from taxpraben.models.memory_batches import (
-    Budget,
-    free_cuda_bytes,
-    run_batches,
-    share_out,
-    to_device,
 )
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ class BertScorer(DeviceScorer):
     text's length, special tokens included; by default nothing is truncated, as in the
     reference. ``batch_size`` is the texts per forward pass off CUDA; on CUDA batches are
     sized by free memory. ``dtype`` is one of ``SCORER_DTYPES``. ``device`` is a
-    ``--device`` value (``taxpraben.models.devices``): several devices split each call's pairs.
+    ``--device`` value (``taxpraben.compute.devices``): several devices split each call's pairs.
     Raises ``ScorerUnavailable`` when the model cannot be loaded, ``ValueError`` for a layer
     the model does not have and ``DeviceError`` for a device this machine does not have.
     :meth:`from_env` reads ``TAXPRABEN_BERTSCORE_MODEL`` / ``_LAYER``.

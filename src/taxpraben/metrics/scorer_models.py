@@ -9,20 +9,20 @@ Speed comes from not repeating work, never from approximating it: a ``score`` ca
 dedupes identical pairs and identical texts (gold answers repeat across the 5 runs, so each
 gold is encoded once), runs the encoder only up to the needed layer, and the models are
 loaded once per process. Batches are longest first and sized by a budget
-(``taxpraben.models.memory_batches``): padded tokens on CPU (``batch_size`` texts of up to 512 tokens), and
+(``taxpraben.compute.batches``): padded tokens on CPU (``batch_size`` texts of up to 512 tokens), and
 on CUDA the memory the batch's activations are estimated to take, out of the device's free
 memory, so that a batch fills the GPU; an out-of-memory error halves the budget and retries
 (it never fails the job). Results stay on the device until the end of a call (one transfer,
 no per-batch synchronisation).
 
 Several devices (``device="cuda"`` with several visible GPUs, or a list such as
-``"cuda:0,cuda:1"``; see ``taxpraben.models.devices``): a scorer runs on the first and holds one
+``"cuda:0,cuda:1"``; see ``taxpraben.compute.devices``): a scorer runs on the first and holds one
 single-device copy of itself per further device (:class:`DeviceScorer`). After the
 de-duplication, the work one device would do is shared out whole in length-balanced bins,
 one per device (BERTScore's chunks, which keep the pairs of one reference together so that
 each gold is encoded once; BARTScore's batches), each device runs its bin with its own copy
 of the model and its own budget and back-off, and the scores are merged back in input order
-(``taxpraben.models.memory_batches.share_out``). A text's score does not depend on where it ran, only, at
+(``taxpraben.compute.batches.share_out``). A text's score does not depend on where it ran, only, at
 float rounding, on the batch it was padded with, as with one device at another batch size.
 
 ``dtype`` (``--scorer-dtype``): ``float32`` (default) is exact to the reference code, with
@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from taxpraben.compute.batches import Budget, free_cuda_bytes, padded_tokens
+from taxpraben.compute.devices import resolve_devices
 from taxpraben.metrics.defaults import ENV_BARTSCORE_MODEL, ENV_BERTSCORE_MODEL, SCORER_DTYPES
-from taxpraben.models.devices import resolve_devices
-from taxpraben.models.memory_batches import Budget, free_cuda_bytes, padded_tokens
 
 if TYPE_CHECKING:
     import torch

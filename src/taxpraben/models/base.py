@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
-from taxpraben.data.records import Record
 from taxpraben.models.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from taxpraben.prompts import Message, build_messages
-from taxpraben.tasks.spec import TaskSpec
+from taxpraben.records import Record
+from taxpraben.task_spec import TaskSpec
 
 
 class ModelSpecError(ValueError):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from taxpraben.data.records import Record
 from taxpraben.kinds import kind_of
 from taxpraben.models.base import (
     BackendError,
@@ -30,7 +29,8 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
 )
-from taxpraben.tasks.spec import TaskSpec
+from taxpraben.records import Record
+from taxpraben.task_spec import TaskSpec
 
 LEAD_CHARS = 200
 

@@ -5,7 +5,7 @@
 request whose first token timed out before waits twice as long on each further attempt
 (its strikes), and once tokens flow an attempt may go ``idle`` seconds without a chunk.
 
-Time is read on a :class:`~taxpraben.run.clock.Clock` (the watchdog sleeps on it too), so that
+Time is read on a :class:`~taxpraben.clock.Clock` (the watchdog sleeps on it too), so that
 tests drive these decisions on a fake clock. Every :data:`WATCH_INTERVAL_S` of the clock,
 the watchdog gives up each attempt whose time is due (what the adaptive limit says now for
 one still waiting for its first token; its last chunk plus ``idle`` for one that streams):
@@ -24,8 +24,8 @@ import contextlib
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.models.streaming import FirstTokenDeadline
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock
 
 #: How often (clock seconds) the watchdog moves the deadlines of the attempts in flight.
 WATCH_INTERVAL_S = 0.25

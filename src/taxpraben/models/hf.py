@@ -12,7 +12,7 @@ Keeping a GPU busy: the runner hands over up to ``GROUP_SIZE`` requests per call
 small) and cut into batches of at most ``--concurrency`` prompts whose padded tokens (prompt
 plus ``max_tokens`` new ones) fit a budget: on CUDA the KV cache and activations estimated
 out of the free device memory, with an out-of-memory error halving the batch and retrying
-(``taxpraben.models.memory_batches``); off CUDA the prompt count alone. The model is loaded with the
+(``taxpraben.compute.batches``); off CUDA the prompt count alone. The model is loaded with the
 efficient attention of PyTorch (``attn_implementation="sdpa"``) where the architecture has
 it, and on CUDA generates with transformers' static KV cache (``cache_implementation=
 "static"``, which transformers compiles with ``torch.compile``) where the architecture
@@ -45,20 +45,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from taxpraben.compute.batches import (
+    DEVICE_MEMORY_FRACTION,
+    Budget,
+    free_cuda_bytes,
+    is_out_of_memory,
+    run_batches,
+)
+from taxpraben.compute.devices import DeviceError, parse_devices, resolve_device
 from taxpraben.models.base import (
     BackendError,
     Completion,
     GenerationConfig,
     ModelSpecError,
     Request,
-)
-from taxpraben.models.devices import DeviceError, parse_devices, resolve_device
-from taxpraben.models.memory_batches import (
-    DEVICE_MEMORY_FRACTION,
-    Budget,
-    free_cuda_bytes,
-    is_out_of_memory,
-    run_batches,
 )
 from taxpraben.models.model_args import FLAG as MODEL_ARGS_FLAG
 from taxpraben.models.model_args import ModelArgsError, refuse_unknown

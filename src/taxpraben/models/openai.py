@@ -43,6 +43,7 @@ from typing import Any
 
 import aiohttp
 
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.costs.tokens import ApproximateCounter, TokenCounter, counted_usage
 from taxpraben.models.api_key import DEFAULT_KEY_ENV, key_refused, read_api_key
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request, redact_url
@@ -70,7 +71,6 @@ from taxpraben.models.streaming import (
     StreamAccumulator,
     StreamError,
 )
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock
 
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.

@@ -17,7 +17,7 @@ from taxpraben.models.base import (
     ModelSpecError,
     Request,
 )
-from taxpraben.run.predictions import Prediction, PredictionFileError, read_predictions
+from taxpraben.results.predictions import Prediction, PredictionFileError, read_predictions
 
 
 class ReplayBackend:

@@ -40,7 +40,7 @@ from taxpraben.parsing.field_parse import (
 )
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
 from taxpraben.parsing.spans import normalize_span
-from taxpraben.tasks.spec import FieldRule
+from taxpraben.task_spec import FieldRule
 
 __all__ = [
     "AlignedField",

@@ -21,7 +21,7 @@ from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.field_match import field_text, key_forms
 from taxpraben.parsing.field_parse import as_object, flatten_fields, is_object_list, parse_fields
 from taxpraben.parsing.numbers import parse_number
-from taxpraben.tasks.spec import FieldKind, FieldRule
+from taxpraben.task_spec import FieldKind, FieldRule
 
 __all__ = [
     "SHORT_TEXT_MAX",

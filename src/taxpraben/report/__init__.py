@@ -65,11 +65,11 @@ def write_reports(out_dir: Path, view: RunView | None = None, browser: BrowserDa
     a missing samples.jsonl only leaves the sample browser empty. A ``view`` must be of
     ``out_dir`` (``load_run(out_dir)`` or ``view_of(results, out_dir)``).
     """
+    from taxpraben.atomic import atomic_writer, write_text_atomically
     from taxpraben.report.html import write_html
     from taxpraben.report.markdown import render_markdown
     from taxpraben.report.summary_csv import write_summary_csv
     from taxpraben.report.view import load_run
-    from taxpraben.run.atomic import atomic_writer, write_text_atomically
 
     out_dir = Path(out_dir)
     if view is None:

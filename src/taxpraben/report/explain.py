@@ -17,7 +17,7 @@ from taxpraben.parsing.rules import CHAINS, RULES, rule_named
 
 if TYPE_CHECKING:
     from taxpraben.kinds.base import Item
-    from taxpraben.tasks.spec import TaskSpec
+    from taxpraben.task_spec import TaskSpec
 
 __all__ = ["Explanation", "RuleStep", "explanation", "reading_kind", "rule_rows"]
 

@@ -335,8 +335,8 @@ def attach_review(out_dir: Path) -> bool:
     rest of the file unchanged); False when there is no review.jsonl (nothing written)."""
     import json
 
+    from taxpraben.atomic import write_text_atomically
     from taxpraben.report.load import RESULTS_FILE, read_results
-    from taxpraben.run.atomic import write_text_atomically
 
     path = Path(out_dir) / RESULTS_FILE
     results = read_results(Path(out_dir))

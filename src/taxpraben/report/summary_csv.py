@@ -16,11 +16,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from taxpraben.atomic import atomic_writer
 from taxpraben.coverage import coverage_of
 from taxpraben.kinds import all_metrics
 from taxpraben.report.view import RunView
 from taxpraben.results import Stat
-from taxpraben.run.atomic import atomic_writer
 
 SUMMARY_CSV = "summary.csv"
 

@@ -2,7 +2,7 @@
 
 :class:`RateLimiter` holds token buckets for requests and tokens per minute and the shared
 pause after a 429; :func:`backoff_delay` is the wait before a retry. Both read time and wait
-only through a :class:`~taxpraben.run.clock.Clock` and draw their jitter from an injected source,
+only through a :class:`~taxpraben.clock.Clock` and draw their jitter from an injected source,
 so that tests run them on a fake clock and assert exact times.
 """
 
@@ -13,8 +13,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.costs.tokens import approximate_prompt_tokens
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock
 
 
 class _Prompted(Protocol):

@@ -29,7 +29,7 @@ share one generation (greedy local decoding, deterministic baselines) only run 0
 and copied to the other runs.
 
 Time: the runner, its :class:`~taxpraben.run.pacing.RateLimiter` and :func:`~taxpraben.run.pacing.backoff_delay` read time and wait only
-through a :class:`~taxpraben.run.clock.Clock` (``clock=``, the system clock by default) and draw
+through a :class:`~taxpraben.clock.Clock` (``clock=``, the system clock by default) and draw
 their jitter from ``rng=`` (the ``random`` module by default), so that tests run them on a
 fake clock and assert exact times.
 """
@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.costs.budget import PROMPT_ESTIMATE_MARGIN, Budget, BudgetShare
 from taxpraben.models.base import (
     Backend,
@@ -61,7 +62,6 @@ from taxpraben.models.defaults import (
     DEFAULT_MAX_RETRIES,
 )
 from taxpraben.run.cache import CacheError, CompletionCache, cache_key
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock
 from taxpraben.run.pacing import Jitter, RateLimiter, backoff_delay, estimate_tokens
 from taxpraben.terminal.console import deferred_console
 from taxpraben.terminal.deferred_bar import DeferredBar
@@ -70,7 +70,7 @@ from taxpraben.terminal.progress import RunStats
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.results.predictions import Prediction
 
 __all__ = ["BudgetReached", "RunAborted", "RunStats", "Runner", "RunnerSettings", "generation_key"]
 
@@ -548,7 +548,7 @@ class Runner:
     def _prediction(self, request: Request, outcome: Completion | BackendError, cached: bool = False) -> Prediction:
         # Imported with the first answer: the typed results (pydantic classes built at
         # import) are not needed to send the first request (start-up, issue 24).
-        from taxpraben.run.predictions import Prediction
+        from taxpraben.results.predictions import Prediction
 
         task, item, run = request.key
         if isinstance(outcome, BackendError):

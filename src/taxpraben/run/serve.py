@@ -15,7 +15,7 @@
 3. On leaving, however it is left (done, an error, Ctrl-C): SIGTERM to the process group,
    SIGKILL after :data:`GRACE_S` seconds if any of it is still running.
 
-The waits are read on a :class:`~taxpraben.run.clock.Clock` (``wait_until_ready``,
+The waits are read on a :class:`~taxpraben.clock.Clock` (``wait_until_ready``,
 ``stop_group``), so that their logic is tested on a fake one; the context manager itself
 is synchronous (it runs them with ``asyncio.run``) and must not be entered from a running
 event loop. POSIX only (process groups).
@@ -33,7 +33,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 
 #: The port of a serving command without ``--port`` (vLLM's default).
 DEFAULT_PORT = 8000

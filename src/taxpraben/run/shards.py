@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.run.atomic import write_text_atomically
+from taxpraben.atomic import write_text_atomically
 
 if TYPE_CHECKING:
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.results.predictions import Prediction
 
 #: Written beside a shard's predictions.jsonl: which shard of which run it is.
 SHARD_MANIFEST = "shard.json"

@@ -40,8 +40,8 @@ from taxpraben.tasks import Registry
 if TYPE_CHECKING:
     from taxpraben.costs.ledger import CostOf
     from taxpraben.data.loader import LoadedData
-    from taxpraben.data.records import Record
-    from taxpraben.run.predictions import Prediction
+    from taxpraben.records import Record
+    from taxpraben.results.predictions import Prediction
 
 
 @dataclass

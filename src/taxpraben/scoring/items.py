@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import threading
 
-from taxpraben.data.records import Record
 from taxpraben.kinds import (
     PROFILES,
     Item,
@@ -29,6 +28,7 @@ from taxpraben.kinds.classification import option_label
 from taxpraben.kinds.field_golds import WHOLE_ANSWER
 from taxpraben.kinds.profiles import PAPER_RULES, ScoringRules, scoring_rules
 from taxpraben.parsing.clean import clean_prediction
+from taxpraben.records import Record
 from taxpraben.results import Prediction
 from taxpraben.tasks import TaskSpec
 

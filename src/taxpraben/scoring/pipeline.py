@@ -19,16 +19,16 @@ import numpy as np
 
 from taxpraben import __version__
 from taxpraben.aggregate import StatJSON, mean_of_stats
+from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.costs.ledger import CostOf, total_ledger
 from taxpraben.coverage import missing_reasons
 from taxpraben.data.loader import LoadedData
-from taxpraben.data.records import Record
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.manifest import complete_manifest
+from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results
-from taxpraben.run.atomic import atomic_writer, write_text_atomically
-from taxpraben.run.predictions import Prediction
+from taxpraben.results.predictions import Prediction
 from taxpraben.scoring.items import Item, Readings, SemanticValues, prepare_item
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.scoring.settings import ScoringSettings

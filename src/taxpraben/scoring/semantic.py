@@ -72,10 +72,10 @@ def build_scorers(settings: ScoringSettings, needed: set[str]) -> SemanticScorer
         if not settings.semantic:
             scorers.unavailable[metric] = "semantic metrics turned off (--no-semantic)"
             continue
+        from taxpraben.compute.devices import DeviceError
         from taxpraben.metrics.bartscore import BartScorer
         from taxpraben.metrics.bertscore import BertScorer
         from taxpraben.metrics.scorer_models import ScorerUnavailable
-        from taxpraben.models.devices import DeviceError
 
         try:
             if metric == "bertscore":

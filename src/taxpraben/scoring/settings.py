@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from taxpraben.compute.devices import parse_devices
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
@@ -19,7 +20,6 @@ from taxpraben.metrics.defaults import (
     PROFILES,
     SCORER_DTYPES,
 )
-from taxpraben.models.devices import parse_devices
 
 
 @dataclass

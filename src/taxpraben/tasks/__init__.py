@@ -1,5 +1,14 @@
 """Task specs and the registry that loads them."""
 
+from taxpraben.task_spec import (
+    BLOOM_ORDER,
+    BloomLevel,
+    ClassificationOptions,
+    FieldOptions,
+    FieldRule,
+    StructuredOptions,
+    TaskSpec,
+)
 from taxpraben.tasks.registry import (
     PAPER_ORDER,
     TASK_DIR_ENV,
@@ -8,15 +17,6 @@ from taxpraben.tasks.registry import (
     check_spec,
     closest_task_name,
     load_registry,
-)
-from taxpraben.tasks.spec import (
-    BLOOM_ORDER,
-    BloomLevel,
-    ClassificationOptions,
-    FieldOptions,
-    FieldRule,
-    StructuredOptions,
-    TaskSpec,
 )
 
 __all__ = [

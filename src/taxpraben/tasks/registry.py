@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from taxpraben.tasks.spec import BLOOM_ORDER, TaskSpec, build_spec, spec_json, validate_spec
+from taxpraben.task_spec import BLOOM_ORDER, TaskSpec, build_spec, spec_json, validate_spec
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

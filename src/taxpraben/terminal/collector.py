@@ -1,5 +1,5 @@
 """The cyclic garbage collector paused while the executable loads a command
-(:mod:`taxpraben.terminal.startup`), and resumed when the command's work begins.
+(:mod:`taxpraben.__main__`), and resumed when the command's work begins.
 
 Loading ``run`` builds ~90,000 long-lived objects (typer, pydantic, aiohttp, rich, our own
 modules). None of them is garbage, yet the collector's full passes walk them all, several times

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from taxpraben.run.clock import Clock
+    from taxpraben.clock import Clock
     from taxpraben.terminal.progress import RunStats
     from taxpraben.terminal.progress_bar import RunProgress
 

@@ -26,7 +26,7 @@ other than 408 and 429, as for a request sent alone). Lines the provider did not
 (``batch_expired``, ``batch_cancelled``) are errors that say so (:attr:`BatchLineError.not_done`).
 
 :class:`BatchClient` uploads the input (``POST /files``, purpose ``batch``), creates the batch
-(``POST /batches``), polls ``GET /batches/{id}`` on a :class:`~taxpraben.run.clock.Clock` and
+(``POST /batches``), polls ``GET /batches/{id}`` on a :class:`~taxpraben.clock.Clock` and
 downloads the output and error files (``GET /files/{id}/content``). 401/403/404 stop at once
 with the server's message; 429, 5xx and dropped connections are retried with the run's
 back-off (:func:`~taxpraben.run.pacing.backoff_delay`).
@@ -53,6 +53,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from taxpraben.atomic import write_lines_atomically
+from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.models.api_key import DEFAULT_KEY_ENV, key_refused, read_api_key
 from taxpraben.models.base import BackendError, Completion, redact_url
 from taxpraben.models.defaults import (
@@ -63,10 +65,8 @@ from taxpraben.models.defaults import (
     DEFAULT_TIMEOUT_S,
 )
 from taxpraben.models.openai_wire import parse_completion, parse_retry_after, server_message
-from taxpraben.run.atomic import write_lines_atomically
-from taxpraben.run.clock import SYSTEM_CLOCK, Clock
+from taxpraben.results.predictions import Prediction
 from taxpraben.run.pacing import Jitter, backoff_delay
-from taxpraben.run.predictions import Prediction
 
 if TYPE_CHECKING:
     from taxpraben.models.openai import OpenAIBackend

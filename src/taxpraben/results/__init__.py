@@ -795,12 +795,12 @@ DOCUMENTED: tuple[type[FileObject], ...] = (
 _INTRO = """\
 # Output files of `taxpraben run`, `score` and `merge`
 
-<!-- Generated from src/taxpraben/results.py; do not edit by hand. Regenerate with:
+<!-- Generated from src/taxpraben/results/__init__.py; do not edit by hand. Regenerate with:
      python -m taxpraben.results --markdown > docs/results-schema.md -->
 
 Other tools read these files; this page is their contract (the README, "Evaluate a model",
 shows how they are made).
-Each table below is one JSON object; the models in `src/taxpraben/results.py` are the same
+Each table below is one JSON object; the models in `src/taxpraben/results/__init__.py` are the same
 description in code, used by the writer, the report and the leaderboard.
 
 - `results.json`: one [`Results`](#results) object, written with `indent=2`.

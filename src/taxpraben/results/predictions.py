@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from taxpraben.atomic import write_lines_atomically
 from taxpraben.results import Prediction
-from taxpraben.run.atomic import write_lines_atomically
 
 __all__ = [
     "Prediction",
@@ -125,7 +125,7 @@ def expected_runs(located: Sequence[tuple[str, Prediction]], runs: int | None) -
 
 
 def write_predictions(path: Path, predictions: Iterable[Prediction]) -> int:
-    """Write predictions as JSON Lines, atomically (see taxpraben.run.atomic)."""
+    """Write predictions as JSON Lines, atomically (see taxpraben.atomic)."""
     return write_lines_atomically(
         path, (json.dumps(p.to_json(), ensure_ascii=False) + "\n" for p in predictions)
     )

@@ -1,0 +1,3 @@
+from taxpraben.results import main
+
+raise SystemExit(main())
