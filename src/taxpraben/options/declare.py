@@ -1,0 +1,102 @@
+"""Declaring an option: its metadata (:class:`Declared`: flag, help, panel, bounds, check), the
+help panels, and what derives from the declarations of a group (:func:`declared_options`,
+:func:`option_values`, :func:`check_options`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+MODEL_PANEL = "Model"
+DATA_PANEL = "Data"
+GENERATION_PANEL = "Generation"
+ENDPOINT_PANEL = "Endpoint and retries"
+SCORING_PANEL = "Scoring"
+COST_PANEL = "Cost and budget"
+OUTPUT_PANEL = "Output"
+
+#: Options whose value is run as a shell command: a configuration file gives them only with
+#: ``--trust-config`` (``commands.options``).
+EXECUTED_KEYS = ("serve",)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a user sees of one option besides its type and default."""
+
+    flag: str
+    help: str
+    panel: str
+    short: str | None = None
+    envvar: str | None = None
+    #: Inclusive bounds of a number.
+    min: float | None = None
+    max: float | None = None
+    #: Raises ValueError (its message says why) for a value that cannot be used.
+    check: Callable[[Any], object] | None = None
+    #: A positional argument rather than an option (``merge SOURCES...``).
+    argument: bool = False
+    #: The flag that sets a true/false/unset option false (``--no-chat-template``).
+    negative: str | None = None
+
+
+def declare(default: Any = dataclasses.MISSING, **declared: Any) -> Any:
+    """A dataclass field whose metadata is the option's :class:`Declared`; no default: required."""
+    return field(default=default, metadata={"option": Declared(**declared)})
+
+
+def declared_options(group: type) -> Iterator[tuple[dataclasses.Field[Any], Declared, Any]]:
+    """(field, declaration, resolved type) of every option of an option group, in order."""
+    hints = get_type_hints(group)
+    for f in dataclasses.fields(group):
+        yield f, f.metadata["option"], hints[f.name]
+
+
+def is_option_group(annotation: Any) -> bool:
+    """True for a class whose every field is a declared option."""
+    if not (isinstance(annotation, type) and dataclasses.is_dataclass(annotation)):
+        return False
+    return all("option" in f.metadata for f in dataclasses.fields(annotation))
+
+
+def option_values(group: Any) -> dict[str, Any]:
+    """The values of an option group by field name, paths as text (a manifest's form)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(group):
+        value = getattr(group, f.name)
+        if isinstance(value, Path):
+            value = str(value)
+        elif isinstance(value, (list, tuple)):
+            value = [str(v) if isinstance(v, Path) else v for v in value]
+        out[f.name] = value
+    return out
+
+
+def check_options(group: Any) -> None:
+    """Run every declared check and bound of ``group``; ValueError naming the option.
+
+    The command line checks as it parses; this is for groups built in Python (a test, a
+    configuration file)."""
+    for f, declared, _ in declared_options(type(group)):
+        value = getattr(group, f.name)
+        if value is None or isinstance(value, bool):
+            continue
+        try:
+            check_value(declared, value)
+        except ValueError as exc:
+            raise ValueError(f"{declared.flag}: {exc}") from exc
+
+
+def check_value(declared: Declared, value: Any) -> None:
+    """ValueError when ``value`` is out of the declared bounds or fails the declared check."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    for v in values:
+        if declared.min is not None and isinstance(v, (int, float)) and v < declared.min:
+            raise ValueError(f"{v} is below the minimum {declared.min:g}")
+        if declared.max is not None and isinstance(v, (int, float)) and v > declared.max:
+            raise ValueError(f"{v} is above the maximum {declared.max:g}")
+        if declared.check is not None:
+            declared.check(v)
