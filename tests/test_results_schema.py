@@ -324,7 +324,7 @@ def test_predictions_file_names_the_line_and_field_of_a_wrong_type(tmp_path: Pat
 def test_schema_doc_is_generated_from_the_models() -> None:
     regenerate = "python -m taxpraben.results --markdown > docs/results-schema.md"
     assert SCHEMA_DOC.read_text(encoding="utf-8") == schema_markdown(), (
-        f"docs/results-schema.md differs from the models in src/taxpraben/results/__init__.py; regenerate it: {regenerate}"
+        f"docs/results-schema.md differs from the models in src/taxpraben/results/; regenerate it: {regenerate}"
     )
 
 

@@ -1,3 +1,3 @@
-from taxpraben.results import main
+from taxpraben.results.schema_doc import main
 
 raise SystemExit(main())

@@ -1,8 +1,7 @@
 """The predictions contract (README, "Evaluate a model"; docs/results-schema.md): one JSON
 object per (task, id, run).
 
-The line itself is the :class:`taxpraben.results.Prediction` model; this module reads and
-writes files of them.
+The line is the :class:`Prediction` model; the functions below read and write files of them.
 """
 
 from __future__ import annotations
@@ -15,7 +14,60 @@ from typing import Any
 from pydantic import ValidationError
 
 from taxpraben.atomic import write_lines_atomically
-from taxpraben.results import Prediction
+from taxpraben.results.file_object import FileObject, Number, described, required
+
+
+class Prediction(FileObject):
+    """One line of ``predictions.jsonl``, imported (``score``, ``replay:``) and exported (``run``).
+
+    ``{"task": "TaxCalc", "id": "17", "run": 0, "prediction": "..."}``, optional ``model``,
+    ``usage`` (``prompt_tokens``, ``completion_tokens``), ``latency_s``, ``error``,
+    ``reasoning``; any other key is kept and written back. Null optional keys are not
+    written. May be built positionally: ``Prediction(task, id, run, prediction)``.
+    """
+
+    task: str = required("The dataset.")
+    id: str = required("The record's id (numbers are read as text).")
+    run: int = required("The run index, from 0.")
+    prediction: str = required("The model's answer; empty when the generation failed.")
+    model: str | None = described("The model spec that answered.", when="not null")
+    usage: dict[str, Any] | None = described("Token counts: prompt_tokens, completion_tokens.", when="not null")
+    latency_s: Number | None = described("Seconds the answer took.", when="not null")
+    finish_reason: str | None = described(
+        "Why generation stopped, as the backend said: stop, length (cut at --max-tokens), ...", when="not null"
+    )
+    error: str | None = described("Why the generation failed.", when="not null")
+    cached: bool | None = described(
+        "True: the answer came from the completion cache (nothing was paid for it in this run).", when="true"
+    )
+    reasoning: str | None = described(
+        "Reasoning returned apart from the answer (reasoning_content); never scored.", when="not null"
+    )
+
+    def __init__(self, task: str | None = None, id: str | None = None, run: int | None = None,
+                 prediction: str | None = None, /, **data: Any) -> None:
+        positional = {"task": task, "id": id, "run": run, "prediction": prediction}
+        super().__init__(**{k: v for k, v in positional.items() if v is not None}, **data)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.task, self.id, self.run)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The keys the contract does not name, as given."""
+        return dict(self.model_extra or {})
+
+    def to_json(self) -> dict[str, Any]:
+        """The predictions.jsonl object: declared keys in contract order (null ones left out,
+        ``prediction`` always written), then the extra keys as given."""
+        declared = {
+            name: getattr(self, name)
+            for name in type(self).model_fields
+            if name == "prediction" or getattr(self, name) is not None
+        }
+        return {**declared, **self.extra}
+
 
 __all__ = [
     "Prediction",
