@@ -142,7 +142,10 @@ def test_the_default_out_is_a_directory_of_its_own(runs: dict[str, Path], tmp_pa
     assert res.exit_code == 0 and (tmp_path / "mine" / "diff.json").exists(), res.output
 
 
-def test_fail_over_regression_exits_5_only_when_significant(runs: dict[str, Path]) -> None:
+def test_fail_over_regression_exits_5_only_when_significant(runs: dict[str, Path], tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # diffs/A-vs-B is written in the working directory, never the repository's
+
     def gate(a: str, b: str, threshold: str) -> int:
         args = ["diff", str(runs[a]), str(runs[b]), "--resamples", str(RESAMPLES), "--fail-over-regression", threshold]
         return CliRunner().invoke(build_app(), args).exit_code

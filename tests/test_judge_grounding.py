@@ -259,3 +259,34 @@ def test_the_judges_backend_and_runner_take_its_own_concurrency_and_timeout(tmp_
     assert judge.backend._first_tokens.deadlines[0].cap == 900.0  # type: ignore[attr-defined]
     assert (JudgeOptions().judge_concurrency, JudgeOptions().judge_timeout) == (
         DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_S) == (1, 600.0)  # fmt: skip
+
+
+def test_a_quote_from_a_list_of_the_options_reworded_is_rejected() -> None:
+    # The options written back reworded (real-0012 of the corpus, as a real judge read it): no copy
+    # of the prompt, and no line chooses; a judge quoting one line quotes the list, not an answer.
+    listed = "A. 有形的动产租赁服务；\nB. 不动产的租赁服务；\nC. 信息技术方面的服务；\nD. 建筑类服务"
+    item, reading = judged("TaxSCQ", listed, "C", "C. 信息技术方面的服务；")
+    assert item.status == "format_failure"
+    assert (reading.outcome, reading.why) == ("not_grounded", "quote in a list of the options")
+    # A line of the list that gives its verdict is the output's own answer.
+    judging = listed.replace("C. 信息技术方面的服务；", "C. 信息技术方面的服务 —— 正确，适用6%；")
+    item, reading = judged("TaxSCQ", judging, "C", "C. 信息技术方面的服务 —— 正确")
+    assert evidence_of(item, reading) == "C. 信息技术方面的服务 —— 正确"
+    # An answer after the list, naming its option as the list does, is grounded.
+    answered = listed + "\n故选C. 信息技术方面的服务"
+    item, reading = judged("TaxSCQ", answered, "C", "故选C. 信息技术方面的服务")
+    assert evidence_of(item, reading) == "故选C. 信息技术方面的服务"
+
+
+def test_the_real_options_list_of_real_0012_is_not_grounded() -> None:
+    from taxpraben.data.checks import check_record
+
+    path = Path(__file__).parent / "corpus" / "real_outputs.jsonl"
+    case = next(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if '"real-0012"' in line)
+    spec = REGISTRY["TaxSCQ"]
+    record = check_record(case["record"], spec, path, 12, "line")[0]
+    assert record is not None
+    item = prepare_item(spec, record, 0, case["output"], profile=RULES)
+    first_line = case["output"].strip().split("\n")[0]
+    reading = read_reply(spec, item, reply("A", first_line), RULES, EXAMPLES)
+    assert (reading.outcome, reading.why) == ("not_grounded", "quote in a list of the options")

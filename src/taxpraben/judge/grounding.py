@@ -13,7 +13,9 @@ its quote
    :func:`read_place`);
 2. lies in the output's own part: not wholly inside a stretch that copies the prompt, nor
    after the output moves on to another question (:func:`~taxpraben.parsing.prompt_copy.copied_parts`,
-   with the arguments the task's reader gives :func:`~taxpraben.parsing.prompt_copy.own_answer`);
+   with the arguments the task's reader gives :func:`~taxpraben.parsing.prompt_copy.own_answer`),
+   nor within lines that list a choice's options one a line without judging them (the options
+   written back reworded, which is no copy: :func:`~taxpraben.parsing.option_lists.listing_lines`);
 3. reads as the answer: the task's own reader reads the same value from the quote (the
    caller's ``reads_same``), the copied part of a quote that overlaps a copy blanked first.
 
@@ -36,6 +38,7 @@ from taxpraben.judge.prompt import NO_ANSWER
 from taxpraben.parsing._jsonish import find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.option_lists import listing_lines, option_keys_of
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, CopyParts, copied_parts
 from taxpraben.records import Record
 from taxpraben.task_spec import TaskSpec
@@ -47,9 +50,10 @@ NOT_IN_OUTPUT = "quote not in output"
 IN_COPY = "quote in a copy of the prompt"
 IN_ANOTHER = "quote in another question"
 READS_OTHER = "quote reads another value"
+IN_OPTION_LIST = "quote in a list of the options"
 REPEATS_EXAMPLE = "repeats the prompt's example"
 #: Why a reading is not grounded, in the order they are checked.
-WHYS = (REPEATS_EXAMPLE, NO_QUOTE, NOT_IN_OUTPUT, IN_COPY, IN_ANOTHER, READS_OTHER)
+WHYS = (REPEATS_EXAMPLE, NO_QUOTE, NOT_IN_OUTPUT, IN_COPY, IN_ANOTHER, IN_OPTION_LIST, READS_OTHER)
 #: Occurrences of a quote looked at, at most (a one-letter quote may occur often).
 _MAX_PLACES = 50
 #: Marks put around a place to find it again in the cleaned text (private use: no reader
@@ -214,27 +218,38 @@ def read_place(raw: str, start: int, end: int, read: str) -> tuple[int, int] | N
     return i, j - 1
 
 
-def copy_parts(spec: TaskSpec, record: Record, read: str) -> CopyParts:
-    """What ``read`` copies of the record's prompt, with the arguments the task's reader
-    gives :func:`~taxpraben.parsing.prompt_copy.own_answer` (the options of a choice, the
-    listed options of a letter set, the document of a span)."""
+def choice_options(spec: TaskSpec, record: Record) -> list[str] | None:
+    """The options the task's reader compares an output with (the names of a choice's options,
+    the listed options of a letter set), or None for a task without options."""
     query = record.query
     if spec.classification is not None and record.choices:
         from taxpraben.kinds.classification import _option_names
 
         names = _option_names(record.choices, query)
-        texts = names if names is not None and len(names) == len(record.choices) else list(record.choices)
-        return copied_parts(read, query, options=texts)
+        return names if names is not None and len(names) == len(record.choices) else list(record.choices)
     structured = spec.structured
     if structured is not None and structured.kind == "letters":
         from taxpraben.parsing.letters import listed_option_texts
 
         allowed = "".join(sorted(set(structured.letters.upper())))
         listed = listed_option_texts(query)
-        return copied_parts(read, query, options=[listed[x] for x in sorted(listed) if x in allowed], several=True)
+        return [listed[x] for x in sorted(listed) if x in allowed]
+    return None
+
+
+def copy_parts(spec: TaskSpec, record: Record, read: str) -> CopyParts:
+    """What ``read`` copies of the record's prompt, with the arguments the task's reader
+    gives :func:`~taxpraben.parsing.prompt_copy.own_answer` (the options of a choice, the
+    listed options of a letter set, the document of a span)."""
+    options = choice_options(spec, record)
+    if options is not None:
+        structured = spec.structured
+        several = structured is not None and structured.kind == "letters"
+        return copied_parts(read, record.query, options=options, several=several)
+    structured = spec.structured
     if structured is not None and structured.kind == "span":
-        return copied_parts(read, query, document=record.text)
-    return copied_parts(read, query)
+        return copied_parts(read, record.query, document=record.text)
+    return copied_parts(read, record.query)
 
 
 def _own_part(read: str, start: int, end: int, parts: CopyParts) -> str:
@@ -264,11 +279,22 @@ class Output:
     raw: str
     read: str
     parts: CopyParts
+    #: Lines of ``read`` that list the options without judging them (``[start, end)``).
+    listing: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def of(cls, spec: TaskSpec, record: Record, raw: str) -> Output:
         read = read_text(raw)
-        return cls(raw, read, copy_parts(spec, record, read))
+        options = choice_options(spec, record)
+        listing = tuple(listing_lines(read, option_keys_of(tuple(options)))) if options else ()
+        return cls(raw, read, copy_parts(spec, record, read), listing)
+
+    def in_listing(self, start: int, end: int) -> bool:
+        """Whether every non-blank character of ``read[start:end]`` lies in a listing line."""
+        return bool(self.listing) and all(
+            ch.isspace() or any(s <= k < e for s, e in self.listing)
+            for k, ch in enumerate(self.read[start:end], start)
+        )
 
 
 def ground(quote: Any, output: Output, reads_same: Callable[[str], bool], examples: Examples) -> Grounding:
@@ -287,6 +313,9 @@ def ground(quote: Any, output: Output, reads_same: Callable[[str], bool], exampl
         held = output.parts.holds(*place)
         if held is not None:
             why = IN_ANOTHER if held == ANOTHER_QUESTION else IN_COPY
+            continue
+        if output.in_listing(*place):
+            why = IN_OPTION_LIST
             continue
         own = _own_part(output.read, *place, output.parts)
         whole = output.raw[start:end]

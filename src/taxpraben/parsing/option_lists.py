@@ -29,6 +29,7 @@ __all__ = [
     "answers_stem",
     "inline_enumerations",
     "invented_options",
+    "listing_lines",
     "option_keys_of",
     "option_list_spans",
     "restated_option_lines",
@@ -275,3 +276,31 @@ def invented_options(
         ):
             return False
     return True
+
+
+def listing_lines(text: str, option_keys: Sequence[str]) -> list[tuple[int, int]]:
+    """Spans of ``text`` (``[start, end)`` of each line) that list the options one a line
+    without judging them: lines of a run of three or more adjacent option lines with different
+    letters, each line that gives no verdict on its option (:func:`_judges`). Such a line names
+    its option as the list does; it does not choose it (a judge quoting one line of an option
+    list paraphrased is not quoting an answer)."""
+    spans: list[tuple[int, int]] = []
+    run: list[re.Match[str]] = []
+
+    def close() -> None:
+        if len(run) >= 3:
+            for m in run:
+                index = ord(m.group(2)) - ord("A")
+                own_key = option_keys[index] if index < len(option_keys) else ""
+                if not _judges(m.group(0)[m.end("opt") - m.start() :], own_key):
+                    spans.append((m.start(), m.end()))
+
+    for m in _LISTED_LINE.finditer(text):
+        adjacent = run and text.count("\n", run[-1].end(), m.start()) <= 2 and not text[run[-1].end() : m.start()].strip()
+        if adjacent and m.group(2) not in {r.group(2) for r in run}:
+            run.append(m)
+            continue
+        close()
+        run = [m]
+    close()
+    return spans
