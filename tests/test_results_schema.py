@@ -23,7 +23,6 @@ from taxpraben.results import (
     SampleLine,
     ScorerInfo,
     Stat,
-    schema_markdown,
 )
 from taxpraben.results.predictions import (
     Prediction,
@@ -31,6 +30,7 @@ from taxpraben.results.predictions import (
     read_predictions,
     write_predictions,
 )
+from taxpraben.results.schema_doc import schema_markdown
 from taxpraben.scoring import ScoringSettings, score_predictions, score_to_dir
 from taxpraben.scoring.pipeline import _results_text
 from taxpraben.scoring.task_scores import sample_text

@@ -7,7 +7,8 @@ and the leaderboard read through them, and ``docs/results-schema.md`` is generat
 
 One module per file or part of one: ``results_json`` (results.json whole), ``figures`` and
 ``meta`` (its parts), ``samples`` (a samples.jsonl line), ``predictions`` (a predictions.jsonl line
-and its files), on the base of ``file_object``; ``schema_doc`` writes the schema page.
+and its files), on the base of ``file_object``; ``schema_doc`` writes the schema page (imported on its own:
+``taxpraben.results.schema_doc.schema_markdown``).
 
 Two promises hold for every model here:
 
@@ -75,14 +76,8 @@ from taxpraben.results.samples import (
     FieldScore,
     SampleLine,
 )
-from taxpraben.results.schema_doc import (
-    DOCUMENTED,
-    main,
-    schema_markdown,
-)
 
 __all__ = [
-    "DOCUMENTED",
     "SCHEMA_VERSION",
     "Counts",
     "EndpointFigures",
@@ -120,10 +115,8 @@ __all__ = [
     "TaskResult",
     "TokenTally",
     "expected_runs",
-    "main",
     "prediction_from_json",
     "read_located_predictions",
     "read_predictions",
-    "schema_markdown",
     "write_predictions",
 ]

@@ -10,52 +10,18 @@ import typing
 from collections.abc import Iterator
 from typing import Any, Literal, Union
 
-from pydantic import (
-    BaseModel,
-)
+from pydantic import BaseModel
 
-from taxpraben.results.figures import (
-    FieldFigures,
-    Groups,
-    JudgeAudit,
-    JudgeMeta,
-    JudgeTask,
-    OverallStat,
-    Review,
-    ReviewFigure,
-    RunCounts,
-    RunFigures,
-    Stat,
-    TaskResult,
-)
+import taxpraben.results as r
 from taxpraben.results.file_object import SCHEMA_VERSION, FileObject
-from taxpraben.results.meta import (
-    Counts,
-    EndpointFigures,
-    GenerationMeta,
-    GenerationStats,
-    Manifest,
-    ManifestFile,
-    ManifestScorer,
-    ManifestSpec,
-    ManifestVersion,
-    MergedFrom,
-    Meta,
-    ScorerInfo,
-    ShardInfo,
-    ShardRef,
-)
-from taxpraben.results.predictions import Prediction
-from taxpraben.results.results_json import Results
-from taxpraben.results.samples import FieldScore, SampleLine
 
 #: The models documented, in the order of docs/results-schema.md.
 DOCUMENTED: tuple[type[FileObject], ...] = (
-    Results, Meta, Manifest, ManifestVersion, ManifestFile, ManifestSpec, ManifestScorer,
-    GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
-    ShardInfo, MergedFrom, ShardRef, JudgeMeta, TaskResult, RunFigures, RunCounts, FieldFigures, JudgeTask,
-    JudgeAudit, Groups, Review, ReviewFigure,
-    Stat, OverallStat, SampleLine, FieldScore, Prediction,
+    r.Results, r.Meta, r.Manifest, r.ManifestVersion, r.ManifestFile, r.ManifestSpec, r.ManifestScorer,
+    r.GenerationMeta, r.GenerationStats, r.EndpointFigures, r.ScorerInfo, r.Counts,
+    r.ShardInfo, r.MergedFrom, r.ShardRef, r.JudgeMeta, r.TaskResult, r.RunFigures, r.RunCounts, r.FieldFigures,
+    r.JudgeTask, r.JudgeAudit, r.Groups, r.Review, r.ReviewFigure,
+    r.Stat, r.OverallStat, r.SampleLine, r.FieldScore, r.Prediction,
 )
 
 _INTRO = """\
