@@ -5,29 +5,21 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.estimate.es
 
 from __future__ import annotations
 
+from taxpraben import options as opt
 from taxpraben.commands.common import cli_console, exit_on_job_error, served_endpoint
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.estimate import EstimateJob, estimate_job
-from taxpraben.options import (
-    DataOptions,
-    EndpointOptions,
-    EstimateOptions,
-    GenerationOptions,
-    ModelOptions,
-    PricingOptions,
-    RunOutputOptions,
-)
 
 
 @with_options
 def estimate(
-    model: ModelOptions,
-    data: DataOptions,
-    generation: GenerationOptions,
-    endpoint: EndpointOptions,
-    output: RunOutputOptions,
-    pricing: PricingOptions,
-    counting: EstimateOptions,
+    model: opt.ModelOptions,
+    data: opt.DataOptions,
+    generation: opt.GenerationOptions,
+    endpoint: opt.EndpointOptions,
+    output: opt.RunOutputOptions,
+    pricing: opt.PricingOptions,
+    counting: opt.EstimateOptions,
 ) -> None:
     """Requests, tokens and cost that `run` with these options would send (cache first); sends nothing."""
     console = cli_console()

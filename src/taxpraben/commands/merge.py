@@ -5,24 +5,16 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.merge.merge
 
 from __future__ import annotations
 
+from taxpraben import options as opt
 from taxpraben.commands.common import cli_console, exit_on_job_error
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.merge import MergeJob, merge_job
-from taxpraben.options import (
-    DataOptions,
-    GateOptions,
-    JudgeOptions,
-    MergeInputOptions,
-    PricingOptions,
-    ScoringOptions,
-    TrackerOptions,
-)
 
 
 @with_options
 def merge(
-    data: DataOptions, inputs: MergeInputOptions, scoring: ScoringOptions, pricing: PricingOptions, gates: GateOptions,
-    trackers: TrackerOptions, judge: JudgeOptions,
+    data: opt.DataOptions, inputs: opt.MergeInputOptions, scoring: opt.ScoringOptions, pricing: opt.PricingOptions,
+    gates: opt.GateOptions, trackers: opt.TrackerOptions, judge: opt.JudgeOptions,
 ) -> None:
     """Merge sharded runs' predictions (refusing overlaps and gaps), then score the whole."""
     console = cli_console()

@@ -5,42 +5,29 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.generate.ru
 
 from __future__ import annotations
 
+from taxpraben import options as opt
 from taxpraben.commands.common import cli_console, exit_on_job_error, served_endpoint
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.batch_stage import refuse_batch_without_openai
 from taxpraben.jobs.generate import RunJob, model_slug, run_job
-from taxpraben.options import (
-    BatchOptions,
-    BudgetOptions,
-    DataOptions,
-    EndpointOptions,
-    GateOptions,
-    GenerationOptions,
-    JudgeOptions,
-    ModelOptions,
-    PricingOptions,
-    RunOutputOptions,
-    ScoringOptions,
-    TrackerOptions,
-)
 
 __all__ = ["model_slug", "run"]
 
 
 @with_options
 def run(
-    model: ModelOptions,
-    data: DataOptions,
-    generation: GenerationOptions,
-    endpoint: EndpointOptions,
-    scoring: ScoringOptions,
-    output: RunOutputOptions,
-    batch: BatchOptions,
-    pricing: PricingOptions,
-    budget: BudgetOptions,
-    gates: GateOptions,
-    trackers: TrackerOptions,
-    judge: JudgeOptions,
+    model: opt.ModelOptions,
+    data: opt.DataOptions,
+    generation: opt.GenerationOptions,
+    endpoint: opt.EndpointOptions,
+    scoring: opt.ScoringOptions,
+    output: opt.RunOutputOptions,
+    batch: opt.BatchOptions,
+    pricing: opt.PricingOptions,
+    budget: opt.BudgetOptions,
+    gates: opt.GateOptions,
+    trackers: opt.TrackerOptions,
+    judge: opt.JudgeOptions,
 ) -> None:
     """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
     console = cli_console()

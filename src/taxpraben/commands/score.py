@@ -5,24 +5,16 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.score.score
 
 from __future__ import annotations
 
+from taxpraben import options as opt
 from taxpraben.commands.common import cli_console, exit_on_job_error
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.score import ScoreJob, score_job
-from taxpraben.options import (
-    DataOptions,
-    GateOptions,
-    JudgeOptions,
-    PricingOptions,
-    ScoreInputOptions,
-    ScoringOptions,
-    TrackerOptions,
-)
 
 
 @with_options
 def score(
-    data: DataOptions, inputs: ScoreInputOptions, scoring: ScoringOptions, pricing: PricingOptions, gates: GateOptions,
-    trackers: TrackerOptions, judge: JudgeOptions,
+    data: opt.DataOptions, inputs: opt.ScoreInputOptions, scoring: opt.ScoringOptions, pricing: opt.PricingOptions,
+    gates: opt.GateOptions, trackers: opt.TrackerOptions, judge: opt.JudgeOptions,
 ) -> None:
     """Score existing generations; writes results.json, samples.jsonl and the reports."""
     console = cli_console()
