@@ -216,9 +216,13 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=600, help="--judge-timeout")
     parser.add_argument("--server-log", type=Path, help="the server's log, for its own time per request")
     parser.add_argument("--compare-only", action="store_true", help="compare an earlier run in --out; ask nothing")
+    parser.add_argument("--cases", help="only these corpus case ids, comma-separated (e.g. real-0012), of the selection")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     chosen = select(load_cases(args.corpus), args.per_group)
+    if args.cases:
+        wanted = set(args.cases.split(","))
+        chosen = [pair for pair in chosen if pair[0]["id"] in wanted]
     data, predictions, tasks = write_inputs(chosen, args.out)
     print(f"{len(chosen)} cases: " + ", ".join(f"{k}={v}" for k, v in sorted(Counter(group_of(*p) for p in chosen).items())))
     summary: dict[str, Any] = {}
