@@ -26,7 +26,7 @@ import sys
 import types
 import typing
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
@@ -38,6 +38,9 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+
+if TYPE_CHECKING:
+    from pydantic.config import JsonDict
 
 #: The version of the results.json layout this code writes and reads. Raise it when a key
 #: changes meaning or is removed; added keys do not change it.
@@ -51,7 +54,7 @@ Number = Union[int, float]  # noqa: UP007 (the docs generator reads the Union)
 def _field(description: str, *, when: str | None = None, default: Any = None, **kwargs: Any) -> Any:
     """A model field with its description; ``when`` says when the writer writes the key
     (shown in the generated docs; absent means always)."""
-    extra = {"when": when} if when else None
+    extra: JsonDict | None = {"when": when} if when else None
     if "default_factory" in kwargs:
         return Field(description=description, json_schema_extra=extra, **kwargs)
     return Field(default, description=description, json_schema_extra=extra, **kwargs)
@@ -702,10 +705,8 @@ class SampleLine(FileObject):
         "Which reader made the reading: \"rule:<name>\" (a rule of `taxpraben rules`), \"judge:<model>\" "
         "(--judge), null when nothing was read (a format failure or an error)."
     )
-    evidence: list[int] | None = _field(
-        "[start, end): the character offsets of `prediction` the reading was read from (null when nothing "
-        "was read)."
-    )
+    evidence: list[int] | None = _field("Where the answer is stated: [start, end) character offsets into "
+                                        "prediction (a judge reading: its quote).", when="known")
     confidence: Literal["high", "low"] | None = _field(
         "The reading rule's confidence: high (a stated answer) or low (a fallback: a last number, an "
         "option named in passing, a whole output, a field matched fuzzily); null when nothing was read."
@@ -722,8 +723,6 @@ class SampleLine(FileObject):
                                         "output, in a copy of the prompt, reads another value, repeats the prompt's "
                                         "example, no quote); for a field task, per field.",
                                         when="the judge's reading was rejected")
-    evidence: list[int] | None = _field("Where the answer is stated: [start, end) character offsets into "
-                                        "prediction (a judge reading: its quote).", when="known")
 
 
 # ---------------------------------------------------------------------------- predictions

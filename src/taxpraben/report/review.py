@@ -89,8 +89,8 @@ def checked_readings(out_dir: Path, verdicts: list[Verdict]) -> tuple[list[Check
     """Each reviewed reading of ``out_dir`` with its one verdict (samples.jsonl read once),
     and every reviewer's last verdict by reading."""
     by_key: dict[Key, list[Verdict]] = {}
-    for (key, _), verdict in latest(verdicts).items():
-        by_key.setdefault(key, []).append(verdict)
+    for (key, _), given in latest(verdicts).items():
+        by_key.setdefault(key, []).append(given)
     wanted: dict[tuple[str, str, int], list[Key]] = {}
     for key in by_key:
         wanted.setdefault(key[:3], []).append(key)
