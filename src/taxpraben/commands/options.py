@@ -204,12 +204,12 @@ def with_options(command: Command) -> Command:
         finally:
             OPTION_SOURCES.reset(token)
 
-    with_groups.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    with_groups.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # typer reads it; no function type declares it
     # Typer also reads the annotations (get_type_hints): give it the resolved ones.
     with_groups.__annotations__ = {p.name: p.annotation for p in parameters}
     if signature.return_annotation is not inspect.Signature.empty:
         with_groups.__annotations__["return"] = signature.return_annotation
-    return with_groups  # type: ignore[return-value]
+    return with_groups  # type: ignore[return-value]  # the command, its options grouped
 
 
 #: The parameter of ``--config`` in every command :func:`with_options` builds.

@@ -206,7 +206,7 @@ def corrected_overall(results: Results, tasks: dict[str, ReviewFigure]) -> list[
             parts.append([score, score, score])
         else:
             return None
-    return [round(sum(p[i] for p in parts) / len(parts), 6) for i in range(3)]  # type: ignore[misc]
+    return [round(sum(p[i] for p in parts) / len(parts), 6) for i in range(3)]  # type: ignore[misc]  # corrected() gives floats only
 
 
 # ---------------------------------------------------------------------------- for people
