@@ -1,5 +1,5 @@
 # Fresh machine: `make demo` (set up + evaluate the baselines on the bundled sample),
-# `make test` (set up + lint + the whole test suite). Both create .venv on first use.
+# `make test` (set up + lint + type check + the whole test suite). Both create .venv on first use.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -40,7 +40,8 @@ lint: setup
 
 test: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) runs .pytest_cache .ruff_cache .mypy_cache .hypothesis

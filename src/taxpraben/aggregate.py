@@ -123,7 +123,7 @@ def mean_of_stats(
     per_run: list[float | None] = []
     for r in range(n_runs):
         vals = [s["runs"][r] if r < len(s["runs"]) else None for s in members.values()]
-        per_run.append(None if any(v is None for v in vals) else float(np.mean(vals)))  # type: ignore[arg-type]
+        per_run.append(None if any(v is None for v in vals) else float(np.mean([v for v in vals if v is not None])))
     boot = None
     if replicates and all(name in replicates for name in members):
         stacked = np.vstack([replicates[name] for name in members])

@@ -37,11 +37,16 @@ class ScorerChoice(Protocol):
     """What the manifest reads of the scoring options (``options.ScoringOptions`` is one; a
     protocol, so that this module does not reach up to the options)."""
 
-    no_semantic: bool
-    bertscore_model: str
-    bartscore_model: str
-    bartscore_weights: Path | None
-    device: str
+    @property
+    def no_semantic(self) -> bool: ...
+    @property
+    def bertscore_model(self) -> str: ...
+    @property
+    def bartscore_model(self) -> str: ...
+    @property
+    def bartscore_weights(self) -> Path | None: ...
+    @property
+    def device(self) -> str: ...
 
 #: The packages whose versions the manifest records (the numbers depend on them).
 PACKAGES = ("torch", "transformers", "aiohttp", "numpy", "pydantic")

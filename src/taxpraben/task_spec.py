@@ -21,7 +21,10 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 class BloomLevel(str, Enum):
@@ -215,7 +218,8 @@ def build_spec(raw: dict[str, Any]) -> TaskSpec:
 def spec_json(spec: TaskSpec) -> dict[str, Any]:
     """The spec as JSON values (what pydantic's ``dump_python(mode="json")`` gives): the
     manifest hashes it."""
-    return _json_values(dataclasses.asdict(spec))
+    values: dict[str, Any] = _json_values(dataclasses.asdict(spec))
+    return values
 
 
 def _json_values(value: Any) -> Any:
@@ -229,7 +233,7 @@ def _json_values(value: Any) -> Any:
 
 
 @functools.cache
-def _adapter() -> Any:
+def _adapter() -> TypeAdapter[TaskSpec]:
     """pydantic's validator of the specs, made once, when first asked for."""
     from pydantic import TypeAdapter
 

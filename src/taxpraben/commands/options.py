@@ -118,7 +118,7 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
     if _is_number_union(annotation):  # typer takes no unions: a float option with our parser
         annotation, parser = Optional[float], {"parser": parse_number}  # noqa: UP045 (typer reads it)
     kind = _base_type(annotation)
-    bounds = {
+    bounds: dict[str, Any] = {
         name: (int(value) if kind is int else value)
         for name, value in (("min", declared.min), ("max", declared.max))
         if value is not None
@@ -131,8 +131,7 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
         envvar=declared.envvar,
         rich_help_panel=declared.panel,
         callback=_callback(declared) if declared.check is not None else None,
-        **bounds,
-        **parser,
+        **(bounds | parser),  # one mapping: mypy matches no overload of Option with two
     )
     return Annotated[annotation, option]
 
@@ -205,12 +204,12 @@ def with_options(command: Command) -> Command:
         finally:
             OPTION_SOURCES.reset(token)
 
-    with_groups.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    with_groups.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # typer reads it; no function type declares it
     # Typer also reads the annotations (get_type_hints): give it the resolved ones.
     with_groups.__annotations__ = {p.name: p.annotation for p in parameters}
     if signature.return_annotation is not inspect.Signature.empty:
         with_groups.__annotations__["return"] = signature.return_annotation
-    return with_groups  # type: ignore[return-value]
+    return with_groups  # type: ignore[return-value]  # the command, its options grouped
 
 
 #: The parameter of ``--config`` in every command :func:`with_options` builds.

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from taxpraben.data.files import iter_raw
-from taxpraben.data.problems import Problem
+from taxpraben.data.problems import Problem, Unit
 
 # Validation accepts a numeric gold exactly when scoring can read it: one definition.
 from taxpraben.kinds import FieldMode, kind_of
@@ -51,7 +51,7 @@ def _check_choices(obj: dict[str, Any], bad: Any, warn: Any) -> tuple[str, ...] 
 
 
 def check_record(
-    obj: Any, spec: TaskSpec, path: Path, position: int, unit: str, index: int | None = None
+    obj: Any, spec: TaskSpec, path: Path, position: int, unit: Unit, index: int | None = None
 ) -> tuple[Record | None, list[Problem]]:
     """Turn one decoded object into a Record, or say precisely what is wrong with it.
 
@@ -62,10 +62,10 @@ def check_record(
     problems: list[Problem] = []
 
     def bad(message: str, fld: str | None = None) -> None:
-        problems.append(Problem(str(path), message, position, fld, unit=unit))  # type: ignore[arg-type]
+        problems.append(Problem(str(path), message, position, fld, unit=unit))
 
     def warn(message: str, fld: str | None = None) -> None:
-        problems.append(Problem(str(path), message, position, fld, "warning", unit))  # type: ignore[arg-type]
+        problems.append(Problem(str(path), message, position, fld, "warning", unit))
 
     if not isinstance(obj, dict):
         bad(f"a record must be a JSON object, got {type(obj).__name__}")
@@ -93,7 +93,7 @@ def check_record(
     record = Record(
         task=spec.name,
         id=_record_id(obj, position if index is None else index),
-        query=query,  # type: ignore[arg-type]
+        query=query,  # type: ignore[arg-type]  # a str: anything else was an error above
         answer=answer,
         text=text,
         choices=choices,
@@ -111,7 +111,7 @@ class _FieldNotes:
 
     path: Path
     spec: TaskSpec
-    unit: str
+    unit: Unit
     mode: FieldMode
     #: gold key -> kind -> count; and the first record (position, id) using the key
     kinds: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -133,7 +133,7 @@ class _FieldNotes:
                 str(self.path),
                 "no field could be read from the gold (not an object, nor 字段：值 lines, "
                 "headings or a table); the record is scored as one rationale",
-                record.line, "answer", "warning", self.unit,  # type: ignore[arg-type]
+                record.line, "answer", "warning", self.unit,
             )
         fields = record_fields(gold, self.spec.field_rules, aspects=self.mode == "aspects")
         for f in fields:
@@ -160,7 +160,7 @@ class _FieldNotes:
                 str(self.path),
                 f"gold key {key!r} is not in the {self.spec.name} spec; kind inferred from its "
                 f"value: {kinds} record(s) (first: id {rid!r})",
-                line, "answer", "warning", self.unit,  # type: ignore[arg-type]
+                line, "answer", "warning", self.unit,
             ))
         for side, n in self.lopsided.items():
             line, rid = self.lopsided_first[side]
@@ -169,7 +169,7 @@ class _FieldNotes:
                 str(self.path),
                 f"{n} {self.spec.name} record(s) have {lacks} field, so their item score is "
                 f"{side} instead of (EM + BERTScore) / 2 (first: id {rid!r})",
-                line, "answer", "warning", self.unit,  # type: ignore[arg-type]
+                line, "answer", "warning", self.unit,
             ))
         return out
 
@@ -179,7 +179,7 @@ _KIND_WORDS = {"number": "number (EM)", "category": "category (EM)", "text": "te
 
 def iter_checked(path: Path, spec: TaskSpec) -> Iterator[Record | Problem]:
     """Stream a dataset file as Records, with a Problem in place of anything that is wrong."""
-    unit = "line" if path.suffix.lower() == ".jsonl" else "record"
+    unit: Unit = "line" if path.suffix.lower() == ".jsonl" else "record"
     seen: dict[str, int] = {}
     mode = kind_of(spec).field_mode(spec)
     notes = _FieldNotes(path, spec, unit, mode) if mode is not None and spec.fields is not None else None
@@ -205,7 +205,7 @@ def iter_checked(path: Path, spec: TaskSpec) -> Iterator[Record | Problem]:
                 f"duplicate id {record.id!r} (first at {unit} {seen[record.id]})",
                 item.position,
                 "id",
-                unit=unit,  # type: ignore[arg-type]
+                unit=unit,
             )
             continue
         seen[record.id] = item.position

@@ -15,7 +15,10 @@ from pathlib import Path
 
 from taxpraben.data.checks import iter_checked
 from taxpraben.data.files import DatasetFile, discover_files, hash_dataset_files, resolve_data_dir
-from taxpraben.data.problems import DataError, Problem
+
+# DataError is re-exported (``as``): the jobs catch it from here.
+from taxpraben.data.problems import DataError as DataError
+from taxpraben.data.problems import Problem
 from taxpraben.records import Record
 from taxpraben.tasks import Registry, TaskSpec
 

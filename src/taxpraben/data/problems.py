@@ -12,6 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+#: How a problem's position counts: "line" for JSON Lines (1-based), "record" for arrays and parquet.
+Unit = Literal["line", "record"]
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -23,7 +26,7 @@ class Problem:
     field: str | None = None
     severity: Literal["error", "warning"] = "error"
     #: "line" for JSON Lines (1-based), "record" for arrays and parquet (0-based index).
-    unit: Literal["line", "record"] = "line"
+    unit: Unit = "line"
 
     def __str__(self) -> str:
         where = self.path

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -204,7 +205,7 @@ def score_job(job: ScoreJob, console: Console) -> None:
     if problems:
         raise JobError(*problems)
     models = sorted({p.model for p in preds if p.model})
-    meta = {
+    meta: dict[str, Any] = {
         "model": models[0] if len(models) == 1 else (models or None),
         "predictions_file": str(files[0]) if len(files) == 1 else [str(f) for f in files],
         "started_at": started,

@@ -51,7 +51,7 @@ def keep_answered(runner: Runner, out_dir: Path) -> str:
     answered = runner.answered()
     if not answered:
         return ""
-    first = {}
+    first: dict[tuple[str, str], int] = {}
     for p in answered:
         first.setdefault((p.task, p.id), len(first))
     ordered = sorted(answered, key=lambda p: (first[(p.task, p.id)], p.run))

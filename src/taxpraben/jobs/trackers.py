@@ -331,7 +331,7 @@ class WandbTracker:
         if path.name == "summary.csv":
             columns, rows = csv_table(path)
             if columns:
-                table = self.wandb.Table(columns=columns, data=rows, allow_mixed_types=True)
+                table = self.wandb.Table(columns=[*columns], data=rows, allow_mixed_types=True)
                 self.run.log({"summary_table": table})
 
     def finish(self, failed: bool = False) -> None:

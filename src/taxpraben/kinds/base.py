@@ -79,7 +79,7 @@ class Item:
     #: The gold as text (``choices[gold]`` for classification).
     gold: Any = None
     extracted: Any = None
-    scores: dict[str, float] = field(default_factory=dict)
+    scores: dict[str, float | None] = field(default_factory=dict)
     #: The item's contribution to the task score (None: a needed scorer is unavailable).
     score: float | None = None
     #: mixed / aspects: per field {"pred", "gold", "score", "status", "kind", "matched_by"}
@@ -322,9 +322,10 @@ class TaskKind(Protocol):
 
 def mean_or_none(xs: Sequence[float | None]) -> float | None:
     """The mean, or None when there is nothing to average or a part is not computed."""
-    if not xs or any(x is None for x in xs):
+    present = [x for x in xs if x is not None]
+    if not xs or len(present) < len(xs):
         return None
-    return sum(xs) / len(xs)  # type: ignore[arg-type]
+    return sum(present) / len(present)
 
 
 def bert_f1(values: SemanticValues, pair: TextPair) -> float | None:
@@ -454,9 +455,9 @@ class Kind:
         metrics: dict[str, float | None] = {}
         for key in self.reported(spec):
             vals = [it.scores[key] for it in items if key in it.scores]
-            metrics[key] = None if not vals or any(v is None for v in vals) else float(np.mean(vals))
+            metrics[key] = None if not vals or any(v is None for v in vals) else float(np.mean([v for v in vals if v is not None]))
         item_scores = [it.score for it in items]
-        score = None if any(s is None for s in item_scores) else float(np.mean(item_scores))
+        score = None if any(s is None for s in item_scores) else float(np.mean([s for s in item_scores if s is not None]))
         return metrics, score
 
     def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,

@@ -119,7 +119,7 @@ class ClassificationKind(Kind):
         """A classification record needs its choices and names its gold: a ``gold`` index
         (with an ``answer`` that agrees) or an ``answer`` naming one choice."""
         raw_gold = obj.get("gold")
-        query = obj.get("query") if isinstance(obj.get("query"), str) else ""
+        query = given if isinstance(given := obj.get("query"), str) else ""
         gold: int | None = None
         if obj.get("choices") is None:
             bad("a classification record needs a list of choices", "choices")
@@ -221,7 +221,7 @@ class ClassificationKind(Kind):
             accs.append(acc)
             f1s.append(f1)
         reps = {"acc": np.mean(accs, axis=0), "f1": np.mean(f1s, axis=0)}
-        intervals = {key: percentile_interval(reps[key]) for key in ("acc", "f1") if key in self.reported(spec)}
+        intervals: dict[str, list[float] | None] = {key: percentile_interval(reps[key]) for key in ("acc", "f1") if key in self.reported(spec)}
         parts = [reps[key] for key in self.score_parts(spec)]
         return intervals, sum(parts) / len(parts)
 

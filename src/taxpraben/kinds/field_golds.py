@@ -196,7 +196,7 @@ def field_figures(spec: TaskSpec, items_by_run: list[list[Item]], text_metrics: 
                     for info in run
                     if (info["kind"] == "text") == (kind == "text")
                 ]
-                per_run.append(None if not vals or any(v is None for v in vals) else float(np.mean(vals)))
+                per_run.append(None if not vals or any(v is None for v in vals) else float(np.mean([v for v in vals if v is not None])))
             figures[metric] = run_stat(per_run)
         figures["format_failure_rate"] = run_stat(
             [float(np.mean([info["status"] != "ok" for info in run])) if run else None for run in runs]

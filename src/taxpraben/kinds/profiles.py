@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 class ScoringRules(Protocol):
     """How one profile reads a prediction: through the kind's reader of that profile."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def prepare(self, kind: TaskKind, spec: TaskSpec, record: Record, item: Item, text: str,
                 failed: bool) -> None: ...

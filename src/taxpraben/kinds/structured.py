@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from taxpraben.kinds.base import Item, Kind, Metric, SpecMismatch
 
 if TYPE_CHECKING:
     import random
 
+    from taxpraben.parsing.numbers import NumberMatch
     from taxpraben.records import Record
     from taxpraben.task_spec import TaskSpec
 
@@ -116,7 +117,7 @@ class StructuredKind(Kind):
             match = None
             if not failed:
                 reading = read_final_number(text, expect_percent=want_percent, query=record.query)
-                match, item.failure = reading.value, reading.failure  # type: ignore[assignment]
+                match, item.failure = cast("NumberMatch | None", reading.value), reading.failure
             if match is not None:
                 answers = [match.text]
                 match = unit.convert(match)
@@ -133,7 +134,7 @@ class StructuredKind(Kind):
             letters = None
             if not failed:
                 reading = read_letter_set(text, opts.letters, query=record.query)
-                letters, item.failure = reading.value, reading.failure  # type: ignore[assignment]
+                letters, item.failure = cast("frozenset[str] | None", reading.value), reading.failure
             if letters is not None:
                 item.extracted = "".join(sorted(letters))
                 answers = [item.extracted]

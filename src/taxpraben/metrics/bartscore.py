@@ -305,6 +305,7 @@ class BartScorer(DeviceScorer):
         return self._kept_budget(seq2seq_budget, self._loaded.model.config)
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
-        return self._loaded.tokenizer(texts, max_length=self.max_length, truncation=True)[
+        ids: list[list[int]] = self._loaded.tokenizer(texts, max_length=self.max_length, truncation=True)[
             "input_ids"
         ]
+        return ids

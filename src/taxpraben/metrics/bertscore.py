@@ -485,11 +485,12 @@ class BertScorer(DeviceScorer):
         self, embedded: list[tuple[torch.Tensor, torch.Tensor]]
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Padded vectors, the mask of real tokens and the padded weights (0 on padding)."""
+        import torch
         from torch.nn.utils.rnn import pad_sequence
 
         vectors = [v for v, _ in embedded]
         padded = pad_sequence(vectors, batch_first=True)
-        mask = pad_sequence([v.new_ones(len(v), dtype=bool) for v in vectors], batch_first=True)
+        mask = pad_sequence([v.new_ones(len(v), dtype=torch.bool) for v in vectors], batch_first=True)
         weights = pad_sequence([w for _, w in embedded], batch_first=True)
         return padded, mask, weights
 

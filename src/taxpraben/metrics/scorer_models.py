@@ -74,6 +74,7 @@ _TOKENS_PER_ITEM = 512
 _PROGRESS_MIN_TEXTS = 256
 
 S = TypeVar("S", bound="DeviceScorer")
+M = TypeVar("M")
 
 
 class ScorerUnavailable(RuntimeError):
@@ -188,11 +189,12 @@ def clear_model_cache() -> None:
     _MODEL_CACHE.clear()
 
 
-def cached(key: Hashable, load: Callable[[], Any]) -> Any:
+def cached(key: Hashable, load: Callable[[], M]) -> M:
     """The model cached under ``key``, loaded by ``load`` on first use."""
     if key not in _MODEL_CACHE:
         _MODEL_CACHE[key] = load()
-    return _MODEL_CACHE[key]
+    model: M = _MODEL_CACHE[key]
+    return model
 
 
 # --------------------------------------------------------------------------- running
@@ -261,7 +263,7 @@ def is_cuda(device: str) -> bool:
 
 def model_dims(config: Any) -> tuple[int, int, int]:
     """(hidden size, feed-forward size, attention heads) of a transformers config."""
-    hidden = int(getattr(config, "hidden_size", None) or getattr(config, "d_model", 768))
+    hidden = int(getattr(config, "hidden_size", 0) or getattr(config, "d_model", 768))
     ffn = (
         getattr(config, "intermediate_size", None)
         or getattr(config, "d_inner", None)

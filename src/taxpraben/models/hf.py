@@ -311,9 +311,10 @@ class HFBackend:
         else the contents joined."""
         messages = [dict(m) for m in request.messages]
         if self.chat_template is not False and getattr(tokenizer, "chat_template", None):
-            return tokenizer.apply_chat_template(
+            text: str = tokenizer.apply_chat_template(
                 messages, add_generation_prompt=True, tokenize=False
             )
+            return text
         return "\n\n".join(m["content"] for m in messages)
 
     def static_cache(self, loaded: _Loaded) -> bool:
@@ -356,7 +357,9 @@ class HFBackend:
 
             def forward(batch: list[int], seed: int | None = seed) -> None:
                 try:
-                    done = self._generate_batch(loaded, [ids[i] for i in batch], seed, config)
+                    done: Sequence[Completion | BackendError] = self._generate_batch(
+                        loaded, [ids[i] for i in batch], seed, config
+                    )
                 except (RuntimeError, ValueError) as exc:  # a bad gen kwarg, a model error
                     if len(batch) > 1 and is_out_of_memory(exc):
                         raise  # run_batches halves the batch and retries

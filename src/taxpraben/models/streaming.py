@@ -57,7 +57,7 @@ class FirstTokenDeadline:
             ordered = sorted(self.recent)
             p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
             base = min(self.cap, max(self.floor, self.multiplier * p95))
-        return min(self.cap, base * 2**strikes)
+        return min(self.cap, base * float(2**strikes))
 
 
 class StreamError(ValueError):

@@ -93,7 +93,8 @@ def choice_needles(
 
 
 def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
-    found, start = [], haystack.find(needle)
+    found: list[int] = []
+    start = haystack.find(needle)
     while start >= 0 and len(found) < limit:
         found.append(start)
         start = haystack.find(needle, start + 1)

@@ -176,8 +176,8 @@ def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None
 @lru_cache(maxsize=256)
 def _choice_amounts(choices: tuple[str, ...]) -> tuple[NumberMatch, ...] | None:
     """Each choice as one amount or rate, or None unless every choice is one."""
-    values = tuple(parse_number(c) for c in choices)
-    return values if all(v is not None for v in values) else None  # type: ignore[return-value]
+    values = tuple(v for c in choices if (v := parse_number(c)) is not None)
+    return values if len(values) == len(choices) else None
 
 
 def _numeric_choice(body: str, choices: Sequence[str]) -> int | None:

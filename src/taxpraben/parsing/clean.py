@@ -98,7 +98,7 @@ _SPACE_AT_BREAK = re.compile(r" ?\n ?")
 #: The full-width forms of ASCII (but the protected comma) and the ideographic space, and
 #: what NFKC maps each to.
 _FULL_WIDTH = re.compile("[\uff01-\uff0b\uff0d-\uff5e\u3000]+")
-_HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F) if cp != 0xFF0C}})
+_HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F) if cp != 0xFF0C}})
 #: End-of-text and chat-turn tokens a base model or a raw endpoint leaves in its output.
 _SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:im_end|endoftext|eot_id|end|im_start)\|>|<eos>|<\|end▁of▁sentence\|>")
 _BLANK_LINES = re.compile(r"\n{2,}")

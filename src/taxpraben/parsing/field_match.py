@@ -222,9 +222,9 @@ def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
     if none_is_zero and text in _NONE_WORDS:
         return NumberMatch(Decimal(0), False, 0, len(text), text)
     # "260,000元（适用税率13%）": the bracket after the amount explains it, it is not the amount
-    number = parse_number(text) or parse_number(without_gloss(text))
-    if number is not None:
-        return number
+    parsed = parse_number(text) or parse_number(without_gloss(text))
+    if parsed is not None:
+        return parsed
     computed = evaluate_expression(text)  # a formula for the amount: "260000×0.05%×365"
     if computed is not None:
         return NumberMatch(computed, False, 0, len(text), text)

@@ -249,8 +249,8 @@ def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
             number[1] == 1 if numbered is None else (number[0], number[1]) == (numbered[0], numbered[1] + 1)
         )
         if found is None and continues and number is not None:
-            key = _valid_key(block[number[2] :].strip().rstrip("：:"))
-            found = (key, "") if key is not None else None
+            numbered_key = _valid_key(block[number[2] :].strip().rstrip("：:"))
+            found = (numbered_key, "") if numbered_key is not None else None
         if found is not None:
             if continues and number is not None:
                 numbered = (number[0], number[1])

@@ -124,7 +124,11 @@ EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
     "text": {"query": "小规模纳税人的增值税征收率是多少？"},
 }
 
-_L, _M, _N, _S, _F = "label", "letters", "number", "span", "fields"
+_L: ReadingKind = "label"
+_M: ReadingKind = "letters"
+_N: ReadingKind = "number"
+_S: ReadingKind = "span"
+_F: ReadingKind = "fields"
 
 RULES: tuple[Rule, ...] = (
     # ------------------------------------------------------------------ vetoes first

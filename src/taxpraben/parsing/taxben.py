@@ -141,7 +141,7 @@ def mcq_correct(output: str, gold: object) -> bool:
 def calc_gold(answer: object) -> str | None:
     """K1: the gold as ``"{:.2f}"`` of ``float(answer)``, or None when float() cannot read it."""
     try:
-        return f"{float(answer):.2f}"  # type: ignore[arg-type]
+        return f"{float(answer):.2f}"  # type: ignore[arg-type]  # any gold: float() refusing it is K1's None
     except (ValueError, TypeError, OverflowError):
         return None
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from taxpraben.kinds import all_metrics, kind_label, paper_columns
 
 if TYPE_CHECKING:  # annotations only: the command line imports this module when it starts
+    from collections.abc import Sequence
+
     from taxpraben.results import Stat
 
 NOT_COMPUTED = "n/c"
@@ -87,7 +89,7 @@ def stat(figure: Stat | None, metric: str = "score") -> str:
 
 
 def interval(
-    bounds: list[float | None] | tuple[float | None, ...] | None, metric: str = "score"
+    bounds: Sequence[float | None] | None, metric: str = "score"
 ) -> str:
     """``[low, high]`` in the units of ``metric``, or ``n/a`` when absent (one run, say)."""
     if not bounds or bounds[0] is None or bounds[1] is None:

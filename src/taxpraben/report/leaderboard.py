@@ -205,7 +205,7 @@ def manifest_mismatches(entries: list[Entry]) -> list[Mismatch] | None:
 
 
 def _meta_value(entry: Entry, key: str) -> Any:
-    value = getattr(entry.results.meta, key, None)
+    value: Any = getattr(entry.results.meta, key, None)
     if key == "tasks":
         return ",".join(sorted(value))
     if key == "runs" and value is None:

@@ -6,7 +6,7 @@ Every label goes through ``escape``; the SVG is inserted into the page as markup
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from markupsafe import Markup, escape
 
@@ -43,7 +43,7 @@ def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "")
 
 
 def _x_axis(
-    left: float, width: float, top: float, bottom: float, ticks: Sequence[float], label
+    left: float, width: float, top: float, bottom: float, ticks: Sequence[float], label: Callable[[float], str]
 ) -> list[str]:
     out = []
     for t in ticks:

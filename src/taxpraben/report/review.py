@@ -89,8 +89,8 @@ def checked_readings(out_dir: Path, verdicts: list[Verdict]) -> tuple[list[Check
     """Each reviewed reading of ``out_dir`` with its one verdict (samples.jsonl read once),
     and every reviewer's last verdict by reading."""
     by_key: dict[Key, list[Verdict]] = {}
-    for (key, _), verdict in latest(verdicts).items():
-        by_key.setdefault(key, []).append(verdict)
+    for (key, _), given in latest(verdicts).items():
+        by_key.setdefault(key, []).append(given)
     wanted: dict[tuple[str, str, int], list[Key]] = {}
     for key in by_key:
         wanted.setdefault(key[:3], []).append(key)
@@ -206,7 +206,7 @@ def corrected_overall(results: Results, tasks: dict[str, ReviewFigure]) -> list[
             parts.append([score, score, score])
         else:
             return None
-    return [round(sum(p[i] for p in parts) / len(parts), 6) for i in range(3)]  # type: ignore[misc]
+    return [round(sum(p[i] for p in parts) / len(parts), 6) for i in range(3)]  # type: ignore[misc]  # corrected() gives floats only
 
 
 # ---------------------------------------------------------------------------- for people

@@ -292,7 +292,7 @@ class PreparedTask(NamedTuple):
     to :meth:`BrowserData.adopt`: its browser items' JSON, made for position ``index``."""
 
     task: str
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), which nothing calls on it
     items: list[Item]
     chunks: list[str]
     metrics: list[str]
@@ -414,8 +414,8 @@ class BrowserData:
         if self._adopted:  # the histograms' values in task order, as adding them all gives
             added, self.scores = self.scores, {}
             for task in self.tasks:
-                part = self._adopted.get(task)
-                self.scores.update(part.scores if part is not None else
+                adopted = self._adopted.get(task)
+                self.scores.update(adopted.scores if adopted is not None else
                                    {key: values for key, values in added.items() if key[0] == task})  # fmt: skip
         self._spilled = {}
         self._adopted = {}

@@ -4,7 +4,7 @@ schema version, and the helpers that declare a described key."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from pydantic import (
     BaseModel,
@@ -16,6 +16,9 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+
+if TYPE_CHECKING:
+    from pydantic.config import JsonDict
 
 #: The version of the results.json layout this code writes and reads. Raise it when a key
 #: changes meaning or is removed; added keys do not change it.
@@ -29,7 +32,7 @@ Number = Union[int, float]  # noqa: UP007 (the docs generator reads the Union)
 def described(description: str, *, when: str | None = None, default: Any = None, **kwargs: Any) -> Any:
     """A model field with its description; ``when`` says when the writer writes the key
     (shown in the generated docs; absent means always)."""
-    extra = {"when": when} if when else None
+    extra: JsonDict | None = {"when": when} if when else None
     if "default_factory" in kwargs:
         return Field(description=description, json_schema_extra=extra, **kwargs)
     return Field(default, description=description, json_schema_extra=extra, **kwargs)

@@ -80,7 +80,7 @@ def readings_of(item: Item, task_type: str) -> list[Reading]:
     (mixed); none for generation tasks and errored items."""
     if task_type not in READ_TYPES or item.status == "error":
         return []
-    common = {"task": item.task, "id": item.id, "run": item.run, "task_type": task_type,
+    common: dict[str, Any] = {"task": item.task, "id": item.id, "run": item.run, "task_type": task_type,
               "prediction": item.prediction, "failure": item.failure, "veto": item.veto}  # fmt: skip
     if item.fields is None:  # one answer read (classification, structured); else its fields
         read = item.status == "ok"

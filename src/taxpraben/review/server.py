@@ -19,7 +19,7 @@ import threading
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from taxpraben.review.session import Session, VerdictError
 
@@ -73,7 +73,7 @@ def handler_for(session: Session, lock: threading.Lock) -> type[BaseHTTPRequestH
             self._send(status, json.dumps(payload, ensure_ascii=False))
 
         def _host_ok(self) -> bool:
-            port = self.server.server_address[1]
+            port = cast("tuple[str, int]", self.server.server_address)[1]  # typeshed: any address family
             if self.headers.get("Host") in (f"{HOST}:{port}", f"localhost:{port}"):
                 return True
             self._json(403, {"error": "this server answers only requests to its own address"})

@@ -82,7 +82,8 @@ class Session:
     def next_open(self, after: int = -1) -> int | None:
         """The first reading after ``after`` (then from the start) with no verdict; None when all have one."""
         n = len(self.readings)
-        for i in [*range(after + 1, n), *range(0, after + 1)]:
+        order: list[int] = [*range(after + 1, n), *range(0, after + 1)]
+        for i in order:
             if self.readings[i].key not in self.verdicts:
                 return i
         return None

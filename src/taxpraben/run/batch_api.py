@@ -309,7 +309,7 @@ class BatchState:
         """The batch object of an answer; BatchError when it is not one."""
         if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or not isinstance(obj.get("status"), str):
             raise BatchError(f"{where} did not answer a batch object (no 'id' and 'status'): {str(obj)[:200]}")
-        counts = obj.get("request_counts") if isinstance(obj.get("request_counts"), dict) else {}
+        counts = given if isinstance(given := obj.get("request_counts"), dict) else {}
         errors = obj.get("errors")
         data = errors.get("data") if isinstance(errors, dict) else errors
         lines = tuple(
@@ -477,7 +477,7 @@ class BatchClient:
         answer = await self._json("POST", "/files", form=form)
         if not isinstance(answer, dict) or not isinstance(answer.get("id"), str):
             raise BatchError(f"POST {self.where}/files did not answer a file object: {str(answer)[:200]}")
-        return answer["id"]
+        return str(answer["id"])
 
     async def create(self, input_file_id: str, metadata: Mapping[str, str]) -> BatchState:
         """``POST /batches``: a batch of the uploaded file for the chat endpoint, within 24 h."""

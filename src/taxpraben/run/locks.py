@@ -26,7 +26,7 @@ from types import TracebackType
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: the lock is the open file only
 
 LOCK_NAME = ".taxpraben.lock"
 

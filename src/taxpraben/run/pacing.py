@@ -139,7 +139,7 @@ def backoff_delay(
     uniform = random.uniform if rng is None else rng.uniform
     if retry_after is not None:
         return retry_after * (1 + uniform(0, 0.1))
-    ceiling = min(settings.backoff_max, settings.backoff_base * 2 ** (attempt - 1))
+    ceiling = min(settings.backoff_max, settings.backoff_base * float(2 ** (attempt - 1)))
     return ceiling / 2 + uniform(0, ceiling / 2)
 
 

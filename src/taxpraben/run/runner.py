@@ -461,7 +461,10 @@ class Runner:
             self._progress.live(finished)
 
         try:
-            return await live(requests, self.config, lambda n: loop.call_soon_threadsafe(show, n))
+            answers: list[Completion | BackendError] = await live(
+                requests, self.config, lambda n: loop.call_soon_threadsafe(show, n)
+            )
+            return answers
         finally:  # the call's answers, handed over next, stand for what was shown
             self._progress.live(-shown, refresh=False)
 
@@ -597,4 +600,5 @@ def generation_key(backend: Backend, config: GenerationConfig, request: Request,
 def _usage_total(completion: Completion, default: int) -> int:
     if not completion.usage:
         return default
-    return completion.usage.get("prompt_tokens", 0) + completion.usage.get("completion_tokens", 0)
+    total: int = completion.usage.get("prompt_tokens", 0) + completion.usage.get("completion_tokens", 0)
+    return total

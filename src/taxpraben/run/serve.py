@@ -119,7 +119,7 @@ def models_answer(base_url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(base_url.rstrip("/") + "/models", timeout=timeout) as resp:
-            return resp.status == 200
+            return bool(resp.status == 200)
     except urllib.error.HTTPError as exc:
         return exc.code in (401, 403)
     except (urllib.error.URLError, OSError, ValueError):

@@ -240,7 +240,7 @@ def compact_runs(runs: Sequence[int]) -> str:
     parts: list[str] = []
     start = prev = None
     for r in [*sorted(runs), None]:
-        if start is not None and (r is None or r != prev + 1):  # type: ignore[operator]
+        if start is not None and (r is None or r != prev + 1):  # type: ignore[operator]  # prev is set with start
             parts.append(str(start) if start == prev else f"{start}-{prev}")
             start = None
         if r is not None and start is None:

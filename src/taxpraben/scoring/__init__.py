@@ -13,9 +13,10 @@ from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     DEFAULT_BERTSCORE_LAYER,
     DEFAULT_BERTSCORE_MODEL,
+    PROFILES,
 )
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
-from taxpraben.scoring.settings import PROFILES, ScoringSettings
+from taxpraben.scoring.settings import ScoringSettings
 
 if TYPE_CHECKING:
     from taxpraben.scoring.pipeline import (

@@ -50,7 +50,7 @@ class MatchReport:
     duplicates: list[tuple[str, str, int]] = field(default_factory=list)
     missing: list[tuple[str, str, int]] = field(default_factory=list)
     outside_selection: int = 0
-    limit: int | None = None
+    limit: int | float | None = None
 
     def messages(self) -> list[str]:
         out = []

@@ -7,6 +7,7 @@ that is "not computed", with the reason, instead of a crash or an invented numbe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -14,11 +15,12 @@ from taxpraben.scoring.settings import ScoringSettings
 
 
 class _PRF(Protocol):
-    f1: float
+    @property
+    def f1(self) -> float: ...
 
 
 class BertLike(Protocol):
-    def score(self, candidates: list[str], references: list[str]) -> list[_PRF]: ...
+    def score(self, candidates: list[str], references: list[str]) -> Sequence[_PRF]: ...
     def describe(self) -> dict[str, Any]: ...
 
 

@@ -85,7 +85,7 @@ def new_generator(settings: ScoringSettings) -> np.random.Generator | None:
 
 
 #: Where a scored task's lines go: handed the samples.jsonl text of each task, in task order.
-SampleSink = Callable[[str], None]
+SampleSink = Callable[[str], object]
 
 
 def _rate(items: Sequence[Item], status: str) -> float:

@@ -48,7 +48,7 @@ class _DeferredConsole:
         return self._console().__enter__()
 
     def __exit__(self, *exc: object) -> None:
-        self._console().__exit__(*exc)  # type: ignore[arg-type]
+        self._console().__exit__(*exc)
 
     def __repr__(self) -> str:
         made = object.__getattribute__(self, "_made")

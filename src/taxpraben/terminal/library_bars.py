@@ -13,7 +13,7 @@ def silence_library_bars() -> None:
 
     transformers_logging.disable_progress_bar()
     try:
-        from huggingface_hub.utils import disable_progress_bars
+        from huggingface_hub import disable_progress_bars
     except ImportError:  # an older hub client: transformers' switch covers its own bars
         return
     disable_progress_bars()
