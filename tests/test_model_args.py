@@ -18,7 +18,8 @@ from helpers.mock_openai_server import MockServerThread
 from taxpraben.commands.run import run
 from taxpraben.models.base import GenerationConfig, build_request
 from taxpraben.models.factory import create_backend
-from taxpraben.models.hf import HFBackend, load_args, parse_max_memory
+from taxpraben.models.hf import HFBackend
+from taxpraben.models.hf_args import load_args, parse_max_memory
 from taxpraben.models.model_args import ModelArgsError, parse_model_args, split_top_level
 from taxpraben.models.openai import SET_BY_TAXPRABEN, OpenAIBackend
 from taxpraben.options import ModelOptions, check_options
@@ -121,9 +122,9 @@ def test_max_memory_from_text_json_or_dotted_keys() -> None:
 
 
 def test_quantization_without_bitsandbytes_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    import taxpraben.models.hf as hf
+    import taxpraben.models.hf_args as hf_args
 
-    monkeypatch.setattr(hf, "_is_installed", lambda module: module != "bitsandbytes")
+    monkeypatch.setattr(hf_args, "_is_installed", lambda module: module != "bitsandbytes")
     with pytest.raises(ModelArgsError, match="load_in_8bit needs bitsandbytes: pip install bitsandbytes"):
         create_backend("hf:/nowhere", model_args="load_in_8bit=true")
     code, output = invoke("--model", "hf:/nowhere", "--data", "sample", "--model-args", "load_in_4bit=true")
@@ -131,15 +132,15 @@ def test_quantization_without_bitsandbytes_says_how_to_install(monkeypatch: pyte
 
 
 def test_quantization_with_bitsandbytes_builds_its_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    import taxpraben.models.hf as hf
+    import taxpraben.models.hf_args as hf_args
 
-    monkeypatch.setattr(hf, "_is_installed", lambda module: True)
+    monkeypatch.setattr(hf_args, "_is_installed", lambda module: True)
     args = load_args("m", {"load_in_4bit": True})
     assert args.quantize == "4bit" and args.placed
-    kwargs = hf._model_kwargs(args, "cuda:0")
+    kwargs = hf_args.model_kwargs(args, "cuda:0")
     assert kwargs["quantization_config"].load_in_4bit and not kwargs["quantization_config"].load_in_8bit
     assert kwargs["device_map"] == "cuda:0" and kwargs["dtype"] == "auto"
-    mapped = hf._model_kwargs(load_args("m", {"max_memory": "0=20GiB", "dtype": "bfloat16"}), "cpu")
+    mapped = hf_args.model_kwargs(load_args("m", {"max_memory": "0=20GiB", "dtype": "bfloat16"}), "cpu")
     import torch
 
     assert mapped == {"max_memory": {0: "20GiB"}, "device_map": "auto", "dtype": torch.bfloat16}

@@ -8,7 +8,7 @@ kept as text; a dotted key makes a nested object
 value (``max_memory={"0": "20GiB", "cpu": "30GiB"}``).
 
 This module only reads the text; which keys a backend accepts is declared by the backend
-(``models.hf.HF_MODEL_ARGS``, ``models.openai.SET_BY_TAXPRABEN``), which calls
+(``models.hf_args.HF_MODEL_ARGS``, ``models.openai.SET_BY_TAXPRABEN``), which calls
 :func:`refuse_unknown` or :func:`refuse_any` when it is built, before anything is loaded
 or sent.
 """
