@@ -58,7 +58,7 @@ def stratum(read_by: str | None, confidence: str | None, read: bool) -> str:
     return "low" if confidence == "low" else "high"
 
 
-def field_span(prediction: str, name: str, value: Any) -> tuple[int, int] | None:
+def field_span(prediction: str, name: str, value: object) -> tuple[int, int] | None:
     """Where a field's value is written in the output: the value after the field's name
     (else the value anywhere); None when the text holds neither."""
     if value is None:
