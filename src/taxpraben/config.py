@@ -239,7 +239,7 @@ def effective_values(group: Any) -> dict[str, Any]:
     return values
 
 
-def _holds_path(annotation: Any) -> bool:
+def _holds_path(annotation: object) -> bool:
     if annotation is Path:
         return True
     return any(_holds_path(a) for a in get_args(annotation))

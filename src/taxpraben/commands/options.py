@@ -60,14 +60,14 @@ def _base_type(annotation: Any) -> Any:
     return annotation
 
 
-def _is_number_union(annotation: Any) -> bool:
+def _is_number_union(annotation: object) -> bool:
     """``int | float`` (or ``int | float | None``): an option that is a count or a fraction."""
     if get_origin(annotation) not in (Union, types.UnionType):
         return False
     return {a for a in get_args(annotation) if a is not type(None)} == {int, float}
 
 
-def parse_number(value: Any) -> int | float:
+def parse_number(value: object) -> int | float:
     """``"3"`` -> 3, ``"0.1"`` -> 0.1, ``"2.0"`` -> 2: an integer stays an integer (a count),
     anything else is a float; typer's parser of an ``int | float`` option (a value of a
     configuration file arrives already a number)."""

@@ -118,7 +118,7 @@ def _runs_are_copies(items_by_run: Sequence[Sequence[Answered]]) -> bool:
     given: without it, two requests cannot be told from a copy)."""
     if len(items_by_run) < 2:
         return False
-    first: dict[str, tuple[Any, ...]] = {}
+    first: dict[str, tuple[object, ...]] = {}
     compared = False
     for row in items_by_run:
         for item in row:

@@ -244,7 +244,7 @@ def _join(key: str, name: str) -> str:
     return f"{key}.{name}" if key else name
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "empty"
     if isinstance(value, list):

@@ -107,7 +107,7 @@ def _record_rules(spec: TaskSpec, record: Record) -> dict[str, tuple[FieldRule, 
     return {f.gold_key: (f.rule, f.gold) for f in record_fields(gold, spec.field_rules, aspects=False)}
 
 
-def _number_form(gold: Any, query: str) -> str:
+def _number_form(gold: object, query: str) -> str:
     """How to write a number field: in the unit its gold is compared in (a gold written with
     a multiplier or 元 compares by value in 元; a bare one is in the unit the question asks)."""
     match = parse_number(gold) if isinstance(gold, str) else None
@@ -148,7 +148,7 @@ def fields_form(spec: TaskSpec, record: Record, names: Sequence[str] | None = No
 # ---------------------------------------------------------------------------- the reply
 
 
-def _holds_number(value: Any) -> bool:
+def _holds_number(value: object) -> bool:
     """Whether a field value states a number, as the field matcher reads one."""
     if value is None or isinstance(value, bool):
         return False
@@ -219,7 +219,7 @@ def merge_fields(item: Item, reply: Item, names: Sequence[str]) -> FieldMerge:
     return FieldMerge(merged, tuple(adopted), tuple(declined), tuple(unreadable))
 
 
-def _same_value(kind: str, a: Any, b: Any) -> bool:
+def _same_value(kind: str, a: object, b: object) -> bool:
     """Two readings of one field are the same value by the field matcher (numbers by value
     at 2 decimals, categories after normalisation), else as text."""
     rule = FieldRule(name="field", kind="number" if kind == "number" else "category")

@@ -278,7 +278,7 @@ def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, ju
     item.read_by, item.confidence, item.veto = f"judge:{judge}", None, None
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     """A reading in a form where equal answers are equal: numbers by value ("1,560" ==
     "1560.00"), other values as sorted JSON."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -237,7 +237,7 @@ def check_dtype(dtype: str) -> str:
     return dtype
 
 
-def weights_dtype(dtype: str) -> Any:
+def weights_dtype(dtype: str) -> torch.dtype:
     """The dtype the model's weights are held in for a scorer dtype (TF32 keeps float32)."""
     import torch
 

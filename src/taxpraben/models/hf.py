@@ -190,9 +190,7 @@ class HFBackend:
         else the contents joined."""
         messages = [dict(m) for m in request.messages]
         if self.chat_template is not False and getattr(tokenizer, "chat_template", None):
-            text: str = tokenizer.apply_chat_template(
-                messages, add_generation_prompt=True, tokenize=False
-            )
+            text: str = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
             return text
         return "\n\n".join(m["content"] for m in messages)
 
@@ -236,9 +234,7 @@ class HFBackend:
 
             def forward(batch: list[int], seed: int | None = seed) -> None:
                 try:
-                    done: Sequence[Completion | BackendError] = self._generate_batch(
-                        loaded, [ids[i] for i in batch], seed, config
-                    )
+                    done: Sequence[Completion | BackendError] = self._generate_batch(loaded, [ids[i] for i in batch], seed, config)
                 except (RuntimeError, ValueError) as exc:  # a bad gen kwarg, a model error
                     if len(batch) > 1 and is_out_of_memory(exc):
                         raise  # run_batches halves the batch and retries
@@ -391,7 +387,7 @@ def context_length(model_config: Any) -> int | None:
     config's usual names, stretched by its RoPE scaling (``factor`` times the original
     length, as Qwen's YaRN and Llama-2's linear scaling declare it; Llama 3.1 already states
     the stretched length); None when it does not say."""
-    def positive(value: Any) -> bool:
+    def positive(value: object) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
     base = next(

@@ -55,7 +55,7 @@ def declared_options(group: type) -> Iterator[tuple[dataclasses.Field[Any], Decl
         yield f, f.metadata["option"], hints[f.name]
 
 
-def is_option_group(annotation: Any) -> bool:
+def is_option_group(annotation: object) -> bool:
     """True for a class whose every field is a declared option."""
     if not (isinstance(annotation, type) and dataclasses.is_dataclass(annotation)):
         return False

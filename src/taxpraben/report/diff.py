@@ -188,7 +188,7 @@ def metric_item_scores(samples: Iterable[Item]) -> dict[str, dict[str, dict[str,
     return out
 
 
-def _binary(score: Any) -> float | None:
+def _binary(score: object) -> float | None:
     """A score that is exactly 0 or 1 (right or wrong), else None."""
     return float(score) if isinstance(score, (int, float)) and score in (0, 1) else None
 
@@ -281,7 +281,7 @@ def _p(test: PairedTest | None) -> str:
     return f"{fmt.p_value(test.p_value)}" + (" *" if test.significant else "")
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     text = "–" if value is None else json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return cell(text if len(text) <= 80 else text[:79] + "…")
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Any
 
 _LETTERS = re.compile(r"[A-H]+")
 
 
-def folded(value: Any) -> str:
+def folded(value: object) -> str:
     """``value`` as text, folded for comparison."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
@@ -33,7 +32,7 @@ def as_number(text: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def same_answer(a: Any, b: Any) -> bool:
+def same_answer(a: object, b: object) -> bool:
     """Whether ``a`` and ``b`` are the same answer (see the module docstring); None is the
     same only as None."""
     if a is None or b is None:

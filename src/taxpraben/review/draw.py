@@ -13,10 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from taxpraben.kinds.base import Item
 from taxpraben.review.store import Key
+
+K = TypeVar("K")
 
 #: The task types whose answers are read.
 READ_TYPES = ("classification", "structured", "mixed")
@@ -58,7 +60,7 @@ def stratum(read_by: str | None, confidence: str | None, read: bool) -> str:
     return "low" if confidence == "low" else "high"
 
 
-def field_span(prediction: str, name: str, value: Any) -> tuple[int, int] | None:
+def field_span(prediction: str, name: str, value: object) -> tuple[int, int] | None:
     """Where a field's value is written in the output: the value after the field's name
     (else the value anywhere); None when the text holds neither."""
     if value is None:
@@ -106,7 +108,7 @@ def all_readings(items: Iterable[Item], task_types: Mapping[str, str]) -> list[R
     return [r for item in items for r in readings_of(item, task_types.get(item.task, ""))]
 
 
-def allocate(sizes: Mapping[Any, int], n: int) -> dict[Any, int]:
+def allocate(sizes: Mapping[K, int], n: int) -> dict[K, int]:
     """``n`` draws shared among strata of ``sizes``: one for each non-empty stratum first
     (while ``n`` lasts, largest first), the rest in proportion to size (largest remainders),
     never more than a stratum holds."""

@@ -54,7 +54,7 @@ def handler_for(session: Session, lock: threading.Lock) -> type[BaseHTTPRequestH
     class Handler(BaseHTTPRequestHandler):
         server_version = "taxpraben-review"
 
-        def log_message(self, format: str, *args: Any) -> None:
+        def log_message(self, format: str, *args: object) -> None:
             pass  # the terminal shows the URL and the progress, not every request
 
         def _send(self, status: int, body: str, content_type: str = "application/json") -> None:

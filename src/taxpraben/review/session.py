@@ -154,7 +154,7 @@ class Session:
         return self.readings[index]
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     """A value as the page shows it."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

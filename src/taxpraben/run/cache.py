@@ -390,5 +390,5 @@ class CompletionCache:
     def __enter__(self) -> CompletionCache:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -41,9 +41,9 @@ import itertools
 import math
 import sqlite3
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.costs.budget import PROMPT_ESTIMATE_MARGIN, Budget, BudgetShare
@@ -449,7 +449,7 @@ class Runner:
     async def _generate(self, requests: list[Request]) -> list[Completion | BackendError]:
         """One call of the backend; one with ``generate_live`` (a local model: many batches a
         call) reports items finished during it, from its thread, and the bar shows them."""
-        live = getattr(self.backend, "generate_live", None)
+        live: Callable[..., Awaitable[list[Completion | BackendError]]] | None = getattr(self.backend, "generate_live", None)
         if live is None:
             return await self.backend.generate(requests, self.config)
         loop = asyncio.get_running_loop()
@@ -461,10 +461,7 @@ class Runner:
             self._progress.live(finished)
 
         try:
-            answers: list[Completion | BackendError] = await live(
-                requests, self.config, lambda n: loop.call_soon_threadsafe(show, n)
-            )
-            return answers
+            return await live(requests, self.config, lambda n: loop.call_soon_threadsafe(show, n))
         finally:  # the call's answers, handed over next, stand for what was shown
             self._progress.live(-shown, refresh=False)
 
@@ -600,5 +597,4 @@ def generation_key(backend: Backend, config: GenerationConfig, request: Request,
 def _usage_total(completion: Completion, default: int) -> int:
     if not completion.usage:
         return default
-    total: int = completion.usage.get("prompt_tokens", 0) + completion.usage.get("completion_tokens", 0)
-    return total
+    return cast("int", completion.usage.get("prompt_tokens", 0) + completion.usage.get("completion_tokens", 0))

@@ -40,7 +40,7 @@ class _DeferredConsole:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._console(), name)
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         setattr(self._console(), name, value)
 
     # A Console's own special methods (looked up on the type, not through __getattr__).
