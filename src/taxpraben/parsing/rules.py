@@ -295,7 +295,7 @@ RULES: tuple[Rule, ...] = (
 
 #: The order in which each kind's reader tries the rules (the code follows it).
 CHAINS: dict[str, tuple[str, ...]] = {
-    "label": ("veto.copy-of-prompt", "veto.another-question", "veto.hedge", "json.answer-field",
+    "label": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "veto.hedge",
               "veto.none-correct", "final.self-correction", "final.answer-statement", "final.boxed",
               "veto.several-answers", "veto.not-an-option", "choice.bare-answer", "choice.bold-answer",
               "conclusion.statement", "veto.several-letters", "choice.lead-sentence", "choice.named-in-last-sentence",
