@@ -311,7 +311,7 @@ CHAINS: dict[str, tuple[str, ...]] = {
                "final.answer-statement", "final.boxed", "veto.declines",
                "conclusion.statement", "number.says-zero", "veto.alternatives", "number.sole-number", "number.last-number", "veto.no-answer"),
     "span": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "span.answer-statement",
-             "span.marked", "span.bare-answer", "span.whole-output", "veto.refusal", "veto.no-answer"),
+             "span.marked", "veto.refusal", "span.bare-answer", "span.whole-output", "veto.no-answer"),
     "fields": ("veto.copy-of-prompt", "fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
     "text": ("text.whole-output",),
 }

@@ -189,12 +189,12 @@ def extract_span(text: str, *, clause: bool = True) -> str:
 def read_span(text: str, *, clause: bool = True) -> Reading:
     """:func:`extract_span` as a reading: the span (also its ``source``) and the rule that
     found it: ``json.answer-field``, ``span.answer-statement``, ``span.marked`` (a bold,
-    quoted or titled span of the output) or ``span.whole-output``."""
-    cleaned = strip_latex(clean_prediction(text))
-    if not cleaned:
-        return Reading("", rule="span.whole-output", source="")
-    span, rule = _extract(cleaned, _answer_texts(cleaned), clause)
-    return Reading(span, rule=rule, source=span)
+    quoted or titled span of the output), ``span.bare-answer`` or ``span.whole-output``; the
+    ``span`` chain without its vetoes (:func:`taxpraben.parsing.span_rules.read_span_answer`
+    reads a task's output with them)."""
+    from taxpraben.parsing.span_rules import span_reading
+
+    return span_reading(text, clause)
 
 
 #: An output this short, one sentence, is the answer itself ("万分之五", "2025年6月30日。").
