@@ -73,7 +73,10 @@ def _json_safe(value: Any) -> Any:
 
 def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) -> None:
     """A record whose gold has no fields: the whole prediction against the whole gold."""
-    missing = failed or not text.strip()
+    from taxpraben.parsing.text_rules import read_text
+
+    reading = None if failed else read_text(text)
+    missing = reading is None or reading.failure is not None
     if missing and not failed:
         item.status = "format_failure"
     item.extracted = None
@@ -84,8 +87,8 @@ def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) ->
             "status": "missing" if missing else "ok", "matched_by": "whole", "inferred": True,
         }
     }  # fmt: skip
-    if not failed:
-        item.note_reading("veto.no-answer" if missing else "text.whole-output")
+    if reading is not None:
+        item.note_reading(reading.rule)
         if not missing:
             item.evidence = (0, len(item.prediction))
 

@@ -313,7 +313,7 @@ CHAINS: dict[str, tuple[str, ...]] = {
     "span": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "span.answer-statement",
              "span.marked", "veto.refusal", "span.bare-answer", "span.whole-output", "veto.no-answer"),
     "fields": ("veto.copy-of-prompt", "fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
-    "text": ("text.whole-output",),
+    "text": ("text.whole-output", "veto.no-answer"),
 }
 
 _BY_NAME = {rule.name: rule for rule in RULES}
