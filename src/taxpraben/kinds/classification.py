@@ -172,6 +172,7 @@ class ClassificationKind(Kind):
                 query=record.query,
                 aliases=opts.aliases,
                 names=names,
+                chain=spec.reading_chain,
             )
             index = reading.value if isinstance(reading.value, int) else None
             label = None if index is None else option_label(choices, index)

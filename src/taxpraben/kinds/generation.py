@@ -61,7 +61,7 @@ class GenerationKind(Kind):
             return
         from taxpraben.parsing.text_rules import read_text
 
-        reading = None if failed else read_text(text)  # the whole cleaned output is the answer
+        reading = None if failed else read_text(text, spec.reading_chain)  # the whole cleaned output is the answer
         missing = reading is None or reading.failure is not None
         if missing and not failed:
             item.status = "format_failure"

@@ -113,7 +113,8 @@ class StructuredKind(Kind):
             want_percent = expects_percent(gold, record.query)
             match = None
             if not failed:
-                reading = read_final_number(text, expect_percent=want_percent, query=record.query)
+                reading = read_final_number(text, expect_percent=want_percent, query=record.query,
+                                            chain=spec.reading_chain)
                 match, item.failure = reading.value, reading.failure  # type: ignore[assignment]
             if match is not None:
                 answers = [match.text]
@@ -130,7 +131,7 @@ class StructuredKind(Kind):
             gold_set = frozenset(str(record.answer).strip().upper())
             letters = None
             if not failed:
-                reading = read_letter_set(text, opts.letters, query=record.query)
+                reading = read_letter_set(text, opts.letters, query=record.query, chain=spec.reading_chain)
                 letters, item.failure = reading.value, reading.failure  # type: ignore[assignment]
             if letters is not None:
                 item.extracted = "".join(sorted(letters))
@@ -141,7 +142,8 @@ class StructuredKind(Kind):
         else:  # span: the answer is a stretch of the document, so only the rest of the
             # prompt (instruction, question) counts as copied
             if not failed:
-                reading, own_text = read_span_answer(text, record.query, record.text, "，" not in record.answer_text)
+                reading, own_text = read_span_answer(text, record.query, record.text, "，" not in record.answer_text,
+                                                     spec.reading_chain)
                 span = "" if reading.value is None else str(reading.value)
                 item.extracted = span
                 answers = [span]
