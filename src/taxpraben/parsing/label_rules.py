@@ -89,7 +89,7 @@ class LabelView:
 
     @cached_property
     def needles(self) -> list[tuple[str, int]]:
-        return choice_needles(self.texts, self.aliases)
+        return _needles(tuple(self.texts), self.aliases)
 
     def read(self, body: str, correction: bool = False) -> int | None:
         """The option a statement gives (raises Hedge when it offers two)."""
@@ -153,6 +153,24 @@ class LabelView:
 
     def offered(self, sentence: str, picked: int) -> bool:
         return offered_with_another(sentence, picked, self.count, self.lettered, self.needles)
+
+
+#: The needles of each record's options, kept across outputs (a task's records repeat the same
+#: options and aliases; the aliases are the spec's own mapping, kept with them to be sure).
+_NEEDLES: dict[tuple[tuple[str, ...], int], tuple[Mapping[str, Sequence[str]] | None, list[tuple[str, int]]]] = {}
+_MAX_NEEDLES = 4096
+
+
+def _needles(texts: tuple[str, ...], aliases: Mapping[str, Sequence[str]] | None) -> list[tuple[str, int]]:
+    key = (texts, id(aliases))
+    kept = _NEEDLES.get(key)
+    if kept is not None and kept[0] is aliases:
+        return kept[1]
+    needles = choice_needles(texts, aliases)
+    if len(_NEEDLES) >= _MAX_NEEDLES:
+        _NEEDLES.clear()
+    _NEEDLES[key] = (aliases, needles)
+    return needles
 
 
 LabelAttempt = Callable[[LabelView], Reading | None]
