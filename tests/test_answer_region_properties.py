@@ -20,9 +20,9 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taxpraben.parsing.choices import extract_choice
-from taxpraben.parsing.final_number import extract_final_number
-from taxpraben.parsing.letters import extract_letter_set
+from taxpraben.parsing.label_rules import extract_choice
+from taxpraben.parsing.letters_rules import extract_letter_set
+from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import numbers_equal
 from taxpraben.parsing.region import answer_statements
 from taxpraben.parsing.spans import span_match

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from taxpraben.data.checks import check_record
-from taxpraben.parsing.choices import read_choice
-from taxpraben.parsing.final_number import read_final_number
-from taxpraben.parsing.letters import read_letter_set
+from taxpraben.parsing.label_rules import read_choice
+from taxpraben.parsing.letters_rules import read_letter_set
+from taxpraben.parsing.number_rules import read_final_number
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, COPY_OF_PROMPT, own_answer
 from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NONE_CORRECT, NOT_AN_OPTION, NOT_ASSERTED
 from taxpraben.scoring.items import prepare_item

@@ -28,14 +28,15 @@ from taxpraben.data.loader import load_data
 from taxpraben.data.problems import DataError, Problem
 from taxpraben.parsing import taxben
 from taxpraben.parsing._jsonish import find_json_values
-from taxpraben.parsing.choices import extract_choice
 from taxpraben.parsing.clean import clean_prediction, normalize_text
 from taxpraben.parsing.field_match import align_fields, field_value_matches
-from taxpraben.parsing.field_parse import parse_fields
-from taxpraben.parsing.final_number import extract_final_number
-from taxpraben.parsing.letters import extract_letter_set
+from taxpraben.parsing.fields_rules import parse_fields
+from taxpraben.parsing.label_rules import extract_choice
+from taxpraben.parsing.letters_rules import extract_letter_set
+from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_gold_number, parse_number
-from taxpraben.parsing.spans import extract_span, span_match
+from taxpraben.parsing.span_rules import extract_span
+from taxpraben.parsing.spans import span_match
 from taxpraben.records import Record
 from taxpraben.results.predictions import PredictionFileError, read_predictions
 from taxpraben.scoring.items import PROFILES, prepare_item

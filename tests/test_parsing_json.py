@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from taxpraben.parsing._jsonish import find_json_values
-from taxpraben.parsing.field_parse import parse_fields
+from taxpraben.parsing.fields_rules import parse_fields
 
 SETTINGS = settings(max_examples=300, deadline=None)
 

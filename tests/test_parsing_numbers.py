@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from taxpraben.parsing.final_number import extract_final_number
+from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import (
     NumberMatch,
     find_numbers,

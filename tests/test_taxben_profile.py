@@ -30,7 +30,7 @@ from sklearn.metrics import f1_score
 
 from taxpraben.metrics.classification import classification_metrics
 from taxpraben.parsing import taxben
-from taxpraben.parsing.final_number import extract_final_number
+from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.records import Record
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry

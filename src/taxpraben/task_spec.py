@@ -147,6 +147,17 @@ class FieldOptions:
 
 
 @dataclass(frozen=True)
+class ReadingOptions:
+    """How the task's outputs are read: ``chain``, the reading rules of its kind's reader in
+    the order they are tried (names of ``taxpraben rules``; every name must be a rule of the
+    task's reading kind). Without it the kind's default chain reads."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
+
+    chain: Annotated[list[str], _NOT_EMPTY] | None = None
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """A TaxPraBen dataset and how it is scored."""
 
@@ -169,6 +180,21 @@ class TaskSpec:
     fields: FieldOptions | None = None
     #: Options of a kind registered by a plugin (the kind validates them).
     options: dict[str, Any] = field(default_factory=dict)
+    #: The chain of reading rules its reader runs (None: its kind's default chain).
+    reading: ReadingOptions | None = None
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """pydantic's schema of the spec, which leaves ``reading`` out of a dump when it is
+        None: a spec without its own chain dumps (and hashes) as before the key existed."""
+        schema = handler(source)
+        _exclude_when_none(schema, "reading")
+        return schema
+
+    @property
+    def reading_chain(self) -> tuple[str, ...] | None:
+        """The rule names of the spec's own chain, in order; None for the default chain."""
+        return tuple(self.reading.chain) if self.reading is not None and self.reading.chain else None
 
     @property
     def classification_options(self) -> ClassificationOptions:
@@ -178,6 +204,24 @@ class TaskSpec:
     def field_rules(self) -> list[FieldRule]:
         """The spec's field (or aspect) rules; empty when it has none."""
         return self.fields.fields if self.fields is not None else []
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _exclude_when_none(schema: Any, name: str) -> None:
+    """Mark the dataclass field ``name`` in a pydantic core schema to be left out of dumps
+    when None."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "dataclass-field" and schema.get("name") == name:
+            schema["serialization_exclude_if"] = _is_none
+            return
+        for value in schema.values():
+            _exclude_when_none(value, name)
+    elif isinstance(schema, list):
+        for value in schema:
+            _exclude_when_none(value, name)
 
 
 def spec_input(raw: dict[str, Any]) -> dict[str, Any]:
@@ -201,7 +245,7 @@ def build_spec(raw: dict[str, Any]) -> TaskSpec:
     unknown Bloom level raises TypeError or ValueError. For specs that are checked after
     (``Registry.check``)."""
     data = dict(spec_input(raw))
-    sections = {"classification": ClassificationOptions, "structured": StructuredOptions}
+    sections = {"classification": ClassificationOptions, "structured": StructuredOptions, "reading": ReadingOptions}
     for key, cls in sections.items():
         if isinstance(data.get(key), dict):
             data[key] = cls(**data[key])
@@ -217,8 +261,12 @@ def build_spec(raw: dict[str, Any]) -> TaskSpec:
 
 def spec_json(spec: TaskSpec) -> dict[str, Any]:
     """The spec as JSON values (what pydantic's ``dump_python(mode="json")`` gives): the
-    manifest hashes it."""
-    values: dict[str, Any] = _json_values(dataclasses.asdict(spec))
+    manifest hashes it). A spec without ``reading`` is written without the key, as before
+    it existed, so its hash stays what it was."""
+    data = dataclasses.asdict(spec)
+    if data.get("reading") is None:
+        data.pop("reading", None)
+    values: dict[str, Any] = _json_values(data)
     return values
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -11,10 +11,14 @@ from rich.table import Table
 
 from taxpraben.commands.common import cli_console
 from taxpraben.commands.options import TaskDirOpt
-from taxpraben.report.explain import explanation, rule_rows, rules_json
-from taxpraben.report.load import ReportError, iter_samples
+from taxpraben.report.explain import Explanation, explanation, rule_rows, rules_json, traced_reading
+from taxpraben.report.load import ReportError, iter_samples, read_results
 
-_STYLE = {"fired": "bold green", "vetoed": "bold red", "did not read": "dim", "not tried": "dim italic"}
+if TYPE_CHECKING:
+    from taxpraben.kinds.base import Item
+    from taxpraben.tasks.registry import Registry
+
+_STYLE = {"fired": "bold green", "vetoed": "bold red", "did not read": "dim", "did not apply": "dim", "not tried": "dim italic"}
 
 
 def rules(as_json: Annotated[bool, typer.Option("--json", help="Print the registry as JSON.")] = False) -> None:
@@ -53,11 +57,14 @@ def explain(
                       highlight=False)
         raise typer.Exit(2)
     registry = registry_or_exit(task_dir, console)
-    shown = explanation(item, registry.get(task))
+    shown = _explained(out_dir, registry, item)
     console.print(f"[bold]{escape(task)} id {escape(item_id)} run {run}[/bold]: {shown.kind} reader, "
                   f"status {shown.status}", highlight=False)
+    if shown.untraced:
+        console.print(f"  [yellow]No trace of the chain: {escape(shown.untraced)}.[/]", highlight=False)
     for step in shown.steps:
-        console.print(f"  [{_STYLE[step.outcome]}]{step.outcome:>12}  {step.name}[/] ({step.confidence})",
+        detail = f": {escape(step.detail)}" if step.detail else ""
+        console.print(f"  [{_STYLE[step.outcome]}]{step.outcome:>12}  {step.name}[/] ({step.confidence}){detail}",
                       highlight=False)
     console.print("Output (evidence highlighted):", highlight=False)
     console.print(escape(shown.before) + f"[reverse bold]{escape(shown.shown)}[/]" + escape(shown.after),
@@ -66,3 +73,34 @@ def explain(
     span = f" [{shown.evidence[0]}, {shown.evidence[1]})" if shown.evidence else ""
     console.print(f"Read by {escape(read)}{span}; confidence {shown.confidence}; value "
                   f"{escape(repr(shown.value))}; score {shown.score}", highlight=False)
+
+
+def _explained(out_dir: Path, registry: Registry, item: Item) -> Explanation:
+    """``item`` explained with the trace of its chain: its record is read from the data
+    directory results.json names and its output read again with the results' profile;
+    without them, the explanation says why there is no trace."""
+    from taxpraben.data.loader import load_data
+    from taxpraben.data.problems import DataError
+
+    spec = registry.get(item.task)
+    if spec is None:
+        return explanation(item, None, untraced=f"task {item.task} is not in the task registry")
+    try:
+        results = read_results(out_dir)
+    except ReportError as exc:
+        return explanation(item, spec, untraced=str(exc))
+    data_dir = results.meta.data_dir
+    if not data_dir or not Path(data_dir).exists():
+        return explanation(item, spec, untraced=f"the data directory {data_dir!r} of {out_dir}/results.json "
+                                                "is not at hand to read the record again")
+    try:
+        records = load_data(data_dir, registry, [item.task]).records.get(item.task, [])
+    except (DataError, OSError, ValueError) as exc:
+        return explanation(item, spec, untraced=f"cannot read {item.task} from {data_dir}: {exc}")
+    record = next((r for r in records if r.id == item.id), None)
+    if record is None:
+        return explanation(item, spec, untraced=f"no record {item.id} in {data_dir}")
+    profile = results.meta.profile or "taxpraben"
+    prediction = item.generation if item.generation is not None else item.prediction
+    trace = traced_reading(spec, record, item.run, prediction, profile)
+    return explanation(item, spec, trace, None if trace else f"profile {profile} reads it without a chain")

@@ -28,7 +28,7 @@ from taxpraben.kinds import Item, kind_of
 from taxpraben.kinds.profiles import PAPER_RULES
 from taxpraben.parsing.field_match import field_text, field_value_matches
 from taxpraben.parsing.field_parse import without_gloss
-from taxpraben.parsing.final_number import extract_final_number
+from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import parse_number
 from taxpraben.parsing.record_fields import gold_fields, record_fields
 from taxpraben.parsing.units import asked_unit

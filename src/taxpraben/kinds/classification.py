@@ -154,7 +154,7 @@ class ClassificationKind(Kind):
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         # The readers are imported on first use: loading data needs the kind, not them.
-        from taxpraben.parsing.choices import read_choice
+        from taxpraben.parsing.label_rules import read_choice
 
         assert record.choices is not None
         opts = spec.classification_options
@@ -172,6 +172,7 @@ class ClassificationKind(Kind):
                 query=record.query,
                 aliases=opts.aliases,
                 names=names,
+                chain=spec.reading_chain,
             )
             index = reading.value if isinstance(reading.value, int) else None
             label = None if index is None else option_label(choices, index)

@@ -73,7 +73,10 @@ def _json_safe(value: Any) -> Any:
 
 def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) -> None:
     """A record whose gold has no fields: the whole prediction against the whole gold."""
-    missing = failed or not text.strip()
+    from taxpraben.parsing.text_rules import read_text
+
+    reading = None if failed else read_text(text)
+    missing = reading is None or reading.failure is not None
     if missing and not failed:
         item.status = "format_failure"
     item.extracted = None
@@ -84,8 +87,8 @@ def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) ->
             "status": "missing" if missing else "ok", "matched_by": "whole", "inferred": True,
         }
     }  # fmt: skip
-    if not failed:
-        item.note_reading("veto.no-answer" if missing else "text.whole-output")
+    if reading is not None:
+        item.note_reading(reading.rule)
         if not missing:
             item.evidence = (0, len(item.prediction))
 
@@ -94,7 +97,7 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
                    aspects: bool) -> None:
     """Align the prediction's fields to the record's own gold fields and score the exact ones."""
     from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
-    from taxpraben.parsing.field_parse import read_fields
+    from taxpraben.parsing.fields_rules import NO_FIELD_READ, read_fields_chain
     from taxpraben.parsing.record_fields import gold_fields, record_fields
 
     assert spec.fields is not None
@@ -104,10 +107,33 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
         return
     fields = record_fields(gold, spec.field_rules, aspects=aspects)
     rules = [f.rule for f in fields]
-    parsed, how = (None, "veto.no-answer") if failed or not text.strip() else read_fields(text)
-    if parsed is None and not failed:
-        item.status = "format_failure"
-    aligned = align_fields(parsed or {}, rules, spec.fields.fuzzy_threshold)
+    threshold = spec.fields.fuzzy_threshold
+    aligned_by_id: dict[int, Any] = {}
+
+    def align(parsed: dict[str, Any]) -> Any:
+        key = id(parsed)
+        if key not in aligned_by_id:
+            aligned_by_id[key] = align_fields(parsed, rules, threshold)
+        return aligned_by_id[key]
+
+    def holds_a_field(parsed: dict[str, Any]) -> bool:
+        """Whether the parsed fields hold one of the record's (else veto.no-field)."""
+        found = align(parsed).values()
+        return not rules or any(a.value is not None and field_text(a.value).strip() != "" for a in found)
+
+    how = "veto.no-answer"
+    parsed: dict[str, Any] | None = None
+    if not failed:
+        # a copy of the prompt found by the kind (item.failure) blanked the text
+        reading = read_fields_chain(text if text.strip() else "", item.failure,
+                                    None if aspects else holds_a_field, spec.reading_chain)
+        how = reading.rule or how
+        parsed = reading.value if isinstance(reading.value, dict) else None
+        if reading.failure is not None:
+            item.status = "format_failure"
+            if reading.failure == NO_FIELD_READ:
+                item.failure = reading.failure
+    aligned = align(parsed) if parsed is not None else align_fields({}, rules, threshold)
     item.fields = {}
     item.extracted = {name: _json_safe(a.value) for name, a in aligned.items() if a.value is not None}
     for f in fields:

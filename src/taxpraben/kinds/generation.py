@@ -59,13 +59,16 @@ class GenerationKind(Kind):
         if spec.fields is not None:
             prepare_fields(spec, record, item, text, failed, aspects=True)
             return
-        missing = failed or not text.strip()
+        from taxpraben.parsing.text_rules import read_text
+
+        reading = None if failed else read_text(text, spec.reading_chain)  # the whole cleaned output is the answer
+        missing = reading is None or reading.failure is not None
         if missing and not failed:
             item.status = "format_failure"
         item.extracted = None
         item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
-        if not failed:  # the whole cleaned output is the answer
-            item.note_reading("text.whole-output" if not missing else "veto.no-answer")
+        if reading is not None:
+            item.note_reading(reading.rule)
             if not missing:
                 item.evidence = (0, len(item.prediction))
 

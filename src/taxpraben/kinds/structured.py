@@ -93,14 +93,12 @@ class StructuredKind(Kind):
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         # The readers are imported on first use: loading the specs and the data needs the
         # kind, not them (their patterns compile at import: start-up, issue 24).
-        from taxpraben.parsing.clean import clean_prediction
-        from taxpraben.parsing.final_number import read_final_number
-        from taxpraben.parsing.latex import strip_latex
-        from taxpraben.parsing.letters import read_letter_set
+        from taxpraben.parsing.letters_rules import read_letter_set
+        from taxpraben.parsing.number_rules import read_final_number
         from taxpraben.parsing.numbers import expects_percent, numbers_equal, read_gold_number
-        from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer, restates_document
-        from taxpraben.parsing.region import NO_ANSWER, REFUSAL, Reading, is_refusal, veto_of
-        from taxpraben.parsing.spans import read_span, span_match
+        from taxpraben.parsing.region import NO_ANSWER, Reading, veto_of
+        from taxpraben.parsing.span_rules import read_span_answer
+        from taxpraben.parsing.spans import span_match
         from taxpraben.parsing.units import gold_unit
 
         opts = spec.structured
@@ -116,7 +114,8 @@ class StructuredKind(Kind):
             want_percent = expects_percent(gold, record.query)
             match = None
             if not failed:
-                reading = read_final_number(text, expect_percent=want_percent, query=record.query)
+                reading = read_final_number(text, expect_percent=want_percent, query=record.query,
+                                            chain=spec.reading_chain)
                 match, item.failure = cast("NumberMatch | None", reading.value), reading.failure
             if match is not None:
                 answers = [match.text]
@@ -133,7 +132,7 @@ class StructuredKind(Kind):
             gold_set = frozenset(str(record.answer).strip().upper())
             letters = None
             if not failed:
-                reading = read_letter_set(text, opts.letters, query=record.query)
+                reading = read_letter_set(text, opts.letters, query=record.query, chain=spec.reading_chain)
                 letters, item.failure = cast("frozenset[str] | None", reading.value), reading.failure
             if letters is not None:
                 item.extracted = "".join(sorted(letters))
@@ -144,22 +143,16 @@ class StructuredKind(Kind):
         else:  # span: the answer is a stretch of the document, so only the rest of the
             # prompt (instruction, question) counts as copied
             if not failed:
-                cleaned = strip_latex(clean_prediction(text))
-                own = own_answer(cleaned, record.query, document=record.text)
-                item.failure = own.failure
-                if own.failure is None and record.text and restates_document(cleaned, record.query, record.text):
-                    item.failure = COPY_OF_PROMPT  # the material written back whole
-                text = own.text if item.failure is None else ""
-                reading = read_span(text, clause="，" not in record.answer_text)
-                span = str(reading.value)
+                reading, own_text = read_span_answer(text, record.query, record.text, "，" not in record.answer_text,
+                                                     spec.reading_chain)
+                span = "" if reading.value is None else str(reading.value)
                 item.extracted = span
                 answers = [span]
-                if span.strip() and not (span == text and is_refusal(text)):
-                    em = float(span_match(text, record.answer_text))
+                item.failure = reading.failure
+                if reading.failure is None:
+                    em = float(span_match(own_text, record.answer_text))
                 else:
                     item.status = "format_failure"
-                    item.failure = item.failure or (REFUSAL if is_refusal(text) else NO_ANSWER)
-                    reading = Reading(None, item.failure, rule=veto_of(item.failure))
         if item.status == "format_failure" and item.failure is None:
             item.failure = NO_ANSWER
         item.scores = {"em": em}

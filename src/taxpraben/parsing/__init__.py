@@ -14,6 +14,10 @@
 - :mod:`~taxpraben.parsing.field_match`: field alignment to the gold's and field value matching.
 - :mod:`~taxpraben.parsing.record_fields`: a record's fields: its gold read into fields, the rule of each.
 - :mod:`~taxpraben.parsing.taxben`: TaxBen's own rules on the raw output (profile ``taxben``).
+- :mod:`~taxpraben.parsing.rules`: the reading rules as data, and each kind's chain of them.
+- :mod:`~taxpraben.parsing.chain`: a reader is its chain run over one view of the output (with a trace);
+  the attempts of each kind's rules: ``label_rules``, ``letters_rules``, ``number_rules``,
+  ``span_rules``, ``fields_rules``, ``text_rules``.
 
 No I/O, no models.
 """

@@ -54,47 +54,28 @@ TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.taxben`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
 from taxpraben.parsing._jsonish import (
     OPTION_ANSWER_KEYS,
-    answer_text,
-    answer_value,
-    own_json_values,
 )
 from taxpraben.parsing.choice_hedges import (
     NEGATED_LETTER,
     Hedge,
     hedged,
     letter_index,
-    offered_with_another,
     without_negated_letters,
 )
-from taxpraben.parsing.choice_names import choice_needles, named_choices, naming_form
-from taxpraben.parsing.clean import clean_prediction, fold_characters
-from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.choice_names import named_choices, naming_form
+from taxpraben.parsing.clean import fold_characters
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.parsing.region import (
-    AMBIGUOUS,
-    HEDGED,
-    NO_ANSWER,
-    NONE_CORRECT,
-    NOT_AN_OPTION,
-    NOT_ASSERTED,
     SUPPOSITION,
-    Reading,
-    Statement,
-    answer_statements,
-    conclusion_sentence,
     corrected_part,
-    lead_sentence,
-    settle_final,
-    veto_of,
 )
 
-__all__ = ["CHOICE_ANSWER_KEYS", "extract_choice", "read_choice"]
+__all__ = ["CHOICE_ANSWER_KEYS"]
 
 #: JSON keys holding a classification answer, in priority order.
 CHOICE_ANSWER_KEYS: tuple[str, ...] = (
@@ -135,7 +116,6 @@ _LONE_LOWER = re.compile(r"^[\s*#>(（\[【\]】]*([a-z])[)）\]】.。]?\s*$")
 #: A lower-case letter picked with 选 ("选 c", "选b。"): the option, where a word cannot be.
 _PICKED_LOWER = re.compile(r"^[\s*#>]*(?:本题)?(?:应选|选择|选)\s*([a-h])(?![a-z])")
 _BARE_LINE = re.compile(r"^[\s*#>_`\"'“”‘’【】\[\]()（）.。:：、,，!！]*$")
-
 
 
 def _only_letter(pattern: re.Pattern[str], text: str, count: int) -> int | None:
@@ -261,154 +241,6 @@ def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
     subject = re.split(r"[，,。；;！!？?\n]", text[: m.start()])[-1]
     letters = {c for c in re.findall(r"(?<![A-Za-z])[A-Z](?![A-Za-z])", subject)}
     return not letters or len(letters) >= len(choices)
-
-
-def read_choice(
-    text: str,
-    choices: Sequence[str],
-    *,
-    option_letters: bool,
-    markers: Sequence[str],
-    query: str = "",
-    aliases: Mapping[str, Sequence[str]] | None = None,
-    names: Sequence[str] | None = None,
-) -> Reading:
-    """The index of the option an output selects (rules in the module docstring), or why no
-    option is read (:class:`~taxpraben.parsing.region.Reading`).
-
-    ``text`` is the raw model output (it is cleaned here); ``choices`` are the labels in
-    option order; ``option_letters`` says whether the choices were shown as A, B, C, ...;
-    ``markers`` are the task's conclusion phrases (``answer_markers``); ``query`` is the
-    question (what the output copies of it is not read); ``aliases`` are other
-    names of a choice (keyed by choice text); ``names`` are the texts an output may name
-    the options by when they differ from ``choices`` (choices stored as letters, texts in
-    the query). A hedge between two options ("B或D") selects none.
-    """
-    try:
-        return _choice_index(text, choices, option_letters, markers, query, aliases, names)
-    except Hedge:
-        return Reading(None, HEDGED, rule="veto.hedge")
-
-
-def _choice_index(
-    text: str,
-    choices: Sequence[str],
-    lettered: bool,
-    markers: Sequence[str],
-    query: str,
-    aliases: Mapping[str, Sequence[str]] | None,
-    names: Sequence[str] | None,
-) -> Reading:
-    count = len(choices)
-    texts = list(names) if names is not None and len(names) == count else list(choices)
-    full = strip_latex(clean_prediction(text))
-    own = own_answer(full, query, options=texts)
-    if own.failure:
-        return Reading(None, own.failure, rule=veto_of(own.failure))
-    cleaned = own.text
-    if not cleaned.strip() or not choices:
-        return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
-    needles = choice_needles(texts, aliases)
-
-    def read(body: str, correction: bool = False) -> int | None:
-        picked = _read_statement(body, count, lettered, needles, texts, correction=correction)
-        if picked is not None and offered_with_another(_first_sentence(body), picked, count, lettered, needles):
-            raise Hedge  # "同时构成骗取出口退税罪和虚开增值税专用发票罪"
-        return picked
-
-    found, value = answer_value(own_json_values(full, query), CHOICE_ANSWER_KEYS)
-    if found:
-        value_text = strip_latex(clean_prediction(answer_text(value, " ", dict_values=True)))
-        if value_text:
-            folded = naming_form(value_text.strip(" .。、:：*"))
-            for index, choice in enumerate(texts):
-                if naming_form(str(choice)) == folded:
-                    return Reading(index, rule="json.answer-field", source=value_text)
-            picked = read(value_text)
-            if picked is not None:
-                return Reading(picked, rule="json.answer-field", source=value_text)
-    if _answers_listed(cleaned, count, lettered, needles):
-        return Reading(None, HEDGED, rule="veto.hedge")
-    statements = answer_statements(cleaned, markers)
-    final = [st for st in statements if st.kind != "conclusion"]
-    lines = [line for line in cleaned.split("\n") if line.strip()]
-    decisive = final[0].text if final else (lines[-1] if lines else "")
-    if _says_none_correct(decisive, texts):
-        return Reading(None, NONE_CORRECT, rule=veto_of(NONE_CORRECT))
-    answered: list[int] = []
-
-    def read_final(st: Statement) -> int | None:
-        # Latest first: a hedge ("因此选AB") that a later statement has answered ("答案：A")
-        # is superseded by it; the latest answer statement hedging leaves the answer hedged.
-        try:
-            picked = read(st.text, st.kind == "correction")
-        except Hedge:
-            if answered:
-                return None
-            raise
-        if picked is not None:
-            answered.append(picked)
-        return picked
-
-    settled = settle_final(final, read_final)
-    if settled is not None:
-        return settled[0]
-    boxes = [st for st in final if st.kind == "boxed" and st.text.strip()]
-    if boxes:  # the model boxed its answer, and it is none of the options
-        return Reading(None, NOT_AN_OPTION, rule=veto_of(NOT_AN_OPTION))
-    cleaned = _without_option_list(cleaned)
-    lines = [line for line in cleaned.split("\n") if line.strip()]
-    statements = answer_statements(cleaned, markers)
-    longest = max(len(needle) for needle, _ in needles) if needles else 0
-    if len(lines) > 1 and len(cleaned) <= longest + _BARE_SLACK:  # one option over two lines
-        picked = _bare_line(" ".join(lines), count, lettered, needles)
-        if picked is not None:
-            return Reading(picked, rule="choice.bare-answer", source=cleaned)
-    bare = [_bare_line(line, count, lettered, needles) if len(line) <= longest + _BARE_SLACK else None for line in lines]
-    if len(lines) > 1 and None not in bare and len(set(bare)) > 1:
-        return Reading(None, AMBIGUOUS, rule="veto.several-answers")  # different answers ("增值税\n消费税")
-    for line, picked in zip(reversed(lines), reversed(bare), strict=True):  # the latest bare answer line
-        if picked is not None:
-            return Reading(picked, rule="choice.bare-answer", source=line)
-    bold = _bold_answer(cleaned, count, lettered, needles)
-    if bold is not None:
-        return Reading(bold[0], rule="choice.bold-answer", source=bold[1])
-    for statement in statements:
-        if statement.kind == "conclusion" and not _supposed(cleaned, statement.start):
-            # a conclusion holds its answer before its first semicolon ("因此X；另外……")
-            body = _SEMICOLON.split(statement.text, maxsplit=1)[0]
-            picked = read(body)
-            if picked is not None:
-                return Reading(picked, rule="conclusion.statement", source=statement.marker + body)
-    # Asserted without a marker: the lead sentence answers first ("B. 区群/层次谬误。……",
-    # "C是正确答案。", "最重要的并发症可能是感染性心内膜炎。……"), or
-    lead_text = lead_sentence(cleaned)
-    if lettered and _several_letters(lead_text, count):
-        return Reading(None, AMBIGUOUS, rule="veto.several-letters")
-    lead = _lead_answer(lead_text, count, lettered, needles)
-    if lead is not None:
-        if offered_with_another(lead_text, lead, count, lettered, needles):
-            return Reading(None, HEDGED, rule="veto.hedge")
-        return Reading(lead, rule="choice.lead-sentence", source=lead_text)
-    # the conclusion sentence (the last one) names the answer.
-    last = conclusion_sentence(cleaned)
-    picked = _first_affirmed(last, needles)
-    rule = "choice.named-in-last-sentence"
-    if picked is None:
-        picked, rule = _numeric_choice(last, texts), "choice.value-in-last-sentence"
-    if picked is None and lettered:
-        rule = "choice.letter-in-last-sentence"
-        for pattern in (_WEAK_LETTER, _AFFIRMED_LETTER, _STANDALONE_LETTER):
-            picked = _only_letter(pattern, without_negated_letters(last), count)
-            if picked is not None:
-                break
-    if picked is not None:
-        if offered_with_another(last, picked, count, lettered, needles):
-            return Reading(None, HEDGED, rule="veto.hedge")
-        return Reading(picked, rule=rule, source=last)
-    mentioned = named_choices(cleaned, needles) or (lettered and _STANDALONE_LETTER.search(cleaned))
-    failure = NOT_ASSERTED if mentioned else NO_ANSWER
-    return Reading(None, failure, rule=veto_of(failure))
 
 
 #: A sentence that is nothing but option letters ("A, B, C, D", "C,D", "B D", "(A)、(C)").
@@ -543,17 +375,3 @@ def _without_option_list(text: str) -> str:
     return "\n".join(line for line, dropped in zip(lines, drop, strict=True) if not dropped)
 
 
-def extract_choice(
-    text: str,
-    choices: Sequence[str],
-    *,
-    option_letters: bool,
-    markers: Sequence[str],
-    query: str = "",
-    aliases: Mapping[str, Sequence[str]] | None = None,
-) -> str | None:
-    """The choice an output selects (``choices[read_choice(...).value]``), or None."""
-    index = read_choice(
-        text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases
-    ).value
-    return choices[index] if isinstance(index, int) else None

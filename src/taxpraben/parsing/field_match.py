@@ -230,7 +230,7 @@ def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
         return NumberMatch(computed, False, 0, len(text), text)
     # The sentence reader (and its patterns) is loaded on first use: the data checks, which
     # read gold fields before the first request, never need it (start-up, issue 24).
-    from taxpraben.parsing.final_number import extract_final_number
+    from taxpraben.parsing.number_rules import extract_final_number
 
     return extract_final_number(text)
 

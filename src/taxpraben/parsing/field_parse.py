@@ -40,8 +40,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from taxpraben.parsing._jsonish import find_json_values, normalize_key
-from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing._jsonish import normalize_key
 
 __all__ = [
     "ITEM_NAME_KEYS",
@@ -50,7 +49,6 @@ __all__ = [
     "as_object",
     "flatten_fields",
     "is_object_list",
-    "parse_fields",
     "without_gloss",
 ]
 
@@ -446,34 +444,6 @@ def _blocks(text: str) -> list[Block]:
         out.append(lines[i])
         i += 1
     return out
-
-
-def parse_fields(text: str) -> dict[str, Any] | None:
-    """The fields of an output as a dict (flattened, see module doc), or None when none parse.
-
-    ``text`` is the raw output (cleaned here). Values keep their JSON types; values read
-    from ``字段：值`` lines are strings.
-    """
-    return read_fields(text)[0]
-
-
-def read_fields(text: str) -> tuple[dict[str, Any] | None, str]:
-    """:func:`parse_fields` and the rule that read the fields: ``fields.json`` (a JSON
-    object), ``fields.lines`` (key lines, headings, a table) or ``veto.no-answer``."""
-    cleaned = clean_prediction(text)
-    if not cleaned:
-        return None, "veto.no-answer"
-    best: dict[str, Any] | None = None
-    for value in find_json_values(cleaned):
-        obj = as_object(value)
-        if obj:
-            flat = flatten_fields(obj)
-            if best is None or len(flat) >= len(best):
-                best = flat
-    if best:
-        return with_key_units(best), "fields.json"
-    lines = _parse_lines(_blocks(cleaned))
-    return (with_key_units(lines), "fields.lines") if lines else (None, "veto.no-answer")
 
 
 #: A key that states the unit of its value: ``少缴税款（万元）``, ``税负(元)``.

@@ -35,26 +35,17 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.clean import clean_prediction
-from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
-from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.parsing.region import (
     AMBIGUOUS,
     CORRECTED_VALUE,
-    NO_ANSWER,
-    NOT_ASSERTED,
     SUPPOSITION,
     Reading,
     Statement,
-    answer_statements,
-    conclusion_sentence,
-    veto_of,
 )
-from taxpraben.parsing.units import tables_with_units
 
-__all__ = ["NUMBER_ANSWER_KEYS", "extract_final_number", "read_final_number"]
+__all__ = ["NUMBER_ANSWER_KEYS",]
 
 
 #: JSON keys holding the answer of a calculation, in priority order (compared without case,
@@ -252,88 +243,6 @@ _ALTERNATIVES = re.compile(
 
 def _detached(found: NumberMatch) -> NumberMatch:
     return replace(found, start=-1, end=-1)
-
-
-def extract_final_number(
-    text: str, *, expect_percent: bool | None = None
-) -> NumberMatch | None:
-    """The final answer of a calculation in a model output, or None when it has no number.
-
-    The output is cleaned (:func:`~taxpraben.parsing.clean.clean_prediction`) and its LaTeX
-    made plain (:mod:`~taxpraben.parsing.latex`). Order: a JSON answer field
-    (:data:`NUMBER_ANSWER_KEYS`); the final statements of
-    :func:`~taxpraben.parsing.region.answer_statements` (boxed, answer markers,
-    self-corrections; latest first); the
-    conclusion statements (latest first); conclusion words, the last ``=``, the last number.
-    ``expect_percent``: True when the answer is a rate (a number written with ``%`` is
-    preferred wherever several are candidates), False when it is an amount (a number with
-    ``%`` is a rate restated beside the amount and is passed over), None for no preference.
-    Offsets are -1 except for the last fallbacks (offsets into the cleaned text).
-    """
-    reading = read_final_number(text, expect_percent=expect_percent)
-    return reading.value if isinstance(reading.value, NumberMatch) else None
-
-
-def read_final_number(
-    text: str, *, expect_percent: bool | None = None, query: str = ""
-) -> Reading:
-    """:func:`extract_final_number` with the reason when no number is read; with ``query``,
-    what the output copies of it and any question it goes on to invent are not read
-    (:func:`~taxpraben.parsing.prompt_copy.own_answer`)."""
-    cleaned = full = strip_latex(clean_prediction(text))
-    if query:
-        own = own_answer(cleaned, query)
-        if own.failure:
-            return Reading(None, own.failure, rule=veto_of(own.failure))
-        cleaned = own.text
-    if not cleaned.strip():
-        return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
-    cleaned = tables_with_units(cleaned)
-    found = _final_number(cleaned, expect_percent, own_json_values(full, query) if query else None)
-    if found is None:
-        return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
-    return found
-
-
-def _final_number(cleaned: str, expect_percent: bool | None, json_values: list[Any] | None = None) -> Reading | None:
-    """The final number of a cleaned output (the order of :func:`extract_final_number`);
-    ``json_values``: its JSON values read whole (:func:`own_json_values`), else read here."""
-    found_key, value = answer_value(find_json_values(cleaned) if json_values is None else json_values,
-                                    NUMBER_ANSWER_KEYS)
-    if found_key:
-        from_json = _from_json_value(value, expect_percent)
-        if from_json is not None:
-            return Reading(_detached(from_json), rule="json.answer-field", source=answer_text(value))
-    statements = answer_statements(cleaned)
-    if _two_boxed_values(cleaned, statements, expect_percent):
-        return Reading(None, AMBIGUOUS, rule="veto.several-answers")
-    for statement in statements:
-        if statement.kind == "conclusion":
-            break
-        found = _statement_number(statement, expect_percent)
-        if found is not None:
-            rule = {"boxed": "final.boxed", "correction": "final.self-correction"}.get(
-                statement.kind, "final.answer-statement")
-            return _checked(statement, _detached(found), rule)
-    last = conclusion_sentence(cleaned)
-    if _declines(cleaned):
-        return Reading(None, NOT_ASSERTED, rule="veto.declines")  # "无法直接计算出……": no number is given
-    for statement in statements:
-        if statement.kind == "conclusion":
-            found = _statement_number(statement, expect_percent)
-            if found is not None:
-                return _checked(statement, _detached(found), "conclusion.statement")
-    if _says_zero(last):
-        return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"), rule="number.says-zero", source=last)
-    for text in (_before_note(cleaned), _without_asides(cleaned), cleaned):
-        if text is not None:
-            found = _final_in_text(text, expect_percent)
-            if found is not None:
-                if _one_of_alternatives(text, found):
-                    return Reading(None, AMBIGUOUS, rule="veto.alternatives")
-                rule = "number.sole-number" if len(find_numbers(cleaned)) == 1 else "number.last-number"
-                return Reading(found, rule=rule, source=_around(text, found))
-    return None
 
 
 def _around(text: str, found: NumberMatch) -> str | None:

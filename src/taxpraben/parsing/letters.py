@@ -44,28 +44,14 @@ import re
 
 from taxpraben.parsing._jsonish import (
     OPTION_ANSWER_KEYS,
-    answer_text,
-    answer_value,
-    own_json_values,
 )
-from taxpraben.parsing.clean import clean_prediction
-from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.prompt_copy import comparison_key, gram_share, own_answer
+from taxpraben.parsing.prompt_copy import comparison_key, gram_share
 from taxpraben.parsing.region import (
     CORRECTED_VALUE,
-    HEDGED,
-    NO_ANSWER,
-    Reading,
-    answer_statements,
-    lead_sentence,
-    lines_last_first,
-    settle_final,
-    veto_of,
 )
 
 __all__ = [
     "LETTER_ANSWER_KEYS",
-    "extract_letter_set",
     "listed_option_letters",
     "listed_option_texts",
 ]
@@ -290,19 +276,6 @@ def _verdicts(text: str, letters: str, query: str = "") -> frozenset[str] | None
     return frozenset(chosen) if chosen else None
 
 
-def extract_letter_set(
-    text: str, letters: str = "ABCDE", *, query: str = ""
-) -> frozenset[str] | None:
-    """The set of option letters an output answers, or None (rules in the module docstring).
-
-    ``text`` is the raw output (cleaned here); ``letters`` the allowed option letters, upper
-    case; ``query`` the question (what the output copies of it is not read; ``全选`` means
-    the options it lists).
-    """
-    value = read_letter_set(text, letters, query=query).value
-    return value if isinstance(value, frozenset) else None
-
-
 #: Two sets of letters offered as alternatives: no one answer.
 _SET_HEDGE = re.compile(
     r"(?<![A-Za-z])([A-H]{1,8})(?![A-Za-z])\s*[，,]?\s*(?:也可能是|也可能为|或者是|或者|或是|还是)\s*([A-H]{1,8})(?![A-Za-z])"
@@ -328,76 +301,6 @@ def _option_line_letters(text: str, query: str, allowed: str, start: int = 0) ->
         if m.group(1) in allowed and own and (own in line_key or gram_share(line_key, own) >= _RESTATED):
             chosen.add(m.group(1))
     return frozenset(chosen) if len(chosen) >= 2 else None
-
-
-def read_letter_set(text: str, letters: str = "ABCDE", *, query: str = "") -> Reading:
-    """:func:`extract_letter_set` with the reason when no letter is read."""
-    allowed = "".join(sorted(set(letters.upper())))
-    listed = listed_option_letters(query, allowed)
-    options = listed_option_texts(query)
-    full = strip_latex(clean_prediction(text))
-    own = own_answer(
-        full, query,
-        options=[options[x] for x in sorted(options) if x in allowed], several=True,
-    )
-    if own.failure:
-        return Reading(None, own.failure, rule=veto_of(own.failure))
-    cleaned = own.text
-    if not cleaned.strip() or not allowed:
-        return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
-    hedge = _SET_HEDGE.search(cleaned)
-    if hedge and set(hedge.group(1)) != set(hedge.group(2)):  # "我认为是ABC，也可能是ABCD"
-        return Reading(None, HEDGED, rule="veto.hedge")
-    found, value = answer_value(own_json_values(full, query), LETTER_ANSWER_KEYS)
-    if found:
-        value_text = clean_prediction(answer_text(value))
-        from_json = _groups(value_text, allowed)
-        if from_json:
-            return Reading(frozenset().union(*(g for _, _, g in from_json)), rule="json.answer-field", source=value_text)
-    statements = answer_statements(cleaned)
-    final = [st for st in statements if st.kind != "conclusion"]
-    settled = settle_final(final, lambda st: _statement_letters(st.text, allowed, listed, st.kind) or None)
-    if settled is not None:
-        reading, given_by = settled
-        if given_by is not None and isinstance(reading.value, frozenset):
-            # "答案：B. …" and the options C and D on the next lines: the answer is all of them
-            restated = _option_line_letters(cleaned, query, allowed, given_by.start)
-            if restated and reading.value < restated:
-                return Reading(restated, rule="letters.restated-option-lines", source=cleaned[given_by.start :])
-        return reading
-    # All of them, or all but some ("以上都对", "全选", "除E以外都是", "C项错误，其余均正确").
-    whole = _all_or_all_but(cleaned, listed)
-    if whole:
-        return Reading(whole, rule="letters.all-or-all-but", source=cleaned)
-    verdicts = _verdicts(cleaned, allowed, query)
-    if verdicts:
-        if _ALL_OPTIONS.search(conclusion_tail(cleaned)):
-            return Reading(frozenset(listed), rule="letters.all-options-concluded", source=conclusion_tail(cleaned))
-        return Reading(verdicts, rule="letters.option-verdicts", source=cleaned)
-    for statement in statements:
-        if statement.kind == "conclusion":
-            picked = _statement_letters(statement.text, allowed, listed, statement.kind)
-            if picked:
-                return Reading(picked, rule="conclusion.statement", source=statement.full_text)
-    restated = _option_line_letters(cleaned, query, allowed)
-    if restated:
-        return Reading(restated, rule="letters.restated-option-lines", source=cleaned)
-    lead_text = lead_sentence(cleaned)
-    lead = _lead_letters(lead_text, allowed)
-    if lead:
-        return Reading(lead, rule="letters.lead-sentence", source=lead_text)
-    for line in lines_last_first(cleaned):
-        prepared = _prepare(line)
-        kept = [g for s, e, g in _groups(prepared, allowed) if not _rejected(prepared, s, e)]
-        if kept:
-            return Reading(kept[-1] if len(kept) == 1 else frozenset().union(*kept), rule="letters.last-group", source=line)
-    # No letter anywhere: the options named by their texts alone ("工资、薪金所得、稿酬所得"),
-    # in an answer statement or on a line of their own.
-    for body in [st.text for st in final] + list(lines_last_first(cleaned)):
-        named = _written_options(body, options, allowed)
-        if named:
-            return Reading(named, rule="letters.named-by-text", source=body)
-    return Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
 
 
 _LETTER_LIST = r"([A-H](?:\s*(?:项|选项)?\s*[、,，和与及]?\s*[A-H])*)"

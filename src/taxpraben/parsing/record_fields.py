@@ -19,7 +19,8 @@ from typing import Any
 
 from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.field_match import field_text, key_forms
-from taxpraben.parsing.field_parse import as_object, flatten_fields, is_object_list, parse_fields
+from taxpraben.parsing.field_parse import as_object, flatten_fields, is_object_list
+from taxpraben.parsing.fields_rules import parse_fields
 from taxpraben.parsing.numbers import parse_number
 from taxpraben.task_spec import FieldKind, FieldRule
 

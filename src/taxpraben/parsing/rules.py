@@ -6,12 +6,14 @@ samples.jsonl writes it as ``read_by: "rule:<name>"``, ``taxpraben rules`` lists
 registry and ``taxpraben explain`` shows one output's reading against it. A format failure
 names the veto that decided it (``veto.*``).
 
-Each kind's reader tries its rules in the order of :data:`CHAINS` (the readers in
-:mod:`~taxpraben.parsing.choices`, :mod:`~taxpraben.parsing.letters`,
-:mod:`~taxpraben.parsing.final_number`, :mod:`~taxpraben.parsing.spans` and
-:mod:`~taxpraben.parsing.field_parse` follow it; a test runs every example through the
+Each kind's reader is the execution of its chain, :data:`CHAINS` (or a task spec's own
+``reading.chain``): :mod:`~taxpraben.parsing.chain` runs the attempts of the rules in order
+over one view of the output (each kind's attempts together: :mod:`~taxpraben.parsing.label_rules`,
+:mod:`~taxpraben.parsing.letters_rules`, :mod:`~taxpraben.parsing.number_rules`,
+:mod:`~taxpraben.parsing.span_rules`, :mod:`~taxpraben.parsing.fields_rules`,
+:mod:`~taxpraben.parsing.text_rules`); a test runs every example through the
 whole chain of its kind and checks that it is read by its own rule, so a rule that an
-earlier one shadows fails).
+earlier one shadows fails.
 
 Confidence: ``high`` for an answer the output states (a marker, a box, a JSON field, a
 line that is nothing but the answer); ``low`` for a fallback (a last number with no
@@ -297,9 +299,10 @@ RULES: tuple[Rule, ...] = (
           _ex(_F, "该公司存在违法行为。", None)),),
 )
 
-#: The order in which each kind's reader tries the rules (the code follows it).
+#: The order in which each kind's reader tries the rules: the reader runs it
+#: (:mod:`taxpraben.parsing.chain`).
 CHAINS: dict[str, tuple[str, ...]] = {
-    "label": ("veto.copy-of-prompt", "veto.another-question", "veto.hedge", "json.answer-field",
+    "label": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "veto.hedge",
               "veto.none-correct", "final.self-correction", "final.answer-statement", "final.boxed",
               "veto.several-answers", "veto.not-an-option", "choice.bare-answer", "choice.bold-answer",
               "conclusion.statement", "veto.several-letters", "choice.lead-sentence", "choice.named-in-last-sentence",
@@ -307,17 +310,17 @@ CHAINS: dict[str, tuple[str, ...]] = {
               "veto.no-answer"),
     "letters": ("veto.copy-of-prompt", "veto.another-question", "veto.hedge", "json.answer-field",
                 "final.self-correction", "final.answer-statement", "final.boxed", "veto.several-answers",
-                "letters.restated-option-lines", "letters.all-or-all-but", "letters.all-options-concluded",
-                "letters.option-verdicts", "conclusion.statement", "letters.lead-sentence",
+                "letters.all-or-all-but", "letters.all-options-concluded", "letters.option-verdicts",
+                "conclusion.statement", "letters.restated-option-lines", "letters.lead-sentence",
                 "letters.last-group", "letters.named-by-text", "veto.no-answer"),
     "number": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "veto.several-answers",
                "final.self-correction",
-               "final.answer-statement", "final.boxed", "veto.alternatives", "veto.declines",
-               "conclusion.statement", "number.says-zero", "number.sole-number", "number.last-number", "veto.no-answer"),
+               "final.answer-statement", "final.boxed", "veto.declines",
+               "conclusion.statement", "number.says-zero", "veto.alternatives", "number.sole-number", "number.last-number", "veto.no-answer"),
     "span": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "span.answer-statement",
-             "span.marked", "span.bare-answer", "span.whole-output", "veto.refusal", "veto.no-answer"),
+             "span.marked", "veto.refusal", "span.bare-answer", "span.whole-output", "veto.no-answer"),
     "fields": ("veto.copy-of-prompt", "fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
-    "text": ("text.whole-output",),
+    "text": ("text.whole-output", "veto.no-answer"),
 }
 
 _BY_NAME = {rule.name: rule for rule in RULES}

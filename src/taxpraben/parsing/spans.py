@@ -46,9 +46,9 @@ from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_valu
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.region import Reading, answer_statements, corrected_part
+from taxpraben.parsing.region import answer_statements, corrected_part
 
-__all__ = ["SPAN_ANSWER_KEYS", "extract_span", "normalize_span", "span_match"]
+__all__ = ["SPAN_ANSWER_KEYS", "normalize_span", "span_match"]
 
 #: JSON keys holding a short answer, in priority order.
 SPAN_ANSWER_KEYS: tuple[str, ...] = ("最终答案", "final_answer", "答案", "answer", "结果", "result")
@@ -176,25 +176,6 @@ def _answer_texts(cleaned: str) -> list[tuple[str, str]]:
 
 def _span_of(body: str, clause: bool) -> str:
     return _marked_span(body, clause) or _first_sentence(body, clause)
-
-
-def extract_span(text: str, *, clause: bool = True) -> str:
-    """The answer span of an output (rules in the module docstring); may be empty.
-
-    ``clause`` ends a span at the first Chinese comma as well as at the end of the sentence.
-    """
-    return str(read_span(text, clause=clause).value)
-
-
-def read_span(text: str, *, clause: bool = True) -> Reading:
-    """:func:`extract_span` as a reading: the span (also its ``source``) and the rule that
-    found it: ``json.answer-field``, ``span.answer-statement``, ``span.marked`` (a bold,
-    quoted or titled span of the output) or ``span.whole-output``."""
-    cleaned = strip_latex(clean_prediction(text))
-    if not cleaned:
-        return Reading("", rule="span.whole-output", source="")
-    span, rule = _extract(cleaned, _answer_texts(cleaned), clause)
-    return Reading(span, rule=rule, source=span)
 
 
 #: An output this short, one sentence, is the answer itself ("万分之五", "2025年6月30日。").

@@ -71,7 +71,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from taxpraben.parsing.final_number import extract_final_number
+from taxpraben.parsing.number_rules import extract_final_number
 
 __all__ = [
     "MCQ_NO_MATCH",

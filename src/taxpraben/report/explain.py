@@ -1,10 +1,12 @@
 """How one output was read, for people: ``taxpraben explain`` and ``taxpraben rules``.
 
-:func:`explanation` lays out one samples.jsonl item against its kind's chain of rules
-(:data:`taxpraben.parsing.rules.CHAINS`): the rules before the one that decided it did not
-read the output, the deciding one fired (a rule) or vetoed (a format failure), the rest
-were not tried; then the evidence span of the raw output, the value and the score.
-:func:`rule_rows` is the registry as rows. Pure: the command prints what these return.
+:func:`traced_reading` reads one output again, as scoring read it, and keeps the trace of
+its kind's chain (:mod:`taxpraben.parsing.chain`): what each rule did, in order.
+:func:`explanation` lays one samples.jsonl item out with that trace: the rules that did not
+read the output, the one that fired (the value it read and the text it read it from) or
+vetoed (why), the rest not tried; then the evidence span of the raw output, the value and
+the score. Without a trace (the records are not at hand, a profile with no chain) it says
+why and shows the recorded reading only. :func:`rule_rows` is the registry as rows.
 """
 
 from __future__ import annotations
@@ -17,19 +19,28 @@ from taxpraben.parsing.rules import CHAINS, RULES, rule_named
 
 if TYPE_CHECKING:
     from taxpraben.kinds.base import Item
+    from taxpraben.parsing.chain import Step, Trace
+    from taxpraben.records import Record
+    from taxpraben.results import Prediction
     from taxpraben.task_spec import TaskSpec
 
-__all__ = ["Explanation", "RuleStep", "explanation", "reading_kind", "rule_rows"]
+__all__ = ["Explanation", "RuleStep", "explanation", "reading_kind", "rule_rows", "traced_reading"]
+
+#: How each outcome of a chain step is shown.
+OUTCOME_SHOWN = {"read": "fired", "vetoed": "vetoed", "did not apply": "did not read", "not reached": "not tried"}
 
 
 @dataclass(frozen=True)
 class RuleStep:
     """One rule of the chain: its name, its confidence, and what it did for this output:
-    ``fired``, ``vetoed``, ``did not read`` (tried before the deciding one) or ``not tried``."""
+    ``fired``, ``vetoed``, ``did not read`` (a reading rule that did not apply), ``did not
+    apply`` (a veto that did not) or ``not tried`` (the chain
+    stopped before it); ``detail``: what it read and from where, or why it vetoed."""
 
     name: str
     confidence: str
     outcome: str
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,8 @@ class Explanation:
     score: float | None
     failure: str | None
     confidence: str | None
+    #: Why there are no steps (no trace), or None.
+    untraced: str | None = None
 
     @property
     def before(self) -> str:
@@ -72,25 +85,68 @@ def reading_kind(spec: TaskSpec | None) -> str:
     return kind_of(spec).reading_kind(spec)
 
 
-def explanation(item: Item, spec: TaskSpec | None) -> Explanation:
-    """How ``item`` was read, laid against its kind's chain."""
+def traced_reading(spec: TaskSpec, record: Record, run: int, prediction: Prediction | str,
+                   profile: str = "taxpraben") -> Trace | None:
+    """``prediction`` read again as scoring reads it (profile ``profile``), and the trace of
+    the chain of the task's reading kind that made the reading (None when no chain ran)."""
+    from taxpraben.parsing.chain import collecting
+    from taxpraben.scoring.items import prepare_item
+
     kind = reading_kind(spec)
-    decided = (item.read_by or "").removeprefix("rule:") or item.veto
-    chain = CHAINS.get(kind, ())
+    with collecting() as traces:
+        prepare_item(spec, record, run, prediction, None, profile)
+    # its kind's chain; else the one chain that ran (a fields task's whole-answer record)
+    return next((trace for trace in reversed(traces) if trace.kind == kind), traces[-1] if traces else None)
+
+
+def _shown(value: object, kind: str) -> str:
+    """A value as a chain step read it, for people."""
+    if kind == "label" and isinstance(value, int) and not isinstance(value, bool):
+        return f"option {chr(65 + value)}" if 0 <= value < 26 else f"option {value}"
+    if isinstance(value, frozenset):
+        return "".join(sorted(str(v) for v in value))
+    text = getattr(value, "text", None)
+    if isinstance(text, str) and hasattr(value, "is_percent"):
+        return text  # a number as written
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _clip(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _detail(step: Step, kind: str) -> str:
+    """What a step did, in words."""
+    as_rule = f" (as {step.decided_by})" if step.decided_by else ""
+    if step.outcome == "read":
+        where = f" from {_clip(step.source)!r}" if step.source else ""
+        return f"read {_clip(_shown(step.value, kind))!r}{where}{as_rule}"
+    if step.outcome == "vetoed":
+        return f"{step.failure}{as_rule}"
+    return ""
+
+
+def explanation(item: Item, spec: TaskSpec | None, trace: Trace | None = None,
+                untraced: str | None = None) -> Explanation:
+    """How ``item`` was read: the steps of ``trace`` (see :func:`traced_reading`), or none
+    and ``untraced`` saying why."""
+    kind = trace.kind if trace is not None else reading_kind(spec)
     steps: list[RuleStep] = []
-    seen = decided not in chain
-    for name in chain:
-        rule = rule_named(name)
-        confidence = rule.confidence if rule else "?"
-        if name == decided:
-            outcome, seen = ("vetoed" if name.startswith("veto.") else "fired"), True
-        else:
-            outcome = "not tried" if seen else "did not read"
-        steps.append(RuleStep(name, confidence, outcome))
+    if trace is not None:
+        for step in trace.steps:
+            rule = rule_named(step.rule)
+            outcome = OUTCOME_SHOWN[step.outcome]
+            if outcome == "did not read" and step.rule.startswith("veto."):
+                outcome = "did not apply"
+            steps.append(RuleStep(step.rule, rule.confidence if rule else "?", outcome, _detail(step, kind)))
+    elif untraced is None:
+        untraced = "no chain ran for this output"
     value = item.extracted if item.status == "ok" else None
     return Explanation(
         item.task, item.id, item.run, kind, item.status, item.read_by, tuple(steps), item.prediction,
-        item.evidence, value, item.score, item.failure, item.confidence,
+        item.evidence, value, item.score, item.failure, item.confidence, untraced if trace is None else None,
     )
 
 

@@ -167,7 +167,28 @@ def check_spec(spec: TaskSpec) -> None:
     # package's spec types, so importing them with the package would run in a circle.
     from taxpraben.kinds import get_kind
 
-    get_kind(spec.type).check_spec(spec)
+    kind = get_kind(spec.type)
+    kind.check_spec(spec)
+    check_reading_chain(spec, kind.reading_kind(spec))
+
+
+def check_reading_chain(spec: TaskSpec, reading_kind: str) -> None:
+    """A spec's own chain (``reading.chain``) names rules of its reading kind only, each
+    once; raises ValueError naming the key and the rules that kind has."""
+    names = spec.reading_chain
+    if names is None:
+        return
+    from taxpraben.parsing.rules import CHAINS, rule_named
+
+    known = CHAINS.get(reading_kind, ())
+    for name in names:
+        if name not in known:
+            what = "no rule" if rule_named(name) is None else f"not a rule of the {reading_kind} reader"
+            raise ValueError(f"key reading.chain: {name!r} is {what} (the {reading_kind} reader's rules, "
+                             f"`taxpraben rules`: {', '.join(known)})")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"key reading.chain: {', '.join(twice)} named twice")
 
 
 def _bundled_spec_dir() -> Path:
