@@ -275,6 +275,9 @@ class Metric:
     #: Position among the columns of the paper table; None: not a column there.
     column: int | None = None
     item: ItemMetric | None = None
+    #: The range its values can take (a task figure's t-interval is clipped to it): a
+    #: fraction in [0, 1] unless the metric says otherwise (raw BARTScore: at most 0).
+    bounds: tuple[float, float] = (0.0, 1.0)
 
     @property
     def selectable(self) -> bool:
