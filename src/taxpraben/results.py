@@ -35,6 +35,7 @@ from pydantic import (
     PrivateAttr,
     SerializerFunctionWrapHandler,
     ValidatorFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -48,10 +49,14 @@ SCHEMA_VERSION = 1
 Number = Union[int, float]  # noqa: UP007 (the docs generator reads the Union)
 
 
-def _field(description: str, *, when: str | None = None, default: Any = None, **kwargs: Any) -> Any:
+def _field(description: str, *, when: str | None = None, default: Any = None, doc_type: Any = None,
+           **kwargs: Any) -> Any:
     """A model field with its description; ``when`` says when the writer writes the key
-    (shown in the generated docs; absent means always)."""
-    extra = {"when": when} if when else None
+    (shown in the generated docs; absent means always); ``doc_type``: the type the docs show
+    when the annotation is looser (a value checked by a validator)."""
+    extra: dict[str, Any] | None = {"when": when} if when else None
+    if doc_type is not None:
+        extra = {**(extra or {}), "doc_type": doc_type}
     if "default_factory" in kwargs:
         return Field(description=description, json_schema_extra=extra, **kwargs)
     return Field(default, description=description, json_schema_extra=extra, **kwargs)
@@ -656,8 +661,11 @@ class FieldScore(FileObject):
     bartscore: float | None = _field("Normalised BARTScore of the aspect.", when="aspects of a generation task")
 
 
-class SampleLine(FileObject):
-    """One line of ``samples.jsonl``: one (task, id, run)."""
+class Sample(FileObject):
+    """One sample: one (task, id, run), the same object from scoring to the report, one line of
+    ``samples.jsonl``. Frozen: new values make a new sample (``model_copy(update=...)``)."""
+
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True, defer_build=True, frozen=True)
 
     task: str = _required("The dataset.")
     id: str = _required("The record's id.")
@@ -690,9 +698,9 @@ class SampleLine(FileObject):
         "answers, hedges between options, no answer asserted, no answer found, ...",
         when="status format_failure",
     )
-    fields: dict[str, FieldScore] | None = _field(
+    fields: dict[str, dict[str, Any]] | None = _field(
         "Per field, named by the gold's keys; a gold with no readable field is one text field 全文.",
-        when="mixed tasks and multi-aspect generation tasks",
+        when="mixed tasks and multi-aspect generation tasks", doc_type=dict[str, FieldScore] | None,
     )
     query: str | None = _field("The prompt.", when="the first run's line of each item")
     extracted_by: Literal["rule", "judge", "none"] | None = _field(
@@ -724,6 +732,47 @@ class SampleLine(FileObject):
                                         when="the judge's reading was rejected")
     evidence: list[int] | None = _field("Where the answer is stated: [start, end) character offsets into "
                                         "prediction (a judge reading: its quote).", when="known")
+
+
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _checked_fields(cls, value: Any) -> Any:
+        """Each field checked as a :class:`FieldScore` and kept as the object it was given."""
+        if isinstance(value, dict):
+            return {str(name): FieldScore.model_validate(v).to_json() for name, v in value.items()}
+        return value
+
+    @classmethod
+    def trusted(cls, line: dict[str, Any]) -> Sample:
+        """The sample of ``line`` made by this process from its own items (already typed):
+        built without validation (``model_construct``), its keys in the line's order."""
+        sample = cls.model_construct(**line)
+        sample._order = tuple(line)
+        return sample
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """``evidence`` as a ``(start, end)`` pair; None when absent or not such a pair."""
+        value = self.evidence
+        if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+            return int(value[0]), int(value[1])
+        return None
+
+    @property
+    def text(self) -> str:
+        """The raw prediction ("" when there is none)."""
+        return self.prediction or ""
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the answer was cut at the token budget (``finish_reason`` length)."""
+        return self.finish_reason == "length"
+
+    @property
+    def shown_failure(self) -> str | None:
+        """Why a format failure was not read (None for the other statuses)."""
+        return self.failure if self.status == "format_failure" else None
 
 
 # ---------------------------------------------------------------------------- predictions
@@ -789,7 +838,7 @@ DOCUMENTED: tuple[type[FileObject], ...] = (
     GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
     ShardInfo, MergedFrom, ShardRef, JudgeMeta, TaskResult, RunFigures, RunCounts, FieldFigures, JudgeTask,
     JudgeAudit, Groups, Review, ReviewFigure,
-    Stat, OverallStat, SampleLine, FieldScore, Prediction,
+    Stat, OverallStat, Sample, FieldScore, Prediction,
 )
 
 _INTRO = """\
@@ -804,7 +853,7 @@ Each table below is one JSON object; the models in `src/taxpraben/results.py` ar
 description in code, used by the writer, the report and the leaderboard.
 
 - `results.json`: one [`Results`](#results) object, written with `indent=2`.
-- `samples.jsonl`: one [`SampleLine`](#sampleline) per line, one line per (task, id, run).
+- `samples.jsonl`: one [`Sample`](#sample) per line, one line per (task, id, run).
 - `predictions.jsonl`: one [`Prediction`](#prediction) per line, one per (task, id, run).
 
 Reading rules: `schema_version` is {version}; a reader refuses another version (the layout
@@ -861,6 +910,7 @@ def _cell(text: str) -> str:
 
 
 def _model_section(model: type[FileObject]) -> Iterator[str]:
+    model.model_rebuild()  # deferred: its forward references (a model defined below) resolved
     yield f"## {model.__name__}"
     yield ""
     yield _cell(typing.cast(str, model.__doc__))
@@ -870,7 +920,7 @@ def _model_section(model: type[FileObject]) -> Iterator[str]:
     for name, info in model.model_fields.items():
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         when = str(extra.get("when") or "always")
-        yield f"| `{name}` | {_type_label(info.annotation)} | {_cell(when)} | {_cell(info.description or '')} |"
+        yield f"| `{name}` | {_type_label(extra.get('doc_type', info.annotation))} | {_cell(when)} | {_cell(info.description or '')} |"
     yield ""
 
 

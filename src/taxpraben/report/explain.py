@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from taxpraben.parsing.rules import CHAINS, RULES, rule_named
 
 if TYPE_CHECKING:
-    from taxpraben.kinds.base import Item
+    from taxpraben.results import Sample
     from taxpraben.task_spec import TaskSpec
 
 __all__ = ["Explanation", "RuleStep", "explanation", "reading_kind", "rule_rows"]
@@ -72,7 +72,7 @@ def reading_kind(spec: TaskSpec | None) -> str:
     return kind_of(spec).reading_kind(spec)
 
 
-def explanation(item: Item, spec: TaskSpec | None) -> Explanation:
+def explanation(item: Sample, spec: TaskSpec | None) -> Explanation:
     """How ``item`` was read, laid against its kind's chain."""
     kind = reading_kind(spec)
     decided = (item.read_by or "").removeprefix("rule:") or item.veto
@@ -89,8 +89,8 @@ def explanation(item: Item, spec: TaskSpec | None) -> Explanation:
         steps.append(RuleStep(name, confidence, outcome))
     value = item.extracted if item.status == "ok" else None
     return Explanation(
-        item.task, item.id, item.run, kind, item.status, item.read_by, tuple(steps), item.prediction,
-        item.evidence, value, item.score, item.failure, item.confidence,
+        item.task, item.id, item.run, kind, item.status, item.read_by, tuple(steps), item.text,
+        item.span, value, item.score, item.failure, item.confidence,
     )
 
 

@@ -28,7 +28,7 @@ from taxpraben.ledger import CostOf, total_ledger
 from taxpraben.manifest import complete_manifest
 from taxpraben.predictions import Prediction
 from taxpraben.records import Record
-from taxpraben.results import SCHEMA_VERSION, Results, TaskResult
+from taxpraben.results import SCHEMA_VERSION, Results, Sample, TaskResult
 from taxpraben.scoring.items import Item, Readings, SemanticValues, prepare_item
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.scoring.settings import ScoringSettings
@@ -226,7 +226,7 @@ class Hooks:
     """What a caller adds to scoring (see :func:`score_predictions`)."""
 
     sample_sink: SampleSink | None = None
-    item_sink: Callable[[Item], None] | None = None
+    item_sink: Callable[[Sample], None] | None = None
     cost_of: CostOf | None = None
     second_reader: SecondReader | None = None
     early: EarlyScores | None = None
@@ -254,7 +254,7 @@ def score_predictions(
     scorers: SemanticScorers | None = None,
     sample_sink: SampleSink | None = None,
     readings: Readings | None = None,
-    item_sink: Callable[[Item], None] | None = None,
+    item_sink: Callable[[Sample], None] | None = None,
     cost_of: CostOf | None = None,
     second_reader: SecondReader | None = None,
     early: EarlyScores | None = None,
@@ -265,7 +265,7 @@ def score_predictions(
     The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
     ``sample_sink`` is given, handed to it as text one task at a time and not kept.
     ``readings``: what was read already (a run reads while it generates), under the same
-    profile; ``item_sink`` is handed every finished item (the report's sample browser takes
+    profile; ``item_sink`` is handed every finished sample (the report's sample browser takes
     them); ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.ledger`;
     ``meta.pricing`` says with what); ``second_reader`` reads the items once prepared, before
     they are finished (:data:`SecondReader`: the judge of ``--judge``); ``early``: the tasks
@@ -372,7 +372,7 @@ def _hand_on(task: str, scores: TaskScores, early: bool, hooks: Hooks, out: Scor
             for it in row:
                 hooks.item_sink(it)
     if hooks.sample_sink is None:
-        out.samples.extend(scores.lines)
+        out.samples.extend(sample.to_json() for sample in scores.lines)
     elif early and hooks.early is not None:
         hooks.sample_sink(hooks.early.text_of(task))
     else:
@@ -459,7 +459,7 @@ def score_to_dir(
     meta: dict[str, Any] | None = None,
     scorers: SemanticScorers | None = None,
     readings: Readings | None = None,
-    item_sink: Callable[[Item], None] | None = None,
+    item_sink: Callable[[Sample], None] | None = None,
     cost_of: CostOf | None = None,
     second_reader: SecondReader | None = None,
     early: EarlyScores | None = None,

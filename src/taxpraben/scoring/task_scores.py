@@ -20,7 +20,7 @@ import numpy as np
 from taxpraben.aggregate import FRACTION, percentile_interval, run_stat
 from taxpraben.kinds import kind_of
 from taxpraben.ledger import CostOf, task_ledger
-from taxpraben.results import RunFigures, TaskResult
+from taxpraben.results import RunFigures, Sample, TaskResult
 from taxpraben.scoring.items import Item, SemanticValues, finalize_item
 from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import TaskSpec
@@ -28,16 +28,16 @@ from taxpraben.tasks import TaskSpec
 
 @dataclass
 class TaskScores:
-    """A task scored: ``rows`` its items run by run (finished), ``entry`` results.json's
-    ``tasks.NAME`` (typed), ``replicates`` the bootstrap's replicates of its score (None
-    without a bootstrap), ``lines`` its samples.jsonl objects in order, and how many items
-    are errors and format failures."""
+    """A task scored: ``rows`` its samples run by run (finished: :class:`Sample`), ``entry``
+    results.json's ``tasks.NAME`` (typed), ``replicates`` the bootstrap's replicates of its
+    score (None without a bootstrap), ``lines`` its samples in samples.jsonl's order (until
+    written), and how many items are errors and format failures."""
 
     task: str
-    rows: list[list[Item]]
+    rows: list[list[Sample]]
     entry: TaskResult
     replicates: np.ndarray | None
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[Sample] = field(default_factory=list)
     errors: int = 0
     format_failures: int = 0
     #: What a run made of the finished items ahead for its item sink (the report's sample
@@ -61,27 +61,27 @@ def score_task(
     ``values``, and make its figures; ``rng`` is drawn from once (its bootstrap's indices);
     ``judge``: what the second reader did on the task (results.json's ``tasks.NAME.judge``)."""
     errors = failures = 0
-    lines: list[dict[str, Any]] = []
+    samples: list[list[Sample]] = []
     for k, row in enumerate(rows):
         for it in row:
             finalize_item(spec, it, values)
             it.extracted_by = it.reader  # rule | judge | none, on every samples line
             errors += it.status == "error"
             failures += it.status == "format_failure"
-        # The query goes on the first run's line only: the report shows it per item, and
+        # The query goes on the first run's sample only: the report shows it per item, and
         # repeating it for every run would multiply samples.jsonl by the prompt length.
-        lines.extend(it.sample_json(query=k == 0) for it in row)
+        samples.append([it.sample(query=k == 0) for it in row])
     entry, reps = _task_entry(spec, rows, run_ids, unavailable, rng, n_boot)
     entry["ledger"] = task_ledger(rows, shared_generation=shared_generation, cost_of=cost_of)
     if judge is not None:
         entry["judge"] = judge
-    return TaskScores(spec.name, rows, TaskResult.model_validate(entry), reps, lines, errors, failures)
+    lines = [sample for row in samples for sample in row]
+    return TaskScores(spec.name, samples, TaskResult.model_validate(entry), reps, lines, errors, failures)
 
 
-def sample_text(lines: Sequence[dict[str, Any]]) -> str:
-    """samples.jsonl's lines of ``lines`` as their items wrote them (:meth:`Item.sample_json`:
-    typed by construction; the reader validates them, :class:`~taxpraben.results.SampleLine`)."""
-    return "".join([json.dumps(line, ensure_ascii=False) + "\n" for line in lines])
+def sample_text(samples: Sequence[Sample]) -> str:
+    """samples.jsonl's lines of ``samples`` (:class:`~taxpraben.results.Sample`), one a line."""
+    return "".join([json.dumps(sample.to_json(), ensure_ascii=False) + "\n" for sample in samples])
 
 
 def new_generator(settings: ScoringSettings) -> np.random.Generator | None:
