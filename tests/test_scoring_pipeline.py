@@ -321,9 +321,10 @@ def test_answers_read_ahead_are_taken_as_read_and_score_the_same(
     repeated = sum(p.run == 1 and first[(p.task, p.id)] == (p.prediction, p.error) for p in preds)
     assert readings.taken == ahead and repeated > 0
     assert len(finished) == len(preds)
-    by_key = {(it.task, it.id, it.run): it for it in finished}
+    by_key = {(it.task, it.id, it.run): it for it in finished}  # the finished samples
     for p in preds:
-        assert by_key[(p.task, p.id, p.run)].generation is p
+        sample_of_p = by_key[(p.task, p.id, p.run)]
+        assert (sample_of_p.prediction, sample_of_p.error) == (p.prediction, p.error)
     assert len({id(it) for it in finished}) == len(finished)
 
 

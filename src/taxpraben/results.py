@@ -746,10 +746,36 @@ class Sample(FileObject):
     @classmethod
     def trusted(cls, line: dict[str, Any]) -> Sample:
         """The sample of ``line`` made by this process from its own items (already typed):
-        built without validation (``model_construct``), its keys in the line's order."""
-        sample = cls.model_construct(**line)
-        sample._order = tuple(line)
+        built without validation (as ``model_construct`` builds), its keys in the line's order."""
+        declared = cls.model_fields
+        values = {name: default for name, default in _SAMPLE_DEFAULTS.items() if name not in line}
+        values.update((name, declared[name].get_default(call_default_factory=True))
+                      for name in _SAMPLE_FACTORIES if name not in line)  # fmt: skip
+        extra = {}
+        for key, value in line.items():
+            if key in declared:
+                values[key] = value
+            else:
+                extra[key] = value
+        sample = cls.__new__(cls)
+        # What model_construct sets, without its per-field loop (a sample per item and run).
+        object.__setattr__(sample, "__dict__", values)
+        object.__setattr__(sample, "__pydantic_fields_set__", set(line) - extra.keys())
+        object.__setattr__(sample, "__pydantic_extra__", extra)
+        object.__setattr__(sample, "__pydantic_private__", {"_order": tuple(line)})
         return sample
+
+    def to_json(self) -> dict[str, Any]:
+        """The samples.jsonl object: the keys given, in their order. A sample's values are
+        plain JSON values, so the object is made from them directly (one per item and run;
+        nested values are shared with the frozen sample, not copied); any other sample (keys
+        given in no remembered order) through the model, as every file object."""
+        order, given = self._order, self.__pydantic_fields_set__
+        extra = self.__pydantic_extra__ or {}
+        if order is None or not given.issubset(order) or not extra.keys() <= set(order):
+            return super().to_json()
+        values = self.__dict__
+        return {key: values[key] if key in values else extra[key] for key in order if key in given or key in extra}
 
     @property
     def span(self) -> tuple[int, int] | None:
@@ -773,6 +799,15 @@ class Sample(FileObject):
     def shown_failure(self) -> str | None:
         """Why a format failure was not read (None for the other statuses)."""
         return self.failure if self.status == "format_failure" else None
+
+
+#: The defaults of :class:`Sample`'s fields (immutable ones), and the fields made by a factory.
+_SAMPLE_DEFAULTS: dict[str, Any] = {
+    name: info.default for name, info in Sample.model_fields.items() if info.default_factory is None
+}
+_SAMPLE_FACTORIES: tuple[str, ...] = tuple(
+    name for name, info in Sample.model_fields.items() if info.default_factory is not None
+)
 
 
 # ---------------------------------------------------------------------------- predictions
