@@ -25,7 +25,7 @@ import argparse
 import sys
 import types
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Union
 
 from pydantic import (
@@ -661,6 +661,16 @@ class FieldScore(FileObject):
     bartscore: float | None = _field("Normalised BARTScore of the aspect.", when="aspects of a generation task")
 
 
+class JudgeEdit(FileObject):
+    """One edit of a sample by the judge (``samples.jsonl`` ``judge_history[k]``)."""
+
+    edit: str = _required("replied (its reply kept) | adopted (its reading replaced the rules') | unanswered "
+                          "(it read no answer) | audited (its reading set beside the rules').")
+    by: str = _required("Who made it: \"judge:<model>\".")
+    before: dict[str, Any] = _field("Each key the edit changed, with its value before the edit.",
+                                    default_factory=dict)
+
+
 class Sample(FileObject):
     """One sample: one (task, id, run), the same object from scoring to the report, one line of
     ``samples.jsonl``. Frozen: new values make a new sample (``model_copy(update=...)``)."""
@@ -735,6 +745,20 @@ class Sample(FileObject):
 
 
 
+    judge_history: list[dict[str, Any]] | None = _field(
+        "The judge's edits of the sample, in order: what each was (replied, adopted, unanswered, audited), "
+        "who made it, and the value before it of each key it changed (so the rules' reading stays known).",
+        when="the judge changed the sample", doc_type=list[JudgeEdit] | None,
+    )
+
+    @field_validator("judge_history", mode="before")
+    @classmethod
+    def _checked_history(cls, value: Any) -> Any:
+        """Each edit checked as a :class:`JudgeEdit` and kept as the object it was given."""
+        if isinstance(value, list):
+            return [JudgeEdit.model_validate(edit).to_json() for edit in value]
+        return value
+
     @field_validator("fields", mode="before")
     @classmethod
     def _checked_fields(cls, value: Any) -> Any:
@@ -747,16 +771,16 @@ class Sample(FileObject):
     def trusted(cls, line: dict[str, Any]) -> Sample:
         """The sample of ``line`` made by this process from its own items (already typed):
         built without validation (as ``model_construct`` builds), its keys in the line's order."""
-        declared = cls.model_fields
-        values = {name: default for name, default in _SAMPLE_DEFAULTS.items() if name not in line}
-        values.update((name, declared[name].get_default(call_default_factory=True))
-                      for name in _SAMPLE_FACTORIES if name not in line)  # fmt: skip
+        values = _SAMPLE_DEFAULTS.copy()
         extra = {}
         for key, value in line.items():
-            if key in declared:
+            if key in values:
                 values[key] = value
             else:
                 extra[key] = value
+        for name, factory in _SAMPLE_FACTORIES.items():
+            if name not in line:
+                values[name] = factory()
         sample = cls.__new__(cls)
         # What model_construct sets, without its per-field loop (a sample per item and run).
         object.__setattr__(sample, "__dict__", values)
@@ -802,12 +826,13 @@ class Sample(FileObject):
 
 
 #: The defaults of :class:`Sample`'s fields (immutable ones), and the fields made by a factory.
-_SAMPLE_DEFAULTS: dict[str, Any] = {
-    name: info.default for name, info in Sample.model_fields.items() if info.default_factory is None
+#: Every field is in the defaults (a factory's field with None, replaced when not given).
+_SAMPLE_DEFAULTS: dict[str, Any] = {name: info.default if info.default_factory is None else None
+                                    for name, info in Sample.model_fields.items()}  # fmt: skip
+_SAMPLE_FACTORIES: dict[str, Callable[[], Any]] = {
+    name: info.default_factory for name, info in Sample.model_fields.items()  # type: ignore[misc]
+    if info.default_factory is not None
 }
-_SAMPLE_FACTORIES: tuple[str, ...] = tuple(
-    name for name, info in Sample.model_fields.items() if info.default_factory is not None
-)
 
 
 # ---------------------------------------------------------------------------- predictions
@@ -873,7 +898,7 @@ DOCUMENTED: tuple[type[FileObject], ...] = (
     GenerationMeta, GenerationStats, EndpointFigures, ScorerInfo, Counts,
     ShardInfo, MergedFrom, ShardRef, JudgeMeta, TaskResult, RunFigures, RunCounts, FieldFigures, JudgeTask,
     JudgeAudit, Groups, Review, ReviewFigure,
-    Stat, OverallStat, Sample, FieldScore, Prediction,
+    Stat, OverallStat, Sample, FieldScore, JudgeEdit, Prediction,
 )
 
 _INTRO = """\

@@ -110,6 +110,19 @@ class Item:
     veto: str | None = None
     #: Why the judge's reading was rejected (its quote is no evidence), when it was.
     judge_rejected: str | None = None
+    #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edit`).
+    judge_history: list[dict[str, Any]] = field(default_factory=list)
+
+    def edit(self, edit: str, by: str, **changes: Any) -> None:
+        """Set ``changes`` (attributes of the sample) as the second reader ``by`` decided, and
+        keep the edit in :attr:`judge_history`: what it was (``edit``: replied, adopted,
+        unanswered, audited), who made it and each changed key's value before it (so the
+        rules' reading stays known, as Inspect AI keeps a score's edits)."""
+        before = {key: _plain(getattr(self, key)) for key, value in changes.items() if getattr(self, key) != value}
+        for key, value in changes.items():
+            setattr(self, key, value)
+        if before:
+            self.judge_history.append({"edit": edit, "by": by, "before": before})
 
     def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = ()) -> None:
         """Record how the item was read: by ``rule`` (a format failure: the veto ``rule``), from
@@ -159,6 +172,7 @@ class Item:
         return replace(
             self, run=run, generation=generation, scores=dict(self.scores), pairs=list(self.pairs),
             fields=copy.deepcopy(self.fields), extracted=copy.deepcopy(self.extracted),
+            judge_history=copy.deepcopy(self.judge_history),
         )  # fmt: skip
 
     def sample(self, *, query: bool = False) -> Sample:
@@ -194,6 +208,8 @@ class Item:
             line["judge_agrees"] = self.judge_agrees
         if self.judge_rejected is not None:
             line["judge_rejected"] = self.judge_rejected
+        if self.judge_history:
+            line["judge_history"] = copy.deepcopy(self.judge_history)
         generation = self.generation
         if generation is not None:
             if generation.finish_reason is not None:
@@ -209,6 +225,11 @@ class Item:
         if query:
             line["query"] = self.record.query
         return Sample.trusted(line)
+
+
+def _plain(value: Any) -> Any:
+    """A value as samples.jsonl holds it (a span as a list), copied."""
+    return list(value) if isinstance(value, tuple) else copy.deepcopy(value)
 
 
 @dataclass(frozen=True)
