@@ -324,7 +324,8 @@ def test_answers_read_ahead_are_taken_as_read_and_score_the_same(
     by_key = {(it.task, it.id, it.run): it for it in finished}  # the finished samples
     for p in preds:
         sample_of_p = by_key[(p.task, p.id, p.run)]
-        assert (sample_of_p.prediction, sample_of_p.error) == (p.prediction, p.error)
+        assert (sample_of_p.prediction, sample_of_p.usage, sample_of_p.finish_reason) == (
+            p.prediction, p.usage or None, p.finish_reason)  # its own run's generation
     assert len({id(it) for it in finished}) == len(finished)
 
 

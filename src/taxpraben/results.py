@@ -720,10 +720,9 @@ class Sample(FileObject):
         "Which reader made the reading: \"rule:<name>\" (a rule of `taxpraben rules`), \"judge:<model>\" "
         "(--judge), null when nothing was read (a format failure or an error)."
     )
-    evidence: list[int] | None = _field(
-        "[start, end): the character offsets of `prediction` the reading was read from (null when nothing "
-        "was read)."
-    )
+    # Declared once (it was declared twice; the later text, the one in force, in the first place).
+    evidence: list[int] | None = _field("Where the answer is stated: [start, end) character offsets into "
+                                        "prediction (a judge reading: its quote).", when="known")
     confidence: Literal["high", "low"] | None = _field(
         "The reading rule's confidence: high (a stated answer) or low (a fallback: a last number, an "
         "option named in passing, a whole output, a field matched fuzzily); null when nothing was read."
@@ -740,8 +739,6 @@ class Sample(FileObject):
                                         "output, in a copy of the prompt, reads another value, repeats the prompt's "
                                         "example, no quote); for a field task, per field.",
                                         when="the judge's reading was rejected")
-    evidence: list[int] | None = _field("Where the answer is stated: [start, end) character offsets into "
-                                        "prediction (a judge reading: its quote).", when="known")
 
 
 

@@ -373,8 +373,8 @@ class BrowserData:
         if self._adopted:  # the histograms' values in task order, as adding them all gives
             added, self.scores = self.scores, {}
             for task in self.tasks:
-                part = self._adopted.get(task)
-                self.scores.update(part.scores if part is not None else
+                made = self._adopted.get(task)
+                self.scores.update(made.scores if made is not None else
                                    {key: values for key, values in added.items() if key[0] == task})  # fmt: skip
         self._spilled = {}
         self._adopted = {}
