@@ -210,7 +210,15 @@ def test_only_unread_items_are_sent_and_a_rescoring_sends_nothing(workspace: Pat
         prediction = ANSWERS[("TaxSCQ", "s3")]
         start, end = s3["evidence"]
         assert prediction[start:end] == "答案是A" and (start, end) == (6, 10)
+        # The judge's edits, in order, each with what it changed as it was before (the rules' reading).
+        assert [(e["edit"], e["by"]) for e in s3["judge_history"]] == [("replied", "judge:openai:mock"),
+                                                                       ("adopted", "judge:openai:mock")]
+        assert s3["judge_history"][0]["before"] == {"judge_reply": None}
+        before = s3["judge_history"][1]["before"]
+        assert (before["status"], before["extracted"], before.get("score")) == (
+            "format_failure", "missing", None) and before["read_by"] is None and before["evidence"] is None
         assert by[("TaxSCQ", "s1", 0)]["extracted_by"] == "rule" and "judge_reply" not in by[("TaxSCQ", "s1", 0)]
+        assert "judge_history" not in by[("TaxSCQ", "s1", 0)]  # not asked: not edited
         assert by[("TaxCalc", "2", 0)]["extracted_by"] == "none" and by[("TaxCalc", "2", 0)]["status"] == "format_failure"
         # SCQ accuracy: s0, s2 by the rules and s3 by the judge are right, s1 is wrong.
         assert results["tasks"]["TaxSCQ"]["metrics"]["acc"]["mean"] == pytest.approx(0.75)
@@ -241,6 +249,8 @@ def test_the_no_answer_token_keeps_the_item_a_format_failure(workspace: Path) ->
     assert (scq["read_by_judge"], scq["unread"], scq["no_answer"], scq["malformed"]) == (0, 2, 1, 0)
     s3 = next(s for s in samples if s["id"] == "s3")
     assert (s3["status"], s3["extracted_by"], s3["judge_reply"]) == ("format_failure", "none", NO_ANSWER)
+    assert [e["edit"] for e in s3["judge_history"]] == ["replied", "unanswered"]
+    assert s3["judge_history"][1]["before"] == {"extracted_by": None}  # the rules set no reader; the judge: none
 
 
 def test_the_audit_measures_agreement_and_lists_the_disagreements(workspace: Path) -> None:

@@ -25,6 +25,7 @@ from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.defaults import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_S
 from taxpraben.options import JudgeOptions
+from taxpraben.results import Sample
 from taxpraben.run.runner import RunnerSettings
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
@@ -199,8 +200,8 @@ def test_a_rejected_reading_stays_a_format_failure_counted_with_its_reply(worksp
         assert (s1["status"], s1["extracted_by"], s1["score"]) == ("ok", "judge", 1.0)
         assert s1["read_by"] == "judge:openai:mock" and s1["confidence"] is None
         start, end = s1["evidence"]
-        assert ANSWERS["s1"][start:end] == "答案是A" and Item.from_sample(s1).evidence == (start, end)
-        assert Item.from_sample(s2).judge_rejected == "quote not in output"
+        assert ANSWERS["s1"][start:end] == "答案是A" and Sample.model_validate(s1).span == (start, end)
+        assert Sample.model_validate(s2).judge_rejected == "quote not in output"
         assert (s2["status"], s2["extracted_by"], s2["failure"], s2["judge_rejected"]) == (
             "format_failure", "none", "judge: not grounded", "quote not in output")
         assert s2["judge_reply"] == reply("A", "所以选A") and s2["evidence"] is None and s2["read_by"] is None

@@ -12,13 +12,12 @@ import pytest
 from rich.console import Console
 
 from helpers.report_fixtures import XSS_GOLD, XSS_IMG, XSS_SCRIPT, build_result_dir
-from taxpraben.kinds.base import Item
 from taxpraben.report import ReportError, load_results, print_summary, write_reports
 from taxpraben.report import format as fmt
 from taxpraben.report.html import render_html
 from taxpraben.report.load import load_samples
 from taxpraben.report.samples import browser_payload, embedded_samples, script_json
-from taxpraben.results import Stat
+from taxpraben.results import Sample, Stat
 
 
 @pytest.fixture(scope="module")
@@ -292,7 +291,7 @@ def test_browser_payload_dedupes_and_cuts():
         for r in range(3)
     ]
     lines.append(dict(lines[0], id="10"))
-    payload = browser_payload(map(Item.from_sample, lines), ["TaxQA"])
+    payload = browser_payload(map(Sample.model_validate, lines), ["TaxQA"])
     first, second = payload["items"]
     assert [first["i"], second["i"]] == ["2", "10"]  # natural order of ids
     runs = first["r"]
@@ -312,10 +311,10 @@ def test_browser_says_why_a_format_failure_was_not_read():
     """A format failure's reason (``item.failure``) travels as the run's "w", only where there
     is one: an ok run, or a failure with no reason, adds no key."""
     items = [
-        Item.from_sample(_line(0, "format_failure", failure="copy of the prompt", query="问题？")),
-        Item.from_sample(_line(1, "format_failure", failure="several different answers")),
-        Item.from_sample(_line(2, "format_failure")),
-        Item.from_sample(_line(3, "ok", failure="a stale reason")),  # not a failure: not shown
+        Sample.model_validate(_line(0, "format_failure", failure="copy of the prompt", query="问题？")),
+        Sample.model_validate(_line(1, "format_failure", failure="several different answers")),
+        Sample.model_validate(_line(2, "format_failure")),
+        Sample.model_validate(_line(3, "ok", failure="a stale reason")),  # not a failure: not shown
     ]
     (entry,) = browser_payload(reversed(items), ["TaxSCQ"])["items"]
     assert [run.get("w") for run in entry["r"]] == ["copy of the prompt", "several different answers", None, None]
@@ -336,7 +335,7 @@ def test_report_html_shows_failure_reasons_from_samples_jsonl(tmp_path: Path):
         line["failure"] = "answers another question"
     path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     items = load_samples(out)
-    assert all(isinstance(item, Item) for item in items)
+    assert all(isinstance(item, Sample) for item in items)
     assert sum(item.failure == "answers another question" for item in items) == len(failed)
     write_reports(out)
     html = (out / "report.html").read_text(encoding="utf-8")

@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from helpers.report_fixtures import build_result_dir
 from taxpraben.commands.report import report
-from taxpraben.kinds.base import Item
 from taxpraben.report import IncompatibleResultsError, ReportError, write_leaderboard
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import build_leaderboard, save_leaderboard
 from taxpraben.report.significance import item_scores, paired_bootstrap
+from taxpraben.results import Sample
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +99,7 @@ def test_item_scores_average_runs():
         {"task": "T", "id": "1", "run": 1, "status": "format_failure", "score": 0.0},
         {"task": "T", "id": "2", "run": 0, "status": "ok", "score": None},
     ]
-    assert item_scores(map(Item.from_sample, lines)) == {"T": {"1": 0.5}}
+    assert item_scores(map(Sample.model_validate, lines)) == {"T": {"1": 0.5}}
 
 
 def _set_meta(out: Path, **changes) -> None:

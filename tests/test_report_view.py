@@ -16,7 +16,6 @@ import pytest
 from rich.console import Console
 
 from helpers.report_fixtures import build_result_dir
-from taxpraben.kinds.base import Item
 from taxpraben.report import (
     RunView,
     build_leaderboard,
@@ -38,6 +37,7 @@ from taxpraben.report.load import (
     uncomputed_metrics,
 )
 from taxpraben.report.markdown import render_markdown
+from taxpraben.results import Sample
 
 
 @pytest.fixture(scope="module")
@@ -94,14 +94,14 @@ def test_samples_are_streamed_afresh_each_time(run_dir: Path) -> None:
     first = view.samples()
     assert isinstance(first, Iterator)  # not a list: samples.jsonl may be large
     items = list(first)
-    assert items and all(isinstance(item, Item) for item in items)  # the lines read back into items
+    assert items and all(isinstance(item, Sample) for item in items)  # the lines read back into samples
     lines = [json.loads(line) for line in (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [item.sample_json() for item in items] == [Item.from_sample(line).sample_json() for line in lines]
+    assert [item.to_json() for item in items] == lines
     assert [(i.task, i.id, i.run, i.status, i.score) for i in items] == [
         (x["task"], x["id"], x["run"], x["status"], x["score"]) for x in lines
     ]
-    again = [item.sample_json() for item in view.samples()]  # a second pass reads the file again
-    assert again == [item.sample_json() for item in load_samples(run_dir)] == [item.sample_json() for item in items]
+    again = [item.to_json() for item in view.samples()]  # a second pass reads the file again
+    assert again == [item.to_json() for item in load_samples(run_dir)] == [item.to_json() for item in items]
     assert list(view_of(view.results).samples()) == []  # no directory: nothing to stream
 
 
@@ -177,8 +177,8 @@ def test_leaderboard_reads_each_directory_once(tmp_path: Path) -> None:
 def test_samples_written_here_are_read_without_a_second_check(tmp_path: Path) -> None:
     """A run's own reports read the lines it has just written as JSON only: the same items."""
     out = build_result_dir(tmp_path / "run")
-    checked = [item.sample_json(query=True) for item in load_run(out).samples()]
+    checked = [item.to_json() for item in load_run(out).samples()]
     view = view_of(load_run(out).results, out, written_here=True)
-    with mock.patch.object(load_module.SampleLine, "model_validate_json", side_effect=AssertionError):
-        trusted = [item.sample_json(query=True) for item in view.samples()]
+    with mock.patch.object(load_module.Sample, "model_validate_json", side_effect=AssertionError):
+        trusted = [item.to_json() for item in view.samples()]
     assert trusted == checked and trusted

@@ -20,7 +20,7 @@ from taxpraben.results import (
     FieldFigures,
     GenerationMeta,
     Results,
-    SampleLine,
+    Sample,
     ScorerInfo,
     Stat,
 )
@@ -81,7 +81,7 @@ def test_writer_output_is_the_plain_json_of_what_the_pipeline_built(scored_witho
     results = scored_without_scorers.results
     assert _results_text(results) == json.dumps(results, ensure_ascii=False, indent=2) + "\n"
     for line in scored_without_scorers.samples:
-        assert sample_text([line]) == json.dumps(line, ensure_ascii=False) + "\n"
+        assert sample_text([Sample.trusted(line)]) == json.dumps(line, ensure_ascii=False) + "\n"
     # the caller's meta keys come first, as given; an integer stays an integer
     meta = json.loads(_results_text(results))["meta"]
     assert list(meta)[:3] == ["model", "endpoint", "generation"]
@@ -101,7 +101,7 @@ def test_writer_output_with_semantic_scores_is_unchanged(
     assert text == json.dumps(scored.results, ensure_ascii=False, indent=2) + "\n"
     lines = (tmp_path / "samples.jsonl").read_text(encoding="utf-8").splitlines()
     assert any(json.loads(line).get("fields") for line in lines)
-    again = [sample_text([json.loads(line)]).rstrip("\n") for line in lines]
+    again = [sample_text([Sample.model_validate_json(line)]).rstrip("\n") for line in lines]
     assert again == lines
     assert read_results(tmp_path).to_json() == json.loads(text)
 
@@ -110,9 +110,9 @@ def test_sample_lines_are_checked_where_they_are_read(scored_without_scorers, tm
     """An item writes its own line (typed by construction); the reader checks every line."""
 
     lines = scored_without_scorers.samples
-    assert all(SampleLine.model_validate(line).to_json() == line for line in lines)
+    assert all(Sample.model_validate(line).to_json() == line for line in lines)
     (tmp_path / "samples.jsonl").write_text(
-        sample_text([lines[0]]) + sample_text([{**lines[1], "status": "fine"}]), encoding="utf-8"
+        sample_text([Sample.trusted(lines[0])]) + sample_text([Sample.trusted({**lines[1], "status": "fine"})]), encoding="utf-8"
     )
     with pytest.raises(ReportError, match=r"samples.jsonl:2: not a samples line .*status"):
         list(iter_samples(tmp_path))
@@ -248,8 +248,8 @@ def test_samples_are_read_through_the_model(tmp_path: Path) -> None:
         json.dumps(line) + "\n\n" + json.dumps({**line, "run": "x"}) + "\n", encoding="utf-8"
     )
     read = iter_samples(tmp_path)
-    item = next(read)  # read back into its item: the line it writes is the line it was read from
-    assert item.sample_json() == {k: v for k, v in line.items() if k != "extra_key"}
+    item = next(read)  # read into its sample: it writes the line it was read from, extra keys kept
+    assert isinstance(item, Sample) and item.to_json() == line
     with pytest.raises(ReportError, match=r"samples\.jsonl:3: not a samples line \(run: "):
         next(read)
     (tmp_path / "samples.jsonl").write_text("{oops\n", encoding="utf-8")
@@ -258,7 +258,7 @@ def test_samples_are_read_through_the_model(tmp_path: Path) -> None:
 
 
 def test_sample_line_model_declares_every_key_the_pipeline_writes(scored_without_scorers) -> None:
-    declared = set(SampleLine.model_fields)
+    declared = set(Sample.model_fields)
     written = {key for line in scored_without_scorers.samples for key in line}
     assert written <= declared
 
@@ -335,13 +335,22 @@ def test_schema_doc_lists_every_counter_the_pipeline_writes(scored_without_score
         assert f"| `{key}` |" in counters
 
 
-def test_an_item_reads_back_the_line_it_wrote(scored_without_scorers) -> None:
-    """One shape from reader to report: every line of a scoring is its item's own line, and the
-    item read back from it writes it again unchanged."""
-    from taxpraben.kinds import Item
-
+def test_a_sample_reads_back_the_line_it_wrote(scored_without_scorers) -> None:
+    """One shape from scoring to report: every line of a scoring is its sample's own line, and
+    the sample read back from it (checked, or trusted) writes it again unchanged, keys in order."""
     lines = scored_without_scorers.samples
     assert {line["status"] for line in lines} >= {"ok", "error"}
     for line in lines:
-        again = Item.from_sample(line).sample_json(query="query" in line)
-        assert again == line
+        for again in (Sample.model_validate(line), Sample.model_validate_json(json.dumps(line)), Sample.trusted(line)):
+            assert again.to_json() == line and list(again.to_json()) == list(line)
+
+
+def test_a_sample_is_frozen_and_new_values_make_a_new_one() -> None:
+    line = {"task": "TaxCalc", "id": "1", "run": 0, "status": "ok", "prediction": "答案是1", "gold": "1",
+            "extracted": 1.0, "scores": {"em": 1.0}, "score": 1.0, "error": None, "evidence": [3, 4]}
+    sample = Sample.model_validate(line)
+    with pytest.raises(ValidationError, match="frozen"):
+        sample.score = 0.0  # type: ignore[misc]  # the assignment the test shows refused
+    edited = sample.model_copy(update={"score": 0.0})
+    assert (sample.score, edited.score) == (1.0, 0.0) and edited.span == (3, 4) and sample.span == (3, 4)
+    assert edited.to_json() == {**line, "score": 0.0}

@@ -273,7 +273,7 @@ def test_an_answer_repeated_over_runs_is_read_once_and_scored_as_if_read_again(
         line = dict(by_key[(p.task, p.id, p.run)])
         line.pop("query", None)
         alone = prepare_item(REG[p.task], records[(p.task, p.id)], p.run, p, p.error)
-        read = {k: v for k, v in alone.sample_json().items() if k not in ("scores", "score", "fields")}
+        read = {k: v for k, v in alone.sample().to_json().items() if k not in ("scores", "score", "fields")}
         assert {k: v for k, v in line.items() if k in read} == read
     run0 = [line for line in scored.samples if line["run"] == 0]
     run1 = [line for line in scored.samples if line["run"] == 1]
@@ -321,9 +321,11 @@ def test_answers_read_ahead_are_taken_as_read_and_score_the_same(
     repeated = sum(p.run == 1 and first[(p.task, p.id)] == (p.prediction, p.error) for p in preds)
     assert readings.taken == ahead and repeated > 0
     assert len(finished) == len(preds)
-    by_key = {(it.task, it.id, it.run): it for it in finished}
+    by_key = {(it.task, it.id, it.run): it for it in finished}  # the finished samples
     for p in preds:
-        assert by_key[(p.task, p.id, p.run)].generation is p
+        sample_of_p = by_key[(p.task, p.id, p.run)]
+        assert (sample_of_p.prediction, sample_of_p.usage, sample_of_p.finish_reason) == (
+            p.prediction, p.usage or None, p.finish_reason)  # its own run's generation
     assert len({id(it) for it in finished}) == len(finished)
 
 

@@ -8,33 +8,26 @@ sample-level bootstrap interval (resampling items, not runs; reports label it as
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-#: One figure over runs as results.json holds it: ``mean``, ``std``, ``ci95``, ``runs``,
-#: ``bootstrap_ci95`` (described, and read, by :class:`taxpraben.results.Stat`).
-StatJSON = dict[str, Any]
+from taxpraben.results import Groups, OverallStat, Stat
+
+#: The range a figure can take: ``(low, high)``; its metric declares it
+#: (:attr:`taxpraben.kinds.base.Metric.bounds`).
+Bounds = tuple[float, float]
+#: A fraction in [0, 1]: scores, most metrics, rates.
+FRACTION: Bounds = (0.0, 1.0)
+#: A mean log-likelihood, at most 0 (raw BARTScore).
+LOG_LIKELIHOOD: Bounds = (-math.inf, 0.0)
+#: No bound known.
+UNBOUNDED: Bounds = (-math.inf, math.inf)
 
 
 def _clean(values: Sequence[float | None]) -> list[float]:
     return [float(v) for v in values if v is not None and not math.isnan(float(v))]
-
-
-def possible_range(values: Sequence[float]) -> tuple[float, float]:
-    """The range a figure can take, told by its values.
-
-    Every figure of results.json is either a fraction in [0, 1] (scores, metrics, rates)
-    or a mean log-likelihood, which is at most 0 (raw BARTScore, negative in practice): a
-    figure whose values all lie in [0, 1] is a fraction, one with a negative value a
-    log-likelihood.
-    """
-    if all(0.0 <= v <= 1.0 for v in values):
-        return (0.0, 1.0)
-    if all(v <= 0.0 for v in values):
-        return (-math.inf, 0.0)
-    return (-math.inf, math.inf)
 
 
 def clip_interval(low: float, high: float, bounds: tuple[float, float]) -> list[float]:
@@ -76,12 +69,14 @@ def t975(df: int) -> float:
     return float(stdtrit(df, 0.975))
 
 
-def run_stat(values: Sequence[float | None], bootstrap_ci95: Sequence[float] | None = None) -> StatJSON:
+def run_stat(
+    values: Sequence[float | None], bootstrap_ci95: Sequence[float] | None = None, bounds: Bounds = FRACTION
+) -> Stat:
     """Mean, sample std and 95% t-interval of one figure over runs.
 
     ``None`` values (a run where the figure could not be computed) are kept in ``runs`` but
     left out of the summary; when nothing is left the summary is null. The t-interval is
-    clipped to the figure's :func:`possible_range`.
+    clipped to ``bounds``, the range the figure's metric declares (a fraction by default).
     """
     kept = _clean(values)
     n = len(kept)
@@ -90,14 +85,14 @@ def run_stat(values: Sequence[float | None], bootstrap_ci95: Sequence[float] | N
     ci95: list[float] | None = None
     if n > 1 and mean is not None and std is not None:
         half = t975(n - 1) * std / math.sqrt(n)
-        ci95 = clip_interval(mean - half, mean + half, possible_range(kept))
-    return {
-        "mean": mean,
-        "std": std,
-        "ci95": ci95,
-        "runs": [None if v is None else float(v) for v in values],
-        "bootstrap_ci95": [float(x) for x in bootstrap_ci95] if bootstrap_ci95 is not None else None,
-    }
+        ci95 = clip_interval(mean - half, mean + half, bounds)
+    return Stat(
+        mean=mean,
+        std=std,
+        ci95=ci95,
+        runs=[None if v is None else float(v) for v in values],
+        bootstrap_ci95=[float(x) for x in bootstrap_ci95] if bootstrap_ci95 is not None else None,
+    )
 
 
 def percentile_interval(samples: np.ndarray) -> list[float] | None:
@@ -110,8 +105,8 @@ def percentile_interval(samples: np.ndarray) -> list[float] | None:
 
 
 def mean_of_stats(
-    members: Mapping[str, StatJSON], replicates: Mapping[str, np.ndarray] | None = None
-) -> StatJSON:
+    members: Mapping[str, Stat], replicates: Mapping[str, np.ndarray] | None = None
+) -> Stat:
     """A group figure: per run, the unweighted mean of the members' values; then over runs.
 
     Runs where any member is missing are None (a partial mean would mix different sets of
@@ -119,13 +114,55 @@ def mean_of_stats(
     """
     if not members:
         return run_stat([])
-    n_runs = max(len(s["runs"]) for s in members.values())
+    n_runs = max(len(s.runs) for s in members.values())
     per_run: list[float | None] = []
     for r in range(n_runs):
-        vals = [s["runs"][r] if r < len(s["runs"]) else None for s in members.values()]
-        per_run.append(None if any(v is None for v in vals) else float(np.mean([v for v in vals if v is not None])))
+        vals = [s.runs[r] if r < len(s.runs) else None for s in members.values()]
+        kept = [v for v in vals if v is not None]
+        per_run.append(None if len(kept) < len(vals) else float(np.mean(kept)))
     boot = None
     if replicates and all(name in replicates for name in members):
         stacked = np.vstack([replicates[name] for name in members])
         boot = percentile_interval(stacked.mean(axis=0))
     return run_stat(per_run, boot)
+
+
+@dataclass(frozen=True)
+class TaskFigure:
+    """A computed task as the groups see it: its name, type, Bloom level and score."""
+
+    name: str
+    type: str
+    bloom: str
+    score: Stat
+
+
+def group_figures(
+    computed: Sequence[TaskFigure], kind_order: Iterable[str], bloom_order: Iterable[str],
+    replicates: Mapping[str, np.ndarray],
+) -> Groups:  # fmt: skip
+    """results.json's ``groups``: per task type and per Bloom level (in the given orders), the
+    mean of its computed tasks' scores (:func:`mean_of_stats`); groups without one are left out."""
+
+    def by(attribute: str, order: Iterable[str]) -> dict[str, Stat]:
+        out: dict[str, Stat] = {}
+        for name in order:
+            members = {t.name: t.score for t in computed if getattr(t, attribute) == name}
+            if members:
+                out[name] = mean_of_stats(members, replicates)
+        return out
+
+    return Groups.model_validate({"type": by("type", kind_order), "bloom": by("bloom", bloom_order)})
+
+
+def overall_figure(
+    computed: Sequence[TaskFigure], benchmark: list[str], missing: dict[str, str],
+    replicates: Mapping[str, np.ndarray],
+) -> OverallStat:  # fmt: skip
+    """The Overall Average: the mean of the computed tasks' scores, over which tasks, and
+    which tasks of the ``benchmark`` it lacks (``missing``: each with why)."""
+    mean = mean_of_stats({t.name: t.score for t in computed}, replicates)
+    return OverallStat.model_validate({
+        **mean.to_json(), "partial": bool(missing), "tasks": [t.name for t in computed],
+        "benchmark": benchmark, "missing": missing,
+    })  # fmt: skip

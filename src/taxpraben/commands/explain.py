@@ -15,7 +15,7 @@ from taxpraben.report.explain import Explanation, explanation, rule_rows, rules_
 from taxpraben.report.load import ReportError, iter_samples, read_results
 
 if TYPE_CHECKING:
-    from taxpraben.kinds.base import Item
+    from taxpraben.results import Sample
     from taxpraben.tasks.registry import Registry
 
 _STYLE = {"fired": "bold green", "vetoed": "bold red", "did not read": "dim", "did not apply": "dim", "not tried": "dim italic"}
@@ -75,7 +75,7 @@ def explain(
                   f"{escape(repr(shown.value))}; score {shown.score}", highlight=False)
 
 
-def _explained(out_dir: Path, registry: Registry, item: Item) -> Explanation:
+def _explained(out_dir: Path, registry: Registry, item: Sample) -> Explanation:
     """``item`` explained with the trace of its chain: its record is read from the data
     directory results.json names and its output read again with the results' profile;
     without them, the explanation says why there is no trace."""
@@ -101,6 +101,5 @@ def _explained(out_dir: Path, registry: Registry, item: Item) -> Explanation:
     if record is None:
         return explanation(item, spec, untraced=f"no record {item.id} in {data_dir}")
     profile = results.meta.profile or "taxpraben"
-    prediction = item.generation if item.generation is not None else item.prediction
-    trace = traced_reading(spec, record, item.run, prediction, profile)
+    trace = traced_reading(spec, record, item.run, item.text, profile)
     return explanation(item, spec, trace, None if trace else f"profile {profile} reads it without a chain")

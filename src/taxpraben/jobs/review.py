@@ -41,8 +41,8 @@ def build_session(out_dir: Path, n: int, seed: int, reviewer: str, task_dirs: Se
     queries: dict[tuple[str, str], str] = {}
     readings = []
     for item in iter_samples(out_dir):
-        if item.record.query:
-            queries.setdefault((item.task, item.id), item.record.query)
+        if item.query:
+            queries.setdefault((item.task, item.id), item.query)
         readings += all_readings([item], types)
     drawn = draw(readings, n, seed)
     labelled = sorted({r.task for r in drawn if kinds.get(r.task) == "label"})

@@ -266,16 +266,11 @@ def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, ju
     ``matched_by`` judge), its evidence (the quote's raw span) and who read it
     (``read_by: "judge:<model>"``, no rule confidence, no veto); its own generation, the
     model's output, stays."""
-    item.status = reading.status
-    item.extracted = reading.extracted
-    item.scores = dict(reading.scores)
-    item.fields = reading.fields
-    item.pairs = list(reading.pairs)
-    item.failure = None
+    item.edit("adopted", f"judge:{judge}", status=reading.status, extracted=reading.extracted,
+              scores=dict(reading.scores), fields=reading.fields, failure=None, extracted_by="judge",
+              evidence=evidence, read_by=f"judge:{judge}", confidence=None, veto=None)  # fmt: skip
+    item.pairs = list(reading.pairs)  # the reading's working parts (not in the sample)
     item.label_pred = reading.label_pred
-    item.extracted_by = "judge"
-    item.evidence = evidence
-    item.read_by, item.confidence, item.veto = f"judge:{judge}", None, None
 
 
 def _canonical(value: object) -> str:

@@ -304,15 +304,14 @@ class JudgeStage:
             self._audited(ask, reading, reply.prediction, tally)
             return
         self._count(ask, reading, reply.prediction, tally)
+        by = f"judge:{self.backend.spec}"
         for item in ask.items:
-            item.judge_reply = reply.prediction
-            item.judge_rejected = reading.rejection
+            item.edit("replied", by, judge_reply=reply.prediction, judge_rejected=reading.rejection)
             if reading.outcome == "answer" and reading.item is not None:
                 adopt(item, copy.deepcopy(reading.item), reading.evidence, self.backend.spec)
             elif not ask.low_confidence:  # a low-confidence item stays as the rules read it
-                item.extracted_by = unanswered_reader(item)
-                if reading.outcome == "not_grounded" and item.status == "format_failure":
-                    item.failure = NOT_GROUNDED
+                failure = NOT_GROUNDED if reading.outcome == "not_grounded" and item.status == "format_failure" else item.failure
+                item.edit("unanswered", by, extracted_by=unanswered_reader(item), failure=failure)
 
     @staticmethod
     def _count(ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally) -> None:
@@ -346,8 +345,7 @@ class JudgeStage:
         if reading.rejection is not None:  # only grounded readings are compared with the rules'
             tally.audit_not_grounded += 1
             for item in ask.items:
-                item.judge_reply = reply
-                item.judge_rejected = reading.rejection
+                item.edit("audited", f"judge:{self.backend.spec}", judge_reply=reply, judge_rejected=reading.rejection)
             return
         judge_item = reading.item if reading.outcome == "answer" else None
         agrees = same_reading(first, judge_item)
@@ -357,9 +355,8 @@ class JudgeStage:
         if not agrees:
             tally.disagreements.append(_disagreement(first, judge_item, judge_value, reply))
         for item in ask.items:
-            item.judge_reply = reply
-            item.judge_extracted = copy.deepcopy(judge_value)
-            item.judge_agrees = agrees
+            item.edit("audited", f"judge:{self.backend.spec}", judge_reply=reply,
+                      judge_extracted=copy.deepcopy(judge_value), judge_agrees=agrees)  # fmt: skip
 
     def _reading(self, tasks: Sequence[str], items: dict[str, list[Item]], before: dict[str, int],
                  tallies: dict[str, _TaskTally]) -> SecondReading:  # fmt: skip

@@ -18,7 +18,7 @@ evaluation at once (golds repeat over runs; identical predictions repeat too):
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from taxpraben.records import Record
-    from taxpraben.results import Prediction
+    from taxpraben.results import Prediction, Sample
     from taxpraben.task_spec import TaskSpec
 
 Status = Literal["ok", "format_failure", "error"]
@@ -62,13 +62,13 @@ class TextPair:
 
 @dataclass(eq=False)
 class Item:
-    """One (record, run), from the reader to the report: the one shape of an item.
+    """One (record, run) while it is read and scored (the working state of its sample).
 
     Created once per (record, run) with its record and its generation (the predictions
     contract's line: text, error, usage, finish reason, model), read by the task's kind
     (:meth:`TaskKind.prepare`: status, what was extracted, why nothing was, the text pairs),
-    scored (``scores``, ``score``), and written to samples.jsonl from itself
-    (:meth:`sample_json`); the report layer reads a line back into one (:meth:`from_sample`).
+    scored (``scores``, ``score``), and, finished, made into its one frozen sample
+    (:meth:`sample`), which samples.jsonl and the report take.
     """
 
     record: Record
@@ -110,6 +110,19 @@ class Item:
     veto: str | None = None
     #: Why the judge's reading was rejected (its quote is no evidence), when it was.
     judge_rejected: str | None = None
+    #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edit`).
+    judge_history: list[dict[str, Any]] = field(default_factory=list)
+
+    def edit(self, edit: str, by: str, **changes: Any) -> None:
+        """Set ``changes`` (attributes of the sample) as the second reader ``by`` decided, and
+        keep the edit in :attr:`judge_history`: what it was (``edit``: replied, adopted,
+        unanswered, audited), who made it and each changed key's value before it (so the
+        rules' reading stays known, as Inspect AI keeps a score's edits)."""
+        before = {key: _plain(getattr(self, key)) for key, value in changes.items() if getattr(self, key) != value}
+        for key, value in changes.items():
+            setattr(self, key, value)
+        if before:
+            self.judge_history.append({"edit": edit, "by": by, "before": before})
 
     def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = ()) -> None:
         """Record how the item was read: by ``rule`` (a format failure: the veto ``rule``), from
@@ -159,11 +172,16 @@ class Item:
         return replace(
             self, run=run, generation=generation, scores=dict(self.scores), pairs=list(self.pairs),
             fields=copy.deepcopy(self.fields), extracted=copy.deepcopy(self.extracted),
+            judge_history=copy.deepcopy(self.judge_history),
         )  # fmt: skip
 
-    def sample_json(self, *, query: bool = False) -> dict[str, Any]:
-        """The item's samples.jsonl line (:class:`taxpraben.results.SampleLine`); ``query``:
-        with the prompt (the first run's line of each record carries it)."""
+    def sample(self, *, query: bool = False) -> Sample:
+        """The finished item as its one sample (:class:`taxpraben.results.Sample`: frozen, the
+        object the report and samples.jsonl take); ``query``: with the prompt (the first run's
+        sample of each record carries it). Built without validation: every value is this
+        process's own, typed here."""
+        from taxpraben.results import Sample
+
         line: dict[str, Any] = {
             "task": self.task,
             "id": self.id,
@@ -190,6 +208,8 @@ class Item:
             line["judge_agrees"] = self.judge_agrees
         if self.judge_rejected is not None:
             line["judge_rejected"] = self.judge_rejected
+        if self.judge_history:
+            line["judge_history"] = copy.deepcopy(self.judge_history)
         generation = self.generation
         if generation is not None:
             if generation.finish_reason is not None:
@@ -204,39 +224,12 @@ class Item:
             line["fields"] = self.fields
         if query:
             line["query"] = self.record.query
-        return line
-
-    @classmethod
-    def from_sample(cls, line: Mapping[str, Any]) -> Item:
-        """The item a samples.jsonl line describes (its record holds what the line does:
-        task, id, the prompt where the line has it, the gold text)."""
-        from taxpraben.records import Record
-        from taxpraben.results import Prediction
-
-        task, id_, run = str(line["task"]), str(line["id"]), int(line["run"])
-        record = Record(task, id_, line.get("query") or "", line.get("gold"))
-        text = line.get("prediction")
-        generation = Prediction(task, id_, run, text or "", error=line.get("error"),
-                                finish_reason=line.get("finish_reason"), usage=line.get("usage"),
-                                cached=line.get("cached"))  # fmt: skip
-        item = cls(
-            record, run, generation, status=line["status"], extracted=line.get("extracted"),
-            scores=dict(line.get("scores") or {}), score=line.get("score"), fields=line.get("fields"),
-            error=line.get("error"), failure=line.get("failure"), extracted_by=line.get("extracted_by"),
-            judge_reply=line.get("judge_reply"), judge_extracted=line.get("judge_extracted"),
-            judge_agrees=line.get("judge_agrees"), judge_rejected=line.get("judge_rejected"),
-            read_by=line.get("read_by"), evidence=_span(line.get("evidence")),
-            confidence=line.get("confidence"), veto=line.get("veto"),
-        )  # fmt: skip
-        item.gold = line.get("gold")  # as written, null included
-        return item
+        return Sample.trusted(line)
 
 
-def _span(value: Any) -> tuple[int, int] | None:
-    """A samples.jsonl ``evidence`` ([start, end]) as a pair; None for anything else."""
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
-        return int(value[0]), int(value[1])
-    return None
+def _plain(value: Any) -> Any:
+    """A value as samples.jsonl holds it (a span as a list), copied."""
+    return list(value) if isinstance(value, tuple) else copy.deepcopy(value)
 
 
 @dataclass(frozen=True)
@@ -275,6 +268,9 @@ class Metric:
     #: Position among the columns of the paper table; None: not a column there.
     column: int | None = None
     item: ItemMetric | None = None
+    #: The range its values can take (a task figure's t-interval is clipped to it): a
+    #: fraction in [0, 1] unless the metric says otherwise (raw BARTScore: at most 0).
+    bounds: tuple[float, float] = (0.0, 1.0)
 
     @property
     def selectable(self) -> bool:

@@ -9,6 +9,7 @@ The ``taxben`` profile scores the raw output, as TaxBen does.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import (
@@ -39,7 +40,8 @@ class GenerationKind(Kind):
         Metric("bartscore", "BARTScore", "exp of BARTScore (bart-large-cnn), in [0, 1]", scorer="bartscore",
                column=60),
         Metric("bartscore_raw", "BARTScore (raw)", "BARTScore as a mean log-likelihood", scorer="bartscore",
-               in_score=False, companion_of="bartscore", display="raw", column=70),
+               in_score=False, companion_of="bartscore", display="raw", column=70,
+               bounds=(-math.inf, 0.0)),  # a mean log-likelihood
     )
 
     def field_mode(self, spec: TaskSpec) -> FieldMode | None:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taxpraben.kinds.base import Item
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Entry, check_compatible, manifest_of
 from taxpraben.report.load import ReportError
@@ -32,7 +31,7 @@ from taxpraben.report.significance import (
     paired_bootstrap,
 )
 from taxpraben.report.view import load_run
-from taxpraben.results import Stat
+from taxpraben.results import Sample, Stat
 
 DIFF_JSON = "diff.json"
 
@@ -174,7 +173,7 @@ def _mean(figure: Stat | None) -> float | None:
     return None if figure is None or figure.mean is None else float(figure.mean)
 
 
-def metric_item_scores(samples: Iterable[Item]) -> dict[str, dict[str, dict[str, float]]]:
+def metric_item_scores(samples: Iterable[Sample]) -> dict[str, dict[str, dict[str, float]]]:
     """Per metric, per task, each item's value of the metric averaged over its runs (the
     shape :func:`~taxpraben.report.significance.paired_bootstrap` takes)."""
     sums: dict[tuple[str, str, str], list[float]] = {}
@@ -193,7 +192,7 @@ def _binary(score: object) -> float | None:
     return float(score) if isinstance(score, (int, float)) and score in (0, 1) else None
 
 
-def flipped_items(a: Iterable[Item], b: Iterable[Item]) -> list[Flip]:
+def flipped_items(a: Iterable[Sample], b: Iterable[Sample]) -> list[Flip]:
     """The (task, id, run) scored 0 in one run and 1 in the other, in B's order; A is held
     in memory only for its right-or-wrong items (their reading and score)."""
     held: dict[tuple[str, str, int], tuple[Any, float]] = {}

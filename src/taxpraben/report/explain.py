@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING, Any
 from taxpraben.parsing.rules import CHAINS, RULES, rule_named
 
 if TYPE_CHECKING:
-    from taxpraben.kinds.base import Item
     from taxpraben.parsing.chain import Step, Trace
     from taxpraben.records import Record
-    from taxpraben.results import Prediction
+    from taxpraben.results import Prediction, Sample
     from taxpraben.task_spec import TaskSpec
 
 __all__ = ["Explanation", "RuleStep", "explanation", "reading_kind", "rule_rows", "traced_reading"]
@@ -128,7 +127,7 @@ def _detail(step: Step, kind: str) -> str:
     return ""
 
 
-def explanation(item: Item, spec: TaskSpec | None, trace: Trace | None = None,
+def explanation(item: Sample, spec: TaskSpec | None, trace: Trace | None = None,
                 untraced: str | None = None) -> Explanation:
     """How ``item`` was read: the steps of ``trace`` (see :func:`traced_reading`), or none
     and ``untraced`` saying why."""
@@ -145,8 +144,8 @@ def explanation(item: Item, spec: TaskSpec | None, trace: Trace | None = None,
         untraced = "no chain ran for this output"
     value = item.extracted if item.status == "ok" else None
     return Explanation(
-        item.task, item.id, item.run, kind, item.status, item.read_by, tuple(steps), item.prediction,
-        item.evidence, value, item.score, item.failure, item.confidence, untraced if trace is None else None,
+        item.task, item.id, item.run, kind, item.status, item.read_by, tuple(steps), item.text,
+        item.span, value, item.score, item.failure, item.confidence, untraced if trace is None else None,
     )
 
 

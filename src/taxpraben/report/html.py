@@ -22,7 +22,6 @@ import jinja2
 from markupsafe import Markup
 
 from taxpraben import __version__
-from taxpraben.kinds.base import Item
 from taxpraben.report import plots, tables
 from taxpraben.report.review import (
     agreement_text,
@@ -39,7 +38,7 @@ from taxpraben.report.samples import (
     write_embedded,
 )
 from taxpraben.report.view import RunView, as_view
-from taxpraben.results import Results
+from taxpraben.results import Results, Sample
 
 
 @cache
@@ -89,7 +88,7 @@ def review_parts(results: Results) -> dict[str, object]:
 
 def render_html(
     run: RunView | Results,
-    samples: Iterable[Item] | None = None,
+    samples: Iterable[Sample] | None = None,
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,
@@ -103,7 +102,7 @@ def render_html(
 def write_html(
     out: TextIO,
     run: RunView | Results,
-    samples: Iterable[Item] | BrowserData | None = None,
+    samples: Iterable[Sample] | BrowserData | None = None,
     *,
     label: str | None = None,
     compress_above: int | None = COMPRESS_ABOVE,

@@ -14,13 +14,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from taxpraben.kinds import all_metrics
-from taxpraben.kinds.base import Item
 from taxpraben.results import (
     SCHEMA_VERSION,
     FieldFigures,
     Results,
     RunFigures,
-    SampleLine,
+    Sample,
     Stat,
     TaskResult,
 )
@@ -160,35 +159,33 @@ def _run_reported(run: RunFigures, absent: set[str]) -> RunFigures:
     return run.model_copy(update={"metrics": {key: None if key in absent else value for key, value in run.metrics.items()}})
 
 
-def iter_samples(out_dir: Path, *, check: bool = True) -> Iterator[Item]:
+def iter_samples(out_dir: Path, *, check: bool = True) -> Iterator[Sample]:
     """The items of ``OUT/samples.jsonl``, one per line, read lazily in one pass: each line
-    is checked against :class:`SampleLine` (here, once) and read back into an
-    :class:`~taxpraben.kinds.base.Item` (:meth:`~taxpraben.kinds.base.Item.from_sample`);
-    nothing when the file is absent. ReportError names the file and line of a bad one.
+    is read into its :class:`~taxpraben.results.Sample`, checked (here, once); nothing when
+    the file is absent. ReportError names the file and line of a bad one.
 
     ``check=False``: the lines were written by this process from its items a moment ago
     (the reports of a ``run``): read as JSON only, not checked a second time."""
     path = Path(out_dir) / SAMPLES_FILE
     if not path.exists():
         return
-    from_sample = Item.from_sample
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             if not check:
-                yield from_sample(json.loads(line))
+                yield Sample.trusted(json.loads(line))
                 continue
             try:
-                checked = SampleLine.model_validate_json(line)
+                checked = Sample.model_validate_json(line)
             except ValidationError as exc:
                 if any(e["type"] == "json_invalid" for e in exc.errors()):
                     raise ReportError(f"{path}:{number}: not JSON: {schema_problems(exc)}") from exc
                 raise ReportError(f"{path}:{number}: not a samples line ({schema_problems(exc)})") from exc
-            yield from_sample(checked.to_json())
+            yield checked
 
 
-def load_samples(out_dir: Path) -> list[Item]:
+def load_samples(out_dir: Path) -> list[Sample]:
     """All the items of ``OUT/samples.jsonl`` at once (:func:`iter_samples`; for tests and
     small runs: the reports stream them)."""
     return list(iter_samples(out_dir))

@@ -11,11 +11,10 @@ from collections.abc import Callable, Iterable, Sequence
 from markupsafe import Markup, escape
 
 from taxpraben.kinds import semantic_metrics
-from taxpraben.kinds.base import Item
 from taxpraben.report import format as fmt
 from taxpraben.report.samples import score_values
 from taxpraben.report.view import RunView
-from taxpraben.results import Stat
+from taxpraben.results import Sample, Stat
 
 BLOOM_COLOURS = {
     "remember": "#4e79a7",
@@ -133,7 +132,7 @@ def bloom_radar(run: RunView) -> Markup:
     return _svg(size, size, body, "Group scores by Bloom level")
 
 
-def score_distributions(run: RunView, samples: Iterable[Item], bins: int = 20) -> Markup | None:
+def score_distributions(run: RunView, samples: Iterable[Sample], bins: int = 20) -> Markup | None:
     """Small histograms of per-item BERTScore and BARTScore for each semantic task, all runs."""
     values: dict[tuple[str, str], list[float]] = {}
     semantic = semantic_metrics()

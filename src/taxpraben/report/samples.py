@@ -30,7 +30,7 @@ from typing import IO, Any, NamedTuple, TextIO
 from markupsafe import Markup
 
 from taxpraben.kinds import semantic_metrics
-from taxpraben.kinds.base import Item
+from taxpraben.results import Sample
 
 PREDICTION_LIMIT = 2000
 GOLD_LIMIT = 2000
@@ -110,55 +110,14 @@ def _fields(fields: Any) -> list[list[Any]] | None:
     return out
 
 
-class Shown(NamedTuple):
-    """What the browser shows of one item, read from its attributes once (:func:`shown`):
-    plain values, so that :class:`BrowserData` spills a tuple, not the item with its record
-    and generation (several times cheaper to pickle and to read back)."""
-
-    id: str
-    run: int
-    status: str
-    prediction: str
-    gold: Any
-    query: str  # "" where the line carries no prompt (only the first run's does)
-    extracted: Any
-    score: float | None
-    scores: dict[str, float | None]
-    fields: dict[str, Any] | None
-    error: str | None
-    failure: str | None  # why a format failure was not read; None otherwise
-    truncated: bool = False  # the answer was cut at the token budget (finish_reason length)
-    extracted_by: str | None = None  # rule | judge | none (--judge)
-    judge_reply: str | None = None
-    judge_extracted: Any = None
-    judge_agrees: bool | None = None  # audited items only
-    judge_rejected: str | None = None  # why the judge's reading was rejected (not grounded)
-    read_by: str | None = None  # rule:<name> | judge:<model> | None
-    evidence: tuple[int, int] | None = None  # [start, end) of prediction the reading came from
-    confidence: str | None = None
-    veto: str | None = None  # the veto rule of a format failure
-
-
-def shown(item: Item) -> Shown:
-    """What the browser shows of ``item``."""
-    return Shown(
-        item.id, item.run, item.status, item.prediction, item.gold, item.record.query, item.extracted,
-        item.score, item.scores, item.fields, item.error,
-        item.failure if item.status == "format_failure" else None,
-        item.generation is not None and item.generation.finish_reason == "length",
-        item.extracted_by, item.judge_reply, item.judge_extracted, item.judge_agrees, item.judge_rejected,
-        item.read_by, item.evidence, item.confidence, item.veto if item.status == "format_failure" else None,
-    )  # fmt: skip
-
-
-def browser_item(task_index: int, item_id: str, items: Sequence[Item]) -> tuple[dict[str, Any], list[str], int]:
+def browser_item(task_index: int, item_id: str, items: Sequence[Sample]) -> tuple[dict[str, Any], list[str], int]:
     """One (task, id) of the browser with its runs side by side (``items``: its runs);
     also the score names it shows, in order, and how many of its predictions were cut."""
-    return browser_entry(task_index, item_id, [shown(item) for item in items])
+    return browser_entry(task_index, item_id, items)
 
 
-def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple[dict[str, Any], list[str], int]:
-    """:func:`browser_item` from what the browser shows of each run (:func:`shown`)."""
+def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tuple[dict[str, Any], list[str], int]:
+    """:func:`browser_item`: one (task, id) of the browser from its runs' samples."""
     rows = sorted(rows, key=lambda x: x.run)
     gold, gold_cut = _cut(rows[0].gold, GOLD_LIMIT)
     entry_of_item: dict[str, Any] = {"t": task_index, "i": item_id, "g": gold}
@@ -175,8 +134,8 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
     runs = []
     for k, row in enumerate(rows):
         entry: dict[str, Any] = {"n": row.run, "st": STATUS_CODES.get(row.status, "o")}
-        if row.failure:
-            entry["w"] = _cut(row.failure, EXTRACTED_LIMIT)[0]  # why it was not read
+        if row.shown_failure:
+            entry["w"] = _cut(row.shown_failure, EXTRACTED_LIMIT)[0]  # why it was not read
         if row.truncated:
             entry["tr"] = 1  # cut at the token budget
         if row.extracted_by == "judge":
@@ -185,7 +144,7 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
             entry["rb"] = row.read_by  # the rule (or judge) that read it
             if row.confidence is not None:
                 entry["cf"] = row.confidence
-        elif row.veto is not None:
+        elif row.veto is not None and row.status == "format_failure":
             entry["vt"] = row.veto
         if row.evidence is not None and row.evidence[0] < PREDICTION_LIMIT:
             entry["ev"] = [row.evidence[0], min(row.evidence[1], PREDICTION_LIMIT)]
@@ -198,7 +157,7 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
             judged, _ = _cut(row.judge_extracted, EXTRACTED_LIMIT)
             if judged is not None:
                 entry["jx"] = judged
-        prediction = row.prediction
+        prediction = row.prediction or ""
         if prediction in seen:
             entry["p"] = seen[prediction]  # same text as an earlier run: a reference
         else:
@@ -230,14 +189,14 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Shown]) -> tuple
     return entry_of_item, metrics, cut_texts
 
 
-def copies_the_prompt(row: Shown, query: str) -> bool:
+def copies_the_prompt(row: Sample, query: str) -> bool:
     """An output scored as text (a generation task: nothing is read from it, so a copy is no
     format failure) that is a copy of the prompt: "ok" would be untrue of it."""
-    if row.status != "ok" or row.extracted is not None or row.fields is not None or not row.prediction.strip():
+    if row.status != "ok" or row.extracted is not None or row.fields is not None or not (row.prediction or "").strip():
         return False
     from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer
 
-    return own_answer(row.prediction, query).failure == COPY_OF_PROMPT
+    return own_answer(row.prediction or "", query).failure == COPY_OF_PROMPT
 
 
 def _header(tasks: list[str], metrics: list[str], cut_texts: int) -> dict[str, Any]:
@@ -257,9 +216,9 @@ def _task_list(task_order: Sequence[str], present: Iterable[str]) -> list[str]:
     return list(task_order) + sorted(set(present) - set(task_order))
 
 
-def browser_payload(samples: Iterable[Item], task_order: Sequence[str]) -> dict[str, Any]:
+def browser_payload(samples: Iterable[Sample], task_order: Sequence[str]) -> dict[str, Any]:
     """The sample browser's data: one entry per (task, id) with its runs side by side."""
-    grouped: dict[tuple[str, str], list[Item]] = {}
+    grouped: dict[tuple[str, str], list[Sample]] = {}
     for item in samples:
         grouped.setdefault((item.task, item.id), []).append(item)
     tasks = _task_list(task_order, (task for task, _ in grouped))
@@ -275,7 +234,7 @@ def browser_payload(samples: Iterable[Item], task_order: Sequence[str]) -> dict[
     return {**_header(tasks, metrics, cut_texts), "items": entries}
 
 
-def score_values(item: Item, metrics: Sequence[str]) -> Iterator[tuple[str, float]]:
+def score_values(item: Sample, metrics: Sequence[str]) -> Iterator[tuple[str, float]]:
     """The semantic scores ``metrics`` (:func:`taxpraben.kinds.semantic_metrics`: BERTScore,
     BARTScore) of an item that scored ``ok`` (for the histograms)."""
     if item.status != "ok":
@@ -293,7 +252,7 @@ class PreparedTask(NamedTuple):
 
     task: str
     index: int  # type: ignore[assignment]  # shadows tuple.index(), which nothing calls on it
-    items: list[Item]
+    items: list[Sample]
     chunks: list[str]
     metrics: list[str]
     cut: int
@@ -304,10 +263,10 @@ def _entry_json(entry: dict[str, Any]) -> str:
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _task_part(index: int, rows: Iterable[Shown]) -> tuple[list[str], list[str], int]:
+def _task_part(index: int, rows: Iterable[Sample]) -> tuple[list[str], list[str], int]:
     """The browser items of one task (its rows grouped by id, ids in natural order): their
     JSON, the metrics they show (first seen first) and how many predictions were cut."""
-    grouped: dict[str, list[Shown]] = {}
+    grouped: dict[str, list[Sample]] = {}
     for row in rows:
         grouped.setdefault(row.id, []).append(row)
     chunks: list[str] = []
@@ -321,7 +280,7 @@ def _task_part(index: int, rows: Iterable[Shown]) -> tuple[list[str], list[str],
     return chunks, metrics, cut
 
 
-def prepare_task(task: str, index: int, items: list[Item]) -> PreparedTask:
+def prepare_task(task: str, index: int, items: list[Sample]) -> PreparedTask:
     """``task``'s part of the browser data, its items (finished, in scoring's order) at
     position ``index`` of the browser's tasks."""
     semantic = semantic_metrics()
@@ -329,7 +288,7 @@ def prepare_task(task: str, index: int, items: list[Item]) -> PreparedTask:
     for item in items:
         for metric, value in score_values(item, semantic):
             scores.setdefault((task, metric), []).append(value)
-    chunks, metrics, cut = _task_part(index, (shown(item) for item in items))
+    chunks, metrics, cut = _task_part(index, items)
     return PreparedTask(task, index, items, chunks, metrics, cut, scores)
 
 
@@ -338,7 +297,7 @@ class BrowserData:
 
     The whole benchmark has 36.5K samples; holding them (or the browser's JSON for them) in
     memory at once would make the report the peak of a run. So the items are first sorted
-    into one temporary file per task (what the browser shows of each, :class:`Shown`, pickled:
+    into one temporary file per task (each sample pickled:
     they are this process's own), then each task is read back, grouped by id and written as
     browser items into one more temporary file. :meth:`json_chunks` then yields exactly the
     bytes of ``json.dumps(browser_payload(...))`` (compact), and the histograms' values are
@@ -346,7 +305,7 @@ class BrowserData:
     (:meth:`add`, then :meth:`finish`) as a scoring run finishes its items.
     """
 
-    def __init__(self, samples: Iterable[Item] = (), task_order: Sequence[str] | None = None) -> None:
+    def __init__(self, samples: Iterable[Sample] = (), task_order: Sequence[str] | None = None) -> None:
         """The data of ``samples`` in ``task_order`` (tasks not in it follow, sorted); without
         ``task_order``, items are then :meth:`add`-ed one by one until :meth:`finish`."""
         self.n_samples = 0
@@ -371,7 +330,7 @@ class BrowserData:
             self.close()
             raise
 
-    def add(self, item: Item) -> None:
+    def add(self, item: Sample) -> None:
         """One more item (any task, any order; a scoring run hands them over as it finishes
         them, so that its report does not read samples.jsonl back)."""
         if self.finished:
@@ -382,7 +341,7 @@ class BrowserData:
         fh = self._spilled.get(task)
         if fh is None:
             fh = self._spilled[task] = self._spills.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (the ExitStack closes it)
-        pickle.dump(tuple(shown(item)), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(item, fh, protocol=pickle.HIGHEST_PROTOCOL)
         self.n_samples += 1
         for metric, value in score_values(item, self._semantic):
             self.scores.setdefault((task, metric), []).append(value)
@@ -414,18 +373,18 @@ class BrowserData:
         if self._adopted:  # the histograms' values in task order, as adding them all gives
             added, self.scores = self.scores, {}
             for task in self.tasks:
-                adopted = self._adopted.get(task)
-                self.scores.update(adopted.scores if adopted is not None else
+                made = self._adopted.get(task)
+                self.scores.update(made.scores if made is not None else
                                    {key: values for key, values in added.items() if key[0] == task})  # fmt: skip
         self._spilled = {}
         self._adopted = {}
 
     @staticmethod
-    def _read_back(spilled: IO[bytes]) -> Iterator[Shown]:
+    def _read_back(spilled: IO[bytes]) -> Iterator[Sample]:
         spilled.seek(0)
         while True:
             try:
-                yield Shown._make(pickle.load(spilled))
+                yield pickle.load(spilled)
             except EOFError:
                 return
 

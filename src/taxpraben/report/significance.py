@@ -1,7 +1,7 @@
 """Paired significance of the difference between two models' Overall Averages.
 
 The test is a paired bootstrap over items. For each model an item's score is its per-item
-score (``score`` in samples.jsonl: ``Item.score``) averaged over runs. On the items both
+score (``score`` in samples.jsonl: ``Sample.score``) averaged over runs. On the items both
 models scored, the difference of the Overall Averages is estimated as the mean over tasks of
 the per-task mean differences (every task weighs the same, as in the Overall Average). Items
 are resampled with replacement within each task, ``resamples`` times, from a seeded
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-    from taxpraben.kinds.base import Item
+    from taxpraben.results import Sample
 
 
 DEFAULT_RESAMPLES = 10_000
@@ -48,7 +48,7 @@ class PairedTest:
         return self.p_value < ALPHA
 
 
-def item_scores(samples: Iterable[Item]) -> dict[str, dict[str, float]]:
+def item_scores(samples: Iterable[Sample]) -> dict[str, dict[str, float]]:
     """Per task, each item's score averaged over its runs (runs without a score are skipped)."""
     sums: dict[tuple[str, str], list[float]] = {}
     for item in samples:

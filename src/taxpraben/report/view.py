@@ -4,7 +4,7 @@ A report is a dozen tables and plots; each of them used to ask ``load.py`` again
 tasks in paper order, the label, the scorer problems. :func:`load_run` (a result directory)
 and :func:`view_of` (results already in memory) do that once; the tables, plots, Markdown,
 HTML, terminal summary and leaderboard take the view. ``samples.jsonl`` is not read here:
-:meth:`RunView.samples` streams it, one item (:class:`~taxpraben.kinds.base.Item`) a line,
+:meth:`RunView.samples` streams it, one item (:class:`~taxpraben.results.Sample`) a line,
 when a renderer asks.
 """
 
@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from taxpraben.kinds.base import Item
 from taxpraben.report.load import (
     TaskRow,
     bloom_levels,
@@ -26,7 +25,7 @@ from taxpraben.report.load import (
     scorer_problems,
     uncomputed_metrics,
 )
-from taxpraben.results import Results
+from taxpraben.results import Results, Sample
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ class RunView:
         """The computed tasks' names, in paper order."""
         return [row.name for row in self.tasks if row.computed]
 
-    def samples(self) -> Iterator[Item]:
+    def samples(self) -> Iterator[Sample]:
         """The items of ``out_dir/samples.jsonl``, streamed line by line (checked and read
         into items, as :func:`~taxpraben.report.load.iter_samples`); each call reads the file
         afresh. Nothing when there is no directory or no file."""

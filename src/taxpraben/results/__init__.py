@@ -6,7 +6,7 @@ and the leaderboard read through them, and ``docs/results-schema.md`` is generat
 (``python -m taxpraben.results --markdown > docs/results-schema.md``).
 
 One module per file or part of one: ``results_json`` (results.json whole), ``figures`` and
-``meta`` (its parts), ``samples`` (a samples.jsonl line), ``predictions`` (a predictions.jsonl line
+``meta`` (its parts), ``samples`` (a sample: a samples.jsonl line), ``predictions`` (a predictions.jsonl line
 and its files), on the base of ``file_object``; ``schema_doc`` writes the schema page (imported on its own:
 ``taxpraben.results.schema_doc.schema_markdown``).
 
@@ -74,7 +74,8 @@ from taxpraben.results.results_json import (
 )
 from taxpraben.results.samples import (
     FieldScore,
-    SampleLine,
+    JudgeEdit,
+    Sample,
 )
 
 __all__ = [
@@ -88,6 +89,7 @@ __all__ = [
     "GenerationStats",
     "Groups",
     "JudgeAudit",
+    "JudgeEdit",
     "JudgeMeta",
     "JudgeTask",
     "Ledger",
@@ -107,7 +109,7 @@ __all__ = [
     "ReviewFigure",
     "RunCounts",
     "RunFigures",
-    "SampleLine",
+    "Sample",
     "ScorerInfo",
     "ShardInfo",
     "ShardRef",

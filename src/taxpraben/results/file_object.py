@@ -29,10 +29,14 @@ SCHEMA_VERSION = 1
 Number = Union[int, float]  # noqa: UP007 (the docs generator reads the Union)
 
 
-def described(description: str, *, when: str | None = None, default: Any = None, **kwargs: Any) -> Any:
+def described(description: str, *, when: str | None = None, default: Any = None, doc_type: Any = None,
+              **kwargs: Any) -> Any:
     """A model field with its description; ``when`` says when the writer writes the key
-    (shown in the generated docs; absent means always)."""
+    (shown in the generated docs; absent means always); ``doc_type``: the type the docs show
+    when the annotation is looser (a value checked by a validator)."""
     extra: JsonDict | None = {"when": when} if when else None
+    if doc_type is not None:
+        extra = {**(extra or {}), "doc_type": doc_type}
     if "default_factory" in kwargs:
         return Field(description=description, json_schema_extra=extra, **kwargs)
     return Field(default, description=description, json_schema_extra=extra, **kwargs)

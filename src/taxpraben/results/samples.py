@@ -1,8 +1,12 @@
-"""One samples.jsonl line (:class:`SampleLine`) and the score of one of its fields."""
+"""One sample (:class:`Sample`): one (task, id, run), the same frozen object from scoring to the
+report, one line of samples.jsonl; the score of one of its fields; the judge's edits of it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
+
+from pydantic import ConfigDict, field_validator
 
 from taxpraben.results.file_object import FileObject, Number, described, required
 
@@ -24,8 +28,21 @@ class FieldScore(FileObject):
     bartscore: float | None = described("Normalised BARTScore of the aspect.", when="aspects of a generation task")
 
 
-class SampleLine(FileObject):
-    """One line of ``samples.jsonl``: one (task, id, run)."""
+class JudgeEdit(FileObject):
+    """One edit of a sample by the judge (``samples.jsonl`` ``judge_history[k]``)."""
+
+    edit: str = required("replied (its reply kept) | adopted (its reading replaced the rules') | unanswered "
+                          "(it read no answer) | audited (its reading set beside the rules').")
+    by: str = required("Who made it: \"judge:<model>\".")
+    before: dict[str, Any] = described("Each key the edit changed, with its value before the edit.",
+                                    default_factory=dict)
+
+
+class Sample(FileObject):
+    """One sample: one (task, id, run), the same object from scoring to the report, one line of
+    ``samples.jsonl``. Frozen: new values make a new sample (``model_copy(update=...)``)."""
+
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True, defer_build=True, frozen=True)
 
     task: str = required("The dataset.")
     id: str = required("The record's id.")
@@ -58,9 +75,9 @@ class SampleLine(FileObject):
         "answers, hedges between options, no answer asserted, no answer found, ...",
         when="status format_failure",
     )
-    fields: dict[str, FieldScore] | None = described(
+    fields: dict[str, dict[str, Any]] | None = described(
         "Per field, named by the gold's keys; a gold with no readable field is one text field 全文.",
-        when="mixed tasks and multi-aspect generation tasks",
+        when="mixed tasks and multi-aspect generation tasks", doc_type=dict[str, FieldScore] | None,
     )
     query: str | None = described("The prompt.", when="the first run's line of each item")
     extracted_by: Literal["rule", "judge", "none"] | None = described(
@@ -70,8 +87,9 @@ class SampleLine(FileObject):
         "Which reader made the reading: \"rule:<name>\" (a rule of `taxpraben rules`), \"judge:<model>\" "
         "(--judge), null when nothing was read (a format failure or an error)."
     )
+    # Declared once (it was declared twice; the later text, the one in force, in the first place).
     evidence: list[int] | None = described("Where the answer is stated: [start, end) character offsets into "
-                                           "prediction (a judge reading: its quote).", when="known")
+                                        "prediction (a judge reading: its quote).", when="known")
     confidence: Literal["high", "low"] | None = described(
         "The reading rule's confidence: high (a stated answer) or low (a fallback: a last number, an "
         "option named in passing, a whole output, a field matched fuzzily); null when nothing was read."
@@ -88,3 +106,93 @@ class SampleLine(FileObject):
                                         "output, in a copy of the prompt, reads another value, repeats the prompt's "
                                         "example, no quote); for a field task, per field.",
                                         when="the judge's reading was rejected")
+
+
+    judge_history: list[dict[str, Any]] | None = described(
+        "The judge's edits of the sample, in order: what each was (replied, adopted, unanswered, audited), "
+        "who made it, and the value before it of each key it changed (so the rules' reading stays known).",
+        when="the judge changed the sample", doc_type=list[JudgeEdit] | None,
+    )
+
+    @field_validator("judge_history", mode="before")
+    @classmethod
+    def _checked_history(cls, value: Any) -> Any:
+        """Each edit checked as a :class:`JudgeEdit` and kept as the object it was given."""
+        if isinstance(value, list):
+            return [JudgeEdit.model_validate(edit).to_json() for edit in value]
+        return value
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _checked_fields(cls, value: Any) -> Any:
+        """Each field checked as a :class:`FieldScore` and kept as the object it was given."""
+        if isinstance(value, dict):
+            return {str(name): FieldScore.model_validate(v).to_json() for name, v in value.items()}
+        return value
+
+    @classmethod
+    def trusted(cls, line: dict[str, Any]) -> Sample:
+        """The sample of ``line`` made by this process from its own items (already typed):
+        built without validation (as ``model_construct`` builds), its keys in the line's order."""
+        values = _SAMPLE_DEFAULTS.copy()
+        extra = {}
+        for key, value in line.items():
+            if key in values:
+                values[key] = value
+            else:
+                extra[key] = value
+        for name, factory in _SAMPLE_FACTORIES.items():
+            if name not in line:
+                values[name] = factory()
+        sample = cls.__new__(cls)
+        # What model_construct sets, without its per-field loop (a sample per item and run).
+        object.__setattr__(sample, "__dict__", values)
+        object.__setattr__(sample, "__pydantic_fields_set__", set(line) - extra.keys())
+        object.__setattr__(sample, "__pydantic_extra__", extra)
+        object.__setattr__(sample, "__pydantic_private__", {"_order": tuple(line)})
+        return sample
+
+    def to_json(self) -> dict[str, Any]:
+        """The samples.jsonl object: the keys given, in their order. A sample's values are
+        plain JSON values, so the object is made from them directly (one per item and run;
+        nested values are shared with the frozen sample, not copied); any other sample (keys
+        given in no remembered order) through the model, as every file object."""
+        order, given = self._order, self.__pydantic_fields_set__
+        extra = self.__pydantic_extra__ or {}
+        if order is None or not given.issubset(order) or not extra.keys() <= set(order):
+            return super().to_json()
+        values = self.__dict__
+        return {key: values[key] if key in values else extra[key] for key in order if key in given or key in extra}
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """``evidence`` as a ``(start, end)`` pair; None when absent or not such a pair."""
+        value = self.evidence
+        if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+            return int(value[0]), int(value[1])
+        return None
+
+    @property
+    def text(self) -> str:
+        """The raw prediction ("" when there is none)."""
+        return self.prediction or ""
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the answer was cut at the token budget (``finish_reason`` length)."""
+        return self.finish_reason == "length"
+
+    @property
+    def shown_failure(self) -> str | None:
+        """Why a format failure was not read (None for the other statuses)."""
+        return self.failure if self.status == "format_failure" else None
+
+
+#: The defaults of :class:`Sample`'s fields (immutable ones), and the fields made by a factory.
+#: Every field is in the defaults (a factory's field with None, replaced when not given).
+_SAMPLE_DEFAULTS: dict[str, Any] = {name: info.default if info.default_factory is None else None
+                                    for name, info in Sample.model_fields.items()}  # fmt: skip
+_SAMPLE_FACTORIES: dict[str, Callable[[], Any]] = {
+    name: info.default_factory for name, info in Sample.model_fields.items()  # type: ignore[misc]
+    if info.default_factory is not None
+}

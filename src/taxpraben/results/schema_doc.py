@@ -21,7 +21,7 @@ DOCUMENTED: tuple[type[FileObject], ...] = (
     r.GenerationMeta, r.GenerationStats, r.EndpointFigures, r.ScorerInfo, r.Counts,
     r.ShardInfo, r.MergedFrom, r.ShardRef, r.JudgeMeta, r.TaskResult, r.RunFigures, r.RunCounts, r.FieldFigures,
     r.JudgeTask, r.JudgeAudit, r.Groups, r.Review, r.ReviewFigure,
-    r.Stat, r.OverallStat, r.SampleLine, r.FieldScore, r.Prediction,
+    r.Stat, r.OverallStat, r.Sample, r.FieldScore, r.JudgeEdit, r.Prediction,
 )
 
 _INTRO = """\
@@ -36,7 +36,7 @@ Each table below is one JSON object; the models in `src/taxpraben/results/` are 
 description in code, used by the writer, the report and the leaderboard.
 
 - `results.json`: one [`Results`](#results) object, written with `indent=2`.
-- `samples.jsonl`: one [`SampleLine`](#sampleline) per line, one line per (task, id, run).
+- `samples.jsonl`: one [`Sample`](#sample) per line, one line per (task, id, run).
 - `predictions.jsonl`: one [`Prediction`](#prediction) per line, one per (task, id, run).
 
 Reading rules: `schema_version` is {version}; a reader refuses another version (the layout
@@ -93,6 +93,7 @@ def _cell(text: str) -> str:
 
 
 def _model_section(model: type[FileObject]) -> Iterator[str]:
+    model.model_rebuild()  # deferred: its forward references (a model defined below) resolved
     yield f"## {model.__name__}"
     yield ""
     yield _cell(typing.cast(str, model.__doc__))
@@ -102,7 +103,8 @@ def _model_section(model: type[FileObject]) -> Iterator[str]:
     for name, info in model.model_fields.items():
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         when = str(extra.get("when") or "always")
-        yield f"| `{name}` | {_type_label(info.annotation)} | {_cell(when)} | {_cell(info.description or '')} |"
+        shown = extra.get("doc_type", info.annotation)
+        yield f"| `{name}` | {_type_label(shown)} | {_cell(when)} | {_cell(info.description or '')} |"
     yield ""
 
 

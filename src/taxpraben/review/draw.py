@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from taxpraben.kinds.base import Item
+from taxpraben.results import Sample
 from taxpraben.review.store import Key
 
 K = TypeVar("K")
@@ -77,17 +77,17 @@ def field_span(prediction: str, name: str, value: object) -> tuple[int, int] | N
     return None
 
 
-def readings_of(item: Item, task_type: str) -> list[Reading]:
+def readings_of(item: Sample, task_type: str) -> list[Reading]:
     """The readings of one item: itself (classification, structured), its exact fields
     (mixed); none for generation tasks and errored items."""
     if task_type not in READ_TYPES or item.status == "error":
         return []
     common: dict[str, Any] = {"task": item.task, "id": item.id, "run": item.run, "task_type": task_type,
-              "prediction": item.prediction, "failure": item.failure, "veto": item.veto}  # fmt: skip
+              "prediction": item.text, "failure": item.failure, "veto": item.veto}  # fmt: skip
     if item.fields is None:  # one answer read (classification, structured); else its fields
         read = item.status == "ok"
         return [Reading(field=None, stratum=stratum(item.read_by, item.confidence, read), read=item.extracted if read
-                        else None, read_by=item.read_by, confidence=item.confidence, evidence=item.evidence,
+                        else None, read_by=item.read_by, confidence=item.confidence, evidence=item.span,
                         gold=item.gold, **common)]  # fmt: skip
     found = []
     for name, figures in (item.fields or {}).items():
@@ -98,12 +98,12 @@ def readings_of(item: Item, task_type: str) -> list[Reading]:
         confidence = "low" if figures.get("matched_by") == "fuzzy" else item.confidence
         found.append(Reading(field=name, stratum=stratum(item.read_by, confidence, read), read=pred if read else None,
                              read_by=item.read_by, confidence=confidence if read else None,
-                             evidence=field_span(item.prediction, name, pred) if read else None,
+                             evidence=field_span(item.text, name, pred) if read else None,
                              gold=figures.get("gold"), **common))  # fmt: skip
     return found
 
 
-def all_readings(items: Iterable[Item], task_types: Mapping[str, str]) -> list[Reading]:
+def all_readings(items: Iterable[Sample], task_types: Mapping[str, str]) -> list[Reading]:
     """Every reading of ``items`` (tasks absent from ``task_types`` are not read)."""
     return [r for item in items for r in readings_of(item, task_types.get(item.task, ""))]
 

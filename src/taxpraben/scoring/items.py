@@ -3,8 +3,8 @@
 Scoring is two-phase (see :mod:`taxpraben.kinds.base`): :func:`prepare_item` cleans the
 prediction and lets the task's kind parse it, score everything exact and list the text
 pairs it needs; the pipeline scores all pairs at once; :func:`finalize_item` lets the kind
-combine both into the item's scores; the item writes its own samples.jsonl line
-(:meth:`~taxpraben.kinds.base.Item.sample_json`).
+combine both into the item's scores; the finished item makes its one frozen sample
+(:meth:`~taxpraben.kinds.base.Item.sample`), which samples.jsonl and the report take.
 
 An item whose prediction cannot be parsed is a ``format_failure`` and scores 0; an item
 whose generation failed (or that has no prediction) is an ``error`` and scores 0. Neither

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from taxpraben import __version__
-from taxpraben.aggregate import StatJSON, mean_of_stats
+from taxpraben.aggregate import TaskFigure, group_figures, overall_figure
 from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.costs.ledger import CostOf, total_ledger
 from taxpraben.coverage import missing_reasons
@@ -27,16 +27,22 @@ from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.manifest import complete_manifest
 from taxpraben.records import Record
-from taxpraben.results import SCHEMA_VERSION, Results
+from taxpraben.results import SCHEMA_VERSION, Results, Sample, TaskResult
 from taxpraben.results.predictions import Prediction
 from taxpraben.scoring.items import Item, Readings, SemanticValues, prepare_item
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.scoring.settings import ScoringSettings
-from taxpraben.scoring.task_scores import SampleSink, new_generator, sample_text, score_task
+from taxpraben.scoring.task_scores import (
+    SampleSink,
+    TaskScores,
+    new_generator,
+    sample_text,
+    score_task,
+)
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
 
 if TYPE_CHECKING:
-    from taxpraben.scoring.early import EarlyScores
+    from taxpraben.scoring.early import EarlyScores, Taken
 
 
 class PredictionMatchError(ValueError):
@@ -50,7 +56,7 @@ class MatchReport:
     duplicates: list[tuple[str, str, int]] = field(default_factory=list)
     missing: list[tuple[str, str, int]] = field(default_factory=list)
     outside_selection: int = 0
-    limit: int | float | None = None
+    limit: int | float | None = None  # --limit: a count, or a fraction of each task
 
     def messages(self) -> list[str]:
         out = []
@@ -204,6 +210,41 @@ def git_hash() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+@dataclass(frozen=True)
+class Matched:
+    """The predictions matched to records (:func:`match_predictions`): each (task, id, run)'s
+    prediction, the runs, how they matched, and how many predictions there were."""
+
+    by_key: dict[tuple[str, str, int], Prediction]
+    run_ids: list[int]
+    report: MatchReport
+    n_predictions: int
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What a caller adds to scoring (see :func:`score_predictions`)."""
+
+    sample_sink: SampleSink | None = None
+    item_sink: Callable[[Sample], None] | None = None
+    cost_of: CostOf | None = None
+    second_reader: SecondReader | None = None
+    early: EarlyScores | None = None
+
+
+@dataclass
+class ScoredTasks:
+    """Every task scored, in data order; the samples.jsonl lines kept (none when they went to
+    the sink), the replicates of each task score, and the parts made ahead for the item sink."""
+
+    tasks: dict[str, TaskResult] = field(default_factory=dict)
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    replicates: dict[str, np.ndarray] = field(default_factory=dict)
+    made_ahead: dict[str, Any] = field(default_factory=dict)
+    errors: int = 0
+    format_failures: int = 0
+
+
 def score_predictions(
     loaded: LoadedData,
     predictions: Iterable[Prediction],
@@ -213,107 +254,165 @@ def score_predictions(
     scorers: SemanticScorers | None = None,
     sample_sink: SampleSink | None = None,
     readings: Readings | None = None,
-    item_sink: Callable[[Item], None] | None = None,
+    item_sink: Callable[[Sample], None] | None = None,
     cost_of: CostOf | None = None,
     second_reader: SecondReader | None = None,
     early: EarlyScores | None = None,
 ) -> ScoredResults:
     """Score predictions against loaded data; pure apart from the semantic models (and
-    ``second_reader``).
+    ``second_reader``). The stages: match, read, judge, semantic values, finish, aggregate.
 
     The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
     ``sample_sink`` is given, handed to it as text one task at a time and not kept.
     ``readings``: what was read already (a run reads while it generates), under the same
-    profile; ``item_sink`` is handed every finished item (the report's sample browser takes
+    profile; ``item_sink`` is handed every finished sample (the report's sample browser takes
     them); ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.costs.ledger`;
     ``meta.pricing`` says with what); ``second_reader`` reads the items once prepared, before
     they are finished (:data:`SecondReader`: the judge of ``--judge``); ``early``: the tasks
     a run scored while later ones generated, taken where they were scored from these very
     predictions (:mod:`taxpraben.scoring.early`).
     """
+    hooks = Hooks(sample_sink, item_sink, cost_of, second_reader, early)
     started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
-    predictions = list(predictions)
-    by_key, run_ids, match = match_predictions(loaded, predictions, registry, settings.runs)
+    matched = match_stage(loaded, predictions, registry, settings)
     specs = {task: registry[task] for task in loaded.records}
-    rules = scoring_rules(settings.profile)  # the profile's strategy, chosen once
-    if readings is None or readings.rules is not rules:
-        readings = Readings(rules)
-    shared = bool((meta or {}).get("shared_generation"))
-    taken = None
-    if early is not None and second_reader is None and sample_sink is not None:
-        taken = early.taken(loaded, run_ids, by_key, shared_generation=shared)
+    taken = _taken_early(loaded, matched, hooks, meta)
     done = taken.tasks if taken is not None else {}
-    prepared = {task: _prepared_runs(specs[task], recs, run_ids, by_key, readings)
-                for task, recs in loaded.records.items() if task not in done}  # fmt: skip
-    second = second_reader(prepared) if second_reader is not None else SecondReading()
-
-    needs = {task: kind_of(spec).scorers(spec) for task, spec in specs.items()}
-    needed = set().union(*needs.values()) if needs else set()
-    if scorers is None:
-        scorers = build_scorers(settings, needed)
-    all_items = [it for rows in prepared.values() for row in rows for it in row]
-    values = _semantic_values(needs, all_items, scorers)
-
+    prepared = read_stage(loaded, specs, matched, _readings_of(settings, readings), done)
+    second = hooks.second_reader(prepared) if hooks.second_reader is not None else SecondReading()
+    scorers, values = semantic_stage(settings, specs, prepared, scorers)
     rng = taken.rng if taken is not None else new_generator(settings)
-    tasks_out: dict[str, Any] = {}
-    replicates: dict[str, np.ndarray] = {}
-    samples: list[dict[str, Any]] = []
-    status_counts = {"error": 0, "format_failure": 0}
-    made_ahead: dict[str, Any] = {}
+    scored = finish_stage(loaded, specs, prepared, matched.run_ids, values, scorers, rng, settings, hooks,
+                          second, done, _shared(meta))  # fmt: skip
+    results = aggregate_stage(loaded, registry, settings, scorers, matched, scored, second, meta, started)
+    return ScoredResults(results=results.to_json(), samples=scored.samples, match=matched.report,
+                         typed=results, prepared=scored.made_ahead)  # fmt: skip
+
+
+def _shared(meta: dict[str, Any] | None) -> bool:
+    return bool((meta or {}).get("shared_generation"))
+
+
+def match_stage(
+    loaded: LoadedData, predictions: Iterable[Prediction], registry: Registry, settings: ScoringSettings
+) -> Matched:
+    """Stage 1: the predictions matched to the records (:func:`match_predictions`)."""
+    predictions = list(predictions)
+    by_key, run_ids, report = match_predictions(loaded, predictions, registry, settings.runs)
+    return Matched(by_key, run_ids, report, len(predictions))
+
+
+def _readings_of(settings: ScoringSettings, readings: Readings | None) -> Readings:
+    """The readings to take: those given when read by the profile's rules, else new ones."""
+    rules = scoring_rules(settings.profile)  # the profile's strategy, chosen once
+    return readings if readings is not None and readings.rules is rules else Readings(rules)
+
+
+def _taken_early(loaded: LoadedData, matched: Matched, hooks: Hooks, meta: dict[str, Any] | None) -> Taken | None:
+    """The tasks a run scored early that this scoring takes as they are (none with a judge,
+    or when the sample lines are kept rather than streamed)."""
+    if hooks.early is None or hooks.second_reader is not None or hooks.sample_sink is None:
+        return None
+    return hooks.early.taken(loaded, matched.run_ids, matched.by_key, shared_generation=_shared(meta))
+
+
+def read_stage(
+    loaded: LoadedData, specs: dict[str, TaskSpec], matched: Matched, readings: Readings,
+    done: Mapping[str, TaskScores],
+) -> dict[str, list[list[Item]]]:  # fmt: skip
+    """Stage 2: every item of the tasks not scored early, read, run by run."""
+    return {task: _prepared_runs(specs[task], recs, matched.run_ids, matched.by_key, readings)
+            for task, recs in loaded.records.items() if task not in done}  # fmt: skip
+
+
+def semantic_stage(
+    settings: ScoringSettings, specs: dict[str, TaskSpec], prepared: dict[str, list[list[Item]]],
+    scorers: SemanticScorers | None,
+) -> tuple[SemanticScorers, SemanticValues]:  # fmt: skip
+    """Stage 4: the semantic scorers the tasks need (built unless given) and their values
+    for every distinct text pair of the read items."""
+    needs = {task: kind_of(spec).scorers(spec) for task, spec in specs.items()}
+    if scorers is None:
+        scorers = build_scorers(settings, set().union(*needs.values()) if needs else set())
+    all_items = [it for rows in prepared.values() for row in rows for it in row]
+    return scorers, _semantic_values(needs, all_items, scorers)
+
+
+def finish_stage(
+    loaded: LoadedData, specs: dict[str, TaskSpec], prepared: dict[str, list[list[Item]]], run_ids: list[int],
+    values: SemanticValues, scorers: SemanticScorers, rng: np.random.Generator | None, settings: ScoringSettings,
+    hooks: Hooks, second: SecondReading, done: Mapping[str, TaskScores], shared: bool,
+) -> ScoredTasks:  # fmt: skip
+    """Stage 5: each task's items finished and its figures made (or taken as scored early),
+    in data order; the sinks are handed its items and its samples.jsonl text."""
+    out = ScoredTasks()
     for task in loaded.records:
         if task in done:
             scores = done[task]
         else:
             rows = prepared.pop(task)  # dropped once scored: memory stays at one task's worth
             scores = score_task(specs[task], rows, run_ids, values, scorers.unavailable, rng, settings.bootstrap,
-                                cost_of, shared)  # fmt: skip
-        status_counts["error"] += scores.errors
-        status_counts["format_failure"] += scores.format_failures
-        if scores.prepared is not None:
-            made_ahead[task] = scores.prepared
-        elif item_sink is not None:
-            for row in scores.rows:
-                for it in row:
-                    item_sink(it)
-        if sample_sink is None:
-            samples.extend(scores.lines)
-        else:
-            sample_sink(early.text_of(task) if task in done and early is not None else sample_text(scores.lines))
-        entry = scores.entry
-        if task in second.tasks:
-            entry["judge"] = second.tasks[task]
-        tasks_out[task] = entry
+                                hooks.cost_of, shared, second.tasks.get(task))  # fmt: skip
+        _hand_on(task, scores, task in done, hooks, out)
+        out.tasks[task] = scores.entry
+        out.errors += scores.errors
+        out.format_failures += scores.format_failures
         if scores.replicates is not None:
-            replicates[task] = scores.replicates
+            out.replicates[task] = scores.replicates
+    return out
 
-    computed = {t: e for t, e in tasks_out.items() if e["status"] == "ok"}
-    groups: dict[str, dict[str, StatJSON]] = {"type": {}, "bloom": {}}
-    for kind in kinds():
-        members = {t: e["score"] for t, e in computed.items() if e["type"] == kind.name}
-        if members:
-            groups["type"][kind.name] = mean_of_stats(members, replicates)
-    for level in BLOOM_ORDER:
-        members = {t: e["score"] for t, e in computed.items() if e["bloom"] == level.value}
-        if members:
-            groups["bloom"][level.value] = mean_of_stats(members, replicates)
-    benchmark = list(dict.fromkeys([*registry, *tasks_out]))  # the registry's tasks: the whole benchmark
-    missing = missing_reasons(benchmark, {t: e["status"] for t, e in tasks_out.items()}, loaded.left_out,
+
+def _hand_on(task: str, scores: TaskScores, early: bool, hooks: Hooks, out: ScoredTasks) -> None:
+    """A scored task's items to the item sink (or its part made ahead), its lines to the
+    sample sink (or kept)."""
+    if scores.prepared is not None:
+        out.made_ahead[task] = scores.prepared
+    elif hooks.item_sink is not None:
+        for row in scores.rows:
+            for it in row:
+                hooks.item_sink(it)
+    if hooks.sample_sink is None:
+        out.samples.extend(sample.to_json() for sample in scores.lines)
+    elif early and hooks.early is not None:
+        hooks.sample_sink(hooks.early.text_of(task))
+    else:
+        hooks.sample_sink(sample_text(scores.lines))
+
+
+def aggregate_stage(
+    loaded: LoadedData, registry: Registry, settings: ScoringSettings, scorers: SemanticScorers,
+    matched: Matched, scored: ScoredTasks, second: SecondReading, meta: dict[str, Any] | None, started: str,
+) -> Results:  # fmt: skip
+    """Stage 6: results.json, typed: the tasks, their groups and the Overall Average
+    (:mod:`taxpraben.aggregate`), meta and the ledger."""
+    computed = [TaskFigure(t, e.type or "", e.bloom or "", e.score) for t, e in scored.tasks.items()
+                if e.status == "ok" and e.score is not None]  # fmt: skip
+    benchmark = list(dict.fromkeys([*registry, *scored.tasks]))  # the registry's tasks: the whole benchmark
+    missing = missing_reasons(benchmark, {t: e.status for t, e in scored.tasks.items()}, loaded.left_out,
                               semantic=settings.semantic)  # fmt: skip
-    overall: dict[str, Any] = {
-        **mean_of_stats({t: e["score"] for t, e in computed.items()}, replicates),
-        "partial": bool(missing),
-        "tasks": list(computed),
-        "benchmark": benchmark,
-        "missing": missing,
-    }
+    groups = group_figures(computed, [k.name for k in kinds()], [b.value for b in BLOOM_ORDER], scored.replicates)
+    return Results.model_validate({
+        "schema_version": SCHEMA_VERSION,
+        "meta": _meta(loaded, settings, scorers, matched, scored, second, meta, started),
+        "tasks": scored.tasks,
+        "groups": groups,
+        "overall": overall_figure(computed, benchmark, missing, scored.replicates),
+        "ledger": total_ledger(entry.ledger.to_json() for entry in scored.tasks.values() if entry.ledger),
+    })  # fmt: skip
 
-    n_items = sum(len(r) for r in loaded.records.values())
+
+def _meta(
+    loaded: LoadedData, settings: ScoringSettings, scorers: SemanticScorers, matched: Matched,
+    scored: ScoredTasks, second: SecondReading, meta: dict[str, Any] | None, started: str,
+) -> dict[str, Any]:  # fmt: skip
+    """results.json's ``meta``: the caller's facts first, then what scoring knows."""
+    match = matched.report
     full_meta: dict[str, Any] = {
         "model": None,
         "endpoint": None,
         "generation": None,
         **(meta or {}),
-        "runs": len(run_ids),
+        "runs": len(matched.run_ids),
         "data_dir": str(loaded.data_dir),
         "data_hash": loaded.data_hash,
         "limit": loaded.limit,
@@ -323,16 +422,16 @@ def score_predictions(
         "git_hash": git_hash(),
         "started_at": started,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "tasks": list(tasks_out),
+        "tasks": list(scored.tasks),
         "counts": {
-            "items": n_items,
-            "predictions": len(predictions),
-            "scored_predictions": len(by_key),
+            "items": sum(len(r) for r in loaded.records.values()),
+            "predictions": matched.n_predictions,
+            "scored_predictions": len(matched.by_key),
             "missing_predictions": len(match.missing),
             "unknown_predictions": sum(match.unknown_tasks.values()) + len(match.unknown_ids),
             "duplicate_predictions": 0,
-            "errors": status_counts["error"],
-            "format_failures": status_counts["format_failure"],
+            "errors": scored.errors,
+            "format_failures": scored.format_failures,
         },
         "warnings": match.messages() + [str(w) for w in loaded.warnings] + second.warnings,
     }
@@ -341,15 +440,7 @@ def score_predictions(
     full_meta.setdefault("shared_generation", False)
     if "manifest" in full_meta:  # the job's manifest, completed with what scoring knows; last
         full_meta["manifest"] = complete_manifest(full_meta.pop("manifest"), full_meta)
-    results = {
-        "schema_version": SCHEMA_VERSION,
-        "meta": full_meta,
-        "tasks": tasks_out,
-        "groups": groups,
-        "overall": overall,
-        "ledger": total_ledger(entry["ledger"] for entry in tasks_out.values()),
-    }
-    return ScoredResults(results=results, samples=samples, match=match, prepared=made_ahead)
+    return full_meta
 
 
 def _results_text(results: dict[str, Any] | Results) -> str:
@@ -368,7 +459,7 @@ def score_to_dir(
     meta: dict[str, Any] | None = None,
     scorers: SemanticScorers | None = None,
     readings: Readings | None = None,
-    item_sink: Callable[[Item], None] | None = None,
+    item_sink: Callable[[Sample], None] | None = None,
     cost_of: CostOf | None = None,
     second_reader: SecondReader | None = None,
     early: EarlyScores | None = None,
@@ -384,6 +475,5 @@ def score_to_dir(
     with atomic_writer(out_dir / "samples.jsonl") as fh:
         scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, fh.write, readings,
                                    item_sink, cost_of, second_reader, early)  # fmt: skip
-    scored.typed = Results.model_validate(scored.results)  # once: the reports take this object
-    write_text_atomically(out_dir / "results.json", _results_text(scored.typed))
+    write_text_atomically(out_dir / "results.json", _results_text(scored.typed or scored.results))
     return scored

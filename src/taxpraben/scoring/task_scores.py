@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from taxpraben.aggregate import percentile_interval, run_stat
+from taxpraben.aggregate import FRACTION, percentile_interval, run_stat
 from taxpraben.costs.ledger import CostOf, task_ledger
 from taxpraben.kinds import kind_of
+from taxpraben.results import RunFigures, Sample, TaskResult
 from taxpraben.scoring.items import Item, SemanticValues, finalize_item
 from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import TaskSpec
@@ -27,16 +28,16 @@ from taxpraben.tasks import TaskSpec
 
 @dataclass
 class TaskScores:
-    """A task scored: ``rows`` its items run by run (finished), ``entry`` results.json's
-    ``tasks.NAME``, ``replicates`` the bootstrap's replicates of its score (None without a
-    bootstrap), ``lines`` its samples.jsonl objects in order, and how many items are errors
-    and format failures."""
+    """A task scored: ``rows`` its samples run by run (finished: :class:`Sample`), ``entry``
+    results.json's ``tasks.NAME`` (typed), ``replicates`` the bootstrap's replicates of its
+    score (None without a bootstrap), ``lines`` its samples in samples.jsonl's order (until
+    written), and how many items are errors and format failures."""
 
     task: str
-    rows: list[list[Item]]
-    entry: dict[str, Any]
+    rows: list[list[Sample]]
+    entry: TaskResult
     replicates: np.ndarray | None
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[Sample] = field(default_factory=list)
     errors: int = 0
     format_failures: int = 0
     #: What a run made of the finished items ahead for its item sink (the report's sample
@@ -54,29 +55,33 @@ def score_task(
     n_boot: int,
     cost_of: CostOf | None = None,
     shared_generation: bool = False,
+    judge: dict[str, Any] | None = None,
 ) -> TaskScores:
     """Finish the items of one task (``rows``: run by run, in record order) with the semantic
-    ``values``, and make its figures; ``rng`` is drawn from once (its bootstrap's indices)."""
+    ``values``, and make its figures; ``rng`` is drawn from once (its bootstrap's indices);
+    ``judge``: what the second reader did on the task (results.json's ``tasks.NAME.judge``)."""
     errors = failures = 0
-    lines: list[dict[str, Any]] = []
+    samples: list[list[Sample]] = []
     for k, row in enumerate(rows):
         for it in row:
             finalize_item(spec, it, values)
             it.extracted_by = it.reader  # rule | judge | none, on every samples line
             errors += it.status == "error"
             failures += it.status == "format_failure"
-        # The query goes on the first run's line only: the report shows it per item, and
+        # The query goes on the first run's sample only: the report shows it per item, and
         # repeating it for every run would multiply samples.jsonl by the prompt length.
-        lines.extend(it.sample_json(query=k == 0) for it in row)
+        samples.append([it.sample(query=k == 0) for it in row])
     entry, reps = _task_entry(spec, rows, run_ids, unavailable, rng, n_boot)
     entry["ledger"] = task_ledger(rows, shared_generation=shared_generation, cost_of=cost_of)
-    return TaskScores(spec.name, rows, entry, reps, lines, errors, failures)
+    if judge is not None:
+        entry["judge"] = judge
+    lines = [sample for row in samples for sample in row]
+    return TaskScores(spec.name, samples, TaskResult.model_validate(entry), reps, lines, errors, failures)
 
 
-def sample_text(lines: Sequence[dict[str, Any]]) -> str:
-    """samples.jsonl's lines of ``lines`` as their items wrote them (:meth:`Item.sample_json`:
-    typed by construction; the reader validates them, :class:`~taxpraben.results.SampleLine`)."""
-    return "".join([json.dumps(line, ensure_ascii=False) + "\n" for line in lines])
+def sample_text(samples: Sequence[Sample]) -> str:
+    """samples.jsonl's lines of ``samples`` (:class:`~taxpraben.results.Sample`), one a line."""
+    return "".join([json.dumps(sample.to_json(), ensure_ascii=False) + "\n" for sample in samples])
 
 
 def new_generator(settings: ScoringSettings) -> np.random.Generator | None:
@@ -92,17 +97,62 @@ def _rate(items: Sequence[Item], status: str) -> float:
     return sum(it.status == status for it in items) / len(items)
 
 
-def _run_metrics(spec: TaskSpec, items: Sequence[Item]) -> dict[str, Any]:
-    """Metrics of one task in one run (``items`` in record order), as its kind computes them."""
+def _run_figures(spec: TaskSpec, run: int, items: Sequence[Item]) -> RunFigures:
+    """Figures of one task in one run (``items`` in record order), as its kind computes them."""
     metrics, score = kind_of(spec).run_metrics(spec, items)
     counts = {s: sum(it.status == s for it in items) for s in ("ok", "format_failure", "error")}
-    return {
+    return RunFigures.model_validate({
+        "run": run,
         "metrics": metrics,
         "score": score,
         "format_failure_rate": _rate(items, "format_failure"),
         "error_rate": _rate(items, "error"),
         "counts": counts,
+    })  # fmt: skip
+
+
+def _bootstrap(
+    spec: TaskSpec, items_by_run: list[list[Item]], rng: np.random.Generator | None, n_boot: int
+) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
+    """The kind's bootstrap intervals of each metric and the replicates of the task score
+    (none without a bootstrap); ``rng`` is drawn from once."""
+    n = len(items_by_run[0]) if items_by_run else 0
+    idx = rng.integers(0, n, size=(n_boot, n)) if rng is not None and n > 0 and n_boot > 0 else None
+    return ({}, None) if idx is None else kind_of(spec).bootstrap(spec, items_by_run, idx)
+
+
+def _figures(
+    spec: TaskSpec, per_run: list[RunFigures], boot: dict[str, list[float] | None], score_reps: np.ndarray | None
+) -> dict[str, Any]:
+    """The task's figures over runs (typed :class:`Stat`), each clipped to the range its
+    metric declares (:attr:`taxpraben.kinds.base.Metric.bounds`)."""
+    bounds = {m.key: m.bounds for m in kind_of(spec).metrics}
+    metric_keys = list(per_run[0].metrics or {}) if per_run else []
+    score_ci = percentile_interval(score_reps) if score_reps is not None else None
+    return {
+        "metrics": {
+            key: run_stat([(r.metrics or {})[key] for r in per_run], boot.get(key), bounds.get(key, FRACTION))
+            for key in metric_keys
+        },
+        "score": run_stat([r.score for r in per_run], score_ci),
+        "format_failure_rate": run_stat([r.format_failure_rate for r in per_run]),
+        "error_rate": run_stat([r.error_rate for r in per_run]),
     }
+
+
+def _readings(items_by_run: list[list[Item]]) -> dict[str, Any]:
+    """Format failures by reason and readings by reader, over all runs (each only when any)."""
+    out: dict[str, Any] = {}
+    reasons = Counter(
+        it.failure or "no answer found"
+        for items in items_by_run for it in items if it.status == "format_failure"
+    )  # fmt: skip
+    if reasons:
+        out["format_failures"] = dict(reasons.most_common())
+    readings = Counter(it.read_by or it.veto for items in items_by_run for it in items if it.read_by or it.veto)
+    if readings:
+        out["readings"] = dict(sorted(readings.items(), key=lambda kv: (-kv[1], kv[0])))
+    return out
 
 
 def _task_entry(
@@ -113,42 +163,24 @@ def _task_entry(
     rng: np.random.Generator | None,
     n_boot: int,
 ) -> tuple[dict[str, Any], np.ndarray | None]:
+    """results.json's ``tasks.NAME`` of the task's finished items (its ledger and judge
+    aside), and the replicates of its score."""
     kind = kind_of(spec)
-    per_run = []
-    for run, items in zip(run_ids, items_by_run, strict=True):
-        per_run.append({"run": run, **_run_metrics(spec, items)})
-    n = len(items_by_run[0]) if items_by_run else 0
-    idx = rng.integers(0, n, size=(n_boot, n)) if rng is not None and n > 0 and n_boot > 0 else None
-    boot, score_reps = ({}, None) if idx is None else kind.bootstrap(spec, items_by_run, idx)
-    metric_keys = list(per_run[0]["metrics"]) if per_run else []
+    per_run = [_run_figures(spec, run, items) for run, items in zip(run_ids, items_by_run, strict=True)]
+    boot, score_reps = _bootstrap(spec, items_by_run, rng, n_boot)
     missing = sorted(kind.scorers(spec) & set(unavailable))
     entry: dict[str, Any] = {
         "name_zh": spec.name_zh,
         "type": spec.type,
         "bloom": spec.bloom.value,
-        "n": n,
+        "n": len(items_by_run[0]) if items_by_run else 0,
         "status": "not_computed" if missing else "ok",
         # Short here; the full reason (which model, why, how to get it) is in meta.scorers.
         "reason": f"{' and '.join(missing)} unavailable (see meta.scorers)" if missing else None,
-        "metrics": {
-            key: run_stat([r["metrics"][key] for r in per_run], boot.get(key)) for key in metric_keys
-        },
-        "score": run_stat([r["score"] for r in per_run], percentile_interval(score_reps) if score_reps is not None else None),
-        "format_failure_rate": run_stat([r["format_failure_rate"] for r in per_run]),
-        "error_rate": run_stat([r["error_rate"] for r in per_run]),
+        **_figures(spec, per_run, boot, score_reps),
         "per_run": per_run,
+        **_readings(items_by_run),
     }
-    reasons = Counter(
-        it.failure or "no answer found"
-        for items in items_by_run for it in items if it.status == "format_failure"
-    )
-    if reasons:
-        entry["format_failures"] = dict(reasons.most_common())
-    readings = Counter(
-        it.read_by or it.veto for items in items_by_run for it in items if it.read_by or it.veto
-    )
-    if readings:
-        entry["readings"] = dict(sorted(readings.items(), key=lambda kv: (-kv[1], kv[0])))
     fields = kind.field_figures(spec, items_by_run)
     if fields is not None:
         entry["fields"] = fields
