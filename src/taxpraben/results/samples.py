@@ -193,6 +193,6 @@ class Sample(FileObject):
 _SAMPLE_DEFAULTS: dict[str, Any] = {name: info.default if info.default_factory is None else None
                                     for name, info in Sample.model_fields.items()}  # fmt: skip
 _SAMPLE_FACTORIES: dict[str, Callable[[], Any]] = {
-    name: info.default_factory for name, info in Sample.model_fields.items()  # type: ignore[misc]
+    name: info.default_factory for name, info in Sample.model_fields.items()  # type: ignore[misc]  # pydantic types a factory as taking the data or not; these take none
     if info.default_factory is not None
 }
