@@ -6,25 +6,31 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
+from taxpraben.jobs.reading_process import Answer, ReadingProcess, ReadingProcessError
+
 if TYPE_CHECKING:
     from taxpraben.jobs.completion import Entries
+    from taxpraben.kinds.base import Item
     from taxpraben.ledger import CostOf
     from taxpraben.models.base import Request
     from taxpraben.predictions import Prediction
+    from taxpraben.records import Record
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.settings import ScoringSettings
     from taxpraben.scoring.task_scores import TaskScores
-    from taxpraben.tasks import Registry
+    from taxpraben.tasks import Registry, TaskSpec
 
 T = TypeVar("T")
 
 #: What scoring and the reports import, loaded on the scoring thread while requests go out
-#: (cn2an alone takes ~0.25 s; none of them is needed to send a request).
+#: (cn2an alone takes ~0.1-0.25 s; none of them is needed to send a request). Those of
+#: :data:`READER_IMPORTS` only where the answers are read on that thread.
 SCORING_IMPORTS = (
     "taxpraben.scoring.pipeline",
     "cn2an",
@@ -43,11 +49,16 @@ SCORING_IMPORTS = (
 #: the tail does not (Results alone: 15-45 ms).
 TAIL_MODELS = ("Results", "Stat", "RunCounts", "Counts")
 
+#: What only the readers import (a worker process that reads has them; this one need not).
+READER_IMPORTS = ("cn2an",)
 
-def _import_for_scoring() -> None:
+
+def _import_for_scoring(readers: bool = True) -> None:
     """Warm-up only: what fails here (a private module a newer library lacks) is done, or
-    reported, where it is used."""
+    reported, where it is used. ``readers``: also :data:`READER_IMPORTS`."""
     for name in SCORING_IMPORTS:
+        if not readers and name in READER_IMPORTS:
+            continue
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
@@ -74,46 +85,118 @@ def _new_readings(profile: str) -> Readings:
 
 
 class ReadAhead:
-    """Reads each answer on the scoring thread as it arrives (the runner's ``on_answer``), so
-    that the items are read by the time the last completion is in: the run's tail is then
-    the semantic scoring and the writing, not the reading of every answer.
+    """Reads each answer as it arrives (the runner's ``on_answer``), so that the items are
+    read by the time the last completion is in: the run's tail is then the semantic scoring
+    and the writing, not the reading of every answer.
 
-    One worker thread, first in first out: with the first answer (not before: the imports
-    would hold the interpreter while the first requests are being sent) the scoring imports,
-    then the readings in the order the answers came. A reading that fails here is left to
-    scoring, which reads that answer again and reports the failure where it always has."""
+    With ``process`` (:class:`~taxpraben.jobs.reading_process.ReadingProcess`), the answers
+    go to a worker process in batches (of ``batch_size``, or what came in ``batch_wait_s``,
+    or what there is when a task's readings are asked for: :meth:`after_readings`), and come
+    back as items on the scoring thread: the readings then take nothing from the event loop
+    but the pickling. Without it, or once the worker cannot start or dies (:attr:`fallback`
+    says why), each answer is read on the scoring thread. The items are the same either way.
 
-    def __init__(self, worker: ThreadPoolExecutor, profile: str) -> None:
+    One worker thread (the scoring thread), first in first out: with the first answer (not
+    before: the imports would hold the interpreter while the first requests are being sent)
+    the scoring imports, then the readings in the order the answers came. A reading that
+    fails here is left to scoring, which reads that answer again and reports the failure
+    where it always has."""
+
+    def __init__(self, worker: ThreadPoolExecutor, profile: str, process: ReadingProcess | None = None,
+                 batch_size: int = 64, batch_wait_s: float = 0.05) -> None:  # fmt: skip
         self._worker = worker
         self._profile = profile
+        self._process = process
+        self._batch_size = batch_size
+        self._batch_wait_s = batch_wait_s
         self._readings: Future[Readings] | None = None
         self._last: Future[None] | None = None
+        #: Answers waiting to go to the worker process, since when, and the specs of their tasks.
+        self._batch: list[Answer] = []
+        self._batch_since = 0.0
+        self._specs: dict[str, TaskSpec] = {}
+        #: The answers sent (or read) already: each distinct one goes once.
+        self._seen: set[tuple[str, str, str, str | None]] = set()
+        #: Why the answers are read on the scoring thread after all (None: they are not).
+        self.fallback: str | None = None
 
     def __call__(self, request: Request, prediction: Prediction) -> None:
-        if request.spec is not None:
-            self._started()
-            self._last = self._worker.submit(self._read, request, prediction)
+        spec = request.spec
+        if spec is None:
+            return
+        self._started()
+        if self._process is None:
+            self._last = self._worker.submit(self._read, spec, request.record, prediction)
+            return
+        key = (spec.name, request.record.id, prediction.prediction, prediction.error)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        if not self._batch:
+            self._batch_since = time.monotonic()
+        self._batch.append((spec.name, request.record, prediction))
+        self._specs.setdefault(spec.name, spec)
+        if len(self._batch) >= self._batch_size or time.monotonic() - self._batch_since >= self._batch_wait_s:
+            self._send()
 
     def _started(self) -> Future[Readings]:
         if self._readings is None:
-            self._worker.submit(_import_for_scoring)
+            self._worker.submit(_import_for_scoring, self._process is None)
             self._readings = self._worker.submit(_new_readings, self._profile)
         return self._readings
 
-    def _read(self, request: Request, prediction: Prediction) -> None:
-        assert request.spec is not None and self._readings is not None
+    def _read(self, spec: TaskSpec, record: Record, prediction: Prediction) -> None:
+        assert self._readings is not None
         with contextlib.suppress(Exception):  # see the class doc: scoring reads it again
-            self._readings.result().read_ahead(request.spec, request.record, prediction)
+            self._readings.result().read_ahead(spec, record, prediction)
+
+    def _send(self) -> None:
+        """The answers waiting, to the worker process (or, without one, to the scoring thread)."""
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        future: Future[bytes] | None = None
+        if self._process is not None:
+            try:
+                future = self._process.submit(batch, {task: self._specs[task] for task, _, _ in batch})
+            except ReadingProcessError as exc:
+                self._fall_back(str(exc))
+        self._last = self._worker.submit(self._take, batch, future)
+
+    def _take(self, batch: list[Answer], future: Future[bytes] | None) -> None:
+        """On the scoring thread: the worker's items of ``batch`` kept (read here without a
+        worker, or when it has died)."""
+        items: list[Item | None] | None = None
+        if future is not None:
+            try:
+                items = ReadingProcess.items(future, batch)
+            except ReadingProcessError as exc:
+                self._fall_back(str(exc))
+        readings = self._started().result()
+        for index, (task, record, prediction) in enumerate(batch):
+            item = items[index] if items is not None else None
+            if item is not None:
+                readings.keep(self._specs[task], record, prediction, item)
+            elif items is None:
+                self._read(self._specs[task], record, prediction)
+
+    def _fall_back(self, why: str) -> None:
+        """From now on every answer is read on the scoring thread."""
+        if self.fallback is None:
+            self.fallback = why
+        self._process = None
 
     def after_readings(self, job: Callable[[Readings], T]) -> Future[T]:
         """``job`` run on the scoring thread with the readings, after every answer handed
         over so far is read (the worker is first in, first out): the judge plans a task there."""
         readings = self._started()
+        self._send()
         return self._worker.submit(lambda: job(readings.result()))
 
     def result(self) -> Readings:
         """Every answer handed over so far, read (waits for the last readings)."""
         readings = self._started()
+        self._send()
         if self._last is not None:
             self._last.result()
         return readings.result()

@@ -1,0 +1,192 @@
+"""``run``'s readings in a worker process (:class:`ReadingProcess`), so that parsing the answers
+does not take the interpreter's lock from the event loop that sends the requests.
+
+On the scoring thread the readings held the lock for ~0.5 ms an answer (2,000 items/s): at
+concurrency 256 the event loop waited for it and the run took ~1.7x the bare client's wall
+time. In a process of its own (``spawn``: the parent has threads, so no ``fork``), the
+readings run on another core; the parent only pickles each batch of answers and unpickles the
+items that come back (microseconds an item), on the scoring thread.
+
+What goes to the worker: each batch's (task, record, prediction) and the specs it has not had
+yet; what comes back: the items, pickled with the batch's records and predictions as references
+(``persistent_id``) so that the parent's own objects are put back in place: the items read in
+the worker are those the scoring thread would have made (the readers are pure).
+
+One worker, first in first out, started with the first batch (not before the first answer: its
+start would compete with the first requests). A worker that cannot start or dies
+(:class:`ReadingProcessError`) is not retried: :class:`~taxpraben.jobs.read_ahead.ReadAhead`
+reads on its thread from then on, as it does where there is a single CPU (see
+:func:`worker_wanted`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import os
+import pickle
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from taxpraben.kinds.base import Item
+    from taxpraben.predictions import Prediction
+    from taxpraben.records import Record
+    from taxpraben.tasks import TaskSpec
+
+#: One answer to read: its task's name, its record and its prediction.
+Answer = tuple[str, "Record", "Prediction"]
+
+#: How the worker reads one answer (a parameter of the tests: a worker that dies).
+Reader = Callable[["TaskSpec", "Record", "Prediction", str], "Item"]
+
+
+class ReadingProcessError(RuntimeError):
+    """The worker process could not start, died, or sent back what cannot be read."""
+
+
+def worker_wanted() -> bool:
+    """Whether reading in a worker process can help: with at least two CPUs for this process
+    (with one, the worker and the event loop would share it, and the pickling is extra)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cpus = os.cpu_count() or 1
+    return cpus >= 2
+
+
+# ---------------------------------------------------------------------------- the worker side
+
+#: How much lower the worker's priority is than the run's (``nice``): where the CPUs are busy,
+#: the event loop (and a local server) go first, and the worker reads with what is left; what
+#: it has not read when generation ends it reads then, when the CPUs are free.
+WORKER_NICENESS = 5
+
+
+def worker_started(parent: int, niceness: int) -> None:
+    """In the worker, first: its priority lowered (where the system allows), and a watch that
+    ends it once ``parent`` is gone: a run killed (SIGKILL) cannot stop it, and the worker
+    would otherwise wait for its next batch for ever (it holds its queue's both ends)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(niceness)
+    threading.Thread(target=_exit_with, args=(parent,), name="taxpraben-parent-watch", daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(0)
+
+
+#: The specs the worker was sent, by task (one worker: each is sent once).
+_specs: dict[str, TaskSpec] = {}
+
+
+def read_item(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Item:
+    """The reading the scoring thread would make (:meth:`Readings.read_ahead`'s)."""
+    from taxpraben.scoring.items import prepare_item
+
+    return prepare_item(spec, record, prediction.run, prediction, prediction.error, profile)
+
+
+def read_batch(profile: str, specs: dict[str, TaskSpec], batch: list[Answer], reader: Reader = read_item) -> bytes:
+    """In the worker: each answer of ``batch`` read (None for one whose reading raised: scoring
+    reads it again and reports it where it always has), pickled with the batch's records and
+    predictions as references (:func:`items_of`)."""
+    _specs.update(specs)
+    items: list[Item | None] = []
+    for task, record, prediction in batch:
+        try:
+            items.append(reader(_specs[task], record, prediction, profile))
+        except Exception:
+            items.append(None)
+    return _dumps(items, batch)
+
+
+def _references(batch: Sequence[Answer]) -> dict[int, tuple[str, int]]:
+    """The batch's records and predictions by identity: what is pickled as a reference."""
+    refs: dict[int, tuple[str, int]] = {}
+    for index, (_, record, prediction) in enumerate(batch):
+        refs.setdefault(id(record), ("record", index))
+        refs.setdefault(id(prediction), ("prediction", index))
+    return refs
+
+
+def _dumps(items: list[Item | None], batch: Sequence[Answer]) -> bytes:
+    refs = _references(batch)
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.persistent_id = lambda obj: refs.get(id(obj))  # type: ignore[method-assign]  # pickle's documented hook
+    pickler.dump(items)
+    return out.getvalue()
+
+
+def items_of(data: bytes, batch: Sequence[Answer]) -> list[Item | None]:
+    """In the parent: the worker's items of ``batch``, with the parent's own records and
+    predictions in them; ReadingProcessError for what cannot be read back."""
+
+    def load(ref: Any) -> object:
+        kind, index = ref
+        _, record, prediction = batch[index]
+        return record if kind == "record" else prediction
+
+    unpickler = pickle.Unpickler(io.BytesIO(data))
+    unpickler.persistent_load = load  # type: ignore[method-assign]  # pickle's documented hook
+    try:
+        items = unpickler.load()
+    except Exception as exc:
+        raise ReadingProcessError(f"the readings' worker sent back what cannot be read: {exc!r}") from exc
+    if not isinstance(items, list) or len(items) != len(batch):
+        raise ReadingProcessError("the readings' worker sent back a batch of another size")
+    return items
+
+
+# ---------------------------------------------------------------------------- the parent side
+
+
+class ReadingProcess:
+    """The worker process: :meth:`submit` a batch, :meth:`items` its items (which waits)."""
+
+    def __init__(self, profile: str, reader: Reader = read_item, start_method: str = "spawn") -> None:
+        self._profile = profile
+        self._reader = reader
+        self._start_method = start_method
+        self._pool: ProcessPoolExecutor | None = None
+        self._sent: set[str] = set()
+
+    @property
+    def started(self) -> bool:
+        """Whether the worker was started (with the first batch)."""
+        return self._pool is not None
+
+    def submit(self, batch: list[Answer], specs: dict[str, TaskSpec]) -> Future[bytes]:
+        """``batch`` sent to the worker (started with the first); ReadingProcessError when
+        the worker cannot be started or is gone."""
+        new = {task: spec for task, spec in specs.items() if task not in self._sent}
+        try:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(self._start_method),
+                                                 initializer=worker_started, initargs=(os.getpid(), WORKER_NICENESS))  # fmt: skip
+            future = self._pool.submit(read_batch, self._profile, new, batch, self._reader)
+        except Exception as exc:  # OSError, BrokenProcessPool, RuntimeError after shutdown
+            raise ReadingProcessError(f"the readings' worker process could not start: {exc!r}") from exc
+        self._sent.update(new)
+        return future
+
+    @staticmethod
+    def items(future: Future[bytes], batch: Sequence[Answer]) -> list[Item | None]:
+        """The items of ``batch`` (waits for the worker); ReadingProcessError when it died."""
+        try:
+            data = future.result()
+        except Exception as exc:  # BrokenProcessPool: the worker died (or could not start)
+            raise ReadingProcessError(f"the readings' worker process stopped: {exc!r}") from exc
+        return items_of(data, batch)
+
+    def close(self) -> None:
+        """The worker stopped (what it has not started is dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
