@@ -65,11 +65,17 @@ def answers(sample: LoadedData) -> list[tuple[Request, Prediction]]:
     return out
 
 
-def read_all(pairs: list[tuple[Request, Prediction]], process: ReadingProcess | None, batch_size: int = 16) -> tuple[Readings, ReadAhead]:
+def read_all(
+    pairs: list[tuple[Request, Prediction]], process: ReadingProcess | None, batch_size: int = 16, settle: bool = False
+) -> tuple[Readings, ReadAhead]:
+    """Every answer of ``pairs`` read ahead; ``settle``: each batch taken from the worker before
+    the end (as when a task completes), not read by the end's thread (the batches not started)."""
     with ThreadPoolExecutor(1) as worker:
         ahead = ReadAhead(worker, "taxpraben", process, batch_size=batch_size)
         for request, prediction in pairs:
             ahead(request, prediction)
+        if settle:
+            ahead.after_readings(lambda readings: None).result()
         readings = ahead.result()
     if process is not None:
         process.close()
@@ -146,9 +152,25 @@ def dies_at_the_third_answer(spec: TaskSpec, record: Record, prediction: Predict
 def test_a_worker_that_dies_leaves_the_rest_to_the_scoring_thread_and_nothing_is_lost(sample: LoadedData) -> None:
     pairs = answers(sample)
     thread, _ = read_all(pairs, None)
-    died, ahead = read_all(pairs, ReadingProcess("taxpraben", reader=dies_at_the_third_answer), batch_size=2)
+    died, ahead = read_all(pairs, ReadingProcess("taxpraben", reader=dies_at_the_third_answer), batch_size=2, settle=True)
     assert ahead.fallback is not None and "stopped" in ahead.fallback
     assert_same_readings(pairs, died, thread)  # the first batch from the worker, every other one read here
+
+
+def slow_reader(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Item:
+    """In the worker: a reading that takes a while (a busy machine)."""
+    time.sleep(0.02)
+    return read_item(spec, record, prediction, profile)
+
+
+def test_the_batches_the_worker_has_not_started_are_read_by_the_end_meanwhile(sample: LoadedData) -> None:
+    """When generation ends with the worker behind, its batches not yet started are read in
+    this process (its CPU is free again), the last first, while the worker reads the others."""
+    pairs = answers(sample)[:120]
+    thread, _ = read_all(pairs, None)
+    behind, ahead = read_all(pairs, ReadingProcess("taxpraben", reader=slow_reader), batch_size=4)
+    assert ahead.fallback is None and 0 < ahead.read_at_the_end <= len(pairs)
+    assert_same_readings(pairs, behind, thread)
 
 
 def test_what_cannot_be_read_back_is_an_error_that_says_so() -> None:

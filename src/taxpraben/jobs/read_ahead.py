@@ -117,8 +117,12 @@ class ReadAhead:
         self._specs: dict[str, TaskSpec] = {}
         #: The answers sent (or read) already: each distinct one goes once.
         self._seen: set[tuple[str, str, str, str | None]] = set()
+        #: The batches sent to the worker process, with their futures.
+        self._in_worker: list[tuple[list[Answer], Future[bytes]]] = []
         #: Why the answers are read on the scoring thread after all (None: they are not).
         self.fallback: str | None = None
+        #: Answers sent to the worker process but read by :meth:`result`'s thread.
+        self.read_at_the_end = 0
 
     def __call__(self, request: Request, prediction: Prediction) -> None:
         spec = request.spec
@@ -159,6 +163,7 @@ class ReadAhead:
         if self._process is not None:
             try:
                 future = self._process.submit(batch, {task: self._specs[task] for task, _, _ in batch})
+                self._in_worker.append((batch, future))
             except ReadingProcessError as exc:
                 self._fall_back(str(exc))
         self._last = self._worker.submit(self._take, batch, future)
@@ -167,7 +172,7 @@ class ReadAhead:
         """On the scoring thread: the worker's items of ``batch`` kept (read here without a
         worker, or when it has died)."""
         items: list[Item | None] | None = None
-        if future is not None:
+        if future is not None and not future.cancelled():  # cancelled: read by :meth:`result`'s thread
             try:
                 items = ReadingProcess.items(future, batch)
             except ReadingProcessError as exc:
@@ -194,9 +199,17 @@ class ReadAhead:
         return self._worker.submit(lambda: job(readings.result()))
 
     def result(self) -> Readings:
-        """Every answer handed over so far, read (waits for the last readings)."""
+        """Every answer handed over so far, read (waits for the last readings). The batches
+        the worker process has not started yet are read here meanwhile, the last first: once
+        generation is over, this process's CPU is free again."""
         readings = self._started()
         self._send()
+        unstarted = [batch for batch, future in reversed(self._in_worker) if future.cancel()]
+        self._in_worker = []
+        self.read_at_the_end += sum(map(len, unstarted))
+        for batch in unstarted:
+            for task, record, prediction in batch:
+                self._read(self._specs[task], record, prediction)
         if self._last is not None:
             self._last.result()
         return readings.result()

@@ -187,6 +187,7 @@ class ReadingProcess:
         return items_of(data, batch)
 
     def close(self) -> None:
-        """The worker stopped (what it has not started is dropped)."""
+        """The worker told to stop (what it has not started is dropped), without waiting for
+        it to exit (it has nothing left to do; the run's end need not wait for its own)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
