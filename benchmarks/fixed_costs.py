@@ -402,6 +402,40 @@ def print_table(title: str, figures: dict[str, list[dict[str, Any]]], target: fl
         print(f"  {name}: " + "; ".join(verdicts))
 
 
+def load_line() -> str:
+    """The load averages as ``uptime`` gives them (1, 5, 15 minutes) and the CPUs."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def print_targets(tables: dict[str, dict[str, list[dict[str, Any]]]], concurrencies: list[int], config: str,
+                  sample: bool) -> None:  # fmt: skip
+    """Issue 38's targets, read from this one invocation, for the first configuration (each
+    workload's medians; start-up: the slowest of the workloads' medians)."""
+    _common.header(f"issue 38's targets, taxpraben {config}, this run (medians of each workload)")
+    starts = []
+    for scene, figures in tables.items():
+        name = next((n for n in figures if n.startswith(f"taxpraben {config}")), None)
+        if name is None:
+            continue
+        rows, bare = figures[name], figures["bare aiohttp"]
+        starts.append((med(rows, "start_s"), scene, med(bare, "start_s")))
+        c = int(scene.split("=")[1]) if scene.startswith("C=") else None
+        if c in WALL_TARGETS and c in concurrencies:
+            ratio = med(rows, "wall_s") / med(bare, "wall_s")
+            verdict = "met" if ratio <= WALL_TARGETS[c] else "MISSED"
+            print(f"  wall at C={c}: {ratio:.3f}x the bare client's ({med(rows, 'wall_s'):.2f} s / "
+                  f"{med(bare, 'wall_s'):.2f} s; target <= {WALL_TARGETS[c]}x): {verdict}")  # fmt: skip
+    if starts:
+        start, scene, bare_start = max(starts)
+        verdict = "met" if start <= START_TARGET_S else "MISSED"
+        print(f"  start-up (spawn to the first chat request), slowest workload ({scene}): {start:.3f} s "
+              f"(target <= {START_TARGET_S} s; the bare client's own there: {bare_start:.3f} s): {verdict}")  # fmt: skip
+    if not sample:
+        print("  (--no-sample: the bundled sample's start-up not measured)")
+    print(f"  {load_line()} (after)")
+
+
 # ---------------------------------------------------------------------------- diagnosis
 
 
@@ -612,7 +646,7 @@ def main() -> None:
     if unknown or args.prompts % args.runs:
         raise SystemExit(f"unknown configs {unknown}" if unknown else "--prompts must be a multiple of --runs")
     concurrencies = [int(c) for c in args.concurrency.split(",") if c]
-    print(f"machine: {_common.machine()}; load average {os.getloadavg()[0]:.1f}")
+    print(f"machine: {_common.machine()}; {load_line()} (before)")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         data = work / "data"
@@ -656,6 +690,7 @@ def main() -> None:
                 ideal = expected * args.latency / c
                 print_table(f"{scene}: {expected} requests, ideal {ideal:.2f} s (medians of {args.repeat})",
                             tables[scene], None if scene.startswith("sample") else WALL_TARGETS.get(c))  # fmt: skip
+            print_targets(tables, concurrencies, args.configs[0], not args.no_sample)
             found = None
             if args.diagnose is not None:
                 c = concurrencies[0]

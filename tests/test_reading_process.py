@@ -5,6 +5,7 @@ readings, and the run says so; ``$TAXPRABEN_READINGS`` chooses."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -66,10 +67,15 @@ def answers(sample: LoadedData) -> list[tuple[Request, Prediction]]:
 
 
 def read_all(
-    pairs: list[tuple[Request, Prediction]], process: ReadingProcess | None, batch_size: int = 16, settle: bool = False
-) -> tuple[Readings, ReadAhead]:
+    pairs: list[tuple[Request, Prediction]], process: ReadingProcess | None, batch_size: int = 16, settle: bool = False,
+    ready: bool = True,
+) -> tuple[Readings, ReadAhead]:  # fmt: skip
     """Every answer of ``pairs`` read ahead; ``settle``: each batch taken from the worker before
-    the end (as when a task completes), not read by the end's thread (the batches not started)."""
+    the end (as when a task completes), not read by the end's thread (the batches not started);
+    ``ready``: the worker up before the first answer (else the first are read on the thread)."""
+    if process is not None and ready:
+        with contextlib.suppress(ReadingProcessError):
+            process.wait_until_ready()
     with ThreadPoolExecutor(1) as worker:
         ahead = ReadAhead(worker, "taxpraben", process, batch_size=batch_size)
         for request, prediction in pairs:
@@ -103,9 +109,13 @@ def test_answers_read_in_the_worker_process_are_those_read_on_the_scoring_thread
     in_process, ahead = read_all(pairs, process)
     assert ahead.fallback is None and process.started
     assert in_process.ahead == len({(r.record.task, r.record.id, p.prediction, p.error) for r, p in pairs}) < len(pairs)
-    assert {item.status for item in map(lambda rp: in_process.peek(rp[0].spec, rp[0].record, rp[1]), pairs)} >= {  # type: ignore[arg-type, union-attr]
-        "ok", "error", "format_failure"}  # fmt: skip
+    statuses = {item.status for request, prediction in pairs if request.spec is not None
+                for item in [in_process.peek(request.spec, request.record, prediction)] if item is not None}  # fmt: skip
+    assert statuses >= {"ok", "error", "format_failure"}
     assert_same_readings(pairs, in_process, thread)
+    starting, ahead = read_all(pairs, ReadingProcess("taxpraben"), ready=False)  # the first ones on the thread
+    assert ahead.fallback is None
+    assert_same_readings(pairs, starting, thread)
     # What scoring then takes: the same item, handed to the run that asks first.
     request, prediction = pairs[3]
     assert request.spec is not None
@@ -131,7 +141,7 @@ def test_a_worker_that_cannot_start_leaves_the_readings_to_the_scoring_thread(
 ) -> None:
     pairs = answers(sample)
     thread, _ = read_all(pairs, None)
-    monkeypatch.setattr(reading_process, "ProcessPoolExecutor", _NoProcesses)
+    monkeypatch.setattr(reading_process, "new_pool", _NoProcesses)
     fell_back, ahead = read_all(pairs, ReadingProcess("taxpraben"))
     assert ahead.fallback is not None and "could not start" in ahead.fallback and "Resource temporarily" in ahead.fallback
     assert_same_readings(pairs, fell_back, thread)
@@ -213,13 +223,13 @@ def test_a_run_reading_in_a_worker_process_writes_what_a_run_reading_on_its_thre
 ) -> None:
     data = write_data(tmp_path / "data", {"TaxCalc": quarterly_calc_rows(12), "TaxSCQ": scq_rows(6)})
     started: list[ReadingProcess] = []
-    real_submit = ReadingProcess.submit
+    real_start = ReadingProcess.start
 
-    def submit(self: ReadingProcess, *args: Any) -> Any:
+    def start(self: ReadingProcess) -> None:
         started.append(self)
-        return real_submit(self, *args)
+        real_start(self)
 
-    monkeypatch.setattr(ReadingProcess, "submit", submit)
+    monkeypatch.setattr(ReadingProcess, "start", start)
     mock = MockConfig(truncate_rate=0.3)  # answers that depend on the request alone, not on the order
     outs = {}
     for where in ("process", "thread"):
@@ -241,7 +251,7 @@ def test_a_run_whose_worker_cannot_start_reads_on_its_thread_and_says_so(
     with MockServerThread(MockConfig()) as server:
         code, output = run_once(data, tmp_path / "thread", server.base_url, {"TAXPRABEN_READINGS": "thread"})
         assert code == 0, output
-        monkeypatch.setattr(reading_process, "ProcessPoolExecutor", _NoProcesses)
+        monkeypatch.setattr(reading_process, "new_pool", _NoProcesses)
         code, output = run_once(data, tmp_path / "fell", server.base_url, {"TAXPRABEN_READINGS": "process"})
     assert code == 0, output
     assert "The answers were read on the scoring thread (the readings' worker process could not start" in " ".join(output.split())

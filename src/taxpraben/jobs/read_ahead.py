@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -84,6 +85,35 @@ def _new_readings(profile: str) -> Readings:
     return Readings(profile)
 
 
+class _Sent:
+    """A batch sent to the worker process: its items (:meth:`items`, on the scoring thread),
+    unless :meth:`take_over` (the end of the run) has it read in this process instead."""
+
+    def __init__(self, batch: list[Answer], future: Future[bytes]) -> None:
+        self.batch = batch
+        self._future = future
+        self._here = False
+        self._decided = threading.Event()
+        future.add_done_callback(lambda _: self._decided.set())
+
+    def take_over(self) -> bool:
+        """The batch to be read here, unless the worker's items are in already."""
+        if self._future.done() and not self._future.cancelled():
+            return False
+        self._future.cancel()  # not started: the worker never reads it
+        self._here = True
+        self._decided.set()
+        return True
+
+    def items(self) -> list[Item | None] | None:
+        """The worker's items once they are in (None: read here); ReadingProcessError when the
+        worker died."""
+        self._decided.wait()
+        if self._here or self._future.cancelled():
+            return None
+        return ReadingProcess.items(self._future, self.batch)
+
+
 class ReadAhead:
     """Reads each answer as it arrives (the runner's ``on_answer``), so that the items are
     read by the time the last completion is in: the run's tail is then the semantic scoring
@@ -117,8 +147,8 @@ class ReadAhead:
         self._specs: dict[str, TaskSpec] = {}
         #: The answers sent (or read) already: each distinct one goes once.
         self._seen: set[tuple[str, str, str, str | None]] = set()
-        #: The batches sent to the worker process, with their futures.
-        self._in_worker: list[tuple[list[Answer], Future[bytes]]] = []
+        #: The batches sent to the worker process.
+        self._in_worker: list[_Sent] = []
         #: Why the answers are read on the scoring thread after all (None: they are not).
         self.fallback: str | None = None
         #: Answers sent to the worker process but read by :meth:`result`'s thread.
@@ -129,7 +159,7 @@ class ReadAhead:
         if spec is None:
             return
         self._started()
-        if self._process is None:
+        if not self._worker_ready():
             self._last = self._worker.submit(self._read, spec, request.record, prediction)
             return
         key = (spec.name, request.record.id, prediction.prediction, prediction.error)
@@ -142,6 +172,17 @@ class ReadAhead:
         self._specs.setdefault(spec.name, spec)
         if len(self._batch) >= self._batch_size or time.monotonic() - self._batch_since >= self._batch_wait_s:
             self._send()
+
+    def _worker_ready(self) -> bool:
+        """Whether answers go to the worker process: there is one, and it reads at once (until
+        then they are read on the scoring thread)."""
+        if self._process is None:
+            return False
+        try:
+            return self._process.ready()
+        except ReadingProcessError as exc:
+            self._fall_back(str(exc))
+            return False
 
     def _started(self) -> Future[Readings]:
         if self._readings is None:
@@ -159,22 +200,22 @@ class ReadAhead:
         batch, self._batch = self._batch, []
         if not batch:
             return
-        future: Future[bytes] | None = None
+        sent: _Sent | None = None
         if self._process is not None:
             try:
-                future = self._process.submit(batch, {task: self._specs[task] for task, _, _ in batch})
-                self._in_worker.append((batch, future))
+                sent = _Sent(batch, self._process.submit(batch, {task: self._specs[task] for task, _, _ in batch}))
+                self._in_worker.append(sent)
             except ReadingProcessError as exc:
                 self._fall_back(str(exc))
-        self._last = self._worker.submit(self._take, batch, future)
+        self._last = self._worker.submit(self._take, batch, sent)
 
-    def _take(self, batch: list[Answer], future: Future[bytes] | None) -> None:
+    def _take(self, batch: list[Answer], sent: _Sent | None) -> None:
         """On the scoring thread: the worker's items of ``batch`` kept (read here without a
-        worker, or when it has died)."""
+        worker, when it has died, or when :meth:`result` took the batch over)."""
         items: list[Item | None] | None = None
-        if future is not None and not future.cancelled():  # cancelled: read by :meth:`result`'s thread
+        if sent is not None:
             try:
-                items = ReadingProcess.items(future, batch)
+                items = sent.items()
             except ReadingProcessError as exc:
                 self._fall_back(str(exc))
         readings = self._started().result()
@@ -200,14 +241,15 @@ class ReadAhead:
 
     def result(self) -> Readings:
         """Every answer handed over so far, read (waits for the last readings). The batches
-        the worker process has not started yet are read here meanwhile, the last first: once
-        generation is over, this process's CPU is free again."""
+        the worker process has not read yet are read here, the last first, while the worker
+        goes on with the first (once generation is over, this process's CPU is free again):
+        the end never waits for a worker that is behind or still starting."""
         readings = self._started()
         self._send()
-        unstarted = [batch for batch, future in reversed(self._in_worker) if future.cancel()]
+        behind = [sent.batch for sent in reversed(self._in_worker) if sent.take_over()]
         self._in_worker = []
-        self.read_at_the_end += sum(map(len, unstarted))
-        for batch in unstarted:
+        self.read_at_the_end += sum(map(len, behind))
+        for batch in behind:
             for task, record, prediction in batch:
                 self._read(self._specs[task], record, prediction)
         if self._last is not None:

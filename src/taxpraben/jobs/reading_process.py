@@ -12,27 +12,29 @@ yet; what comes back: the items, pickled with the batch's records and prediction
 (``persistent_id``) so that the parent's own objects are put back in place: the items read in
 the worker are those the scoring thread would have made (the readers are pure).
 
-One worker, first in first out, started with the first batch (not before the first answer: its
-start would compete with the first requests). A worker that cannot start or dies
-(:class:`ReadingProcessError`) is not retried: :class:`~taxpraben.jobs.read_ahead.ReadAhead`
-reads on its thread from then on, as it does where there is a single CPU (see
-:func:`worker_wanted`).
+One worker, first in first out, started with the first answer (not before: its start would
+compete with the first requests); until it has made its imports (:meth:`ReadingProcess.ready`:
+0.2-0.3 s on an idle machine, more on a busy one) the parent reads the answers on its scoring
+thread. A worker that cannot start or dies (:class:`ReadingProcessError`) is not retried:
+:class:`~taxpraben.jobs.read_ahead.ReadAhead` reads on its thread from then on, as it does where
+there is a single CPU (see :func:`worker_wanted`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import multiprocessing
 import os
 import pickle
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from taxpraben.kinds.base import Item
     from taxpraben.predictions import Prediction
     from taxpraben.records import Record
@@ -84,6 +86,15 @@ def _exit_with(parent: int) -> None:
 
 #: The specs the worker was sent, by task (one worker: each is sent once).
 _specs: dict[str, TaskSpec] = {}
+
+
+def warm_up() -> None:
+    """In the worker, first: what the readers import (so that the parent sends it answers only
+    once it reads at once; until then the parent reads them itself)."""
+    import taxpraben.scoring.items  # noqa: F401  (the readers, every kind)
+
+    with contextlib.suppress(ImportError):
+        import cn2an  # noqa: F401  (Chinese numerals: imported by the first reading that meets one)
 
 
 def read_item(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Item:
@@ -148,6 +159,16 @@ def items_of(data: bytes, batch: Sequence[Answer]) -> list[Item | None]:
 # ---------------------------------------------------------------------------- the parent side
 
 
+def new_pool(start_method: str) -> ProcessPoolExecutor:
+    """The worker's pool, one process (started with its first task). multiprocessing is
+    imported here, not with the module: 25-30 ms that the first request need not wait for."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context(start_method)
+    return ProcessPoolExecutor(1, mp_context=context, initializer=worker_started, initargs=(os.getpid(), WORKER_NICENESS))
+
+
 class ReadingProcess:
     """The worker process: :meth:`submit` a batch, :meth:`items` its items (which waits)."""
 
@@ -156,7 +177,42 @@ class ReadingProcess:
         self._reader = reader
         self._start_method = start_method
         self._pool: ProcessPoolExecutor | None = None
+        self._warm: Future[None] | None = None
+        self._failed: str | None = None
         self._sent: set[str] = set()
+
+    def start(self) -> None:
+        """The worker started (once), its imports under way; ReadingProcessError when it
+        cannot be started."""
+        if self._warm is not None:
+            return
+        if self._failed is not None:
+            raise ReadingProcessError(self._failed)
+        try:
+            self._pool = new_pool(self._start_method)
+            self._warm = self._pool.submit(warm_up)
+        except Exception as exc:  # OSError (no process), RuntimeError, BrokenProcessPool
+            self._failed = f"the readings' worker process could not start: {exc!r}"
+            raise ReadingProcessError(self._failed) from exc
+
+    def ready(self) -> bool:
+        """Whether the worker (started if it was not) has made its imports and reads at once;
+        ReadingProcessError when it could not start or has died."""
+        self.start()
+        assert self._warm is not None
+        if not self._warm.done():
+            return False
+        if self._warm.exception() is not None:
+            raise ReadingProcessError(f"the readings' worker process could not start: {self._warm.exception()!r}")
+        return True
+
+    def wait_until_ready(self) -> None:
+        """:meth:`ready`, waited for."""
+        self.start()
+        assert self._warm is not None
+        with contextlib.suppress(Exception):
+            self._warm.result()
+        self.ready()
 
     @property
     def started(self) -> bool:
@@ -167,10 +223,9 @@ class ReadingProcess:
         """``batch`` sent to the worker (started with the first); ReadingProcessError when
         the worker cannot be started or is gone."""
         new = {task: spec for task, spec in specs.items() if task not in self._sent}
+        self.start()
+        assert self._pool is not None
         try:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(self._start_method),
-                                                 initializer=worker_started, initargs=(os.getpid(), WORKER_NICENESS))  # fmt: skip
             future = self._pool.submit(read_batch, self._profile, new, batch, self._reader)
         except Exception as exc:  # OSError, BrokenProcessPool, RuntimeError after shutdown
             raise ReadingProcessError(f"the readings' worker process could not start: {exc!r}") from exc
