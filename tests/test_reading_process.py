@@ -173,6 +173,15 @@ def slow_reader(spec: TaskSpec, record: Record, prediction: Prediction, profile:
     return read_item(spec, record, prediction, profile)
 
 
+def test_a_small_run_reads_on_the_scoring_thread_and_starts_no_worker(sample: LoadedData) -> None:
+    pairs = answers(sample)[:100]
+    thread, _ = read_all(pairs, None)
+    process = ReadingProcess("taxpraben", start_after=len(pairs))
+    small, ahead = read_all(pairs, process, ready=False)
+    assert not process.started and ahead.fallback is None
+    assert_same_readings(pairs, small, thread)
+
+
 def test_the_batches_the_worker_has_not_started_are_read_by_the_end_meanwhile(sample: LoadedData) -> None:
     """When generation ends with the worker behind, its batches not yet started are read in
     this process (its CPU is free again), the last first, while the worker reads the others."""
@@ -190,11 +199,16 @@ def test_what_cannot_be_read_back_is_an_error_that_says_so() -> None:
 
 def test_the_environment_chooses_where_the_readings_run(monkeypatch: pytest.MonkeyPatch) -> None:
     assert alongside.reading_process("taxpraben", {"TAXPRABEN_READINGS": "thread"}) is None
-    assert isinstance(alongside.reading_process("taxpraben", {"TAXPRABEN_READINGS": "process"}), ReadingProcess)
+    forced = alongside.reading_process("taxpraben", {"TAXPRABEN_READINGS": "process"})
+    assert forced is not None and forced.start_after == 0
+    monkeypatch.setattr(alongside, "worker_wanted", lambda: True)  # two CPUs
+    for auto in ({}, {"TAXPRABEN_READINGS": "auto"}):
+        chosen = alongside.reading_process("taxpraben", auto)
+        assert chosen is not None and chosen.start_after == alongside.AUTO_START_AFTER == 256
     monkeypatch.setattr(alongside, "worker_wanted", lambda: False)  # one CPU
     assert alongside.reading_process("taxpraben", {}) is None
     assert isinstance(alongside.reading_process("taxpraben", {"TAXPRABEN_READINGS": "Process"}), ReadingProcess)
-    with pytest.raises(ValueError, match=r"\$TAXPRABEN_READINGS is 'gpu': use one of process, thread"):
+    with pytest.raises(ValueError, match=r"\$TAXPRABEN_READINGS is 'gpu': use one of auto, process, thread"):
         alongside.reading_process("taxpraben", {"TAXPRABEN_READINGS": "gpu"})
 
 

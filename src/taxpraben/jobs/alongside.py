@@ -6,8 +6,10 @@ the specs' check (:class:`~taxpraben.jobs.read_ahead.SpecCheck`), the answers re
 (:class:`~taxpraben.jobs.judge.JudgeAlongside`) or (with no judge) its scores
 (:class:`~taxpraben.jobs.read_ahead.ScoreAlongside`).
 
-``$TAXPRABEN_READINGS``: ``process`` (the default where this process has two CPUs or more) or
-``thread`` (the readings on the scoring thread, as with one CPU); the items are the same.
+``$TAXPRABEN_READINGS``: ``auto`` (the default: a worker process where this process has two
+CPUs or more, started once :data:`AUTO_START_AFTER` answers are in, so that a small run has
+none), ``process`` (a worker from the first answer) or ``thread`` (the readings on the scoring
+thread, as with one CPU); the items are the same.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ if TYPE_CHECKING:
 
 #: Where the readings run: ``process`` or ``thread`` (see the module doc).
 READINGS_ENV = "TAXPRABEN_READINGS"
-READINGS_WHERE = ("process", "thread")
+READINGS_WHERE = ("auto", "process", "thread")
+
+#: ``auto``: the answers read on the scoring thread before the worker process is started.
+AUTO_START_AFTER = 256
 
 
 @dataclass(frozen=True)
@@ -65,13 +70,16 @@ class Alongside:
 
 def reading_process(profile: str, environ: dict[str, str] | None = None) -> ReadingProcess | None:
     """The worker process the readings run in (not started yet), or None: on the scoring
-    thread (``$TAXPRABEN_READINGS=thread``, or a single CPU); ValueError for another value."""
+    thread (``$TAXPRABEN_READINGS=thread``, or ``auto`` with a single CPU); ValueError for
+    another value."""
     where = (os.environ if environ is None else environ).get(READINGS_ENV, "").strip().lower()
     if where and where not in READINGS_WHERE:
         raise ValueError(f"${READINGS_ENV} is {where!r}: use one of {', '.join(READINGS_WHERE)}")
-    if where == "thread" or (not where and not worker_wanted()):
+    if where == "process":
+        return ReadingProcess(profile)
+    if where == "thread" or not worker_wanted():
         return None
-    return ReadingProcess(profile)
+    return ReadingProcess(profile, start_after=AUTO_START_AFTER)
 
 
 def alongside_stage(

@@ -123,8 +123,10 @@ class ReadAhead:
     go to a worker process in batches (of ``batch_size``, or what came in ``batch_wait_s``,
     or what there is when a task's readings are asked for: :meth:`after_readings`), and come
     back as items on the scoring thread: the readings then take nothing from the event loop
-    but the pickling. Without it, or once the worker cannot start or dies (:attr:`fallback`
-    says why), each answer is read on the scoring thread. The items are the same either way.
+    but the pickling. Until the worker has made its imports, without it, or once it cannot
+    start or dies (:attr:`fallback` says why), each answer is read on the scoring thread; at
+    the end (:meth:`result`), what the worker has not read is read here. The items are the
+    same either way.
 
     One worker thread (the scoring thread), first in first out: with the first answer (not
     before: the imports would hold the interpreter while the first requests are being sent)
@@ -153,6 +155,7 @@ class ReadAhead:
         self.fallback: str | None = None
         #: Answers sent to the worker process but read by :meth:`result`'s thread.
         self.read_at_the_end = 0
+        self._answers = 0
 
     def __call__(self, request: Request, prediction: Prediction) -> None:
         spec = request.spec
@@ -177,6 +180,9 @@ class ReadAhead:
         """Whether answers go to the worker process: there is one, and it reads at once (until
         then they are read on the scoring thread)."""
         if self._process is None:
+            return False
+        self._answers += 1
+        if self._answers <= self._process.start_after:
             return False
         try:
             return self._process.ready()

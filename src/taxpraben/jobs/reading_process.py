@@ -172,8 +172,12 @@ def new_pool(start_method: str) -> ProcessPoolExecutor:
 class ReadingProcess:
     """The worker process: :meth:`submit` a batch, :meth:`items` its items (which waits)."""
 
-    def __init__(self, profile: str, reader: Reader = read_item, start_method: str = "spawn") -> None:
+    def __init__(self, profile: str, reader: Reader = read_item, start_method: str = "spawn", start_after: int = 0) -> None:
         self._profile = profile
+        #: The answers read on the scoring thread before the worker is started: a small run
+        #: (the bundled sample's 186) is over before a worker would be of use, and its start
+        #: (an interpreter and the readers' imports, 0.3 s of CPU) would only compete with it.
+        self.start_after = start_after
         self._reader = reader
         self._start_method = start_method
         self._pool: ProcessPoolExecutor | None = None
