@@ -23,6 +23,7 @@ there is a single CPU (see :func:`worker_wanted`).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 import pickle
@@ -93,8 +94,8 @@ def warm_up() -> None:
     once it reads at once; until then the parent reads them itself)."""
     import taxpraben.scoring.items  # noqa: F401  (the readers, every kind)
 
-    with contextlib.suppress(ImportError):
-        import cn2an  # noqa: F401  (Chinese numerals: imported by the first reading that meets one)
+    with contextlib.suppress(ImportError):  # Chinese numerals: imported by the first reading that meets one
+        importlib.import_module("cn2an")
 
 
 def read_item(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Item:
