@@ -18,8 +18,9 @@ that rotates with the repeat so that every client sees the same machine load:
   ``lean``: ``--no-semantic --no-cache --no-preflight`` (the bare client's terms: no cache file,
   no listing before the first request; still streamed, scored and reported);
   ``noscore``: ``--no-score --no-cache --no-preflight`` (only predictions.jsonl is written);
-  ``thread``: ``default`` with ``TAXPRABEN_READINGS=thread`` (the answers read on the scoring
-  thread, as before issue 38, not in the readings' worker process).
+  ``thread`` / ``process``: ``default`` with ``TAXPRABEN_READINGS=thread`` (the answers read on
+  the scoring thread, as before issue 38) / ``=process`` (in the readings' worker process from
+  the first answer; ``default`` chooses by the CPUs: a worker with three or more).
 
 Measured per child, on one clock (``time.time()`` in this process and in the mock):
 wall (spawn to exit, ``os.wait4``), start-up (spawn to the first chat request at the mock;
@@ -70,12 +71,16 @@ TAIL_TARGET_S = 0.3
 CONFIGS: dict[str, list[str]] = {
     "default": ["--no-semantic"],  # plus a fresh --cache file per run
     "thread": ["--no-semantic"],  # default, the answers read on the scoring thread (TAXPRABEN_READINGS)
+    "process": ["--no-semantic"],  # default, the answers read in a worker process from the first
     "lean": ["--no-semantic", "--no-cache", "--no-preflight"],
     "noscore": ["--no-score", "--no-cache", "--no-preflight"],
 }
 
 #: What a configuration sets in the environment of `taxpraben run`.
-CONFIG_ENV: dict[str, dict[str, str]] = {"thread": {"TAXPRABEN_READINGS": "thread"}}
+CONFIG_ENV: dict[str, dict[str, str]] = {
+    "thread": {"TAXPRABEN_READINGS": "thread"},
+    "process": {"TAXPRABEN_READINGS": "process"},
+}
 
 #: The mock server, also recording when the last answer was sent (GET /times).
 MOCK = r"""
@@ -345,7 +350,7 @@ class Plan:
                 prefix: list[str] | None = None) -> tuple[list[str], dict[str, str]]:  # fmt: skip
         self.count += 1
         flags = list(CONFIGS[config])
-        if config in ("default", "thread"):
+        if config in ("default", "thread", "process"):
             flags += ["--cache", str(self.work / f"cache-{self.count}.sqlite")]
         head = prefix or ["-m", "taxpraben"]
         cmd = [sys.executable, *head, "run", "--model", "openai:mock", "--base-url", self.root + "/v1",

@@ -6,10 +6,10 @@ the specs' check (:class:`~taxpraben.jobs.read_ahead.SpecCheck`), the answers re
 (:class:`~taxpraben.jobs.judge.JudgeAlongside`) or (with no judge) its scores
 (:class:`~taxpraben.jobs.read_ahead.ScoreAlongside`).
 
-``$TAXPRABEN_READINGS``: ``auto`` (the default: a worker process where this process has two
+``$TAXPRABEN_READINGS``: ``auto`` (the default: a worker process where this process has three
 CPUs or more, started once :data:`AUTO_START_AFTER` answers are in, so that a small run has
 none), ``process`` (a worker from the first answer) or ``thread`` (the readings on the scoring
-thread, as with one CPU); the items are the same.
+thread, as with fewer CPUs); the items are the same.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Alongside:
 
 def reading_process(profile: str, environ: dict[str, str] | None = None) -> ReadingProcess | None:
     """The worker process the readings run in (not started yet), or None: on the scoring
-    thread (``$TAXPRABEN_READINGS=thread``, or ``auto`` with a single CPU); ValueError for
+    thread (``$TAXPRABEN_READINGS=thread``, or ``auto`` with under three CPUs); ValueError for
     another value."""
     where = (os.environ if environ is None else environ).get(READINGS_ENV, "").strip().lower()
     if where and where not in READINGS_WHERE:

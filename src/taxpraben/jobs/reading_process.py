@@ -17,7 +17,7 @@ compete with the first requests); until it has made its imports (:meth:`ReadingP
 0.2-0.3 s on an idle machine, more on a busy one) the parent reads the answers on its scoring
 thread. A worker that cannot start or dies (:class:`ReadingProcessError`) is not retried:
 :class:`~taxpraben.jobs.read_ahead.ReadAhead` reads on its thread from then on, as it does where
-there is a single CPU (see :func:`worker_wanted`).
+there are fewer than three CPUs (see :func:`worker_wanted`).
 """
 
 from __future__ import annotations
@@ -52,14 +52,21 @@ class ReadingProcessError(RuntimeError):
     """The worker process could not start, died, or sent back what cannot be read."""
 
 
+#: The CPUs this process needs for a worker to help: one for the event loop, one that a local
+#: server (``--serve``, a mock) or the system takes a good part of, one for the worker. With
+#: two, measured beside a mock server, the worker only competed with them: at C = 256 the run
+#: took 1.94x the bare client's wall time against 1.68x reading on the thread (tail 0.68 s
+#: against 0.22 s; benchmarks/README.md, "The readings in a worker process").
+MIN_CPUS = 3
+
+
 def worker_wanted() -> bool:
-    """Whether reading in a worker process can help: with at least two CPUs for this process
-    (with one, the worker and the event loop would share it, and the pickling is extra)."""
+    """Whether reading in a worker process can help: with :data:`MIN_CPUS` for this process."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
         cpus = os.cpu_count() or 1
-    return cpus >= 2
+    return cpus >= MIN_CPUS
 
 
 # ---------------------------------------------------------------------------- the worker side
