@@ -14,10 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import shlex
-import sys
 from collections.abc import Callable, Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -25,8 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
-from taxpraben.costs.budget import BUDGET_EXIT, Budget, CostOf
-from taxpraben.data.loader import DataError, DataStream, LoadedData
+from taxpraben.costs.budget import Budget, CostOf
+from taxpraben.data.loader import DataStream, LoadedData
+from taxpraben.data.problems import DataError
+from taxpraben.jobs.alongside import Alongside, alongside_stage
 from taxpraben.jobs.batch_stage import batch_stage
 from taxpraben.jobs.common import (
     JobError,
@@ -42,23 +41,22 @@ from taxpraben.jobs.common import (
     warn,
     write_predictions_file,
 )
-from taxpraben.jobs.completion import TaskCompletion, answering
 from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
 from taxpraben.jobs.judge import (
-    JudgeAlongside,
+    Judge,
     as_second_reader,
     judge_stage,
     priced_judge,
     refuse_unpriced_judge,
-    unsent_words,
 )
 from taxpraben.jobs.prompt_size import warn_long_prompts
-from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside, SpecCheck
+from taxpraben.jobs.read_ahead import SpecCheck
 from taxpraben.jobs.stops import (
-    budget_to_finish,
+    budget_stop,
+    failures_error,
     keep_answered,
+    resume_hint,
     terminated_as_interrupted,
-    with_options_set,
 )
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.manifest import job_manifest
@@ -98,7 +96,10 @@ from taxpraben.terminal.progress import RunStats
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from taxpraben.coverage import Selection
     from taxpraben.results.predictions import Prediction
+    from taxpraben.scoring.pipeline import ScoredResults
+    from taxpraben.scoring.settings import ScoringSettings
 
 #: The unsharded run: every record.
 WHOLE = Shard()
@@ -186,22 +187,6 @@ def shard_records(loaded: LoadedData, shard: Shard) -> LoadedData:
         for task, records in loaded.records.items()
     }
     return replace(loaded, records=owned)
-
-
-def resume_hint(cache: CompletionCache | None, stats: RunStats, written: str = "") -> str:
-    """What an interrupted run says; ``written``: where its answers so far were written."""
-    done = stats.cached + stats.done
-    command = "taxpraben " + shlex.join(sys.argv[1:])
-    if cache is None:
-        return (
-            f"Interrupted after {done} of {stats.unique} generations{written}; nothing is cached (--no-cache), "
-            f"so a rerun generates everything again. Run without --no-cache to make a run resumable."
-        )
-    return (
-        f"Interrupted: {done} of {stats.unique} generations are stored in {cache.path}{written}.\n"
-        f"To resume, run the same command again; only the missing {stats.unique - done} are sent:\n"
-        f"  {command}"
-    )
 
 
 def generation_config(generation: GenerationOptions) -> GenerationConfig:
@@ -421,23 +406,6 @@ def summary_line(predictions: list[Prediction], part: Shard, stats: RunStats, pa
     )
 
 
-def failures_error(predictions: list[Prediction], stats: RunStats) -> JobError | None:
-    """Items that failed after every retry (they score 0 as errors), and what to do."""
-    failed = sum(1 for p in predictions if p.error)
-    if not failed:
-        return None
-    advice = (
-        "Rerun the same command to retry only those."
-        if not stats.rejected
-        else f"{stats.rejected} generation(s) were rejected by the server as invalid requests: a rerun will "
-        "not help them; fix the request (see the error)."
-    )
-    return JobError(
-        f"{failed} of {len(predictions)} predictions failed after all retries and score 0 as errors "
-        f"(first error: {stats.first_error}). {advice}"
-    )
-
-
 def run_budget(budget: BudgetOptions, cost_of: CostOf | None, batch: BatchOptions) -> Budget | None:
     """The run's spending limit (None without one); JobError (exit 2) for a cost budget
     without prices, and for a budget with --batch."""
@@ -451,38 +419,51 @@ def run_budget(budget: BudgetOptions, cost_of: CostOf | None, batch: BatchOption
     return Budget(tokens=budget.budget_tokens, cost=budget.budget_cost, cost_of=cost_of)
 
 
-def budget_stop(exc: BudgetReached, out_dir: Path, loaded: LoadedData, store: CompletionCache | None) -> JobError:
-    """What a run stopped by its budget says (exit :data:`BUDGET_EXIT`), once the
-    predictions it has are written (not scored: the figures of a part would mislead), with
-    the budget that would finish it."""
-    path = write_predictions_file(out_dir, in_data_order(exc.predictions, loaded))
-    kept = f"the answers are in {store.path}" if store is not None else "nothing is cached (--no-cache)"
-    needed = budget_to_finish(exc, cached=store is not None)
-    named = " and ".join(f"{flag} {value}" for flag, value in needed.items())
-    paid = "what is in the cache is not paid for again" if store is not None else "everything is paid for again"
-    worst = (f"the worst case of the {exc.unsent} generation(s) not sent: their prompts' estimated tokens, +10%, "
-             "and --max-tokens each")  # fmt: skip
-    judge_unsent = getattr(exc, "judge_unsent", 0)
-    if judge_unsent:  # the judge's requests are not estimated: no figure covers them
-        how = (f"To finish, run the same command with a larger budget: {named} covers {worst}; the {judge_unsent} "
-               f"judge request(s) not sent come on top; {paid}:")  # fmt: skip
-        command = sys.argv[1:]
-    else:
-        how = f"To finish, run the same command with {named} ({worst}; {paid}):"
-        command = with_options_set(sys.argv[1:], needed)
-    return JobError(
-        f"Budget reached: {exc.budget.describe()} spent; {unsent_words(exc)} were not sent, so the run "
-        "is not scored.",
-        f"{len(exc.predictions)} predictions written to {path}; {kept}.",
-        how,
-        "  taxpraben " + shlex.join(command),
-        code=BUDGET_EXIT,
-        style="yellow",
-    )
+@dataclass(frozen=True)
+class RunPlan:
+    """What ``run`` settled before anything is sent: each check that can refuse the job done."""
+
+    job: RunJob
+    started: datetime
+    part: Shard
+    registry: Registry
+    selection: Selection
+    settings: ScoringSettings
+    config: GenerationConfig
+    backend: Backend
+    judge: Judge | None
+    out_dir: Path
+
+    @property
+    def scoring(self) -> bool:
+        return not self.job.output.no_score
 
 
-def run_job(job: RunJob, console: Console, progress: Console | None = None) -> None:
-    """Generate, write predictions.jsonl, score (unless --no-score); JobError to stop."""
+@dataclass(frozen=True)
+class Generation:
+    """Generation set up: the data read as it goes, the cache, the prices, the work beside it,
+    the requests (checked, warned of, fed to the completion) and the runner."""
+
+    stream: DataStream
+    store: CompletionCache | None
+    cost_of: CostOf | None
+    pricing: dict[str, Any] | None
+    alongside: Alongside
+    requests: Iterator[Request]
+    runner: Runner
+
+
+@dataclass(frozen=True)
+class Generated:
+    """What generation gave: the predictions in data order, of the records the shard owns."""
+
+    predictions: list[Prediction]
+    loaded: LoadedData
+    stats: RunStats
+
+
+def plan_run(job: RunJob, console: Console, progress: Console | None) -> RunPlan:
+    """Every check made before anything is sent; JobError to refuse the job."""
     started = datetime.now(timezone.utc)
     part = parse_shard(job.output.shard)  # checked when parsed
     registry = task_registry(job.data.task_dir, checked=False)  # checked as the first answers come in (SpecCheck)
@@ -501,83 +482,110 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
         generation_key_env=job.endpoint.api_key_env), job.pricing, console)  # fmt: skip
     refuse_unpriced_judge(judge, job.budget, job.pricing.pricing)
     out_dir = job.output.out or Path("runs") / f"{model_slug(job.model.model)}-{started.strftime('%Y%m%d-%H%M%S')}"
+    return RunPlan(job, started, part, registry, selection, settings, config, backend, judge, out_dir)
+
+
+def set_up_generation(plan: RunPlan, held: ExitStack, console: Console, progress: Console | None) -> Generation:
+    """The data stream, the cache, the work beside generation and the runner (nothing sent yet)."""
+    job = plan.job
+    try:  # the records are read while the first requests go out (stream_requests)
+        stream = DataStream(job.data.data, plan.registry, plan.selection.tasks or job.data.task_names, job.data.limit,
+                            plan.selection.left_out)  # fmt: skip
+    except (DataError, KeyError) as exc:
+        raise JobError(str(exc).strip("'\"")) from exc
+    store = open_cache(job, plan.backend, held, console)
+    cost_of, pricing = costing(job.pricing, plan.backend.spec, console)
+    try:
+        beside = alongside_stage(held, plan.registry, plan.settings, [f.task for f in stream.files], judge=plan.judge,
+                                 scoring=plan.scoring, cost_of=cost_of)  # fmt: skip
+    except ValueError as exc:  # $TAXPRABEN_READINGS
+        raise JobError(str(exc), code=2) from exc
+    feed = stream_requests(stream, plan.registry, plan.config, job.generation.runs, plan.part, fed=beside.fed())
+    feed = warn_long_prompts(feed, lambda text: warn(console, text), getattr(plan.backend, "context_tokens", None))
+    budget = run_budget(job.budget, cost_of, job.batch)
+    if plan.judge is not None:
+        plan.judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
+    runner = Runner(plan.backend, plan.config, runner_settings(job.endpoint), cache=store,
+                    console=progress or deferred_console(stderr=True), budget=budget,
+                    on_answer=beside.on_answer(), on_read=beside.on_read())  # fmt: skip
+    return Generation(stream, store, cost_of, pricing, beside, beside.spec_check.feed(feed), runner)
+
+
+def generate_stage(plan: RunPlan, gen: Generation, console: Console, progress: Console | None) -> Generated:
+    """Every request driven (with --serve, while the server runs; with --batch, through the
+    batch API first); JobError to stop, a budget's stop with the predictions written."""
+    job, runner, along = plan.job, gen.runner, gen.alongside.judge
+    resume_collection()  # loaded: from here on objects come and go (taxpraben.terminal.collector)
+    with serve_context(job.endpoint, plan.backend, plan.out_dir, console):  # stopped before scoring takes the GPU
+        requests = batch_stage(job.batch, job.endpoint, plan.backend, plan.config, gen.requests, gen.store,
+                               plan.out_dir, console, progress or deferred_console(stderr=True), data=job.data.data,
+                               paid=runner.paid_here)  # fmt: skip
+        try:
+            predictions = generate(runner, requests, gen.store, along.alongside if along is not None else None,
+                                   plan.out_dir)  # fmt: skip
+            checked_specs(gen.alongside.spec_check, runner)
+        except BudgetReached as exc:
+            stop = budget_stop(exc, plan.out_dir, shard_records(gen.stream.result(), plan.part), gen.store)
+            write_run_config(job, plan.out_dir)  # the command to go on with
+            raise stop from None
+    loaded = shard_records(gen.stream.result(), plan.part)
+    for warning in loaded.warnings:
+        warn(console, str(warning))
+    return Generated(in_data_order(predictions, loaded), loaded, runner.stats)
+
+
+def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: Console) -> dict[str, Any]:
+    """predictions.jsonl, config.yaml (and shard.json) written; results.json's ``meta``."""
+    job = plan.job
+    path = write_predictions_file(plan.out_dir, done.predictions)
+    write_run_config(job, plan.out_dir)  # only once there is something to replay (nothing left behind before)
+    say(console, summary_line(done.predictions, plan.part, done.stats, path))
+    ahead = gen.alongside.ahead
+    if ahead is not None and ahead.fallback is not None:
+        warn(console, f"The answers were read on the scoring thread ({ahead.fallback}); the readings are the same.")
+    meta = run_meta(job, plan.backend, plan.config, done.stats, plan.started)
+    meta["manifest"] = job_manifest(loaded=done.loaded, registry=plan.registry, scoring=job.scoring,
+                                    started_at=meta["started_at"], generation=meta["generation"],
+                                    model_args=meta.get("model_args"))  # fmt: skip
+    if gen.pricing is not None:
+        meta["pricing"] = gen.pricing
+    if not plan.part.whole:
+        write_shard_manifest(plan.out_dir, plan.part, meta, done.loaded)
+    return meta
+
+
+def score_stage(plan: RunPlan, gen: Generation, done: Generated, meta: dict[str, Any], console: Console) -> ScoredResults | None:
+    """Scored and reported (None with --no-score: what to do instead is said)."""
+    job, part = plan.job, plan.part
+    if not plan.scoring:
+        say(console, "Not scored (--no-score): score with `taxpraben "
+            + ("merge` once every shard is done." if not part.whole else "score`."))  # fmt: skip
+        return None
+    if not part.whole:
+        warn(console, f"Shard {part}: the scores below are of this shard's {done.loaded.n_records} records only "
+                      "(partial); `taxpraben merge` scores the whole.")  # fmt: skip
+    ready_scorers(job.scoring, plan.settings, console)  # only now: the probe must not delay the first request
+    ahead, scores = gen.alongside.ahead, gen.alongside.scores
+    scored = score_and_report(done.loaded, done.predictions, plan.registry, plan.out_dir, plan.settings, meta, console,
+                              ahead.result() if ahead is not None else None, gen.cost_of, as_second_reader(plan.judge),
+                              scores.result() if scores is not None else None)  # fmt: skip
+    log_to_trackers(job.trackers, "run", job_groups(job), plan.out_dir, scored.results, console)  # before the gates
+    return scored
+
+
+def run_job(job: RunJob, console: Console, progress: Console | None = None) -> None:
+    """Generate, write predictions.jsonl, score (unless --no-score); JobError to stop."""
+    plan = plan_run(job, console, progress)
     with ExitStack() as held:
-        warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
-        # Stopped without waiting for what is queued (an interrupted run reads nothing more).
-        held.callback(warm.shutdown, wait=True, cancel_futures=True)
-        held.enter_context(output_directory(out_dir))
-        try:  # the records are read while the first requests go out (stream_requests)
-            stream = DataStream(job.data.data, registry, selection.tasks or job.data.task_names, job.data.limit,
-                                selection.left_out)  # fmt: skip
-        except (DataError, KeyError) as exc:
-            raise JobError(str(exc).strip("'\"")) from exc
-        store = open_cache(job, backend, held, console)
-        cost_of, pricing = costing(job.pricing, backend.spec, console)
-        # Scoring's imports load, and the answers are read, while requests go out.
-        ahead = None if job.output.no_score else ReadAhead(warm, settings.profile)
-        # Once a task's generation is complete, beside the later tasks' generation, the judge
-        # asks for it, or (with no judge) it is scored.
-        tasks = [f.task for f in stream.files]
-        along = None if judge is None or ahead is None else JudgeAlongside(judge, ahead.after_readings, tasks)
-        scores = None if judge is not None or ahead is None else ScoreAlongside(ahead, registry, settings, tasks, cost_of)
-        if scores is not None:
-            held.callback(scores.close)
-        listeners = [listener.complete for listener in (along, scores) if listener is not None]
-        completion = TaskCompletion(listeners) if listeners else None
-        spec_check = SpecCheck(warm, registry)
-        feed = stream_requests(stream, registry, config, job.generation.runs, part,
-                               fed=completion.fed if completion is not None else None)  # fmt: skip
-        feed = warn_long_prompts(feed, lambda text: warn(console, text), getattr(backend, "context_tokens", None))
-        requests = spec_check.feed(feed)
-        budget = run_budget(job.budget, cost_of, job.batch)
-        if judge is not None:
-            judge.share(budget)  # the judge's requests spend the same budget, at the judge's prices
-        runner = Runner(backend, config, runner_settings(job.endpoint), cache=store,
-                        console=progress or deferred_console(stderr=True), budget=budget,
-                        on_answer=answering(spec_check, ahead, completion.answered if completion is not None else None),
-                        on_read=completion.read if completion is not None else None)  # fmt: skip
-        resume_collection()  # loaded: from here on objects come and go (taxpraben.terminal.collector)
-        with serve_context(job.endpoint, backend, out_dir, console):  # stopped before scoring takes the GPU
-            requests = batch_stage(job.batch, job.endpoint, backend, config, requests, store, out_dir, console,
-                                   progress or deferred_console(stderr=True), data=job.data.data, paid=runner.paid_here)  # fmt: skip
-            try:
-                predictions = generate(runner, requests, store, along.alongside if along is not None else None, out_dir)
-                checked_specs(spec_check, runner)
-            except BudgetReached as exc:
-                stop = budget_stop(exc, out_dir, shard_records(stream.result(), part), store)
-                write_run_config(job, out_dir)  # the command to go on with
-                raise stop from None
-        loaded = shard_records(stream.result(), part)
-        for warning in loaded.warnings:
-            warn(console, str(warning))
-        predictions = in_data_order(predictions, loaded)
-        path = write_predictions_file(out_dir, predictions)
-        write_run_config(job, out_dir)  # only once there is something to replay (nothing left behind before)
-        say(console, summary_line(predictions, part, runner.stats, path))
-        meta = run_meta(job, backend, config, runner.stats, started)
-        meta["manifest"] = job_manifest(loaded=loaded, registry=registry, scoring=job.scoring,
-                                        started_at=meta["started_at"], generation=meta["generation"],
-                                        model_args=meta.get("model_args"))  # fmt: skip
-        if pricing is not None:
-            meta["pricing"] = pricing
-        if not part.whole:
-            write_shard_manifest(out_dir, part, meta, loaded)
-        if job.output.no_score:
-            say(console, "Not scored (--no-score): score with `taxpraben "
-                + ("merge` once every shard is done." if not part.whole else "score`."))  # fmt: skip
-        else:
-            if not part.whole:
-                warn(console, f"Shard {part}: the scores below are of this shard's {loaded.n_records} records only "
-                              "(partial); `taxpraben merge` scores the whole.")  # fmt: skip
-            ready_scorers(job.scoring, settings, console)  # only now: the probe must not delay the first request
-            readings = ahead.result() if ahead is not None else None
-            scored = score_and_report(loaded, predictions, registry, out_dir, settings, meta, console, readings, cost_of,
-                                      as_second_reader(judge), scores.result() if scores is not None else None)  # fmt: skip
-            log_to_trackers(job.trackers, "run", job_groups(job), out_dir, scored.results, console)  # before the gates
-        failure = failures_error(predictions, runner.stats)
+        held.enter_context(output_directory(plan.out_dir))
+        gen = set_up_generation(plan, held, console, progress)
+        done = generate_stage(plan, gen, console, progress)
+        meta = write_generation(plan, gen, done, console)
+        scored = score_stage(plan, gen, done, meta, console)
+        failure = failures_error(done.predictions, done.stats)
         if failure is not None and not job.output.allow_failures:
             raise failure
         if failure is not None:
             say(console, failure.lines[0], "red")
-        if not job.output.no_score:
+        if scored is not None:
             apply_gates(job.gates, scored, console)

@@ -6,25 +6,32 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
+from taxpraben.jobs.reading_process import Answer, ReadingProcess, ReadingProcessError
+
 if TYPE_CHECKING:
     from taxpraben.costs.ledger import CostOf
     from taxpraben.jobs.completion import Entries
+    from taxpraben.kinds.base import Item
     from taxpraben.models.base import Request
+    from taxpraben.records import Record
     from taxpraben.results.predictions import Prediction
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.settings import ScoringSettings
     from taxpraben.scoring.task_scores import TaskScores
-    from taxpraben.tasks import Registry
+    from taxpraben.tasks import Registry, TaskSpec
 
 T = TypeVar("T")
 
 #: What scoring and the reports import, loaded on the scoring thread while requests go out
-#: (cn2an alone takes ~0.25 s; none of them is needed to send a request).
+#: (cn2an alone takes ~0.1-0.25 s; none of them is needed to send a request). Those of
+#: :data:`READER_IMPORTS` only where the answers are read on that thread.
 SCORING_IMPORTS = (
     "taxpraben.scoring.pipeline",
     "cn2an",
@@ -41,13 +48,18 @@ SCORING_IMPORTS = (
 #: the figures the reports read. Their validators are built on first use (``defer_build``,
 #: so that the start of a command does not pay for them); the warm-up builds them, so that
 #: the tail does not (Results alone: 15-45 ms).
-TAIL_MODELS = ("Results", "Stat", "RunCounts", "Counts")
+TAIL_MODELS = ("Results", "Stat", "RunCounts", "Counts", "TaskResult", "RunFigures", "OverallStat", "Groups", "Ledger")
+
+#: What only the readers import (a worker process that reads has them; this one need not).
+READER_IMPORTS = ("cn2an",)
 
 
-def _import_for_scoring() -> None:
+def _import_for_scoring(readers: bool = True) -> None:
     """Warm-up only: what fails here (a private module a newer library lacks) is done, or
-    reported, where it is used."""
+    reported, where it is used. ``readers``: also :data:`READER_IMPORTS`."""
     for name in SCORING_IMPORTS:
+        if not readers and name in READER_IMPORTS:
+            continue
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
@@ -73,47 +85,179 @@ def _new_readings(profile: str) -> Readings:
     return Readings(profile)
 
 
+class _Sent:
+    """A batch sent to the worker process: its items (:meth:`items`, on the scoring thread),
+    unless :meth:`take_over` (the end of the run) has it read in this process instead."""
+
+    def __init__(self, batch: list[Answer], future: Future[bytes]) -> None:
+        self.batch = batch
+        self._future = future
+        self._here = False
+        self._decided = threading.Event()
+        future.add_done_callback(lambda _: self._decided.set())
+
+    def take_over(self) -> bool:
+        """The batch to be read here, unless the worker's items are in already."""
+        if self._future.done() and not self._future.cancelled():
+            return False
+        self._future.cancel()  # not started: the worker never reads it
+        self._here = True
+        self._decided.set()
+        return True
+
+    def items(self) -> list[Item | None] | None:
+        """The worker's items once they are in (None: read here); ReadingProcessError when the
+        worker died."""
+        self._decided.wait()
+        if self._here or self._future.cancelled():
+            return None
+        return ReadingProcess.items(self._future, self.batch)
+
+
 class ReadAhead:
-    """Reads each answer on the scoring thread as it arrives (the runner's ``on_answer``), so
-    that the items are read by the time the last completion is in: the run's tail is then
-    the semantic scoring and the writing, not the reading of every answer.
+    """Reads each answer as it arrives (the runner's ``on_answer``), so that the items are
+    read by the time the last completion is in: the run's tail is then the semantic scoring
+    and the writing, not the reading of every answer.
 
-    One worker thread, first in first out: with the first answer (not before: the imports
-    would hold the interpreter while the first requests are being sent) the scoring imports,
-    then the readings in the order the answers came. A reading that fails here is left to
-    scoring, which reads that answer again and reports the failure where it always has."""
+    With ``process`` (:class:`~taxpraben.jobs.reading_process.ReadingProcess`), the answers
+    go to a worker process in batches (of ``batch_size``, or what came in ``batch_wait_s``,
+    or what there is when a task's readings are asked for: :meth:`after_readings`), and come
+    back as items on the scoring thread: the readings then take nothing from the event loop
+    but the pickling. Until the worker has made its imports, without it, or once it cannot
+    start or dies (:attr:`fallback` says why), each answer is read on the scoring thread; at
+    the end (:meth:`result`), what the worker has not read is read here. The items are the
+    same either way.
 
-    def __init__(self, worker: ThreadPoolExecutor, profile: str) -> None:
+    One worker thread (the scoring thread), first in first out: with the first answer (not
+    before: the imports would hold the interpreter while the first requests are being sent)
+    the scoring imports, then the readings in the order the answers came. A reading that
+    fails here is left to scoring, which reads that answer again and reports the failure
+    where it always has."""
+
+    def __init__(self, worker: ThreadPoolExecutor, profile: str, process: ReadingProcess | None = None,
+                 batch_size: int = 64, batch_wait_s: float = 0.05) -> None:  # fmt: skip
         self._worker = worker
         self._profile = profile
+        self._process = process
+        self._batch_size = batch_size
+        self._batch_wait_s = batch_wait_s
         self._readings: Future[Readings] | None = None
         self._last: Future[None] | None = None
+        #: Answers waiting to go to the worker process, since when, and the specs of their tasks.
+        self._batch: list[Answer] = []
+        self._batch_since = 0.0
+        self._specs: dict[str, TaskSpec] = {}
+        #: The answers sent (or read) already: each distinct one goes once.
+        self._seen: set[tuple[str, str, str, str | None]] = set()
+        #: The batches sent to the worker process.
+        self._in_worker: list[_Sent] = []
+        #: Why the answers are read on the scoring thread after all (None: they are not).
+        self.fallback: str | None = None
+        #: Answers sent to the worker process but read by :meth:`result`'s thread.
+        self.read_at_the_end = 0
+        self._answers = 0
 
     def __call__(self, request: Request, prediction: Prediction) -> None:
-        if request.spec is not None:
-            self._started()
-            self._last = self._worker.submit(self._read, request, prediction)
+        spec = request.spec
+        if spec is None:
+            return
+        self._started()
+        if not self._worker_ready():
+            self._last = self._worker.submit(self._read, spec, request.record, prediction)
+            return
+        key = (spec.name, request.record.id, prediction.prediction, prediction.error)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        if not self._batch:
+            self._batch_since = time.monotonic()
+        self._batch.append((spec.name, request.record, prediction))
+        self._specs.setdefault(spec.name, spec)
+        if len(self._batch) >= self._batch_size or time.monotonic() - self._batch_since >= self._batch_wait_s:
+            self._send()
+
+    def _worker_ready(self) -> bool:
+        """Whether answers go to the worker process: there is one, and it reads at once (until
+        then they are read on the scoring thread)."""
+        if self._process is None:
+            return False
+        self._answers += 1
+        if self._answers <= self._process.start_after:
+            return False
+        try:
+            return self._process.ready()
+        except ReadingProcessError as exc:
+            self._fall_back(str(exc))
+            return False
 
     def _started(self) -> Future[Readings]:
         if self._readings is None:
-            self._worker.submit(_import_for_scoring)
+            self._worker.submit(_import_for_scoring, self._process is None)
             self._readings = self._worker.submit(_new_readings, self._profile)
         return self._readings
 
-    def _read(self, request: Request, prediction: Prediction) -> None:
-        assert request.spec is not None and self._readings is not None
+    def _read(self, spec: TaskSpec, record: Record, prediction: Prediction) -> None:
+        assert self._readings is not None
         with contextlib.suppress(Exception):  # see the class doc: scoring reads it again
-            self._readings.result().read_ahead(request.spec, request.record, prediction)
+            self._readings.result().read_ahead(spec, record, prediction)
+
+    def _send(self) -> None:
+        """The answers waiting, to the worker process (or, without one, to the scoring thread)."""
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        sent: _Sent | None = None
+        if self._process is not None:
+            try:
+                sent = _Sent(batch, self._process.submit(batch, {task: self._specs[task] for task, _, _ in batch}))
+                self._in_worker.append(sent)
+            except ReadingProcessError as exc:
+                self._fall_back(str(exc))
+        self._last = self._worker.submit(self._take, batch, sent)
+
+    def _take(self, batch: list[Answer], sent: _Sent | None) -> None:
+        """On the scoring thread: the worker's items of ``batch`` kept (read here without a
+        worker, when it has died, or when :meth:`result` took the batch over)."""
+        items: list[Item | None] | None = None
+        if sent is not None:
+            try:
+                items = sent.items()
+            except ReadingProcessError as exc:
+                self._fall_back(str(exc))
+        readings = self._started().result()
+        for index, (task, record, prediction) in enumerate(batch):
+            item = items[index] if items is not None else None
+            if item is not None:
+                readings.keep(self._specs[task], record, prediction, item)
+            elif items is None:
+                self._read(self._specs[task], record, prediction)
+
+    def _fall_back(self, why: str) -> None:
+        """From now on every answer is read on the scoring thread."""
+        if self.fallback is None:
+            self.fallback = why
+        self._process = None
 
     def after_readings(self, job: Callable[[Readings], T]) -> Future[T]:
         """``job`` run on the scoring thread with the readings, after every answer handed
         over so far is read (the worker is first in, first out): the judge plans a task there."""
         readings = self._started()
+        self._send()
         return self._worker.submit(lambda: job(readings.result()))
 
     def result(self) -> Readings:
-        """Every answer handed over so far, read (waits for the last readings)."""
+        """Every answer handed over so far, read (waits for the last readings). The batches
+        the worker process has not read yet are read here, the last first, while the worker
+        goes on with the first (once generation is over, this process's CPU is free again):
+        the end never waits for a worker that is behind or still starting."""
         readings = self._started()
+        self._send()
+        behind = [sent.batch for sent in reversed(self._in_worker) if sent.take_over()]
+        self._in_worker = []
+        self.read_at_the_end += sum(map(len, behind))
+        for batch in behind:
+            for task, record, prediction in batch:
+                self._read(self._specs[task], record, prediction)
         if self._last is not None:
             self._last.result()
         return readings.result()

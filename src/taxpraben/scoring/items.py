@@ -109,7 +109,13 @@ class Readings:
         with self._lock:
             if key in self._read:
                 return
-        item = prepare_item(spec, record, prediction.run, prediction, prediction.error, self.rules)
+        self.keep(spec, record, prediction, prepare_item(spec, record, prediction.run, prediction, prediction.error,
+                                                         self.rules))  # fmt: skip
+
+    def keep(self, spec: TaskSpec, record: Record, prediction: Prediction, item: Item) -> None:
+        """``item``, read ahead elsewhere (a worker process), as :meth:`read_ahead` keeps its
+        own: unless ``prediction`` of ``record`` was already read."""
+        key = (spec.name, record.id, prediction.prediction, prediction.error)
         with self._lock:
             if self._read.setdefault(key, item) is item:
                 self.ahead += 1

@@ -1,0 +1,107 @@
+"""What ``run`` does beside generation (:class:`Alongside`), made by :func:`alongside_stage`:
+the specs' check (:class:`~taxpraben.jobs.read_ahead.SpecCheck`), the answers read as they come
+(:class:`~taxpraben.jobs.read_ahead.ReadAhead`, in a worker process where there are two CPUs:
+:mod:`taxpraben.jobs.reading_process`), and, once a task's generation is complete
+(:class:`~taxpraben.jobs.completion.TaskCompletion`), the judge's requests for it
+(:class:`~taxpraben.jobs.judge.JudgeAlongside`) or (with no judge) its scores
+(:class:`~taxpraben.jobs.read_ahead.ScoreAlongside`).
+
+``$TAXPRABEN_READINGS``: ``auto`` (the default: a worker process where this process has three
+CPUs or more, started once :data:`AUTO_START_AFTER` answers are in, so that a small run has
+none), ``process`` (a worker from the first answer) or ``thread`` (the readings on the scoring
+thread, as with fewer CPUs); the items are the same.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from taxpraben.jobs.completion import TaskCompletion, answering
+from taxpraben.jobs.judge import JudgeAlongside
+from taxpraben.jobs.read_ahead import ReadAhead, ScoreAlongside, SpecCheck
+from taxpraben.jobs.reading_process import ReadingProcess, worker_wanted
+
+if TYPE_CHECKING:
+    from taxpraben.costs.ledger import CostOf
+    from taxpraben.jobs.judge import Judge
+    from taxpraben.models.base import Request
+    from taxpraben.results.predictions import Prediction
+    from taxpraben.scoring.settings import ScoringSettings
+    from taxpraben.tasks import Registry
+
+#: Where the readings run: ``process`` or ``thread`` (see the module doc).
+READINGS_ENV = "TAXPRABEN_READINGS"
+READINGS_WHERE = ("auto", "process", "thread")
+
+#: ``auto``: the answers read on the scoring thread before the worker process is started.
+AUTO_START_AFTER = 256
+
+
+@dataclass(frozen=True)
+class Alongside:
+    """The run's work beside generation, and the runner's hooks into it."""
+
+    spec_check: SpecCheck
+    #: None with --no-score (nothing is read).
+    ahead: ReadAhead | None
+    #: The judge's requests as each task completes (with a judge).
+    judge: JudgeAlongside | None
+    #: Each task scored as it completes (without a judge).
+    scores: ScoreAlongside | None
+    completion: TaskCompletion | None
+
+    def on_answer(self) -> Callable[[Request, Prediction], None] | None:
+        """The runner's ``on_answer``: the specs' check, the readings, the completion."""
+        return answering(self.spec_check, self.ahead, self.completion.answered if self.completion else None)
+
+    def on_read(self) -> Callable[[str, Request], None] | None:
+        """The runner's ``on_read``."""
+        return self.completion.read if self.completion is not None else None
+
+    def fed(self) -> Callable[[str, int], None] | None:
+        """``stream_requests``' ``fed``."""
+        return self.completion.fed if self.completion is not None else None
+
+
+def reading_process(profile: str, environ: dict[str, str] | None = None) -> ReadingProcess | None:
+    """The worker process the readings run in (not started yet), or None: on the scoring
+    thread (``$TAXPRABEN_READINGS=thread``, or ``auto`` with under three CPUs); ValueError for
+    another value."""
+    where = (os.environ if environ is None else environ).get(READINGS_ENV, "").strip().lower()
+    if where and where not in READINGS_WHERE:
+        raise ValueError(f"${READINGS_ENV} is {where!r}: use one of {', '.join(READINGS_WHERE)}")
+    if where == "process":
+        return ReadingProcess(profile)
+    if where == "thread" or not worker_wanted():
+        return None
+    return ReadingProcess(profile, start_after=AUTO_START_AFTER)
+
+
+def alongside_stage(
+    held: ExitStack, registry: Registry, settings: ScoringSettings, tasks: Sequence[str], *,
+    judge: Judge | None, scoring: bool, cost_of: CostOf | None = None,
+) -> Alongside:  # fmt: skip
+    """The work beside generation, its thread and process stopped when ``held`` closes (without
+    waiting for what is queued: an interrupted run reads nothing more). ``scoring``: unless
+    --no-score (then only the specs are checked)."""
+    process = reading_process(settings.profile) if scoring else None
+    if process is not None:
+        held.callback(process.close)  # after the scoring thread (last in, first out)
+    warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
+    held.callback(warm.shutdown, wait=True, cancel_futures=True)
+    # Scoring's imports load, and the answers are read, while requests go out.
+    ahead = ReadAhead(warm, settings.profile, process) if scoring else None
+    # Once a task's generation is complete, beside the later tasks' generation, the judge asks
+    # for it, or (with no judge) it is scored.
+    along = None if judge is None or ahead is None else JudgeAlongside(judge, ahead.after_readings, tasks)
+    scores = None if judge is not None or ahead is None else ScoreAlongside(ahead, registry, settings, tasks, cost_of)
+    if scores is not None:
+        held.callback(scores.close)
+    listeners = [listener.complete for listener in (along, scores) if listener is not None]
+    completion = TaskCompletion(listeners) if listeners else None
+    return Alongside(SpecCheck(warm, registry), ahead, along, scores, completion)
