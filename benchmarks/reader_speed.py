@@ -33,7 +33,10 @@ except ImportError:  # a tree from before data/loader.py was split
 from taxpraben.data.loader import load_data
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
-from taxpraben.results.predictions import read_predictions
+try:
+    from taxpraben.results.predictions import read_predictions
+except ImportError:  # a tree from before the predictions file joined results/
+    from taxpraben.predictions import read_predictions
 registry = load_registry(use_env=False)
 loaded = load_data(Path(sys.argv[3]), registry)
 records = {(t, r.id): r for t, recs in loaded.records.items() for r in recs}
