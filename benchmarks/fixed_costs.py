@@ -253,7 +253,10 @@ class AfterImport:
         return spec
 
 sys.meta_path.insert(0, AfterImport())
-from taxpraben.terminal.collector import pause_collection
+try:
+    from taxpraben.terminal.collector import pause_collection
+except ImportError:  # a --src tree from before terminal/
+    from taxpraben.collector import pause_collection
 pause_collection()  # as the executable does (taxpraben.__main__)
 import taxpraben.cli as cli
 mark("command line imported")
