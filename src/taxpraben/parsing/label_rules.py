@@ -53,7 +53,7 @@ from taxpraben.parsing.region import (
 )
 from taxpraben.parsing.rules import CHAINS
 
-__all__ = ["LABEL_ATTEMPTS", "LabelView", "extract_choice", "label_chain", "read_choice", "read_label"]
+__all__ = ["LABEL_ATTEMPTS", "LabelView", "extract_choice", "label_chain", "read_choice"]
 
 _HEDGE = Reading(None, HEDGED, rule="veto.hedge")
 _NO_ANSWER = Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
@@ -375,21 +375,6 @@ def label_chain(names: tuple[str, ...] | None = None) -> Chain[LabelView]:
     return Chain("label", CHAINS["label"] if names is None else names, LABEL_ATTEMPTS)
 
 
-def read_label(
-    text: str,
-    choices: Sequence[str],
-    lettered: bool,
-    markers: Sequence[str],
-    query: str,
-    aliases: Mapping[str, Sequence[str]] | None,
-    names: Sequence[str] | None,
-    chain: tuple[str, ...] | None = None,
-) -> Reading:
-    """The option an output selects, read by the label chain."""
-    view = LabelView(text, choices, lettered, markers, query, aliases, names)
-    return label_chain(chain).run(view, _NO_ANSWER)
-
-
 def read_choice(
     text: str,
     choices: Sequence[str],
@@ -414,7 +399,8 @@ def read_choice(
     execution of the ``label`` chain (``chain``: other rule names, in order;
     :mod:`taxpraben.parsing.label_rules`).
     """
-    return read_label(text, choices, option_letters, markers, query, aliases, names, chain)
+    view = LabelView(text, choices, option_letters, markers, query, aliases, names)
+    return label_chain(chain).run(view, _NO_ANSWER)
 
 
 def extract_choice(
