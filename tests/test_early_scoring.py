@@ -17,7 +17,7 @@ from taxpraben.cli import build_app
 from taxpraben.data.loader import LoadedData, load_data
 from taxpraben.records import Record
 from taxpraben.results.predictions import Prediction
-from taxpraben.scoring import ScoringSettings, score_predictions
+from taxpraben.scoring import Hooks, ScoringSettings, score_predictions
 from taxpraben.scoring.early import EarlyScores
 from taxpraben.scoring.items import Readings
 from taxpraben.tasks import load_registry
@@ -60,7 +60,7 @@ def settings() -> ScoringSettings:
 
 def scored_at_the_end(sample: LoadedData, preds: list[Prediction]) -> tuple[dict[str, Any], list[str]]:
     lines: list[str] = []
-    scored = score_predictions(sample, preds, REG, settings(), sample_sink=lines.append)
+    scored = score_predictions(sample, preds, REG, settings(), hooks=Hooks(sample_sink=lines.append))
     return scored.results, lines
 
 
@@ -83,8 +83,8 @@ def scored_early(
 
     early.taken = spy  # type: ignore[method-assign]
     lines: list[str] = []
-    scored = score_predictions(sample, given or preds, REG, settings(), sample_sink=lines.append, readings=readings,
-                               early=early)  # fmt: skip
+    scored = score_predictions(sample, given or preds, REG, settings(),
+                               hooks=Hooks(sample_sink=lines.append, readings=readings, early=early))
     return scored.results, lines, seen[0]
 
 
@@ -193,7 +193,7 @@ def test_the_browser_parts_made_ahead_give_the_browser_data_of_adding_every_item
     items: list[Any] = []
     semantic = ScoringSettings(bertscore_model=str(tiny_xlnet_dir), bertscore_layer=2, bartscore_model=str(tiny_bart_dir),
                                device="cpu", bootstrap=0, runs=RUNS)  # fmt: skip
-    score_predictions(sample, answers(sample), REG, semantic, item_sink=items.append)  # histograms' values too
+    score_predictions(sample, answers(sample), REG, semantic, hooks=Hooks(item_sink=items.append))  # histograms' values too
     order = list(sample.records)
     whole = BrowserData(items, order)
     by_task = {task: [it for it in items if it.task == task] for task in order}

@@ -34,7 +34,7 @@ from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.factory import create_backend
 from taxpraben.results.predictions import Prediction
 from taxpraben.run.runner import RunnerSettings
-from taxpraben.scoring import ScoringSettings, score_predictions
+from taxpraben.scoring import Hooks, ScoringSettings, score_predictions
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 
@@ -312,7 +312,7 @@ def test_a_judge_failing_with_500s_leaves_the_items_as_the_rules_read_them(works
         stage = JudgeStage(backend, load_prompt(), REGISTRY, runner=RunnerSettings(max_retries=1, backoff_base=0.001,
                            progress=False), console=Console(file=open(workspace / "log.txt", "w")))  # noqa: SIM115
         scored = score_predictions(loaded, preds, REGISTRY, ScoringSettings(semantic=False, bootstrap=0),
-                                   second_reader=stage)  # fmt: skip
+                                   hooks=Hooks(second_reader=stage))
         assert server.stats.requests == 3 * 2  # each of the 3 outputs: one attempt and one retry
     assert scored.results["tasks"]["TaxSCQ"]["judge"]["failed"] == 1
     assert any("judge requests failed" in w for w in scored.results["meta"]["warnings"])

@@ -45,7 +45,7 @@ from taxpraben.report.view import view_of
 from taxpraben.results import Results
 from taxpraben.results.predictions import Prediction
 from taxpraben.run.runner import RunnerSettings
-from taxpraben.scoring import ScoringSettings, score_predictions
+from taxpraben.scoring import Hooks, ScoringSettings, score_predictions
 from taxpraben.scoring.items import prepare_item
 from taxpraben.scoring.semantic import SemanticScorers
 from taxpraben.tasks import load_registry
@@ -137,7 +137,7 @@ def judge_score(data: Path, url: str, log: Path, *, audit: int = 0, cache: Path 
                        runner=RunnerSettings(max_retries=0, progress=False),
                        console=Console(file=log.open("a", encoding="utf-8"), width=400))  # fmt: skip
     scored = score_predictions(loaded, predictions(runs, outputs), REGISTRY, ScoringSettings(bootstrap=0),
-                               scorers=SemanticScorers(bert=ExactTextBert()), second_reader=stage)  # fmt: skip
+                               hooks=Hooks(scorers=SemanticScorers(bert=ExactTextBert()), second_reader=stage))
     samples = {(s["id"], s["run"]): s for s in scored.samples}
     return scored.results, samples, stage
 

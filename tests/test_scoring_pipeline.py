@@ -13,6 +13,7 @@ from taxpraben.data.loader import LoadedData, load_data
 from taxpraben.records import Record
 from taxpraben.results.predictions import Prediction
 from taxpraben.scoring import (
+    Hooks,
     PredictionMatchError,
     ScoringSettings,
     build_scorers,
@@ -307,7 +308,8 @@ def test_answers_read_ahead_are_taken_as_read_and_score_the_same(
     ahead = readings.ahead
     assert ahead == sum(p.run == 0 for p in preds)
     finished = []
-    with_readings = score_predictions(sample, preds, REG, tiny_settings, readings=readings, item_sink=finished.append)
+    with_readings = score_predictions(sample, preds, REG, tiny_settings,
+                                      hooks=Hooks(readings=readings, item_sink=finished.append))
     plain = score_predictions(sample, preds, REG, tiny_settings)
     assert with_readings.samples == plain.samples
     strip = ("finished_at", "started_at")
@@ -336,7 +338,7 @@ def test_readings_of_another_profile_are_not_used(sample: LoadedData) -> None:
     p = Prediction(task, recs[0].id, 0, "答案是A")
     readings = Readings("taxben")
     readings.read_ahead(REG[task], recs[0], p)
-    score_predictions(sample, [p], REG, ScoringSettings(semantic=False), readings=readings)
+    score_predictions(sample, [p], REG, ScoringSettings(semantic=False), hooks=Hooks(readings=readings))
     assert readings.taken == 0
 
 
@@ -359,7 +361,7 @@ def test_the_report_built_from_the_items_is_the_report_read_back_from_the_files(
     ]
     settings = ScoringSettings(semantic=False, bootstrap=0, runs=3)
     with BrowserData() as browser:
-        scored = score_to_dir(sample, preds, REG, tmp_path, settings, item_sink=browser.add)
+        scored = score_to_dir(sample, preds, REG, tmp_path, settings, hooks=Hooks(item_sink=browser.add))
         assert scored.typed is not None and browser.n_samples == 3 * sum(len(r) for r in sample.records.values())
         write_reports(tmp_path, view_of(scored.typed, tmp_path, written_here=True), browser=browser)
     in_memory = (tmp_path / "report.html").read_text(encoding="utf-8")

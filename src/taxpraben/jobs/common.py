@@ -11,12 +11,20 @@ from __future__ import annotations
 import errno
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from taxpraben.data.loader import DataError, LoadedData, load_data
 from taxpraben.jobs.hub import use_local_models_if_hub_unreachable
-from taxpraben.options import DataOptions, PricingOptions, ScoringOptions
+from taxpraben.options import (
+    DataOptions,
+    GateOptions,
+    JudgeOptions,
+    PricingOptions,
+    ScoringOptions,
+    TrackerOptions,
+)
 from taxpraben.run.locks import DirectoryLock, InUseError
 from taxpraben.tasks import Registry, TaskSpecError, load_registry
 
@@ -33,6 +41,24 @@ if TYPE_CHECKING:
 
 # The scoring pipeline (numpy, the parsers) and the reports are imported where they are used,
 # so that `taxpraben --help`, `tasks` and the start of `run` stay fast.
+
+
+#: The inputs option group of a scoring job (``ScoreInputOptions``, ``MergeInputOptions``).
+InputsT = TypeVar("InputsT")
+
+
+@dataclass(frozen=True)
+class ScoringJob(Generic[InputsT]):
+    """What a job that scores existing generations (``score``, ``merge``) was asked: one
+    option group each, in the command's order (``OUT/config.yaml`` writes them so)."""
+
+    data: DataOptions
+    inputs: InputsT
+    scoring: ScoringOptions
+    pricing: PricingOptions = field(default_factory=PricingOptions)
+    gates: GateOptions = field(default_factory=GateOptions)
+    trackers: TrackerOptions = field(default_factory=TrackerOptions)
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
 
 
 class JobError(Exception):
@@ -216,15 +242,15 @@ def score_and_report(
     from taxpraben.report.samples import BrowserData
     from taxpraben.report.view import view_of
     from taxpraben.results import Results
-    from taxpraben.scoring import PredictionMatchError, score_to_dir
+    from taxpraben.scoring import Hooks, PredictionMatchError, score_to_dir
 
     try:
         # The reports are written from the results validated once, when written, and the
         # sample browser from the items as they were finished: nothing is read back.
         with BrowserData() as browser:
-            scored = score_to_dir(loaded, predictions, registry, out, settings, meta,
-                                  readings=readings, item_sink=browser.add, cost_of=cost_of,
-                                  second_reader=second_reader, early=early)  # fmt: skip
+            hooks = Hooks(readings=readings, item_sink=browser.add, cost_of=cost_of, second_reader=second_reader,
+                          early=early)
+            scored = score_to_dir(loaded, predictions, registry, out, settings, meta, hooks)
             for part in scored.prepared.values():  # tasks scored early: their part made then
                 browser.adopt(part)
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)

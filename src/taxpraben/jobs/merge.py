@@ -10,7 +10,7 @@ printed; an overlap is always refused, since no rule can tell which prediction i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from taxpraben.config import job_groups
 from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
+    ScoringJob,
     costing,
     in_data_order,
     output_directory,
@@ -38,13 +39,7 @@ from taxpraben.jobs.judge import as_second_reader, scoring_judge
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
-    DataOptions,
-    GateOptions,
-    JudgeOptions,
     MergeInputOptions,
-    PricingOptions,
-    ScoringOptions,
-    TrackerOptions,
 )
 from taxpraben.results.predictions import Prediction, PredictionFileError, read_predictions
 from taxpraben.run.shards import (
@@ -59,16 +54,8 @@ from taxpraben.run.shards import (
 
 
 @dataclass(frozen=True)
-class MergeJob:
+class MergeJob(ScoringJob[MergeInputOptions]):
     """Everything ``merge`` was asked: one option group each."""
-
-    data: DataOptions
-    inputs: MergeInputOptions
-    scoring: ScoringOptions
-    pricing: PricingOptions = field(default_factory=PricingOptions)
-    gates: GateOptions = field(default_factory=GateOptions)
-    trackers: TrackerOptions = field(default_factory=TrackerOptions)
-    judge: JudgeOptions = field(default_factory=JudgeOptions)
 
 
 def source_files(source: Path) -> tuple[Path, Path]:

@@ -6,7 +6,7 @@ import glob
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
 from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
+    ScoringJob,
     costing,
     output_directory,
     read_data,
@@ -31,13 +32,7 @@ from taxpraben.jobs.judge import as_second_reader, scoring_judge
 from taxpraben.jobs.trackers import log_to_trackers, require_trackers
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
-    DataOptions,
-    GateOptions,
-    JudgeOptions,
-    PricingOptions,
     ScoreInputOptions,
-    ScoringOptions,
-    TrackerOptions,
 )
 from taxpraben.results.predictions import (
     Prediction,
@@ -50,16 +45,8 @@ from taxpraben.tasks.registry import closest_task_name
 
 
 @dataclass(frozen=True)
-class ScoreJob:
+class ScoreJob(ScoringJob[ScoreInputOptions]):
     """Everything ``score`` was asked: one option group each."""
-
-    data: DataOptions
-    inputs: ScoreInputOptions
-    scoring: ScoringOptions
-    pricing: PricingOptions = field(default_factory=PricingOptions)
-    gates: GateOptions = field(default_factory=GateOptions)
-    trackers: TrackerOptions = field(default_factory=TrackerOptions)
-    judge: JudgeOptions = field(default_factory=JudgeOptions)
 
 
 def unmatched_problems(

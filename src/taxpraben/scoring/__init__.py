@@ -20,6 +20,7 @@ from taxpraben.scoring.settings import ScoringSettings
 
 if TYPE_CHECKING:
     from taxpraben.scoring.pipeline import (
+        Hooks,
         PredictionMatchError,
         ScoredResults,
         score_predictions,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     )
 
 _FROM_PIPELINE = frozenset(
-    {"PredictionMatchError", "ScoredResults", "score_predictions", "score_to_dir"}
+    {"Hooks", "PredictionMatchError", "ScoredResults", "score_predictions", "score_to_dir"}
 )
 
 
@@ -45,6 +46,7 @@ __all__ = [
     "DEFAULT_BERTSCORE_LAYER",
     "DEFAULT_BERTSCORE_MODEL",
     "PROFILES",
+    "Hooks",
     "PredictionMatchError",
     "ScoredResults",
     "ScoringSettings",

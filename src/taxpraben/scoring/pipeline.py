@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -223,13 +223,31 @@ class Matched:
 
 @dataclass(frozen=True)
 class Hooks:
-    """What a caller adds to scoring (see :func:`score_predictions`)."""
+    """What a caller adds to scoring, each optional (see :func:`score_predictions`).
 
+    ``scorers``: the semantic scorers, ready (else made from the settings when needed);
+    ``sample_sink``: takes the samples.jsonl lines as text, one task at a time, instead of
+    keeping them in ``ScoredResults.samples``; ``readings``: what was read already (a run
+    reads while it generates), under the same profile; ``item_sink``: is handed every
+    finished sample (the report's sample browser takes them); ``cost_of``: prices the
+    tokens of the ledgers (:mod:`taxpraben.costs.ledger`; ``meta.pricing`` says with what);
+    ``second_reader``: reads the items once prepared, before they are finished
+    (:data:`SecondReader`: the judge of ``--judge``); ``early``: the tasks a run scored
+    while later ones generated, taken where they were scored from these very predictions
+    (:mod:`taxpraben.scoring.early`).
+    """
+
+    scorers: SemanticScorers | None = None
     sample_sink: SampleSink | None = None
+    readings: Readings | None = None
     item_sink: Callable[[Sample], None] | None = None
     cost_of: CostOf | None = None
     second_reader: SecondReader | None = None
     early: EarlyScores | None = None
+
+
+#: Scoring as it is, with nothing added.
+NO_HOOKS = Hooks()
 
 
 @dataclass
@@ -251,36 +269,21 @@ def score_predictions(
     registry: Registry,
     settings: ScoringSettings,
     meta: dict[str, Any] | None = None,
-    scorers: SemanticScorers | None = None,
-    sample_sink: SampleSink | None = None,
-    readings: Readings | None = None,
-    item_sink: Callable[[Sample], None] | None = None,
-    cost_of: CostOf | None = None,
-    second_reader: SecondReader | None = None,
-    early: EarlyScores | None = None,
+    hooks: Hooks = NO_HOOKS,
 ) -> ScoredResults:
     """Score predictions against loaded data; pure apart from the semantic models (and
-    ``second_reader``). The stages: match, read, judge, semantic values, finish, aggregate.
-
-    The samples.jsonl lines are returned in ``ScoredResults.samples``, or, when
-    ``sample_sink`` is given, handed to it as text one task at a time and not kept.
-    ``readings``: what was read already (a run reads while it generates), under the same
-    profile; ``item_sink`` is handed every finished sample (the report's sample browser takes
-    them); ``cost_of`` prices the tokens of the ledgers (:mod:`taxpraben.costs.ledger`;
-    ``meta.pricing`` says with what); ``second_reader`` reads the items once prepared, before
-    they are finished (:data:`SecondReader`: the judge of ``--judge``); ``early``: the tasks
-    a run scored while later ones generated, taken where they were scored from these very
-    predictions (:mod:`taxpraben.scoring.early`).
+    ``hooks.second_reader``). The stages: match, read, judge, semantic values, finish,
+    aggregate. The samples.jsonl lines are returned in ``ScoredResults.samples`` unless
+    ``hooks.sample_sink`` takes them (:class:`Hooks`: what a caller adds).
     """
-    hooks = Hooks(sample_sink, item_sink, cost_of, second_reader, early)
     started = (meta or {}).get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     matched = match_stage(loaded, predictions, registry, settings)
     specs = {task: registry[task] for task in loaded.records}
     taken = _taken_early(loaded, matched, hooks, meta)
     done = taken.tasks if taken is not None else {}
-    prepared = read_stage(loaded, specs, matched, _readings_of(settings, readings), done)
+    prepared = read_stage(loaded, specs, matched, _readings_of(settings, hooks.readings), done)
     second = hooks.second_reader(prepared) if hooks.second_reader is not None else SecondReading()
-    scorers, values = semantic_stage(settings, specs, prepared, scorers)
+    scorers, values = semantic_stage(settings, specs, prepared, hooks.scorers)
     rng = taken.rng if taken is not None else new_generator(settings)
     scored = finish_stage(loaded, specs, prepared, matched.run_ids, values, scorers, rng, settings, hooks,
                           second, done, _shared(meta))  # fmt: skip
@@ -457,23 +460,16 @@ def score_to_dir(
     out_dir: Path,
     settings: ScoringSettings,
     meta: dict[str, Any] | None = None,
-    scorers: SemanticScorers | None = None,
-    readings: Readings | None = None,
-    item_sink: Callable[[Sample], None] | None = None,
-    cost_of: CostOf | None = None,
-    second_reader: SecondReader | None = None,
-    early: EarlyScores | None = None,
+    hooks: Hooks = NO_HOOKS,
 ) -> ScoredResults:
     """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports);
-    ``readings``, ``item_sink``, ``cost_of``, ``second_reader`` and ``early`` as
-    :func:`score_predictions`'s.
+    ``hooks`` as :func:`score_predictions`'s (the sample lines go to the file).
 
     Sample lines stream to disk task by task rather than being held all at once (36.5K
     lines of a full benchmark are most of the memory scoring would otherwise need).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_writer(out_dir / "samples.jsonl") as fh:
-        scored = score_predictions(loaded, predictions, registry, settings, meta, scorers, fh.write, readings,
-                                   item_sink, cost_of, second_reader, early)  # fmt: skip
+        scored = score_predictions(loaded, predictions, registry, settings, meta, replace(hooks, sample_sink=fh.write))
     write_text_atomically(out_dir / "results.json", _results_text(scored.typed or scored.results))
     return scored
