@@ -26,6 +26,8 @@ def main() -> None:
     parser.add_argument("--by-source", action="store_true",
                         help="also per source repository of the real outputs (held-out figures: measure a source "
                              "before developing on it)")
+    parser.add_argument("--confidence", action="store_true",
+                        help="also the share of readings per confidence (high, low, none read) per corpus file")
     args = parser.parse_args()
     sys.path.insert(0, str(args.src))
     from taxpraben.data.checks import check_record
@@ -35,10 +37,12 @@ def main() -> None:
     registry = load_registry(use_env=False)
     total = agree = generous = strict = 0
     sources: dict[str, list[int]] = {}  # repo -> [agree, n, gave, withheld]
+    confidences: dict[str, int] = {}  # over every corpus file
     for path in sorted(args.corpus.glob("*.jsonl")):
         if args.only not in path.name:
             continue
         n = ok = gave = withheld = 0
+        by_confidence: dict[str, int] = {}
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
                 continue
@@ -57,6 +61,8 @@ def main() -> None:
                 same = False
             n += 1
             ok += same
+            level = item.confidence or "none read"
+            by_confidence[level] = by_confidence.get(level, 0) + 1
             repo = (case.get("source") or {}).get("repo")
             if repo:
                 tally = sources.setdefault(repo, [0, 0, 0, 0])
@@ -73,12 +79,23 @@ def main() -> None:
                       f"score={got} extracted={item.extracted!r}")
         print(f"{path.name}: {ok}/{n} agree ({ok / n:.1%}); of the disagreements {gave} credit a point "
               f"the grader does not, {withheld} withhold one")
+        if args.confidence:
+            print("  readings by confidence: " + _shares(by_confidence, n))
+        for level, count in by_confidence.items():
+            confidences[level] = confidences.get(level, 0) + count
         total, agree, generous, strict = total + n, agree + ok, generous + gave, strict + withheld
     if args.by_source:
         for repo, (ok_, n_, gave_, withheld_) in sorted(sources.items()):
             print(f"  source {repo}: {ok_}/{n_} agree ({ok_ / n_:.1%}); {gave_} too generous, {withheld_} too strict")
+    if args.confidence and total:
+        print("all readings by confidence: " + _shares(confidences, total))
     if total:
         print(f"all: {agree}/{total} agree ({agree / total:.1%}); {generous} too generous, {strict} too strict")
+
+
+def _shares(counts: dict[str, int], n: int) -> str:
+    order = ("high", "low", "none read")
+    return ", ".join(f"{level} {counts.get(level, 0)} ({counts.get(level, 0) / n:.1%})" for level in order)
 
 
 if __name__ == "__main__":
