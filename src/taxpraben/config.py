@@ -34,9 +34,18 @@ import re
 import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Union, cast, get_args, get_origin
 
 import yaml
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    from taxpraben.results.json_value import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+
+    pass
 
 from taxpraben import options as declared_groups
 from taxpraben.options import (
@@ -64,7 +73,7 @@ class ConfigError(ValueError):
 # ---------------------------------------------------------------------------- reading
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
+def read_config_file(path: Path) -> dict[object, JSONValue]:
     """The mapping of a YAML configuration file; ConfigError (the file, the line) if it is not one."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -85,15 +94,15 @@ def read_config_file(path: Path) -> dict[str, Any]:
     return raw
 
 
-def load_config(path: Path, groups: Sequence[type], ignored: list[str] | None = None) -> dict[str, Any]:
+def load_config(path: Path, groups: Sequence[type], ignored: list[str] | None = None) -> dict[str, object]:
     """The checked values of the configuration file ``path`` for a command taking ``groups``;
     the keys of other commands' options are appended to ``ignored`` (:func:`config_values`)."""
     return config_values(read_config_file(path), groups, source=path, ignored=ignored)
 
 
 def config_values(
-    raw: Mapping[Any, Any], groups: Sequence[type], *, source: Path, ignored: list[str] | None = None
-) -> dict[str, Any]:
+    raw: Mapping[object, JSONValue], groups: Sequence[type], *, source: Path, ignored: list[str] | None = None
+) -> dict[str, object]:
     """``raw`` (a configuration file's mapping) checked against the option groups: values by
     option name, converted to the option's type, paths relative to ``source``'s directory.
 
@@ -102,13 +111,13 @@ def config_values(
     (with the nearest valid name), a value of the wrong type, or one out of the declared
     bounds or failing the declared check (naming the key and flag).
     """
-    known: dict[str, tuple[Declared, Any]] = {}
+    known: dict[str, tuple[Declared, object]] = {}
     for group in groups:
         for f, declared, annotation in declared_options(group):
             known[f.name] = (declared, annotation)
     elsewhere = every_option_name()
     base = source.parent
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in raw.items():
         if isinstance(key, str) and key not in known and key in elsewhere:
             if ignored is not None:
@@ -159,7 +168,7 @@ def _type_name(annotation: Any) -> str:
     return names.get(annotation, getattr(annotation, "__name__", str(annotation)))
 
 
-def convert_value(value: Any, annotation: Any) -> Any:
+def convert_value(value: JSONValue, annotation: Any) -> object:
     """``value`` (as YAML read it) as an option of type ``annotation``; TypeError saying what
     was expected. Numbers are not text and text is not a number: ``runs: "5"`` is refused,
     as a mistyped value that would otherwise be taken for another."""
@@ -170,7 +179,7 @@ def convert_value(value: Any, annotation: Any) -> Any:
                 return None
             raise TypeError(f"needs {_type_name(annotation)}, got null")
         if set(args) == {int, float}:  # a count or a fraction (--limit)
-            number = _convert_one(value, float)
+            number = cast(float, _convert_one(value, float))  # a float: the kind asked for
             return int(number) if number.is_integer() and number >= 1 else number
         if len(args) == 1:
             return convert_value(value, args[0])
@@ -184,7 +193,7 @@ def convert_value(value: Any, annotation: Any) -> Any:
     return _convert_one(value, annotation)
 
 
-def _convert_one(value: Any, kind: Any) -> Any:
+def _convert_one(value: JSONValue, kind: object) -> object:
     if kind is bool:
         if isinstance(value, bool):
             return value
@@ -208,7 +217,7 @@ def _convert_one(value: Any, kind: Any) -> Any:
     raise TypeError(f"needs {_type_name(kind)}, got {shown}")
 
 
-def _relative_to(base: Path, key: str, value: Any) -> Any:
+def _relative_to(base: Path, key: str, value: object) -> object:
     """Paths of a file are relative to its directory; ``data: sample`` stays the sample."""
     if isinstance(value, Path):
         return value if value.is_absolute() else base / value
@@ -222,7 +231,7 @@ def _relative_to(base: Path, key: str, value: Any) -> Any:
 # ---------------------------------------------------------------------------- writing
 
 
-def effective_values(group: Any) -> dict[str, Any]:
+def effective_values(group: DataclassInstance) -> JSONObject:
     """The values of an option group as config.yaml writes them: paths absolute (so that
     the file replays the run from any directory), endpoints without secrets."""
     from taxpraben.models.base import redact_url
@@ -252,7 +261,7 @@ def group_title(group: type) -> str:
     return " ".join([words[0], *(w.lower() for w in words[1:])])
 
 
-def config_text(command: str, groups: Sequence[Any], version: str) -> str:
+def config_text(command: str, groups: Sequence[DataclassInstance], version: str) -> str:
     """config.yaml of a command run with ``groups`` (option group instances, in the command's
     order): a header naming the command and the version, then each group's options."""
     lines = [
@@ -271,13 +280,13 @@ def config_text(command: str, groups: Sequence[Any], version: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def job_groups(job: Any) -> list[Any]:
+def job_groups(job: DataclassInstance) -> list[DataclassInstance]:
     """The option groups of a job (``RunJob``, ``ScoreJob``: one group per field, in the
     command's order)."""
     return [getattr(job, f.name) for f in dataclasses.fields(job)]
 
 
-def write_config_file(out_dir: Path, command: str, groups: Sequence[Any]) -> Path:
+def write_config_file(out_dir: Path, command: str, groups: Sequence[DataclassInstance]) -> Path:
     """Write ``OUT/config.yaml`` (:func:`config_text`) atomically; OSError if it cannot be."""
     from taxpraben import __version__
     from taxpraben.atomic import write_text_atomically

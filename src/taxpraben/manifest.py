@@ -24,12 +24,13 @@ import json
 import platform
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from taxpraben.compute.devices import parse_devices
 
 if TYPE_CHECKING:
     from taxpraben.data.loader import LoadedData
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.tasks import Registry, TaskSpec
 
 
@@ -89,7 +90,7 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: JSONValue) -> str:
     """The canonical JSON text of ``value``: sorted keys, compact separators, UTF-8 as is."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -158,7 +159,7 @@ def hub_revision(model: str, cache_dir: Path | None = None) -> str | None:
     return path.parent.name if path.parent.parent.name == "snapshots" else None
 
 
-def scorer_revision(model: str, weights: Path | None = None) -> dict[str, Any]:
+def scorer_revision(model: str, weights: Path | None = None) -> JSONObject:
     """``{"model", "revision", "weights_sha256"}`` of one scorer model: a local directory ->
     its absolute path and the sha256 of its weights file; a hub id -> the cached snapshot's
     commit (else null). ``weights``: a state dict loaded over the model (BARTScore's
@@ -177,7 +178,7 @@ def scorer_revision(model: str, weights: Path | None = None) -> dict[str, Any]:
     return {"model": model, "revision": revision, "weights_sha256": digest}
 
 
-def scorer_revisions(scoring: ScorerChoice) -> dict[str, dict[str, Any]]:
+def scorer_revisions(scoring: ScorerChoice) -> dict[str, JSONObject]:
     """The revisions of the semantic scorers the options name; {} with --no-semantic."""
     if scoring.no_semantic:
         return {}
@@ -187,7 +188,7 @@ def scorer_revisions(scoring: ScorerChoice) -> dict[str, dict[str, Any]]:
     }
 
 
-def scorer_devices(scorers: Mapping[str, Any], device: str) -> list[str]:
+def scorer_devices(scorers: Mapping[str, JSONValue], device: str) -> list[str]:
     """The devices the scorers loaded on (``meta.scorers.NAME.devices``), in order, each
     once; else the entries of the ``--device`` value (``auto`` stays ``auto``)."""
     seen: dict[str, None] = {}
@@ -209,9 +210,9 @@ def data_files(loaded: LoadedData) -> dict[str, dict[str, str]]:
     }
 
 
-def task_specs(registry: Registry, tasks: Sequence[str]) -> dict[str, dict[str, Any]]:
+def task_specs(registry: Registry, tasks: Sequence[str]) -> dict[str, JSONObject]:
     """Each task's spec file (None for a plugin's spec) and its canonical sha256."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, JSONObject] = {}
     for task in tasks:
         source = registry.sources.get(task)
         out[task] = {"path": str(source) if source is not None else None, "sha256": spec_sha256(registry[task])}
@@ -224,9 +225,9 @@ def job_manifest(
     registry: Registry,
     scoring: ScorerChoice,
     started_at: str,
-    generation: Mapping[str, Any] | None = None,
-    model_args: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    generation: Mapping[str, JSONValue] | None = None,
+    model_args: Mapping[str, JSONValue] | None = None,
+) -> JSONObject:
     """The manifest as a job knows it before scoring, every key in its place: the commit,
     the devices and the end time are completed by :func:`complete_manifest`."""
     from taxpraben import __version__
@@ -250,7 +251,7 @@ def job_manifest(
     }
 
 
-def complete_manifest(manifest: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+def complete_manifest(manifest: Mapping[str, JSONValue], meta: Mapping[str, JSONValue]) -> JSONObject:
     """``manifest`` with what scoring knows, from the results' ``meta``: the source commit
     (``git_hash``), the devices the scorers loaded on, and the end time."""
     out = dict(manifest)

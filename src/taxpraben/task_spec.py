@@ -21,10 +21,13 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, cast
 
 if TYPE_CHECKING:
-    from pydantic import TypeAdapter
+    from pydantic import ConfigDict, GetCoreSchemaHandler, TypeAdapter
+    from pydantic_core import CoreSchema
+
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 
 class BloomLevel(str, Enum):
@@ -52,8 +55,8 @@ class _Checked:
     def __init__(self, **schema: Any) -> None:
         self.schema = schema
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
-        return {**handler(source), **self.schema}
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return cast("CoreSchema", {**handler(source), **self.schema})  # the schema with the constraints added
 
 
 _STRICT = _Checked(strict=True)
@@ -61,14 +64,14 @@ _DECIMALS = _Checked(ge=0, le=8, strict=True)
 _NOT_EMPTY = _Checked(min_length=1)
 
 #: What pydantic reads of each spec class: a key the class does not name is an error.
-_FORBID_EXTRA: dict[str, Any] = {"extra": "forbid"}
+_FORBID_EXTRA: ConfigDict = {"extra": "forbid"}
 
 
 @dataclass(frozen=True)
 class ClassificationOptions:
     """How a classification answer is mapped to a label."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
+    __pydantic_config__: ClassVar[ConfigDict] = _FORBID_EXTRA
 
     #: Choices are presented as lettered options (A, B, C, ...): a bare letter in the
     #: answer selects ``choices[index_of_letter]``.
@@ -89,7 +92,7 @@ class ClassificationOptions:
 class StructuredOptions:
     """Exact-match scoring of a deterministic answer."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
+    __pydantic_config__: ClassVar[ConfigDict] = _FORBID_EXTRA
 
     kind: Literal["number", "letters", "span"]
     #: number: both sides are rounded to this many decimals before comparison.
@@ -115,7 +118,7 @@ class FieldRule:
     lacks is not scored for that record.
     """
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
+    __pydantic_config__: ClassVar[ConfigDict] = _FORBID_EXTRA
 
     name: Annotated[str, _NOT_EMPTY]
     #: number and category are scored by exact match; text by BERTScore.
@@ -129,7 +132,7 @@ class FieldRule:
 class FieldOptions:
     """Field alignment for mixed answers and multi-aspect generation."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
+    __pydantic_config__: ClassVar[ConfigDict] = _FORBID_EXTRA
 
     fields: Annotated[list[FieldRule], _NOT_EMPTY]
     #: Minimum similarity (0..1, difflib ratio) for a fuzzy key match.
@@ -152,7 +155,7 @@ class ReadingOptions:
     the order they are tried (names of ``taxpraben rules``; every name must be a rule of the
     task's reading kind). Without it the kind's default chain reads."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
+    __pydantic_config__: ClassVar[ConfigDict] = _FORBID_EXTRA
 
     chain: Annotated[list[str], _NOT_EMPTY] | None = None
 
@@ -161,7 +164,7 @@ class ReadingOptions:
 class TaskSpec:
     """A TaxPraBen dataset and how it is scored."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = _FORBID_EXTRA
+    __pydantic_config__: ClassVar[ConfigDict] = _FORBID_EXTRA
 
     name: Annotated[str, _Checked(pattern=r"^[A-Za-z][A-Za-z0-9_\-]*$")]
     name_zh: str
@@ -184,7 +187,7 @@ class TaskSpec:
     reading: ReadingOptions | None = None
 
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         """pydantic's schema of the spec, which leaves ``reading`` out of a dump when it is
         None: a spec without its own chain dumps (and hashes) as before the key existed."""
         schema = handler(source)
@@ -206,11 +209,11 @@ class TaskSpec:
         return self.fields.fields if self.fields is not None else []
 
 
-def _is_none(value: Any) -> bool:
+def _is_none(value: object) -> bool:
     return value is None
 
 
-def _exclude_when_none(schema: Any, name: str) -> None:
+def _exclude_when_none(schema: object, name: str) -> None:
     """Mark the dataclass field ``name`` in a pydantic core schema to be left out of dumps
     when None."""
     if isinstance(schema, dict):
@@ -224,7 +227,7 @@ def _exclude_when_none(schema: Any, name: str) -> None:
             _exclude_when_none(value, name)
 
 
-def spec_input(raw: dict[str, Any]) -> dict[str, Any]:
+def spec_input(raw: JSONObject) -> JSONObject:
     """A spec file's mapping as the classes take it: ``fields:`` may be the list of field
     rules itself (``fields: [{name: ...}]``), short for ``fields: {fields: [...]}`` when the
     defaults of the rest suit."""
@@ -233,13 +236,13 @@ def spec_input(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
-def validate_spec(raw: dict[str, Any]) -> TaskSpec:
+def validate_spec(raw: JSONObject) -> TaskSpec:
     """The spec of a spec file's mapping, validated by pydantic: its ``ValidationError``
     names each key that is wrong and why."""
     return _adapter().validate_python(spec_input(raw))
 
 
-def build_spec(raw: dict[str, Any]) -> TaskSpec:
+def build_spec(raw: JSONObject) -> TaskSpec:
     """The spec of a spec file's mapping built as it is, with no check of its values' types
     or ranges (:func:`validate_spec` makes them): a key it does not know, a missing one or an
     unknown Bloom level raises TypeError or ValueError. For specs that are checked after
@@ -259,18 +262,18 @@ def build_spec(raw: dict[str, Any]) -> TaskSpec:
     return TaskSpec(**data)
 
 
-def spec_json(spec: TaskSpec) -> dict[str, Any]:
+def spec_json(spec: TaskSpec) -> JSONObject:
     """The spec as JSON values (what pydantic's ``dump_python(mode="json")`` gives): the
     manifest hashes it). A spec without ``reading`` is written without the key, as before
     it existed, so its hash stays what it was."""
     data = dataclasses.asdict(spec)
     if data.get("reading") is None:
         data.pop("reading", None)
-    values: dict[str, Any] = _json_values(data)
+    values: JSONObject = _json_values(data)
     return values
 
 
-def _json_values(value: Any) -> Any:
+def _json_values(value: object) -> JSONValue:
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, dict):

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import typer.core
+from typer._click.core import Context as ClickContext
 from typer._click.exceptions import NoSuchOption
 
 #: lm-eval's options (either spelling): the option of ours the answer names (None: none), and
@@ -53,7 +54,7 @@ def habit_hint(option: str, known: Sequence[str]) -> str | None:
 class HabitCommand(typer.core.TyperCommand):
     """A command whose unknown options are answered with :func:`habit_hint` when it has one."""
 
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
         except NoSuchOption as exc:
@@ -64,7 +65,7 @@ class HabitCommand(typer.core.TyperCommand):
             raise NoSuchOption(exc.option_name, f"No such option: {exc.option_name}: {hint}.", ctx=ctx) from None
 
 
-def _is_terminal(stream: Any) -> bool:
+def _is_terminal(stream: object) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 

@@ -49,6 +49,7 @@ from taxpraben.scoring.settings import ScoringSettings
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from typer._click.core import Context as ClickContext
 
 
 def _base_type(annotation: Any) -> Any:
@@ -89,10 +90,10 @@ def parse_number(value: object) -> int | float:
     return number
 
 
-def _callback(declared: Declared) -> Callable[[Any], Any]:
+def _callback(declared: Declared) -> Callable[[object], object]:
     """Typer's callback that refuses a value failing the declared check (exit 2, the option named)."""
 
-    def callback(value: Any) -> Any:
+    def callback(value: object) -> object:
         if value is None or isinstance(value, bool) or declared.check is None:
             return value
         try:
@@ -147,7 +148,7 @@ def option_annotation(group: type, name: str) -> Any:
 DataOpt = option_annotation(DataOptions, "data")
 TaskDirOpt = option_annotation(DataOptions, "task_dir")
 
-Command = TypeVar("Command", bound=Callable[..., Any])
+Command = TypeVar("Command", bound=Callable[..., object])
 
 
 def with_options(command: Command) -> Command:
@@ -188,7 +189,7 @@ def with_options(command: Command) -> Command:
     parameters.append(inspect.Parameter(CONTEXT_PARAMETER, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context))
 
     @functools.wraps(command)
-    def with_groups(**kwargs: Any) -> Any:
+    def with_groups(**kwargs: Any) -> object:
         ctx = kwargs.pop(CONTEXT_PARAMETER, None)  # typer's; none when called from Python
         config = kwargs.pop(CONFIG_PARAMETER, None)  # already applied, as the defaults it gave
         trusted = bool(kwargs.pop(TRUST_PARAMETER, False))
@@ -226,14 +227,14 @@ _TRUST_HELP = (
 #: The hidden parameter through which typer hands a command its context.
 CONTEXT_PARAMETER = "typer_context"
 
-def option_sources(ctx: Any, names: list[str]) -> dict[str, str]:
+def option_sources(ctx: ClickContext | None, names: list[str]) -> dict[str, str]:
     """The source of each option ``names`` (``commands.common.OPTION_SOURCES``); {} without a context."""
     if ctx is None:
         return {}
     return {name: getattr(ctx.get_parameter_source(name), "name", "") for name in names}
 
 
-def refuse_executed_keys(config: Path, values: dict[str, Any], sources: dict[str, str]) -> None:
+def refuse_executed_keys(config: Path, values: dict[str, object], sources: dict[str, str]) -> None:
     """BadParameter (exit 2) when a key of ``values`` that runs a command came from the
     configuration file ``config`` (not from the command line): it needs ``--trust-config``."""
     for key, value in values.items():

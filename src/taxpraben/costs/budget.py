@@ -22,7 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 #: The exit status of a run stopped by its budget (0 ok, 1 failures, 2 usage errors, 130 Ctrl-C).
 BUDGET_EXIT = 3
@@ -80,7 +83,7 @@ class Budget:
         self.reserved_tokens -= prompt + completion
         self.reserved_cost -= self._price(prompt, completion, cost_of=cost_of)
 
-    def settle(self, prompt: int, completion: int, usage: Mapping[str, Any] | None,
+    def settle(self, prompt: int, completion: int, usage: Mapping[str, JSONValue] | None,
                cost_of: CostOf | None = None) -> None:  # fmt: skip
         """An admitted attempt was answered: charge what the backend reported (the
         reservation itself when it reported nothing)."""
@@ -129,7 +132,7 @@ class BudgetShare:
     def release(self, prompt: int, completion: int) -> None:
         self.budget.release(prompt, completion, self._prices())
 
-    def settle(self, prompt: int, completion: int, usage: Mapping[str, Any] | None) -> None:
+    def settle(self, prompt: int, completion: int, usage: Mapping[str, JSONValue] | None) -> None:
         self.budget.settle(prompt, completion, usage, self._prices())
 
     def describe(self) -> str:

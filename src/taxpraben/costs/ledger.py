@@ -25,11 +25,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from taxpraben.costs.budget import CostOf
 from taxpraben.costs.tokens import COUNTED_BY
 from taxpraben.results import Prediction
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 #: ``finish_reason`` of an answer cut at the token budget (OpenAI, vLLM, SGLang; hf: the same).
 TRUNCATED = "length"
@@ -40,12 +43,12 @@ __all__ = ["TRUNCATED", "CostOf", "generation_tallies", "task_ledger", "total_le
 _TOKENS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_prompt_tokens")
 
 
-def _tally(cost_of: CostOf | None) -> dict[str, Any]:
+def _tally(cost_of: CostOf | None) -> JSONObject:
     return {"generations": 0, **dict.fromkeys(_TOKENS, 0), "without_usage": 0, "counted_by_taxpraben": 0,
             "cost": 0.0 if cost_of is not None else None}  # fmt: skip
 
 
-def _add(tally: dict[str, Any], usage: dict[str, Any] | None, cost_of: CostOf | None) -> None:
+def _add(tally: JSONObject, usage: JSONObject | None, cost_of: CostOf | None) -> None:
     tally["generations"] += 1
     if not usage:
         tally["without_usage"] += 1
@@ -71,7 +74,7 @@ class Answered(Protocol):
 
 def generation_tallies(
     generations: Iterable[Prediction], cost_of: CostOf | None = None
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, JSONObject]:
     """The tokens (and cost) of ``generations`` made here and taken from the cache, as a
     task ledger counts them (failed ones are not billed): the judge's requests, counted apart
     from the model's."""
@@ -84,7 +87,7 @@ def generation_tallies(
 
 def task_ledger(
     items_by_run: Sequence[Sequence[Answered]], *, shared_generation: bool = False, cost_of: CostOf | None = None
-) -> dict[str, Any]:
+) -> JSONObject:
     """The ledger of one task's items (``items_by_run``: run by run, each in record order)."""
     finish: Counter[str] = Counter()
     generated, cached = _tally(cost_of), _tally(cost_of)
@@ -137,12 +140,12 @@ def _runs_are_copies(items_by_run: Sequence[Sequence[Answered]]) -> bool:
     return compared
 
 
-def total_ledger(ledgers: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def total_ledger(ledgers: Iterable[JSONObject]) -> JSONObject:
     """The ledger of a whole run: the tasks' ledgers added up."""
     ledgers = list(ledgers)
     finish: Counter[str] = Counter()
-    out: dict[str, Any] = {"answers": 0, "truncated": 0}
-    parts: dict[str, dict[str, Any]] = {}
+    out: JSONObject = {"answers": 0, "truncated": 0}
+    parts: dict[str, JSONObject] = {}
     for ledger in ledgers:
         out["answers"] += ledger["answers"]
         out["truncated"] += ledger["truncated"]
@@ -159,7 +162,7 @@ def total_ledger(ledgers: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _rounded(tally: dict[str, Any]) -> dict[str, Any]:
+def _rounded(tally: JSONObject) -> JSONObject:
     if tally.get("cost") is not None:
         tally = {**tally, "cost": round(float(tally["cost"]), 6)}
     return tally

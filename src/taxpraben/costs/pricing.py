@@ -31,9 +31,12 @@ import fnmatch
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: The keys of the file and of one model's entry.
 TOP_KEYS = ("currency", "models")
@@ -114,7 +117,7 @@ class Pricing:
         entry = self.entry_of(model)
         return None if entry is None else self.models[entry]
 
-    def to_meta(self, model: str) -> dict[str, Any]:
+    def to_meta(self, model: str) -> JSONObject:
         """What results.json records of the prices of ``model``: the file, the currency, the
         entry that matched (None: none did, or the model costs nothing) and its prices."""
         entry = self.entry_of(model)
@@ -183,7 +186,7 @@ class _Reader:
         where = f"{self.source}, line {node.start_mark.line + 1}"
         return PricingError(f"{where}: {key}: {problem}" if key else f"{where}: {problem}")
 
-    def value(self, node: yaml.Node) -> Any:
+    def value(self, node: yaml.Node) -> JSONValue:
         return self.loader.construct_object(node, deep=True)
 
     def mapping(self, node: yaml.Node, key: str) -> _Entries:

@@ -76,7 +76,12 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: Tokens per unit of each class, in hundredths (integer arithmetic: no rounding surprises).
 _RATES_CENTI: dict[str, int] = {
@@ -128,13 +133,13 @@ def approximate_tokens(text: str) -> int:
     return max(1, (centi + 50) // 100)
 
 
-def message_text(message: Mapping[str, Any]) -> str:
+def message_text(message: Mapping[str, JSONValue]) -> str:
     """A message's content as text (an absent or None content is empty)."""
     content = message.get("content")
     return content if isinstance(content, str) else ("" if content is None else str(content))
 
 
-def approximate_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+def approximate_prompt_tokens(messages: Sequence[Mapping[str, JSONValue]]) -> int:
     """The tokens a chat endpoint counts for ``messages``: each message's content plus
     :data:`MESSAGE_OVERHEAD`, plus :data:`REPLY_OVERHEAD` for the answer's header (ChatML,
     measured with Qwen2.5's tokenizer)."""
@@ -146,7 +151,7 @@ def approximate_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
 COUNTED_BY = "counted_by"
 
 
-def counted_usage(messages: Sequence[Mapping[str, Any]], answer: str, counter: TokenCounter | None = None) -> dict[str, Any]:
+def counted_usage(messages: Sequence[Mapping[str, JSONValue]], answer: str, counter: TokenCounter | None = None) -> JSONObject:
     """The token counts of an answer its backend sent without ``usage``: the prompt by
     ``counter.count_prompt`` (its chat template included), the answer (reasoning included, as
     the APIs count it) by ``counter.count_text``; marked :data:`COUNTED_BY`. ``counter``: the
@@ -173,7 +178,7 @@ class TokenCounter(Protocol):
     #: approximation.
     exact: bool
 
-    def count_prompt(self, messages: Sequence[Mapping[str, Any]]) -> int:
+    def count_prompt(self, messages: Sequence[Mapping[str, JSONValue]]) -> int:
         """The prompt tokens of one request, the chat template's included."""
         ...
 
@@ -188,7 +193,7 @@ class ApproximateCounter:
     name = "approximation (Qwen2.5-calibrated)"
     exact = False
 
-    def count_prompt(self, messages: Sequence[Mapping[str, Any]]) -> int:
+    def count_prompt(self, messages: Sequence[Mapping[str, JSONValue]]) -> int:
         return approximate_prompt_tokens(messages)
 
     def count_text(self, text: str) -> int:
@@ -224,7 +229,7 @@ class HFTokenizerCounter:
             ) from exc
         self.name = f"tokenizer {path_or_id}"
 
-    def prompt_text(self, messages: Sequence[Mapping[str, Any]]) -> str:
+    def prompt_text(self, messages: Sequence[Mapping[str, JSONValue]]) -> str:
         """The prompt as the model reads it (the chat template, else the joined contents)."""
         if getattr(self._tokenizer, "chat_template", None):
             return str(self._tokenizer.apply_chat_template(
@@ -232,7 +237,7 @@ class HFTokenizerCounter:
             ))  # fmt: skip
         return "\n\n".join(message_text(m) for m in messages)
 
-    def count_prompt(self, messages: Sequence[Mapping[str, Any]]) -> int:
+    def count_prompt(self, messages: Sequence[Mapping[str, JSONValue]]) -> int:
         return self.count_text(self.prompt_text(messages))
 
     def count_text(self, text: str) -> int:
@@ -249,7 +254,7 @@ def _hub_offline() -> bool:
                for flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))  # fmt: skip
 
 
-def _load_tokenizer(path_or_id: str) -> Any:
+def _load_tokenizer(path_or_id: str) -> PreTrainedTokenizerBase:
     """``AutoTokenizer.from_pretrained``: a local directory or the local hub cache first (no
     network); the hub only for an id not cached, and never when the hub is set offline."""
     from transformers import AutoTokenizer

@@ -8,10 +8,10 @@ records, with a :class:`~taxpraben.data.problems.Problem` in place of anything w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.data.files import iter_raw
 from taxpraben.data.problems import Problem, Unit
@@ -21,8 +21,15 @@ from taxpraben.kinds import FieldMode, kind_of
 from taxpraben.records import ID_FIELDS, KNOWN_FIELDS, Record
 from taxpraben.tasks import TaskSpec
 
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
-def _record_id(obj: dict[str, Any], position: int) -> str:
+
+#: Reports a problem of a record: its message and the field at fault (None: the record).
+Report = Callable[[str, str | None], None]
+
+
+def _record_id(obj: JSONObject, position: int) -> str:
     for key in ID_FIELDS:
         value = obj.get(key)
         if value is not None and value != "":
@@ -30,7 +37,7 @@ def _record_id(obj: dict[str, Any], position: int) -> str:
     return str(position)
 
 
-def _check_choices(obj: dict[str, Any], bad: Any, warn: Any) -> tuple[str, ...] | None:
+def _check_choices(obj: JSONObject, bad: Report, warn: Report) -> tuple[str, ...] | None:
     """The record's choices, if it has any, reporting what is wrong with them."""
     choices: tuple[str, ...] | None = None
     raw_choices = obj.get("choices")
@@ -51,7 +58,7 @@ def _check_choices(obj: dict[str, Any], bad: Any, warn: Any) -> tuple[str, ...] 
 
 
 def check_record(
-    obj: Any, spec: TaskSpec, path: Path, position: int, unit: Unit, index: int | None = None
+    obj: JSONValue, spec: TaskSpec, path: Path, position: int, unit: Unit, index: int | None = None
 ) -> tuple[Record | None, list[Problem]]:
     """Turn one decoded object into a Record, or say precisely what is wrong with it.
 

@@ -16,10 +16,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, BinaryIO
 
 from taxpraben.data.problems import DataError, Problem
 from taxpraben.tasks import Registry, closest_task_name
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 DATA_SUFFIXES = (".jsonl", ".json", ".parquet")
 SAMPLE_NAME = "sample"
@@ -109,7 +112,7 @@ class RawItem:
     """One decoded object (or the problem that stopped it) with its position."""
 
     position: int
-    obj: Any = None
+    obj: JSONValue = None
     problem: Problem | None = None
     #: 0-based index among the file's records (the id of a record that has none).
     index: int = 0
@@ -170,7 +173,7 @@ class _NestedTooDeep(Exception):
     pass
 
 
-def _array_items(fh: Any) -> Iterator[Any]:
+def _array_items(fh: BinaryIO) -> Iterator[JSONValue]:
     """The elements of a top-level JSON array, built one at a time from ijson's events.
 
     Not ``ijson.items``: it builds a path prefix for every event, quadratic in the nesting

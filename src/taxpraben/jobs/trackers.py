@@ -57,14 +57,20 @@ import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from taxpraben.config import CONFIG_FILE, effective_values
 from taxpraben.jobs.common import JobError, say, warn
 from taxpraben.options import TrackerOptions
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
     from rich.console import Console
+
+    from taxpraben.results.json_value import JSONObject, JSONValue
+
+#: An item of a list cut into batches (:func:`_chunks`).
+T = TypeVar("T")
 
 #: The files logged as artefacts, those of them the job wrote (samples.jsonl is left out:
 #: it can be large, and results.json holds every figure).
@@ -90,7 +96,7 @@ def telemetry_off(tracker: str) -> dict[str, str]:
 class Tracker(Protocol):
     """One experiment tracker's run: parameters, metrics and files, then the end."""
 
-    def log_params(self, params: Mapping[str, Any]) -> None: ...
+    def log_params(self, params: Mapping[str, JSONValue]) -> None: ...
 
     def log_metrics(self, metrics: Mapping[str, float]) -> None: ...
 
@@ -102,14 +108,14 @@ class Tracker(Protocol):
 # ---------------------------------------------------------------------------- the payload
 
 
-def tracked_params(command: str, groups: Iterable[Any], manifest: Mapping[str, Any] | None,
-                   out_dir: Path) -> dict[str, Any]:  # fmt: skip
+def tracked_params(command: str, groups: Iterable[DataclassInstance], manifest: Mapping[str, JSONValue] | None,
+                   out_dir: Path) -> JSONObject:  # fmt: skip
     """The configuration of a job as a nested mapping: the command, every option by its name
     (as config.yaml writes it: ``out`` the directory written, ``log_uri`` without secrets) and
     the manifest under ``manifest``."""
     from taxpraben.models.base import redact_url
 
-    params: dict[str, Any] = {"command": command}
+    params: JSONObject = {"command": command}
     for group in groups:
         params.update(effective_values(group))
     if "out" in params:
@@ -120,10 +126,10 @@ def tracked_params(command: str, groups: Iterable[Any], manifest: Mapping[str, A
     return params
 
 
-def flat_params(params: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flat_params(params: Mapping[str, JSONValue], prefix: str = "") -> JSONObject:
     """``{"manifest": {"python": "3.11"}}`` -> ``{"manifest.python": "3.11"}``: nested mappings
     as dotted keys; lists and other leaves as they are."""
-    flat: dict[str, Any] = {}
+    flat: JSONObject = {}
     for key, value in params.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping) and value:
@@ -133,20 +139,20 @@ def flat_params(params: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def _number(value: Any) -> float | None:
+def _number(value: JSONValue) -> float | None:
     """A finite number as a float; None for None, booleans, text, NaN."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) else None
 
 
-def _put(out: dict[str, float], name: str, value: Any) -> None:
+def _put(out: dict[str, float], name: str, value: JSONValue) -> None:
     number = _number(value)
     if number is not None:
         out[name] = number
 
 
-def _figure(out: dict[str, float], name: str, figure: Any, parts: Sequence[str]) -> None:
+def _figure(out: dict[str, float], name: str, figure: JSONValue, parts: Sequence[str]) -> None:
     """A figure of results.json (mean, std, ci95, bootstrap_ci95) as ``name`` (the mean) and
     ``name.std``, ``name.ci95_low`` ... for each of ``parts``; a bare number as ``name``."""
     if not isinstance(figure, Mapping):
@@ -162,7 +168,7 @@ def _figure(out: dict[str, float], name: str, figure: Any, parts: Sequence[str])
             _put(out, f"{name}.{part}", value)
 
 
-def _counts(out: dict[str, float], prefix: str, ledger: Any) -> None:
+def _counts(out: dict[str, float], prefix: str, ledger: JSONValue) -> None:
     """Every number of a ledger mapping, by its path (``ledger/generated/prompt_tokens``)."""
     if isinstance(ledger, Mapping):
         for key, value in ledger.items():
@@ -174,7 +180,7 @@ def _counts(out: dict[str, float], prefix: str, ledger: Any) -> None:
 _SCORE_PARTS = ("std", "ci95", "bootstrap_ci95")
 
 
-def tracked_metrics(results: Mapping[str, Any]) -> dict[str, float]:
+def tracked_metrics(results: Mapping[str, JSONValue]) -> dict[str, float]:
     """Every figure of results.json (its object) by the names of the module's scheme, in the
     results' 0-1 scale; figures that are None (not computed) are left out."""
     out: dict[str, float] = {}
@@ -212,7 +218,7 @@ def mlflow_name(name: str) -> str:
     return _MLFLOW_NAME.sub("_", name)
 
 
-def mlflow_value(value: Any, limit: int) -> str:
+def mlflow_value(value: JSONValue, limit: int) -> str:
     """A parameter's value as MLflow stores it (text; lists as JSON), cut to ``limit``
     characters, MLflow's limit on a parameter's value: a longer one is refused by the
     store (the manifest's prompt template can be longer), so it is truncated, marked."""
@@ -235,7 +241,7 @@ def mlflow_uri(given: str | None) -> str:
     return uri
 
 
-def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
+def _chunks(items: list[T], size: int) -> Iterable[list[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
@@ -253,7 +259,7 @@ class MLflowTracker:
         experiment_id = experiment.experiment_id if experiment is not None else self.client.create_experiment(project)
         self.run_id: str = self.client.create_run(experiment_id, run_name=name).info.run_id
 
-    def log_params(self, params: Mapping[str, Any]) -> None:
+    def log_params(self, params: Mapping[str, JSONValue]) -> None:
         from mlflow.entities import Param
         from mlflow.utils import validation
 
@@ -285,14 +291,14 @@ class MLflowTracker:
 _ARTIFACT_NAME = re.compile(r"[^A-Za-z0-9_\-.]")
 
 
-def csv_table(path: Path) -> tuple[list[str], list[list[Any]]]:
+def csv_table(path: Path) -> tuple[list[str], list[list[float | str | None]]]:
     """summary.csv as (columns, rows): numbers as floats, empty cells as None."""
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))
     if not rows:
         return [], []
 
-    def cell(text: str) -> Any:
+    def cell(text: str) -> float | str | None:
         if text == "":
             return None
         try:
@@ -307,7 +313,7 @@ class WandbTracker:
     """A W&B run of ``project`` named ``name``, its files under ``OUT/wandb`` (``WANDB_MODE``
     as the user sets it: ``offline`` logs without a network, for ``wandb sync`` later)."""
 
-    def __init__(self, project: str, name: str, out_dir: Path, config: Mapping[str, Any]) -> None:
+    def __init__(self, project: str, name: str, out_dir: Path, config: Mapping[str, JSONValue]) -> None:
         import wandb
 
         self.wandb = wandb
@@ -316,7 +322,7 @@ class WandbTracker:
                               settings=wandb.Settings(console="off"))  # fmt: skip
         self.files: list[Path] = []
 
-    def log_params(self, params: Mapping[str, Any]) -> None:
+    def log_params(self, params: Mapping[str, JSONValue]) -> None:
         """The configuration is given to ``wandb.init``; later parameters are added to it."""
         self.run.config.update(dict(params), allow_val_change=True)
 
@@ -371,7 +377,7 @@ def require_trackers(options: TrackerOptions, *, scoring: bool = True) -> list[s
     return names
 
 
-def open_tracker(name: str, options: TrackerOptions, out_dir: Path, params: Mapping[str, Any]) -> Tracker:
+def open_tracker(name: str, options: TrackerOptions, out_dir: Path, params: Mapping[str, JSONValue]) -> Tracker:
     """The tracker ``name``'s run for the job written into ``out_dir`` (named after it)."""
     run_name = Path(os.path.abspath(out_dir)).name
     telemetry_off(name)
@@ -380,7 +386,7 @@ def open_tracker(name: str, options: TrackerOptions, out_dir: Path, params: Mapp
     return WandbTracker(options.log_project, run_name, out_dir, params)
 
 
-def publish(tracker: Tracker, params: Mapping[str, Any], metrics: Mapping[str, float], files: Sequence[Path]) -> None:
+def publish(tracker: Tracker, params: Mapping[str, JSONValue], metrics: Mapping[str, float], files: Sequence[Path]) -> None:
     """Everything a job logs, to one tracker, which it then finishes (as failed when logging
     failed part-way, so that no run is left 'running')."""
     try:
@@ -395,8 +401,8 @@ def publish(tracker: Tracker, params: Mapping[str, Any], metrics: Mapping[str, f
     tracker.finish()
 
 
-def log_to_trackers(options: TrackerOptions, command: str, groups: Iterable[Any], out_dir: Path,
-                    results: Mapping[str, Any], console: Console) -> None:  # fmt: skip
+def log_to_trackers(options: TrackerOptions, command: str, groups: Iterable[DataclassInstance], out_dir: Path,
+                    results: Mapping[str, JSONValue], console: Console) -> None:  # fmt: skip
     """Log a finished job (results.json's object ``results``, written into ``out_dir``) to
     every tracker ``--log`` names; one that fails prints a warning and the job goes on."""
     names = options.trackers

@@ -13,7 +13,10 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 T = TypeVar("T")
 
@@ -74,7 +77,7 @@ class Agreement:
         ci = self.ci95
         return ci is None or ci[0] >= TRUST_BOUND
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         ci = self.ci95
         return {"audited": self.audited, "agreed": self.agreed, "agreement": self.rate,
                 "ci95": list(ci) if ci is not None else None}  # fmt: skip

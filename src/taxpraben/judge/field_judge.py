@@ -22,7 +22,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.kinds import Item, kind_of
 from taxpraben.kinds.profiles import PAPER_RULES
@@ -35,6 +35,9 @@ from taxpraben.parsing.units import asked_unit
 from taxpraben.records import Record
 from taxpraben.scoring.items import prepare_item
 from taxpraben.task_spec import FieldRule, TaskSpec
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: The readings the rules themselves mark as a fallback, asked of the judge as low
 #: confidence: a field aligned by key similarity (``matched_by: fuzzy``, the last pass of
@@ -99,7 +102,7 @@ def prompt_fields(spec: TaskSpec, record: Record, output: str) -> list[str]:
 # ---------------------------------------------------------------------------- the answer form
 
 
-def _record_rules(spec: TaskSpec, record: Record) -> dict[str, tuple[FieldRule, Any]]:
+def _record_rules(spec: TaskSpec, record: Record) -> dict[str, tuple[FieldRule, JSONValue]]:
     """The record's fields (gold key -> its rule and gold value), as the kind scores them."""
     gold = gold_fields(record.answer)  # as :func:`~taxpraben.kinds.field_golds.prepare_fields` reads it
     if gold is None or spec.fields is None:
@@ -160,7 +163,7 @@ def _holds_number(value: object) -> bool:
     return bool(text) and (parse_number(text) or parse_number(without_gloss(text)) or extract_final_number(text)) is not None
 
 
-def _declined(info: Mapping[str, Any] | None) -> bool:
+def _declined(info: Mapping[str, JSONValue] | None) -> bool:
     """The judge wrote the key with null (or the no-answer token): the output gives no value."""
     if info is None:
         return False
@@ -170,7 +173,7 @@ def _declined(info: Mapping[str, Any] | None) -> bool:
     return isinstance(pred, str) and pred.strip().strip("。.").strip() in _DECLINED
 
 
-def readable_field(info: Mapping[str, Any] | None) -> bool:
+def readable_field(info: Mapping[str, JSONValue] | None) -> bool:
     """Whether the reply's reading of a field holds a value to adopt: present, not declined,
     and a number for a number field."""
     if info is None or info.get("status") != "ok" or _declined(info):
@@ -244,10 +247,10 @@ def same_fields(rule: Item, judge: Item, names: Sequence[str]) -> bool:
     return True
 
 
-def field_disagreements(rule: Item, judge: Item | None) -> dict[str, dict[str, Any]]:
+def field_disagreements(rule: Item, judge: Item | None) -> dict[str, JSONObject]:
     """Per asked field on which the two readers differ: the rules' value and the judge's
     (None where the judge read none); the audit's disagreements list, field by field."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, JSONObject] = {}
     judge_fields = (judge.fields or {}) if judge is not None else {}
     for name in fields_to_ask(rule):
         ours = (rule.fields or {})[name]

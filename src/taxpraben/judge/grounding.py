@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.judge.prompt import NO_ANSWER
 from taxpraben.parsing._jsonish import find_json_values
@@ -42,6 +42,9 @@ from taxpraben.parsing.option_lists import listing_lines, option_keys_of
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, CopyParts, copied_parts
 from taxpraben.records import Record
 from taxpraben.task_spec import TaskSpec
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 #: The format-failure reason of an item whose judge reading was rejected.
 NOT_GROUNDED = "judge: not grounded"
@@ -67,11 +70,11 @@ class JudgeReply:
     ``answer`` None for no answer; ``quote`` a string (an object for a field task)."""
 
     parsed: bool
-    answer: Any = None
-    quote: Any = None
+    answer: JSONValue = None
+    quote: JSONValue = None
 
 
-def _declined(value: Any) -> bool:
+def _declined(value: JSONValue) -> bool:
     return value is None or (isinstance(value, str) and value.strip().strip("。.").strip() in (NO_ANSWER, "无答案", ""))
 
 
@@ -87,7 +90,7 @@ def parse_reply(reply: str) -> JudgeReply:
     return JudgeReply(False)
 
 
-def answer_text(answer: Any) -> str:
+def answer_text(answer: JSONValue) -> str:
     """The reply's answer as an output for the task's reader: a string as it is, a number
     as written, an object as JSON, a list of letters joined."""
     if isinstance(answer, str):
@@ -124,7 +127,7 @@ _EXAMPLE_OUTPUT = re.compile(r"^<<<\n(.*?)\n>>>$", re.MULTILINE | re.DOTALL)
 EXAMPLE_MIN = 4
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: JSONValue) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
@@ -147,7 +150,7 @@ def prompt_examples(template: str) -> Examples:
     return Examples(frozenset(replies), "\n".join(fold_key(p)[0] for p in passages))
 
 
-def repeats_example(answer: Any, quote: Any, examples: Examples) -> bool:
+def repeats_example(answer: JSONValue, quote: JSONValue, examples: Examples) -> bool:
     """The reply's answer and quote are one worked example's."""
     return (_canonical(answer), _canonical(quote)) in examples.replies
 
@@ -297,7 +300,7 @@ class Output:
         )
 
 
-def ground(quote: Any, output: Output, reads_same: Callable[[str], bool], examples: Examples) -> Grounding:
+def ground(quote: JSONValue, output: Output, reads_same: Callable[[str], bool], examples: Examples) -> Grounding:
     """Whether ``quote`` grounds a reading of ``output`` (rules in the module docstring);
     ``reads_same(text)``: the task's reader reads the answer's value from ``text``."""
     if not isinstance(quote, str) or not quote.strip():
@@ -327,6 +330,6 @@ def ground(quote: Any, output: Output, reads_same: Callable[[str], bool], exampl
     return Grounding(why=why)
 
 
-def field_quotes(quote: Any) -> Mapping[str, Any]:
+def field_quotes(quote: JSONValue) -> Mapping[str, JSONValue]:
     """A field task's quotes by field (an object); {} for anything else."""
     return quote if isinstance(quote, dict) else {}

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from taxpraben.judge.field_judge import (
     LOW_CONFIDENCE,
@@ -50,6 +50,9 @@ from taxpraben.parsing.field_match import field_value_matches
 from taxpraben.results import Prediction
 from taxpraben.scoring.items import prepare_item
 from taxpraben.task_spec import FieldRule, TaskSpec
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: Who decided an item's reading (samples.jsonl ``extracted_by``).
 Reader = Literal["rule", "judge", "none"]
@@ -216,7 +219,7 @@ def read_reply(spec: TaskSpec, item: Item, reply: str, rules: ScoringRules,
     return ReplyReading("answer", reading, evidence=found.span)
 
 
-def _field_reads(info: dict[str, Any]) -> Callable[[str], bool]:
+def _field_reads(info: JSONObject) -> Callable[[str], bool]:
     """Whether a quote reads a field's value, by the field matcher (a number by value, a
     category as the statement that gives it)."""
     rule = FieldRule(name="field", kind="number" if info.get("kind") == "number" else "category")
@@ -230,7 +233,7 @@ def _field_reads(info: dict[str, Any]) -> Callable[[str], bool]:
     return reads
 
 
-def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: Any, examples: Examples) -> ReplyReading:
+def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: JSONValue, examples: Examples) -> ReplyReading:
     """A field item's reply: the asked fields it reads, each grounded by its own quote,
     merged into the rules' reading."""
     asked = fields_to_ask(item)

@@ -30,7 +30,7 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.console import Console
 
@@ -63,6 +63,10 @@ from taxpraben.run.cache import CacheError, CompletionCache
 from taxpraben.run.runner import RunAborted, Runner, RunnerSettings, generation_key
 from taxpraben.scoring.pipeline import SecondReading
 from taxpraben.tasks import Registry
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.task_spec import TaskSpec
 
 #: How the judge is asked: greedy, and a short answer (a letter, a number, a span, and its quote;
 #: for a field task one quote per field).
@@ -132,7 +136,7 @@ class _TaskTally:
     not_grounded_first: str | None = None
     audited: int = 0
     agreed: int = 0
-    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    disagreements: list[JSONObject] = field(default_factory=list)
     malformed_first: str | None = None
     low_malformed_first: str | None = None
     partial_first: str | None = None
@@ -166,7 +170,7 @@ class JudgeStage:
     requests: int = 0
     from_cache: int = 0
     sent: int = 0
-    tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tokens: dict[str, JSONObject] = field(default_factory=dict)
     #: The replies received in this job, by request key: those sent ahead of scoring (run,
     #: while generation goes on) are taken by scoring instead of being asked again.
     answered: dict[str, Prediction] = field(default_factory=dict)
@@ -290,7 +294,7 @@ class JudgeStage:
         # Run 0 and one seed for all: the same output of a record is one request (and one cache key).
         return Request(record=first.record, run=0, messages=({"role": "user", "content": text},), seed=0)
 
-    def _apply(self, ask: _Ask, spec: Any, rules: ScoringRules, tally: _TaskTally) -> None:
+    def _apply(self, ask: _Ask, spec: TaskSpec, rules: ScoringRules, tally: _TaskTally) -> None:
         reply = ask.reply
         if reply is None:
             return
@@ -368,7 +372,7 @@ class JudgeStage:
             counts = reader_counts(its)
             judged += counts["judge"]
             after = sum(it.status == "format_failure" for it in its)
-            entry: dict[str, Any] = {
+            entry: JSONObject = {
                 "items": len(its), "read_by_rule": counts["rule"], "read_by_judge": counts["judge"],
                 "unread": counts["none"] - sum(it.status == "error" for it in its),
                 "asked": tally.asked, "no_answer": tally.no_answer, "malformed": tally.malformed,
@@ -431,7 +435,7 @@ class JudgeStage:
         return lines
 
 
-def judge_reading(rule: Item, judge: Item | None) -> Any:
+def judge_reading(rule: Item, judge: Item | None) -> JSONValue:
     """What the judge read of an audited item, in the form of the rules' reading beside it:
     for a field item the asked fields only (never the rationale), each None where the judge
     read none; else its one value. None when the judge read nothing."""
@@ -444,7 +448,7 @@ def judge_reading(rule: Item, judge: Item | None) -> Any:
     return {name: judged.get(name) for name in names}
 
 
-def _disagreement(rule: Item, judge: Item | None, judge_value: Any, reply: str) -> dict[str, Any]:
+def _disagreement(rule: Item, judge: Item | None, judge_value: JSONValue, reply: str) -> JSONObject:
     """One audit disagreement: the two readings (:func:`judge_reading`) and the reply; for a
     field item ``fields`` holds the fields on which the two differ (:func:`field_disagreements`)."""
     names = fields_to_ask(rule)

@@ -15,7 +15,7 @@ import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from taxpraben.compute import batches as _batching
 from taxpraben.compute.batches import (
@@ -44,6 +44,12 @@ from taxpraben.metrics.scorer_models import (
     weights_dtype,
 )
 
+if TYPE_CHECKING:
+    import torch
+    from transformers import PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
+
+    from taxpraben.results.json_value import JSONObject
+
 __all__ = ["BartScorer", "normalize_bartscore", "seq2seq_budget"]
 
 log = logging.getLogger(__name__)
@@ -58,7 +64,7 @@ def normalize_bartscore(raw: float) -> float:
     return min(math.exp(raw), 1.0)
 
 
-def seq2seq_budget(free_bytes: float, config: Any, dtype: str) -> Budget:
+def seq2seq_budget(free_bytes: float, config: PretrainedConfig, dtype: str) -> Budget:
     """Budget of a BART forward pass with its log-likelihood, batches shaped (source,
     target): encoder activations per source token, decoder activations and the logits
     (vocabulary-wide, in the model's dtype, then float32 for the log-softmax) per target
@@ -83,8 +89,8 @@ def seq2seq_budget(free_bytes: float, config: Any, dtype: str) -> Budget:
 
 @dataclass(frozen=True)
 class _BartModel:
-    tokenizer: Any
-    model: Any
+    tokenizer: PreTrainedTokenizerBase
+    model: PreTrainedModel
 
 
 def _load_bart(model: str, weights: str | None, device: str, dtype: str = "float32") -> _BartModel:
@@ -112,7 +118,7 @@ def _load_bart(model: str, weights: str | None, device: str, dtype: str = "float
     return cached(key, load)
 
 
-def _load_state_dict(model: Any, path: Path) -> None:
+def _load_state_dict(model: torch.nn.Module, path: Path) -> None:
     """Load a ``bart_score.pth`` state dict; only weights tied to loaded ones may be missing."""
     import torch
 
@@ -180,13 +186,13 @@ class BartScorer(DeviceScorer):
         ]  # fmt: skip
 
     @classmethod
-    def _env_settings(cls, env: Mapping[str, str]) -> dict[str, Any]:
+    def _env_settings(cls, env: Mapping[str, str]) -> dict[str, object]:
         return {
             "model": env.get(ENV_BARTSCORE_MODEL) or DEFAULT_BARTSCORE_MODEL,
             "weights": env.get(ENV_BARTSCORE_WEIGHTS) or None,
         }
 
-    def _settings(self) -> dict[str, Any]:
+    def _settings(self) -> JSONObject:
         return {
             "weights": self.weights,
             "max_length": self.max_length,

@@ -60,6 +60,9 @@ from taxpraben.metrics.scorer_models import (
 
 if TYPE_CHECKING:
     import torch
+    from transformers import PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
+
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 __all__ = ["PRF", "BertScorer", "bertscore_f1_by_item", "encoder_budget"]
 
@@ -108,7 +111,7 @@ def bertscore_f1_by_item(
     return out
 
 
-def encoder_budget(free_bytes: float, config: Any, dtype: str) -> Budget:
+def encoder_budget(free_bytes: float, config: PretrainedConfig, dtype: str) -> Budget:
     """Token budget of an encoder forward pass on a device with ``free_bytes`` free.
 
     Estimated bytes per padded token of width ``w``, for one layer at a time (inference
@@ -177,9 +180,9 @@ def _truncate_layers(model: Any, layer: int, model_name: str) -> Any:
 
 @dataclass(frozen=True)
 class _BertModel:
-    tokenizer: Any
-    encoder: Any
-    forward_kwargs: Mapping[str, Any]
+    tokenizer: PreTrainedTokenizerBase
+    encoder: PreTrainedModel
+    forward_kwargs: Mapping[str, object]
 
 
 def _load_bert(model: str, layer: int, device: str, dtype: str = "float32") -> _BertModel:
@@ -221,7 +224,7 @@ class BertScorer(DeviceScorer):
     """
 
     name: ClassVar[str] = "BERTScore"
-    _described_last: ClassVar[Mapping[str, Any]] = {"reference": "bert_score 0.3.13 semantics"}
+    _described_last: ClassVar[Mapping[str, JSONValue]] = {"reference": "bert_score 0.3.13 semantics"}
 
     def __init__(
         self,
@@ -256,15 +259,15 @@ class BertScorer(DeviceScorer):
         ]  # fmt: skip
 
     @classmethod
-    def _env_settings(cls, env: Mapping[str, str]) -> dict[str, Any]:
-        settings: dict[str, Any] = {
+    def _env_settings(cls, env: Mapping[str, str]) -> dict[str, object]:
+        settings: dict[str, object] = {
             "model": env.get(ENV_BERTSCORE_MODEL) or DEFAULT_BERTSCORE_MODEL
         }
         if env.get(ENV_BERTSCORE_LAYER):
             settings["layer"] = int(env[ENV_BERTSCORE_LAYER])
         return settings
 
-    def _settings(self) -> dict[str, Any]:
+    def _settings(self) -> JSONObject:
         return {
             "layer": self.layer,
             "idf": self.idf,

@@ -38,7 +38,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
 
 from taxpraben.compute.batches import Budget, free_cuda_bytes, padded_tokens
 from taxpraben.compute.devices import resolve_devices
@@ -46,6 +46,11 @@ from taxpraben.metrics.defaults import ENV_BARTSCORE_MODEL, ENV_BERTSCORE_MODEL,
 
 if TYPE_CHECKING:
     import torch
+    from transformers import PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
+    from transformers.models.auto.auto_factory import _BaseAutoModelClass
+
+    from taxpraben.results.json_value import JSONObject, JSONValue
+
 
 __all__ = [
     "DeviceScorer",
@@ -160,11 +165,15 @@ def _load_failure(kind: str, model: str, source: ModelSource, exc: Exception) ->
     return _unavailable(kind, model, reason)
 
 
-def load_pretrained(kind: str, model: str, source: ModelSource, auto_class: Any) -> tuple[Any, Any]:
+def load_pretrained(
+    kind: str, model: str, source: ModelSource, auto_class: type[_BaseAutoModelClass]
+) -> tuple[PreTrainedTokenizerBase, PreTrainedModel]:
     """The tokenizer and the float32 model (``auto_class``, such as transformers' ``AutoModel``)
     of ``source``; raises :class:`ScorerUnavailable` with the reason when either cannot load."""
     import torch
-    from transformers import AutoTokenizer
+    from transformers import (
+        AutoTokenizer,
+    )
 
     from taxpraben.terminal.library_bars import silence_library_bars
 
@@ -180,7 +189,7 @@ def load_pretrained(kind: str, model: str, source: ModelSource, auto_class: Any)
 
 
 # One loaded model per (kind, source, options, device) and process: scorers share them.
-_MODEL_CACHE: dict[Hashable, Any] = {}
+_MODEL_CACHE: dict[Hashable, object] = {}
 
 
 def clear_model_cache() -> None:
@@ -193,7 +202,7 @@ def cached(key: Hashable, load: Callable[[], M]) -> M:
     """The model cached under ``key``, loaded by ``load`` on first use."""
     if key not in _MODEL_CACHE:
         _MODEL_CACHE[key] = load()
-    model: M = _MODEL_CACHE[key]
+    model = cast("M", _MODEL_CACHE[key])  # stored by this function under its key
     return model
 
 
@@ -241,6 +250,7 @@ def weights_dtype(dtype: str) -> torch.dtype:
     """The dtype the model's weights are held in for a scorer dtype (TF32 keeps float32)."""
     import torch
 
+
     return torch.bfloat16 if dtype == "bf16" else torch.float32
 
 
@@ -248,6 +258,7 @@ def weights_dtype(dtype: str) -> torch.dtype:
 def matmul_precision(dtype: str) -> Iterator[None]:
     """Float32 matrix products in IEEE float32, or in TF32 for ``tf32``, for the duration."""
     import torch
+
 
     before = torch.get_float32_matmul_precision()
     torch.set_float32_matmul_precision("high" if dtype == "tf32" else "highest")
@@ -261,7 +272,7 @@ def is_cuda(device: str) -> bool:
     return device.split(":", 1)[0] == "cuda"
 
 
-def model_dims(config: Any) -> tuple[int, int, int]:
+def model_dims(config: PretrainedConfig) -> tuple[int, int, int]:
     """(hidden size, feed-forward size, attention heads) of a transformers config."""
     hidden = int(getattr(config, "hidden_size", 0) or getattr(config, "d_model", 768))
     ffn = (
@@ -282,8 +293,8 @@ def cpu_budget(batch_size: int) -> Budget:
 def device_budget(
     device: str,
     batch_size: int,
-    from_memory: Callable[[float, Any, str], Budget],
-    config: Any,
+    from_memory: Callable[[float, PretrainedConfig, str], Budget],
+    config: PretrainedConfig,
     dtype: str,
 ) -> Budget:
     """The first budget of a scorer: from free memory on CUDA (``from_memory`` is
@@ -302,6 +313,7 @@ def distinct_pairs(pairs: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, st
 def pad_right(rows: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Right-padded ids and the attention mask (1 on real tokens)."""
     import torch
+
 
     ids = torch.full((len(rows), max(len(r) for r in rows)), pad, dtype=torch.long)
     mask = torch.zeros_like(ids)
@@ -325,7 +337,7 @@ class DeviceScorer:
     #: "BERTScore" or "BARTScore", as the progress bar says it.
     name: ClassVar[str]
     #: Entries of :meth:`describe` after the devices (BERTScore names its reference).
-    _described_last: ClassVar[Mapping[str, Any]] = {}
+    _described_last: ClassVar[Mapping[str, JSONValue]] = {}
 
     model: str
     batch_size: int
@@ -347,7 +359,7 @@ class DeviceScorer:
         self._budget = None
 
     @classmethod
-    def from_env(cls: type[S], environ: Mapping[str, str] | None = None, **kwargs: Any) -> S:
+    def from_env(cls: type[S], environ: Mapping[str, str] | None = None, **kwargs: object) -> S:
         """Build from the scorer's environment variables where set (:meth:`_env_settings`:
         ``TAXPRABEN_BERTSCORE_MODEL`` / ``_LAYER``, ``TAXPRABEN_BARTSCORE_MODEL`` /
         ``_WEIGHTS``); kwargs win."""
@@ -357,11 +369,11 @@ class DeviceScorer:
         return cls(**kwargs)
 
     @classmethod
-    def _env_settings(cls, env: Mapping[str, str]) -> dict[str, Any]:
+    def _env_settings(cls, env: Mapping[str, str]) -> dict[str, object]:
         """The constructor's keyword arguments that ``env`` sets."""
         raise NotImplementedError
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JSONObject:
         """The settings that determine the scores, for results.json."""
         import transformers
 
@@ -376,7 +388,7 @@ class DeviceScorer:
             "transformers": transformers.__version__,
         }
 
-    def _settings(self) -> dict[str, Any]:
+    def _settings(self) -> JSONObject:
         """The scorer's own settings, for :meth:`describe`."""
         raise NotImplementedError
 
@@ -387,7 +399,7 @@ class DeviceScorer:
         with progress_bar(self.progress, self.name, total) as advance, matmul_precision(self.dtype):
             yield advance
 
-    def _kept_budget(self, from_memory: Callable[[float, Any, str], Budget], config: Any) -> Budget:
+    def _kept_budget(self, from_memory: Callable[[float, PretrainedConfig, str], Budget], config: PretrainedConfig) -> Budget:
         """The budget of the next forward pass: what an earlier call (after any back-off)
         settled on, else the device's first budget."""
         if self._budget is not None:

@@ -15,13 +15,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 from taxpraben.models.defaults import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from taxpraben.prompts import Message, build_messages
 from taxpraben.records import Record
 from taxpraben.task_spec import TaskSpec
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 
 class ModelSpecError(ValueError):
@@ -39,7 +42,7 @@ class GenerationConfig:
     seed_base: int = 0
     system_prompt: str | None = None
     #: Extra request fields passed through as they are (vendor options, hf generate kwargs).
-    gen_kwargs: dict[str, Any] = field(default_factory=dict)
+    gen_kwargs: JSONObject = field(default_factory=dict)
 
     def seed_for(self, run: int) -> int:
         return self.seed_base + run
@@ -51,7 +54,7 @@ class GenerationConfig:
             return not self.gen_kwargs["do_sample"]
         return self.temperature == 0
 
-    def to_meta(self) -> dict[str, Any]:
+    def to_meta(self) -> JSONObject:
         """The form recorded in ``results.json`` (``meta.generation``)."""
         return {
             "temperature": self.temperature,
@@ -100,7 +103,7 @@ class Completion:
     reasoning: str | None = None
     #: ``prompt_tokens`` and ``completion_tokens`` when the backend knows them (and
     #: ``counted_by`` when taxpraben counted them: :func:`taxpraben.costs.tokens.counted_usage`).
-    usage: dict[str, Any] | None = None
+    usage: JSONObject | None = None
     latency_s: float | None = None
     finish_reason: str | None = None
 
@@ -191,7 +194,7 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
+def parse_gen_kwargs(text: str | None) -> JSONObject:
     """Parse ``--gen-kwargs`` (a JSON object); raises ModelSpecError with the reason."""
     if text is None or not text.strip():
         return {}

@@ -25,9 +25,12 @@ go: it behaves exactly as the single-endpoint backend always did).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.models.base import ModelSpecError, redact_url
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 #: Consecutive connection failures/timeouts that take an endpoint out.
 MAX_FAILURES = 3
@@ -87,7 +90,7 @@ class Endpoint:
     backoff: float = BACKOFF_S
     probing: bool = False
 
-    def to_meta(self) -> dict[str, Any]:
+    def to_meta(self) -> JSONObject:
         """The per-endpoint figures recorded in results.json ``meta.endpoints``."""
         return {
             "endpoint": self.name,
@@ -234,5 +237,5 @@ class EndpointPool:
         by ``ep`` then does not mean the model is unreachable."""
         return any(o is not ep and o.answered and o.down_until is None for o in self.endpoints)
 
-    def to_meta(self) -> list[dict[str, Any]]:
+    def to_meta(self) -> list[JSONObject]:
         return [ep.to_meta() for ep in self.endpoints]

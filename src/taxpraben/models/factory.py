@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.models.base import Backend, ModelSpecError
 from taxpraben.models.defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from taxpraben.models.model_args import parse_model_args, refuse_any
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class BackendOptions:
     device: str = "auto"
     stream: bool = True
     idle_timeout: float | None = None
-    model_args: dict[str, Any] = field(default_factory=dict)
+    model_args: JSONObject = field(default_factory=dict)
     #: ``--chat-template``/``--no-chat-template`` (hf: only); None: not given.
     chat_template: bool | None = None
     #: False when nothing will be sent (``--batch-file-only`` writes a file): a missing API

@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from taxpraben.compute.batches import (
     DEVICE_MEMORY_FRACTION,
@@ -65,6 +65,14 @@ from taxpraben.models.hf_args import (
 )
 from taxpraben.terminal.library_bars import silence_library_bars
 
+if TYPE_CHECKING:
+    import torch
+    from transformers import GenerationConfig as HFGenerationConfig
+    from transformers import PretrainedConfig, PreTrainedTokenizerBase
+    from transformers.models.auto.auto_factory import _BaseAutoModelClass
+
+    from taxpraben.results.json_value import JSONObject, JSONValue
+
 log = logging.getLogger(__name__)
 
 
@@ -75,10 +83,25 @@ GROUP_SIZE = 256
 _STATIC_PAD_MULTIPLE = 64
 
 
+class CausalLM(Protocol):
+    """What the backend uses of a transformers causal LM (``AutoModelForCausalLM``):
+    transformers types ``PreTrainedModel.generate`` as a wrapped function of the model."""
+
+    config: PretrainedConfig
+    generation_config: HFGenerationConfig
+    device: torch.device
+
+    def to(self, device: str) -> object: ...
+
+    def eval(self) -> object: ...
+
+    def generate(self, **kwargs: object) -> torch.Tensor: ...
+
+
 @dataclass(frozen=True)
 class _Loaded:
-    tokenizer: Any
-    model: Any
+    tokenizer: PreTrainedTokenizerBase
+    model: CausalLM
     device: str
 
 
@@ -102,7 +125,7 @@ class HFBackend:
         batch_size: int = 16,
         device: str = "auto",
         cache_implementation: str | None = "auto",
-        model_args: Mapping[str, Any] | None = None,
+        model_args: Mapping[str, JSONValue] | None = None,
         chat_template: bool | None = None,
     ) -> None:
         self.model = model
@@ -135,7 +158,7 @@ class HFBackend:
         return f"hf:{self.model}"
 
     @property
-    def key_args(self) -> dict[str, Any]:
+    def key_args(self) -> JSONObject:
         """The cache key's model arguments: ``--model-args``, and ``--no-chat-template`` (it
         changes every prompt; ``--chat-template`` gives the default's prompts or refuses)."""
         return {**self.model_args, "chat_template": False} if self.chat_template is False else self.model_args
@@ -185,13 +208,13 @@ class HFBackend:
                 self._loaded = _Loaded(tokenizer, model, device)
             return self._loaded
 
-    def prompt_text(self, tokenizer: Any, request: Request) -> str:
+    def prompt_text(self, tokenizer: PreTrainedTokenizerBase, request: Request) -> str:
         """The prompt for one request: the chat template (unless ``--no-chat-template``),
         else the contents joined."""
         messages = [dict(m) for m in request.messages]
         if self.chat_template is not False and getattr(tokenizer, "chat_template", None):
-            text: str = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-            return text
+            text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+            return cast(str, text)  # tokenize=False: the template's text
         return "\n\n".join(m["content"] for m in messages)
 
     def static_cache(self, loaded: _Loaded) -> bool:
@@ -293,7 +316,7 @@ class HFBackend:
             prompt_ids, tokenizer.pad_token_id, _STATIC_PAD_MULTIPLE if static else 1
         )
         enc = {k: v.to(device) for k, v in enc.items()}
-        kwargs: dict[str, Any] = {
+        kwargs: dict[str, object] = {
             "max_new_tokens": config.max_tokens,
             "do_sample": not config.greedy,
             "pad_token_id": tokenizer.pad_token_id,
@@ -308,7 +331,7 @@ class HFBackend:
                 kwargs["top_p"] = config.top_p
         kwargs.update(config.gen_kwargs)
 
-        def run() -> Any:
+        def run() -> torch.Tensor:
             if not config.greedy and seed is not None:
                 torch.manual_seed(seed)
             with torch.inference_mode():
@@ -335,7 +358,7 @@ class HFBackend:
             kept = tokens if cut is None else tokens[:cut]
             completions.append(
                 Completion(
-                    text=tokenizer.decode(kept, skip_special_tokens=True).strip(),
+                    text=cast(str, tokenizer.decode(kept, skip_special_tokens=True)).strip(),  # one row: a str
                     usage={
                         "prompt_tokens": len(prompt),
                         "completion_tokens": len(kept) + (0 if cut is None else 1),
@@ -350,7 +373,7 @@ class HFBackend:
         self._loaded = None
 
 
-def describe_chat_template(tokenizer: Any, wanted: bool | None) -> str:
+def describe_chat_template(tokenizer: PreTrainedTokenizerBase | None, wanted: bool | None) -> str:
     """``tokenizer template sha256:<12 hex>`` (of its text), or ``none: raw query`` and why."""
     import hashlib
 
@@ -365,7 +388,7 @@ def describe_chat_template(tokenizer: Any, wanted: bool | None) -> str:
     return f"tokenizer template sha256:{digest}"
 
 
-def check_chat_template(spec: str, tokenizer: Any, wanted: bool | None) -> None:
+def check_chat_template(spec: str, tokenizer: PreTrainedTokenizerBase, wanted: bool | None) -> None:
     """``--chat-template`` with a tokenizer that has none is refused; by default the raw
     query is sent, with a warning (the model was likely not tuned on it)."""
     if wanted is False or getattr(tokenizer, "chat_template", None):
@@ -382,7 +405,7 @@ def check_chat_template(spec: str, tokenizer: Any, wanted: bool | None) -> None:
     )
 
 
-def context_length(model_config: Any) -> int | None:
+def context_length(model_config: PretrainedConfig) -> int | None:
     """The longest sequence (prompt plus new tokens) a model was trained on, from its
     config's usual names, stretched by its RoPE scaling (``factor`` times the original
     length, as Qwen's YaRN and Llama-2's linear scaling declare it; Llama 3.1 already states
@@ -405,7 +428,7 @@ def context_length(model_config: Any) -> int | None:
     return int(base)
 
 
-def left_padded(rows: list[list[int]], pad_id: int, multiple: int = 1) -> dict[str, Any]:
+def left_padded(rows: list[list[int]], pad_id: int, multiple: int = 1) -> dict[str, torch.Tensor]:
     """``input_ids`` and ``attention_mask`` with the prompts right-aligned (left padding),
     the width rounded up to a multiple of ``multiple``."""
     import torch
@@ -421,21 +444,24 @@ def left_padded(rows: list[list[int]], pad_id: int, multiple: int = 1) -> dict[s
     return {"input_ids": ids, "attention_mask": mask}
 
 
-def _load_causal_lm(auto_class: Any, name: str, kwargs: dict[str, Any] | None = None) -> Any:
+def _load_causal_lm(auto_class: type[_BaseAutoModelClass], name: str, kwargs: dict[str, Any] | None = None) -> CausalLM:
     """The model (by default in its checkpoint's dtype) with PyTorch's SDPA attention where
     the architecture has it (else its default attention), unless ``kwargs`` name one."""
     kwargs = dict(kwargs or {"dtype": "auto"})
+    model: CausalLM
     if "attn_implementation" in kwargs:
-        return auto_class.from_pretrained(name, **kwargs)
+        model = auto_class.from_pretrained(name, **kwargs)
+        return model
     try:
-        return auto_class.from_pretrained(name, **kwargs, attn_implementation="sdpa")
+        model = auto_class.from_pretrained(name, **kwargs, attn_implementation="sdpa")
     except ValueError as exc:
         if "sdpa" not in str(exc).lower() and "attention" not in str(exc).lower():
             raise
-        return auto_class.from_pretrained(name, **kwargs)
+        model = auto_class.from_pretrained(name, **kwargs)
+    return model
 
 
-def generation_budget(free_bytes: float, config: Any, max_new_tokens: int, max_rows: int) -> Budget:
+def generation_budget(free_bytes: float, config: PretrainedConfig, max_new_tokens: int, max_rows: int) -> Budget:
     """Batches of prompts padded to width ``w`` cost, per prompt: the KV cache of ``w +
     max_new_tokens`` positions, the prefill activations of ``w`` tokens (hidden- and
     MLP-sized tensors of one layer at a time) and a vocabulary-wide float32 row of logits

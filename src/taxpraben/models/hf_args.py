@@ -9,10 +9,13 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taxpraben.models.model_args import FLAG as MODEL_ARGS_FLAG
 from taxpraben.models.model_args import ModelArgsError, refuse_unknown
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: The ``--model-args`` keys of ``hf:``, declared once (what each takes).
 HF_MODEL_ARGS: dict[str, str] = {
@@ -38,8 +41,8 @@ class LoadArgs:
     None, ``"8bit"`` or ``"4bit"``, turned into a ``BitsAndBytesConfig`` when loading);
     ``tokenizer`` the tokenizer's (the revision and ``trust_remote_code``)."""
 
-    model: dict[str, Any] = field(default_factory=dict)
-    tokenizer: dict[str, Any] = field(default_factory=dict)
+    model: JSONObject = field(default_factory=dict)
+    tokenizer: JSONObject = field(default_factory=dict)
     quantize: str | None = None
     #: What the user should know before the model is loaded (trust_remote_code).
     notices: tuple[str, ...] = ()
@@ -55,18 +58,18 @@ def _is_installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def _flag(args: Mapping[str, Any], key: str) -> bool:
+def _flag(args: Mapping[str, JSONValue], key: str) -> bool:
     value = args.get(key, False)
     if not isinstance(value, bool):
         raise ModelArgsError(f"{MODEL_ARGS_FLAG}: {key} must be true or false, got {value!r}")
     return value
 
 
-def parse_max_memory(value: Any) -> dict[int | str, int | str]:
+def parse_max_memory(value: JSONValue) -> dict[int | str, int | str]:
     """``max_memory`` as ``from_pretrained`` takes it: device -> limit, GPU indices as ints.
     From a JSON object (or dotted keys) or ``0=20GiB;cpu=30GiB`` (``,`` also separates)."""
     if isinstance(value, str):
-        pairs: dict[str, Any] = {}
+        pairs: JSONObject = {}
         for part in value.replace(";", ",").split(","):
             device, sep, limit = part.partition("=")
             if not sep or not device.strip() or not limit.strip():
@@ -90,13 +93,13 @@ def parse_max_memory(value: Any) -> dict[int | str, int | str]:
     return limits
 
 
-def load_args(model: str, args: Mapping[str, Any]) -> LoadArgs:
+def load_args(model: str, args: Mapping[str, JSONValue]) -> LoadArgs:
     """Check ``--model-args`` for ``hf:MODEL`` and turn them into ``from_pretrained``'s
     arguments; ModelArgsError (naming the key and what to do) for a key or value that cannot
     be used, and for a missing package (bitsandbytes, accelerate), before anything loads."""
     refuse_unknown(args, HF_MODEL_ARGS, "hf")
-    kwargs: dict[str, Any] = {}
-    tokenizer: dict[str, Any] = {}
+    kwargs: JSONObject = {}
+    tokenizer: JSONObject = {}
     notices: list[str] = []
     if "dtype" in args:
         if args["dtype"] not in DTYPES:
@@ -146,7 +149,7 @@ def model_kwargs(args: LoadArgs, device: str) -> dict[str, Any]:
     ``BitsAndBytesConfig`` (placed on ``device`` unless a device map says otherwise)."""
     import torch
 
-    kwargs = dict(args.model)
+    kwargs: dict[str, Any] = dict(args.model)
     dtype = kwargs.get("dtype", "auto")
     kwargs["dtype"] = dtype if dtype == "auto" else getattr(torch, dtype)
     if args.quantize is not None:

@@ -18,9 +18,12 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.models.base import ModelSpecError
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 FLAG = "--model-args"
 
@@ -64,7 +67,7 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     return parts
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: str) -> JSONValue:
     """A value as JSON where it parses (``false`` -> False, ``1e-3`` -> 0.001, ``"a,b"`` ->
     ``a,b``, ``{...}`` -> a dict), else the text itself (``bfloat16``, ``0=20GiB``)."""
     text = text.strip()
@@ -76,13 +79,13 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def parse_model_args(text: str | None) -> dict[str, Any]:
+def parse_model_args(text: str | None) -> JSONObject:
     """``--model-args`` as a dict (empty for None or blank); ModelArgsError naming the pair
     that cannot be read: no ``=``, an empty key, a key given twice, or a key both a value and
     the parent of a dotted one."""
     if text is None or not text.strip():
         return {}
-    args: dict[str, Any] = {}
+    args: JSONObject = {}
     for pair in split_top_level(text):
         if not pair.strip():
             continue
@@ -97,7 +100,7 @@ def parse_model_args(text: str | None) -> dict[str, Any]:
     return args
 
 
-def _put(args: dict[str, Any], key: str, value: Any, pair: str) -> None:
+def _put(args: JSONObject, key: str, value: JSONValue, pair: str) -> None:
     """Set ``key`` (dotted: nested) in ``args``; ModelArgsError for a clash."""
     *parents, last = [part.strip() for part in key.split(".")]
     if not last or any(not p for p in parents):
@@ -122,7 +125,7 @@ def nearest(key: str, valid: list[str]) -> str | None:
     return close[0] if close else None
 
 
-def refuse_unknown(args: Mapping[str, Any], accepted: Mapping[str, str], backend: str) -> None:
+def refuse_unknown(args: Mapping[str, JSONValue], accepted: Mapping[str, str], backend: str) -> None:
     """ModelArgsError for the first key of ``args`` that ``accepted`` does not declare,
     naming the nearest valid key and every valid one."""
     valid = list(accepted)
@@ -136,7 +139,7 @@ def refuse_unknown(args: Mapping[str, Any], accepted: Mapping[str, str], backend
             )
 
 
-def refuse_any(args: Mapping[str, Any], backend: str, reason: str) -> None:
+def refuse_any(args: Mapping[str, JSONValue], backend: str, reason: str) -> None:
     """ModelArgsError when ``args`` is not empty: ``backend`` takes no model arguments."""
     if args:
         raise ModelArgsError(f"{FLAG} ({', '.join(args)}) is refused for {backend}: models: {reason}")

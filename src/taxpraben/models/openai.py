@@ -39,7 +39,7 @@ import asyncio
 import copy
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import aiohttp
 
@@ -72,6 +72,9 @@ from taxpraben.models.streaming import (
     StreamError,
 )
 
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
+
 #: Seconds the preflight (and the model listing after a 404) may take: a server that does
 #: not open a connection in this time is reported as unreachable.
 PROBE_TIMEOUT_S = 10.0
@@ -91,7 +94,7 @@ SET_BY_TAXPRABEN: dict[str, str] = {
 }
 
 
-def check_body_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
+def check_body_args(model_args: Mapping[str, JSONValue]) -> JSONObject:
     """``--model-args`` as extra body fields; ModelArgsError for a field taxpraben sets
     itself, naming the option that sets it."""
     for key in model_args:
@@ -103,7 +106,7 @@ def check_body_args(model_args: Mapping[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(dict(model_args))
 
 
-def merge_under(body: dict[str, Any], extra: Mapping[str, Any]) -> None:
+def merge_under(body: JSONObject, extra: Mapping[str, JSONValue]) -> None:
     """Add ``extra``'s fields to ``body`` where it has none; objects on both sides are merged
     the same way, key by key (so the body's own fields and ``--gen-kwargs`` win)."""
     for key, value in extra.items():
@@ -133,7 +136,7 @@ class OpenAIBackend:
         idle_timeout: float = IDLE_TIMEOUT_S,
         first_token_floor: float = FIRST_TOKEN_FLOOR_S,
         clock: Clock = SYSTEM_CLOCK,
-        model_args: Mapping[str, Any] | None = None,
+        model_args: Mapping[str, JSONValue] | None = None,
     ) -> None:
         urls = split_base_urls(base_url)
         self.model = model
@@ -180,7 +183,7 @@ class OpenAIBackend:
         timeout: float = DEFAULT_TIMEOUT_S,
         stream: bool = True,
         idle_timeout: float = IDLE_TIMEOUT_S,
-        model_args: Mapping[str, Any] | None = None,
+        model_args: Mapping[str, JSONValue] | None = None,
         needs_key: bool = True,
     ) -> OpenAIBackend:
         """Take the key from ``$api_key_env`` (default ``OPENAI_API_KEY``); a missing key is
@@ -217,7 +220,7 @@ class OpenAIBackend:
             )
         return self._session
 
-    def request_body(self, request: Request, config: GenerationConfig) -> dict[str, Any]:
+    def request_body(self, request: Request, config: GenerationConfig) -> JSONObject:
         """The JSON body for one request: ours, the extra ``gen_kwargs`` fields over them, and
         the ``--model-args`` fields where neither sets one."""
         body = chat_body(self.model, request, config)

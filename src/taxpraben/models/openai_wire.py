@@ -15,17 +15,20 @@ import email.utils
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.models.base import BackendError, Completion, GenerationConfig, Request
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: Longest server message kept in an item's error.
 MAX_ERROR_CHARS = 500
 
 
-def chat_body(model: str, request: Request, config: GenerationConfig) -> dict[str, Any]:
+def chat_body(model: str, request: Request, config: GenerationConfig) -> JSONObject:
     """The JSON body for one request (the extra ``gen_kwargs`` fields override ours)."""
-    body: dict[str, Any] = {
+    body: JSONObject = {
         "model": model,
         "messages": list(request.messages),
         "temperature": config.temperature,
@@ -38,7 +41,7 @@ def chat_body(model: str, request: Request, config: GenerationConfig) -> dict[st
     return body
 
 
-def encode_body(body: dict[str, Any]) -> bytes:
+def encode_body(body: JSONObject) -> bytes:
     """The body as it is sent: UTF-8 JSON, non-ASCII text as it is."""
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
@@ -76,11 +79,11 @@ def server_message(raw: bytes, scrub: Callable[[str], str]) -> str:
     return scrub(text.strip()[:MAX_ERROR_CHARS]) or "(empty body)"
 
 
-def _count(value: Any) -> int | None:
+def _count(value: JSONValue) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
 
 
-def usage_counts(usage: Any) -> dict[str, int] | None:
+def usage_counts(usage: JSONValue) -> dict[str, int] | None:
     """The token counts of an OpenAI-style ``usage`` object, flat: ``prompt_tokens``,
     ``completion_tokens``, and where the API gives them ``reasoning_tokens`` (OpenAI's
     ``completion_tokens_details.reasoning_tokens``; also a top-level ``reasoning_tokens``)

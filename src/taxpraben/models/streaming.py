@@ -25,7 +25,10 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 #: Defaults (see benchmarks/README.md, "Faults"): a mock endpoint under C = 64 answers its
 #: first token in 0.2-0.3 s; hosted APIs in 0.3-3 s for chat models. Five times the p95,
@@ -109,7 +112,7 @@ class StreamAccumulator:
         self._take(chunk)
         return False
 
-    def _take(self, chunk: dict[str, Any]) -> None:
+    def _take(self, chunk: JSONObject) -> None:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             from taxpraben.models.openai_wire import usage_counts  # the wire's one reading of usage

@@ -8,7 +8,12 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    from taxpraben.results.json_value import JSONObject
 
 MODEL_PANEL = "Model"
 DATA_PANEL = "Data"
@@ -43,12 +48,12 @@ class Declared:
     negative: str | None = None
 
 
-def declare(default: Any = dataclasses.MISSING, **declared: Any) -> Any:
+def declare(default: object = dataclasses.MISSING, **declared: Any) -> Any:
     """A dataclass field whose metadata is the option's :class:`Declared`; no default: required."""
     return field(default=default, metadata={"option": Declared(**declared)})
 
 
-def declared_options(group: type) -> Iterator[tuple[dataclasses.Field[Any], Declared, Any]]:
+def declared_options(group: type) -> Iterator[tuple[dataclasses.Field[object], Declared, object]]:
     """(field, declaration, resolved type) of every option of an option group, in order."""
     hints = get_type_hints(group)
     for f in dataclasses.fields(group):
@@ -62,9 +67,9 @@ def is_option_group(annotation: object) -> bool:
     return all("option" in f.metadata for f in dataclasses.fields(annotation))
 
 
-def option_values(group: Any) -> dict[str, Any]:
+def option_values(group: DataclassInstance) -> JSONObject:
     """The values of an option group by field name, paths as text (a manifest's form)."""
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for f in dataclasses.fields(group):
         value = getattr(group, f.name)
         if isinstance(value, Path):
@@ -75,7 +80,7 @@ def option_values(group: Any) -> dict[str, Any]:
     return out
 
 
-def check_options(group: Any) -> None:
+def check_options(group: DataclassInstance) -> None:
     """Run every declared check and bound of ``group``; ValueError naming the option.
 
     The command line checks as it parses; this is for groups built in Python (a test, a
@@ -90,7 +95,7 @@ def check_options(group: Any) -> None:
             raise ValueError(f"{declared.flag}: {exc}") from exc
 
 
-def check_value(declared: Declared, value: Any) -> None:
+def check_value(declared: Declared, value: object) -> None:
     """ValueError when ``value`` is out of the declared bounds or fails the declared check."""
     values = value if isinstance(value, (list, tuple)) else [value]
     for v in values:

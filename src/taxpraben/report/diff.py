@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.report import format as fmt
 from taxpraben.report.leaderboard import Entry, check_compatible, manifest_of
@@ -32,6 +32,9 @@ from taxpraben.report.significance import (
 )
 from taxpraben.report.view import load_run
 from taxpraben.results import Sample, Stat
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 DIFF_JSON = "diff.json"
 
@@ -57,7 +60,7 @@ class Change:
         """B - A, in the results' 0-1 scale; None when either is missing."""
         return None if self.a is None or self.b is None else self.b - self.a
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         test = self.test
         return {
             "a": self.a,
@@ -87,9 +90,9 @@ class Flip:
     task: str
     id: str
     run: int
-    a_extracted: Any
+    a_extracted: JSONValue
     a_score: float
-    b_extracted: Any
+    b_extracted: JSONValue
     b_score: float
 
     @property
@@ -97,7 +100,7 @@ class Flip:
         """``fixed`` (wrong in A, right in B) or ``broken``."""
         return "fixed" if self.b_score > self.a_score else "broken"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "task": self.task, "id": self.id, "run": self.run, "direction": self.direction,
             "a": {"extracted": self.a_extracted, "score": self.a_score},
@@ -110,8 +113,8 @@ class Difference:
     """One key of how the runs were made (``data_files.TaxCalc.sha256``) that differs."""
 
     key: str
-    a: Any
-    b: Any
+    a: JSONValue
+    b: JSONValue
 
 
 @dataclass
@@ -152,7 +155,7 @@ class Diff:
             if entry.coverage.partial
         ]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """diff.json's object."""
         return {
             "a": {"directory": str(self.a.directory), "label": self.a.label, "notes": self.a.notes},
@@ -195,7 +198,7 @@ def _binary(score: object) -> float | None:
 def flipped_items(a: Iterable[Sample], b: Iterable[Sample]) -> list[Flip]:
     """The (task, id, run) scored 0 in one run and 1 in the other, in B's order; A is held
     in memory only for its right-or-wrong items (their reading and score)."""
-    held: dict[tuple[str, str, int], tuple[Any, float]] = {}
+    held: dict[tuple[str, str, int], tuple[JSONValue, float]] = {}
     for item in a:
         score = _binary(item.score)
         if score is not None:
@@ -209,7 +212,7 @@ def flipped_items(a: Iterable[Sample], b: Iterable[Sample]) -> list[Flip]:
     return flips
 
 
-def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+def _flatten(value: JSONValue, prefix: str = "") -> Iterator[tuple[str, JSONValue]]:
     if isinstance(value, dict) and value:
         for key, inner in value.items():
             yield from _flatten(inner, f"{prefix}.{key}" if prefix else str(key))

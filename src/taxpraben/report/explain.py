@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.parsing.rules import CHAINS, RULES, rule_named
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from taxpraben.parsing.chain import Step, Trace
     from taxpraben.records import Record
     from taxpraben.results import Prediction, Sample
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
 __all__ = ["Explanation", "RuleStep", "explanation", "reading_kind", "rule_rows", "traced_reading"]
@@ -55,7 +56,7 @@ class Explanation:
     steps: tuple[RuleStep, ...]
     prediction: str
     evidence: tuple[int, int] | None
-    value: Any
+    value: JSONValue
     score: float | None
     failure: str | None
     confidence: str | None
@@ -149,7 +150,7 @@ def explanation(item: Sample, spec: TaskSpec | None, trace: Trace | None = None,
     )
 
 
-def rule_rows() -> list[dict[str, Any]]:
+def rule_rows() -> list[JSONObject]:
     """The registry, one row a rule: name, kinds, tier, confidence, number of examples (and
     of outputs it must leave alone), and what it reads."""
     return [

@@ -16,7 +16,7 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
@@ -39,6 +39,9 @@ from taxpraben.report.significance import (
 from taxpraben.report.tables import expected_predictions
 from taxpraben.report.view import RunView, load_run
 from taxpraben.results import OverallStat, Results
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 LEADERBOARD_MD = "leaderboard.md"
 LEADERBOARD_HTML = "leaderboard.html"
@@ -137,7 +140,7 @@ COMPARED_META = (
 )
 
 
-def manifest_of(results: Results) -> dict[str, Any] | None:
+def manifest_of(results: Results) -> JSONObject | None:
     """``meta.manifest`` as a plain object, None when the results have none (older files)."""
     manifest = getattr(results.meta, "manifest", None)
     if manifest is None:
@@ -204,8 +207,8 @@ def manifest_mismatches(entries: list[Entry]) -> list[Mismatch] | None:
     return found
 
 
-def _meta_value(entry: Entry, key: str) -> Any:
-    value: Any = getattr(entry.results.meta, key, None)
+def _meta_value(entry: Entry, key: str) -> JSONValue:
+    value: JSONValue = getattr(entry.results.meta, key, None)
     if key == "tasks":
         return ",".join(sorted(value))
     if key == "runs" and value is None:
@@ -327,14 +330,14 @@ def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
     return warnings
 
 
-def limit_text(limit: Any) -> str:
+def limit_text(limit: object) -> str:
     """``meta.limit`` as words: ``first 50 per task`` (a count), ``first 10% per task`` (a fraction)."""
     if isinstance(limit, float) and 0 < limit < 1:
         return f"first {limit * 100:g}% per task"
     return f"first {limit} per task"
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     return "unknown" if value is None else str(value)
 
 

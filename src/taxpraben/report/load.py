@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -24,6 +24,9 @@ from taxpraben.results import (
     TaskResult,
 )
 from taxpraben.tasks import BLOOM_ORDER, PAPER_ORDER
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -56,7 +59,7 @@ def read_results(out_dir: Path) -> Results:
         ) from exc
 
 
-def check_schema_version(raw: Mapping[str, Any], path: Path) -> None:
+def check_schema_version(raw: Mapping[str, JSONValue], path: Path) -> None:
     """Refuse a results object of another layout, saying which and what to do."""
     if "schema_version" not in raw:
         raise ReportError(
@@ -133,7 +136,7 @@ def reported(results: Results) -> Results:
 
 
 def _task_reported(task: TaskResult, absent: set[str]) -> TaskResult:
-    update: dict[str, Any] = {}
+    update: JSONObject = {}
     if absent & set(task.metrics):
         update["metrics"] = {key: _null_stat(value) if key in absent else value for key, value in task.metrics.items()}
     if task.fields and any(absent & set(figures.model_extra or {}) for figures in task.fields.values()):

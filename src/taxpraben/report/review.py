@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.judge.audit import TRUST_BOUND, wilson_interval
 from taxpraben.report import format as fmt
@@ -32,6 +32,10 @@ from taxpraben.results import Results, Review, ReviewFigure
 from taxpraben.review.answers import same_answer
 from taxpraben.review.store import REVIEW_FILE, Key, ReviewFileError, Verdict, latest, read_verdicts
 
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.results.samples import Sample
+
 
 @dataclass(frozen=True)
 class Checked:
@@ -40,16 +44,16 @@ class Checked:
     key: Key
     verdict: str  # right | wrong | unsure
     answer: str | None
-    read: Any
-    gold: Any
+    read: JSONValue
+    gold: JSONValue
     protocol: float
     human: float
     weight: float
-    judge: Any = None
+    judge: JSONValue = None
     judged: bool = False
 
 
-def consensus(verdicts: Iterable[Verdict], read: Any, read_nothing: bool) -> tuple[str, str | None]:
+def consensus(verdicts: Iterable[Verdict], read: JSONValue, read_nothing: bool) -> tuple[str, str | None]:
     """The one verdict of a reading (see the module docstring) and its answer."""
     decided = []
     for v in verdicts:
@@ -67,7 +71,7 @@ def consensus(verdicts: Iterable[Verdict], read: Any, read_nothing: bool) -> tup
     return "wrong", Counter(wrong).most_common(1)[0][0]
 
 
-def _reading(line: Any, field: str | None) -> tuple[Any, Any, float, float, bool, Any, bool]:
+def _reading(line: Sample, field: str | None) -> tuple[JSONValue, JSONValue, float, float, bool, JSONValue, bool]:
     """(read, gold, protocol score, weight, nothing read, judge's reading, judge read it)."""
     judged_by = (line.read_by or "").startswith("judge:")
     if field is None:
@@ -114,7 +118,7 @@ def figure(checked: list[Checked], score: float | None) -> ReviewFigure:
     n, agreed = len(decided), sum(c.verdict == "right" for c in decided)
     given = sum(max(0.0, c.protocol - c.human) * c.weight for c in decided)
     withheld = sum(max(0.0, c.human - c.protocol) * c.weight for c in decided)
-    values: dict[str, Any] = {"reviewed": n, "agreed": agreed, "agreement": agreed / n if n else None,
+    values: JSONObject = {"reviewed": n, "agreed": agreed, "agreement": agreed / n if n else None,
                               "ci95": list(wilson_interval(agreed, n)) if n else None,
                               "unsure": len(checked) - n, "given": round(given, 6), "withheld": round(withheld, 6)}
     if score is not None and n:
@@ -154,7 +158,7 @@ def review_block(out_dir: Path, results: Results) -> Review | None:
     for c in sorted(checked, key=lambda c: (order.get(c.key[0], len(order)), c.key[0])):
         per_task.setdefault(c.key[0], []).append(c)
     tasks = {name: figure(members, scores.get(name)) for name, members in per_task.items()}
-    block: dict[str, Any] = {
+    block: JSONObject = {
         "file": REVIEW_FILE, "reviewers": sorted({v.reviewer for v in verdicts}),
         "overall": figure(checked, None), "tasks": tasks,
         "corrected_overall": corrected_overall(results, tasks),
@@ -182,7 +186,7 @@ def all_same(verdicts: list[Verdict]) -> bool:
     return all(v.verdict == first.verdict and same_answer(v.answer, first.answer) for v in decided)
 
 
-def disagreement(c: Checked) -> dict[str, Any]:
+def disagreement(c: Checked) -> JSONObject:
     task, id_, run, field = c.key
     line = {"task": task, "id": id_, "run": run, "field": field, "read": c.read, "answer": c.answer, "gold": c.gold}
     if c.judged:

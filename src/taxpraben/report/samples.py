@@ -25,12 +25,15 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
-from typing import IO, Any, NamedTuple, TextIO
+from typing import IO, TYPE_CHECKING, NamedTuple, TextIO
 
 from markupsafe import Markup
 
 from taxpraben.kinds import semantic_metrics
 from taxpraben.results import Sample
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 PREDICTION_LIMIT = 2000
 GOLD_LIMIT = 2000
@@ -50,14 +53,14 @@ _SCRIPT_ESCAPES = {
 _SCRIPT_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
 
 
-def script_json(payload: Any) -> Markup:
+def script_json(payload: JSONValue) -> Markup:
     """``payload`` as JSON that is safe inside a ``<script type="application/json">`` element."""
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return Markup(_SCRIPT_ESCAPE_RE.sub(lambda m: _SCRIPT_ESCAPES[m.group(0)], text))
 
 
 def embedded_samples(
-    payload: dict[str, Any], *, compress_above: int | None = COMPRESS_ABOVE
+    payload: JSONObject, *, compress_above: int | None = COMPRESS_ABOVE
 ) -> Markup:
     """The browser data for the page: plain escaped JSON, or gzip + base64 when it is large.
 
@@ -72,7 +75,7 @@ def embedded_samples(
     return script_json({"gzip_base64": packed, "bytes": len(raw)})
 
 
-def _as_text(value: Any) -> str | None:
+def _as_text(value: JSONValue) -> str | None:
     if value is None:
         return None
     if isinstance(value, str):
@@ -80,7 +83,7 @@ def _as_text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _cut(value: Any, limit: int) -> tuple[str | None, int]:
+def _cut(value: JSONValue, limit: int) -> tuple[str | None, int]:
     """The text of ``value`` cut to ``limit`` characters, and how many were cut."""
     text = _as_text(value)
     if text is None or len(text) <= limit:
@@ -88,7 +91,7 @@ def _cut(value: Any, limit: int) -> tuple[str | None, int]:
     return text[:limit], len(text) - limit
 
 
-def _round(value: Any) -> Any:
+def _round(value: JSONValue) -> JSONValue:
     if isinstance(value, float):
         return round(value, 4)
     return value
@@ -98,7 +101,7 @@ def _natural_key(item_id: str) -> tuple[int, int | str]:
     return (0, int(item_id)) if item_id.isdigit() else (1, item_id)
 
 
-def _fields(fields: Any) -> list[list[Any]] | None:
+def _fields(fields: JSONValue) -> list[list[JSONValue]] | None:
     if not isinstance(fields, dict) or not fields:
         return None
     out = []
@@ -110,17 +113,17 @@ def _fields(fields: Any) -> list[list[Any]] | None:
     return out
 
 
-def browser_item(task_index: int, item_id: str, items: Sequence[Sample]) -> tuple[dict[str, Any], list[str], int]:
+def browser_item(task_index: int, item_id: str, items: Sequence[Sample]) -> tuple[JSONObject, list[str], int]:
     """One (task, id) of the browser with its runs side by side (``items``: its runs);
     also the score names it shows, in order, and how many of its predictions were cut."""
     return browser_entry(task_index, item_id, items)
 
 
-def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tuple[dict[str, Any], list[str], int]:
+def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tuple[JSONObject, list[str], int]:
     """:func:`browser_item`: one (task, id) of the browser from its runs' samples."""
     rows = sorted(rows, key=lambda x: x.run)
     gold, gold_cut = _cut(rows[0].gold, GOLD_LIMIT)
-    entry_of_item: dict[str, Any] = {"t": task_index, "i": item_id, "g": gold}
+    entry_of_item: JSONObject = {"t": task_index, "i": item_id, "g": gold}
     if gold_cut:
         entry_of_item["gc"] = gold_cut
     query = next((x.query for x in rows if x.query), None)
@@ -133,7 +136,7 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tupl
     seen: dict[str, int] = {}
     runs = []
     for k, row in enumerate(rows):
-        entry: dict[str, Any] = {"n": row.run, "st": STATUS_CODES.get(row.status, "o")}
+        entry: JSONObject = {"n": row.run, "st": STATUS_CODES.get(row.status, "o")}
         if row.shown_failure:
             entry["w"] = _cut(row.shown_failure, EXTRACTED_LIMIT)[0]  # why it was not read
         if row.truncated:
@@ -199,7 +202,7 @@ def copies_the_prompt(row: Sample, query: str) -> bool:
     return own_answer(row.prediction or "", query).failure == COPY_OF_PROMPT
 
 
-def _header(tasks: list[str], metrics: list[str], cut_texts: int) -> dict[str, Any]:
+def _header(tasks: list[str], metrics: list[str], cut_texts: int) -> JSONObject:
     return {
         "tasks": tasks,
         "metrics": metrics,
@@ -216,7 +219,7 @@ def _task_list(task_order: Sequence[str], present: Iterable[str]) -> list[str]:
     return list(task_order) + sorted(set(present) - set(task_order))
 
 
-def browser_payload(samples: Iterable[Sample], task_order: Sequence[str]) -> dict[str, Any]:
+def browser_payload(samples: Iterable[Sample], task_order: Sequence[str]) -> JSONObject:
     """The sample browser's data: one entry per (task, id) with its runs side by side."""
     grouped: dict[tuple[str, str], list[Sample]] = {}
     for item in samples:
@@ -259,7 +262,7 @@ class PreparedTask(NamedTuple):
     scores: dict[tuple[str, str], list[float]]
 
 
-def _entry_json(entry: dict[str, Any]) -> str:
+def _entry_json(entry: JSONObject) -> str:
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from taxpraben.atomic import atomic_writer
 from taxpraben.coverage import coverage_of
@@ -35,6 +34,9 @@ LEADERBOARD_COLUMNS = (
     "score_mean", "score_std", "score_ci95_low", "score_ci95_high", "n", "notes",
 )  # fmt: skip
 
+
+#: A row of a CSV file by column: numbers, text or None (an empty cell), each written by :func:`cell_text`.
+CsvRow = dict[str, object]
 
 def figure_keys() -> list[str]:
     """The figures that have columns: every declared metric (built-in ones first, in their
@@ -58,7 +60,7 @@ def stat_cells(key: str, figure: Stat | None) -> dict[str, float | None]:
     return {f"{key}_mean": figure.mean, f"{key}_std": figure.std, f"{key}_ci95_low": low, f"{key}_ci95_high": high}
 
 
-def summary_rows(view: RunView) -> Iterator[dict[str, Any]]:
+def summary_rows(view: RunView) -> Iterator[CsvRow]:
     """The rows of a run's summary.csv, as dicts by column: tasks (paper order; then a row
     with no figures for each task of the benchmark not scored, its ``notes`` saying why),
     types, Bloom levels (lowest first), the Overall Average (``notes``: ``partial: 13 of 14``
@@ -67,7 +69,7 @@ def summary_rows(view: RunView) -> Iterator[dict[str, Any]]:
     coverage = coverage_of(results)
     for row in view.tasks:
         entry = row.entry
-        out: dict[str, Any] = {"row_kind": "task", "name": row.name, "type": row.kind, "bloom": row.bloom}
+        out: CsvRow = {"row_kind": "task", "name": row.name, "type": row.kind, "bloom": row.bloom}
         if not row.computed:
             out["notes"] = coverage.missing.get(row.name, "not computed")
         for key, figure in entry.metrics.items():
@@ -97,7 +99,7 @@ def summary_rows(view: RunView) -> Iterator[dict[str, Any]]:
     }
 
 
-def cell_text(value: Any) -> str:
+def cell_text(value: object) -> str:
     """A value as its CSV cell: empty for None, ``repr`` of a float (every digit kept)."""
     if value is None:
         return ""
@@ -106,7 +108,7 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-def write_rows(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> Path:
+def write_rows(path: Path, columns: Sequence[str], rows: Iterable[CsvRow]) -> Path:
     """``path`` as UTF-8 CSV with a header (written whole, then renamed into place); a key
     of a row that is no column is an error (a new metric must add its columns)."""
     with atomic_writer(path) as handle:
@@ -129,7 +131,7 @@ def write_summary_csv(out_dir: Path, view: RunView) -> Path:
 
 def leaderboard_rows(
     entries: Iterable[tuple[int, str, Path, RunView, str]],
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[CsvRow]:
     """The rows of a leaderboard's summary.csv from ``(rank, label, directory, view, notes)``
     per model, best first: its tasks (paper order), then its Overall Average."""
     for rank, label, directory, view, notes in entries:

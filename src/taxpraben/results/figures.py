@@ -3,13 +3,14 @@ and ledger, the groups and the Overall Average, and the human review."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import (
     Field,
 )
 
 from taxpraben.results.file_object import FileObject, Number, described, required
+from taxpraben.results.json_value import JSONObject
 
 
 class Stat(FileObject):
@@ -149,7 +150,7 @@ class JudgeAudit(FileObject):
                                       "(only grounded judge readings are compared).", when="--judge-audit N")
     agreement: float | None = described("agreed / audited; null when nothing was audited.")
     ci95: list[float] | None = described("95% Wilson interval of the agreement; null when nothing was audited.")
-    disagreements: list[dict[str, Any]] | None = described(
+    disagreements: list[JSONObject] | None = described(
         "The outputs on which they disagree: id, run, the rules' reading (rule) and the judge's (judge).",
         when="per task",
     )
@@ -279,7 +280,7 @@ class Review(FileObject):
     judge_and_person: dict[str, int] | None = described(
         "Readings both the judge (--judge, --judge-audit) and a person read (items), and those where their "
         "answers agree (agreed).", when="the judge read a reviewed item")
-    disagreements: list[dict[str, Any]] = described(
+    disagreements: list[JSONObject] = described(
         "The reviewed readings the person read otherwise: task, id, run, field, read (taxpraben's reading), "
         "answer (the person's), gold, and judge (the judge's reading, where it read the item).",
         default_factory=list)

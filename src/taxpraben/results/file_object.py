@@ -17,6 +17,8 @@ from pydantic import (
     model_validator,
 )
 
+from taxpraben.results.json_value import JSONObject, JSONValue
+
 if TYPE_CHECKING:
     from pydantic.config import JsonDict
 
@@ -29,7 +31,7 @@ SCHEMA_VERSION = 1
 Number = Union[int, float]  # noqa: UP007 (the docs generator reads the Union)
 
 
-def described(description: str, *, when: str | None = None, default: Any = None, doc_type: Any = None,
+def described(description: str, *, when: str | None = None, default: JSONValue = None, doc_type: Any = None,
               **kwargs: Any) -> Any:
     """A model field with its description; ``when`` says when the writer writes the key
     (shown in the generated docs; absent means always); ``doc_type``: the type the docs show
@@ -61,25 +63,25 @@ class FileObject(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _remember_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        model = handler(data)
+    def _remember_order(cls, data: JSONValue, handler: ValidatorFunctionWrapHandler) -> FileObject:
+        model: FileObject = handler(data)
         if isinstance(data, dict) and isinstance(model, FileObject):
             model._order = tuple(data)
         return model
 
     @model_serializer(mode="wrap")
-    def _in_given_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
+    def _in_given_order(self, handler: SerializerFunctionWrapHandler) -> JSONObject:
+        out: JSONObject = handler(self)
         if self._order is None:
             return out
         rank = {key: i for i, key in enumerate(self._order)}
         return dict(sorted(out.items(), key=lambda item: rank.get(item[0], len(rank))))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The JSON object: the keys given, in their order (see the class docstring)."""
         return self.model_dump(mode="python", exclude_unset=True)
 
-    def given_items(self, keys: Iterable[str]) -> list[tuple[str, Any]]:
+    def given_items(self, keys: Iterable[str]) -> list[tuple[str, JSONValue]]:
         """``(key, value)`` for each of ``keys`` the object was given, declared or extra, null
         values included, in the order of ``keys``.
 

@@ -3,10 +3,9 @@ shards, and the manifest of what it takes to reproduce the run."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from taxpraben.results.figures import JudgeMeta
 from taxpraben.results.file_object import FileObject, Number, described, required
+from taxpraben.results.json_value import JSONObject, JSONValue
 
 
 class GenerationMeta(FileObject):
@@ -17,7 +16,7 @@ class GenerationMeta(FileObject):
     max_tokens: int | None = described("Most tokens generated per answer.")
     seed_base: int | None = described("Run k uses seed seed_base + k where the backend takes a seed.")
     system_prompt: str | None = described("The system message, if any.")
-    gen_kwargs: dict[str, Any] | None = described("Further backend arguments (--gen-kwargs).")
+    gen_kwargs: JSONObject | None = described("Further backend arguments (--gen-kwargs).")
 
 
 class GenerationStats(FileObject):
@@ -160,12 +159,12 @@ class Manifest(FileObject):
         "verbatim; there is no template string)."
     )
     generation: GenerationMeta | None = described("The decoding settings (as ``meta.generation``); null for `score`.")
-    model_args: dict[str, Any] | None = described("The model's construction arguments, where given.")
+    model_args: JSONObject | None = described("The model's construction arguments, where given.")
     limit: Number | None = described("--limit: records per task (an integer) or a fraction of each task; null for all.")
     scorers: dict[str, ManifestScorer] = described(
         "The semantic scorers' models and revisions; empty with --no-semantic.", default_factory=dict
     )
-    judge: Any = described("An LLM judge's model and revision; null (no task uses a judge yet).")
+    judge: JSONValue = described("An LLM judge's model and revision; null (no task uses a judge yet).")
     started_at: str = required("ISO 8601 UTC start time.")
     finished_at: str = required("ISO 8601 UTC end time.")
 
@@ -182,7 +181,7 @@ class Meta(FileObject):
         "Per-endpoint figures (docs/scaling.md).", when="`run` with several --base-url endpoints"
     )
     generation: GenerationMeta | None = described("The generation settings; null for ``score``.")
-    model_args: dict[str, Any] | None = described(
+    model_args: JSONObject | None = described(
         "--model-args as parsed (hf: from_pretrained arguments such as dtype and revision; openai: extra "
         "request body fields); null without them.",
         when="`run`",
@@ -219,7 +218,7 @@ class Meta(FileObject):
         "The shard these figures are of.", when="a shard's own results (`run --shard I/N`, N > 1)"
     )
     merged_from: MergedFrom | None = described("What was merged.", when="`taxpraben merge`")
-    pricing: dict[str, Any] | None = described(
+    pricing: JSONObject | None = described(
         "The prices the costs are computed with: file, currency, the matched model entry and its prices "
         "per million tokens.",
         when="--pricing",

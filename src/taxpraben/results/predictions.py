@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from taxpraben.atomic import write_lines_atomically
 from taxpraben.results.file_object import FileObject, Number, described, required
+from taxpraben.results.json_value import JSONObject, JSONValue
 
 
 class Prediction(FileObject):
@@ -31,7 +31,7 @@ class Prediction(FileObject):
     run: int = required("The run index, from 0.")
     prediction: str = required("The model's answer; empty when the generation failed.")
     model: str | None = described("The model spec that answered.", when="not null")
-    usage: dict[str, Any] | None = described("Token counts: prompt_tokens, completion_tokens.", when="not null")
+    usage: JSONObject | None = described("Token counts: prompt_tokens, completion_tokens.", when="not null")
     latency_s: Number | None = described("Seconds the answer took.", when="not null")
     finish_reason: str | None = described(
         "Why generation stopped, as the backend said: stop, length (cut at --max-tokens), ...", when="not null"
@@ -45,7 +45,7 @@ class Prediction(FileObject):
     )
 
     def __init__(self, task: str | None = None, id: str | None = None, run: int | None = None,
-                 prediction: str | None = None, /, **data: Any) -> None:
+                 prediction: str | None = None, /, **data: JSONValue) -> None:
         positional = {"task": task, "id": id, "run": run, "prediction": prediction}
         super().__init__(**{k: v for k, v in positional.items() if v is not None}, **data)
 
@@ -54,11 +54,11 @@ class Prediction(FileObject):
         return (self.task, self.id, self.run)
 
     @property
-    def extra(self) -> dict[str, Any]:
+    def extra(self) -> JSONObject:
         """The keys the contract does not name, as given."""
         return dict(self.model_extra or {})
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The predictions.jsonl object: declared keys in contract order (null ones left out,
         ``prediction`` always written), then the extra keys as given."""
         declared = {
@@ -84,7 +84,7 @@ class PredictionFileError(ValueError):
     """A predictions file that breaks the contract; the message names the file and line."""
 
 
-def prediction_from_json(obj: Any, where: str) -> Prediction:
+def prediction_from_json(obj: JSONValue, where: str) -> Prediction:
     """Build a Prediction from a decoded JSON object; ``where`` is "file:line" for errors.
 
     Beyond the model's own checks: ``run`` defaults to 0, a missing or null ``prediction``

@@ -4,18 +4,19 @@ report, one line of samples.jsonl; the score of one of its fields; the judge's e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, field_validator
 
 from taxpraben.results.file_object import FileObject, Number, described, required
+from taxpraben.results.json_value import JSONObject, JSONValue
 
 
 class FieldScore(FileObject):
     """One field (or aspect) of one item (``samples.jsonl`` ``fields.NAME``)."""
 
-    pred: Any = described("What was read from the prediction for the field; null when absent.")
-    gold: Any = described("The gold value.")
+    pred: JSONValue = described("What was read from the prediction for the field; null when absent.")
+    gold: JSONValue = described("The gold value.")
     score: float | None = described("The field's score; null until (or unless) a semantic scorer gave one.")
     status: str | None = described("ok | missing | format_failure.")
     kind: str | None = described("number | category | text | ...")
@@ -34,7 +35,7 @@ class JudgeEdit(FileObject):
     edit: str = required("replied (its reply kept) | adopted (its reading replaced the rules') | unanswered "
                           "(it read no answer) | audited (its reading set beside the rules').")
     by: str = required("Who made it: \"judge:<model>\".")
-    before: dict[str, Any] = described("Each key the edit changed, with its value before the edit.",
+    before: JSONObject = described("Each key the edit changed, with its value before the edit.",
                                     default_factory=dict)
 
 
@@ -51,8 +52,8 @@ class Sample(FileObject):
         "ok | format_failure (the answer could not be read) | error (generation failed)."
     )
     prediction: str | None = described("The raw prediction (\"\" when there is none).", default="")
-    gold: Any = described("The gold as text (choices[gold] for classification).")
-    extracted: Any = described("What scoring read from the prediction: label, number, letters, span or fields.")
+    gold: JSONValue = described("The gold as text (choices[gold] for classification).")
+    extracted: JSONValue = described("What scoring read from the prediction: label, number, letters, span or fields.")
     # Number: a plugin's item metric may give an integer; it is written as given.
     scores: dict[str, Number | None] = described("Per-item metric values.", default_factory=dict)
     score: float | None = described("The item's contribution to the task score.")
@@ -61,7 +62,7 @@ class Sample(FileObject):
         "Why generation stopped, as the backend said (length: cut at --max-tokens).",
         when="the backend said",
     )
-    usage: dict[str, Any] | None = described(
+    usage: JSONObject | None = described(
         "Token counts of the generation: prompt_tokens, completion_tokens, and where the backend "
         "reported them reasoning_tokens and cached_prompt_tokens.",
         when="the backend reported them",
@@ -75,7 +76,7 @@ class Sample(FileObject):
         "answers, hedges between options, no answer asserted, no answer found, ...",
         when="status format_failure",
     )
-    fields: dict[str, dict[str, Any]] | None = described(
+    fields: dict[str, JSONObject] | None = described(
         "Per field, named by the gold's keys; a gold with no readable field is one text field 全文.",
         when="mixed tasks and multi-aspect generation tasks", doc_type=dict[str, FieldScore] | None,
     )
@@ -97,7 +98,7 @@ class Sample(FileObject):
     veto: str | None = described("The veto rule that decided a format failure (veto.hedge, veto.no-answer, ...).",
                               when="status format_failure")
     judge_reply: str | None = described("The judge's raw reply.", when="the judge was asked for the item")
-    judge_extracted: Any = described("The judge's reading of an audited item, beside the rules' (extracted; for a "
+    judge_extracted: JSONValue = described("The judge's reading of an audited item, beside the rules' (extracted; for a "
                                   "field task, each asked field's value, null where the judge read none).",
                                   when="audited items (--judge-audit)")
     judge_agrees: bool | None = described("Whether the rules and the judge read the same answer.",
@@ -108,7 +109,7 @@ class Sample(FileObject):
                                         when="the judge's reading was rejected")
 
 
-    judge_history: list[dict[str, Any]] | None = described(
+    judge_history: list[JSONObject] | None = described(
         "The judge's edits of the sample, in order: what each was (replied, adopted, unanswered, audited), "
         "who made it, and the value before it of each key it changed (so the rules' reading stays known).",
         when="the judge changed the sample", doc_type=list[JudgeEdit] | None,
@@ -116,7 +117,7 @@ class Sample(FileObject):
 
     @field_validator("judge_history", mode="before")
     @classmethod
-    def _checked_history(cls, value: Any) -> Any:
+    def _checked_history(cls, value: JSONValue) -> JSONValue:
         """Each edit checked as a :class:`JudgeEdit` and kept as the object it was given."""
         if isinstance(value, list):
             return [JudgeEdit.model_validate(edit).to_json() for edit in value]
@@ -124,14 +125,14 @@ class Sample(FileObject):
 
     @field_validator("fields", mode="before")
     @classmethod
-    def _checked_fields(cls, value: Any) -> Any:
+    def _checked_fields(cls, value: JSONValue) -> JSONValue:
         """Each field checked as a :class:`FieldScore` and kept as the object it was given."""
         if isinstance(value, dict):
             return {str(name): FieldScore.model_validate(v).to_json() for name, v in value.items()}
         return value
 
     @classmethod
-    def trusted(cls, line: dict[str, Any]) -> Sample:
+    def trusted(cls, line: JSONObject) -> Sample:
         """The sample of ``line`` made by this process from its own items (already typed):
         built without validation (as ``model_construct`` builds), its keys in the line's order."""
         values = _SAMPLE_DEFAULTS.copy()
@@ -152,7 +153,7 @@ class Sample(FileObject):
         object.__setattr__(sample, "__pydantic_private__", {"_order": tuple(line)})
         return sample
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """The samples.jsonl object: the keys given, in their order. A sample's values are
         plain JSON values, so the object is made from them directly (one per item and run;
         nested values are shared with the frozen sample, not copied); any other sample (keys
@@ -190,9 +191,9 @@ class Sample(FileObject):
 
 #: The defaults of :class:`Sample`'s fields (immutable ones), and the fields made by a factory.
 #: Every field is in the defaults (a factory's field with None, replaced when not given).
-_SAMPLE_DEFAULTS: dict[str, Any] = {name: info.default if info.default_factory is None else None
+_SAMPLE_DEFAULTS: JSONObject = {name: info.default if info.default_factory is None else None
                                     for name, info in Sample.model_fields.items()}  # fmt: skip
-_SAMPLE_FACTORIES: dict[str, Callable[[], Any]] = {
+_SAMPLE_FACTORIES: dict[str, Callable[[], JSONValue]] = {
     name: info.default_factory for name, info in Sample.model_fields.items()  # type: ignore[misc]  # pydantic types a factory as taking the data or not; these take none
     if info.default_factory is not None
 }

@@ -13,10 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from taxpraben.results import Sample
 from taxpraben.review.store import Key
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 K = TypeVar("K")
 
@@ -38,13 +41,13 @@ class Reading:
     stratum: str
     task_type: str
     prediction: str
-    read: Any
+    read: JSONValue
     read_by: str | None
     confidence: str | None
     evidence: tuple[int, int] | None
     failure: str | None
     veto: str | None
-    gold: Any
+    gold: JSONValue
 
     @property
     def key(self) -> Key:
@@ -82,7 +85,7 @@ def readings_of(item: Sample, task_type: str) -> list[Reading]:
     (mixed); none for generation tasks and errored items."""
     if task_type not in READ_TYPES or item.status == "error":
         return []
-    common: dict[str, Any] = {"task": item.task, "id": item.id, "run": item.run, "task_type": task_type,
+    common: JSONObject = {"task": item.task, "id": item.id, "run": item.run, "task_type": task_type,
               "prediction": item.text, "failure": item.failure, "veto": item.veto}  # fmt: skip
     if item.fields is None:  # one answer read (classification, structured); else its fields
         read = item.status == "ok"

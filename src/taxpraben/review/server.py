@@ -19,9 +19,12 @@ import threading
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from taxpraben.review.session import Session, VerdictError
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 HOST = "127.0.0.1"
 
@@ -69,7 +72,7 @@ def handler_for(session: Session, lock: threading.Lock) -> type[BaseHTTPRequestH
             self.end_headers()
             self.wfile.write(data)
 
-        def _json(self, status: int, payload: Any) -> None:
+        def _json(self, status: int, payload: JSONValue) -> None:
             self._send(status, json.dumps(payload, ensure_ascii=False))
 
         def _host_ok(self) -> bool:

@@ -12,7 +12,7 @@ import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.review.answers import same_answer
 from taxpraben.review.draw import Reading
@@ -25,6 +25,9 @@ from taxpraben.review.store import (
     now_iso,
     read_verdicts,
 )
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 #: What the gold looks like, by reading kind (taxpraben.report.explain.reading_kind).
 GOLD_FORMS = {
@@ -88,20 +91,20 @@ class Session:
                 return i
         return None
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> JSONObject:
         return {"reviewer": self.reviewer, "label": self.label, "n": len(self.readings), "graded": self.graded,
                 "next": self.next_open(), "verdicts": [self._verdict_json(r) for r in self.readings]}  # fmt: skip
 
-    def _verdict_json(self, reading: Reading) -> dict[str, Any] | None:
+    def _verdict_json(self, reading: Reading) -> JSONObject | None:
         verdict = self.verdicts.get(reading.key)
         return None if verdict is None else {"verdict": verdict.verdict, "answer": verdict.answer}
 
-    def reading(self, index: int) -> dict[str, Any]:
+    def reading(self, index: int) -> JSONObject:
         """What the page shows of reading ``index`` (the gold only after a verdict)."""
         r = self._at(index)
         kind = "fields" if r.field is not None else self.kinds.get(r.task, "text")
         choices = self.choices.get((r.task, r.id)) if kind == "label" else None
-        shown: dict[str, Any] = {
+        shown: JSONObject = {
             "index": index, "task": r.task, "id": r.id, "run": r.run, "field": r.field, "kind": kind,
             "stratum": STRATUM_WORDS.get(r.stratum, r.stratum), "question": self.queries.get((r.task, r.id), ""),
             "options": option_keys(choices) if choices else None, "form": GOLD_FORMS.get(kind, "a text"),
@@ -113,7 +116,7 @@ class Session:
             shown["gold"] = _text(r.gold)
         return shown
 
-    def record(self, index: int, verdict: str, answer: str | None) -> dict[str, Any]:
+    def record(self, index: int, verdict: str, answer: str | None) -> JSONObject:
         """Record a verdict on reading ``index`` (appended to review.jsonl before returning);
         returns the gold and the progress. A "wrong" whose answer is the reading itself (or
         no answer where nothing was read) is recorded as "right"."""

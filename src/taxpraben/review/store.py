@@ -16,7 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 REVIEW_FILE = "review.jsonl"
 VERDICTS = ("right", "wrong", "unsure")
@@ -46,8 +49,8 @@ class Verdict:
     def key(self) -> Key:
         return (self.task, self.id, self.run, self.field)
 
-    def to_json(self) -> dict[str, Any]:
-        line: dict[str, Any] = {"task": self.task, "id": self.id, "run": self.run}
+    def to_json(self) -> JSONObject:
+        line: JSONObject = {"task": self.task, "id": self.id, "run": self.run}
         if self.field is not None:
             line["field"] = self.field
         line.update(reviewer=self.reviewer, verdict=self.verdict,
@@ -60,7 +63,7 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def verdict_from_json(raw: Mapping[str, Any], where: str) -> Verdict:
+def verdict_from_json(raw: Mapping[str, JSONValue], where: str) -> Verdict:
     """A verdict from one parsed line; ReviewFileError naming ``where`` and the key at fault."""
     for key in ("task", "id", "run", "reviewer", "verdict"):
         if key not in raw:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -21,6 +21,8 @@ from taxpraben.task_spec import BLOOM_ORDER, TaskSpec, build_spec, spec_json, va
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+
+    from taxpraben.results.json_value import JSONObject
 
 TASK_DIR_ENV = "TAXPRABEN_TASK_DIR"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -42,7 +44,7 @@ class Registry(Mapping[str, TaskSpec]):
     sources: dict[str, Path]
     #: The spec files built without pydantic's check of their values (``load_registry(...,
     #: checked=False)``), with the mapping each was built from: :meth:`check` checks them.
-    unchecked: dict[Path, dict[str, Any]] = field(default_factory=dict, compare=False)
+    unchecked: dict[Path, JSONObject] = field(default_factory=dict, compare=False)
 
     def check(self) -> None:
         """pydantic's check of the specs built unchecked, as ``load_registry`` makes it:
@@ -109,7 +111,7 @@ def _format_validation_error(path: Path, err: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def _validated(path: Path, raw: dict[str, Any]) -> TaskSpec:
+def _validated(path: Path, raw: JSONObject) -> TaskSpec:
     from pydantic import ValidationError
 
     try:
@@ -118,7 +120,7 @@ def _validated(path: Path, raw: dict[str, Any]) -> TaskSpec:
         raise TaskSpecError(_format_validation_error(path, exc)) from exc
 
 
-def _read_spec_file(path: Path) -> dict[str, Any]:
+def _read_spec_file(path: Path) -> JSONObject:
     try:
         raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_SPEC_LOADER)  # a safe loader (above)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -138,7 +140,7 @@ def load_spec_file(path: Path, *, checked: bool = True) -> TaskSpec:
     return _spec_of(path, _read_spec_file(path), checked)
 
 
-def _spec_of(path: Path, raw: dict[str, Any], checked: bool) -> TaskSpec:
+def _spec_of(path: Path, raw: JSONObject, checked: bool) -> TaskSpec:
     if checked:
         return _fitting(path, _validated(path, raw))
     try:
@@ -220,7 +222,7 @@ def load_registry(extra_dirs: Iterable[Path | str] = (), *, use_env: bool = True
         dirs.extend(task_dirs_from_env())
     specs: dict[str, TaskSpec] = {}
     sources: dict[str, Path] = {}
-    unchecked: dict[Path, dict[str, Any]] = {}
+    unchecked: dict[Path, JSONObject] = {}
     for directory in dirs:
         if not directory.is_dir():
             raise TaskSpecError(f"{directory}: task directory does not exist")

@@ -37,7 +37,7 @@ class _DeferredConsole:
             object.__setattr__(self, "_made", made)
         return cast("Console", made)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self._console(), name)
 
     def __setattr__(self, name: str, value: object) -> None:
