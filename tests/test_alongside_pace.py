@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import Any
 
-from taxpraben.jobs.alongside import SWITCH_INTERVAL_S, WarmUp, alongside_stage
+from taxpraben.jobs.alongside import SWITCH_INTERVAL_S, WARM_UP_AFTER_READS, WarmUp, alongside_stage
 from taxpraben.jobs.read_ahead import ReadAhead
 from taxpraben.models.base import GenerationConfig, Request, build_request
 from taxpraben.records import Record
@@ -76,13 +76,16 @@ def test_without_an_event_loop_each_answer_is_handed_over_at_once() -> None:
     assert readings.ahead == 3
 
 
-def test_the_warm_up_starts_once_with_the_first_request_read() -> None:
+def test_the_warm_up_starts_once_the_runner_reads_past_its_first_chunk() -> None:
     started: list[str] = []
     with CountingPool() as pool:
         warm_up = WarmUp(pool, [lambda: started.append("check"), lambda: started.append("readings")])
         request = answered(1)[0][0]
-        warm_up("k0", request)
-        warm_up("k1", request)
+        for k in range(WARM_UP_AFTER_READS):  # the runner's first chunk: read before anything is sent
+            warm_up(f"k{k}", request)
+        assert started == [] and pool.jobs == []
+        for k in range(3):
+            warm_up(f"later{k}", request)
     assert started == ["check", "readings"]
     assert pool.jobs == ["sleep", "prediction_model_built"]  # waits off the lock, then builds the model
 
@@ -95,6 +98,13 @@ def test_the_switch_interval_is_short_while_the_scoring_thread_works_and_restore
         on_read = along.on_read()
         assert on_read is not None and along.warm_up is not None
         request = answered(1)[0][0]
-        on_read("k", request)  # the warm-up, then the completion's own note
+        for k in range(WARM_UP_AFTER_READS + 1):
+            on_read(f"k{k}", request)  # the warm-up (at the last), then the completion's own note
         along.spec_check.result()
     assert sys.getswitchinterval() == before
+
+
+def test_the_warm_up_waits_for_the_runners_first_chunk_exactly() -> None:
+    from taxpraben.run import runner
+
+    assert WARM_UP_AFTER_READS == runner._FIRST_CHUNK

@@ -51,27 +51,33 @@ AUTO_START_AFTER = 256
 SWITCH_INTERVAL_S = 0.0005
 
 
-#: Seconds after the first request is read (just before it is sent) that the scoring thread
-#: starts its warm-up (:class:`WarmUp`).
+#: The requests the runner reads before it sends the first (``run.runner._FIRST_CHUNK``): it
+#: reads the next once those are with aiohttp, and the warm-up (:class:`WarmUp`) starts then,
+#: so that nothing of it can come before the first request.
+WARM_UP_AFTER_READS = 8
+#: Seconds the scoring thread then waits before it starts the warm-up: the first requests
+#: go on the wire meanwhile.
 WARM_UP_AFTER_S = 0.05
 
 
 class WarmUp:
     """What the first answer needs, made on the scoring thread while the first requests are
-    out (the runner's ``on_read``, once): the predictions' model (pydantic's import and the
-    validator's build, 0.2-0.6 s that the event loop otherwise spent at the first answer, as
-    the first answers came in), the specs' check and the scoring imports. It waits
-    :data:`WARM_UP_AFTER_S` first (off the lock), so that the first requests go out before."""
+    out (the runner's ``on_read``: once, at the request after :data:`WARM_UP_AFTER_READS`):
+    the predictions' model (pydantic's import and the validator's build, 0.2-0.6 s that the
+    event loop otherwise spent at the first answer, as the first answers came in), the specs'
+    check and the scoring imports. It waits :data:`WARM_UP_AFTER_S` first (off the lock), so
+    that the first requests go out before. A run of fewer requests warms up at its first
+    answer, as before."""
 
     def __init__(self, worker: ThreadPoolExecutor, starts: Sequence[Callable[[], object]]) -> None:
         self._worker = worker
         self._starts = list(starts)
-        self._started = False
+        self._reads = 0
 
     def __call__(self, key: str, request: Request) -> None:
-        if self._started:
+        self._reads += 1
+        if self._reads != WARM_UP_AFTER_READS + 1:
             return
-        self._started = True
         self._worker.submit(time.sleep, WARM_UP_AFTER_S)
         self._worker.submit(prediction_model_built)
         for start in self._starts:
