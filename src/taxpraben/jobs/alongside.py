@@ -46,9 +46,9 @@ AUTO_START_AFTER = 256
 #: The interpreter's switch interval while the scoring thread works beside the event loop
 #: (``sys.setswitchinterval``; Python's default is 5 ms): a loop woken by the network waits
 #: for the lock at most this long, not 5 ms, while the thread reads. Measured at C = 256 on
-#: 2 CPUs (benchmarks/README.md, "Fixed costs"): the loop's mean lag 40-95 ms at 5 ms, ~14 ms
-#: at 0.5 ms.
-SWITCH_INTERVAL_S = 0.0005
+#: 2 CPUs (benchmarks/README.md, "The event loop's pace"): the loop's mean lag 23-58 ms at
+#: 5 ms, 13-23 ms at 1 ms (10-20 at 0.5 ms, at more CPU for the switches: 0.2 ms cost 1.3 s).
+SWITCH_INTERVAL_S = 0.001
 
 
 #: The requests the runner reads before it sends the first (``run.runner._FIRST_CHUNK``): it
