@@ -101,6 +101,9 @@ def test_the_switch_interval_is_short_while_the_scoring_thread_works_and_restore
         for k in range(WARM_UP_AFTER_READS + 1):
             on_read(f"k{k}", request)  # the warm-up (at the last), then the completion's own note
         along.spec_check.result()
+        along.generation_over()  # the tail: Python's own pace again
+        assert sys.getswitchinterval() == before
+        sys.setswitchinterval(SWITCH_INTERVAL_S)  # (as if generation had not ended: the stack restores it too)
     assert sys.getswitchinterval() == before
 
 

@@ -104,6 +104,14 @@ class Alongside:
     scores: ScoreAlongside | None
     completion: TaskCompletion | None
     warm_up: WarmUp | None = None
+    #: The switch interval before :data:`SWITCH_INTERVAL_S` (None: it was not changed).
+    switch_interval: float | None = None
+
+    def generation_over(self) -> None:
+        """The switch interval as it was: after generation no event loop waits for the lock
+        (the tail's threads switch at Python's pace, not 1,000 times a second)."""
+        if self.switch_interval is not None:
+            sys.setswitchinterval(self.switch_interval)
 
     def on_answer(self) -> Callable[[Request, Prediction], None] | None:
         """The runner's ``on_answer``: the specs' check, the readings, the completion."""
@@ -151,7 +159,8 @@ def alongside_stage(
     process = reading_process(settings.profile) if scoring else None
     if process is not None:
         held.callback(process.close)  # after the scoring thread (last in, first out)
-    held.callback(sys.setswitchinterval, sys.getswitchinterval())  # once the thread has stopped (last in, first out)
+    before = sys.getswitchinterval()
+    held.callback(sys.setswitchinterval, before)  # once the thread has stopped (last in, first out)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
     held.callback(warm.shutdown, wait=True, cancel_futures=True)
@@ -167,4 +176,4 @@ def alongside_stage(
     completion = TaskCompletion(listeners) if listeners else None
     check = SpecCheck(warm, registry)
     warm_up = WarmUp(warm, [check.start, *([ahead.start] if ahead is not None else [])])
-    return Alongside(check, ahead, along, scores, completion, warm_up)
+    return Alongside(check, ahead, along, scores, completion, warm_up, before)
