@@ -257,6 +257,23 @@ def test_first_token_deadline_adapts_and_doubles_per_strike() -> None:
     assert deadline.limit() == 50.0 and deadline.limit(strikes=3) == 120.0  # capped
 
 
+def test_first_token_deadline_keeps_its_recent_times_in_order_as_they_drop_out() -> None:
+    """The limit is asked once a request: the p95 is read from a list kept in order as times
+    come and (past 256) drop out, and is the p95 of the recent times, as sorted each time."""
+    import random
+
+    from taxpraben.models.streaming import FirstTokenDeadline
+
+    rng = random.Random(7)
+    deadline = FirstTokenDeadline(cap=1000.0, floor=0.0, multiplier=1.0, min_samples=1)
+    for _ in range(699):
+        deadline.observe(rng.choice([rng.random() * 10, 2.5, 0.0]))
+        ordered = sorted(deadline.recent)
+        assert deadline.ordered == ordered
+        assert deadline.limit() == ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    assert len(deadline.recent) == len(deadline.ordered) == 256
+
+
 def _attempt_on(watch: Any, clock: Any, key: str, first_after: float | None, gaps: Sequence[float] = ()) -> Any:
     """One streamed attempt under ``watch`` on a fake clock: its first token after
     ``first_after`` clock seconds (None: never), then chunks after each of ``gaps`` (a gap

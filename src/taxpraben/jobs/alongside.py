@@ -15,6 +15,8 @@ thread, as with fewer CPUs); the items are the same.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -41,6 +43,53 @@ READINGS_WHERE = ("auto", "process", "thread")
 #: ``auto``: the answers read on the scoring thread before the worker process is started.
 AUTO_START_AFTER = 256
 
+#: The interpreter's switch interval while the scoring thread works beside the event loop
+#: (``sys.setswitchinterval``; Python's default is 5 ms): a loop woken by the network waits
+#: for the lock at most this long, not 5 ms, while the thread reads. Measured at C = 256 on
+#: 2 CPUs (benchmarks/README.md, "The event loop's pace"): the loop's mean lag 23-58 ms at
+#: 5 ms, 13-23 ms at 1 ms (10-20 at 0.5 ms, at more CPU for the switches: 0.2 ms cost 1.3 s).
+SWITCH_INTERVAL_S = 0.001
+
+
+#: The requests the runner reads before it sends the first (``run.runner._FIRST_CHUNK``): it
+#: reads the next once those are with aiohttp, and the warm-up (:class:`WarmUp`) starts then,
+#: so that nothing of it can come before the first request.
+WARM_UP_AFTER_READS = 8
+#: Seconds the scoring thread then waits before it starts the warm-up: the first requests
+#: go on the wire meanwhile.
+WARM_UP_AFTER_S = 0.05
+
+
+class WarmUp:
+    """What the first answer needs, made on the scoring thread while the first requests are
+    out (the runner's ``on_read``: once, at the request after :data:`WARM_UP_AFTER_READS`):
+    the predictions' model (pydantic's import and the validator's build, 0.2-0.6 s that the
+    event loop otherwise spent at the first answer, as the first answers came in), the specs'
+    check and the scoring imports. It waits :data:`WARM_UP_AFTER_S` first (off the lock), so
+    that the first requests go out before. A run of fewer requests warms up at its first
+    answer, as before."""
+
+    def __init__(self, worker: ThreadPoolExecutor, starts: Sequence[Callable[[], object]]) -> None:
+        self._worker = worker
+        self._starts = list(starts)
+        self._reads = 0
+
+    def __call__(self, key: str, request: Request) -> None:
+        self._reads += 1
+        if self._reads != WARM_UP_AFTER_READS + 1:
+            return
+        self._worker.submit(time.sleep, WARM_UP_AFTER_S)
+        self._worker.submit(prediction_model_built)
+        for start in self._starts:
+            start()
+
+
+def prediction_model_built() -> None:
+    """The predictions' model imported and its validator built (``defer_build``)."""
+    from taxpraben.results.predictions import Prediction
+
+    Prediction.model_rebuild()
+
 
 @dataclass(frozen=True)
 class Alongside:
@@ -54,14 +103,32 @@ class Alongside:
     #: Each task scored as it completes (without a judge).
     scores: ScoreAlongside | None
     completion: TaskCompletion | None
+    warm_up: WarmUp | None = None
+    #: The switch interval before :data:`SWITCH_INTERVAL_S` (None: it was not changed).
+    switch_interval: float | None = None
+
+    def generation_over(self) -> None:
+        """The switch interval as it was: after generation no event loop waits for the lock
+        (the tail's threads switch at Python's pace, not 1,000 times a second)."""
+        if self.switch_interval is not None:
+            sys.setswitchinterval(self.switch_interval)
 
     def on_answer(self) -> Callable[[Request, Prediction], None] | None:
         """The runner's ``on_answer``: the specs' check, the readings, the completion."""
         return answering(self.spec_check, self.ahead, self.completion.answered if self.completion else None)
 
     def on_read(self) -> Callable[[str, Request], None] | None:
-        """The runner's ``on_read``."""
-        return self.completion.read if self.completion is not None else None
+        """The runner's ``on_read``: the warm-up (once), the completion."""
+        read = self.completion.read if self.completion is not None else None
+        warm_up = self.warm_up
+        if warm_up is None or read is None:
+            return warm_up or read
+
+        def on_read(key: str, request: Request) -> None:
+            warm_up(key, request)
+            read(key, request)
+
+        return on_read
 
     def fed(self) -> Callable[[str, int], None] | None:
         """``stream_requests``' ``fed``."""
@@ -92,6 +159,9 @@ def alongside_stage(
     process = reading_process(settings.profile) if scoring else None
     if process is not None:
         held.callback(process.close)  # after the scoring thread (last in, first out)
+    before = sys.getswitchinterval()
+    held.callback(sys.setswitchinterval, before)  # once the thread has stopped (last in, first out)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
     held.callback(warm.shutdown, wait=True, cancel_futures=True)
     # Scoring's imports load, and the answers are read, while requests go out.
@@ -104,4 +174,6 @@ def alongside_stage(
         held.callback(scores.close)
     listeners = [listener.complete for listener in (along, scores) if listener is not None]
     completion = TaskCompletion(listeners) if listeners else None
-    return Alongside(SpecCheck(warm, registry), ahead, along, scores, completion)
+    check = SpecCheck(warm, registry)
+    warm_up = WarmUp(warm, [check.start, *([ahead.start] if ahead is not None else [])])
+    return Alongside(check, ahead, along, scores, completion, warm_up, before)

@@ -523,6 +523,7 @@ def generate_stage(plan: RunPlan, gen: Generation, console: Console, progress: C
         try:
             predictions = generate(runner, requests, gen.store, along.alongside if along is not None else None,
                                    plan.out_dir)  # fmt: skip
+            gen.alongside.generation_over()
             checked_specs(gen.alongside.spec_check, runner)
         except BudgetReached as exc:
             stop = budget_stop(exc, plan.out_dir, shard_records(gen.stream.result(), plan.part), gen.store)

@@ -4,6 +4,7 @@ run is the writing, not the reading of every answer nor the imports."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import threading
@@ -128,9 +129,11 @@ class ReadAhead:
     the end (:meth:`result`), what the worker has not read is read here. The items are the
     same either way.
 
-    One worker thread (the scoring thread), first in first out: with the first answer (not
-    before: the imports would hold the interpreter while the first requests are being sent)
-    the scoring imports, then the readings in the order the answers came. A reading that
+    One worker thread (the scoring thread), first in first out: once the first requests are
+    out (:meth:`start`, the warm-up) or with the first answer (not before: the imports would
+    hold the interpreter while the first requests are being sent) the scoring imports, then
+    the readings in the order the answers came, those of one turn of the event loop as one
+    job (:meth:`_hold`). A reading that
     fails here is left to scoring, which reads that answer again and reports the failure
     where it always has."""
 
@@ -153,6 +156,8 @@ class ReadAhead:
         self._in_worker: list[_Sent] = []
         #: Why the answers are read on the scoring thread after all (None: they are not).
         self.fallback: str | None = None
+        #: Answers for the scoring thread, handed over at the end of the loop's turn.
+        self._held: list[tuple[TaskSpec, Record, Prediction]] = []
         #: Answers sent to the worker process but read by :meth:`result`'s thread.
         self.read_at_the_end = 0
         self._answers = 0
@@ -163,8 +168,9 @@ class ReadAhead:
             return
         self._started()
         if not self._worker_ready():
-            self._last = self._worker.submit(self._read, spec, request.record, prediction)
+            self._hold(spec, request.record, prediction)
             return
+        self._hand_over()
         key = (spec.name, request.record.id, prediction.prediction, prediction.error)
         if key in self._seen:
             return
@@ -175,6 +181,28 @@ class ReadAhead:
         self._specs.setdefault(spec.name, spec)
         if len(self._batch) >= self._batch_size or time.monotonic() - self._batch_since >= self._batch_wait_s:
             self._send()
+
+    def _hold(self, spec: TaskSpec, record: Record, prediction: Prediction) -> None:
+        """One answer for the scoring thread, handed over with the others of this turn of the
+        event loop (:meth:`_hand_over`, called soon): one job a turn, not one an answer (each
+        job is a hand-over of the interpreter's lock between the loop and the thread)."""
+        if not self._held:
+            try:
+                asyncio.get_running_loop().call_soon(self._hand_over)
+            except RuntimeError:  # no event loop (a test, a caller of its own): at once
+                self._last = self._worker.submit(self._read, spec, record, prediction)
+                return
+        self._held.append((spec, record, prediction))
+
+    def _hand_over(self) -> None:
+        """The answers held this turn (:meth:`_hold`), to the scoring thread as one job."""
+        held, self._held = self._held, []
+        if held:
+            self._last = self._worker.submit(self._read_all, held)
+
+    def _read_all(self, held: list[tuple[TaskSpec, Record, Prediction]]) -> None:
+        for spec, record, prediction in held:
+            self._read(spec, record, prediction)
 
     def _worker_ready(self) -> bool:
         """Whether answers go to the worker process: there is one, and it reads at once (until
@@ -189,6 +217,11 @@ class ReadAhead:
         except ReadingProcessError as exc:
             self._fall_back(str(exc))
             return False
+
+    def start(self) -> None:
+        """The scoring imports and the readings' making queued on the scoring thread (before the
+        first answer: :class:`~taxpraben.jobs.alongside.WarmUp`), if they are not already."""
+        self._started()
 
     def _started(self) -> Future[Readings]:
         if self._readings is None:
@@ -242,6 +275,7 @@ class ReadAhead:
         """``job`` run on the scoring thread with the readings, after every answer handed
         over so far is read (the worker is first in, first out): the judge plans a task there."""
         readings = self._started()
+        self._hand_over()
         self._send()
         return self._worker.submit(lambda: job(readings.result()))
 
@@ -251,6 +285,7 @@ class ReadAhead:
         goes on with the first (once generation is over, this process's CPU is free again):
         the end never waits for a worker that is behind or still starting."""
         readings = self._started()
+        self._hand_over()
         self._send()
         behind = [sent.batch for sent in reversed(self._in_worker) if sent.take_over()]
         self._in_worker = []
@@ -323,9 +358,10 @@ class ScoreAlongside:
 
 class SpecCheck:
     """pydantic's check of the task specs that ``run`` built without it
-    (``Registry.check``): on the scoring thread, with the first answer (an ``on_answer``
-    hook, first of all: pydantic's import would otherwise hold the interpreter while the
-    first requests are being sent, 0.1 s of a 0.4 s start). A spec found wrong stops the
+    (``Registry.check``): on the scoring thread, once the first requests are out (the
+    warm-up: :class:`~taxpraben.jobs.alongside.WarmUp`) or with the first answer (an
+    ``on_answer`` hook, first of all), not before: pydantic's import would otherwise hold the
+    interpreter while the first requests are being sent (0.1 s of a 0.4 s start). A spec found wrong stops the
     sending (:meth:`feed` raises its TaskSpecError at the next request read, as a data
     error does) and the run (:meth:`result`), exit 2; what was answered is in the cache."""
 
@@ -335,6 +371,10 @@ class SpecCheck:
         self._future: Future[None] | None = None
 
     def __call__(self, request: Request, prediction: Prediction) -> None:
+        self._started()
+
+    def start(self) -> None:
+        """The check queued on the scoring thread (before the first answer: the warm-up)."""
         self._started()
 
     def _started(self) -> Future[None]:

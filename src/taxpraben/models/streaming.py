@@ -22,6 +22,7 @@ arrive, and tightened by a watchdog as the adaptive limit learns (see ``OpenAIBa
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections import deque
 from dataclasses import dataclass, field
@@ -47,17 +48,23 @@ class FirstTokenDeadline:
     multiplier: float = FIRST_TOKEN_MULTIPLIER
     min_samples: int = FIRST_TOKEN_MIN_SAMPLES
     recent: deque[float] = field(default_factory=lambda: deque(maxlen=256))
+    #: ``recent`` in order, kept as it changes: :meth:`limit` is asked once a request (at
+    #: C = 256 sorting 256 times on each was ~4% of the event loop's time).
+    ordered: list[float] = field(default_factory=list)
 
     def observe(self, seconds: float) -> None:
         """Record one attempt's time to its first token."""
+        if self.recent.maxlen is not None and len(self.recent) == self.recent.maxlen:
+            del self.ordered[bisect.bisect_left(self.ordered, self.recent[0])]  # the one that drops out
         self.recent.append(seconds)
+        bisect.insort(self.ordered, seconds)
 
     def limit(self, strikes: int = 0) -> float:
         """Seconds an attempt may wait for its first token (``strikes``: earlier timeouts)."""
         if len(self.recent) < self.min_samples:
             base = self.cap
         else:
-            ordered = sorted(self.recent)
+            ordered = self.ordered
             p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
             base = min(self.cap, max(self.floor, self.multiplier * p95))
         return min(self.cap, base * float(2**strikes))
