@@ -124,11 +124,13 @@ class Item:
         if before:
             self.judge_history.append({"edit": edit, "by": by, "before": before})
 
-    def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = ()) -> None:
+    def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = (),
+                     span: tuple[int, int] | None = None) -> None:
         """Record how the item was read: by ``rule`` (a format failure: the veto ``rule``), from
         the stretch ``source`` of the reader's text holding one of ``answers`` (the texts the
         answer may be written as, preferred first); the evidence span is found in the raw
-        prediction (:func:`taxpraben.parsing.evidence.evidence_span`)."""
+        prediction (:func:`taxpraben.parsing.evidence.evidence_span`), or is ``span`` when the
+        rule read the raw prediction itself."""
         from taxpraben.parsing.evidence import evidence_span
         from taxpraben.parsing.rules import confidence_of
 
@@ -139,7 +141,10 @@ class Item:
         self.veto = None
         self.read_by = f"rule:{rule}" if rule else None
         self.confidence = confidence_of(rule)
-        self.evidence = evidence_span(self.prediction, source, answers) if rule else None
+        if span is not None:
+            self.evidence = span
+        else:
+            self.evidence = evidence_span(self.prediction, source, answers) if rule else None
 
     def __post_init__(self) -> None:
         if self.gold is None:
@@ -301,9 +306,6 @@ class TaskKind(Protocol):
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None: ...
 
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str,
-                       failed: bool) -> None: ...
-
     def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None: ...
 
     def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]: ...
@@ -416,13 +418,10 @@ class Kind:
     # ------------------------------------------------------------------ items
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """Read ``text`` (the cleaned prediction) by this project's rules and score its exact parts."""
+        """Read ``text`` (the cleaned prediction; ``item.prediction`` the raw one) with the
+        spec's chain of the kind's reading kind (``spec.chain_for``: the profile's chain set
+        is the spec's, see :mod:`taxpraben.kinds.profiles`) and score its exact parts."""
         raise NotImplementedError
-
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """Read the prediction by TaxBen's own rules (``--profile taxben``; see
-        :mod:`taxpraben.kinds.profiles`). A kind TaxBen never had reads as :meth:`prepare` does."""
-        self.prepare(spec, record, item, text, failed)
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         """Fill in the item's semantic scores (kinds with text pairs)."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import Item, Kind, Metric
+from taxpraben.parsing.rules import Comparison, chain_comparison
 
 if TYPE_CHECKING:
     import random
@@ -30,6 +32,28 @@ _LETTER_ANSWER = re.compile(r"^\s*[(（]?\s*([A-Za-z])\s*[)）.、．:：]?\s*$"
 _LETTERED_ANSWER = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$")
 #: An option listed in a query, one per line: ``A. 增值税``, ``（B）房产税``, ``C、印花税``.
 _QUERY_OPTION = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class LabelForm:
+    """How labels are written for a comparison (ACC and F1 compare them as strings): the
+    label of option ``index`` read from an output, and the record's gold label."""
+
+    label: Callable[[tuple[str, ...], int], str]
+    gold: Callable[[Record], str]
+
+
+def _gold_option_label(record: Record) -> str:
+    assert record.choices is not None
+    return option_label(record.choices, record.gold) if record.gold is not None else record.gold_label
+
+
+#: The labels of each comparison: this project's (an option's text, lettered when texts
+#: repeat) and TaxBen's (the choice lower-cased, C1 and C3: ``taxpraben.parsing.taxben``).
+LABEL_FORMS: dict[Comparison, LabelForm] = {
+    "taxpraben": LabelForm(lambda choices, index: option_label(choices, index), _gold_option_label),
+    "taxben": LabelForm(lambda choices, index: choices[index].lower(), lambda record: record.gold_label.lower()),
+}
 
 
 def _letter_index(letter: str) -> int:
@@ -159,6 +183,8 @@ class ClassificationKind(Kind):
         assert record.choices is not None
         opts = spec.classification_options
         choices = record.choices
+        names_of_chain = spec.chain_for("label")
+        form = LABEL_FORMS[chain_comparison(names_of_chain)]
         label: str | None = None
         reading = None
         answers: list[str] = []
@@ -172,26 +198,18 @@ class ClassificationKind(Kind):
                 query=record.query,
                 aliases=opts.aliases,
                 names=names,
-                chain=spec.reading_chain,
+                chain=names_of_chain,
+                raw=item.prediction,
             )
             index = reading.value if isinstance(reading.value, int) else None
-            label = None if index is None else option_label(choices, index)
+            label = None if index is None else form.label(choices, index)
             item.failure = reading.failure
             if index is not None:  # the texts the answer may be written as, preferred first
                 answers = [*(names[index:index + 1] if names else ()), choices[index],
                            *(opts.aliases or {}).get(choices[index], ()), chr(65 + index)]
-        gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
-        _labelled(item, label, gold, failed)
+        _labelled(item, label, form.gold(record), failed)
         if reading is not None:
-            item.note_reading(reading.rule, reading.source, answers)
-
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """TaxBen's rule on the raw output; its labels are lower-cased choices, for ACC and F1 alike."""
-        from taxpraben.parsing import taxben
-
-        assert record.choices is not None
-        label = None if failed else taxben.classification_label(item.prediction, record.choices)
-        _labelled(item, label, taxben.classification_gold(record.gold_label), failed)
+            item.note_reading(reading.rule, reading.source, answers, reading.span)
 
     def finish(self, spec: TaskSpec, item: Item, values: Any) -> float | None:
         """An item's score is whether its label is right (F1 exists only over a task)."""

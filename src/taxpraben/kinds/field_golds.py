@@ -126,7 +126,7 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
     if not failed:
         # a copy of the prompt found by the kind (item.failure) blanked the text
         reading = read_fields_chain(text if text.strip() else "", item.failure,
-                                    None if aspects else holds_a_field, spec.reading_chain)
+                                    None if aspects else holds_a_field, spec.chain_for("fields"))
         how = reading.rule or how
         parsed = reading.value if isinstance(reading.value, dict) else None
         if reading.failure is not None:

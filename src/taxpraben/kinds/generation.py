@@ -4,7 +4,7 @@ The cleaned answer is scored against the gold text; a multi-aspect task (a spec 
 ``fields``, TaxRisk) is scored per aspect and averaged. BARTScore is the mean
 log-likelihood of the gold given the answer; results.json reports it raw and normalised
 to [0, 1] as exp(raw) (so that it can be averaged with BERTScore into the item score).
-The ``taxben`` profile scores the raw output, as TaxBen does.
+The chain named ``taxben`` reads the raw output (``taxben.raw-output``), as TaxBen scores it.
 """
 
 from __future__ import annotations
@@ -53,22 +53,20 @@ class GenerationKind(Kind):
             return answer, None
         return check_field_gold(answer, spec, True, bad), None
 
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """TaxBen scores the raw generation (TaxBen.py:177-184): no cleaning."""
-        self.prepare(spec, record, item, item.prediction if spec.fields is None else text, failed)
-
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         if spec.fields is not None:
             prepare_fields(spec, record, item, text, failed, aspects=True)
             return
         from taxpraben.parsing.text_rules import read_text
 
-        reading = None if failed else read_text(text, spec.reading_chain)  # the whole cleaned output is the answer
+        # the whole output is the answer: cleaned (text.whole-output), or raw (taxben.raw-output)
+        reading = None if failed else read_text(text, spec.chain_for("text"), raw=item.prediction)
         missing = reading is None or reading.failure is not None
         if missing and not failed:
             item.status = "format_failure"
         item.extracted = None
-        item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
+        candidate = "" if missing or reading is None else str(reading.value)
+        item.pairs = [TextPair("text", candidate, record.answer_text, missing)]
         if reading is not None:
             item.note_reading(reading.rule)
             if not missing:

@@ -63,19 +63,16 @@ class MixedKind(Kind):
         return "fields"
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        if not failed and text.strip():
+        if not failed and text.strip() and "veto.copy-of-prompt" in spec.chain_for("fields"):
             from taxpraben.parsing.latex import strip_latex
             from taxpraben.parsing.prompt_copy import own_answer
 
-            # A copy of the prompt (its JSON template included) is no answer. What a real
+            # A copy of the prompt (its JSON template included) is no answer, when the chain
+            # vetoes copies (TaxBen's does not: it credits a copy of the template). What a real
             # answer shares with the template (its keys, a 0.00) stays: fields are read whole.
             failure = own_answer(strip_latex(text), record.query).failure
             if failure is not None:
                 item.failure, text = failure, ""
-        self.prepare_taxben(spec, record, item, text, failed)
-
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """The fields read whole (TaxBen credits an answer that copies the prompt's template)."""
         prepare_fields(spec, record, item, text, failed, aspects=False)
         if item.status == "ok" and item.fields and all(f["status"] == "missing" for f in item.fields.values()):
             # It parsed (a JSON object, "key: value" lines) but no field of the task was in it:

@@ -59,8 +59,8 @@ def prepare_item(
     text pairs it needs listed.
 
     ``prediction``: the predictions line (or its text; None: no prediction); ``error``: why
-    the generation failed, when it did; ``profile``: the rules to read it by
-    (:mod:`taxpraben.kinds.profiles`), or their name. The prediction is cleaned here, once,
+    the generation failed, when it did; ``profile``: the chain set to read it with
+    (:mod:`taxpraben.kinds.profiles`), or its name. The prediction is cleaned here, once,
     for every reader (:func:`~taxpraben.parsing.clean.clean_prediction`)."""
     if isinstance(prediction, str):
         prediction = Prediction(record.task, record.id, run, prediction, error=error)
@@ -71,7 +71,8 @@ def prepare_item(
         item.status = "error"
         item.error = error or "no prediction"
     cleaned = "" if failed else clean_prediction(text or "")
-    scoring_rules(profile).prepare(kind_of(spec), spec, record, item, cleaned, failed)
+    spec = scoring_rules(profile).applied_to(spec)  # the chain set the profile reads with
+    kind_of(spec).prepare(spec, record, item, cleaned, failed)
     return item
 
 
