@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import Item, Kind, Metric
-from taxpraben.parsing.rules import Comparison, chain_comparison
 
 if TYPE_CHECKING:
     import random
 
     import numpy as np
 
+    from taxpraben.parsing.rules import Comparison
     from taxpraben.records import Record
     from taxpraben.task_spec import TaskSpec
 
@@ -179,6 +179,7 @@ class ClassificationKind(Kind):
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
         # The readers are imported on first use: loading data needs the kind, not them.
         from taxpraben.parsing.label_rules import read_choice
+        from taxpraben.parsing.rules import chain_comparison
 
         assert record.choices is not None
         opts = spec.classification_options
