@@ -60,6 +60,54 @@ class TextPair:
     missing: bool = False
 
 
+@dataclass(frozen=True)
+class Noted:
+    """How an output was read, as samples.jsonl says it (:func:`noted`): ``read_by``
+    ("rule:<name>"), the ``evidence`` span of the raw prediction, the rule's ``confidence``;
+    a format failure: the ``veto`` that decided it. All None: nothing read."""
+
+    read_by: str | None = None
+    evidence: tuple[int, int] | None = None
+    confidence: str | None = None
+    veto: str | None = None
+
+
+def noted(status: Status, prediction: str, rule: str | None, source: str | None = None,
+          answers: Sequence[str] = (), span: tuple[int, int] | None = None) -> Noted:
+    """How an item of ``status`` was read: by ``rule`` (a format failure: the veto ``rule``),
+    from the stretch ``source`` of the reader's text holding one of ``answers`` (the texts the
+    answer may be written as, preferred first); the evidence span is found in the raw
+    ``prediction`` (:func:`taxpraben.parsing.evidence.evidence_span`), or is ``span`` when the
+    rule read the raw prediction itself."""
+    from taxpraben.parsing.evidence import evidence_span
+    from taxpraben.parsing.rules import confidence_of
+
+    if status != "ok":
+        return Noted(veto=rule if rule and rule.startswith("veto.") else None)
+    if not rule:
+        return Noted()
+    evidence = span if span is not None else evidence_span(prediction, source, answers)
+    return Noted(f"rule:{rule}", evidence, confidence_of(rule))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a kind's :meth:`~TaskKind.prepare` read and scored of one prediction (a frozen
+    value; the caller makes the item of it): the status, what was extracted, why nothing was,
+    the exact scores, the labels (classification), the fields (mixed, aspects), the text
+    pairs for the semantic scorers and how it was read."""
+
+    status: Status = "ok"
+    extracted: Any = None
+    failure: str | None = None
+    scores: dict[str, float | None] = field(default_factory=dict)
+    label_gold: str | None = None
+    label_pred: str | None = None
+    fields: dict[str, dict[str, Any]] | None = None
+    pairs: tuple[TextPair, ...] = ()
+    reading: Noted = Noted()
+
+
 @dataclass(eq=False)
 class Item:
     """One (record, run) while it is read and scored (the working state of its sample).
@@ -126,25 +174,22 @@ class Item:
 
     def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = (),
                      span: tuple[int, int] | None = None) -> None:
-        """Record how the item was read: by ``rule`` (a format failure: the veto ``rule``), from
-        the stretch ``source`` of the reader's text holding one of ``answers`` (the texts the
-        answer may be written as, preferred first); the evidence span is found in the raw
-        prediction (:func:`taxpraben.parsing.evidence.evidence_span`), or is ``span`` when the
-        rule read the raw prediction itself."""
-        from taxpraben.parsing.evidence import evidence_span
-        from taxpraben.parsing.rules import confidence_of
+        """Record how the item was read (:func:`noted`; kinds return it in their
+        :class:`Prepared` instead)."""
+        self.take_reading(noted(self.status, self.prediction, rule, source, answers, span))
 
-        if self.status != "ok":
-            self.read_by = self.evidence = self.confidence = None
-            self.veto = rule if rule and rule.startswith("veto.") else None
-            return
-        self.veto = None
-        self.read_by = f"rule:{rule}" if rule else None
-        self.confidence = confidence_of(rule)
-        if span is not None:
-            self.evidence = span
-        else:
-            self.evidence = evidence_span(self.prediction, source, answers) if rule else None
+    def take_reading(self, reading: Noted) -> None:
+        """Set how the item was read."""
+        self.read_by, self.evidence, self.confidence, self.veto = (
+            reading.read_by, reading.evidence, reading.confidence, reading.veto)
+
+    def take(self, prepared: Prepared) -> None:
+        """Set what its kind read and scored (:meth:`TaskKind.prepare`'s value)."""
+        self.status, self.extracted, self.failure = prepared.status, prepared.extracted, prepared.failure
+        self.scores = dict(prepared.scores)
+        self.label_gold, self.label_pred = prepared.label_gold, prepared.label_pred
+        self.fields, self.pairs = prepared.fields, list(prepared.pairs)
+        self.take_reading(prepared.reading)
 
     def __post_init__(self) -> None:
         if self.gold is None:
@@ -304,7 +349,7 @@ class TaskKind(Protocol):
 
     def scorers(self, spec: TaskSpec) -> set[str]: ...
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None: ...
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None: ...
 
     def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None: ...
 
@@ -417,10 +462,13 @@ class Kind:
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None:
         """Read ``text`` (the cleaned prediction; ``item.prediction`` the raw one) with the
         spec's chain of the kind's reading kind (``spec.chain_for``: the profile's chain set
-        is the spec's, see :mod:`taxpraben.kinds.profiles`) and score its exact parts."""
+        is the spec's, see :mod:`taxpraben.kinds.profiles`) and score its exact parts: the
+        :class:`Prepared` value the caller makes the item of (``failed``: the generation
+        failed, its status is "error"). A kind registered by a plugin may still write into
+        ``item`` and return None."""
         raise NotImplementedError
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:

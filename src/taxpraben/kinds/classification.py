@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.kinds.base import Item, Kind, Metric
+from taxpraben.kinds.base import Item, Kind, Metric, Noted, Prepared, Status, noted
 
 if TYPE_CHECKING:
     import random
@@ -176,7 +176,7 @@ class ClassificationKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading data needs the kind, not them.
         from taxpraben.parsing.label_rules import read_choice
         from taxpraben.parsing.rules import chain_comparison
@@ -188,6 +188,7 @@ class ClassificationKind(Kind):
         form = LABEL_FORMS[chain_comparison(names_of_chain)]
         label: str | None = None
         reading = None
+        failure: str | None = None
         answers: list[str] = []
         if not failed:
             names = _option_names(choices, record.query)
@@ -204,13 +205,14 @@ class ClassificationKind(Kind):
             )
             index = reading.value if isinstance(reading.value, int) else None
             label = None if index is None else form.label(choices, index)
-            item.failure = reading.failure
+            failure = reading.failure
             if index is not None:  # the texts the answer may be written as, preferred first
                 answers = [*(names[index:index + 1] if names else ()), choices[index],
                            *(opts.aliases or {}).get(choices[index], ()), chr(65 + index)]
-        _labelled(item, label, form.gold(record), failed)
-        if reading is not None:
-            item.note_reading(reading.rule, reading.source, answers, reading.span)
+        status: Status = "error" if failed else ("format_failure" if label is None else "ok")
+        how = Noted() if reading is None else noted(status, item.prediction, reading.rule, reading.source, answers,
+                                                    reading.span)  # fmt: skip
+        return _labelled(label, form.gold(record), failed, failure, how)
 
     def finish(self, spec: TaskSpec, item: Item, values: Any) -> float | None:
         """An item's score is whether its label is right (F1 exists only over a task)."""
@@ -249,15 +251,14 @@ class ClassificationKind(Kind):
 KIND = ClassificationKind()
 
 
-def _labelled(item: Item, label: str | None, gold: str, failed: bool) -> None:
+def _labelled(label: str | None, gold: str, failed: bool, failure: str | None, reading: Noted) -> Prepared:
     """The item's labels and accuracy; no label read from an output is a format failure."""
     from taxpraben.metrics.classification import MISSING_LABEL
     from taxpraben.parsing.region import NO_ANSWER
 
+    status: Status = "error" if failed else "ok"
     if label is None and not failed:
-        item.status = "format_failure"
-        item.failure = item.failure or NO_ANSWER
-    item.label_gold = gold
-    item.label_pred = label if label is not None else MISSING_LABEL
-    item.extracted = item.label_pred
-    item.scores = {"acc": float(item.label_pred == item.label_gold)}
+        status, failure = "format_failure", failure or NO_ANSWER
+    pred = label if label is not None else MISSING_LABEL
+    return Prepared(status, pred, failure, {"acc": float(pred == gold)}, label_gold=gold, label_pred=pred,
+                    reading=reading)

@@ -17,12 +17,19 @@ from taxpraben.kinds.base import (
     Item,
     Kind,
     Metric,
+    Prepared,
     SemanticValues,
+    Status,
     TextPair,
     bert_f1,
     mean_or_none,
 )
-from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
+from taxpraben.kinds.field_golds import (
+    check_field_gold,
+    field_figures,
+    prepare_fields,
+    whole_output_reading,
+)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -53,24 +60,18 @@ class GenerationKind(Kind):
             return answer, None
         return check_field_gold(answer, spec, True, bad), None
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
         if spec.fields is not None:
-            prepare_fields(spec, record, item, text, failed, aspects=True)
-            return
+            return prepare_fields(spec, record, item.prediction, text, failed, aspects=True)
         from taxpraben.parsing.text_rules import read_text
 
         # the whole output is the answer: cleaned (text.whole-output), or raw (taxben.raw-output)
         reading = None if failed else read_text(text, spec.chain_for("text"), raw=item.prediction)
         missing = reading is None or reading.failure is not None
-        if missing and not failed:
-            item.status = "format_failure"
-        item.extracted = None
+        status: Status = "error" if failed else ("format_failure" if missing else "ok")
         candidate = "" if missing or reading is None else str(reading.value)
-        item.pairs = [TextPair("text", candidate, record.answer_text, missing)]
-        if reading is not None:
-            item.note_reading(reading.rule)
-            if not missing:
-                item.evidence = (0, len(item.prediction))
+        return Prepared(status, pairs=(TextPair("text", candidate, record.answer_text, missing),),
+                        reading=whole_output_reading(status, item.prediction, reading))
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         berts = [bert_f1(values, p) for p in item.pairs]

@@ -8,6 +8,7 @@ fields has no ``em`` (no ``bertscore``), and its score is the part it has.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import (
@@ -15,10 +16,12 @@ from taxpraben.kinds.base import (
     Item,
     Kind,
     Metric,
+    Prepared,
     SemanticValues,
     SpecMismatch,
     bert_f1,
     mean_or_none,
+    noted,
 )
 from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
 
@@ -62,7 +65,8 @@ class MixedKind(Kind):
     def reading_kind(self, spec: TaskSpec) -> str:
         return "fields"
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
+        failure: str | None = None
         if not failed and text.strip() and "veto.copy-of-prompt" in spec.chain_for("fields"):
             from taxpraben.parsing.latex import strip_latex
             from taxpraben.parsing.prompt_copy import own_answer
@@ -72,17 +76,20 @@ class MixedKind(Kind):
             # answer shares with the template (its keys, a 0.00) stays: fields are read whole.
             failure = own_answer(strip_latex(text), record.query).failure
             if failure is not None:
-                item.failure, text = failure, ""
-        prepare_fields(spec, record, item, text, failed, aspects=False)
-        if item.status == "ok" and item.fields and all(f["status"] == "missing" for f in item.fields.values()):
+                text = ""
+        prepared = prepare_fields(spec, record, item.prediction, text, failed, aspects=False, failure=failure)
+        if prepared.status == "ok" and prepared.fields and all(f["status"] == "missing"
+                                                               for f in prepared.fields.values()):
             # It parsed (a JSON object, "key: value" lines) but no field of the task was in it:
             # nothing was read, a format failure (it scores 0 either way, every field missing).
-            item.status, item.failure = "format_failure", NO_FIELD_READ
-        if item.status == "format_failure":
+            prepared = replace(prepared, status="format_failure", failure=NO_FIELD_READ)
+        if prepared.status == "format_failure":
             from taxpraben.parsing.region import NO_ANSWER, veto_of
 
-            item.failure = item.failure or NO_ANSWER
-            item.note_reading(veto_of(item.failure))  # nothing read: no rule, no evidence
+            failure = prepared.failure or NO_ANSWER  # nothing read: no rule, no evidence
+            prepared = replace(prepared, failure=failure,
+                               reading=noted("format_failure", item.prediction, veto_of(failure)))
+        return prepared
 
     def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
         assert item.fields is not None

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
-from taxpraben.kinds.base import Item, Kind, Metric, SpecMismatch
+from taxpraben.kinds.base import Item, Kind, Metric, Prepared, SpecMismatch, Status, noted
 
 if TYPE_CHECKING:
     import random
@@ -87,7 +87,7 @@ class StructuredKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading the specs and the data needs the
         # kind, not them (their patterns compile at import: start-up, issue 24).
         from taxpraben.parsing.region import NO_ANSWER, veto_of
@@ -95,24 +95,31 @@ class StructuredKind(Kind):
 
         opts = spec.structured
         assert opts is not None
-        em = 0.0
-        answers: list[str] = []
-        reading = None
-        if not failed:
-            reading, own_text = _read(spec, record, text, item.prediction)
-            if isinstance(reading.value, ComparedAnswer):  # it says how it matches the gold (TaxBen's values)
-                item.extracted, item.failure = reading.value.extracted, reading.failure
-                em = float(reading.value.matches(record.answer))
-                if reading.failure is not None:
-                    item.status = "format_failure"
-            else:
-                em, answers = _compare(opts.kind, spec, record, item, reading, own_text)
-        if item.status == "format_failure" and item.failure is None:
-            item.failure = NO_ANSWER
-        item.scores = {"em": em}
-        if reading is not None:
-            rule = reading.rule if item.status == "ok" else (reading.rule or veto_of(item.failure or NO_ANSWER))
-            item.note_reading(rule, reading.source, answers, reading.span)
+        if failed:
+            return Prepared("error", scores={"em": 0.0})
+        reading, own_text = _read(spec, record, text, item.prediction)
+        if isinstance(reading.value, ComparedAnswer):  # it says how it matches the gold (TaxBen's values)
+            compared = Compared(float(reading.value.matches(record.answer)), [], reading.value.extracted,
+                                reading.failure, reading.failure is None)  # fmt: skip
+        else:
+            compared = _compare(opts.kind, spec, record, reading, own_text)
+        status: Status = "ok" if compared.read else "format_failure"
+        failure = compared.failure if compared.read else (compared.failure or NO_ANSWER)
+        rule = reading.rule if status == "ok" else (reading.rule or veto_of(failure or NO_ANSWER))
+        how = noted(status, item.prediction, rule, reading.source, compared.answers, reading.span)
+        return Prepared(status, compared.extracted, failure, {"em": compared.em}, reading=how)
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What was read compared with the gold: the exact match, the texts the answer may be
+    written as (for its evidence), the extracted answer, why none was read, whether one was."""
+
+    em: float
+    answers: list[str]
+    extracted: Any
+    failure: str | None
+    read: bool
 
 
 def _read(spec: TaskSpec, record: Record, text: str, raw: str) -> tuple[Reading, str]:
@@ -144,10 +151,8 @@ def _expects_percent(record: Record) -> bool | None:
                            record.query)
 
 
-def _compare(kind: str, spec: TaskSpec, record: Record, item: Item, reading: Reading,
-             own_text: str) -> tuple[float, list[str]]:
-    """This project's comparison of what was read with the gold: its exact match and the
-    texts the answer may be written as (the item's extracted answer, status and failure set)."""
+def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_text: str) -> Compared:
+    """This project's comparison of what was read with the gold."""
     from taxpraben.parsing.numbers import numbers_equal, read_gold_number
     from taxpraben.parsing.spans import span_match
     from taxpraben.parsing.units import gold_unit
@@ -159,30 +164,27 @@ def _compare(kind: str, spec: TaskSpec, record: Record, item: Item, reading: Rea
         # question asks for (parsing.units.gold_unit); compared at N decimals of it.
         unit = gold_unit(record.answer, record.query)
         gold = unit.convert(read_gold_number(record.answer))
-        match, item.failure = cast("NumberMatch | None", reading.value), reading.failure
+        match = cast("NumberMatch | None", reading.value)
         if match is None:
-            item.status = "format_failure"
-            return 0.0, []
+            return Compared(0.0, [], None, reading.failure, False)
         answers = [match.text]
         match = unit.convert(match)
         if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
             match = replace(match, value=-match.value)
-        item.extracted = unit.show(match.value) + ("%" if match.is_percent else "")
-        return float(numbers_equal(match, gold, decimals=opts.decimals,
-                                   percent_as_fraction=opts.percent_as_fraction)), answers  # fmt: skip
+        em = numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
+        return Compared(float(em), answers, unit.show(match.value) + ("%" if match.is_percent else ""),
+                        reading.failure, True)  # fmt: skip
     if kind == "letters":
-        letters, item.failure = cast("frozenset[str] | None", reading.value), reading.failure
+        letters = cast("frozenset[str] | None", reading.value)
         if letters is None:
-            item.status = "format_failure"
-            return 0.0, []
-        item.extracted = "".join(sorted(letters))
-        return float(letters == frozenset(str(record.answer).strip().upper())), [item.extracted]
+            return Compared(0.0, [], None, reading.failure, False)
+        extracted = "".join(sorted(letters))
+        return Compared(float(letters == frozenset(str(record.answer).strip().upper())), [extracted], extracted,
+                        reading.failure, True)  # fmt: skip
     span = "" if reading.value is None else str(reading.value)
-    item.extracted, item.failure = span, reading.failure
     if reading.failure is not None:
-        item.status = "format_failure"
-        return 0.0, [span]
-    return float(span_match(own_text, record.answer_text)), [span]
+        return Compared(0.0, [span], span, reading.failure, False)
+    return Compared(float(span_match(own_text, record.answer_text)), [span], span, None, True)
 
 
 KIND = StructuredKind()

@@ -72,7 +72,9 @@ def prepare_item(
         item.error = error or "no prediction"
     cleaned = "" if failed else clean_prediction(text or "")
     spec = scoring_rules(profile).applied_to(spec)  # the chain set the profile reads with
-    kind_of(spec).prepare(spec, record, item, cleaned, failed)
+    prepared = kind_of(spec).prepare(spec, record, item, cleaned, failed)
+    if prepared is not None:  # None: a plugin's kind that wrote into the item itself
+        item.take(prepared)
     return item
 
 
