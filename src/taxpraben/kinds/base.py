@@ -108,6 +108,20 @@ class Prepared:
     reading: Noted = Noted()
 
 
+#: What a kind's :meth:`~Kind.finish_parts` adds: semantic scores, and the fields with theirs.
+Parts = tuple[dict[str, "float | None"], "dict[str, dict[str, Any]] | None"]
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished item's scores, its score (None: a needed scorer is unavailable) and its
+    fields with their semantic scores: new values, the item is not changed."""
+
+    scores: dict[str, float | None]
+    score: float | None
+    fields: dict[str, dict[str, Any]] | None = None
+
+
 @dataclass(eq=False)
 class Item:
     """One (record, run) while it is read and scored (the working state of its sample).
@@ -351,7 +365,7 @@ class TaskKind(Protocol):
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None: ...
 
-    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None: ...
+    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished: ...
 
     def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]: ...
 
@@ -471,20 +485,25 @@ class Kind:
         ``item`` and return None."""
         raise NotImplementedError
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
-        """Fill in the item's semantic scores (kinds with text pairs)."""
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
+        """The item's semantic scores (kinds with text pairs) and its fields with theirs: new
+        values (none here: its fields as they are)."""
+        return {}, item.fields
 
-    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None:
-        """The item's scores (in ``item.scores``) and its score: the mean of its selected parts."""
-        self.finish_parts(spec, item, values)
+    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished:
+        """The item's scores, its score (the mean of its selected parts) and its fields: new
+        values; the item metrics see an item that has them."""
+        added, fields = self.finish_parts(spec, item, values)
+        scores = {**item.scores, **added}
+        staged = replace(item, scores=scores, fields=fields)  # shares ``scores``: each metric sees the last
         selected = self.selected(spec)
         for m in selected:
             if m.item is not None:
-                item.scores[m.key] = m.item(item, values)
+                scores[m.key] = m.item(staged, values)
         unselected = {m.key for m in self.declared} - {m.key for m in selected}
-        for key in unselected & item.scores.keys():
-            del item.scores[key]
-        return mean_or_none([item.scores[k] for k in self.score_parts(spec) if k in item.scores])
+        for key in unselected & scores.keys():
+            del scores[key]
+        return Finished(scores, mean_or_none([scores[k] for k in self.score_parts(spec) if k in scores]), fields)
 
     # ------------------------------------------------------------------ task figures
 

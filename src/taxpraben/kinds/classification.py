@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.kinds.base import Item, Kind, Metric, Noted, Prepared, Status, noted
+from taxpraben.kinds.base import Finished, Item, Kind, Metric, Noted, Prepared, Status, noted
 
 if TYPE_CHECKING:
     import random
@@ -214,9 +214,9 @@ class ClassificationKind(Kind):
                                                     reading.span)  # fmt: skip
         return _labelled(label, form.gold(record), failed, failure, how)
 
-    def finish(self, spec: TaskSpec, item: Item, values: Any) -> float | None:
+    def finish(self, spec: TaskSpec, item: Item, values: Any) -> Finished:
         """An item's score is whether its label is right (F1 exists only over a task)."""
-        return item.scores["acc"]
+        return Finished(dict(item.scores), item.scores["acc"], item.fields)
 
     # ------------------------------------------------------------------ task figures
 

@@ -17,6 +17,7 @@ from taxpraben.kinds.base import (
     Item,
     Kind,
     Metric,
+    Parts,
     Prepared,
     SemanticValues,
     Status,
@@ -73,7 +74,7 @@ class GenerationKind(Kind):
         return Prepared(status, pairs=(TextPair("text", candidate, record.answer_text, missing),),
                         reading=whole_output_reading(status, item.prediction, reading))
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
         berts = [bert_f1(values, p) for p in item.pairs]
         raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]
         norms: list[float | None] = [None] * len(raws)
@@ -82,15 +83,14 @@ class GenerationKind(Kind):
 
             norms = [None if r is None else (0.0 if p.missing else normalize_bartscore(r))
                      for p, r in zip(item.pairs, raws, strict=True)]
+        fields = None
         if item.fields is not None:
+            fields = {name: dict(info) for name, info in item.fields.items()}
             for p, b, n in zip(item.pairs, berts, norms, strict=True):
-                info = item.fields[p.name]
-                info["bertscore"] = b
-                info["bartscore"] = n
-                info["score"] = None if b is None or n is None else (b + n) / 2
-        item.scores["bertscore"] = mean_or_none(berts)
-        item.scores["bartscore"] = mean_or_none(norms)
-        item.scores["bartscore_raw"] = mean_or_none(raws)
+                fields[p.name].update(bertscore=b, bartscore=n, score=None if b is None or n is None else (b + n) / 2)
+        scores = {"bertscore": mean_or_none(berts), "bartscore": mean_or_none(norms),
+                  "bartscore_raw": mean_or_none(raws)}
+        return scores, fields
 
     def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
         if spec.fields is None:

@@ -16,6 +16,7 @@ from taxpraben.kinds.base import (
     Item,
     Kind,
     Metric,
+    Parts,
     Prepared,
     SemanticValues,
     SpecMismatch,
@@ -91,18 +92,21 @@ class MixedKind(Kind):
                                reading=noted("format_failure", item.prediction, veto_of(failure)))
         return prepared
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
         assert item.fields is not None
-        exact = [info["score"] for info in item.fields.values() if info["kind"] != "text"]
+        fields = {name: dict(info) for name, info in item.fields.items()}
+        exact = [info["score"] for info in fields.values() if info["kind"] != "text"]
         berts = []
         for pair in item.pairs:
             b = bert_f1(values, pair)
-            item.fields[pair.name]["score"] = b
+            fields[pair.name]["score"] = b
             berts.append(b)
+        scores: dict[str, float | None] = {}
         if exact:
-            item.scores["em"] = sum(exact) / len(exact)
+            scores["em"] = sum(exact) / len(exact)
         if berts:
-            item.scores["bertscore"] = mean_or_none(berts)
+            scores["bertscore"] = mean_or_none(berts)
+        return scores, fields
 
     def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
         # A text field's entry holds its BERTScore as its score.

@@ -81,7 +81,8 @@ def prepare_item(
 def finalize_item(spec: TaskSpec, item: Item, values: SemanticValues) -> Item:
     """Combine exact and semantic parts into the item's scores and its score (None when a
     needed scorer is unavailable); returns the item."""
-    item.score = kind_of(spec).finish(spec, item, values)
+    finished = kind_of(spec).finish(spec, item, values)
+    item.scores, item.score, item.fields = finished.scores, finished.score, finished.fields
     return item
 
 
