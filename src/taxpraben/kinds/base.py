@@ -172,19 +172,20 @@ class Item:
     veto: str | None = None
     #: Why the judge's reading was rejected (its quote is no evidence), when it was.
     judge_rejected: str | None = None
-    #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edit`).
+    #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edited`).
     judge_history: list[dict[str, Any]] = field(default_factory=list)
 
-    def edit(self, edit: str, by: str, **changes: Any) -> None:
-        """Set ``changes`` (attributes of the sample) as the second reader ``by`` decided, and
-        keep the edit in :attr:`judge_history`: what it was (``edit``: replied, adopted,
-        unanswered, audited), who made it and each changed key's value before it (so the
-        rules' reading stays known, as Inspect AI keeps a score's edits)."""
+    def edited(self, edit: str, by: str, **changes: Any) -> Item:
+        """A new item: this one with ``changes`` (attributes of the sample) as the second
+        reader ``by`` decided, and the edit added to its :attr:`judge_history`: what it was
+        (``edit``: replied, adopted, unanswered, audited), who made it and each changed key's
+        value before it (so the rules' reading stays known, as Inspect AI keeps a score's
+        edits). This item is not changed."""
         before = {key: _plain(getattr(self, key)) for key, value in changes.items() if getattr(self, key) != value}
-        for key, value in changes.items():
-            setattr(self, key, value)
+        history = copy.deepcopy(self.judge_history)
         if before:
-            self.judge_history.append({"edit": edit, "by": by, "before": before})
+            history.append({"edit": edit, "by": by, "before": before})
+        return replace(self, **changes, judge_history=history)
 
     def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = (),
                      span: tuple[int, int] | None = None) -> None:
