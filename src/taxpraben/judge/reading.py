@@ -254,10 +254,11 @@ def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: Any, examples
                             rejected=rejected)  # fmt: skip
     kept = merge_fields(item, reading, list(spans))
     assert kept.item is not None and kept.item.fields is not None
-    for name, span in spans.items():
-        kept.item.fields[name]["evidence"] = list(span)
+    fields = {name: {**info, "evidence": list(spans[name])} if name in spans else info
+              for name, info in kept.item.fields.items()}  # fmt: skip
     evidence = (min(s for s, _ in spans.values()), max(e for _, e in spans.values()))
-    return ReplyReading("answer", kept.item, merge.unreadable, evidence=evidence, rejected=rejected)
+    return ReplyReading("answer", replace(kept.item, fields=fields), merge.unreadable, evidence=evidence,
+                        rejected=rejected)  # fmt: skip
 
 
 def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, judge: str = "judge") -> Item:

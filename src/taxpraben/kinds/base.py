@@ -122,15 +122,18 @@ class Finished:
     fields: dict[str, dict[str, Any]] | None = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class Item:
     """One (record, run) while it is read and scored (the working state of its sample).
 
-    Created once per (record, run) with its record and its generation (the predictions
-    contract's line: text, error, usage, finish reason, model), read by the task's kind
-    (:meth:`TaskKind.prepare`: status, what was extracted, why nothing was, the text pairs),
-    scored (``scores``, ``score``), and, finished, made into its one frozen sample
-    (:meth:`sample`), which samples.jsonl and the report take.
+    Frozen: no assignment to an item after it is built; each step makes a new one
+    (``dataclasses.replace``). Created once per (record, run) with its record and its
+    generation (the predictions contract's line: text, error, usage, finish reason, model),
+    read by the task's kind (:meth:`TaskKind.prepare` returns :class:`Prepared`: status, what
+    was extracted, why nothing was, the text pairs; :meth:`with_prepared`), scored
+    (:meth:`TaskKind.finish` returns :class:`Finished`), edited by the judge
+    (:meth:`edited`), and, finished, made into its one frozen sample (:meth:`sample`), which
+    samples.jsonl and the report take.
     """
 
     record: Record
@@ -187,28 +190,23 @@ class Item:
             history.append({"edit": edit, "by": by, "before": before})
         return replace(self, **changes, judge_history=history)
 
-    def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = (),
-                     span: tuple[int, int] | None = None) -> None:
-        """Record how the item was read (:func:`noted`; kinds return it in their
-        :class:`Prepared` instead)."""
-        self.take_reading(noted(self.status, self.prediction, rule, source, answers, span))
+    def with_prepared(self, prepared: Prepared) -> Item:
+        """A new item: this one with what its kind read and scored (:meth:`TaskKind.prepare`'s value)."""
+        how = prepared.reading
+        return replace(
+            self, status=prepared.status, extracted=prepared.extracted, failure=prepared.failure,
+            scores=dict(prepared.scores), label_gold=prepared.label_gold, label_pred=prepared.label_pred,
+            fields=prepared.fields, pairs=list(prepared.pairs), read_by=how.read_by, evidence=how.evidence,
+            confidence=how.confidence, veto=how.veto,
+        )  # fmt: skip
 
-    def take_reading(self, reading: Noted) -> None:
-        """Set how the item was read."""
-        self.read_by, self.evidence, self.confidence, self.veto = (
-            reading.read_by, reading.evidence, reading.confidence, reading.veto)
-
-    def take(self, prepared: Prepared) -> None:
-        """Set what its kind read and scored (:meth:`TaskKind.prepare`'s value)."""
-        self.status, self.extracted, self.failure = prepared.status, prepared.extracted, prepared.failure
-        self.scores = dict(prepared.scores)
-        self.label_gold, self.label_pred = prepared.label_gold, prepared.label_pred
-        self.fields, self.pairs = prepared.fields, list(prepared.pairs)
-        self.take_reading(prepared.reading)
+    def with_finished(self, finished: Finished) -> Item:
+        """A new item: this one with its scores, score and fields finished (:meth:`TaskKind.finish`)."""
+        return replace(self, scores=finished.scores, score=finished.score, fields=finished.fields)
 
     def __post_init__(self) -> None:
         if self.gold is None:
-            self.gold = self.record.gold_label
+            object.__setattr__(self, "gold", self.record.gold_label)  # frozen: set once, as it is built
 
     @property
     def task(self) -> str:
