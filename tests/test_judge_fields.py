@@ -172,10 +172,9 @@ def field_item(states: dict[str, tuple[str, str, Any]], status: str = "ok") -> I
         kind = "text" if name == "分析理由" else ("category" if name == "违法性质" else "number")
         fields[name] = {"kind": kind, "pred": pred, "gold": gold[name], "status": state, "matched_by": how,
                         "inferred": False, "score": None if kind == "text" else float(pred == gold[name])}  # fmt: skip
-    item = Item(record(gold), 0, Prediction("TaxInspect", "h1", 0, HAND_OUTPUT), status=status)  # type: ignore[arg-type]
-    item.fields = fields
-    item.extracted = {n: i["pred"] for n, i in fields.items() if i["pred"] is not None}
-    return item
+    extracted = {n: i["pred"] for n, i in fields.items() if i["pred"] is not None}
+    return Item(record(gold), 0, Prediction("TaxInspect", "h1", 0, HAND_OUTPUT), status=status,  # type: ignore[arg-type]
+                extracted=extracted, fields=fields)  # an item is frozen: built with its values
 
 
 PARTLY = {

@@ -1,10 +1,12 @@
 """The reading rules keep to their names: every rule has examples, every example is read by
-its own rule through the whole chain of its kind (a rule shadowed by an earlier one fails),
+its own rule through the whole chain of its kind in every named chain set that holds the rule
+(a rule shadowed by an earlier one fails),
 what a rule must leave alone is read otherwise, every rule the readers name is registered,
 and every reading carries an evidence span of the raw output that holds its answer."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -16,8 +18,17 @@ from taxpraben.data.checks import check_record
 from taxpraben.kinds.base import Item
 from taxpraben.parsing.choice_names import naming_form
 from taxpraben.parsing.region import VETO_OF_FAILURE
-from taxpraben.parsing.rules import CHAINS, EXAMPLE_CONTEXT, RULES, Example, Rule, rule_named
+from taxpraben.parsing.rules import (
+    CHAINS,
+    EXAMPLE_CONTEXT,
+    NAMED_CHAINS,
+    RULES,
+    Example,
+    Rule,
+    rule_named,
+)
 from taxpraben.scoring.items import prepare_item
+from taxpraben.task_spec import ReadingOptions
 from taxpraben.tasks import load_registry
 
 REGISTRY = load_registry(use_env=False)
@@ -34,9 +45,10 @@ GOLD_OF: dict[str, Any] = {
 }
 
 
-def read(example: Example) -> Item:
-    """The example's output read by its kind's task, as scoring reads it."""
-    spec = REGISTRY[TASK_OF[example.kind]]
+def read(example: Example, chain_set: str = "taxpraben") -> Item:
+    """The example's output read by its kind's task, as scoring reads it, with the named
+    chain set ``chain_set``."""
+    spec = dataclasses.replace(REGISTRY[TASK_OF[example.kind]], reading=ReadingOptions(chain=chain_set))
     context = example.context or example.kind
     raw = {"id": "1", **EXAMPLE_CONTEXT[context], **GOLD_OF[context]}
     record, problems = check_record(raw, spec, Path("rules.py"), 1, "example")
@@ -58,8 +70,9 @@ def answer_texts(item: Item) -> list[str]:
     if item.task == "TaxSCQ" and item.status == "ok":
         choices = list(item.record.choices or ())
         return [str(value), "ABCD"[choices.index(value)]] if value in choices else [str(value)]
-    if item.task == "TaxCalc":
-        return [str(value).removesuffix(".0").removesuffix(".00")]
+    if item.task == "TaxCalc":  # 44000.00 is written 44000, TaxBen's 4.40 as 4.4
+        text = str(value)
+        return [text.rstrip("0").rstrip(".") if "." in text else text]
     return [str(value)]
 
 
@@ -69,17 +82,34 @@ _SAID_IN_WORDS = ("letters.all-or-all-but", "letters.all-options-concluded", "le
                   "number.says-zero", "choice.value-in-last-sentence")
 
 
-def _id(rule: Rule, i: int) -> str:
-    return f"{rule.name}#{i}"
+#: Rules that read the whole output: the evidence is all of it.
+_READ_WHOLE = ("taxben.gold-absent", "taxben.whole-output-float")
 
 
-EXAMPLES = [pytest.param(rule, ex, id=_id(rule, i)) for rule in RULES for i, ex in enumerate(rule.examples)]
-LEFT_ALONE = [pytest.param(rule, ex, id=_id(rule, i)) for rule in RULES for i, ex in enumerate(rule.leaves_alone)]
+def _id(rule: Rule, i: int, chain_set: str) -> str:
+    return f"{rule.name}#{i}@{chain_set}"
 
 
-@pytest.mark.parametrize(("rule", "example"), EXAMPLES)
-def test_every_example_is_read_by_its_rule(rule: Rule, example: Example) -> None:
-    item = read(example)
+def _sets(rule: Rule, example: Example) -> list[str]:
+    """The named chain sets whose chain of the example's kind holds the rule."""
+    return [name for name, chains in NAMED_CHAINS.items() if rule.name in chains.get(example.kind, ())]
+
+
+EXAMPLES = [pytest.param(rule, ex, chain_set, id=_id(rule, i, chain_set))
+            for rule in RULES for i, ex in enumerate(rule.examples) for chain_set in _sets(rule, ex)]
+LEFT_ALONE = [pytest.param(rule, ex, chain_set, id=_id(rule, i, chain_set))
+              for rule in RULES for i, ex in enumerate(rule.leaves_alone) for chain_set in _sets(rule, ex)]
+
+
+def test_every_example_runs_through_a_named_chain() -> None:
+    for rule in RULES:
+        for example in (*rule.examples, *rule.leaves_alone):
+            assert _sets(rule, example), f"{rule.name}: no named chain of {example.kind} holds it"
+
+
+@pytest.mark.parametrize(("rule", "example", "chain_set"), EXAMPLES)
+def test_every_example_is_read_by_its_rule(rule: Rule, example: Example, chain_set: str) -> None:
+    item = read(example, chain_set)
     if rule.veto:
         assert (item.status, item.veto, item.read_by) == ("format_failure", rule.name, None), item.failure
         assert item.evidence is None and item.confidence is None
@@ -93,6 +123,8 @@ def test_every_example_is_read_by_its_rule(rule: Rule, example: Example) -> None
     shown = example.output[start:end]
     if rule.name in _SAID_IN_WORDS:
         assert shown.strip(), "the words that give the answer"
+    elif rule.name in _READ_WHOLE:
+        assert shown == example.output
     elif example.kind == "letters":
         assert set(example.expect or "") <= set(shown.upper()), shown
     elif example.kind not in ("fields", "text"):
@@ -100,31 +132,46 @@ def test_every_example_is_read_by_its_rule(rule: Rule, example: Example) -> None
         assert any(text in shown or naming_form(text) in named for text in answer_texts(item)), (shown, item.extracted)
 
 
-@pytest.mark.parametrize(("rule", "example"), LEFT_ALONE)
-def test_what_a_rule_leaves_alone_is_read_otherwise(rule: Rule, example: Example) -> None:
-    item = read(example)
+@pytest.mark.parametrize(("rule", "example", "chain_set"), LEFT_ALONE)
+def test_what_a_rule_leaves_alone_is_read_otherwise(rule: Rule, example: Example, chain_set: str) -> None:
+    item = read(example, chain_set)
     assert item.read_by != f"rule:{rule.name}" and item.veto != rule.name
     assert extracted(item) == example.expect
 
 
-def test_every_rule_has_examples_and_a_place_in_a_chain() -> None:
-    chained = {name for chain in CHAINS.values() for name in chain}
+def test_every_rule_has_examples_and_a_place_in_a_named_chain() -> None:
+    assert set(NAMED_CHAINS) == {"taxpraben", "taxben"} and NAMED_CHAINS["taxpraben"] is CHAINS
     for rule in RULES:
         assert rule.examples, f"{rule.name} has no example"
-        assert rule.name in chained, f"{rule.name} is in no chain"
         for kind in rule.kinds:
-            assert rule.name in CHAINS[kind], f"{rule.name} reads {kind} but is not in its chain"
+            holding = [name for name, chains in NAMED_CHAINS.items() if rule.name in chains[kind]]
+            assert holding, f"{rule.name} reads {kind} but no named chain of {kind} holds it"
         assert {ex.kind for ex in rule.examples} <= set(rule.kinds), rule.name
-    for kind, chain in CHAINS.items():
-        assert len(chain) == len(set(chain)), kind
-        for name in chain:
-            assert rule_named(name) is not None, f"chain {kind} names an unknown rule {name}"
+    for set_name, chains in NAMED_CHAINS.items():
+        assert set(chains) == set(CHAINS), set_name  # a chain for every reading kind
+        for kind, chain in chains.items():
+            assert len(chain) == len(set(chain)), (set_name, kind)
+            for name in chain:
+                rule = rule_named(name)
+                assert rule is not None, f"chain {set_name}/{kind} names an unknown rule {name}"
     assert len({rule.name for rule in RULES}) == len(RULES)
+
+
+def test_taxbens_rules_are_its_chains_and_compare_as_it_does() -> None:
+    taxben = {rule.name for rule in RULES if rule.name.startswith("taxben.")}
+    assert taxben == {"taxben.choice-substring", "taxben.letter-run", "taxben.whole-output-float",
+                      "taxben.yuan-amount", "taxben.gold-substring", "taxben.gold-absent", "taxben.raw-output"}
+    in_taxben_chains = {name for chain in NAMED_CHAINS["taxben"].values() for name in chain}
+    assert taxben <= in_taxben_chains
+    assert not taxben & {name for chain in CHAINS.values() for name in chain}
+    for name in taxben:
+        rule = rule_named(name)
+        assert rule is not None and rule.comparison == "taxben" and "TaxBen" in rule.description, name
 
 
 def test_every_rule_the_readers_name_is_registered() -> None:
     named: set[str] = set(VETO_OF_FAILURE.values())
-    pattern = re.compile(r"""["']((?:veto|json|final|choice|letters|conclusion|number|span|fields|text)\.[a-z-]+)["']""")
+    pattern = re.compile(r"""["']((?:veto|json|final|choice|letters|conclusion|number|span|fields|text|taxben)\.[a-z-]+)["']""")
     for path in [*(SRC / "parsing").glob("*.py"), *(SRC / "kinds").glob("*.py")]:
         if path.name == "rules.py":
             continue
@@ -196,6 +243,11 @@ def test_rules_lists_the_registry() -> None:
     assert [r["name"] for r in listed["rules"]] == [r.name for r in RULES]
     assert all(r["examples"] >= 1 for r in listed["rules"])
     assert listed["chains"]["label"][0] == "veto.copy-of-prompt"
+    assert listed["default_chain"] == "taxpraben"
+    assert listed["named_chains"]["taxben"]["label"] == ["taxben.choice-substring", "veto.no-answer"]
+    assert listed["named_chains"]["taxpraben"] == listed["chains"]
+    row = next(r for r in listed["rules"] if r["name"] == "taxben.letter-run")
+    assert (row["chains"], row["comparison"], row["kinds"]) == (["taxben"], "taxben", ["letters"])
     table = CliRunner().invoke(app, ["rules"])
     assert table.exit_code == 0 and "choice.bare-answer" in table.output
 

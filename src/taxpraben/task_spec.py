@@ -151,13 +151,15 @@ class FieldOptions:
 
 @dataclass(frozen=True)
 class ReadingOptions:
-    """How the task's outputs are read: ``chain``, the reading rules of its kind's reader in
-    the order they are tried (names of ``taxpraben rules``; every name must be a rule of the
-    task's reading kind). Without it the kind's default chain reads."""
+    """How the task's outputs are read: ``chain``, the name of a chain set (``taxpraben``,
+    ``taxben``: ``taxpraben rules``), whose chain of the task's reading kind reads; or the
+    reading rules of its kind's reader in the order they are tried (names of ``taxpraben
+    rules``; every name must be a rule of the task's reading kind). Without it the default
+    chain set (``taxpraben``) reads."""
 
     __pydantic_config__: ClassVar[ConfigDict] = _FORBID_EXTRA
 
-    chain: Annotated[list[str], _NOT_EMPTY] | None = None
+    chain: Annotated[list[str], _NOT_EMPTY] | Annotated[str, _NOT_EMPTY] | None = None
 
 
 @dataclass(frozen=True)
@@ -195,9 +197,21 @@ class TaskSpec:
         return schema
 
     @property
-    def reading_chain(self) -> tuple[str, ...] | None:
-        """The rule names of the spec's own chain, in order; None for the default chain."""
-        return tuple(self.reading.chain) if self.reading is not None and self.reading.chain else None
+    def reading_chain(self) -> str | tuple[str, ...] | None:
+        """The spec's own chain: the name of a chain set, or rule names in order; None for
+        the default chain set."""
+        chain = self.reading.chain if self.reading is not None else None
+        if not chain:
+            return None
+        return chain if isinstance(chain, str) else tuple(chain)
+
+    def chain_for(self, reading_kind: str) -> tuple[str, ...]:
+        """The rule names its reader of ``reading_kind`` runs, in order: the spec's own chain,
+        the chain of that kind in the set it names, or the default set's
+        (:func:`taxpraben.parsing.rules.chain_names`)."""
+        from taxpraben.parsing.rules import chain_names  # pure data; parsing imports this module
+
+        return chain_names(self.reading_chain, reading_kind)
 
     @property
     def classification_options(self) -> ClassificationOptions:

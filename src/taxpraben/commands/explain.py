@@ -11,7 +11,14 @@ from rich.table import Table
 
 from taxpraben.commands.common import cli_console
 from taxpraben.commands.options import TaskDirOpt
-from taxpraben.report.explain import Explanation, explanation, rule_rows, rules_json, traced_reading
+from taxpraben.report.explain import (
+    Explanation,
+    chain_used,
+    explanation,
+    rule_rows,
+    rules_json,
+    traced_reading,
+)
 from taxpraben.report.load import ReportError, iter_samples, read_results
 
 if TYPE_CHECKING:
@@ -27,11 +34,11 @@ def rules(as_json: Annotated[bool, typer.Option("--json", help="Print the regist
         typer.echo(rules_json())
         return
     table = Table(title="Answer-reading rules (taxpraben explain OUT TASK ID shows one reading)")
-    for col in ("rule", "kinds", "tier", "confidence", "examples", "reads"):
+    for col in ("rule", "kinds", "chains", "tier", "confidence", "examples", "reads"):
         table.add_column(col, overflow="fold")
     for row in rule_rows():
-        table.add_row(row["name"], ", ".join(row["kinds"]), str(row["tier"]), row["confidence"],
-                      f"{row['examples']} (+{row['leaves_alone']} left alone)", row["description"])
+        table.add_row(row["name"], ", ".join(row["kinds"]), ", ".join(row["chains"]), str(row["tier"]),
+                      row["confidence"], f"{row['examples']} (+{row['leaves_alone']} left alone)", row["description"])
     cli_console().print(table)
 
 
@@ -58,7 +65,8 @@ def explain(
         raise typer.Exit(2)
     registry = registry_or_exit(task_dir, console)
     shown = _explained(out_dir, registry, item)
-    console.print(f"[bold]{escape(task)} id {escape(item_id)} run {run}[/bold]: {shown.kind} reader, "
+    chain = f", chain {escape(shown.chain)}" if shown.chain else ""
+    console.print(f"[bold]{escape(task)} id {escape(item_id)} run {run}[/bold]: {shown.kind} reader{chain}, "
                   f"status {shown.status}", highlight=False)
     if shown.untraced:
         console.print(f"  [yellow]No trace of the chain: {escape(shown.untraced)}.[/]", highlight=False)
@@ -102,4 +110,5 @@ def _explained(out_dir: Path, registry: Registry, item: Sample) -> Explanation:
         return explanation(item, spec, untraced=f"no record {item.id} in {data_dir}")
     profile = results.meta.profile or "taxpraben"
     trace = traced_reading(spec, record, item.run, item.text, profile)
-    return explanation(item, spec, trace, None if trace else f"profile {profile} reads it without a chain")
+    return explanation(item, spec, trace, None if trace else f"profile {profile} reads it without a chain",
+                       chain_used(spec, profile))

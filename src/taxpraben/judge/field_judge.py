@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -209,16 +209,11 @@ def merge_fields(item: Item, reply: Item, names: Sequence[str]) -> FieldMerge:
             unreadable.append(name)
     if not adopted:
         return FieldMerge(None, (), tuple(declined), tuple(unreadable))
-    merged = copy.copy(item)
     fields = copy.deepcopy(item.fields or {})
     for name in adopted:
         fields[name] = {**copy.deepcopy((reply.fields or {})[name]), "matched_by": JUDGE}
-    merged.fields = fields
-    merged.extracted = {name: info["pred"] for name, info in fields.items() if info.get("pred") is not None}
-    merged.scores = dict(item.scores)
-    merged.pairs = list(item.pairs)
-    merged.status = "ok"
-    merged.failure = None
+    merged = replace(item, fields=fields, scores=dict(item.scores), pairs=list(item.pairs), status="ok", failure=None,
+                     extracted={name: info["pred"] for name, info in fields.items() if info.get("pred") is not None})
     return FieldMerge(merged, tuple(adopted), tuple(declined), tuple(unreadable))
 
 

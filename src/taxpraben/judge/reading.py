@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal
 
@@ -257,23 +257,24 @@ def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: JSONValue, ex
                             rejected=rejected)  # fmt: skip
     kept = merge_fields(item, reading, list(spans))
     assert kept.item is not None and kept.item.fields is not None
-    for name, span in spans.items():
-        kept.item.fields[name]["evidence"] = list(span)
+    fields = {name: {**info, "evidence": list(spans[name])} if name in spans else info
+              for name, info in kept.item.fields.items()}  # fmt: skip
     evidence = (min(s for s, _ in spans.values()), max(e for _, e in spans.values()))
-    return ReplyReading("answer", kept.item, merge.unreadable, evidence=evidence, rejected=rejected)
+    return ReplyReading("answer", replace(kept.item, fields=fields), merge.unreadable, evidence=evidence,
+                        rejected=rejected)  # fmt: skip
 
 
-def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, judge: str = "judge") -> None:
-    """Give ``item`` the judge's reading (status, extracted value, exact scores, fields and
+def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, judge: str = "judge") -> Item:
+    """``item`` with the judge's reading (status, extracted value, exact scores, fields and
     text pairs; for a field item, its rules' reading with the adopted fields, each
     ``matched_by`` judge), its evidence (the quote's raw span) and who read it
-    (``read_by: "judge:<model>"``, no rule confidence, no veto); its own generation, the
-    model's output, stays."""
-    item.edit("adopted", f"judge:{judge}", status=reading.status, extracted=reading.extracted,
-              scores=dict(reading.scores), fields=reading.fields, failure=None, extracted_by="judge",
-              evidence=evidence, read_by=f"judge:{judge}", confidence=None, veto=None)  # fmt: skip
-    item.pairs = list(reading.pairs)  # the reading's working parts (not in the sample)
-    item.label_pred = reading.label_pred
+    (``read_by: "judge:<model>"``, no rule confidence, no veto): a new item; its own
+    generation, the model's output, stays."""
+    adopted = item.edited("adopted", f"judge:{judge}", status=reading.status, extracted=reading.extracted,
+                          scores=dict(reading.scores), fields=reading.fields, failure=None, extracted_by="judge",
+                          evidence=evidence, read_by=f"judge:{judge}", confidence=None, veto=None)  # fmt: skip
+    # the reading's working parts (not in the sample, not in the history)
+    return replace(adopted, pairs=list(reading.pairs), label_pred=reading.label_pred)
 
 
 def _canonical(value: object) -> str:

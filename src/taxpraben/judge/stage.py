@@ -192,8 +192,14 @@ class JudgeStage:
         tallies = {t: _TaskTally() for t in tasks}
         asks = self._asks(tasks, items, tallies)
         self._send(asks)
+        edited: dict[int, Item] = {}  # id of an item the judge edited -> its new item
         for ask in asks:
-            self._apply(ask, self.registry[ask.task], rules, tallies[ask.task])
+            self._apply(ask, self.registry[ask.task], rules, tallies[ask.task], edited)
+        if edited:  # the edited items take their old ones' places
+            for t in tasks:
+                for row in prepared[t]:
+                    row[:] = [edited.get(id(it), it) for it in row]
+            items = {t: [it for row in prepared[t] for it in row] for t in tasks}
         return self._reading(tasks, items, before, tallies)
 
     # ------------------------------------------------------------------ steps
@@ -294,7 +300,8 @@ class JudgeStage:
         # Run 0 and one seed for all: the same output of a record is one request (and one cache key).
         return Request(record=first.record, run=0, messages=({"role": "user", "content": text},), seed=0)
 
-    def _apply(self, ask: _Ask, spec: TaskSpec, rules: ScoringRules, tally: _TaskTally) -> None:
+    def _apply(self, ask: _Ask, spec: TaskSpec, rules: ScoringRules, tally: _TaskTally, edited: dict[int, Item]) -> None:
+        """The judge's reply to ``ask`` applied: its asked items' new items put in ``edited``."""
         reply = ask.reply
         if reply is None:
             return
@@ -305,17 +312,19 @@ class JudgeStage:
             return
         reading = read_reply(spec, first, reply.prediction, rules, prompt_examples(self.prompt.template))
         if ask.audit:
-            self._audited(ask, reading, reply.prediction, tally)
+            self._audited(ask, reading, reply.prediction, tally, edited)
             return
         self._count(ask, reading, reply.prediction, tally)
         by = f"judge:{self.backend.spec}"
-        for item in ask.items:
-            item.edit("replied", by, judge_reply=reply.prediction, judge_rejected=reading.rejection)
+        for asked in ask.items:
+            item = edited.get(id(asked), asked).edited("replied", by, judge_reply=reply.prediction,
+                                                       judge_rejected=reading.rejection)  # fmt: skip
             if reading.outcome == "answer" and reading.item is not None:
-                adopt(item, copy.deepcopy(reading.item), reading.evidence, self.backend.spec)
+                item = adopt(item, copy.deepcopy(reading.item), reading.evidence, self.backend.spec)
             elif not ask.low_confidence:  # a low-confidence item stays as the rules read it
                 failure = NOT_GROUNDED if reading.outcome == "not_grounded" and item.status == "format_failure" else item.failure
-                item.edit("unanswered", by, extracted_by=unanswered_reader(item), failure=failure)
+                item = item.edited("unanswered", by, extracted_by=unanswered_reader(item), failure=failure)
+            edited[id(asked)] = item
 
     @staticmethod
     def _count(ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally) -> None:
@@ -344,12 +353,15 @@ class JudgeStage:
             tally.malformed += 1
             tally.malformed_first = tally.malformed_first or quoted
 
-    def _audited(self, ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally) -> None:
+    def _audited(self, ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally,
+                 edited: dict[int, Item]) -> None:  # fmt: skip
         first = ask.items[0]
+        by = f"judge:{self.backend.spec}"
         if reading.rejection is not None:  # only grounded readings are compared with the rules'
             tally.audit_not_grounded += 1
-            for item in ask.items:
-                item.edit("audited", f"judge:{self.backend.spec}", judge_reply=reply, judge_rejected=reading.rejection)
+            for asked in ask.items:
+                edited[id(asked)] = edited.get(id(asked), asked).edited("audited", by, judge_reply=reply,
+                                                                        judge_rejected=reading.rejection)
             return
         judge_item = reading.item if reading.outcome == "answer" else None
         agrees = same_reading(first, judge_item)
@@ -358,9 +370,9 @@ class JudgeStage:
         tally.agreed += agrees
         if not agrees:
             tally.disagreements.append(_disagreement(first, judge_item, judge_value, reply))
-        for item in ask.items:
-            item.edit("audited", f"judge:{self.backend.spec}", judge_reply=reply,
-                      judge_extracted=copy.deepcopy(judge_value), judge_agrees=agrees)  # fmt: skip
+        for asked in ask.items:
+            edited[id(asked)] = edited.get(id(asked), asked).edited(
+                "audited", by, judge_reply=reply, judge_extracted=copy.deepcopy(judge_value), judge_agrees=agrees)
 
     def _reading(self, tasks: Sequence[str], items: dict[str, list[Item]], before: dict[str, int],
                  tallies: dict[str, _TaskTally]) -> SecondReading:  # fmt: skip

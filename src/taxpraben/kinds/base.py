@@ -60,15 +60,80 @@ class TextPair:
     missing: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True)
+class Noted:
+    """How an output was read, as samples.jsonl says it (:func:`noted`): ``read_by``
+    ("rule:<name>"), the ``evidence`` span of the raw prediction, the rule's ``confidence``;
+    a format failure: the ``veto`` that decided it. All None: nothing read."""
+
+    read_by: str | None = None
+    evidence: tuple[int, int] | None = None
+    confidence: str | None = None
+    veto: str | None = None
+
+
+def noted(status: Status, prediction: str, rule: str | None, source: str | None = None,
+          answers: Sequence[str] = (), span: tuple[int, int] | None = None) -> Noted:
+    """How an item of ``status`` was read: by ``rule`` (a format failure: the veto ``rule``),
+    from the stretch ``source`` of the reader's text holding one of ``answers`` (the texts the
+    answer may be written as, preferred first); the evidence span is found in the raw
+    ``prediction`` (:func:`taxpraben.parsing.evidence.evidence_span`), or is ``span`` when the
+    rule read the raw prediction itself."""
+    from taxpraben.parsing.evidence import evidence_span
+    from taxpraben.parsing.rules import confidence_of
+
+    if status != "ok":
+        return Noted(veto=rule if rule and rule.startswith("veto.") else None)
+    if not rule:
+        return Noted()
+    evidence = span if span is not None else evidence_span(prediction, source, answers)
+    return Noted(f"rule:{rule}", evidence, confidence_of(rule))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a kind's :meth:`~TaskKind.prepare` read and scored of one prediction (a frozen
+    value; the caller makes the item of it): the status, what was extracted, why nothing was,
+    the exact scores, the labels (classification), the fields (mixed, aspects), the text
+    pairs for the semantic scorers and how it was read."""
+
+    status: Status = "ok"
+    extracted: Any = None
+    failure: str | None = None
+    scores: dict[str, float | None] = field(default_factory=dict)
+    label_gold: str | None = None
+    label_pred: str | None = None
+    fields: dict[str, dict[str, Any]] | None = None
+    pairs: tuple[TextPair, ...] = ()
+    reading: Noted = Noted()
+
+
+#: What a kind's :meth:`~Kind.finish_parts` adds: semantic scores, and the fields with theirs.
+Parts = tuple[dict[str, "float | None"], "dict[str, dict[str, Any]] | None"]
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished item's scores, its score (None: a needed scorer is unavailable) and its
+    fields with their semantic scores: new values, the item is not changed."""
+
+    scores: dict[str, float | None]
+    score: float | None
+    fields: dict[str, dict[str, Any]] | None = None
+
+
+@dataclass(eq=False, frozen=True)
 class Item:
     """One (record, run) while it is read and scored (the working state of its sample).
 
-    Created once per (record, run) with its record and its generation (the predictions
-    contract's line: text, error, usage, finish reason, model), read by the task's kind
-    (:meth:`TaskKind.prepare`: status, what was extracted, why nothing was, the text pairs),
-    scored (``scores``, ``score``), and, finished, made into its one frozen sample
-    (:meth:`sample`), which samples.jsonl and the report take.
+    Frozen: no assignment to an item after it is built; each step makes a new one
+    (``dataclasses.replace``). Created once per (record, run) with its record and its
+    generation (the predictions contract's line: text, error, usage, finish reason, model),
+    read by the task's kind (:meth:`TaskKind.prepare` returns :class:`Prepared`: status, what
+    was extracted, why nothing was, the text pairs; :meth:`with_prepared`), scored
+    (:meth:`TaskKind.finish` returns :class:`Finished`), edited by the judge
+    (:meth:`edited`), and, finished, made into its one frozen sample (:meth:`sample`), which
+    samples.jsonl and the report take.
     """
 
     record: Record
@@ -110,40 +175,38 @@ class Item:
     veto: str | None = None
     #: Why the judge's reading was rejected (its quote is no evidence), when it was.
     judge_rejected: str | None = None
-    #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edit`).
+    #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edited`).
     judge_history: list[dict[str, Any]] = field(default_factory=list)
 
-    def edit(self, edit: str, by: str, **changes: Any) -> None:
-        """Set ``changes`` (attributes of the sample) as the second reader ``by`` decided, and
-        keep the edit in :attr:`judge_history`: what it was (``edit``: replied, adopted,
-        unanswered, audited), who made it and each changed key's value before it (so the
-        rules' reading stays known, as Inspect AI keeps a score's edits)."""
+    def edited(self, edit: str, by: str, **changes: Any) -> Item:
+        """A new item: this one with ``changes`` (attributes of the sample) as the second
+        reader ``by`` decided, and the edit added to its :attr:`judge_history`: what it was
+        (``edit``: replied, adopted, unanswered, audited), who made it and each changed key's
+        value before it (so the rules' reading stays known, as Inspect AI keeps a score's
+        edits). This item is not changed."""
         before = {key: _plain(getattr(self, key)) for key, value in changes.items() if getattr(self, key) != value}
-        for key, value in changes.items():
-            setattr(self, key, value)
+        history = copy.deepcopy(self.judge_history)
         if before:
-            self.judge_history.append({"edit": edit, "by": by, "before": before})
+            history.append({"edit": edit, "by": by, "before": before})
+        return replace(self, **changes, judge_history=history)
 
-    def note_reading(self, rule: str | None, source: str | None = None, answers: Sequence[str] = ()) -> None:
-        """Record how the item was read: by ``rule`` (a format failure: the veto ``rule``), from
-        the stretch ``source`` of the reader's text holding one of ``answers`` (the texts the
-        answer may be written as, preferred first); the evidence span is found in the raw
-        prediction (:func:`taxpraben.parsing.evidence.evidence_span`)."""
-        from taxpraben.parsing.evidence import evidence_span
-        from taxpraben.parsing.rules import confidence_of
+    def with_prepared(self, prepared: Prepared) -> Item:
+        """A new item: this one with what its kind read and scored (:meth:`TaskKind.prepare`'s value)."""
+        how = prepared.reading
+        return replace(
+            self, status=prepared.status, extracted=prepared.extracted, failure=prepared.failure,
+            scores=dict(prepared.scores), label_gold=prepared.label_gold, label_pred=prepared.label_pred,
+            fields=prepared.fields, pairs=list(prepared.pairs), read_by=how.read_by, evidence=how.evidence,
+            confidence=how.confidence, veto=how.veto,
+        )  # fmt: skip
 
-        if self.status != "ok":
-            self.read_by = self.evidence = self.confidence = None
-            self.veto = rule if rule and rule.startswith("veto.") else None
-            return
-        self.veto = None
-        self.read_by = f"rule:{rule}" if rule else None
-        self.confidence = confidence_of(rule)
-        self.evidence = evidence_span(self.prediction, source, answers) if rule else None
+    def with_finished(self, finished: Finished) -> Item:
+        """A new item: this one with its scores, score and fields finished (:meth:`TaskKind.finish`)."""
+        return replace(self, scores=finished.scores, score=finished.score, fields=finished.fields)
 
     def __post_init__(self) -> None:
         if self.gold is None:
-            self.gold = self.record.gold_label
+            object.__setattr__(self, "gold", self.record.gold_label)  # frozen: set once, as it is built
 
     @property
     def task(self) -> str:
@@ -299,12 +362,9 @@ class TaskKind(Protocol):
 
     def scorers(self, spec: TaskSpec) -> set[str]: ...
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None: ...
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None: ...
 
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str,
-                       failed: bool) -> None: ...
-
-    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None: ...
+    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished: ...
 
     def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]: ...
 
@@ -415,29 +475,34 @@ class Kind:
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """Read ``text`` (the cleaned prediction) by this project's rules and score its exact parts."""
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None:
+        """Read ``text`` (the cleaned prediction; ``item.prediction`` the raw one) with the
+        spec's chain of the kind's reading kind (``spec.chain_for``: the profile's chain set
+        is the spec's, see :mod:`taxpraben.kinds.profiles`) and score its exact parts: the
+        :class:`Prepared` value the caller makes the item of (``failed``: the generation
+        failed, its status is "error"). A kind registered by a plugin may still write into
+        ``item`` and return None."""
         raise NotImplementedError
 
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """Read the prediction by TaxBen's own rules (``--profile taxben``; see
-        :mod:`taxpraben.kinds.profiles`). A kind TaxBen never had reads as :meth:`prepare` does."""
-        self.prepare(spec, record, item, text, failed)
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
+        """The item's semantic scores (kinds with text pairs) and its fields with theirs: new
+        values (none here: its fields as they are)."""
+        return {}, item.fields
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
-        """Fill in the item's semantic scores (kinds with text pairs)."""
-
-    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> float | None:
-        """The item's scores (in ``item.scores``) and its score: the mean of its selected parts."""
-        self.finish_parts(spec, item, values)
+    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished:
+        """The item's scores, its score (the mean of its selected parts) and its fields: new
+        values; the item metrics see an item that has them."""
+        added, fields = self.finish_parts(spec, item, values)
+        scores = {**item.scores, **added}
+        staged = replace(item, scores=scores, fields=fields)  # shares ``scores``: each metric sees the last
         selected = self.selected(spec)
         for m in selected:
             if m.item is not None:
-                item.scores[m.key] = m.item(item, values)
+                scores[m.key] = m.item(staged, values)
         unselected = {m.key for m in self.declared} - {m.key for m in selected}
-        for key in unselected & item.scores.keys():
-            del item.scores[key]
-        return mean_or_none([item.scores[k] for k in self.score_parts(spec) if k in item.scores])
+        for key in unselected & scores.keys():
+            del scores[key]
+        return Finished(scores, mean_or_none([scores[k] for k in self.score_parts(spec) if k in scores]), fields)
 
     # ------------------------------------------------------------------ task figures
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.kinds.base import Item, Kind, Metric
+from taxpraben.kinds.base import Finished, Item, Kind, Metric, Noted, Prepared, Status, noted
 
 if TYPE_CHECKING:
     import random
 
     import numpy as np
 
+    from taxpraben.parsing.rules import Comparison
     from taxpraben.records import Record
     from taxpraben.task_spec import TaskSpec
 
@@ -30,6 +32,28 @@ _LETTER_ANSWER = re.compile(r"^\s*[(（]?\s*([A-Za-z])\s*[)）.、．:：]?\s*$"
 _LETTERED_ANSWER = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$")
 #: An option listed in a query, one per line: ``A. 增值税``, ``（B）房产税``, ``C、印花税``.
 _QUERY_OPTION = re.compile(r"^\s*[(（]?([A-Z])[)）]?\s*[.、．:：)）]\s*(?P<text>.+?)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class LabelForm:
+    """How labels are written for a comparison (ACC and F1 compare them as strings): the
+    label of option ``index`` read from an output, and the record's gold label."""
+
+    label: Callable[[tuple[str, ...], int], str]
+    gold: Callable[[Record], str]
+
+
+def _gold_option_label(record: Record) -> str:
+    assert record.choices is not None
+    return option_label(record.choices, record.gold) if record.gold is not None else record.gold_label
+
+
+#: The labels of each comparison: this project's (an option's text, lettered when texts
+#: repeat) and TaxBen's (the choice lower-cased, C1 and C3: ``taxpraben.parsing.taxben``).
+LABEL_FORMS: dict[Comparison, LabelForm] = {
+    "taxpraben": LabelForm(lambda choices, index: option_label(choices, index), _gold_option_label),
+    "taxben": LabelForm(lambda choices, index: choices[index].lower(), lambda record: record.gold_label.lower()),
+}
 
 
 def _letter_index(letter: str) -> int:
@@ -152,15 +176,19 @@ class ClassificationKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading data needs the kind, not them.
         from taxpraben.parsing.label_rules import read_choice
+        from taxpraben.parsing.rules import chain_comparison
 
         assert record.choices is not None
         opts = spec.classification_options
         choices = record.choices
+        names_of_chain = spec.chain_for("label")
+        form = LABEL_FORMS[chain_comparison(names_of_chain)]
         label: str | None = None
         reading = None
+        failure: str | None = None
         answers: list[str] = []
         if not failed:
             names = _option_names(choices, record.query)
@@ -172,30 +200,23 @@ class ClassificationKind(Kind):
                 query=record.query,
                 aliases=opts.aliases,
                 names=names,
-                chain=spec.reading_chain,
+                chain=names_of_chain,
+                raw=item.prediction,
             )
             index = reading.value if isinstance(reading.value, int) else None
-            label = None if index is None else option_label(choices, index)
-            item.failure = reading.failure
+            label = None if index is None else form.label(choices, index)
+            failure = reading.failure
             if index is not None:  # the texts the answer may be written as, preferred first
                 answers = [*(names[index:index + 1] if names else ()), choices[index],
                            *(opts.aliases or {}).get(choices[index], ()), chr(65 + index)]
-        gold = option_label(choices, record.gold) if record.gold is not None else record.gold_label
-        _labelled(item, label, gold, failed)
-        if reading is not None:
-            item.note_reading(reading.rule, reading.source, answers)
+        status: Status = "error" if failed else ("format_failure" if label is None else "ok")
+        how = Noted() if reading is None else noted(status, item.prediction, reading.rule, reading.source, answers,
+                                                    reading.span)  # fmt: skip
+        return _labelled(label, form.gold(record), failed, failure, how)
 
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """TaxBen's rule on the raw output; its labels are lower-cased choices, for ACC and F1 alike."""
-        from taxpraben.parsing import taxben
-
-        assert record.choices is not None
-        label = None if failed else taxben.classification_label(item.prediction, record.choices)
-        _labelled(item, label, taxben.classification_gold(record.gold_label), failed)
-
-    def finish(self, spec: TaskSpec, item: Item, values: Any) -> float | None:
+    def finish(self, spec: TaskSpec, item: Item, values: Any) -> Finished:
         """An item's score is whether its label is right (F1 exists only over a task)."""
-        return item.scores["acc"]
+        return Finished(dict(item.scores), item.scores["acc"], item.fields)
 
     # ------------------------------------------------------------------ task figures
 
@@ -230,15 +251,14 @@ class ClassificationKind(Kind):
 KIND = ClassificationKind()
 
 
-def _labelled(item: Item, label: str | None, gold: str, failed: bool) -> None:
+def _labelled(label: str | None, gold: str, failed: bool, failure: str | None, reading: Noted) -> Prepared:
     """The item's labels and accuracy; no label read from an output is a format failure."""
     from taxpraben.metrics.classification import MISSING_LABEL
     from taxpraben.parsing.region import NO_ANSWER
 
+    status: Status = "error" if failed else "ok"
     if label is None and not failed:
-        item.status = "format_failure"
-        item.failure = item.failure or NO_ANSWER
-    item.label_gold = gold
-    item.label_pred = label if label is not None else MISSING_LABEL
-    item.extracted = item.label_pred
-    item.scores = {"acc": float(item.label_pred == item.label_gold)}
+        status, failure = "format_failure", failure or NO_ANSWER
+    pred = label if label is not None else MISSING_LABEL
+    return Prepared(status, pred, failure, {"acc": float(pred == gold)}, label_gold=gold, label_pred=pred,
+                    reading=reading)

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from taxpraben.kinds.base import Item, TextPair
+from taxpraben.kinds.base import Item, Noted, Prepared, Status, TextPair, noted
 
 # The field readers are imported by the functions that use them: the kinds are loaded with
 # the task specs, before the first request, and these parsers (their patterns compile at
 # import) are needed only once a record with fields is checked or an answer read (issue 24).
 
 if TYPE_CHECKING:
+    from taxpraben.parsing.region import Reading
     from taxpraben.records import Record
     from taxpraben.task_spec import TaskSpec
 
@@ -71,31 +73,38 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def prepare_whole_answer(record: Record, item: Item, text: str, failed: bool) -> None:
-    """A record whose gold has no fields: the whole prediction against the whole gold."""
+def whole_output_reading(status: Status, prediction: str, reading: Reading | None) -> Noted:
+    """How a whole-output answer was read: its rule, and the whole prediction as its evidence."""
+    if reading is None:
+        return Noted()
+    how = noted(status, prediction, reading.rule)
+    return replace(how, evidence=(0, len(prediction))) if status == "ok" else how
+
+
+def prepare_whole_answer(record: Record, prediction: str, text: str, failed: bool,
+                         failure: str | None = None) -> Prepared:
+    """A record whose gold has no fields: the whole prediction against the whole gold
+    (``failure``: why the kind blanked the text, a copy of the prompt)."""
     from taxpraben.parsing.text_rules import read_text
 
     reading = None if failed else read_text(text)
     missing = reading is None or reading.failure is not None
-    if missing and not failed:
-        item.status = "format_failure"
-    item.extracted = None
-    item.pairs = [TextPair(WHOLE_ANSWER, "" if missing else text, record.answer_text, missing)]
-    item.fields = {
+    status: Status = "error" if failed else ("format_failure" if missing else "ok")
+    fields = {
         WHOLE_ANSWER: {
             "kind": "text", "pred": None if missing else text, "gold": record.answer_text, "score": None,
             "status": "missing" if missing else "ok", "matched_by": "whole", "inferred": True,
         }
     }  # fmt: skip
-    if reading is not None:
-        item.note_reading(reading.rule)
-        if not missing:
-            item.evidence = (0, len(item.prediction))
+    return Prepared(status, None, failure, fields=fields,
+                    pairs=(TextPair(WHOLE_ANSWER, "" if missing else text, record.answer_text, missing),),
+                    reading=whole_output_reading(status, prediction, reading))  # fmt: skip
 
 
-def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed: bool,
-                   aspects: bool) -> None:
-    """Align the prediction's fields to the record's own gold fields and score the exact ones."""
+def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, failed: bool,
+                   aspects: bool, failure: str | None = None) -> Prepared:
+    """Align the prediction's fields to the record's own gold fields and score the exact ones
+    (``failure``: why the kind blanked the text, a copy of the prompt)."""
     from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
     from taxpraben.parsing.fields_rules import NO_FIELD_READ, read_fields_chain
     from taxpraben.parsing.record_fields import gold_fields, record_fields
@@ -103,8 +112,7 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
     assert spec.fields is not None
     gold = gold_fields(record.answer)
     if gold is None:
-        prepare_whole_answer(record, item, text, failed)
-        return
+        return prepare_whole_answer(record, prediction, text, failed, failure)
     fields = record_fields(gold, spec.field_rules, aspects=aspects)
     rules = [f.rule for f in fields]
     threshold = spec.fields.fuzzy_threshold
@@ -122,20 +130,21 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
         return not rules or any(a.value is not None and field_text(a.value).strip() != "" for a in found)
 
     how = "veto.no-answer"
+    status: Status = "error" if failed else "ok"
     parsed: dict[str, Any] | None = None
     if not failed:
-        # a copy of the prompt found by the kind (item.failure) blanked the text
-        reading = read_fields_chain(text if text.strip() else "", item.failure,
-                                    None if aspects else holds_a_field, spec.reading_chain)
+        # a copy of the prompt found by the kind (failure) blanked the text
+        reading = read_fields_chain(text if text.strip() else "", failure,
+                                    None if aspects else holds_a_field, spec.chain_for("fields"))
         how = reading.rule or how
         parsed = reading.value if isinstance(reading.value, dict) else None
         if reading.failure is not None:
-            item.status = "format_failure"
+            status = "format_failure"
             if reading.failure == NO_FIELD_READ:
-                item.failure = reading.failure
+                failure = reading.failure
     aligned = align(parsed) if parsed is not None else align_fields({}, rules, threshold)
-    item.fields = {}
-    item.extracted = {name: _json_safe(a.value) for name, a in aligned.items() if a.value is not None}
+    scored: dict[str, dict[str, Any]] = {}
+    pairs: list[TextPair] = []
     for f in fields:
         rule = f.rule
         got = aligned[rule.name]
@@ -152,28 +161,30 @@ def prepare_fields(spec: TaskSpec, record: Record, item: Item, text: str, failed
             info["spec_field"] = f.spec_name
         if rule.kind == "text":
             cand = field_text(got.value) if present else ""
-            item.pairs.append(TextPair(rule.name, cand, field_text(f.gold), not present))
+            pairs.append(TextPair(rule.name, cand, field_text(f.gold), not present))
             info["score"] = None  # filled in when the item is finished
         else:
             info["score"] = float(present and field_value_matches(got.value, f.gold, rule))
-        item.fields[rule.name] = info
-    if not failed:
-        _note_fields(item, how, aligned)
+        scored[rule.name] = info
+    extracted = {name: _json_safe(a.value) for name, a in aligned.items() if a.value is not None}
+    read = Noted() if failed else _fields_reading(status, prediction, how, aligned)
+    return Prepared(status, extracted, failure, fields=scored, pairs=tuple(pairs), reading=read)
 
 
-def _note_fields(item: Item, how: str, aligned: Mapping[str, Any]) -> None:
+def _fields_reading(status: Status, prediction: str, how: str, aligned: Mapping[str, Any]) -> Noted:
     """The fields' reading: its rule, low confidence when a field was matched fuzzily, and
     the span covering the values read."""
     from taxpraben.parsing.evidence import covering_span
     from taxpraben.parsing.field_match import field_text
 
-    item.note_reading(how)
-    if item.status != "ok":
-        return
+    reading = noted(status, prediction, how)
+    if status != "ok":
+        return reading
     values = [field_text(a.value) for a in aligned.values() if a.value is not None]
-    item.evidence = covering_span(item.prediction, [v for v in values if v.strip()])
+    reading = replace(reading, evidence=covering_span(prediction, [v for v in values if v.strip()]))
     if any(a.how == "fuzzy" for a in aligned.values() if a.value is not None):
-        item.confidence = "low"
+        reading = replace(reading, confidence="low")
+    return reading
 
 
 def _field_names(spec: TaskSpec, items_by_run: list[list[Item]]) -> list[str]:

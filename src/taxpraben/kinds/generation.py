@@ -4,7 +4,7 @@ The cleaned answer is scored against the gold text; a multi-aspect task (a spec 
 ``fields``, TaxRisk) is scored per aspect and averaged. BARTScore is the mean
 log-likelihood of the gold given the answer; results.json reports it raw and normalised
 to [0, 1] as exp(raw) (so that it can be averaged with BERTScore into the item score).
-The ``taxben`` profile scores the raw output, as TaxBen does.
+The chain named ``taxben`` reads the raw output (``taxben.raw-output``), as TaxBen scores it.
 """
 
 from __future__ import annotations
@@ -17,12 +17,20 @@ from taxpraben.kinds.base import (
     Item,
     Kind,
     Metric,
+    Parts,
+    Prepared,
     SemanticValues,
+    Status,
     TextPair,
     bert_f1,
     mean_or_none,
 )
-from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
+from taxpraben.kinds.field_golds import (
+    check_field_gold,
+    field_figures,
+    prepare_fields,
+    whole_output_reading,
+)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -53,28 +61,20 @@ class GenerationKind(Kind):
             return answer, None
         return check_field_gold(answer, spec, True, bad), None
 
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """TaxBen scores the raw generation (TaxBen.py:177-184): no cleaning."""
-        self.prepare(spec, record, item, item.prediction if spec.fields is None else text, failed)
-
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
         if spec.fields is not None:
-            prepare_fields(spec, record, item, text, failed, aspects=True)
-            return
+            return prepare_fields(spec, record, item.prediction, text, failed, aspects=True)
         from taxpraben.parsing.text_rules import read_text
 
-        reading = None if failed else read_text(text, spec.reading_chain)  # the whole cleaned output is the answer
+        # the whole output is the answer: cleaned (text.whole-output), or raw (taxben.raw-output)
+        reading = None if failed else read_text(text, spec.chain_for("text"), raw=item.prediction)
         missing = reading is None or reading.failure is not None
-        if missing and not failed:
-            item.status = "format_failure"
-        item.extracted = None
-        item.pairs = [TextPair("text", "" if missing else text, record.answer_text, missing)]
-        if reading is not None:
-            item.note_reading(reading.rule)
-            if not missing:
-                item.evidence = (0, len(item.prediction))
+        status: Status = "error" if failed else ("format_failure" if missing else "ok")
+        candidate = "" if missing or reading is None else str(reading.value)
+        return Prepared(status, pairs=(TextPair("text", candidate, record.answer_text, missing),),
+                        reading=whole_output_reading(status, item.prediction, reading))
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
         berts = [bert_f1(values, p) for p in item.pairs]
         raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]
         norms: list[float | None] = [None] * len(raws)
@@ -83,15 +83,14 @@ class GenerationKind(Kind):
 
             norms = [None if r is None else (0.0 if p.missing else normalize_bartscore(r))
                      for p, r in zip(item.pairs, raws, strict=True)]
+        fields = None
         if item.fields is not None:
+            fields = {name: dict(info) for name, info in item.fields.items()}
             for p, b, n in zip(item.pairs, berts, norms, strict=True):
-                info = item.fields[p.name]
-                info["bertscore"] = b
-                info["bartscore"] = n
-                info["score"] = None if b is None or n is None else (b + n) / 2
-        item.scores["bertscore"] = mean_or_none(berts)
-        item.scores["bartscore"] = mean_or_none(norms)
-        item.scores["bartscore_raw"] = mean_or_none(raws)
+                fields[p.name].update(bertscore=b, bartscore=n, score=None if b is None or n is None else (b + n) / 2)
+        scores = {"bertscore": mean_or_none(berts), "bartscore": mean_or_none(norms),
+                  "bartscore_raw": mean_or_none(raws)}
+        return scores, fields
 
     def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
         if spec.fields is None:

@@ -8,6 +8,7 @@ fields has no ``em`` (no ``bertscore``), and its score is the part it has.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from taxpraben.kinds.base import (
@@ -15,10 +16,13 @@ from taxpraben.kinds.base import (
     Item,
     Kind,
     Metric,
+    Parts,
+    Prepared,
     SemanticValues,
     SpecMismatch,
     bert_f1,
     mean_or_none,
+    noted,
 )
 from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
 
@@ -62,43 +66,47 @@ class MixedKind(Kind):
     def reading_kind(self, spec: TaskSpec) -> str:
         return "fields"
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        if not failed and text.strip():
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
+        failure: str | None = None
+        if not failed and text.strip() and "veto.copy-of-prompt" in spec.chain_for("fields"):
             from taxpraben.parsing.latex import strip_latex
             from taxpraben.parsing.prompt_copy import own_answer
 
-            # A copy of the prompt (its JSON template included) is no answer. What a real
+            # A copy of the prompt (its JSON template included) is no answer, when the chain
+            # vetoes copies (TaxBen's does not: it credits a copy of the template). What a real
             # answer shares with the template (its keys, a 0.00) stays: fields are read whole.
             failure = own_answer(strip_latex(text), record.query).failure
             if failure is not None:
-                item.failure, text = failure, ""
-        self.prepare_taxben(spec, record, item, text, failed)
-
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """The fields read whole (TaxBen credits an answer that copies the prompt's template)."""
-        prepare_fields(spec, record, item, text, failed, aspects=False)
-        if item.status == "ok" and item.fields and all(f["status"] == "missing" for f in item.fields.values()):
+                text = ""
+        prepared = prepare_fields(spec, record, item.prediction, text, failed, aspects=False, failure=failure)
+        if prepared.status == "ok" and prepared.fields and all(f["status"] == "missing"
+                                                               for f in prepared.fields.values()):
             # It parsed (a JSON object, "key: value" lines) but no field of the task was in it:
             # nothing was read, a format failure (it scores 0 either way, every field missing).
-            item.status, item.failure = "format_failure", NO_FIELD_READ
-        if item.status == "format_failure":
+            prepared = replace(prepared, status="format_failure", failure=NO_FIELD_READ)
+        if prepared.status == "format_failure":
             from taxpraben.parsing.region import NO_ANSWER, veto_of
 
-            item.failure = item.failure or NO_ANSWER
-            item.note_reading(veto_of(item.failure))  # nothing read: no rule, no evidence
+            failure = prepared.failure or NO_ANSWER  # nothing read: no rule, no evidence
+            prepared = replace(prepared, failure=failure,
+                               reading=noted("format_failure", item.prediction, veto_of(failure)))
+        return prepared
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> None:
+    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
         assert item.fields is not None
-        exact = [info["score"] for info in item.fields.values() if info["kind"] != "text"]
+        fields = {name: dict(info) for name, info in item.fields.items()}
+        exact = [info["score"] for info in fields.values() if info["kind"] != "text"]
         berts = []
         for pair in item.pairs:
             b = bert_f1(values, pair)
-            item.fields[pair.name]["score"] = b
+            fields[pair.name]["score"] = b
             berts.append(b)
+        scores: dict[str, float | None] = {}
         if exact:
-            item.scores["em"] = sum(exact) / len(exact)
+            scores["em"] = sum(exact) / len(exact)
         if berts:
-            item.scores["bertscore"] = mean_or_none(berts)
+            scores["bertscore"] = mean_or_none(berts)
+        return scores, fields
 
     def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
         # A text field's entry holds its BERTScore as its score.

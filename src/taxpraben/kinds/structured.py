@@ -2,22 +2,24 @@
 
 The spec's ``structured.kind`` says what the answer is: a ``number`` (both sides in the
 gold's unit, compared at N decimals), a set of option ``letters``, or a ``span`` of the
-context. The ``taxben`` profile applies TaxBen's own rules to the raw output instead.
+context. The chain named ``taxben`` reads by TaxBen's own rules on the raw output instead;
+its values say how they match the gold (:class:`~taxpraben.parsing.taxben_rules.ComparedAnswer`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
-from taxpraben.kinds.base import Item, Kind, Metric, SpecMismatch
+from taxpraben.kinds.base import Item, Kind, Metric, Prepared, SpecMismatch, Status, noted
 
 if TYPE_CHECKING:
     import random
 
     from taxpraben.parsing.numbers import NumberMatch
+    from taxpraben.parsing.region import Reading
     from taxpraben.records import Record
     from taxpraben.task_spec import TaskSpec
 
@@ -85,110 +87,104 @@ class StructuredKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare_taxben(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
-        """TaxBen's rules on the raw prediction (see :func:`_prepare_taxben`)."""
-        assert spec.structured is not None
-        _prepare_taxben(spec.structured.kind, record, item, failed)
-
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> None:
+    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading the specs and the data needs the
         # kind, not them (their patterns compile at import: start-up, issue 24).
-        from taxpraben.parsing.letters_rules import read_letter_set
-        from taxpraben.parsing.number_rules import read_final_number
-        from taxpraben.parsing.numbers import expects_percent, numbers_equal, read_gold_number
-        from taxpraben.parsing.region import NO_ANSWER, Reading, veto_of
-        from taxpraben.parsing.span_rules import read_span_answer
-        from taxpraben.parsing.spans import span_match
-        from taxpraben.parsing.units import gold_unit
+        from taxpraben.parsing.region import NO_ANSWER, veto_of
+        from taxpraben.parsing.taxben_rules import ComparedAnswer
 
         opts = spec.structured
         assert opts is not None
-        em = 0.0
-        reading: Reading | None = None
-        answers: list[str] = []
-        if opts.kind == "number":
-            # Both sides in the gold's unit: the one its text is written in, else the one the
-            # question asks for (parsing.units.gold_unit); compared at N decimals of it.
-            unit = gold_unit(record.answer, record.query)
-            gold = unit.convert(read_gold_number(record.answer))
-            want_percent = expects_percent(gold, record.query)
-            match = None
-            if not failed:
-                reading = read_final_number(text, expect_percent=want_percent, query=record.query,
-                                            chain=spec.reading_chain)
-                match, item.failure = cast("NumberMatch | None", reading.value), reading.failure
-            if match is not None:
-                answers = [match.text]
-                match = unit.convert(match)
-                if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
-                    match = replace(match, value=-match.value)
-                item.extracted = unit.show(match.value) + ("%" if match.is_percent else "")
-                em = float(
-                    numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
-                )
-            elif not failed:
-                item.status = "format_failure"
-        elif opts.kind == "letters":
-            gold_set = frozenset(str(record.answer).strip().upper())
-            letters = None
-            if not failed:
-                reading = read_letter_set(text, opts.letters, query=record.query, chain=spec.reading_chain)
-                letters, item.failure = cast("frozenset[str] | None", reading.value), reading.failure
-            if letters is not None:
-                item.extracted = "".join(sorted(letters))
-                answers = [item.extracted]
-                em = float(letters == gold_set)
-            elif not failed:
-                item.status = "format_failure"
-        else:  # span: the answer is a stretch of the document, so only the rest of the
-            # prompt (instruction, question) counts as copied
-            if not failed:
-                reading, own_text = read_span_answer(text, record.query, record.text, "，" not in record.answer_text,
-                                                     spec.reading_chain)
-                span = "" if reading.value is None else str(reading.value)
-                item.extracted = span
-                answers = [span]
-                item.failure = reading.failure
-                if reading.failure is None:
-                    em = float(span_match(own_text, record.answer_text))
-                else:
-                    item.status = "format_failure"
-        if item.status == "format_failure" and item.failure is None:
-            item.failure = NO_ANSWER
-        item.scores = {"em": em}
-        if reading is not None:
-            rule = reading.rule if item.status == "ok" else (reading.rule or veto_of(item.failure or NO_ANSWER))
-            item.note_reading(rule, reading.source, answers)
-
-
-def _prepare_taxben(kind: str, record: Record, item: Item, failed: bool) -> None:
-    """TaxBen's rules (:mod:`taxpraben.parsing.taxben`) on the raw prediction.
-
-    ``extracted`` is TaxBen's own answer: the ``"{:.2f}"`` string or ``"未知"`` (TaxCalc), the
-    letter string in output order (TaxMCQ), the gold when the output contains it (TaxRead).
-    An answer TaxBen cannot read (``"未知"``, no letter run) is a format failure, and so is a
-    blank TaxRead answer; the scores are TaxBen's either way.
-    """
-    from taxpraben.parsing import taxben
-
-    em = 0.0
-    if not failed:
-        raw = item.prediction
-        if kind == "number":
-            item.extracted = taxben.calc_answer(raw)
-            em = float(taxben.calc_correct(raw, record.answer))
-            unreadable = item.extracted == taxben.UNKNOWN
-        elif kind == "letters":
-            item.extracted = taxben.mcq_letters(raw)
-            em = float(taxben.mcq_correct(raw, record.answer))
-            unreadable = item.extracted is None
+        if failed:
+            return Prepared("error", scores={"em": 0.0})
+        reading, own_text = _read(spec, record, text, item.prediction)
+        if isinstance(reading.value, ComparedAnswer):  # it says how it matches the gold (TaxBen's values)
+            compared = Compared(float(reading.value.matches(record.answer)), [], reading.value.extracted,
+                                reading.failure, reading.failure is None)  # fmt: skip
         else:
-            em = float(taxben.read_correct(raw, record.answer_text))
-            item.extracted = record.answer_text if em else None
-            unreadable = not raw.strip()
-        if unreadable:
-            item.status = "format_failure"
-    item.scores = {"em": em}
+            compared = _compare(opts.kind, spec, record, reading, own_text)
+        status: Status = "ok" if compared.read else "format_failure"
+        failure = compared.failure if compared.read else (compared.failure or NO_ANSWER)
+        rule = reading.rule if status == "ok" else (reading.rule or veto_of(failure or NO_ANSWER))
+        how = noted(status, item.prediction, rule, reading.source, compared.answers, reading.span)
+        return Prepared(status, compared.extracted, failure, {"em": compared.em}, reading=how)
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What was read compared with the gold: the exact match, the texts the answer may be
+    written as (for its evidence), the extracted answer, why none was read, whether one was."""
+
+    em: float
+    answers: list[str]
+    extracted: Any
+    failure: str | None
+    read: bool
+
+
+def _read(spec: TaskSpec, record: Record, text: str, raw: str) -> tuple[Reading, str]:
+    """The output read by the spec's chain of its structured kind, and the own answer a span
+    was read from (the text otherwise)."""
+    from taxpraben.parsing.letters_rules import read_letter_set
+    from taxpraben.parsing.number_rules import read_final_number
+    from taxpraben.parsing.span_rules import read_span_answer
+
+    opts = spec.structured
+    assert opts is not None
+    chain = spec.chain_for(opts.kind)
+    if opts.kind == "number":
+        return read_final_number(text, expect_percent=_expects_percent(record), query=record.query,
+                                 chain=chain, raw=raw), text  # fmt: skip
+    if opts.kind == "letters":
+        return read_letter_set(text, opts.letters, query=record.query, chain=chain, raw=raw), text
+    # span: the answer is a stretch of the document, so only the rest of the prompt
+    # (instruction, question) counts as copied
+    return read_span_answer(text, record.query, record.text, "，" not in record.answer_text, chain,
+                            raw=raw, gold=record.answer_text)  # fmt: skip
+
+
+def _expects_percent(record: Record) -> bool | None:
+    from taxpraben.parsing.numbers import expects_percent, read_gold_number
+    from taxpraben.parsing.units import gold_unit
+
+    return expects_percent(gold_unit(record.answer, record.query).convert(read_gold_number(record.answer)),
+                           record.query)
+
+
+def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_text: str) -> Compared:
+    """This project's comparison of what was read with the gold."""
+    from taxpraben.parsing.numbers import numbers_equal, read_gold_number
+    from taxpraben.parsing.spans import span_match
+    from taxpraben.parsing.units import gold_unit
+
+    opts = spec.structured
+    assert opts is not None
+    if kind == "number":
+        # Both sides in the gold's unit: the one its text is written in, else the one the
+        # question asks for (parsing.units.gold_unit); compared at N decimals of it.
+        unit = gold_unit(record.answer, record.query)
+        gold = unit.convert(read_gold_number(record.answer))
+        match = cast("NumberMatch | None", reading.value)
+        if match is None:
+            return Compared(0.0, [], None, reading.failure, False)
+        answers = [match.text]
+        match = unit.convert(match)
+        if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
+            match = replace(match, value=-match.value)
+        em = numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
+        return Compared(float(em), answers, unit.show(match.value) + ("%" if match.is_percent else ""),
+                        reading.failure, True)  # fmt: skip
+    if kind == "letters":
+        letters = cast("frozenset[str] | None", reading.value)
+        if letters is None:
+            return Compared(0.0, [], None, reading.failure, False)
+        extracted = "".join(sorted(letters))
+        return Compared(float(letters == frozenset(str(record.answer).strip().upper())), [extracted], extracted,
+                        reading.failure, True)  # fmt: skip
+    span = "" if reading.value is None else str(reading.value)
+    if reading.failure is not None:
+        return Compared(0.0, [span], span, reading.failure, False)
+    return Compared(float(span_match(own_text, record.answer_text)), [span], span, None, True)
 
 
 KIND = StructuredKind()

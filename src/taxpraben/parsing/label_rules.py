@@ -52,6 +52,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.rules import CHAINS
+from taxpraben.parsing.taxben_rules import LABEL_ATTEMPTS as TAXBEN_LABEL_ATTEMPTS
 
 __all__ = ["LABEL_ATTEMPTS", "LabelView", "extract_choice", "label_chain", "read_choice"]
 
@@ -72,7 +73,11 @@ class LabelView:
         query: str,
         aliases: Mapping[str, Sequence[str]] | None,
         names: Sequence[str] | None,
+        raw: str | None = None,
     ) -> None:
+        #: The raw output (TaxBen's rules read it) and the choices as the record has them.
+        self.raw = text if raw is None else raw
+        self.choices = choices
         self.count = len(choices)
         self.texts = list(names) if names is not None and len(names) == self.count else list(choices)
         self.lettered = lettered
@@ -366,6 +371,7 @@ LABEL_ATTEMPTS: dict[str, LabelAttempt] = {
     "choice.letter-in-last-sentence": _letter_last,
     "veto.not-asserted": _not_asserted,
     "veto.no-answer": _no_answer,
+    **TAXBEN_LABEL_ATTEMPTS,
 }
 
 
@@ -385,6 +391,7 @@ def read_choice(
     aliases: Mapping[str, Sequence[str]] | None = None,
     names: Sequence[str] | None = None,
     chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
 ) -> Reading:
     """The index of the option an output selects (rules in the module docstring), or why no
     option is read (:class:`~taxpraben.parsing.region.Reading`).
@@ -397,9 +404,10 @@ def read_choice(
     the options by when they differ from ``choices`` (choices stored as letters, texts in
     the query). A hedge between two options ("B或D") selects none. The reading is the
     execution of the ``label`` chain (``chain``: other rule names, in order;
-    :mod:`taxpraben.parsing.label_rules`).
+    :mod:`taxpraben.parsing.label_rules`). ``raw``: the output before any cleaning, when
+    ``text`` is not it (TaxBen's rules read it).
     """
-    view = LabelView(text, choices, option_letters, markers, query, aliases, names)
+    view = LabelView(text, choices, option_letters, markers, query, aliases, names, raw)
     return label_chain(chain).run(view, _NO_ANSWER)
 
 

@@ -42,6 +42,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.rules import CHAINS
+from taxpraben.parsing.taxben_rules import LETTERS_ATTEMPTS as TAXBEN_LETTERS_ATTEMPTS
 
 __all__ = ["LETTERS_ATTEMPTS", "LettersView", "extract_letter_set", "letters_chain", "read_letter_set", "read_letters"]
 
@@ -52,7 +53,9 @@ class LettersView:
     """One output as the letters rules read it, built once: cleaned with LaTeX made plain,
     its own answer, the options the question lists, and (on first use) its statements."""
 
-    def __init__(self, text: str, letters: str, query: str) -> None:
+    def __init__(self, text: str, letters: str, query: str, raw: str | None = None) -> None:
+        #: The raw output (TaxBen's rules read it).
+        self.raw = text if raw is None else raw
         self.query = query
         self.allowed = "".join(sorted(set(letters.upper())))
         self.listed = listed_option_letters(query, self.allowed)
@@ -241,6 +244,7 @@ LETTERS_ATTEMPTS: dict[str, LettersAttempt] = {
     "letters.last-group": _last_group,
     "letters.named-by-text": _named_by_text,
     "veto.no-answer": _no_answer,
+    **TAXBEN_LETTERS_ATTEMPTS,
 }
 
 
@@ -250,9 +254,11 @@ def letters_chain(names: tuple[str, ...] | None = None) -> Chain[LettersView]:
     return Chain("letters", CHAINS["letters"] if names is None else names, LETTERS_ATTEMPTS)
 
 
-def read_letters(text: str, letters: str, query: str, chain: tuple[str, ...] | None = None) -> Reading:
-    """The option letters an output answers, read by the letters chain."""
-    return letters_chain(chain).run(LettersView(text, letters, query), _NO_ANSWER)
+def read_letters(text: str, letters: str, query: str, chain: tuple[str, ...] | None = None,
+                 raw: str | None = None) -> Reading:
+    """The option letters an output answers, read by the letters chain (``raw``: the output
+    before cleaning, when ``text`` is not it)."""
+    return letters_chain(chain).run(LettersView(text, letters, query, raw), _NO_ANSWER)
 
 
 def extract_letter_set(
@@ -269,9 +275,10 @@ def extract_letter_set(
 
 
 def read_letter_set(
-    text: str, letters: str = "ABCDE", *, query: str = "", chain: tuple[str, ...] | None = None
+    text: str, letters: str = "ABCDE", *, query: str = "", chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
 ) -> Reading:
     """:func:`extract_letter_set` with the reason when no letter is read: the execution of
     the ``letters`` chain (``chain``: other rule names, in order;
     :mod:`taxpraben.parsing.letters_rules`)."""
-    return read_letters(text, letters, query, chain)
+    return read_letters(text, letters, query, chain, raw)

@@ -42,6 +42,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.rules import CHAINS
+from taxpraben.parsing.taxben_rules import NUMBER_ATTEMPTS as TAXBEN_NUMBER_ATTEMPTS
 from taxpraben.parsing.units import tables_with_units
 
 __all__ = ["NUMBER_ATTEMPTS", "NumberView", "extract_final_number", "number_chain", "read_final_number", "read_number"]
@@ -55,7 +56,9 @@ class NumberView:
     its own answer (with a query), tables given their units, and (on first use) its
     statements and the last number of its text."""
 
-    def __init__(self, text: str, expect_percent: bool | None, query: str) -> None:
+    def __init__(self, text: str, expect_percent: bool | None, query: str, raw: str | None = None) -> None:
+        #: The raw output (TaxBen's rules read it).
+        self.raw = text if raw is None else raw
         self.expect_percent = expect_percent
         self.query = query
         self.full = strip_latex(clean_prediction(text))
@@ -64,6 +67,13 @@ class NumberView:
         cleaned = own.text if own is not None and not own.failure else self.full
         self.empty = not cleaned.strip()
         self.cleaned = "" if self.empty or self.failure else tables_with_units(cleaned)
+
+    @cached_property
+    def raw_final_text(self) -> str | None:
+        """The number expression the default chain reads from the raw output, as written (the
+        stand-in for TaxBen's GPT-3.5 extraction, K3 of :mod:`taxpraben.parsing.taxben`)."""
+        found = extract_final_number(self.raw)
+        return None if found is None else found.text
 
     @cached_property
     def json_values(self) -> list[Any]:
@@ -219,6 +229,7 @@ NUMBER_ATTEMPTS: dict[str, NumberAttempt] = {
     "number.sole-number": _sole,
     "number.last-number": _last,
     "veto.no-answer": _no_answer,
+    **TAXBEN_NUMBER_ATTEMPTS,
 }
 
 
@@ -229,10 +240,12 @@ def number_chain(names: tuple[str, ...] | None = None) -> Chain[NumberView]:
 
 
 def read_number(
-    text: str, expect_percent: bool | None, query: str, chain: tuple[str, ...] | None = None
+    text: str, expect_percent: bool | None, query: str, chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
 ) -> Reading:
-    """The final number of an output, read by the number chain."""
-    return number_chain(chain).run(NumberView(text, expect_percent, query), _NO_ANSWER)
+    """The final number of an output, read by the number chain (``raw``: the output before
+    cleaning, when ``text`` is not it)."""
+    return number_chain(chain).run(NumberView(text, expect_percent, query, raw), _NO_ANSWER)
 
 
 def extract_final_number(
@@ -256,11 +269,12 @@ def extract_final_number(
 
 
 def read_final_number(
-    text: str, *, expect_percent: bool | None = None, query: str = "", chain: tuple[str, ...] | None = None
+    text: str, *, expect_percent: bool | None = None, query: str = "", chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
 ) -> Reading:
     """:func:`extract_final_number` with the reason when no number is read; with ``query``,
     what the output copies of it and any question it goes on to invent are not read
     (:func:`~taxpraben.parsing.prompt_copy.own_answer`). The reading is the execution of the
     ``number`` chain (``chain``: other rule names, in order;
     :mod:`taxpraben.parsing.number_rules`)."""
-    return read_number(text, expect_percent, query, chain)
+    return read_number(text, expect_percent, query, chain, raw)

@@ -124,13 +124,15 @@ class Reading:
     format failure: the veto that decided it, see :func:`~taxpraben.parsing.rules.veto_of`);
     ``source`` is the stretch of the reader's text it was read from (a statement, a line, a
     sentence, a JSON value), from which :mod:`~taxpraben.parsing.evidence` finds the span of
-    the raw output that holds the answer.
+    the raw output that holds the answer. ``span``: the offsets of the raw output the rule
+    read itself, when it read the raw output (TaxBen's rules): the evidence as it is.
     """
 
     value: object = None
     failure: str | None = None
     rule: str | None = None
     source: str | None = None
+    span: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,22 @@ samples.jsonl writes it as ``read_by: "rule:<name>"``, ``taxpraben rules`` lists
 registry and ``taxpraben explain`` shows one output's reading against it. A format failure
 names the veto that decided it (``veto.*``).
 
-Each kind's reader is the execution of its chain, :data:`CHAINS` (or a task spec's own
-``reading.chain``): :mod:`~taxpraben.parsing.chain` runs the attempts of the rules in order
+Each kind's reader is the execution of its chain: the chain of its reading kind in a *named
+chain set* (:data:`NAMED_CHAINS`: ``taxpraben``, the default, :data:`CHAINS`; ``taxben``,
+TaxBen's own rules, :data:`TAXBEN_CHAINS`), or a task spec's own ``reading.chain`` (a chain
+set's name, or rule names in order): :mod:`~taxpraben.parsing.chain` runs the attempts of the rules in order
 over one view of the output (each kind's attempts together: :mod:`~taxpraben.parsing.label_rules`,
 :mod:`~taxpraben.parsing.letters_rules`, :mod:`~taxpraben.parsing.number_rules`,
 :mod:`~taxpraben.parsing.span_rules`, :mod:`~taxpraben.parsing.fields_rules`,
 :mod:`~taxpraben.parsing.text_rules`); a test runs every example through the
-whole chain of its kind and checks that it is read by its own rule, so a rule that an
-earlier one shadows fails.
+chain of its kind in every named set that holds the rule and checks that it is read by its
+own rule, so a rule that an earlier one shadows fails.
+
+What a rule reads is compared with the gold as its ``comparison`` says: ``taxpraben`` (this
+project's: an option's label, a number in the gold's unit, a set of letters, a phrase) or
+``taxben`` (TaxBen's, flaws included: lower-cased labels, the letter string in output order,
+``"{:.2f}"`` strings, the gold as a substring, the raw output); a chain's reading rules share
+one (:func:`chain_comparison`).
 
 Confidence: ``high`` for an answer the output states (a marker, a box, a JSON field, a
 line that is nothing but the answer); ``low`` for a fallback (a last number with no
@@ -27,20 +35,28 @@ output and what a careful grader reads from it. Pure data; no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 __all__ = [
     "CHAINS",
+    "DEFAULT_CHAIN",
     "EXAMPLE_CONTEXT",
+    "NAMED_CHAINS",
     "RULES",
+    "TAXBEN_CHAINS",
     "Example",
     "Rule",
+    "chain_comparison",
+    "chain_names",
     "confidence_of",
     "rule_named",
 ]
 
 ReadingKind = Literal["label", "letters", "number", "span", "fields", "text"]
 Confidence = Literal["high", "low"]
+#: How what a rule reads is compared with the gold (see the module docstring).
+Comparison = Literal["taxpraben", "taxben"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +89,8 @@ class Rule:
     #: Outputs this rule must leave alone: the chain reads them otherwise (another rule or
     #: no answer), with ``expect``.
     leaves_alone: tuple[Example, ...] = ()
+    #: How what it reads is compared with the gold (vetoes read nothing: any chain's).
+    comparison: Comparison = "taxpraben"
 
     @property
     def veto(self) -> bool:
@@ -259,6 +277,50 @@ RULES: tuple[Rule, ...] = (
     Rule("text.whole-output", ("text",), 6, "high",
          "Generation tasks: the cleaned output is the answer (BERTScore and BARTScore read it whole).",
          (_ex("text", "小规模纳税人的增值税征收率为3%。", None),),),
+    # ------------------------------------------------------------------ TaxBen's rules (chain set "taxben")
+    # TaxBen's process_results (Yating-Chen/TaxBen, TaxBen/src/tasks/TaxBen.py, commit 80c9f1c),
+    # flaws included: the rule ids are those of taxpraben.parsing.taxben. They read the RAW output.
+    Rule("taxben.choice-substring", (_L,), 6, "high",
+         "TaxBen C2-C4 (L63-75): the first choice, in list order, whose lower-cased text is a substring of the "
+         "stripped, lower-cased raw output; its label is that choice lower-cased, compared with the gold choice "
+         "lower-cased (C1, C5). The list order decides, not the output: a choice named in passing wins.",
+         (_ex(_L, "答案：C. 信息技术服务", "信息技术服务"),
+          # the first choice in list order that occurs anywhere, not the answer given
+          _ex(_L, "信息技术服务适用6%，不动产租赁服务适用9%，故选C", "不动产租赁服务")),
+         (_ex(_L, "答案：C", None),), comparison="taxben"),
+    Rule("taxben.letter-run", (_M,), 6, "high",
+         "TaxBen M1-M2 (L322-324): the first run of two to five option letters A-E (anything but word "
+         "characters between them) in the raw output; the answer is its letters in output order, duplicates "
+         "kept, compared as a string with the gold as written (M3).",
+         (_ex(_M, "答案：ABD", "ABD"), _ex(_M, "本题选择ABD。A项正确", "ABDA")),
+         (_ex(_M, "答案：A", None), _ex(_M, "A和D", None)), comparison="taxben"),
+    Rule("taxben.whole-output-float", (_N,), 6, "high",
+         "TaxBen K2 (L405-410): the whole raw output is a float to Python (spaces around it, 1e4, 1_000): "
+         "the answer is '{:.2f}' of it rounded to 2 places, compared as a string with the gold's '{:.2f}' (K1, K5).",
+         (_ex(_N, " 44000 ", "44000.00"), _ex(_N, "4.4e4", "44000.00")),
+         (_ex(_N, "44000元", "44000.00"),), comparison="taxben"),
+    Rule("taxben.yuan-amount", (_N,), 6, "high",
+         "TaxBen K3-K5 (L412-458), our number reader standing in for its GPT-3.5 call: in the number "
+         "expression the reader finds, the number before 万元/元 (unscaled), else the number after 百分之; "
+         "'{:.2f}' of it. None there is TaxBen's '未知', a format failure.",
+         (_ex(_N, "应纳税额=104000-60000=44000元", "44000.00"),
+          # 万 is not scaled: TaxBen reads 4.4万元 as 4.40
+          _ex(_N, "答案：4.4万元", "4.40")),
+         (_ex(_N, "应纳税额为44000", None),), comparison="taxben"),
+    Rule("taxben.gold-substring", (_S,), 6, "high",
+         "TaxBen R1 (L531): the gold, as written, occurs in the raw output (case-sensitive, any length): "
+         "the answer is the gold, right.",
+         (_ex(_S, "<think>看材料</think>按日加收滞纳税款万分之五的滞纳金", "万分之五"),),
+         (_ex(_S, "按日加收千分之五", None),), comparison="taxben"),
+    Rule("taxben.gold-absent", (_S,), 6, "high",
+         "TaxBen R1 (L531): a raw output that holds something but not the gold is read whole, and wrong "
+         "(no answer extracted; not a format failure).",
+         (_ex(_S, "按日加收千分之五", None),),
+         (_ex(_S, "万分之五", "万分之五"),), comparison="taxben"),
+    Rule("taxben.raw-output", ("text",), 6, "high",
+         "TaxBen's generation tasks (L177-184): the raw output, unchanged (no <think> block removed, no "
+         "character folded), is what BERTScore and BARTScore read.",
+         (_ex("text", "<think>想一想</think>小规模纳税人的增值税征收率为3%。", None),), comparison="taxben"),
     # ------------------------------------------------------------------ vetoes last
     Rule("veto.several-answers", (_L, _M, _N), 7, "high",
          "Different answers in strong statements with no correction between, answer lines that differ, or "
@@ -323,7 +385,45 @@ CHAINS: dict[str, tuple[str, ...]] = {
     "text": ("text.whole-output", "veto.no-answer"),
 }
 
+#: TaxBen's chains (``--profile taxben``, or a spec's ``reading: {chain: taxben}``): its rules
+#: on the raw output. Kinds TaxBen never had read by this project's rules, the fields without
+#: the copy veto (TaxBen would credit a copy of the prompt's JSON template).
+TAXBEN_CHAINS: dict[str, tuple[str, ...]] = {
+    "label": ("taxben.choice-substring", "veto.no-answer"),
+    "letters": ("taxben.letter-run", "veto.no-answer"),
+    "number": ("taxben.whole-output-float", "taxben.yuan-amount", "veto.no-answer"),
+    "span": ("taxben.gold-substring", "taxben.gold-absent", "veto.no-answer"),
+    "fields": ("fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
+    "text": ("taxben.raw-output", "veto.no-answer"),
+}
+
+#: The name of the default chain set.
+DEFAULT_CHAIN = "taxpraben"
+#: The named chain sets: a chain per reading kind each. A spec's ``reading.chain`` may name one.
+NAMED_CHAINS: dict[str, dict[str, tuple[str, ...]]] = {DEFAULT_CHAIN: CHAINS, "taxben": TAXBEN_CHAINS}
+
 _BY_NAME = {rule.name: rule for rule in RULES}
+
+
+def chain_names(chain: str | tuple[str, ...] | None, kind: str) -> tuple[str, ...]:
+    """The rule names of the ``kind`` reader's chain: ``chain`` itself (rule names), the
+    ``kind`` chain of the chain set it names, or of the default set (None). KeyError for an
+    unknown set name (specs are checked when loaded)."""
+    if chain is None or isinstance(chain, str):
+        return NAMED_CHAINS[chain or DEFAULT_CHAIN][kind]
+    return chain
+
+
+@lru_cache(maxsize=256)
+def chain_comparison(names: tuple[str, ...]) -> Comparison:
+    """How the readings of the chain ``names`` compare with the gold: its reading rules'
+    comparison (``taxpraben`` when it has none). ValueError for a chain whose reading rules
+    compare differently."""
+    found = {rule.comparison for name in names if (rule := rule_named(name)) is not None and not rule.veto}
+    if len(found) > 1:
+        raise ValueError(f"its reading rules compare with the gold in different ways ({', '.join(sorted(found))}): "
+                         "TaxBen's rules (taxben.*) and this project's cannot share a chain")
+    return found.pop() if found else "taxpraben"
 
 
 def rule_named(name: str) -> Rule | None:

@@ -18,6 +18,7 @@ from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer, restates_d
 from taxpraben.parsing.region import NO_ANSWER, REFUSAL, Reading, is_refusal, veto_of
 from taxpraben.parsing.rules import CHAINS
 from taxpraben.parsing.spans import _BARE_SPAN, _SENTENCE_END, _answer_texts, _marked_span, _span_of
+from taxpraben.parsing.taxben_rules import SPAN_ATTEMPTS as TAXBEN_SPAN_ATTEMPTS
 
 __all__ = ["SPAN_ATTEMPTS", "SpanView", "extract_span", "read_span", "read_span_answer", "span_chain", "span_reading"]
 
@@ -28,7 +29,11 @@ class SpanView:
     plain, and (on first use) the texts that may hold the answer. ``checks``: an empty span
     and a refusal are vetoes (the task reader); off, the span is what the output gives."""
 
-    def __init__(self, text: str, clause: bool, failure: str | None = None, checks: bool = True) -> None:
+    def __init__(self, text: str, clause: bool, failure: str | None = None, checks: bool = True,
+                 raw: str | None = None, gold: str | None = None) -> None:
+        #: The raw output and the gold (TaxBen's rule R1 looks for the gold in the raw output).
+        self.raw = text if raw is None else raw
+        self.gold = gold
         self.text = text
         self.clause = clause
         self.failure = failure
@@ -36,15 +41,17 @@ class SpanView:
         self.cleaned = strip_latex(clean_prediction(text))
 
     @classmethod
-    def of_output(cls, output: str, query: str, document: str | None, clause: bool) -> SpanView:
+    def of_output(cls, output: str, query: str, document: str | None, clause: bool,
+                  raw: str | None = None, gold: str | None = None) -> SpanView:
         """The view of a task's output: its own answer, what it copies of the prompt (the
-        question, or the document restated whole) blanked."""
+        question, or the document restated whole) blanked; ``raw`` the output before
+        cleaning (``output`` when None), ``gold`` the record's gold."""
         cleaned = strip_latex(clean_prediction(output))
         own = own_answer(cleaned, query, document=document)
         failure = own.failure
         if failure is None and document and restates_document(cleaned, query, document):
             failure = COPY_OF_PROMPT  # the material written back whole
-        return cls(own.text if failure is None else "", clause, failure)
+        return cls(own.text if failure is None else "", clause, failure, raw=output if raw is None else raw, gold=gold)
 
     @cached_property
     def texts(self) -> list[tuple[str, str]]:
@@ -138,6 +145,7 @@ SPAN_ATTEMPTS: dict[str, SpanAttempt] = {
     "span.bare-answer": _bare,
     "span.whole-output": _whole,
     "veto.no-answer": _no_answer,
+    **TAXBEN_SPAN_ATTEMPTS,
 }
 
 
@@ -154,11 +162,13 @@ def span_reading(text: str, clause: bool, chain: tuple[str, ...] | None = None) 
 
 
 def read_span_answer(
-    output: str, query: str, document: str | None, clause: bool, chain: tuple[str, ...] | None = None
+    output: str, query: str, document: str | None, clause: bool, chain: tuple[str, ...] | None = None,
+    raw: str | None = None, gold: str | None = None,
 ) -> tuple[Reading, str]:
     """A reading task's answer: the span the chain reads (a veto: why none, its value the
-    span it would have been), and the own answer it was read from."""
-    view = SpanView.of_output(output, query, document, clause)
+    span it would have been), and the own answer it was read from (``raw``: the output before
+    cleaning when ``output`` is not it; ``gold``: the record's gold, for TaxBen's rule)."""
+    view = SpanView.of_output(output, query, document, clause, raw, gold)
     reading = span_chain(chain).run(view, Reading("", NO_ANSWER, rule=veto_of(NO_ANSWER)))
     return reading, view.text
 

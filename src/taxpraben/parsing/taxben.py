@@ -64,39 +64,51 @@ L59-89, with ``LOWER_CASE = True`` (L18):
 BARTScore unchanged (no function needed here; the scoring step passes the raw prediction).
 
 TaxRisk, TaxInspect and TaxPlan have no TaxBen counterpart and keep the ``taxpraben`` rules.
+
+The profile reads with the chains named ``taxben`` (:data:`taxpraben.parsing.rules.TAXBEN_CHAINS`):
+these rules registered as ``taxben.choice-substring`` (C2-C4), ``taxben.letter-run`` (M1-M2),
+``taxben.whole-output-float`` (K2), ``taxben.yuan-amount`` (K3-K5), ``taxben.gold-substring``
+and ``taxben.gold-absent`` (R1) and ``taxben.raw-output`` (generation), whose attempts are
+:mod:`taxpraben.parsing.taxben_rules`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from taxpraben.parsing.number_rules import extract_final_number
+from taxpraben.parsing.taxben_rules import (
+    UNKNOWN,
+    calc_direct,
+    calc_from_reader_answer,
+    calc_gold,
+    classification_match,
+    mcq_run,
+    read_correct,
+)
 
 __all__ = [
     "MCQ_NO_MATCH",
     "UNKNOWN",
     "calc_answer",
     "calc_correct",
+    "calc_direct",
     "calc_from_reader_answer",
     "calc_gold",
     "calc_reader_answer",
     "classification_gold",
     "classification_label",
+    "classification_match",
     "mcq_correct",
     "mcq_letters",
+    "mcq_run",
     "read_correct",
 ]
 
 #: TaxBen's TaxMCQ answer when its regex finds nothing (L324).
 MCQ_NO_MATCH = "null"
-#: TaxBen's TaxCalc answer when no number is found (L454; also what its GPT prompt asks for).
-UNKNOWN = "未知"
-
-_MCQ_RUN = re.compile(r"[ABCDE](?:\W*[ABCDE]){1,4}")  # M1, L322
-_NOT_LETTER = re.compile(r"[^A-Z]")  # M2, L324
-_BEFORE_YUAN = re.compile(r"([-+]?\d*\.?\d+)\s?(?=万元|元)")  # K4, L444
-_AFTER_BAIFENZHI = re.compile(r"(?<=百分之)\d*\.?\d+")  # K4, L446
+#: The matchers of C3, M1-M2, K1, K2, K4-K5 and R1 are in :mod:`taxpraben.parsing.taxben_rules`
+#: (with the attempts that use them: the number reader imports them, and this module it).
 
 
 # --- classification ---------------------------------------------------------------------
@@ -112,12 +124,8 @@ def classification_label(output: str, choices: Sequence[str]) -> str | None:
 
     Returns that choice lower-cased (TaxBen's label), or None (TaxBen's "missing").
     """
-    haystack = output.strip().lower()
-    for choice in choices:
-        label = choice.lower()
-        if label in haystack:
-            return label
-    return None
+    found = classification_match(output, choices)
+    return None if found is None else choices[found[0]].lower()
 
 
 # --- TaxMCQ -----------------------------------------------------------------------------
@@ -125,8 +133,8 @@ def classification_label(output: str, choices: Sequence[str]) -> str | None:
 
 def mcq_letters(output: str) -> str | None:
     """M1-M2: the letters of the first option run, in output order with duplicates; or None."""
-    run = _MCQ_RUN.search(output)
-    return None if run is None else _NOT_LETTER.sub("", run.group(0))
+    found = mcq_run(output)
+    return None if found is None else found[0]
 
 
 def mcq_correct(output: str, gold: object) -> bool:
@@ -136,23 +144,6 @@ def mcq_correct(output: str, gold: object) -> bool:
 
 
 # --- TaxCalc ----------------------------------------------------------------------------
-
-
-def calc_gold(answer: object) -> str | None:
-    """K1: the gold as ``"{:.2f}"`` of ``float(answer)``, or None when float() cannot read it."""
-    try:
-        return f"{float(answer):.2f}"  # type: ignore[arg-type]  # any gold: float() refusing it is K1's None
-    except (ValueError, TypeError, OverflowError):
-        return None
-
-
-def _direct(output: str) -> str | None:
-    """K2: ``round(float(output), 2)`` formatted, or None when float() rejects the output."""
-    try:
-        value = float(output)
-    except ValueError:
-        return None
-    return f"{round(value, 2):.2f}"
 
 
 def calc_reader_answer(output: str) -> str:
@@ -165,23 +156,9 @@ def calc_reader_answer(output: str) -> str:
     return UNKNOWN if found is None else found.text.strip()
 
 
-def calc_from_reader_answer(answer: str) -> str:
-    """K4-K5: TaxBen's post-processing of the extracted answer into a ``"{:.2f}"`` string.
-
-    The number written before 万元/元 (unscaled), else the Arabic number after 百分之,
-    else ``"未知"``.
-    """
-    found = _BEFORE_YUAN.search(answer)
-    number = found.group(1) if found else None
-    if number is None:
-        percent = _AFTER_BAIFENZHI.search(answer)
-        number = percent.group(0) if percent else None
-    return UNKNOWN if number is None else f"{float(number):.2f}"
-
-
 def calc_answer(output: str) -> str:
     """K2-K5: TaxBen's prediction string for a raw output: ``"13000.00"``, or ``"未知"``."""
-    direct = _direct(output)
+    direct = calc_direct(output)
     if direct is not None:
         return direct
     return calc_from_reader_answer(calc_reader_answer(output))
@@ -195,7 +172,3 @@ def calc_correct(output: str, answer: object) -> bool:
 
 # --- TaxRead ----------------------------------------------------------------------------
 
-
-def read_correct(output: str, gold: str) -> bool:
-    """R1: whether the gold, as written, is a substring of the raw output."""
-    return gold in output

@@ -6,7 +6,9 @@ its kind's chain (:mod:`taxpraben.parsing.chain`): what each rule did, in order.
 read the output, the one that fired (the value it read and the text it read it from) or
 vetoed (why), the rest not tried; then the evidence span of the raw output, the value and
 the score. Without a trace (the records are not at hand, a profile with no chain) it says
-why and shows the recorded reading only. :func:`rule_rows` is the registry as rows.
+why and shows the recorded reading only; it names the chain that read (:func:`chain_used`:
+the profile's chain set, the spec's own chain, or the default set). :func:`rule_rows` is the
+registry as rows, each with the named chain sets that hold the rule.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from taxpraben.parsing.rules import CHAINS, RULES, rule_named
+from taxpraben.parsing.rules import CHAINS, DEFAULT_CHAIN, NAMED_CHAINS, RULES, rule_named
 
 if TYPE_CHECKING:
     from taxpraben.parsing.chain import Step, Trace
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
-__all__ = ["Explanation", "RuleStep", "explanation", "reading_kind", "rule_rows", "traced_reading"]
+__all__ = ["Explanation", "RuleStep", "chain_used", "explanation", "reading_kind", "rule_rows", "traced_reading"]
 
 #: How each outcome of a chain step is shown.
 OUTCOME_SHOWN = {"read": "fired", "vetoed": "vetoed", "did not apply": "did not read", "not reached": "not tried"}
@@ -62,6 +64,8 @@ class Explanation:
     confidence: str | None
     #: Why there are no steps (no trace), or None.
     untraced: str | None = None
+    #: The chain that read it, in words ("taxben", "the task's own"), when known.
+    chain: str | None = None
 
     @property
     def before(self) -> str:
@@ -83,6 +87,22 @@ def reading_kind(spec: TaskSpec | None) -> str:
     from taxpraben.kinds import kind_of
 
     return kind_of(spec).reading_kind(spec)
+
+
+def chain_used(spec: TaskSpec | None, profile: str = "taxpraben") -> str:
+    """The chain a task is read with under ``profile``, in words: the chain set the profile
+    reads with, the set the spec names, the spec's own rules, or the default set."""
+    from taxpraben.kinds.profiles import scoring_rules
+
+    own = spec.reading_chain if spec is not None else None
+    chosen = scoring_rules(profile).chain
+    if chosen is not None:
+        return f"{chosen} (profile {profile})"
+    if isinstance(own, str):
+        return f"{own} (the task's spec)"
+    if own is not None:
+        return "the task's own (its spec's reading.chain)"
+    return DEFAULT_CHAIN
 
 
 def traced_reading(spec: TaskSpec, record: Record, run: int, prediction: Prediction | str,
@@ -129,9 +149,9 @@ def _detail(step: Step, kind: str) -> str:
 
 
 def explanation(item: Sample, spec: TaskSpec | None, trace: Trace | None = None,
-                untraced: str | None = None) -> Explanation:
+                untraced: str | None = None, chain: str | None = None) -> Explanation:
     """How ``item`` was read: the steps of ``trace`` (see :func:`traced_reading`), or none
-    and ``untraced`` saying why."""
+    and ``untraced`` saying why; ``chain``: the chain that read it (:func:`chain_used`)."""
     kind = trace.kind if trace is not None else reading_kind(spec)
     steps: list[RuleStep] = []
     if trace is not None:
@@ -146,21 +166,29 @@ def explanation(item: Sample, spec: TaskSpec | None, trace: Trace | None = None,
     value = item.extracted if item.status == "ok" else None
     return Explanation(
         item.task, item.id, item.run, kind, item.status, item.read_by, tuple(steps), item.text,
-        item.span, value, item.score, item.failure, item.confidence, untraced if trace is None else None,
+        item.span, value, item.score, item.failure, item.confidence, untraced if trace is None else None, chain,
     )
 
 
 def rule_rows() -> list[JSONObject]:
-    """The registry, one row a rule: name, kinds, tier, confidence, number of examples (and
-    of outputs it must leave alone), and what it reads."""
+    """The registry, one row a rule: name, kinds, tier, confidence, how it compares with the
+    gold, the named chain sets that hold it, number of examples (and of outputs it must leave
+    alone), and what it reads."""
     return [
         {"name": r.name, "kinds": list(r.kinds), "tier": r.tier, "confidence": r.confidence,
+         "comparison": r.comparison, "chains": _sets_holding(r.name),
          "examples": len(r.examples), "leaves_alone": len(r.leaves_alone), "description": r.description}
         for r in RULES
     ]
 
 
+def _sets_holding(name: str) -> list[str]:
+    return [set_name for set_name, chains in NAMED_CHAINS.items() if any(name in chain for chain in chains.values())]
+
+
 def rules_json() -> str:
-    """``taxpraben rules --json``: the rows and the chains."""
-    return json.dumps({"rules": rule_rows(), "chains": {k: list(v) for k, v in CHAINS.items()}},
-                      ensure_ascii=False, indent=2)
+    """``taxpraben rules --json``: the rows, the default chains (``chains``) and every named
+    chain set (``named_chains``: name -> reading kind -> rule names)."""
+    named = {name: {kind: list(chain) for kind, chain in chains.items()} for name, chains in NAMED_CHAINS.items()}
+    return json.dumps({"rules": rule_rows(), "chains": {k: list(v) for k, v in CHAINS.items()},
+                       "default_chain": DEFAULT_CHAIN, "named_chains": named}, ensure_ascii=False, indent=2)

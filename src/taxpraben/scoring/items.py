@@ -14,6 +14,9 @@ is ever dropped.
 from __future__ import annotations
 
 import threading
+from dataclasses import fields, replace
+from types import SimpleNamespace
+from typing import cast
 
 from taxpraben.kinds import (
     PROFILES,
@@ -59,27 +62,36 @@ def prepare_item(
     text pairs it needs listed.
 
     ``prediction``: the predictions line (or its text; None: no prediction); ``error``: why
-    the generation failed, when it did; ``profile``: the rules to read it by
-    (:mod:`taxpraben.kinds.profiles`), or their name. The prediction is cleaned here, once,
+    the generation failed, when it did; ``profile``: the chain set to read it with
+    (:mod:`taxpraben.kinds.profiles`), or its name. The prediction is cleaned here, once,
     for every reader (:func:`~taxpraben.parsing.clean.clean_prediction`)."""
     if isinstance(prediction, str):
         prediction = Prediction(record.task, record.id, run, prediction, error=error)
-    item = Item(record, run, prediction)
     text = prediction.prediction if prediction is not None else None
     failed = text is None or (error is not None and not text.strip())
-    if failed:
-        item.status = "error"
-        item.error = error or "no prediction"
+    item = Item(record, run, prediction, status="error" if failed else "ok",
+                error=(error or "no prediction") if failed else None)  # fmt: skip
     cleaned = "" if failed else clean_prediction(text or "")
-    scoring_rules(profile).prepare(kind_of(spec), spec, record, item, cleaned, failed)
-    return item
+    spec = scoring_rules(profile).applied_to(spec)  # the chain set the profile reads with
+    draft = _draft(item)
+    prepared = kind_of(spec).prepare(spec, record, draft, cleaned, failed)
+    if prepared is None:  # a plugin's kind that wrote into the item it was given
+        return replace(item, **{f.name: getattr(draft, f.name) for f in fields(Item)})
+    return item.with_prepared(prepared)
+
+
+def _draft(item: Item) -> Item:
+    """A working copy of ``item`` that a kind may write into (a plugin's kind that returns
+    None instead of :class:`~taxpraben.kinds.base.Prepared`): its values and the properties
+    kinds read, in a namespace; the item itself is frozen."""
+    values = {f.name: getattr(item, f.name) for f in fields(Item)}
+    return cast("Item", SimpleNamespace(**values, prediction=item.prediction, task=item.task, id=item.id))
 
 
 def finalize_item(spec: TaskSpec, item: Item, values: SemanticValues) -> Item:
-    """Combine exact and semantic parts into the item's scores and its score (None when a
-    needed scorer is unavailable); returns the item."""
-    item.score = kind_of(spec).finish(spec, item, values)
-    return item
+    """The item with its exact and semantic parts combined into its scores and its score
+    (None when a needed scorer is unavailable): a new item."""
+    return item.with_finished(kind_of(spec).finish(spec, item, values))
 
 
 class Readings:
@@ -143,5 +155,7 @@ class Readings:
             return first.reread(run, prediction)
         self.taken += 1
         # Read ahead from a generation equal in text and error: this run's own is kept.
-        first.run, first.generation = run, prediction
-        return first
+        taken = replace(first, run=run, generation=prediction)
+        with self._lock:
+            self._read[key] = taken
+        return taken

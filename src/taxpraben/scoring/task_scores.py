@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -63,9 +63,8 @@ def score_task(
     errors = failures = 0
     samples: list[list[Sample]] = []
     for k, row in enumerate(rows):
+        row[:] = [_finished(spec, it, values) for it in row]  # the finished items take their places
         for it in row:
-            finalize_item(spec, it, values)
-            it.extracted_by = it.reader  # rule | judge | none, on every samples line
             errors += it.status == "error"
             failures += it.status == "format_failure"
         # The query goes on the first run's sample only: the report shows it per item, and
@@ -77,6 +76,12 @@ def score_task(
         entry["judge"] = judge
     lines = [sample for row in samples for sample in row]
     return TaskScores(spec.name, samples, TaskResult.model_validate(entry), reps, lines, errors, failures)
+
+
+def _finished(spec: TaskSpec, item: Item, values: SemanticValues) -> Item:
+    """``item`` finished, saying who read it (rule | judge | none, on every samples line): a new item."""
+    done = finalize_item(spec, item, values)
+    return replace(done, extracted_by=done.reader)
 
 
 def sample_text(samples: Sequence[Sample]) -> str:

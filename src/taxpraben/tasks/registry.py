@@ -175,22 +175,33 @@ def check_spec(spec: TaskSpec) -> None:
 
 
 def check_reading_chain(spec: TaskSpec, reading_kind: str) -> None:
-    """A spec's own chain (``reading.chain``) names rules of its reading kind only, each
-    once; raises ValueError naming the key and the rules that kind has."""
+    """A spec's own chain (``reading.chain``) is the name of a chain set, or names rules of
+    its reading kind only, each once, that compare with the gold alike; raises ValueError
+    naming the task, the key and the choices (the chain sets, the rules that kind has)."""
     names = spec.reading_chain
     if names is None:
         return
-    from taxpraben.parsing.rules import CHAINS, rule_named
+    from taxpraben.parsing.rules import NAMED_CHAINS, chain_comparison, rule_named
 
-    known = CHAINS.get(reading_kind, ())
+    where = f"task {spec.name}: key reading.chain"
+    if isinstance(names, str):
+        if names not in NAMED_CHAINS:
+            raise ValueError(f"{where}: {names!r} is no chain set (the named chains, `taxpraben rules`: "
+                             f"{', '.join(NAMED_CHAINS)}; or a list of rule names)")
+        return
+    known = list(dict.fromkeys(name for chains in NAMED_CHAINS.values() for name in chains.get(reading_kind, ())))
     for name in names:
         if name not in known:
             what = "no rule" if rule_named(name) is None else f"not a rule of the {reading_kind} reader"
-            raise ValueError(f"key reading.chain: {name!r} is {what} (the {reading_kind} reader's rules, "
+            raise ValueError(f"{where}: {name!r} is {what} (the {reading_kind} reader's rules, "
                              f"`taxpraben rules`: {', '.join(known)})")
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
-        raise ValueError(f"key reading.chain: {', '.join(twice)} named twice")
+        raise ValueError(f"{where}: {', '.join(twice)} named twice")
+    try:
+        chain_comparison(names)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
 
 
 def _bundled_spec_dir() -> Path:
