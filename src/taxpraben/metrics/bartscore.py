@@ -27,6 +27,7 @@ from taxpraben.compute.batches import (
     share_out,
     to_device,
 )
+from taxpraben.metrics import scorer_models
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
     ENV_BARTSCORE_MODEL,
@@ -35,13 +36,6 @@ from taxpraben.metrics.defaults import (
 from taxpraben.metrics.scorer_models import (
     DeviceScorer,
     ScorerUnavailable,
-    cached,
-    distinct_pairs,
-    load_pretrained,
-    model_dims,
-    pad_right,
-    resolve_source,
-    weights_dtype,
 )
 
 if TYPE_CHECKING:
@@ -69,7 +63,7 @@ def seq2seq_budget(free_bytes: float, config: PretrainedConfig, dtype: str) -> B
     target): encoder activations per source token, decoder activations and the logits
     (vocabulary-wide, in the model's dtype, then float32 for the log-softmax) per target
     token, and the self- and cross-attention matrices."""
-    hidden, _, heads = model_dims(config)
+    hidden, _, heads = scorer_models.model_dims(config)
     ffn = int(getattr(config, "decoder_ffn_dim", None) or 4 * hidden)
     vocab = int(getattr(config, "vocab_size", 50265))
     elem = 2 if dtype == "bf16" else 4
@@ -94,7 +88,7 @@ class _BartModel:
 
 
 def _load_bart(model: str, weights: str | None, device: str, dtype: str = "float32") -> _BartModel:
-    source = resolve_source("BARTScore", model)
+    source = scorer_models.resolve_source("BARTScore", model)
     weights_path = None
     if weights is not None:
         weights_path = Path(weights).expanduser().resolve()
@@ -109,13 +103,13 @@ def _load_bart(model: str, weights: str | None, device: str, dtype: str = "float
     def load() -> _BartModel:
         from transformers import AutoModelForSeq2SeqLM
 
-        tokenizer, seq2seq = load_pretrained("BARTScore", model, source, AutoModelForSeq2SeqLM)
+        tokenizer, seq2seq = scorer_models.load_pretrained("BARTScore", model, source, AutoModelForSeq2SeqLM)
         if weights_path is not None:
             _load_state_dict(seq2seq, weights_path)
-        return _BartModel(tokenizer, seq2seq.eval().to(device, weights_dtype(dtype)))
+        return _BartModel(tokenizer, seq2seq.eval().to(device, scorer_models.weights_dtype(dtype)))
 
-    key = ("bart", source, str(weights_path), device, str(weights_dtype(dtype)))
-    return cached(key, load)
+    key = ("bart", source, str(weights_path), device, str(scorer_models.weights_dtype(dtype)))
+    return scorer_models.cached(key, load)
 
 
 def _load_state_dict(model: torch.nn.Module, path: Path) -> None:
@@ -206,7 +200,7 @@ class BartScorer(DeviceScorer):
         """Raw BARTScore of each (source, target) pair, in input order; identical pairs once."""
         if len(sources) != len(targets):
             raise ValueError(f"{len(sources)} sources but {len(targets)} targets: pairs must align")
-        pairs, slots = distinct_pairs(zip(sources, targets, strict=True))
+        pairs, slots = scorer_models.distinct_pairs(zip(sources, targets, strict=True))
         if not pairs:
             return []
         src_ids = self._encode([s for s, _ in pairs])
@@ -270,8 +264,8 @@ class BartScorer(DeviceScorer):
         scores = torch.empty(len(shapes), dtype=torch.float32, device=self.device)
 
         def forward(batch: list[int]) -> None:
-            src, src_mask = pad_right([src_ids[k] for k in batch], pad)
-            labels, _ = pad_right([tgt_ids[k] for k in batch], pad)
+            src, src_mask = scorer_models.pad_right([src_ids[k] for k in batch], pad)
+            labels, _ = scorer_models.pad_right([tgt_ids[k] for k in batch], pad)
             decoder_input = labels.new_full(labels.shape, pad)
             decoder_input[:, 0] = start_id
             decoder_input[:, 1:] = labels[:, :-1]

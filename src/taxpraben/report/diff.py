@@ -19,17 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from taxpraben.report import format as fmt
+from taxpraben.report import significance
 from taxpraben.report.leaderboard import Entry, check_compatible, manifest_of
 from taxpraben.report.load import ReportError
 from taxpraben.report.markdown import cell
 from taxpraben.report.review import review_side_by_side, reviewed_view
-from taxpraben.report.significance import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    PairedTest,
-    item_scores,
-    paired_bootstrap,
-)
 from taxpraben.report.view import load_run
 from taxpraben.results import Sample, Stat
 
@@ -53,7 +47,7 @@ class Change:
 
     a: float | None
     b: float | None
-    test: PairedTest | None = None
+    test: significance.PairedTest | None = None
 
     @property
     def change(self) -> float | None:
@@ -240,7 +234,12 @@ def made_differently(a: Entry, b: Entry) -> list[Difference]:
 
 
 def build_diff(
-    a_dir: Path, b_dir: Path, *, force: bool = False, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    a_dir: Path,
+    b_dir: Path,
+    *,
+    force: bool = False,
+    resamples: int = significance.DEFAULT_RESAMPLES,
+    seed: int = significance.DEFAULT_SEED,
 ) -> Diff:
     """Load A and B, check that they are comparable (IncompatibleResultsError unless
     ``force``), and compute every change, test, flip and difference; nothing written."""
@@ -248,12 +247,12 @@ def build_diff(
     for entry, name in ((a, "A"), (b, "B")):
         entry.label = f"{name}: {entry.view.label}"
     warnings = check_compatible([a, b], force=force)
-    a.items, b.items = item_scores(a.view.samples()), item_scores(b.view.samples())
+    a.items, b.items = significance.item_scores(a.view.samples()), significance.item_scores(b.view.samples())
     a_metrics, b_metrics = metric_item_scores(a.view.samples()), metric_item_scores(b.view.samples())
     shared = [t for t in b.computed_tasks if t in set(a.computed_tasks)]
 
-    def test(b_items: dict[str, dict[str, float]], a_items: dict[str, dict[str, float]], tasks: list[str]) -> PairedTest | None:
-        return paired_bootstrap(b_items, a_items, tasks, resamples=resamples, seed=seed)
+    def test(b_items: dict[str, dict[str, float]], a_items: dict[str, dict[str, float]], tasks: list[str]) -> significance.PairedTest | None:
+        return significance.paired_bootstrap(b_items, a_items, tasks, resamples=resamples, seed=seed)
 
     tasks = []
     for task in shared:
@@ -277,7 +276,7 @@ def _signed(value: float | None, metric: str) -> str:
     return fmt.signed_points(value)
 
 
-def _p(test: PairedTest | None) -> str:
+def _p(test: significance.PairedTest | None) -> str:
     if test is None:
         return "n/a"
     return f"{fmt.p_value(test.p_value)}" + (" *" if test.significant else "")
