@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 
@@ -76,12 +76,17 @@ def interrupted_message(name: str) -> str:
     )
 
 
-def said_when_interrupted(name: str, command: Callable[..., Any]) -> Callable[..., Any]:
+#: A command's parameters and its result (kept by :func:`said_when_interrupted`).
+_Params = ParamSpec("_Params")
+_Result = TypeVar("_Result")
+
+
+def said_when_interrupted(name: str, command: Callable[_Params, _Result]) -> Callable[_Params, _Result]:
     """``command``, saying so on stderr when Ctrl-C stops it, exit 130. A job that has more
     to say (``run``: what was kept and how to resume) says it first, as its own error."""
 
     @functools.wraps(command)
-    def said(*args: Any, **kwargs: Any) -> Any:
+    def said(*args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
         try:
             return command(*args, **kwargs)
         except KeyboardInterrupt:
@@ -97,7 +102,7 @@ def named_command(argv: list[str]) -> str | None:
     return first if first in COMMANDS else None
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typer.Typer:
     """``app``: the whole command line, built on first use (tests, documentation)."""
     if name == "app":
         globals()["app"] = built = build_app()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: Field names accepted as the record id, in order of preference.
 ID_FIELDS = ("id", "Id", "data_id")
@@ -27,11 +30,11 @@ class Record:
     task: str
     id: str
     query: str
-    answer: Any
+    answer: JSONValue
     text: str | None = None
     choices: tuple[str, ...] | None = None
     gold: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JSONObject = field(default_factory=dict)
     source: str = ""
     line: int = 0
 
@@ -48,7 +51,7 @@ class Record:
         return answer_to_text(self.answer)
 
 
-def answer_to_text(answer: Any) -> str:
+def answer_to_text(answer: JSONValue) -> str:
     if isinstance(answer, str):
         return answer
     if isinstance(answer, float) and answer.is_integer():

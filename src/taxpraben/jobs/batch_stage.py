@@ -26,7 +26,7 @@ import shlex
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.data.loader import DataError
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from taxpraben.models.openai import OpenAIBackend
+    from taxpraben.results.json_value import JSONObject
     from taxpraben.run.batch_api import BatchClient, BatchProgress
     from taxpraben.run.cache import BatchRecord
 
@@ -145,7 +146,7 @@ def file_requests(
     return list(chosen.values())
 
 
-def input_lines(backend: OpenAIBackend, config: GenerationConfig, requests: Iterable[Request]) -> list[dict[str, Any]]:
+def input_lines(backend: OpenAIBackend, config: GenerationConfig, requests: Iterable[Request]) -> list[JSONObject]:
     """The batch input lines of ``requests``: exactly the body a plain request would send."""
     from taxpraben.run.batch_api import custom_id, input_line
 

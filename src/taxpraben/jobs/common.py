@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from taxpraben.data.loader import DataError, LoadedData, load_data
 from taxpraben.jobs.hub import use_local_models_if_hub_unreachable
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from taxpraben.costs.ledger import CostOf
     from taxpraben.coverage import Selection
+    from taxpraben.results.json_value import JSONObject
     from taxpraben.results.predictions import Prediction
     from taxpraben.scoring import ScoredResults, ScoringSettings
     from taxpraben.scoring.early import EarlyScores
@@ -196,7 +197,7 @@ def write_predictions_file(out_dir: Path, predictions: Sequence[Prediction]) -> 
     return path
 
 
-def costing(options: PricingOptions, model: str | None, console: Console) -> tuple[CostOf | None, dict[str, Any] | None]:
+def costing(options: PricingOptions, model: str | None, console: Console) -> tuple[CostOf | None, JSONObject | None]:
     """The cost function of ``model``'s tokens and what ``meta.pricing`` records, from
     ``--pricing`` (None, None without it); JobError (exit 2) for a pricing file that cannot be
     used; a warning, and no cost, for a model the file does not price."""
@@ -227,7 +228,7 @@ def score_and_report(
     registry: Registry,
     out: Path,
     settings: ScoringSettings,
-    meta: dict[str, Any],
+    meta: JSONObject,
     console: Console,
     readings: Readings | None = None,
     cost_of: CostOf | None = None,

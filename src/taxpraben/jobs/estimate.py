@@ -27,7 +27,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -52,6 +52,9 @@ from taxpraben.options import (
 from taxpraben.run.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.run.runner import generation_key
 from taxpraben.run.shards import parse_shard
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 
 @dataclass(frozen=True)
@@ -234,7 +237,7 @@ def price_for(pricing: Pricing | None, spec: str, console: Console) -> ModelPric
 def estimate_json(
     job: EstimateJob, backend: Backend, counter: TokenCounter, pricing: Pricing | None, shared: bool,
     cache: CacheLookup, rows: Mapping[str, Figures], total: Figures,
-) -> dict[str, Any]:  # fmt: skip
+) -> JSONObject:  # fmt: skip
     """The figures as ``--json`` writes them."""
     return {
         "model": backend.spec,
@@ -285,7 +288,7 @@ def figures_table(rows: Mapping[str, Figures], total: Figures, currency: str | N
     return table
 
 
-def estimate_job(job: EstimateJob, console: Console) -> dict[str, Any]:
+def estimate_job(job: EstimateJob, console: Console) -> JSONObject:
     """Print what the run would send and cost (and write ``--json``); sends nothing.
     Returns the figures (the JSON form); JobError to stop."""
     part = parse_shard(job.output.shard)  # checked when parsed
@@ -327,7 +330,7 @@ def estimate_job(job: EstimateJob, console: Console) -> dict[str, Any]:
     return figures_json
 
 
-def report(console: Console, facts: Mapping[str, Any], rows: Mapping[str, Figures], total: Figures,
+def report(console: Console, facts: Mapping[str, JSONValue], rows: Mapping[str, Figures], total: Figures,
            pricing: Pricing | None) -> None:  # fmt: skip
     """The estimate on the console: what counts, the table, and what is left to send."""
     exact = "exact" if facts["counter"]["exact"] else "not exact"

@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
 from taxpraben.costs.budget import Budget, CostOf
@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from taxpraben.coverage import Selection
+    from taxpraben.results.json_value import JSONObject
     from taxpraben.results.predictions import Prediction
     from taxpraben.scoring.pipeline import ScoredResults
     from taxpraben.scoring.settings import ScoringSettings
@@ -318,7 +319,7 @@ def spec_stop(exc: TaskSpecError, runner: Runner) -> JobError:
 
 def generate(
     runner: Runner, requests: Iterator[Request], store: CompletionCache | None,
-    alongside: Callable[[Coroutine[Any, Any, list[Prediction]]], Coroutine[Any, Any, list[Prediction]]] | None = None,
+    alongside: Callable[[Coroutine[object, None, list[Prediction]]], Coroutine[object, None, list[Prediction]]] | None = None,
     out_dir: Path | None = None,
 ) -> list[Prediction]:  # fmt: skip
     """Drive every request through the runner (with ``alongside``, the judge of ``run``
@@ -348,9 +349,9 @@ def generate(
             store.close_in_background()
 
 
-def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: RunStats, started: datetime) -> dict[str, Any]:
+def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: RunStats, started: datetime) -> JSONObject:
     """What results.json's ``meta`` says of the generation."""
-    meta: dict[str, Any] = {
+    meta: JSONObject = {
         "model": backend.spec,
         "endpoint": backend.endpoint,
         "generation": config.to_meta(),
@@ -375,7 +376,7 @@ def run_meta(job: RunJob, backend: Backend, config: GenerationConfig, stats: Run
     return meta
 
 
-def write_shard_manifest(out_dir: Path, part: Shard, meta: dict[str, Any], loaded: LoadedData) -> None:
+def write_shard_manifest(out_dir: Path, part: Shard, meta: JSONObject, loaded: LoadedData) -> None:
     """``OUT/shard.json`` and the shard in ``meta``; JobError (exit 2) when it cannot be written."""
     meta["shard"] = {**part.to_meta(), "records": loaded.n_records, "partial": True}
     facts = {key: meta[key] for key in ("model", "endpoint", "generation", "runs")}
@@ -447,7 +448,7 @@ class Generation:
     stream: DataStream
     store: CompletionCache | None
     cost_of: CostOf | None
-    pricing: dict[str, Any] | None
+    pricing: JSONObject | None
     alongside: Alongside
     requests: Iterator[Request]
     runner: Runner
@@ -535,7 +536,7 @@ def generate_stage(plan: RunPlan, gen: Generation, console: Console, progress: C
     return Generated(in_data_order(predictions, loaded), loaded, runner.stats)
 
 
-def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: Console) -> dict[str, Any]:
+def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: Console) -> JSONObject:
     """predictions.jsonl, config.yaml (and shard.json) written; results.json's ``meta``."""
     job = plan.job
     path = write_predictions_file(plan.out_dir, done.predictions)
@@ -555,7 +556,7 @@ def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: C
     return meta
 
 
-def score_stage(plan: RunPlan, gen: Generation, done: Generated, meta: dict[str, Any], console: Console) -> ScoredResults | None:
+def score_stage(plan: RunPlan, gen: Generation, done: Generated, meta: JSONObject, console: Console) -> ScoredResults | None:
     """Scored and reported (None with --no-score: what to do instead is said)."""
     job, part = plan.job, plan.part
     if not plan.scoring:

@@ -14,16 +14,16 @@ import asyncio
 import shlex
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.costs.budget import BUDGET_EXIT, Budget, BudgetShare, CostOf
 from taxpraben.jobs.common import JobError, costing, say
 from taxpraben.jobs.completion import Entries
-from taxpraben.models.base import Backend, ModelSpecError, Request
+from taxpraben.models.base import Backend, BackendError, ModelSpecError, Request
 from taxpraben.models.factory import create_backend
 from taxpraben.options import BudgetOptions, JudgeOptions, PricingOptions
 from taxpraben.run.cache import CacheError, CompletionCache
@@ -172,11 +172,11 @@ def judge_key(
 def preflight(backend: Backend) -> str | None:
     """Ask the judge's endpoint once (``GET /models``); why it cannot be used (nothing
     listening, a refused key), or None."""
-    check = getattr(backend, "preflight", None)
+    check: Callable[[], Awaitable[BackendError | None]] | None = getattr(backend, "preflight", None)
     if check is None:
         return None
 
-    async def probe() -> Any:
+    async def probe() -> BackendError | None:
         try:
             return await check()
         finally:
@@ -242,7 +242,7 @@ def unsent_words(exc: BudgetReached) -> str:
 
 
 #: Runs a job on the scoring thread with the readings made so far (``ReadAhead.after_readings``).
-AfterReadings = Callable[[Callable[["Readings"], Any]], "Future[Any]"]
+AfterReadings = Callable[[Callable[["Readings"], "list[Request]"]], "Future[list[Request]]"]
 
 
 class JudgeAlongside:
@@ -303,7 +303,7 @@ class JudgeAlongside:
 
     # ------------------------------------------------------------ the loop
 
-    async def alongside(self, generation: Coroutine[Any, Any, list[Prediction]]) -> list[Prediction]:
+    async def alongside(self, generation: Coroutine[object, None, list[Prediction]]) -> list[Prediction]:
         """``generation`` (the runner's ``run``) with the judge beside it, on this loop; its
         predictions once both are done. JobError (exit 2) when the judge stops while
         generation goes on (generation is stopped with it); :class:`JudgeBudgetReached` when

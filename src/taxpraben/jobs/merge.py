@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -52,6 +52,9 @@ from taxpraben.run.shards import (
     read_manifest,
 )
 
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
+
 
 @dataclass(frozen=True)
 class MergeJob(ScoringJob[MergeInputOptions]):
@@ -65,7 +68,7 @@ def source_files(source: Path) -> tuple[Path, Path]:
     return source, source.parent / SHARD_MANIFEST
 
 
-def selection_problems(manifests: dict[str, dict[str, Any]], loaded: LoadedData) -> list[str]:
+def selection_problems(manifests: dict[str, JSONObject], loaded: LoadedData) -> list[str]:
     """Where the merge's data selection (--data, --tasks, --limit) is not the shards' one."""
     if not manifests:
         return []
@@ -79,10 +82,10 @@ def selection_problems(manifests: dict[str, dict[str, Any]], loaded: LoadedData)
     ]
 
 
-def read_sources(sources: list[Path]) -> tuple[list[tuple[str, list[Prediction]]], dict[str, dict[str, Any]]]:
+def read_sources(sources: list[Path]) -> tuple[list[tuple[str, list[Prediction]]], dict[str, JSONObject]]:
     """Each source's predictions, and the manifests of those that have one."""
     read: list[tuple[str, list[Prediction]]] = []
-    manifests: dict[str, dict[str, Any]] = {}
+    manifests: dict[str, JSONObject] = {}
     for source in sources:
         predictions_path, manifest_path = source_files(source)
         try:
@@ -95,17 +98,17 @@ def read_sources(sources: list[Path]) -> tuple[list[tuple[str, list[Prediction]]
     return read, manifests
 
 
-def expected_runs(given: int | None, read: list[tuple[str, list[Prediction]]], manifests: dict[str, Any]) -> int:
+def expected_runs(given: int | None, read: list[tuple[str, list[Prediction]]], manifests: dict[str, JSONObject]) -> int:
     """--runs, else the manifests' runs, else the highest run present + 1."""
     if given is not None:
         return given
-    declared = {m.get("runs") for m in manifests.values()} - {None}
+    declared: set[int] = {m["runs"] for m in manifests.values() if m.get("runs") is not None}
     present = max((p.run for _, ps in read for p in ps), default=0) + 1
     return max(declared) if declared else present
 
 
 def merge_problems(
-    merged: MergeResult, manifests: dict[str, dict[str, Any]], loaded: LoadedData, runs: int, force: bool
+    merged: MergeResult, manifests: dict[str, JSONObject], loaded: LoadedData, runs: int, force: bool
 ) -> list[str]:
     """What is wrong with the merge (JobError when it cannot be scored; with --force, the
     problems that are only shown)."""
@@ -130,13 +133,13 @@ def merge_problems(
 
 
 def merge_meta(
-    job: MergeJob, predictions: list[Prediction], manifests: dict[str, dict[str, Any]], runs: int,
+    job: MergeJob, predictions: list[Prediction], manifests: dict[str, JSONObject], runs: int,
     merged: MergeResult, problems: list[str], started: str,
-) -> dict[str, Any]:  # fmt: skip
+) -> JSONObject:  # fmt: skip
     """What results.json's ``meta`` says of the merged run."""
     first = next(iter(manifests.values()), {})
     models = sorted({p.model for p in predictions if p.model})
-    meta: dict[str, Any] = {
+    meta: JSONObject = {
         "model": first.get("model") or (models[0] if len(models) == 1 else (models or None)),
         "endpoint": first.get("endpoint"),
         "generation": first.get("generation"),

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -148,7 +148,7 @@ def items_of(data: bytes, batch: Sequence[Answer]) -> list[Item | None]:
     """In the parent: the worker's items of ``batch``, with the parent's own records and
     predictions in them; ReadingProcessError for what cannot be read back."""
 
-    def load(ref: Any) -> object:
+    def load(ref: tuple[str, int]) -> object:
         kind, index = ref
         _, record, prediction = batch[index]
         return record if kind == "record" else prediction

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -42,6 +42,9 @@ from taxpraben.results.predictions import (
 )
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ def score_job(job: ScoreJob, console: Console) -> None:
     if problems:
         raise JobError(*problems)
     models = sorted({p.model for p in preds if p.model})
-    meta: dict[str, Any] = {
+    meta: JSONObject = {
         "model": models[0] if len(models) == 1 else (models or None),
         "predictions_file": str(files[0]) if len(files) == 1 else [str(f) for f in files],
         "started_at": started,

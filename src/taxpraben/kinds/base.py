@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 if TYPE_CHECKING:
     import random
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from taxpraben.records import Record
     from taxpraben.results import Prediction, Sample
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
 Status = Literal["ok", "format_failure", "error"]
@@ -98,18 +99,18 @@ class Prepared:
     pairs for the semantic scorers and how it was read."""
 
     status: Status = "ok"
-    extracted: Any = None
+    extracted: JSONValue = None
     failure: str | None = None
     scores: dict[str, float | None] = field(default_factory=dict)
     label_gold: str | None = None
     label_pred: str | None = None
-    fields: dict[str, dict[str, Any]] | None = None
+    fields: dict[str, JSONObject] | None = None
     pairs: tuple[TextPair, ...] = ()
     reading: Noted = Noted()
 
 
 #: What a kind's :meth:`~Kind.finish_parts` adds: semantic scores, and the fields with theirs.
-Parts = tuple[dict[str, "float | None"], "dict[str, dict[str, Any]] | None"]
+Parts = tuple[dict[str, "float | None"], "dict[str, JSONObject] | None"]
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,26 @@ class Finished:
 
     scores: dict[str, float | None]
     score: float | None
-    fields: dict[str, dict[str, Any]] | None = None
+    fields: dict[str, JSONObject] | None = None
+
+
+class SampleEdit(TypedDict, total=False):
+    """What a second reader may change of an item (:meth:`Item.edited`): attributes its sample carries."""
+
+    status: Status
+    extracted: JSONValue
+    scores: dict[str, float | None]
+    fields: dict[str, JSONObject] | None
+    failure: str | None
+    extracted_by: str | None
+    judge_reply: str | None
+    judge_extracted: JSONValue
+    judge_agrees: bool | None
+    read_by: str | None
+    evidence: tuple[int, int] | None
+    confidence: str | None
+    veto: str | None
+    judge_rejected: str | None
 
 
 @dataclass(eq=False, frozen=True)
@@ -142,13 +162,13 @@ class Item:
     generation: Prediction | None = None
     status: Status = "ok"
     #: The gold as text (``choices[gold]`` for classification).
-    gold: Any = None
-    extracted: Any = None
+    gold: JSONValue = None
+    extracted: JSONValue = None
     scores: dict[str, float | None] = field(default_factory=dict)
     #: The item's contribution to the task score (None: a needed scorer is unavailable).
     score: float | None = None
     #: mixed / aspects: per field {"pred", "gold", "score", "status", "kind", "matched_by"}
-    fields: dict[str, dict[str, Any]] | None = None
+    fields: dict[str, JSONObject] | None = None
     pairs: list[TextPair] = field(default_factory=list)
     error: str | None = None
     #: format failures: why no answer was read ("copy of the prompt", "no answer found", ...)
@@ -162,7 +182,7 @@ class Item:
     #: The judge's raw reply, when it was asked (a format failure, or an audited item).
     judge_reply: str | None = None
     #: Audited items: the judge's reading beside the rules' (``extracted``), and whether they agree.
-    judge_extracted: Any = None
+    judge_extracted: JSONValue = None
     judge_agrees: bool | None = None
     #: Which reader made the reading: "rule:<name>" (:mod:`taxpraben.parsing.rules`),
     #: "judge:<model>", None when nothing was read.
@@ -176,9 +196,9 @@ class Item:
     #: Why the judge's reading was rejected (its quote is no evidence), when it was.
     judge_rejected: str | None = None
     #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edited`).
-    judge_history: list[dict[str, Any]] = field(default_factory=list)
+    judge_history: list[JSONObject] = field(default_factory=list)
 
-    def edited(self, edit: str, by: str, **changes: Any) -> Item:
+    def edited(self, edit: str, by: str, **changes: Unpack[SampleEdit]) -> Item:
         """A new item: this one with ``changes`` (attributes of the sample) as the second
         reader ``by`` decided, and the edit added to its :attr:`judge_history`: what it was
         (``edit``: replied, adopted, unanswered, audited), who made it and each changed key's
@@ -245,7 +265,7 @@ class Item:
         process's own, typed here."""
         from taxpraben.results import Sample
 
-        line: dict[str, Any] = {
+        line: JSONObject = {
             "task": self.task,
             "id": self.id,
             "run": self.run,
@@ -290,7 +310,7 @@ class Item:
         return Sample.trusted(line)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> JSONValue:
     """A value as samples.jsonl holds it (a span as a list), copied."""
     return list(value) if isinstance(value, tuple) else copy.deepcopy(value)
 
@@ -353,8 +373,8 @@ class TaskKind(Protocol):
 
     def check_spec(self, spec: TaskSpec) -> None: ...
 
-    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
-                   bad: Callable[[str, str], None]) -> tuple[Any, int | None]: ...
+    def check_gold(self, spec: TaskSpec, obj: JSONObject, answer: JSONValue, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[JSONValue, int | None]: ...
 
     def field_mode(self, spec: TaskSpec) -> FieldMode | None: ...
 
@@ -371,7 +391,7 @@ class TaskKind(Protocol):
     def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]: ...
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None: ...
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None: ...
 
     def baseline_answer(self, baseline: str, spec: TaskSpec, record: Record, rng: random.Random) -> str | None: ...
 
@@ -462,8 +482,8 @@ class Kind:
 
     # ------------------------------------------------------------------ data
 
-    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
-                   bad: Callable[[str, str], None]) -> tuple[Any, int | None]:
+    def check_gold(self, spec: TaskSpec, obj: JSONObject, answer: JSONValue, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[JSONValue, int | None]:
         """The record's gold as scoring reads it (and the gold choice index), reporting
         through ``bad(message, field)`` what cannot be scored."""
         return answer, None
@@ -547,5 +567,5 @@ class Kind:
         m = np.array(scores, dtype=float)
         return intervals, m[:, idx].mean(axis=2).mean(axis=0)
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None:
         return None

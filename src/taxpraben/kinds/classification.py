@@ -12,9 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from taxpraben.kinds.base import Finished, Item, Kind, Metric, Noted, Prepared, Status, noted
+from taxpraben.kinds.base import (
+    Finished,
+    Item,
+    Kind,
+    Metric,
+    Noted,
+    Prepared,
+    SemanticValues,
+    Status,
+    noted,
+)
 
 if TYPE_CHECKING:
     import random
@@ -23,6 +33,7 @@ if TYPE_CHECKING:
 
     from taxpraben.parsing.rules import Comparison
     from taxpraben.records import Record
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
 
@@ -60,7 +71,7 @@ def _letter_index(letter: str) -> int:
     return ord(letter.upper()) - ord("A")
 
 
-def gold_index(answer: Any, choices: Sequence[str], query: str) -> int | None:
+def gold_index(answer: JSONValue, choices: Sequence[str], query: str) -> int | None:
     """The index into ``choices`` that ``answer`` names, or None.
 
     In order: the answer is one of the choices (the first position when texts repeat); a
@@ -138,8 +149,8 @@ class ClassificationKind(Kind):
 
     # ------------------------------------------------------------------ data
 
-    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
-                   bad: Callable[[str, str], None]) -> tuple[Any, int | None]:
+    def check_gold(self, spec: TaskSpec, obj: JSONObject, answer: JSONValue, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[JSONValue, int | None]:
         """A classification record needs its choices and names its gold: a ``gold`` index
         (with an ``answer`` that agrees) or an ``answer`` naming one choice."""
         raw_gold = obj.get("gold")
@@ -214,7 +225,7 @@ class ClassificationKind(Kind):
                                                     reading.span)  # fmt: skip
         return _labelled(label, form.gold(record), failed, failure, how)
 
-    def finish(self, spec: TaskSpec, item: Item, values: Any) -> Finished:
+    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished:
         """An item's score is whether its label is right (F1 exists only over a task)."""
         return Finished(dict(item.scores), item.scores["acc"], item.fields)
 

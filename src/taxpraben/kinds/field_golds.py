@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import Item, Noted, Prepared, Status, TextPair, noted
 
@@ -21,15 +21,17 @@ from taxpraben.kinds.base import Item, Noted, Prepared, Status, TextPair, noted
 # import) are needed only once a record with fields is checked or an answer read (issue 24).
 
 if TYPE_CHECKING:
+    from taxpraben.parsing.field_match import AlignedField
     from taxpraben.parsing.region import Reading
     from taxpraben.records import Record
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
 #: The one field of a record whose gold has no readable fields: the whole answer.
 WHOLE_ANSWER = "全文"
 
 
-def as_json_object(answer: Any) -> dict[str, Any] | None:
+def as_json_object(answer: JSONValue) -> JSONObject | None:
     """The gold as an object: itself, or the object a JSON string holds; else None."""
     if isinstance(answer, dict):
         return answer
@@ -42,7 +44,7 @@ def as_json_object(answer: Any) -> dict[str, Any] | None:
     return None
 
 
-def check_field_gold(answer: Any, spec: TaskSpec, aspects: bool, bad: Callable[[str, str], None]) -> Any:
+def check_field_gold(answer: JSONValue, spec: TaskSpec, aspects: bool, bad: Callable[[str, str], None]) -> JSONValue:
     """The gold of a field task as the scorer will read it, reporting spec number fields
     that hold no number. A JSON string becomes its object; any other text is kept as
     written (the scorer reads it with the prediction reader)."""
@@ -67,7 +69,7 @@ def check_field_gold(answer: Any, spec: TaskSpec, aspects: bool, bad: Callable[[
     return answer
 
 
-def _json_safe(value: Any) -> Any:
+def _json_safe(value: object) -> JSONValue:
     if isinstance(value, (frozenset, set)):
         return "".join(sorted(value))
     return value
@@ -116,22 +118,22 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
     fields = record_fields(gold, spec.field_rules, aspects=aspects)
     rules = [f.rule for f in fields]
     threshold = spec.fields.fuzzy_threshold
-    aligned_by_id: dict[int, Any] = {}
+    aligned_by_id: dict[int, dict[str, AlignedField]] = {}
 
-    def align(parsed: dict[str, Any]) -> Any:
+    def align(parsed: JSONObject) -> dict[str, AlignedField]:
         key = id(parsed)
         if key not in aligned_by_id:
             aligned_by_id[key] = align_fields(parsed, rules, threshold)
         return aligned_by_id[key]
 
-    def holds_a_field(parsed: dict[str, Any]) -> bool:
+    def holds_a_field(parsed: JSONObject) -> bool:
         """Whether the parsed fields hold one of the record's (else veto.no-field)."""
         found = align(parsed).values()
         return not rules or any(a.value is not None and field_text(a.value).strip() != "" for a in found)
 
     how = "veto.no-answer"
     status: Status = "error" if failed else "ok"
-    parsed: dict[str, Any] | None = None
+    parsed: JSONObject | None = None
     if not failed:
         # a copy of the prompt found by the kind (failure) blanked the text
         reading = read_fields_chain(text if text.strip() else "", failure,
@@ -143,13 +145,13 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
             if reading.failure == NO_FIELD_READ:
                 failure = reading.failure
     aligned = align(parsed) if parsed is not None else align_fields({}, rules, threshold)
-    scored: dict[str, dict[str, Any]] = {}
+    scored: dict[str, JSONObject] = {}
     pairs: list[TextPair] = []
     for f in fields:
         rule = f.rule
         got = aligned[rule.name]
         present = got.value is not None and field_text(got.value).strip() != ""
-        info: dict[str, Any] = {
+        info: JSONObject = {
             "kind": rule.kind,
             "pred": _json_safe(got.value),
             "gold": f.gold,
@@ -171,7 +173,7 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
     return Prepared(status, extracted, failure, fields=scored, pairs=tuple(pairs), reading=read)
 
 
-def _fields_reading(status: Status, prediction: str, how: str, aligned: Mapping[str, Any]) -> Noted:
+def _fields_reading(status: Status, prediction: str, how: str, aligned: Mapping[str, AlignedField]) -> Noted:
     """The fields' reading: its rule, low confidence when a field was matched fuzzily, and
     the span covering the values read."""
     from taxpraben.parsing.evidence import covering_span
@@ -203,7 +205,7 @@ def _field_names(spec: TaskSpec, items_by_run: list[list[Item]]) -> list[str]:
 
 
 def field_figures(spec: TaskSpec, items_by_run: list[list[Item]], text_metrics: tuple[str, ...],
-                  text_value: Callable[[str], str]) -> dict[str, Any]:
+                  text_value: Callable[[str], str]) -> JSONObject:
     """Per-field figures over the records that have the field (records differ in their keys).
 
     ``kind`` is the field's most common kind; ``n`` the records scoring it (per run);
@@ -215,13 +217,13 @@ def field_figures(spec: TaskSpec, items_by_run: list[list[Item]], text_metrics: 
 
     from taxpraben.aggregate import run_stat
 
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for name in _field_names(spec, items_by_run):
         runs = [[it.fields[name] for it in items if it.fields and name in it.fields] for items in items_by_run]
         infos = [info for run in runs for info in run]
         kinds = [info["kind"] for info in infos]
         kind = max(dict.fromkeys(kinds), key=kinds.count)
-        figures: dict[str, Any] = {"kind": kind, "n": len(runs[0]) if runs else 0,
+        figures: JSONObject = {"kind": kind, "n": len(runs[0]) if runs else 0,
                                    "inferred": any(info.get("inferred") for info in infos)}
         metrics = ("em",) if kind != "text" else text_metrics
         for metric in metrics:

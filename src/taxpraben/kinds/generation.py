@@ -33,9 +33,10 @@ from taxpraben.kinds.field_golds import (
 )
 
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
     from taxpraben.records import Record
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
 
@@ -55,8 +56,8 @@ class GenerationKind(Kind):
     def field_mode(self, spec: TaskSpec) -> FieldMode | None:
         return "aspects" if spec.fields is not None else None
 
-    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
-                   bad: Any) -> tuple[Any, int | None]:
+    def check_gold(self, spec: TaskSpec, obj: JSONObject, answer: JSONValue, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[JSONValue, int | None]:
         if spec.fields is None:
             return answer, None
         return check_field_gold(answer, spec, True, bad), None
@@ -92,7 +93,7 @@ class GenerationKind(Kind):
                   "bartscore_raw": mean_or_none(raws)}
         return scores, fields
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None:
         if spec.fields is None:
             return None
         # Aspects keep both semantic scores in their entries.

@@ -9,7 +9,7 @@ fields has no ``em`` (no ``bertscore``), and its score is the part it has.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import (
     FieldMode,
@@ -27,7 +27,10 @@ from taxpraben.kinds.base import (
 from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from taxpraben.records import Record
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
 
@@ -59,8 +62,8 @@ class MixedKind(Kind):
     def field_mode(self, spec: TaskSpec) -> FieldMode | None:
         return "fields"
 
-    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
-                   bad: Any) -> tuple[Any, int | None]:
+    def check_gold(self, spec: TaskSpec, obj: JSONObject, answer: JSONValue, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[JSONValue, int | None]:
         return check_field_gold(answer, spec, False, bad), None
 
     def reading_kind(self, spec: TaskSpec) -> str:
@@ -108,7 +111,7 @@ class MixedKind(Kind):
             scores["bertscore"] = mean_or_none(berts)
         return scores, fields
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> dict[str, Any] | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None:
         # A text field's entry holds its BERTScore as its score.
         return field_figures(spec, items_by_run, ("bertscore",), lambda metric: "score")
 

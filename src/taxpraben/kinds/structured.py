@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from taxpraben.kinds.base import Item, Kind, Metric, Prepared, SpecMismatch, Status, noted
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from taxpraben.parsing.numbers import NumberMatch
     from taxpraben.parsing.region import Reading
     from taxpraben.records import Record
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
@@ -39,8 +40,8 @@ class StructuredKind(Kind):
 
     # ------------------------------------------------------------------ data
 
-    def check_gold(self, spec: TaskSpec, obj: dict[str, Any], answer: Any, choices: tuple[str, ...] | None,
-                   bad: Callable[[str, str], None]) -> tuple[Any, int | None]:
+    def check_gold(self, spec: TaskSpec, obj: JSONObject, answer: JSONValue, choices: tuple[str, ...] | None,
+                   bad: Callable[[str, str], None]) -> tuple[JSONValue, int | None]:
         assert spec.structured is not None
         kind = spec.structured.kind
         if answer is None:
@@ -117,7 +118,7 @@ class Compared:
 
     em: float
     answers: list[str]
-    extracted: Any
+    extracted: JSONValue
     failure: str | None
     read: bool
 

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
 import aiohttp
 from rich.console import Console
@@ -70,6 +70,7 @@ from taxpraben.run.pacing import Jitter, backoff_delay
 
 if TYPE_CHECKING:
     from taxpraben.models.openai import OpenAIBackend
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: The endpoint every line of our batches asks for.
 CHAT_URL = "/v1/chat/completions"
@@ -119,17 +120,17 @@ def parse_custom_id(text: str) -> tuple[str, str, int]:
     return value[0], value[1], value[2]
 
 
-def input_line(cid: str, body: Mapping[str, Any]) -> dict[str, Any]:
+def input_line(cid: str, body: Mapping[str, JSONValue]) -> JSONObject:
     """One line of a batch input file: a chat completions request with its custom_id."""
     return {"custom_id": cid, "method": "POST", "url": CHAT_URL, "body": dict(body)}
 
 
-def encode_line(line: Mapping[str, Any]) -> str:
+def encode_line(line: Mapping[str, JSONValue]) -> str:
     """A line as written: UTF-8 JSON (non-ASCII text as it is), newline included."""
     return json.dumps(line, ensure_ascii=False) + "\n"
 
 
-def write_batch_input(path: Path, lines: Iterable[Mapping[str, Any]]) -> int:
+def write_batch_input(path: Path, lines: Iterable[Mapping[str, JSONValue]]) -> int:
     """Write a batch input file atomically; returns the number of lines."""
     return write_lines_atomically(path, (encode_line(line) for line in lines))
 
@@ -181,7 +182,7 @@ def _status_retryable(status: int) -> bool:
     return not (400 <= status < 500) or status in (408, 429)
 
 
-def parse_batch_line(obj: Any, where: str, scrub: Callable[[str], str] = _keep) -> BatchAnswer:
+def parse_batch_line(obj: JSONValue, where: str, scrub: Callable[[str], str] = _keep) -> BatchAnswer:
     """One decoded line of an output or error file; BatchFileError (naming ``where``, the
     file and line) for a line that is not one."""
     if not isinstance(obj, dict):
@@ -305,7 +306,7 @@ class BatchState:
         return self.status in TERMINAL
 
     @classmethod
-    def from_json(cls, obj: Any, where: str) -> BatchState:
+    def from_json(cls, obj: JSONValue, where: str) -> BatchState:
         """The batch object of an answer; BatchError when it is not one."""
         if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or not isinstance(obj.get("status"), str):
             raise BatchError(f"{where} did not answer a batch object (no 'id' and 'status'): {str(obj)[:200]}")
@@ -356,6 +357,15 @@ class BatchRetry:
 # ---------------------------------------------------------------- the client
 
 
+class ClientSettings(TypedDict, total=False):
+    """The settings :meth:`BatchClient.for_backend` passes on to the client (its fields)."""
+
+    clock: Clock
+    retry: BatchRetry
+    timeout: float
+    rng: Jitter | None
+
+
 @dataclass
 class BatchClient:
     """The batch calls of one OpenAI-compatible endpoint over one aiohttp session.
@@ -375,7 +385,7 @@ class BatchClient:
     _session: aiohttp.ClientSession | None = field(default=None, init=False, repr=False)
 
     @classmethod
-    def for_backend(cls, backend: OpenAIBackend, *, api_key_env: str | None = None, **settings: Any) -> BatchClient:
+    def for_backend(cls, backend: OpenAIBackend, *, api_key_env: str | None = None, **settings: Unpack[ClientSettings]) -> BatchClient:
         """The client of ``backend``'s (first) endpoint, with the key the backend was built
         with (:func:`~taxpraben.models.api_key.read_api_key`: ModelSpecError when missing)."""
         url = backend.pool.endpoints[0].url
@@ -413,7 +423,7 @@ class BatchClient:
         method: str,
         path: str,
         *,
-        json_body: Mapping[str, Any] | None = None,
+        json_body: Mapping[str, JSONValue] | None = None,
         form: Callable[[], aiohttp.FormData] | None = None,
     ) -> bytes:
         """One call, retried on 429, 5xx and dropped connections; the body of a 2xx answer."""
@@ -457,8 +467,9 @@ class BatchClient:
             return f"{where} answered {message}"
         raise BatchError(f"{where} answered {message}")
 
-    async def _json(self, method: str, path: str, **kwargs: Any) -> Any:
-        raw = await self._call(method, path, **kwargs)
+    async def _json(self, method: str, path: str, *, json_body: Mapping[str, JSONValue] | None = None,
+                    form: Callable[[], aiohttp.FormData] | None = None) -> JSONValue:
+        raw = await self._call(method, path, json_body=json_body, form=form)
         try:
             return json.loads(raw)
         except ValueError as exc:

@@ -54,9 +54,15 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.models.base import Completion, GenerationConfig, Request
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
+
+#: A value SQLite stores in a column of the cache (TEXT, INTEGER, REAL or NULL).
+SQLValue = str | int | float | None
 
 CACHE_ENV = "TAXPRABEN_CACHE"
 SCHEMA_VERSION = 1
@@ -177,7 +183,7 @@ def cache_key(
     endpoint: str | None,
     request: Request,
     config: GenerationConfig,
-    model_args: Mapping[str, Any] | None = None,
+    model_args: Mapping[str, JSONValue] | None = None,
 ) -> str:
     """The cache key of one request: sha256 over everything that shapes its completion.
 
@@ -311,7 +317,7 @@ class CompletionCache:
             for part in statements:
                 self._insert(part)
 
-    def _insert(self, rows: Sequence[tuple[Any, ...]]) -> None:
+    def _insert(self, rows: Sequence[tuple[SQLValue, ...]]) -> None:
         marks = ",".join([_ROW_MARKS] * len(rows))
         self._conn.execute(f"INSERT OR REPLACE INTO completions VALUES {marks}", [v for row in rows for v in row])
 

@@ -11,17 +11,20 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.costs.tokens import approximate_prompt_tokens
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 
 class _Prompted(Protocol):
     """A request as the limiter reads it (``models.base.Request`` is one)."""
 
     @property
-    def messages(self) -> Sequence[Mapping[str, Any]]: ...
+    def messages(self) -> Sequence[Mapping[str, JSONValue]]: ...
 
 
 class _Budgeted(Protocol):

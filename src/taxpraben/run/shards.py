@@ -22,11 +22,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.atomic import write_text_atomically
 
 if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.results.predictions import Prediction
 
 #: Written beside a shard's predictions.jsonl: which shard of which run it is.
@@ -82,7 +83,7 @@ def shard_of(task: str, position: int, count: int) -> int:
     return (position + task_offset(task, count)) % count
 
 
-def write_manifest(out_dir: Path, shard: Shard, facts: Mapping[str, Any]) -> Path:
+def write_manifest(out_dir: Path, shard: Shard, facts: Mapping[str, JSONValue]) -> Path:
     """Write ``OUT/shard.json``: the shard and the ``facts`` every shard of one run shares
     (model, endpoint, generation, runs, data hash, tasks, limit), so that a merge can tell
     a missing shard or a shard of another run."""
@@ -91,7 +92,7 @@ def write_manifest(out_dir: Path, shard: Shard, facts: Mapping[str, Any]) -> Pat
     return path
 
 
-def read_manifest(path: Path) -> dict[str, Any] | None:
+def read_manifest(path: Path) -> JSONObject | None:
     """The manifest at ``path``, or None when there is none (a plain predictions file)."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -103,7 +104,7 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     return manifest
 
 
-def manifest_problems(manifests: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def manifest_problems(manifests: Mapping[str, Mapping[str, JSONValue]]) -> list[str]:
     """Why the shards' manifests (source name -> manifest) are not one complete sharded
     run: different shard counts or shared facts, a shard given twice, shards missing."""
     if not manifests:

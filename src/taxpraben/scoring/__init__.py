@@ -7,7 +7,7 @@ build and check :class:`ScoringSettings` without paying for it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taxpraben.metrics.defaults import (
     DEFAULT_BARTSCORE_MODEL,
@@ -32,7 +32,7 @@ _FROM_PIPELINE = frozenset(
 )
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The pipeline's names, imported on first use (PEP 562)."""
     if name in _FROM_PIPELINE:
         from taxpraben.scoring import pipeline

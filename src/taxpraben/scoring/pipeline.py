@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +42,8 @@ from taxpraben.scoring.task_scores import (
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
 
 if TYPE_CHECKING:
+    from taxpraben.report.samples import PreparedTask
+    from taxpraben.results.json_value import JSONObject
     from taxpraben.scoring.early import EarlyScores, Taken
 
 
@@ -80,13 +82,13 @@ class ScoredResults:
     file) and how the predictions matched; ``typed``: the results validated through
     :class:`~taxpraben.results.Results` once, when written (the reports take it)."""
 
-    results: dict[str, Any]
-    samples: list[dict[str, Any]]
+    results: JSONObject
+    samples: list[JSONObject]
     match: MatchReport
     typed: Results | None = None
     #: Per task scored early with a part made ahead for the item sink (whose items were then
     #: not handed to it): that part (:attr:`TaskScores.prepared`).
-    prepared: dict[str, Any] = field(default_factory=dict)
+    prepared: dict[str, PreparedTask] = field(default_factory=dict)
 
 
 @dataclass
@@ -94,8 +96,8 @@ class SecondReading:
     """What a second reader did (:data:`SecondReader`): per task the entry results.json
     keeps under ``tasks.NAME.judge``, ``meta.judge``, and warnings to show."""
 
-    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
-    meta: dict[str, Any] | None = None
+    tasks: dict[str, JSONObject] = field(default_factory=dict)
+    meta: JSONObject | None = None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -256,9 +258,9 @@ class ScoredTasks:
     the sink), the replicates of each task score, and the parts made ahead for the item sink."""
 
     tasks: dict[str, TaskResult] = field(default_factory=dict)
-    samples: list[dict[str, Any]] = field(default_factory=list)
+    samples: list[JSONObject] = field(default_factory=list)
     replicates: dict[str, np.ndarray] = field(default_factory=dict)
-    made_ahead: dict[str, Any] = field(default_factory=dict)
+    made_ahead: dict[str, PreparedTask] = field(default_factory=dict)
     errors: int = 0
     format_failures: int = 0
 
@@ -268,7 +270,7 @@ def score_predictions(
     predictions: Iterable[Prediction],
     registry: Registry,
     settings: ScoringSettings,
-    meta: dict[str, Any] | None = None,
+    meta: JSONObject | None = None,
     hooks: Hooks = NO_HOOKS,
 ) -> ScoredResults:
     """Score predictions against loaded data; pure apart from the semantic models (and
@@ -292,7 +294,7 @@ def score_predictions(
                          typed=results, prepared=scored.made_ahead)  # fmt: skip
 
 
-def _shared(meta: dict[str, Any] | None) -> bool:
+def _shared(meta: JSONObject | None) -> bool:
     return bool((meta or {}).get("shared_generation"))
 
 
@@ -311,7 +313,7 @@ def _readings_of(settings: ScoringSettings, readings: Readings | None) -> Readin
     return readings if readings is not None and readings.rules is rules else Readings(rules)
 
 
-def _taken_early(loaded: LoadedData, matched: Matched, hooks: Hooks, meta: dict[str, Any] | None) -> Taken | None:
+def _taken_early(loaded: LoadedData, matched: Matched, hooks: Hooks, meta: JSONObject | None) -> Taken | None:
     """The tasks a run scored early that this scoring takes as they are (none with a judge,
     or when the sample lines are kept rather than streamed)."""
     if hooks.early is None or hooks.second_reader is not None or hooks.sample_sink is None:
@@ -384,7 +386,7 @@ def _hand_on(task: str, scores: TaskScores, early: bool, hooks: Hooks, out: Scor
 
 def aggregate_stage(
     loaded: LoadedData, registry: Registry, settings: ScoringSettings, scorers: SemanticScorers,
-    matched: Matched, scored: ScoredTasks, second: SecondReading, meta: dict[str, Any] | None, started: str,
+    matched: Matched, scored: ScoredTasks, second: SecondReading, meta: JSONObject | None, started: str,
 ) -> Results:  # fmt: skip
     """Stage 6: results.json, typed: the tasks, their groups and the Overall Average
     (:mod:`taxpraben.aggregate`), meta and the ledger."""
@@ -406,11 +408,11 @@ def aggregate_stage(
 
 def _meta(
     loaded: LoadedData, settings: ScoringSettings, scorers: SemanticScorers, matched: Matched,
-    scored: ScoredTasks, second: SecondReading, meta: dict[str, Any] | None, started: str,
-) -> dict[str, Any]:  # fmt: skip
+    scored: ScoredTasks, second: SecondReading, meta: JSONObject | None, started: str,
+) -> JSONObject:  # fmt: skip
     """results.json's ``meta``: the caller's facts first, then what scoring knows."""
     match = matched.report
-    full_meta: dict[str, Any] = {
+    full_meta: JSONObject = {
         "model": None,
         "endpoint": None,
         "generation": None,
@@ -446,7 +448,7 @@ def _meta(
     return full_meta
 
 
-def _results_text(results: dict[str, Any] | Results) -> str:
+def _results_text(results: JSONObject | Results) -> str:
     """results.json's text, validated through :class:`Results` and written from it (the same
     keys, order and values as ``results``); ValidationError if it breaks the schema."""
     typed = results if isinstance(results, Results) else Results.model_validate(results)
@@ -459,7 +461,7 @@ def score_to_dir(
     registry: Registry,
     out_dir: Path,
     settings: ScoringSettings,
-    meta: dict[str, Any] | None = None,
+    meta: JSONObject | None = None,
     hooks: Hooks = NO_HOOKS,
 ) -> ScoredResults:
     """Score and write results.json and samples.jsonl into ``out_dir`` (the CLI adds reports);

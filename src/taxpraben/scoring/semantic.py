@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from taxpraben.scoring.settings import ScoringSettings
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
 
 
 class _PRF(Protocol):
@@ -21,12 +24,12 @@ class _PRF(Protocol):
 
 class BertLike(Protocol):
     def score(self, candidates: list[str], references: list[str]) -> Sequence[_PRF]: ...
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> JSONObject: ...
 
 
 class BartLike(Protocol):
     def score(self, sources: list[str], targets: list[str]) -> list[float]: ...
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> JSONObject: ...
 
 
 @dataclass
@@ -36,10 +39,10 @@ class SemanticScorers:
     bert: BertLike | None = None
     bart: BartLike | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
-    config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    config: dict[str, JSONObject] = field(default_factory=dict)
 
-    def describe(self) -> dict[str, dict[str, Any]]:
-        out: dict[str, dict[str, Any]] = {}
+    def describe(self) -> dict[str, JSONObject]:
+        out: dict[str, JSONObject] = {}
         for metric, scorer in (("bertscore", self.bert), ("bartscore", self.bart)):
             info = dict(self.config.get(metric, {}))
             if scorer is not None:

@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +24,10 @@ from taxpraben.results import RunFigures, Sample, TaskResult
 from taxpraben.scoring.items import Item, SemanticValues, finalize_item
 from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import TaskSpec
+
+if TYPE_CHECKING:
+    from taxpraben.report.samples import PreparedTask
+    from taxpraben.results.json_value import JSONObject
 
 
 @dataclass
@@ -42,7 +46,7 @@ class TaskScores:
     format_failures: int = 0
     #: What a run made of the finished items ahead for its item sink (the report's sample
     #: browser: ``report.samples.PreparedTask``); its items are then not handed to the sink.
-    prepared: Any = None
+    prepared: PreparedTask | None = None
 
 
 def score_task(
@@ -55,7 +59,7 @@ def score_task(
     n_boot: int,
     cost_of: CostOf | None = None,
     shared_generation: bool = False,
-    judge: dict[str, Any] | None = None,
+    judge: JSONObject | None = None,
 ) -> TaskScores:
     """Finish the items of one task (``rows``: run by run, in record order) with the semantic
     ``values``, and make its figures; ``rng`` is drawn from once (its bootstrap's indices);
@@ -128,7 +132,7 @@ def _bootstrap(
 
 def _figures(
     spec: TaskSpec, per_run: list[RunFigures], boot: dict[str, list[float] | None], score_reps: np.ndarray | None
-) -> dict[str, Any]:
+) -> JSONObject:
     """The task's figures over runs (typed :class:`Stat`), each clipped to the range its
     metric declares (:attr:`taxpraben.kinds.base.Metric.bounds`)."""
     bounds = {m.key: m.bounds for m in kind_of(spec).metrics}
@@ -145,9 +149,9 @@ def _figures(
     }
 
 
-def _readings(items_by_run: list[list[Item]]) -> dict[str, Any]:
+def _readings(items_by_run: list[list[Item]]) -> JSONObject:
     """Format failures by reason and readings by reader, over all runs (each only when any)."""
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     reasons = Counter(
         it.failure or "no answer found"
         for items in items_by_run for it in items if it.status == "format_failure"
@@ -167,14 +171,14 @@ def _task_entry(
     unavailable: dict[str, str],
     rng: np.random.Generator | None,
     n_boot: int,
-) -> tuple[dict[str, Any], np.ndarray | None]:
+) -> tuple[JSONObject, np.ndarray | None]:
     """results.json's ``tasks.NAME`` of the task's finished items (its ledger and judge
     aside), and the replicates of its score."""
     kind = kind_of(spec)
     per_run = [_run_figures(spec, run, items) for run, items in zip(run_ids, items_by_run, strict=True)]
     boot, score_reps = _bootstrap(spec, items_by_run, rng, n_boot)
     missing = sorted(kind.scorers(spec) & set(unavailable))
-    entry: dict[str, Any] = {
+    entry: JSONObject = {
         "name_zh": spec.name_zh,
         "type": spec.type,
         "bloom": spec.bloom.value,
