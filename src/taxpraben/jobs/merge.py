@@ -11,32 +11,24 @@ printed; an overlap is always refused, since no rule can tell which prediction i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from taxpraben.config import job_groups
 from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
     ScoringJob,
-    costing,
     in_data_order,
     output_directory,
     read_data,
-    ready_scorers,
     say,
-    score_and_report,
-    scoring_settings,
-    task_registry,
     warn,
     write_predictions_file,
 )
-from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
-from taxpraben.jobs.judge import as_second_reader, scoring_judge
-from taxpraben.jobs.trackers import log_to_trackers, require_trackers
+from taxpraben.jobs.gates import apply_gates
+from taxpraben.jobs.rescore import open_scoring_job, priced, score_and_log, scoring_of
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     MergeInputOptions,
@@ -157,16 +149,11 @@ def merge_meta(
 
 def merge_job(job: MergeJob, console: Console) -> None:
     """Merge the sources' predictions (refusing overlaps and gaps), then score the whole."""
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    registry = task_registry(job.data.task_dir)
-    refuse_unknown_gate_tasks(job.gates, registry)
-    require_trackers(job.trackers)
+    opened = open_scoring_job(job)
+    registry, started = opened.registry, opened.started
     read, manifests = read_sources(job.inputs.sources)
     runs = expected_runs(job.inputs.runs, read, manifests)
-    settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=runs)
-    ready_scorers(job.scoring, settings, console)
-    judge = scoring_judge(job.judge, job.pricing, registry, profile=settings.profile, seed=job.inputs.seed,
-                          console=console)  # fmt: skip
+    scoring = scoring_of(job, registry, seed=job.inputs.seed, runs=runs, console=console)
     loaded = read_data(job.data, registry, console)
     expected = {task: [r.id for r in records] for task, records in loaded.records.items()}
     merged = merge_predictions(read, expected, range(runs))
@@ -177,17 +164,12 @@ def merge_job(job: MergeJob, console: Console) -> None:
         warn(console, f"{merged.repeated} prediction(s) given identically by more than one source: kept once.")
     predictions = in_data_order(merged.predictions, loaded)
     meta = merge_meta(job, predictions, manifests, runs, merged, problems, started)
-    model = meta.get("model")
-    cost_of, pricing = costing(job.pricing, model if isinstance(model, str) else None, console)
-    if pricing is not None:
-        meta["pricing"] = pricing
+    cost_of = priced(job, meta, console)
     meta["manifest"] = job_manifest(loaded=loaded, registry=registry, scoring=job.scoring, started_at=started,
                                     generation=meta.get("generation"), model_args=meta.get("model_args"))  # fmt: skip
     out = job.inputs.out
     with output_directory(out):
         path = write_predictions_file(out, predictions)
         say(console, f"{len(predictions)} predictions merged from {len(job.inputs.sources)} source(s) -> {path}")
-        scored = score_and_report(loaded, predictions, registry, out, settings, meta, console, cost_of=cost_of,
-                                  second_reader=as_second_reader(judge))  # fmt: skip
-        log_to_trackers(job.trackers, "merge", job_groups(job), out, scored.results, console)  # before the gates
+        scored = score_and_log(job, "merge", scoring, opened, loaded, predictions, out, meta, console, cost_of)
     apply_gates(job.gates, scored, console)

@@ -7,7 +7,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,18 +17,12 @@ from taxpraben.data.loader import LoadedData
 from taxpraben.jobs.common import (
     JobError,
     ScoringJob,
-    costing,
     output_directory,
     read_data,
-    ready_scorers,
     say,
-    score_and_report,
-    scoring_settings,
-    task_registry,
 )
-from taxpraben.jobs.gates import apply_gates, refuse_unknown_gate_tasks
-from taxpraben.jobs.judge import as_second_reader, scoring_judge
-from taxpraben.jobs.trackers import log_to_trackers, require_trackers
+from taxpraben.jobs.gates import apply_gates
+from taxpraben.jobs.rescore import open_scoring_job, priced, score_and_log, scoring_of
 from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     ScoreInputOptions,
@@ -174,20 +167,15 @@ def score_job(job: ScoreJob, console: Console) -> None:
     """Read the predictions, match them to the data, score into the output directory."""
     if not job.inputs.predictions and not job.inputs.batch_output:
         raise JobError("nothing to score: give --predictions FILE or --batch-output FILE (or both)", code=2)
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    registry = task_registry(job.data.task_dir)
-    refuse_unknown_gate_tasks(job.gates, registry)
-    require_trackers(job.trackers)
-    settings = scoring_settings(job.scoring, seed=job.inputs.seed, runs=job.inputs.runs)
-    ready_scorers(job.scoring, settings, console)
-    judge = scoring_judge(job.judge, job.pricing, registry, profile=settings.profile, seed=job.inputs.seed,
-                          console=console)  # fmt: skip
+    opened = open_scoring_job(job)
+    registry, started = opened.registry, opened.started
+    scoring = scoring_of(job, registry, seed=job.inputs.seed, runs=job.inputs.runs, console=console)
     batch_files = prediction_files(job.inputs.batch_output or [])
     files = prediction_files(job.inputs.predictions or [])
     located = read_prediction_files(files) + read_batch_output_files(batch_files)
     preds = [p for _, p in located]
     files += batch_files
-    settings = replace(settings, runs=runs_of(located, job.inputs.runs, console))
+    scoring = replace(scoring, settings=replace(scoring.settings, runs=runs_of(located, job.inputs.runs, console)))
     tasks = tasks_held(preds, registry, console) if job.data.tasks is None else None
     loaded = read_data(job.data, registry, console, tasks)
     source = files[0] if len(files) == 1 else Path(", ".join(str(f) for f in files))
@@ -200,9 +188,7 @@ def score_job(job: ScoreJob, console: Console) -> None:
         "predictions_file": str(files[0]) if len(files) == 1 else [str(f) for f in files],
         "started_at": started,
     }
-    cost_of, pricing = costing(job.pricing, models[0] if len(models) == 1 else None, console)
-    if pricing is not None:
-        meta["pricing"] = pricing
+    cost_of = priced(job, meta, console)
     meta["manifest"] = job_manifest(loaded=loaded, registry=registry, scoring=job.scoring, started_at=started)
     out_dir = job.inputs.out or files[0].parent / "scored"
     with output_directory(out_dir):
@@ -210,7 +196,5 @@ def score_job(job: ScoreJob, console: Console) -> None:
             write_config_file(out_dir, "score", job_groups(replace(job, inputs=replace(job.inputs, out=out_dir))))
         except OSError as exc:
             raise JobError(f"cannot write {out_dir / CONFIG_FILE}: {exc}", code=2) from exc
-        scored = score_and_report(loaded, preds, registry, out_dir, settings, meta, console, cost_of=cost_of,
-                                  second_reader=as_second_reader(judge))  # fmt: skip
-        log_to_trackers(job.trackers, "score", job_groups(job), out_dir, scored.results, console)  # before the gates
+        scored = score_and_log(job, "score", scoring, opened, loaded, preds, out_dir, meta, console, cost_of)
     apply_gates(job.gates, scored, console)
