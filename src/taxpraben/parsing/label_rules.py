@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property, lru_cache, wraps
+from typing import Required, TypedDict, Unpack
 
 from taxpraben.parsing._jsonish import answer_text, answer_value, own_json_values
 from taxpraben.parsing.chain import Chain
@@ -54,7 +55,7 @@ from taxpraben.parsing.region import (
 from taxpraben.parsing.rules import CHAINS
 from taxpraben.parsing.taxben_rules import LABEL_ATTEMPTS as TAXBEN_LABEL_ATTEMPTS
 
-__all__ = ["LABEL_ATTEMPTS", "LabelView", "extract_choice", "label_chain", "read_choice"]
+__all__ = ["LABEL_ATTEMPTS", "ChoiceOptions", "LabelView", "extract_choice", "label_chain", "read_choice"]
 
 _HEDGE = Reading(None, HEDGED, rule="veto.hedge")
 _NO_ANSWER = Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
@@ -411,17 +412,16 @@ def read_choice(
     return label_chain(chain).run(view, _NO_ANSWER)
 
 
-def extract_choice(
-    text: str,
-    choices: Sequence[str],
-    *,
-    option_letters: bool,
-    markers: Sequence[str],
-    query: str = "",
-    aliases: Mapping[str, Sequence[str]] | None = None,
-) -> str | None:
+class ChoiceOptions(TypedDict, total=False):
+    """:func:`read_choice`'s keyword arguments that :func:`extract_choice` passes on."""
+
+    option_letters: Required[bool]
+    markers: Required[Sequence[str]]
+    query: str
+    aliases: Mapping[str, Sequence[str]] | None
+
+
+def extract_choice(text: str, choices: Sequence[str], **options: Unpack[ChoiceOptions]) -> str | None:
     """The choice an output selects (``choices[read_choice(...).value]``), or None."""
-    index = read_choice(
-        text, choices, option_letters=option_letters, markers=markers, query=query, aliases=aliases
-    ).value
+    index = read_choice(text, choices, **options).value
     return choices[index] if isinstance(index, int) else None
