@@ -31,14 +31,7 @@ from typing import TYPE_CHECKING
 from taxpraben.clock import SYSTEM_CLOCK, Clock
 from taxpraben.data.loader import DataError
 from taxpraben.jobs.common import JobError, say, warn
-from taxpraben.models.base import (
-    Backend,
-    BackendError,
-    Completion,
-    GenerationConfig,
-    ModelSpecError,
-    Request,
-)
+from taxpraben.models.base import Completion, ModelSpecError
 from taxpraben.models.factory import split_spec
 from taxpraben.options import BatchOptions, EndpointOptions
 from taxpraben.run.cache import CacheError, CompletionCache
@@ -47,6 +40,7 @@ from taxpraben.run.runner import generation_key
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from taxpraben.models.base import Backend, BackendError, GenerationConfig, Request
     from taxpraben.models.openai import OpenAIBackend
     from taxpraben.results.json_value import JSONObject
     from taxpraben.run.batch_api import BatchClient, BatchProgress

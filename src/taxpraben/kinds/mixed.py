@@ -11,24 +11,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from taxpraben.kinds.base import (
-    FieldMode,
-    Item,
-    Kind,
-    Metric,
-    Parts,
-    Prepared,
-    SemanticValues,
-    SpecMismatch,
-    bert_f1,
-    mean_or_none,
-    noted,
-)
+from taxpraben.kinds.base import Kind, Metric, SpecMismatch, bert_f1, mean_or_none, noted
 from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from taxpraben.kinds.base import FieldMode, Item, Parts, Prepared, SemanticValues
     from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
