@@ -23,11 +23,12 @@ of its items. ``text`` fields are scored by the semantic scorer on :func:`field_
 from __future__ import annotations
 
 import difflib
+import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.arithmetic import evaluate_expression
@@ -41,6 +42,9 @@ from taxpraben.parsing.field_parse import (
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
 from taxpraben.parsing.spans import normalize_span
 from taxpraben.task_spec import FieldRule
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 __all__ = [
     "AlignedField",
@@ -67,7 +71,7 @@ class AlignedField:
 
     name: str
     key: str | None
-    value: Any
+    value: JSONValue
     how: MatchKind
     similarity: float
 
@@ -92,7 +96,7 @@ def _other_quantity(key: str, names: Sequence[str]) -> bool:
 
 
 def align_fields(
-    pred: Mapping[str, Any],
+    pred: Mapping[str, JSONValue],
     rules: Sequence[FieldRule],
     fuzzy_threshold: float,
 ) -> dict[str, AlignedField]:
@@ -112,11 +116,11 @@ def align_fields(
         used.add(key)
         result[rule.name] = AlignedField(rule.name, key, flat[key], how, similarity)
 
-    def first_key(predicate: Any) -> str | None:
+    def first_key(predicate: Callable[[str], bool]) -> str | None:
         return next((k for k in keys if k not in used and predicate(k)), None)
 
     pending = list(rules)
-    passes: list[tuple[MatchKind, Any]] = [
+    passes: list[tuple[MatchKind, Callable[[FieldRule, str], bool]]] = [
         ("exact", lambda rule, k: k == rule.name),
         ("normalized", lambda rule, k: normalize_key(rule.name) in forms[k]),
         (
@@ -129,7 +133,7 @@ def align_fields(
     for how, matches in passes:
         still: list[FieldRule] = []
         for rule in pending:
-            key = first_key(lambda k, rule=rule, matches=matches: matches(rule, k))
+            key = first_key(functools.partial(matches, rule))
             if key is None:
                 still.append(rule)
             else:
@@ -184,7 +188,7 @@ def _format_number(value: int | float | Decimal) -> str:
     return text
 
 
-def field_text(value: Any, _depth: int = 0) -> str:
+def field_text(value: object, _depth: int = 0) -> str:
     """Any field value as text for the semantic scorer.
 
     None -> ``""``; strings are stripped; numbers are written in plain notation without
@@ -209,7 +213,7 @@ def field_text(value: Any, _depth: int = 0) -> str:
     return str(value).strip()
 
 
-def _number_of(value: Any, *, none_is_zero: bool = False) -> NumberMatch | None:
+def _number_of(value: object, *, none_is_zero: bool = False) -> NumberMatch | None:
     """The number a field value states; ``none_is_zero``: a prediction's 无 is 0."""
     if value is None or isinstance(value, bool):
         return None
@@ -249,7 +253,7 @@ def _same_category(a: str, b: str) -> bool:
     return bool(b) and (a == b or a.translate(_CN_DIGIT) == b.translate(_CN_DIGIT))
 
 
-def _category_matches(pred: Any, gold: Any) -> bool:
+def _category_matches(pred: JSONValue, gold: JSONValue) -> bool:
     """Equal as categories, or equal once a trailing bracketed gloss (or an explanation after
     a comma or a colon, ``方案一，即…``, ``方案一：…``) is dropped on both sides
     (``方案一（自营仓储）`` = ``方案一``; ``偷税（少缴税款）`` = ``偷税（逃税）``), or the prediction's
@@ -287,7 +291,7 @@ def _stated_category(text: str) -> str | None:
     return None
 
 
-def field_value_matches(pred_value: Any, gold_value: Any, rule: FieldRule) -> bool:
+def field_value_matches(pred_value: JSONValue, gold_value: JSONValue, rule: FieldRule) -> bool:
     """Exact match of one number or category field (rules in the module docstring).
 
     A missing prediction (None) never matches. Raises ValueError for a ``text`` rule (scored

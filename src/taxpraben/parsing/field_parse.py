@@ -38,9 +38,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from taxpraben.parsing._jsonish import normalize_key
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 __all__ = [
     "ITEM_NAME_KEYS",
@@ -83,7 +86,7 @@ ITEM_VALUE_KEYS: tuple[str, ...] = (
 MAX_FLATTEN_DEPTH = 8
 
 
-def _item_name(item: Mapping[str, Any]) -> str | None:
+def _item_name(item: Mapping[str, JSONValue]) -> str | None:
     wanted = {normalize_key(k) for k in ITEM_NAME_KEYS}
     for key, value in item.items():
         if (
@@ -97,12 +100,12 @@ def _item_name(item: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _name_value_items(items: list[Any]) -> dict[str, Any] | None:
+def _name_value_items(items: list[JSONValue]) -> JSONObject | None:
     """``[{"字段": k, "值": v}, ...]`` as ``{k: v}``; None when the list is not of that shape."""
     if not items or not all(isinstance(i, dict) and len(i) == 2 for i in items):
         return None
     values = {normalize_key(k) for k in ITEM_VALUE_KEYS}
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for item in items:
         name = _item_name(item)
         rest = [v for k, v in item.items() if normalize_key(k) in values]
@@ -112,11 +115,11 @@ def _name_value_items(items: list[Any]) -> dict[str, Any] | None:
     return out
 
 
-def is_object_list(value: Any) -> bool:
+def is_object_list(value: object) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(i, dict) for i in value)
 
 
-def _flatten_into(out: dict[str, Any], obj: Mapping[Any, Any], prefix: str, depth: int) -> None:
+def _flatten_into(out: JSONObject, obj: Mapping[str, JSONValue], prefix: str, depth: int) -> None:
     for raw_key, value in obj.items():
         key = f"{prefix}.{raw_key}" if prefix else str(raw_key)
         if is_object_list(value):
@@ -131,21 +134,21 @@ def _flatten_into(out: dict[str, Any], obj: Mapping[Any, Any], prefix: str, dept
                 _flatten_into(out, item, f"{key}.{_item_name(item) or index}", depth + 1)
 
 
-def flatten_fields(obj: Mapping[Any, Any]) -> dict[str, Any]:
+def flatten_fields(obj: Mapping[str, JSONValue]) -> JSONObject:
     """``obj`` with every nested object also reachable by its dotted path (see module doc)."""
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     _flatten_into(out, obj, "", 0)
     return out
 
 
-def as_object(value: Any) -> dict[str, Any] | None:
+def as_object(value: JSONValue) -> JSONObject | None:
     if isinstance(value, dict):
         return value
     if is_object_list(value):
         pairs = _name_value_items(value)
         if pairs is not None:
             return pairs
-        merged: dict[str, Any] = {}
+        merged: JSONObject = {}
         for item in value:
             for key, item_value in item.items():
                 merged.setdefault(str(key), item_value)
@@ -215,12 +218,13 @@ def _numbering(line: str) -> tuple[str, int, int] | None:
     return None
 
 
-Table = dict[str, Any]
+#: The fields of a Markdown table, flattened: a JSON object (strings, objects of strings).
+Table: TypeAlias = "JSONObject"
 #: A line, or the fields of a Markdown table standing where the table was.
-Block = str | Table
+Block: TypeAlias = "str | Table"
 
 
-def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
+def _parse_lines(blocks: Sequence[Block]) -> JSONObject:
     """Fields of ``字段：值`` lines, headings and tables (module doc, step 2), in order.
 
     A bare numbered heading (``1. 主要风险`` alone on its line) opens a field only at the
@@ -229,7 +233,7 @@ def _parse_lines(blocks: Sequence[Block]) -> dict[str, Any]:
     the numbered items inside a field's value (``防范建议：`` then ``1. 建立台账``) stay its
     value. A table ends the value of the key before it; its fields join the others.
     """
-    out: dict[str, Any] = {}  # a line key's value is the list of its lines until joined
+    out: JSONObject = {}  # a line key's value is the list of its lines until joined
     current: list[str] | None = None
     numbered: tuple[str, int] | None = None  # style and number of the last numbered key
     top_level = True
@@ -272,7 +276,7 @@ _MAX_CORRECTION_CHARS = 2000
 _CORRECTED_TO = re.compile(r"\s*(?:应该?为|应是|更正为|改为|修正为|应改为|为)\s*")
 
 
-def _apply_corrections(fields: dict[str, Any]) -> dict[str, Any]:
+def _apply_corrections(fields: JSONObject) -> JSONObject:
     """A correction line replaces the value of the field it names first (followed by 应为,
     改为 ...) with what follows; the correction line itself is dropped once applied."""
     for key in [k for k in fields if k in _CORRECTION_KEYS]:
@@ -376,7 +380,7 @@ def _with_unit(value: str, unit: str) -> str:
     return value + unit if unit and _BARE_NUMBER.match(value) else value
 
 
-def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
+def _table_fields(rows: list[list[str]]) -> dict[str, str | dict[str, str]]:
     """Fields of one table (``rows[0]`` is the header, the separator row is gone).
 
     Two columns: a row per field (``| 罚款 | 500 |``); the header row is a field too unless
@@ -393,7 +397,7 @@ def _table_fields(rows: list[list[str]]) -> dict[str, Any]:
     names = [_header(c) for c in header]
     width = len(names)
     body = [(r + [""] * width)[:width] for r in body]
-    out: dict[str, Any] = {}
+    out: dict[str, str | dict[str, str]] = {}
     # | 方案 | 税负 |: a name column and one field column is a row per entity too
     entity_rows = width == 2 and normalize_key(names[0][0]) in _NAME_HEADERS and not _generic(names[1][0])
     if width == 2 and not entity_rows:
@@ -450,11 +454,11 @@ def _blocks(text: str) -> list[Block]:
 _KEY_UNIT = re.compile(r"^(?P<base>.+?)\s*[（(](?P<unit>万元|亿元|千元|元|万|亿)[)）]\s*$")
 
 
-def with_key_units(fields: dict[str, Any]) -> dict[str, Any]:
+def with_key_units(fields: JSONObject) -> JSONObject:
     """``fields`` with a unit its key states written after its bare numbers (``{"少缴税款（万元）":
     26}`` -> ``{"少缴税款": "26万元"}``, 260,000 yuan), under the key without the unit (yuan,
     the unit of the golds, is only taken off the key)."""
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for key, value in fields.items():
         m = _KEY_UNIT.match(str(key))
         number = isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from taxpraben.parsing._jsonish import find_json_values
 from taxpraben.parsing.chain import Chain
@@ -26,13 +26,17 @@ from taxpraben.parsing.field_parse import (
 from taxpraben.parsing.region import NO_ANSWER, Reading, veto_of
 from taxpraben.parsing.rules import CHAINS
 
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject
+
 __all__ = ["FIELDS_ATTEMPTS", "NO_FIELD_READ", "FieldsView", "fields_chain", "parse_fields", "read_fields", "read_fields_chain"]
 
 #: The failure of an output that parses but holds none of the task's fields.
 NO_FIELD_READ = "no field of the task read"
 _NO_ANSWER = Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
 
-Fields = dict[str, Any]
+#: The fields read from one output (flattened): JSON values, or strings from key lines.
+Fields: TypeAlias = "JSONObject"
 
 
 class FieldsView:
@@ -131,7 +135,7 @@ def read_fields_chain(
     return fields_chain(chain).run(FieldsView(text, failure, accept), _NO_ANSWER)
 
 
-def parse_fields(text: str) -> dict[str, Any] | None:
+def parse_fields(text: str) -> JSONObject | None:
     """The fields of an output as a dict (flattened, see module doc), or None when none parse.
 
     ``text`` is the raw output (cleaned here). Values keep their JSON types; values read
@@ -140,7 +144,7 @@ def parse_fields(text: str) -> dict[str, Any] | None:
     return read_fields(text)[0]
 
 
-def read_fields(text: str) -> tuple[dict[str, Any] | None, str]:
+def read_fields(text: str) -> tuple[JSONObject | None, str]:
     """:func:`parse_fields` and the rule that read the fields: ``fields.json`` (a JSON
     object), ``fields.lines`` (key lines, headings, a table) or ``veto.no-answer``; the
     ``fields`` chain (:mod:`taxpraben.parsing.fields_rules`)."""

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
@@ -44,6 +44,9 @@ from taxpraben.parsing.region import (
     Reading,
     Statement,
 )
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 __all__ = ["NUMBER_ANSWER_KEYS",]
 
@@ -132,7 +135,7 @@ def _from_markers(
     return None
 
 
-def _from_json_value(value: Any, expect_percent: bool | None = None) -> NumberMatch | None:
+def _from_json_value(value: JSONValue, expect_percent: bool | None = None) -> NumberMatch | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float, Decimal)):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 from functools import cached_property, lru_cache, wraps
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.chain import Chain
@@ -45,6 +45,9 @@ from taxpraben.parsing.rules import CHAINS
 from taxpraben.parsing.taxben_rules import NUMBER_ATTEMPTS as TAXBEN_NUMBER_ATTEMPTS
 from taxpraben.parsing.units import tables_with_units
 
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
+
 __all__ = ["NUMBER_ATTEMPTS", "NumberView", "extract_final_number", "number_chain", "read_final_number", "read_number"]
 
 _NO_ANSWER = Reading(None, NO_ANSWER, rule=veto_of(NO_ANSWER))
@@ -76,7 +79,7 @@ class NumberView:
         return None if found is None else found.text
 
     @cached_property
-    def json_values(self) -> list[Any]:
+    def json_values(self) -> list[JSONValue]:
         return own_json_values(self.full, self.query) if self.query else find_json_values(self.cleaned)
 
     @cached_property

@@ -58,7 +58,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from itertools import islice
-from typing import Any
 
 from taxpraben.parsing.clean import fold_characters
 
@@ -323,7 +322,7 @@ def parse_number(s: str) -> NumberMatch | None:
     return match
 
 
-def read_gold_number(value: Any) -> NumberMatch:
+def read_gold_number(value: object) -> NumberMatch:
     """A gold answer as a :class:`NumberMatch` (so its percent sign and unit are known).
 
     Accepts what :func:`parse_gold_number` accepts and raises ValueError likewise.
@@ -348,7 +347,7 @@ def expects_percent(gold: NumberMatch, query: str) -> bool | None:
     return False
 
 
-def parse_gold_number(value: Any) -> Decimal:
+def parse_gold_number(value: object) -> Decimal:
     """A gold answer as a Decimal: int, float, Decimal or a string :func:`parse_number` reads.
 
     A percent string keeps its written value (``"12%"`` -> 12). Floats go through their
@@ -358,7 +357,7 @@ def parse_gold_number(value: Any) -> Decimal:
     return _gold_match(value).value
 
 
-def _gold_match(value: Any) -> NumberMatch:
+def _gold_match(value: object) -> NumberMatch:
     if isinstance(value, bool):
         raise ValueError(f"a boolean is not a numeric gold: {value!r}")
     if isinstance(value, NumberMatch):

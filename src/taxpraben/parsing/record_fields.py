@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.field_match import field_text, key_forms
@@ -23,6 +23,9 @@ from taxpraben.parsing.field_parse import as_object, flatten_fields, is_object_l
 from taxpraben.parsing.fields_rules import parse_fields
 from taxpraben.parsing.numbers import parse_number
 from taxpraben.task_spec import FieldKind, FieldRule
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONObject, JSONValue
 
 __all__ = [
     "SHORT_TEXT_MAX",
@@ -39,7 +42,7 @@ SHORT_TEXT_MAX = 30
 _SENTENCE = re.compile(r"[。；;！!？?，,\n]")
 
 
-def infer_field_kind(value: Any) -> FieldKind:
+def infer_field_kind(value: object) -> FieldKind:
     """The kind of a gold value whose key no task spec names.
 
     A number (int, float, Decimal) or a string :func:`~taxpraben.parsing.numbers.parse_number`
@@ -61,11 +64,11 @@ def infer_field_kind(value: Any) -> FieldKind:
     return "text"
 
 
-def _has_value(value: Any) -> bool:
+def _has_value(value: object) -> bool:
     return value is not None and field_text(value) != ""
 
 
-def gold_fields(answer: Any) -> dict[str, Any] | None:
+def gold_fields(answer: JSONValue) -> JSONObject | None:
     """The fields of a gold answer: leaf key -> value, or None when no field can be read.
 
     An object (or a list of name/value items) is taken as it is; a string is read by
@@ -77,7 +80,7 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
     nothing to score.
     """
     if isinstance(answer, Mapping):
-        obj: Mapping[Any, Any] | None = answer
+        obj: Mapping[str, JSONValue] | None = answer
     elif isinstance(answer, list):
         obj = as_object(answer)
     elif isinstance(answer, str):
@@ -102,7 +105,7 @@ def gold_fields(answer: Any) -> dict[str, Any] | None:
 _ABSENT = object()
 
 
-def _repeats(key: str, value: Any, flat: Mapping[str, Any]) -> bool:
+def _repeats(key: str, value: JSONValue, flat: Mapping[str, JSONValue]) -> bool:
     """Whether a dotted leaf only repeats what another key says: ``偷税.罚款`` beside a plain
     ``罚款`` of the same value (a one-row table), or ``方案.方案一.名称`` = ``方案一`` (the
     name a list item is filed under)."""
@@ -126,7 +129,7 @@ class RecordField:
     """
 
     rule: FieldRule
-    gold: Any
+    gold: JSONValue
     inferred: bool
     spec_name: str | None = None
 
@@ -151,7 +154,7 @@ def _spec_rule_for(key: str, rules: Sequence[FieldRule], taken: set[str], how: i
 
 
 def record_fields(
-    gold: Mapping[str, Any], rules: Sequence[FieldRule], *, aspects: bool = False
+    gold: Mapping[str, JSONValue], rules: Sequence[FieldRule], *, aspects: bool = False
 ) -> list[RecordField]:
     """The fields that score one record: one per gold key, named by it, in the gold's order.
 

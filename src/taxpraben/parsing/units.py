@@ -14,10 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from taxpraben.parsing.clean import fold_characters
 from taxpraben.parsing.numbers import MULTIPLIERS, NumberMatch, parse_number
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 __all__ = ["YUAN", "AnswerUnit", "asked_unit", "gold_unit", "tables_with_units"]
 
@@ -82,7 +85,7 @@ def asked_unit(query: str) -> AnswerUnit:
     return YUAN
 
 
-def gold_unit(gold: Any, query: str) -> AnswerUnit:
+def gold_unit(gold: JSONValue, query: str) -> AnswerUnit:
     """The unit of a gold amount: the one its text is written in (``"17.14万元"``), else
     the unit the query asks for, else 元."""
     if isinstance(gold, str):
