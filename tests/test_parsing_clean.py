@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from taxpraben.parsing.clean import (
     clean_prediction,
@@ -121,3 +125,28 @@ def test_none_is_empty() -> None:
 def test_normalize_text() -> None:
     assert normalize_text("  Ａnswer：\n B ") == "answer: b"
     assert normalize_text("<think>x</think>ABC") == "abc"
+
+
+def _plain_characters() -> list[str]:
+    from taxpraben.parsing.clean import _PLAIN
+
+    return [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and _PLAIN.fullmatch(chr(cp))]
+
+
+def test_plain_characters_are_their_own_cleaning() -> None:
+    """The cleaner skips a text of these characters: every rule must leave each as it is
+    (one pass and the whole cleaning), and the class must hold what it says."""
+    from taxpraben.parsing.clean import _clean_once
+
+    plain = _plain_characters()
+    assert {"税", "A", "9", "，", "。", "“", "【"} <= set(plain)
+    assert not {" ", "\n", "<", "`", "~", "：", "（", "１", "−", "…", "①", "²", "\u200b"} & set(plain)
+    changed = [c for c in plain if _clean_once(c) != c or unicodedata.normalize("NFKC", c) not in (c, ",")]
+    assert changed == []
+
+
+@given(st.text(alphabet=st.sampled_from(_plain_characters()), min_size=1, max_size=40))
+def test_plain_texts_are_their_own_cleaning(text: str) -> None:
+    from taxpraben.parsing.clean import _clean_once
+
+    assert _clean_once(text) == text

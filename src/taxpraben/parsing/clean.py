@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = [
     "clean_prediction",
@@ -102,6 +103,11 @@ _HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: chr(cp - 0xFEE0) for cp in rang
 #: End-of-text and chat-turn tokens a base model or a raw endpoint leaves in its output.
 _SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:im_end|endoftext|eot_id|end|im_start)\|>|<eos>|<\|end▁of▁sentence\|>")
 _BLANK_LINES = re.compile(r"\n{2,}")
+#: Text that every rule leaves as it is: CJK ideographs, ASCII but whitespace and the
+#: characters that open tags and fences (``<``, backquote, ``~``), and Chinese punctuation
+#: with no NFKC mapping (the protected comma among them). None of these composes under
+#: NFKC, so a text of them is its own cleaning (tests/test_clean.py checks each character).
+_PLAIN = re.compile("[\u4e00-\u9fff!-;=?-_a-}，。、《》“”‘’【】]+")
 
 
 def strip_reasoning(text: str) -> str:
@@ -196,7 +202,17 @@ def clean_prediction(text: str) -> str:
         return text
     if not text:
         return CleanText("")
+    return _cleaned(text)
+
+
+@lru_cache(maxsize=2048)
+def _cleaned(text: str) -> CleanText:
+    """:func:`clean_prediction` of a non-empty text (cached: a reading cleans the same output,
+    its lines and the prompt's options several times, each rule and each reader the text it
+    is given)."""
     for _ in range(_MAX_PASSES):
+        if _PLAIN.fullmatch(text):  # nothing any rule changes (the clauses, many lines)
+            break
         cleaned = _clean_once(text)
         if cleaned == text:
             break

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = ["covering_span", "evidence_span", "keyed"]
 
@@ -62,7 +63,10 @@ def keyed(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
+@lru_cache(maxsize=1024)
 def _key(text: str) -> str:
+    """The key of a stretch or an answer text (cached: a reading's answer texts, its options
+    and their letters, recur from item to item)."""
     return keyed(text)[0]
 
 
@@ -81,11 +85,14 @@ def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple
             inside = raw.find(text, at, at + len(source)) if text else -1
             if inside >= 0:
                 return inside, inside + len(text)
+    source_key = _key(source) if source else ""
+    needles = [k for k in map(_key, answers) if k]
+    if not source_key and not needles:  # nothing to look for (a reading without a stretch)
+        return None
     key, offsets = keyed(raw)
     if not key:
         return None
     lo, hi = 0, len(key)
-    source_key = _key(source) if source else ""
     found_source = False
     if source_key:
         at = key.rfind(source_key)
@@ -95,7 +102,6 @@ def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple
             found = _ends(key, source)
             if found is not None:
                 (lo, hi), found_source = found, True
-    needles = [k for k in map(_key, answers) if k]
     for needle in needles:
         at = key.find(needle, lo, hi) if found_source else key.rfind(needle, lo, hi)
         if at >= 0:

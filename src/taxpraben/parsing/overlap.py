@@ -116,9 +116,11 @@ def key_only(text: str) -> str:
     return _lower_latin(_bmp_runs()[1].sub("", text))
 
 
+@lru_cache(maxsize=2048)
 def comparison_key(text: str) -> str:
     """``text`` cleaned, LaTeX made plain, without whitespace, Markdown and punctuation,
-    Latin case-folded: the form in which an output and its prompt are compared."""
+    Latin case-folded: the form in which an output and its prompt are compared (cached: the
+    options, the document's clauses and the prompt's lines are keyed for every reading)."""
     return text_key(strip_latex(clean_prediction(text)))[0]
 
 

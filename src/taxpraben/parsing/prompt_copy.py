@@ -259,11 +259,11 @@ def restates_document(cleaned: str, query: str, document: str) -> bool:
     if not document or not cleaned.strip():
         return False
     whole = comparison_key(cleaned)
-    clauses = [k for k in map(comparison_key, _DOC_CLAUSE.findall(document)) if len(k) >= COPY_MIN]
+    clauses = [k for k in _clause_keys(document) if len(k) >= COPY_MIN]
     found = [k for k in clauses if k in whole]
     if len(found) < 2 or sum(map(len, found)) < RESTATED_SHARE * sum(map(len, clauses)):
         return False
-    placed = found + [k for k in map(comparison_key, _DOC_CLAUSE.findall(document)) if k and k in whole]
+    placed = found + [k for k in _clause_keys(document) if k and k in whole]
     start = min(whole.find(k) for k in placed)  # short clauses ("经查，") too
     end = max(whole.rfind(k) + len(k) for k in placed)
     rest = _grams(comparison_key(query.replace(document, " ")))
@@ -275,6 +275,13 @@ def restates_document(cleaned: str, query: str, document: str) -> bool:
     for m in _RESTATE_HEADS.finditer(whole):
         covered[m.start() : m.end()] = [True] * (m.end() - m.start())
     return all(covered)
+
+
+@lru_cache(maxsize=256)
+def _clause_keys(document: str) -> tuple[str, ...]:
+    """The comparison key of each clause of ``document`` (cached: every run's output is
+    compared with the same document)."""
+    return tuple(map(comparison_key, _DOC_CLAUSE.findall(document)))
 
 
 def _grams(key: str) -> set[str]:
