@@ -106,7 +106,7 @@ _BLANK_LINES = re.compile(r"\n{2,}")
 #: Text that every rule leaves as it is: CJK ideographs, ASCII but whitespace and the
 #: characters that open tags and fences (``<``, backquote, ``~``), and Chinese punctuation
 #: with no NFKC mapping (the protected comma among them). None of these composes under
-#: NFKC, so a text of them is its own cleaning (tests/test_clean.py checks each character).
+#: NFKC, so a text of them is its own cleaning (tests/test_parsing_clean.py checks each one).
 _PLAIN = re.compile("[\u4e00-\u9fff!-;=?-_a-}，。、《》“”‘’【】]+")
 
 

@@ -163,9 +163,7 @@ def copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:
         if key[i : i + n] not in grams:
             i += 1
             continue
-        end = i + n
-        while end < len(key) and key[i : end + 1] in prompt_key:
-            end += 1
+        end = _longest_piece(key, i, i + n, prompt_key)
         # A copy starts and ends between numbers, never inside one ("44,000元（适用税率13%）"
         # shares "000元适用税率13%" with "800000元，适用税率13%": 44000 is no copy).
         start, stop = i, end
@@ -177,6 +175,27 @@ def copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:
             runs.append((start, stop))
         i = end
     return runs
+
+
+def _longest_piece(key: str, start: int, end: int, prompt_key: str) -> int:
+    """The largest ``stop`` (from ``end``, with ``key[start:end]`` in ``prompt_key``) such that
+    ``key[start:stop]`` is one piece of ``prompt_key``. Each prefix of a piece is one too, so
+    the stretch grows by doubling steps and is then halved to its end (a long copy costs a
+    few searches of the prompt, not one per character)."""
+    good, bad, step = end, len(key) + 1, 1
+    while good + step < bad:
+        if key[start : good + step] not in prompt_key:
+            bad = good + step
+            break
+        good += step
+        step *= 2
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if key[start:mid] in prompt_key:
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 def split_at_own_lines(runs: list[tuple[int, int]], text: str, where: list[int]) -> list[tuple[int, int]]:
