@@ -215,7 +215,7 @@ def clean_prediction(text: str) -> str:
     return _cleaned(text)
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=1024)
 def _cleaned(text: str) -> CleanText:
     """:func:`clean_prediction` of a non-empty text (cached: a reading cleans the same output,
     its lines and the prompt's options several times, each rule and each reader the text it
