@@ -34,6 +34,12 @@ _DASHES = str.maketrans({c: "-" for c in "−–—﹣－"})
 _DASH = re.compile("[−–—﹣－]")
 #: Full-width ASCII forms (，：（）０-９Ａ-Ｚ) to their ASCII characters, one for one, as NFKC maps them.
 _HALF = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F) if chr(c) != "－"})
+#: Runs of the characters :data:`_HALF` maps.
+_WIDE = re.compile("[\uff01-\uff0c\uff0e-\uff5e]+")
+
+
+def _to_half(match: re.Match[str]) -> str:
+    return match.group().translate(_HALF)
 
 
 def keyed(text: str) -> tuple[str, list[int]]:
@@ -45,15 +51,17 @@ def keyed(text: str) -> tuple[str, list[int]]:
     every character was a quarter of the readers' time)."""
     chars: list[str] = []
     offsets: list[int] = []
+    # The full-width forms made ASCII over the whole text first: one for one, so a run's
+    # offsets stay those of the text (a translate of every run walked every character).
+    half = _WIDE.sub(_to_half, text) if _WIDE.search(text) else text
     for m in _KEPT.finditer(text):
-        run = m.group()
-        if run[0] == "\\":
+        start, end = m.span()
+        if text[start] == "\\":
             continue
-        start = m.start()
-        run = run.translate(_HALF)
+        run = half[start:end]
         if (run.isascii() or unicodedata.is_normalized("NFKC", run)) and not _DASH.search(run):
             chars.append(run)
-            offsets.extend(range(start, m.end()))
+            offsets.extend(range(start, end))
             continue
         for k, c in enumerate(run):
             for f in (c if c.isascii() else unicodedata.normalize("NFKC", c)).translate(_DASHES):
