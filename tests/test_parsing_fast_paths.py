@@ -177,3 +177,9 @@ def test_the_copied_runs_of_a_restated_prompt() -> None:
     prompt = "某企业为增值税一般纳税人本月销售货物取得不含税收入100万元适用税率13%"
     key = "答案如下" + prompt[5:30] + "所以" + prompt[20:] + "元"
     assert overlap.copied_runs(key, prompt) == [(4, 29), (31, 48)]
+
+
+@given(st.text("ab税", max_size=30))
+def test_the_prompt_grams_are_its_pieces_of_copy_min(prompt_key: str) -> None:
+    n = overlap.COPY_MIN
+    assert overlap._prompt_grams(prompt_key) == {prompt_key[i : i + n] for i in range(len(prompt_key) - n + 1)}

@@ -127,7 +127,8 @@ def comparison_key(text: str) -> str:
 @lru_cache(maxsize=1024)
 def _prompt_grams(prompt_key: str) -> frozenset[str]:
     n = COPY_MIN
-    return frozenset(prompt_key[i : i + n] for i in range(len(prompt_key) - n + 1))
+    count = len(prompt_key) - n + 1
+    return frozenset(map(prompt_key.__getitem__, map(slice, range(count), range(n, n + count))))
 
 
 @lru_cache(maxsize=1024)
