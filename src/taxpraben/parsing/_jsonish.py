@@ -394,8 +394,10 @@ OPTION_ANSWER_KEYS: tuple[str, ...] = (
 )  # fmt: skip
 
 
+@lru_cache(maxsize=4096)
 def normalize_key(key: str) -> str:
-    """Key comparison form: case-folded, without whitespace, punctuation or underscores."""
+    """Key comparison form: case-folded, without whitespace, punctuation or underscores
+    (cached: the answer keys and an output's own keys recur from output to output)."""
     return _KEY_JUNK.sub("", str(key).replace("*", "")).casefold()
 
 

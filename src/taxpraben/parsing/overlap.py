@@ -121,7 +121,7 @@ def comparison_key(text: str) -> str:
     """``text`` cleaned, LaTeX made plain, without whitespace, Markdown and punctuation,
     Latin case-folded: the form in which an output and its prompt are compared (cached: the
     options, the document's clauses and the prompt's lines are keyed for every reading)."""
-    return text_key(strip_latex(clean_prediction(text)))[0]
+    return key_only(strip_latex(clean_prediction(text)))
 
 
 @lru_cache(maxsize=1024)
@@ -207,7 +207,7 @@ def split_at_own_lines(runs: list[tuple[int, int]], text: str, where: list[int])
     out: list[tuple[int, int]] = []
     for start, end in runs:
         line_start = text.rfind("\n", 0, where[start]) + 1
-        if not text_key(text[line_start : where[start]])[0]:
+        if not key_only(text[line_start : where[start]]):
             out.append((start, end))
             continue
         cut = next((i for i in range(start + 1, end) if "\n" in text[where[i - 1] : where[i]]), end)
