@@ -299,9 +299,9 @@ def _clause_keys(document: str) -> tuple[str, ...]:
     if _NOT_CLAUSEWISE.search(document) is None:
         text = plain_prompt(document)
         key, where = text_key(text)  # the key is made character by character: cut it
-        keys = (key[bisect_left(where, m.start()) : bisect_left(where, m.end())] for m in _DOC_CLAUSE.finditer(text))
+        keys = [key[bisect_left(where, m.start()) : bisect_left(where, m.end())] for m in _DOC_CLAUSE.finditer(text)]
     else:
-        keys = map(comparison_key, _DOC_CLAUSE.findall(document))
+        keys = list(map(comparison_key, _DOC_CLAUSE.findall(document)))
     return tuple(k for k in keys if k)
 
 
