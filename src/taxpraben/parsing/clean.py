@@ -105,6 +105,10 @@ _HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: chr(cp - 0xFEE0) for cp in rang
 #: End-of-text and chat-turn tokens a base model or a raw endpoint leaves in its output.
 _SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:im_end|endoftext|eot_id|end|im_start)\|>|<eos>|<\|end▁of▁sentence\|>")
 _BLANK_LINES = re.compile(r"\n{2,}")
+#: What the reasoning, special-token and fence rules need (``<``, backquote, ``~``) and the
+#: characters folded into one of them (tests/test_parsing_clean.py checks every character):
+#: a text without any is clean after one pass.
+_MARKUP = re.compile("[<`~\u1fef\ufe64\uff1c\uff40\uff5e]")
 #: Text that every rule leaves as it is: CJK ideographs, ASCII but whitespace and the
 #: characters that open tags and fences (``<``, backquote, ``~``), and Chinese punctuation
 #: with no NFKC mapping (the protected comma among them). None of these composes under
@@ -224,7 +228,10 @@ def _cleaned(text: str) -> CleanText:
         if _PLAIN.fullmatch(text):  # nothing any rule changes (the clauses, many lines)
             break
         cleaned = _clean_once(text)
-        if cleaned == text:
+        # Without tags, tokens and fences nothing was taken out but whitespace: what the
+        # folding and the whitespace rules leave, they leave as it is (no second pass).
+        if cleaned == text or not _MARKUP.search(text):
+            text = cleaned
             break
         text = cleaned
     return CleanText(text)
