@@ -5,7 +5,9 @@ checkout and, side by side in the same run, another one (``--vs-src OTHER/src``)
     .venv/bin/python benchmarks/reader_speed.py --vs-src /tmp/before/src
 
 Each checkout is timed in its own fresh process (alternating, ``--rounds`` times); the median of
-the rounds is printed with the ratio this / other.
+the rounds is printed with the ratio this / other (of the wall time, and of the CPU time,
+which other work on a shared machine disturbs less), for each workload (the synthetic predictions,
+then the test corpus) apart.
 """
 
 from __future__ import annotations
@@ -41,28 +43,35 @@ registry = load_registry(use_env=False)
 loaded = load_data(Path(sys.argv[3]), registry)
 records = {(t, r.id): r for t, recs in loaded.records.items() for r in recs}
 preds = [p for p in read_predictions(Path(sys.argv[4]))]
-items = [(registry[p.task], records[(p.task, p.id)], p.prediction) for p in preds if (p.task, p.id) in records]
+synthetic = [(registry[p.task], records[(p.task, p.id)], p.prediction) for p in preds if (p.task, p.id) in records]
+corpus = []
 for path in sorted(Path(sys.argv[5]).glob("*.jsonl")):
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         case = json.loads(line)
         spec = registry[case["task"]]
         record, _ = check_record(case["record"], spec, path, number, "line")
-        items.append((spec, record, case["output"]))
-start = time.perf_counter()
-for spec, record, output in items:
-    prepare_item(spec, record, 0, output, None)
-print(json.dumps({"items": len(items), "seconds": time.perf_counter() - start}))
+        corpus.append((spec, record, case["output"]))
+timed = {}
+for name, items in (("synthetic", synthetic), ("corpus", corpus)):
+    start, cpu = time.perf_counter(), time.process_time()
+    for spec, record, output in items:
+        prepare_item(spec, record, 0, output, None)
+    timed[name] = [len(items), time.perf_counter() - start, time.process_time() - cpu]
+print(json.dumps(timed))
 """
 
 
-def _time(src: Path, data: Path, preds: Path) -> tuple[int, float]:
+WORKLOADS = ("synthetic", "corpus")
+
+
+def _time(src: Path, data: Path, preds: Path) -> dict[str, tuple[int, float, float]]:
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, str(src), str(ROOT / "benchmarks"), str(data), str(preds),
          str(ROOT / "tests" / "corpus")],
         check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(src)},
     )
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    return got["items"], got["seconds"]
+    return {name: (got[name][0], got[name][1], got[name][2]) for name in WORKLOADS}
 
 
 def main() -> None:
@@ -79,17 +88,26 @@ def main() -> None:
             check=True, capture_output=True,
         )
         sources = {"this": ROOT / "src", **({"other": args.vs_src} if args.vs_src else {})}
-        times: dict[str, list[float]] = {name: [] for name in sources}
-        count = 0
+        times: dict[tuple[str, str], list[float]] = {}
+        cpus: dict[tuple[str, str], list[float]] = {}
+        counts: dict[str, int] = {}
         for _ in range(args.rounds):
             for name, src in sources.items():
-                count, seconds = _time(src, data, preds)
-                times[name].append(seconds)
-        for name, values in times.items():
-            median = statistics.median(values)
-            print(f"{name:5s}: {count} items in {median:.2f} s (median of {args.rounds}), {count / median:,.0f} items/s")
-        if "other" in times:
-            print(f"ratio this / other: {statistics.median(times['this']) / statistics.median(times['other']):.2f}")
+                for workload, (count, seconds, cpu) in _time(src, data, preds).items():
+                    counts[workload] = count
+                    times.setdefault((workload, name), []).append(seconds)
+                    cpus.setdefault((workload, name), []).append(cpu)
+        for workload in WORKLOADS:
+            count = counts[workload]
+            for name in sources:
+                median = statistics.median(times[(workload, name)])
+                cpu = statistics.median(cpus[(workload, name)])
+                print(f"{workload:9s} {name:5s}: {count} items in {median:.3f} s (median of {args.rounds}),"
+                      f" {count / median:,.0f} items/s; CPU {cpu:.3f} s")
+            if "other" in sources:
+                wall, cpu = (statistics.median(d[(workload, "this")]) / statistics.median(d[(workload, "other")])
+                             for d in (times, cpus))
+                print(f"{workload:9s} ratio this / other: {wall:.2f} (CPU time: {cpu:.2f})")
 
 
 if __name__ == "__main__":

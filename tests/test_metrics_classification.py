@@ -78,3 +78,30 @@ def test_equals_sklearn_to_the_last_bit(pairs: list[tuple[str, str]]) -> None:
     assert m["acc"] == float(accuracy_score(golds, preds))
     assert m["f1"] == float(f1_score(golds, preds, labels=labels, average="weighted", zero_division=0))
     assert m["macro_f1"] == float(f1_score(golds, preds, labels=labels, average="macro", zero_division=0))
+
+
+def test_reading_a_classification_answer_does_not_import_numpy() -> None:
+    """A reader needs only MISSING_LABEL of this module: reading an answer (in a fresh
+    process, as the reading worker does) must not import numpy (50-90 ms)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from taxpraben.data.checks import check_record\n"
+        "from taxpraben.scoring.items import prepare_item\n"
+        "from taxpraben.tasks import load_registry\n"
+        f"path = Path({str(Path(__file__).parent / 'corpus' / 'classification.jsonl')!r})\n"
+        "case = json.loads(path.read_text(encoding='utf-8').splitlines()[0])\n"
+        "spec = load_registry(use_env=False)[case['task']]\n"
+        "record, _ = check_record(case['record'], spec, path, 1, 'line')\n"
+        "item = prepare_item(spec, record, 0, case['output'], None)\n"
+        "assert item.status == 'ok', item.status\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": src, "PATH": ""})
+    assert out.stdout.strip() == "False"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from taxpraben.parsing.clean import (
     clean_prediction,
@@ -121,3 +125,63 @@ def test_none_is_empty() -> None:
 def test_normalize_text() -> None:
     assert normalize_text("  Ａnswer：\n B ") == "answer: b"
     assert normalize_text("<think>x</think>ABC") == "abc"
+
+
+def _plain_characters() -> list[str]:
+    from taxpraben.parsing.clean import _PLAIN
+
+    return [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and _PLAIN.fullmatch(chr(cp))]
+
+
+def test_plain_characters_are_their_own_cleaning() -> None:
+    """The cleaner skips a text of these characters: every rule must leave each as it is
+    (one pass and the whole cleaning), and the class must hold what it says."""
+    from taxpraben.parsing.clean import _clean_once
+
+    plain = _plain_characters()
+    assert {"税", "A", "9", "，", "。", "“", "【"} <= set(plain)
+    assert not {" ", "\n", "<", "`", "~", "：", "（", "１", "−", "…", "①", "²", "\u200b"} & set(plain)
+    changed = [c for c in plain if _clean_once(c) != c or unicodedata.normalize("NFKC", c) not in (c, ",")]
+    assert changed == []
+
+
+@given(st.text(alphabet=st.sampled_from(_plain_characters()), min_size=1, max_size=40))
+def test_plain_texts_are_their_own_cleaning(text: str) -> None:
+    from taxpraben.parsing.clean import _clean_once
+
+    assert _clean_once(text) == text
+
+
+def test_every_character_folded_into_markup_is_listed() -> None:
+    """A text without clean._MARKUP is cleaned in one pass: every character the folding turns
+    into ``<``, a backquote or ``~`` must be in it."""
+    from taxpraben.parsing.clean import _MARKUP
+
+    missing = []
+    for cp in range(0x110000):
+        ch = chr(cp)
+        if 0xD800 <= cp <= 0xDFFF or _MARKUP.search(ch):
+            continue
+        if unicodedata.normalize("NFKC", ch) == ch and ch not in "\r\u2028\u2029":
+            continue  # the folding changes only what NFKC changes, and the line breaks
+        if set(fold_characters("a" + ch + "a")) & set("<`~"):
+            missing.append(f"U+{cp:04X}")
+    assert missing == []
+
+
+_NO_MARKUP = st.text(
+    st.one_of(
+        st.sampled_from("，,。：:（）％ 　\t\n\r\u2028\u00a0\u200b\ufeff\u2212０１²³⁻①ＡａZe\u0301\u0327\u0338\u1100\u1161ﬁ㎡|#*_$\\{}税"),
+        st.characters(),
+    ).filter(lambda ch: ch not in "<`~\u1fef\ufe64\uff1c\uff40\uff5e"),
+    max_size=60,
+)
+
+
+@given(_NO_MARKUP)
+def test_without_markup_one_pass_cleans(text: str) -> None:
+    from taxpraben.parsing.clean import _clean_once
+
+    once = _clean_once(text)
+    assert _clean_once(once) == once
+    assert clean_prediction(text) == once

@@ -53,3 +53,34 @@ def test_covering_span_covers_each_value() -> None:
     start, end = covering_span(raw, ["偷税", "260000"])
     assert raw[start:end] == '偷税", "少缴税款": 260000'
     assert covering_span(raw, ["逃税"]) is None
+
+
+def _keyed_run_by_run(text: str) -> tuple[str, list[int]]:
+    """keyed as first written: each run made half-width on its own."""
+    from taxpraben.parsing import evidence
+
+    chars: list[str] = []
+    offsets: list[int] = []
+    for m in evidence._KEPT.finditer(text):
+        run = m.group()
+        if run[0] == "\\":
+            continue
+        run = run.translate(evidence._HALF)
+        if (run.isascii() or unicodedata.is_normalized("NFKC", run)) and not evidence._DASH.search(run):
+            chars.append(run)
+            offsets.extend(range(m.start(), m.end()))
+            continue
+        for k, c in enumerate(run):
+            for f in (c if c.isascii() else unicodedata.normalize("NFKC", c)).translate(evidence._DASHES):
+                if not f.isspace() and f not in evidence._SKIPPED:
+                    chars.append(f)
+                    offsets.append(m.start() + k)
+    return "".join(chars), offsets
+
+
+_WIDE_TEXTS = st.text(st.one_of(st.sampled_from("＼＊＿｀＃＞｜～｛｝＄－：（）Ａｚ０9 \n*_\\{}$税e\u0301ﬁ"), st.characters()))
+
+
+@given(_WIDE_TEXTS)
+def test_the_key_is_the_one_made_run_by_run_and_character_by_character(text: str) -> None:
+    assert keyed(text) == _keyed_run_by_run(text)

@@ -132,3 +132,12 @@ def test_gold_unit_prefers_the_gold_text_and_converts_both_sides() -> None:
 )
 def test_expects_percent(gold: object, query: str, expected: bool | None) -> None:
     assert expects_percent(read_gold_number(gold), query) is expected
+
+
+def test_the_conclusion_markers_of_a_task_are_read_first_longest_first() -> None:
+    from taxpraben.parsing.region import answer_statements
+
+    text = "分析如下。我的判断：B。综上，选A"
+    found = [(st.marker, st.text) for st in answer_statements(text, ["判断", "我的判断", " "]) if st.kind == "conclusion"]
+    assert found == [("综上", "，选A"), ("我的判断", "：B")]
+    assert [st.marker for st in answer_statements(text) if st.kind == "conclusion"] == ["综上"]

@@ -11,8 +11,10 @@ holds it equal to sklearn on random label sets.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where it is used: a reader needs only MISSING_LABEL
+    import numpy as np
 
 MISSING_LABEL = "missing"
 
@@ -28,6 +30,8 @@ def classification_metrics(golds: Sequence[str], preds: Sequence[str]) -> dict[s
     so the figures are sklearn's to the last bit (``tests/test_metrics_classification.py``
     holds them equal on random label sets).
     """
+    import numpy as np
+
     if len(golds) != len(preds):
         raise ValueError(f"{len(golds)} golds but {len(preds)} predictions")
     if not golds:
@@ -49,6 +53,8 @@ def classification_metrics(golds: Sequence[str], preds: Sequence[str]) -> dict[s
 
 def encode_labels(golds: Sequence[str], preds: Sequence[str]) -> tuple[np.ndarray, np.ndarray, int]:
     """Integer codes: gold labels 0..K-1 (sorted); any prediction outside them is K."""
+    import numpy as np
+
     labels = sorted(set(golds))
     index = {label: i for i, label in enumerate(labels)}
     k = len(labels)
@@ -63,6 +69,8 @@ def bootstrap_acc_f1(gold_codes: np.ndarray, pred_codes: np.ndarray, k: int, idx
     Weighted F1 over the resample's own gold labels equals weighting by support, and a
     label with no support has weight 0, so all K labels can be counted together.
     """
+    import numpy as np
+
     g = gold_codes[idx]  # (B, n)
     p = pred_codes[idx]
     b, n = g.shape

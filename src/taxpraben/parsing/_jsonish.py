@@ -293,6 +293,23 @@ def _misread_keys(value: Any) -> int:
 
 
 def _repaired(span: str) -> Any:
+    """The best faithful repair of ``span`` (see :func:`_best_repair`), a fresh copy for each
+    caller: the repairs are cached (json-repair is slow, and an output that copies its
+    prompt's JSON template, or is read by several readers, repairs the same span again)."""
+    return _copied(_best_repair(span))
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with each of its dicts and lists new (the scalars are immutable)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
+@lru_cache(maxsize=512)
+def _best_repair(span: str) -> Any:
     """The best faithful repair of ``span`` (see the module doc), or None: of the repairs of
     the span, mended or not, with Chinese structural punctuation made ASCII or not, the one
     the text holds whole, then with the fewest keys that swallowed structure, then the
@@ -377,8 +394,10 @@ OPTION_ANSWER_KEYS: tuple[str, ...] = (
 )  # fmt: skip
 
 
+@lru_cache(maxsize=4096)
 def normalize_key(key: str) -> str:
-    """Key comparison form: case-folded, without whitespace, punctuation or underscores."""
+    """Key comparison form: case-folded, without whitespace, punctuation or underscores
+    (cached: the answer keys and an output's own keys recur from output to output)."""
     return _KEY_JUNK.sub("", str(key).replace("*", "")).casefold()
 
 

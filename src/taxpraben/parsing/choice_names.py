@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from taxpraben.parsing.clean import fold_characters
 from taxpraben.parsing.latex import strip_latex
@@ -44,11 +45,13 @@ def _cn_number(match: re.Match[str], suffix: str) -> str:
     return text + suffix
 
 
+@lru_cache(maxsize=4096)
 def naming_form(text: str) -> str:
     """Comparison form for naming, the same for an output and for the choices (both sides
     cleaned alike: LaTeX made plain, folded, whitespace runs as one space, lower-case Latin,
     no thousands separators,
-    ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option)."""
+    ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option;
+    cached: a question's options are put in this form by every rule that reads a name)."""
     text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",").rstrip("。.;；")
     text = _DIGIT_COMMA.sub("", text)
     if "百分之" in text:

@@ -231,10 +231,10 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
 def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
     """The decisive statement says no option is correct (and names none itself): "以上均不正确",
     not "A、B都不对" (those two are wrong, the others not said to be)."""
-    if any(_NONE_CORRECT.search(fold_characters(str(c))) for c in choices):
-        return False
     m = _NONE_CORRECT.search(text)
     if not m or m.start() > 12:
+        return False
+    if any(_NONE_CORRECT.search(fold_characters(str(c))) for c in choices):
         return False
     if re.match(r"以上|四个|所有|各|全部|选项|答案|无|没有|都不是", m.group()):  # says it of them all
         return True

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = [
     "clean_prediction",
@@ -93,6 +94,8 @@ _DROP = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
 #: of these, and a regex search says so at C speed (10x faster on the corpus).
 _DROPPED = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 _H_SPACE = re.compile(r"[^\S\n]+")
+#: Where ``_H_SPACE`` changes something: a run of two or more, or other whitespace than a space.
+_H_SPACE_UNTIDY = re.compile(r"[^\S\n ]|  ")
 #: After ``_H_SPACE``: the one space that may be left at either side of a line break.
 _SPACE_AT_BREAK = re.compile(r" ?\n ?")
 #: The full-width forms of ASCII (but the protected comma) and the ideographic space, and
@@ -102,6 +105,15 @@ _HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: chr(cp - 0xFEE0) for cp in rang
 #: End-of-text and chat-turn tokens a base model or a raw endpoint leaves in its output.
 _SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:im_end|endoftext|eot_id|end|im_start)\|>|<eos>|<\|end▁of▁sentence\|>")
 _BLANK_LINES = re.compile(r"\n{2,}")
+#: What the reasoning, special-token and fence rules need (``<``, backquote, ``~``) and the
+#: characters folded into one of them (tests/test_parsing_clean.py checks every character):
+#: a text without any is clean after one pass.
+_MARKUP = re.compile("[<`~\u1fef\ufe64\uff1c\uff40\uff5e]")
+#: Text that every rule leaves as it is: CJK ideographs, ASCII but whitespace and the
+#: characters that open tags and fences (``<``, backquote, ``~``), and Chinese punctuation
+#: with no NFKC mapping (the protected comma among them). None of these composes under
+#: NFKC, so a text of them is its own cleaning (tests/test_parsing_clean.py checks each one).
+_PLAIN = re.compile("[\u4e00-\u9fff!-;=?-_a-}，。、《》“”‘’【】]+")
 
 
 def strip_reasoning(text: str) -> str:
@@ -127,6 +139,8 @@ def strip_reasoning(text: str) -> str:
 
 def unwrap_code_fences(text: str) -> str:
     """Replace each Markdown code fence by its content; drop the line of an unclosed fence."""
+    if "```" not in text and "~~~" not in text:  # every pattern holds one of them
+        return text
     text = _FENCE.sub(lambda m: "\n" + m.group(2) + "\n", text)
     text = _FENCE_OPEN.sub("", text)
     return _FENCE_STRAY.sub(" ", text)
@@ -167,8 +181,14 @@ def _collapse_whitespace(text: str) -> str:
     """Each line stripped, runs of horizontal whitespace as one space, blank lines as one
     line break, the whole stripped: regexes over the whole text (a Python step per line was
     a tenth of the cleaning of a prompt)."""
-    text = _SPACE_AT_BREAK.sub("\n", _H_SPACE.sub(" ", text))
-    return _BLANK_LINES.sub("\n", text).strip()
+    # Each regex runs only where it has something to change (most lines are tidy already).
+    if _H_SPACE_UNTIDY.search(text):
+        text = _H_SPACE.sub(" ", text)
+    if " \n" in text or "\n " in text:
+        text = _SPACE_AT_BREAK.sub("\n", text)
+    if "\n\n" in text:
+        text = _BLANK_LINES.sub("\n", text)
+    return text.strip()
 
 
 class CleanText(str):
@@ -196,9 +216,22 @@ def clean_prediction(text: str) -> str:
         return text
     if not text:
         return CleanText("")
+    return _cleaned(text)
+
+
+@lru_cache(maxsize=1024)
+def _cleaned(text: str) -> CleanText:
+    """:func:`clean_prediction` of a non-empty text (cached: a reading cleans the same output,
+    its lines and the prompt's options several times, each rule and each reader the text it
+    is given)."""
     for _ in range(_MAX_PASSES):
+        if _PLAIN.fullmatch(text):  # nothing any rule changes (the clauses, many lines)
+            break
         cleaned = _clean_once(text)
-        if cleaned == text:
+        # Without tags, tokens and fences nothing was taken out but whitespace: what the
+        # folding and the whitespace rules leave, they leave as it is (no second pass).
+        if cleaned == text or not _MARKUP.search(text):
+            text = cleaned
             break
         text = cleaned
     return CleanText(text)

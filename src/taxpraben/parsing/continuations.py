@@ -18,8 +18,8 @@ from taxpraben.parsing.overlap import (
     SIMILAR_N,
     blank_spans,
     comparison_key,
+    key_only,
     single_option,
-    text_key,
 )
 
 __all__ = [
@@ -85,7 +85,7 @@ def _heading_line(text: str, start: int) -> str:
     """The line at ``start`` with its heading; when the heading stands alone (``第2题``), the
     next non-empty line too (the question it opens)."""
     line = _line_at(text, start)
-    if text_key(_HEADING.sub("", line))[0]:
+    if key_only(_HEADING.sub("", line)):
         return line
     rest = text[start + len(line) :].lstrip("\n")
     return line + " " + _line_at(rest, 0) if rest else line
@@ -124,7 +124,7 @@ _PARAPHRASE = 0.3
 
 def restates(line: str, prompt_key: str, share: float) -> bool:
     """Whether ``line`` restates the prompt: ``share`` of its character 3-grams occur in it."""
-    key = text_key(_HEADING.sub("", line))[0]
+    key = key_only(_HEADING.sub("", line))
     key = ANSWER_HEADS.sub("", key)
     grams = [key[i : i + SIMILAR_N] for i in range(len(key) - SIMILAR_N + 1)]
     if not grams:
@@ -158,7 +158,7 @@ def _answered_before(
     lines = [line for line in before.split("\n") if residue(line)]
     if not lines:
         return False
-    first = text_key(lines[0])[0]
+    first = key_only(lines[0])
     return len(first) <= _SHORT_ANSWER or bool(_LETTER_FIRST.match(lines[0])) or any(
         k and k in first and len(first) - len(k) < COPY_MIN for k in option_keys
     )
@@ -189,7 +189,7 @@ def continuation(
         line_start = _line_start(text, where[start])
         if cut is not None and line_start >= cut:
             break
-        line_key = text_key(_line_at(text, line_start))[0]
+        line_key = key_only(_line_at(text, line_start))
         repeated = any(line_key.startswith(k[: COPY_MIN * 2]) for k in asked if not single_option(k, option_keys))
         if repeated and _answered_before(text, line_start, where, spans, option_keys):
             return line_start, False  # this prompt's instruction or question written again

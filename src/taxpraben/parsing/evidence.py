@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = ["covering_span", "evidence_span", "keyed"]
 
@@ -33,6 +34,12 @@ _DASHES = str.maketrans({c: "-" for c in "−–—﹣－"})
 _DASH = re.compile("[−–—﹣－]")
 #: Full-width ASCII forms (，：（）０-９Ａ-Ｚ) to their ASCII characters, one for one, as NFKC maps them.
 _HALF = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F) if chr(c) != "－"})
+#: Runs of the characters :data:`_HALF` maps.
+_WIDE = re.compile("[\uff01-\uff0c\uff0e-\uff5e]+")
+
+
+def _to_half(match: re.Match[str]) -> str:
+    return match.group().translate(_HALF)
 
 
 def keyed(text: str) -> tuple[str, list[int]]:
@@ -44,15 +51,17 @@ def keyed(text: str) -> tuple[str, list[int]]:
     every character was a quarter of the readers' time)."""
     chars: list[str] = []
     offsets: list[int] = []
+    # The full-width forms made ASCII over the whole text first: one for one, so a run's
+    # offsets stay those of the text (a translate of every run walked every character).
+    half = _WIDE.sub(_to_half, text) if _WIDE.search(text) else text
     for m in _KEPT.finditer(text):
-        run = m.group()
-        if run[0] == "\\":
+        start, end = m.span()
+        if text[start] == "\\":
             continue
-        start = m.start()
-        run = run.translate(_HALF)
+        run = half[start:end]
         if (run.isascii() or unicodedata.is_normalized("NFKC", run)) and not _DASH.search(run):
             chars.append(run)
-            offsets.extend(range(start, m.end()))
+            offsets.extend(range(start, end))
             continue
         for k, c in enumerate(run):
             for f in (c if c.isascii() else unicodedata.normalize("NFKC", c)).translate(_DASHES):
@@ -62,7 +71,10 @@ def keyed(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
+@lru_cache(maxsize=1024)
 def _key(text: str) -> str:
+    """The key of a stretch or an answer text (cached: a reading's answer texts, its options
+    and their letters, recur from item to item)."""
     return keyed(text)[0]
 
 
@@ -81,11 +93,14 @@ def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple
             inside = raw.find(text, at, at + len(source)) if text else -1
             if inside >= 0:
                 return inside, inside + len(text)
+    source_key = _key(source) if source else ""
+    needles = [k for k in map(_key, answers) if k]
+    if not source_key and not needles:  # nothing to look for (a reading without a stretch)
+        return None
     key, offsets = keyed(raw)
     if not key:
         return None
     lo, hi = 0, len(key)
-    source_key = _key(source) if source else ""
     found_source = False
     if source_key:
         at = key.rfind(source_key)
@@ -95,7 +110,6 @@ def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple
             found = _ends(key, source)
             if found is not None:
                 (lo, hi), found_source = found, True
-    needles = [k for k in map(_key, answers) if k]
     for needle in needles:
         at = key.find(needle, lo, hi) if found_source else key.rfind(needle, lo, hi)
         if at >= 0:

@@ -116,16 +116,19 @@ def key_only(text: str) -> str:
     return _lower_latin(_bmp_runs()[1].sub("", text))
 
 
+@lru_cache(maxsize=2048)
 def comparison_key(text: str) -> str:
     """``text`` cleaned, LaTeX made plain, without whitespace, Markdown and punctuation,
-    Latin case-folded: the form in which an output and its prompt are compared."""
-    return text_key(strip_latex(clean_prediction(text)))[0]
+    Latin case-folded: the form in which an output and its prompt are compared (cached: the
+    options, the document's clauses and the prompt's lines are keyed for every reading)."""
+    return key_only(strip_latex(clean_prediction(text)))
 
 
 @lru_cache(maxsize=1024)
 def _prompt_grams(prompt_key: str) -> frozenset[str]:
     n = COPY_MIN
-    return frozenset(prompt_key[i : i + n] for i in range(len(prompt_key) - n + 1))
+    count = len(prompt_key) - n + 1
+    return frozenset(map(prompt_key.__getitem__, map(slice, range(count), range(n, n + count))))
 
 
 @lru_cache(maxsize=1024)
@@ -161,9 +164,7 @@ def copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:
         if key[i : i + n] not in grams:
             i += 1
             continue
-        end = i + n
-        while end < len(key) and key[i : end + 1] in prompt_key:
-            end += 1
+        end = _longest_piece(key, i, i + n, prompt_key)
         # A copy starts and ends between numbers, never inside one ("44,000元（适用税率13%）"
         # shares "000元适用税率13%" with "800000元，适用税率13%": 44000 is no copy).
         start, stop = i, end
@@ -177,6 +178,27 @@ def copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:
     return runs
 
 
+def _longest_piece(key: str, start: int, end: int, prompt_key: str) -> int:
+    """The largest ``stop`` (from ``end``, with ``key[start:end]`` in ``prompt_key``) such that
+    ``key[start:stop]`` is one piece of ``prompt_key``. Each prefix of a piece is one too, so
+    the stretch grows by doubling steps and is then halved to its end (a long copy costs a
+    few searches of the prompt, not one per character)."""
+    good, bad, step = end, len(key) + 1, 1
+    while good + step < bad:
+        if key[start : good + step] not in prompt_key:
+            bad = good + step
+            break
+        good += step
+        step *= 2
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if key[start:mid] in prompt_key:
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
 def split_at_own_lines(runs: list[tuple[int, int]], text: str, where: list[int]) -> list[tuple[int, int]]:
     """Runs that start inside a line of the model's own and go on over a line break are
     split there, each piece kept when it is :data:`COPY_MIN` characters long: the end of
@@ -185,7 +207,7 @@ def split_at_own_lines(runs: list[tuple[int, int]], text: str, where: list[int])
     out: list[tuple[int, int]] = []
     for start, end in runs:
         line_start = text.rfind("\n", 0, where[start]) + 1
-        if not text_key(text[line_start : where[start]])[0]:
+        if not key_only(text[line_start : where[start]]):
             out.append((start, end))
             continue
         cut = next((i for i in range(start + 1, end) if "\n" in text[where[i - 1] : where[i]]), end)

@@ -39,6 +39,7 @@ Pure and total.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -259,11 +260,11 @@ def restates_document(cleaned: str, query: str, document: str) -> bool:
     if not document or not cleaned.strip():
         return False
     whole = comparison_key(cleaned)
-    clauses = [k for k in map(comparison_key, _DOC_CLAUSE.findall(document)) if len(k) >= COPY_MIN]
+    clauses = [k for k in _clause_keys(document) if len(k) >= COPY_MIN]
     found = [k for k in clauses if k in whole]
     if len(found) < 2 or sum(map(len, found)) < RESTATED_SHARE * sum(map(len, clauses)):
         return False
-    placed = found + [k for k in map(comparison_key, _DOC_CLAUSE.findall(document)) if k and k in whole]
+    placed = found + [k for k in _clause_keys(document) if k and k in whole]
     start = min(whole.find(k) for k in placed)  # short clauses ("经查，") too
     end = max(whole.rfind(k) + len(k) for k in placed)
     rest = _grams(comparison_key(query.replace(document, " ")))
@@ -275,6 +276,33 @@ def restates_document(cleaned: str, query: str, document: str) -> bool:
     for m in _RESTATE_HEADS.finditer(whole):
         covered[m.start() : m.end()] = [True] * (m.end() - m.start())
     return all(covered)
+
+
+#: What makes the cleaning of a document other than the cleaning of each of its clauses:
+#: tags, fences and LaTeX (``<`` ````` ``~`` ``\\`` ``$`` ``{``), line breaks the cleaner
+#: folds to ``\n``, and the characters it folds into one of these or into a clause's end
+#: (``｡`` ``＜`` ``﹖`` ...; tests/test_parsing_fast_paths.py checks every character).
+_NOT_CLAUSEWISE = re.compile(
+    "[<`~\\\\${\r\u2028\u2029\u037e\u1fef\u203c\u2047-\u2049\ufe10\ufe12\ufe14-\ufe16\ufe37"
+    "\ufe50\ufe54\ufe56\ufe57\ufe5b\ufe64\ufe68\ufe69\uff04\uff1c\uff3c\uff40\uff5b\uff5e\uff61"
+    "\U0001f101-\U0001f10a]"
+)
+
+
+@lru_cache(maxsize=256)
+def _clause_keys(document: str) -> tuple[str, ...]:
+    """The comparison key of each clause of ``document`` but the empty ones (cached: every
+    run's output is compared with the same document). Where nothing in it reaches across a
+    clause's end (:data:`_NOT_CLAUSEWISE`), each clause cleaned is that clause of the
+    document cleaned (cleaned once, for the prompt's key too) and its key is that stretch of
+    the document's key."""
+    if _NOT_CLAUSEWISE.search(document) is None:
+        text = plain_prompt(document)
+        key, where = text_key(text)  # the key is made character by character: cut it
+        keys = [key[bisect_left(where, m.start()) : bisect_left(where, m.end())] for m in _DOC_CLAUSE.finditer(text)]
+    else:
+        keys = list(map(comparison_key, _DOC_CLAUSE.findall(document)))
+    return tuple(k for k in keys if k)
 
 
 def _grams(key: str) -> set[str]:

@@ -52,6 +52,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from taxpraben.parsing.latex import find_boxed
@@ -266,6 +267,14 @@ def _negated(text: str, start: int) -> bool:
     return bool(_NEGATED.search(text[max(0, start - 4) : start]))
 
 
+@lru_cache(maxsize=64)
+def _conclusion_pattern(conclusion_markers: tuple[str, ...]) -> re.Pattern[str]:
+    """The task's conclusion markers (longest first) and the summary words, as one regex
+    (made once for each task: its markers are escaped and joined for every output)."""
+    extra = [re.escape(m) for m in conclusion_markers if m.strip()]
+    return re.compile("|".join([*sorted(extra, key=len, reverse=True), _SUMMARY.pattern]))
+
+
 def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list[Statement]:
     """The statements of ``text`` that may hold its answer, most authoritative first."""
     final: list[Statement] = []
@@ -282,9 +291,7 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list
 
     summaries: list[Statement] = []
     consequences: list[Statement] = []
-    extra = [re.escape(m) for m in conclusion_markers if m.strip()]
-    pattern = re.compile("|".join([*sorted(extra, key=len, reverse=True), _SUMMARY.pattern]))
-    for m in pattern.finditer(text):
+    for m in _conclusion_pattern(tuple(conclusion_markers)).finditer(text):
         if not _negated(text, m.start()):
             summaries.append(Statement("conclusion", m.group(0), m.start(), text, m.end()))
     for m in _CONSEQUENCE.finditer(text):
