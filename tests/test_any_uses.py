@@ -5,8 +5,7 @@ JSON, and each module's bare ``Any`` are counted here with the reason they stay.
 A new loose ``Any`` fails :func:`test_every_bare_any_in_src_is_allowed_with_its_reason`:
 type the value (our own types, ``object``, a protocol, the library's type), or name it
 ``JSONValue`` if JSON is what it is, or add it here with its reason. A module that drops
-one lowers its count here (the counts are exact, so that the list stays true), except the
-modules being retyped elsewhere (``pending``), whose counts are ceilings.
+one lowers its count here (the counts are exact, so that the list stays true).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ SOURCE = Path(taxpraben.__file__).resolve().parent
 #: Why an ``Any`` stays, by kind.
 TYPE_FORM = "a type form (an annotation read at run time: typing has no TypeForm yet, PEP 747)"
 LIBRARY_KWARGS = "keyword arguments forwarded to a library call that types each one apart"
-PENDING = "pending: being changed in another branch; its Any to be classified there"
 
 #: module (relative to the package) -> (its bare ``Any``, why they stay).
 ALLOWED: dict[str, tuple[int, str]] = {
@@ -58,9 +56,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "models/hf.py": (1, "from_pretrained's keyword arguments: " + LIBRARY_KWARGS),
     "models/hf_args.py": (2, "from_pretrained's keyword arguments (a torch dtype, a BitsAndBytesConfig): " + LIBRARY_KWARGS),
     "terminal/console.py": (2, "rich's Console(**options): " + LIBRARY_KWARGS),
-    # parsing/_jsonish.py and parsing/clean.py, which another branch is changing now: their counts, as ceilings.
-    "parsing/_jsonish.py": (17, PENDING),
-    "parsing/clean.py": (1, PENDING),
 }
 
 
@@ -142,12 +137,12 @@ def test_every_bare_any_in_src_is_allowed_with_its_reason() -> None:
     assert over == {}, "type these values, name JSON ones JSONValue/JSONObject, or allow them here with a reason"
 
 
-def test_the_allowed_counts_are_exact_outside_the_pending_modules() -> None:
+def test_the_allowed_counts_are_exact() -> None:
     found = bare_any_by_module()
     stale = {
         module: f"{found.get(module, 0)} bare Any, {allowed} allowed"
-        for module, (allowed, reason) in ALLOWED.items()
-        if reason != PENDING and found.get(module, 0) != allowed
+        for module, (allowed, _) in ALLOWED.items()
+        if found.get(module, 0) != allowed
     }
     assert stale == {}, "lower the count here (or drop the entry) for a module that lost an Any"
 

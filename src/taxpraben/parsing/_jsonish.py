@@ -26,7 +26,10 @@ import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
 
 __all__ = ["answer_value", "find_json_values", "normalize_key"]
 
@@ -71,7 +74,7 @@ _OPENER = re.compile(r"[{\[]")
 _MAX_UNCLOSED_SKIPS = 3
 
 
-def _depth_ok(value: Any, depth: int = 0) -> bool:
+def _depth_ok(value: JSONValue, depth: int = 0) -> bool:
     if depth > _MAX_DEPTH:
         return False
     if isinstance(value, dict):
@@ -247,7 +250,7 @@ class _Text:
         )
 
 
-def _faithful(value: Any, text: _Text) -> Any:
+def _faithful(value: JSONValue, text: _Text) -> JSONValue:
     """``value`` (a repair of ``text``) without what ``text`` does not hold: a dict keeps its
     faithful entries, a list is kept whole or not at all (an answer list missing an item is
     another answer), a scalar is kept or not; :data:`_UNFAITHFUL` for nothing kept."""
@@ -272,7 +275,7 @@ def _faithful(value: Any, text: _Text) -> Any:
     return value  # None: no value, nothing claimed
 
 
-def _size(value: Any) -> int:
+def _size(value: JSONValue) -> int:
     if isinstance(value, dict):
         return sum(1 + _size(v) for v in value.values())
     if isinstance(value, list):
@@ -284,7 +287,7 @@ def _size(value: Any) -> int:
 _STRUCTURE_IN_KEY = re.compile(r'["“”‘’：，]')
 
 
-def _misread_keys(value: Any) -> int:
+def _misread_keys(value: JSONValue) -> int:
     if isinstance(value, dict):
         return sum(bool(_STRUCTURE_IN_KEY.search(str(k))) + _misread_keys(v) for k, v in value.items())
     if isinstance(value, list):
@@ -292,14 +295,14 @@ def _misread_keys(value: Any) -> int:
     return 0
 
 
-def _repaired(span: str) -> Any:
+def _repaired(span: str) -> JSONValue:
     """The best faithful repair of ``span`` (see :func:`_best_repair`), a fresh copy for each
     caller: the repairs are cached (json-repair is slow, and an output that copies its
     prompt's JSON template, or is read by several readers, repairs the same span again)."""
     return _copied(_best_repair(span))
 
 
-def _copied(value: Any) -> Any:
+def _copied(value: JSONValue) -> JSONValue:
     """``value`` with each of its dicts and lists new (the scalars are immutable)."""
     if isinstance(value, dict):
         return {key: _copied(item) for key, item in value.items()}
@@ -309,7 +312,7 @@ def _copied(value: Any) -> Any:
 
 
 @lru_cache(maxsize=512)
-def _best_repair(span: str) -> Any:
+def _best_repair(span: str) -> JSONValue:
     """The best faithful repair of ``span`` (see the module doc), or None: of the repairs of
     the span, mended or not, with Chinese structural punctuation made ASCII or not, the one
     the text holds whole, then with the fewest keys that swallowed structure, then the
@@ -317,7 +320,7 @@ def _best_repair(span: str) -> Any:
     import json_repair  # on first use: most outputs are valid JSON or none
 
     translated = span.translate(_CN_STRUCTURE)
-    best: Any = None
+    best: JSONValue = None
     best_rank: tuple[bool, int, int] | None = None
     for candidate in dict.fromkeys((_mended(span), span, _mended(translated), translated)):
         try:
@@ -335,7 +338,7 @@ def _best_repair(span: str) -> Any:
     return best
 
 
-def _parse_span(span: str) -> Any:
+def _parse_span(span: str) -> JSONValue:
     """A dict or list parsed from one span, or None."""
     if _nesting(span) > _MAX_DEPTH:
         return None
@@ -350,9 +353,9 @@ def _parse_span(span: str) -> Any:
     return None
 
 
-def find_json_values(text: str) -> list[Any]:
+def find_json_values(text: str) -> list[JSONValue]:
     """Every non-empty JSON object or array found in ``text``, in order of appearance."""
-    found: list[Any] = []
+    found: list[JSONValue] = []
     pos, skips = 0, 0
     while True:
         opener = _OPENER.search(text, pos)
@@ -401,7 +404,7 @@ def normalize_key(key: str) -> str:
     return _KEY_JUNK.sub("", str(key).replace("*", "")).casefold()
 
 
-def _dicts(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
+def _dicts(value: JSONValue, depth: int = 0) -> Iterator[Mapping[str, JSONValue]]:
     """Dicts in ``value``: the value itself, then nested ones (breadth-first by level)."""
     if depth > 3:
         return
@@ -415,7 +418,7 @@ def _dicts(value: Any, depth: int = 0) -> Iterator[Mapping[str, Any]]:
             yield from _dicts(v, depth + 1)
 
 
-def answer_value(values: Sequence[Any], keys: Sequence[str]) -> tuple[bool, Any]:
+def answer_value(values: Sequence[JSONValue], keys: Sequence[str]) -> tuple[bool, JSONValue]:
     """The value of the first answer-like key, searching the last JSON value first.
 
     ``keys`` are in priority order and compared with :func:`normalize_key`. Returns
@@ -431,7 +434,7 @@ def answer_value(values: Sequence[Any], keys: Sequence[str]) -> tuple[bool, Any]
     return False, None
 
 
-def answer_text(value: Any, sep: str = "、", *, dict_values: bool = False) -> str:
+def answer_text(value: JSONValue, sep: str = "、", *, dict_values: bool = False) -> str:
     """A JSON answer value as text: list items joined with ``sep``; dicts give their values
     (joined the same way) when ``dict_values``, else nothing; None gives ``""``."""
     if isinstance(value, list):
@@ -443,7 +446,7 @@ def answer_text(value: Any, sep: str = "、", *, dict_values: bool = False) -> s
     return "" if value is None else str(value)
 
 
-def own_json_values(full: str, query: str) -> list[Any]:
+def own_json_values(full: str, query: str) -> list[JSONValue]:
     """The JSON values of an output read whole, before copies of the prompt are blanked in it
     (``{"reasoning": "5+10", "answer": "15"}`` beside the options 5, 10, 15 is no option list
     written back: blanking cut its answer up), leaving out the values the prompt itself holds
@@ -456,5 +459,5 @@ def own_json_values(full: str, query: str) -> list[Any]:
 
 
 @lru_cache(maxsize=256)
-def _prompt_json_values(query: str) -> tuple[Any, ...]:
+def _prompt_json_values(query: str) -> tuple[JSONValue, ...]:
     return tuple(find_json_values(query)) if "{" in query or "[" in query else ()
