@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, Unpack, runtime_checkable
 
 if TYPE_CHECKING:
@@ -210,11 +210,24 @@ class Item:
             history.append({"edit": edit, "by": by, "before": before})
         return replace(self, **changes, judge_history=history)
 
+    def evolve(self, **changes: object) -> Item:
+        """A new item: this one with ``changes`` (as :func:`dataclasses.replace`, which this
+        does without re-running ``__init__``: an item is copied several times a reading, and
+        ``replace`` checks and sets its 23 fields one by one). TypeError for a name that is
+        no field of an item."""
+        unknown = changes.keys() - _ITEM_FIELDS
+        if unknown:
+            raise TypeError(f"an item has no field {', '.join(sorted(unknown))}")
+        new = object.__new__(Item)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
     def with_prepared(self, prepared: Prepared) -> Item:
         """A new item: this one with what its kind read and scored (:meth:`TaskKind.prepare`'s value)."""
         how = prepared.reading
-        return replace(
-            self, status=prepared.status, extracted=prepared.extracted, failure=prepared.failure,
+        return self.evolve(
+            status=prepared.status, extracted=prepared.extracted, failure=prepared.failure,
             scores=dict(prepared.scores), label_gold=prepared.label_gold, label_pred=prepared.label_pred,
             fields=prepared.fields, pairs=list(prepared.pairs), read_by=how.read_by, evidence=how.evidence,
             confidence=how.confidence, veto=how.veto,
@@ -222,7 +235,7 @@ class Item:
 
     def with_finished(self, finished: Finished) -> Item:
         """A new item: this one with its scores, score and fields finished (:meth:`TaskKind.finish`)."""
-        return replace(self, scores=finished.scores, score=finished.score, fields=finished.fields)
+        return self.evolve(scores=finished.scores, score=finished.score, fields=finished.fields)
 
     def __post_init__(self) -> None:
         if self.gold is None:
@@ -252,8 +265,8 @@ class Item:
     def reread(self, run: int, generation: Prediction) -> Item:
         """This item's reading for another run whose generation gave the same answer: a copy
         with its own run, generation and (mutable) scores, fields and pairs; not finished yet."""
-        return replace(
-            self, run=run, generation=generation, scores=dict(self.scores), pairs=list(self.pairs),
+        return self.evolve(
+            run=run, generation=generation, scores=dict(self.scores), pairs=list(self.pairs),
             fields=copy.deepcopy(self.fields), extracted=copy.deepcopy(self.extracted),
             judge_history=copy.deepcopy(self.judge_history),
         )  # fmt: skip
@@ -308,6 +321,10 @@ class Item:
         if query:
             line["query"] = self.record.query
         return Sample.trusted(line)
+
+
+#: The names of an item's fields (what :meth:`Item.evolve` may change).
+_ITEM_FIELDS = frozenset(f.name for f in fields(Item))
 
 
 def _plain(value: object) -> JSONValue:

@@ -14,7 +14,7 @@ is ever dropped.
 from __future__ import annotations
 
 import threading
-from dataclasses import fields, replace
+from dataclasses import FrozenInstanceError, fields
 from types import SimpleNamespace
 from typing import cast
 
@@ -73,10 +73,16 @@ def prepare_item(
                 error=(error or "no prediction") if failed else None)  # fmt: skip
     cleaned = "" if failed else clean_prediction(text or "")
     spec = scoring_rules(profile).applied_to(spec)  # the chain set the profile reads with
-    draft = _draft(item)
-    prepared = kind_of(spec).prepare(spec, record, draft, cleaned, failed)
-    if prepared is None:  # a plugin's kind that wrote into the item it was given
-        return replace(item, **{f.name: getattr(draft, f.name) for f in fields(Item)})
+    kind = kind_of(spec)
+    try:
+        prepared = kind.prepare(spec, record, item, cleaned, failed)
+    except FrozenInstanceError:  # a plugin's kind that writes into the item it is given
+        prepared = None
+    if prepared is None:  # such a kind, read again on a working copy it may write into
+        draft = _draft(item)
+        prepared = kind.prepare(spec, record, draft, cleaned, failed)
+        if prepared is None:
+            return item.evolve(**{f.name: getattr(draft, f.name) for f in fields(Item)})
     return item.with_prepared(prepared)
 
 
@@ -155,7 +161,7 @@ class Readings:
             return first.reread(run, prediction)
         self.taken += 1
         # Read ahead from a generation equal in text and error: this run's own is kept.
-        taken = replace(first, run=run, generation=prediction)
+        taken = first.evolve(run=run, generation=prediction)
         with self._lock:
             self._read[key] = taken
         return taken
