@@ -1,7 +1,7 @@
 """What ``run`` does beside generation keeps off the event loop's way (issue: the bare
 client's pace at high concurrency): the answers of one turn of the loop go to the scoring
 thread as one job, the warm-up starts once the first request is read (not with the first
-answer), and the interpreter switches threads every 0.5 ms while the scoring thread works."""
+answer), and the interpreter switches threads more often than every 5 ms while the scoring thread works."""
 
 from __future__ import annotations
 

@@ -47,8 +47,11 @@ AUTO_START_AFTER = 256
 #: (``sys.setswitchinterval``; Python's default is 5 ms): a loop woken by the network waits
 #: for the lock at most this long, not 5 ms, while the thread reads. Measured at C = 256 on
 #: 2 CPUs (benchmarks/README.md, "The event loop's pace"): the loop's mean lag 23-58 ms at
-#: 5 ms, 13-23 ms at 1 ms (10-20 at 0.5 ms, at more CPU for the switches: 0.2 ms cost 1.3 s).
-SWITCH_INTERVAL_S = 0.001
+#: 5 ms, 13-23 ms at 1 ms (10-20 at 0.5 ms, at more CPU for the switches: 0.2 ms cost 1.3 s);
+#: but on a calm machine the switches cost more than the lag: the whole run at 1 ms took
+#: 1.73-1.74x the bare client's wall time (CPU 3.9 s), at 2.5 ms 1.547x (3.1 s), at 5 ms
+#: 1.554x (3.0 s) ("All of issue 38's work merged").
+SWITCH_INTERVAL_S = 0.0025
 
 
 #: The requests the runner reads before it sends the first (``run.runner._FIRST_CHUNK``): it

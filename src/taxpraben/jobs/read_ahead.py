@@ -31,11 +31,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: What scoring and the reports import, loaded on the scoring thread while requests go out
-#: (cn2an alone takes ~0.1-0.25 s; none of them is needed to send a request). Those of
-#: :data:`READER_IMPORTS` only where the answers are read on that thread.
+#: (none of them is needed to send a request). Not cn2an (~0.1-0.25 s): the readers import
+#: it when an answer or a gold first holds a Chinese numeral, which most runs never meet, and
+#: at high concurrency every import on this thread is time the event loop waits for the lock.
 SCORING_IMPORTS = (
     "taxpraben.scoring.pipeline",
-    "cn2an",
     "numpy.random",  # the bootstrap's generator
     "numpy.ma",  # numpy's quantiles look for masks
     "rich._emoji_codes",  # the console's first message after generation
@@ -51,16 +51,10 @@ SCORING_IMPORTS = (
 #: the tail does not (Results alone: 15-45 ms).
 TAIL_MODELS = ("Results", "Stat", "RunCounts", "Counts", "TaskResult", "RunFigures", "OverallStat", "Groups", "Ledger")
 
-#: What only the readers import (a worker process that reads has them; this one need not).
-READER_IMPORTS = ("cn2an",)
-
-
-def _import_for_scoring(readers: bool = True) -> None:
+def _import_for_scoring() -> None:
     """Warm-up only: what fails here (a private module a newer library lacks) is done, or
-    reported, where it is used. ``readers``: also :data:`READER_IMPORTS`."""
+    reported, where it is used."""
     for name in SCORING_IMPORTS:
-        if not readers and name in READER_IMPORTS:
-            continue
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
@@ -225,7 +219,7 @@ class ReadAhead:
 
     def _started(self) -> Future[Readings]:
         if self._readings is None:
-            self._worker.submit(_import_for_scoring, self._process is None)
+            self._worker.submit(_import_for_scoring)
             self._readings = self._worker.submit(_new_readings, self._profile)
         return self._readings
 
