@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from taxpraben.cli import app
+from taxpraben.kinds.base import chain_for
 from taxpraben.kinds.profiles import RULES as PROFILES
 from taxpraben.records import Record
 from taxpraben.scoring.items import prepare_item
@@ -54,7 +55,7 @@ def test_a_spec_naming_the_taxben_chain_reads_by_taxbens_rules(tmp_path: Path) -
     registry, _ = _registry(tmp_path, "taxben")
     spec = registry["MyQuiz"]
     assert spec.reading_chain == "taxben"
-    assert spec.chain_for("label") == ("taxben.choice-substring", "veto.no-answer")
+    assert chain_for(spec, "label") == ("taxben.choice-substring", "veto.no-answer")
     item = prepare_item(spec, _record(), 0, OUTPUT)
     # C3: the first choice in list order found in the lower-cased output, lower-cased; C1: the gold lower-cased
     assert (item.label_pred, item.label_gold, item.scores) == ("vat 增值税", "信息技术服务", {"acc": 0.0})

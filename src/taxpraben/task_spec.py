@@ -205,14 +205,6 @@ class TaskSpec:
             return None
         return chain if isinstance(chain, str) else tuple(chain)
 
-    def chain_for(self, reading_kind: str) -> tuple[str, ...]:
-        """The rule names its reader of ``reading_kind`` runs, in order: the spec's own chain,
-        the chain of that kind in the set it names, or the default set's
-        (:func:`taxpraben.parsing.rules.chain_names`)."""
-        from taxpraben.parsing.rules import chain_names  # pure data; parsing imports this module
-
-        return chain_names(self.reading_chain, reading_kind)
-
     @property
     def classification_options(self) -> ClassificationOptions:
         return self.classification or ClassificationOptions()

@@ -240,7 +240,7 @@ def score_and_report(
     the prices of the ledgers (:func:`costing`); ``second_reader``: the judge (``jobs.judge``);
     ``early``: the tasks a run scored while later ones generated (``scoring.early``)."""
     from taxpraben.report import print_summary, write_reports
-    from taxpraben.report.samples import BrowserData
+    from taxpraben.report.samples import BrowserData, PreparedTask
     from taxpraben.report.view import view_of
     from taxpraben.results import Results
     from taxpraben.scoring import Hooks, PredictionMatchError, score_to_dir
@@ -253,7 +253,8 @@ def score_and_report(
                           early=early)
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta, hooks)
             for part in scored.prepared.values():  # tasks scored early: their part made then
-                browser.adopt(part)
+                if isinstance(part, PreparedTask):  # what read_ahead made: nothing else is put there
+                    browser.adopt(part)
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
             view = view_of(results, out, written_here=True)
             write_reports(out, view=view, browser=browser)

@@ -413,6 +413,15 @@ class TaskKind(Protocol):
     def baseline_answer(self, baseline: str, spec: TaskSpec, record: Record, rng: random.Random) -> str | None: ...
 
 
+def chain_for(spec: TaskSpec, reading_kind: str) -> tuple[str, ...]:
+    """The rule names ``spec``'s reader of ``reading_kind`` runs, in order: the spec's own
+    chain, the chain of that kind in the set it names, or the default set's
+    (:func:`taxpraben.parsing.rules.chain_names`)."""
+    from taxpraben.parsing.rules import chain_names  # pure data, imported with the first reading
+
+    return chain_names(spec.reading_chain, reading_kind)
+
+
 def mean_or_none(xs: Sequence[float | None]) -> float | None:
     """The mean, or None when there is nothing to average or a part is not computed."""
     present = [x for x in xs if x is not None]
@@ -514,7 +523,7 @@ class Kind:
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None:
         """Read ``text`` (the cleaned prediction; ``item.prediction`` the raw one) with the
-        spec's chain of the kind's reading kind (``spec.chain_for``: the profile's chain set
+        spec's chain of the kind's reading kind (:func:`chain_for`: the profile's chain set
         is the spec's, see :mod:`taxpraben.kinds.profiles`) and score its exact parts: the
         :class:`Prepared` value the caller makes the item of (``failed``: the generation
         failed, its status is "error"). A kind registered by a plugin may still write into

@@ -23,6 +23,7 @@ from taxpraben.kinds.base import (
     Prepared,
     SemanticValues,
     Status,
+    chain_for,
     noted,
 )
 
@@ -195,7 +196,7 @@ class ClassificationKind(Kind):
         assert record.choices is not None
         opts = spec.classification_options
         choices = record.choices
-        names_of_chain = spec.chain_for("label")
+        names_of_chain = chain_for(spec, "label")
         form = LABEL_FORMS[chain_comparison(names_of_chain)]
         label: str | None = None
         reading = None

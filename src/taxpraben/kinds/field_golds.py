@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from taxpraben.kinds.base import Item, Noted, Prepared, Status, TextPair, noted
+from taxpraben.kinds.base import Item, Noted, Prepared, Status, TextPair, chain_for, noted
 
 # The field readers are imported by the functions that use them: the kinds are loaded with
 # the task specs, before the first request, and these parsers (their patterns compile at
@@ -137,7 +137,7 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
     if not failed:
         # a copy of the prompt found by the kind (failure) blanked the text
         reading = read_fields_chain(text if text.strip() else "", failure,
-                                    None if aspects else holds_a_field, spec.chain_for("fields"))
+                                    None if aspects else holds_a_field, chain_for(spec, "fields"))
         how = reading.rule or how
         parsed = reading.value if isinstance(reading.value, dict) else None
         if reading.failure is not None:

@@ -23,6 +23,7 @@ from taxpraben.kinds.base import (
     Status,
     TextPair,
     bert_f1,
+    chain_for,
     mean_or_none,
 )
 from taxpraben.kinds.field_golds import (
@@ -68,7 +69,7 @@ class GenerationKind(Kind):
         from taxpraben.parsing.text_rules import read_text
 
         # the whole output is the answer: cleaned (text.whole-output), or raw (taxben.raw-output)
-        reading = None if failed else read_text(text, spec.chain_for("text"), raw=item.prediction)
+        reading = None if failed else read_text(text, chain_for(spec, "text"), raw=item.prediction)
         missing = reading is None or reading.failure is not None
         status: Status = "error" if failed else ("format_failure" if missing else "ok")
         candidate = "" if missing or reading is None else str(reading.value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from taxpraben.kinds.base import Kind, Metric, SpecMismatch, bert_f1, mean_or_none, noted
+from taxpraben.kinds.base import Kind, Metric, SpecMismatch, bert_f1, chain_for, mean_or_none, noted
 from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare_fields
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class MixedKind(Kind):
 
     def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
         failure: str | None = None
-        if not failed and text.strip() and "veto.copy-of-prompt" in spec.chain_for("fields"):
+        if not failed and text.strip() and "veto.copy-of-prompt" in chain_for(spec, "fields"):
             from taxpraben.parsing.latex import strip_latex
             from taxpraben.parsing.prompt_copy import own_answer
 

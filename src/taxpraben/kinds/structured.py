@@ -13,7 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
-from taxpraben.kinds.base import Item, Kind, Metric, Prepared, SpecMismatch, Status, noted
+from taxpraben.kinds.base import (
+    Item,
+    Kind,
+    Metric,
+    Prepared,
+    SpecMismatch,
+    Status,
+    chain_for,
+    noted,
+)
 
 if TYPE_CHECKING:
     import random
@@ -132,7 +141,7 @@ def _read(spec: TaskSpec, record: Record, text: str, raw: str) -> tuple[Reading,
 
     opts = spec.structured
     assert opts is not None
-    chain = spec.chain_for(opts.kind)
+    chain = chain_for(spec, opts.kind)
     if opts.kind == "number":
         return read_final_number(text, expect_percent=_expects_percent(record), query=record.query,
                                  chain=chain, raw=raw), text  # fmt: skip

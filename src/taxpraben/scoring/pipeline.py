@@ -42,7 +42,6 @@ from taxpraben.scoring.task_scores import (
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
 
 if TYPE_CHECKING:
-    from taxpraben.report.samples import PreparedTask
     from taxpraben.results.json_value import JSONObject
     from taxpraben.scoring.early import EarlyScores, Taken
 
@@ -88,7 +87,7 @@ class ScoredResults:
     typed: Results | None = None
     #: Per task scored early with a part made ahead for the item sink (whose items were then
     #: not handed to it): that part (:attr:`TaskScores.prepared`).
-    prepared: dict[str, PreparedTask] = field(default_factory=dict)
+    prepared: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -260,7 +259,7 @@ class ScoredTasks:
     tasks: dict[str, TaskResult] = field(default_factory=dict)
     samples: list[JSONObject] = field(default_factory=list)
     replicates: dict[str, np.ndarray] = field(default_factory=dict)
-    made_ahead: dict[str, PreparedTask] = field(default_factory=dict)
+    made_ahead: dict[str, object] = field(default_factory=dict)
     errors: int = 0
     format_failures: int = 0
 

@@ -26,7 +26,6 @@ from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import TaskSpec
 
 if TYPE_CHECKING:
-    from taxpraben.report.samples import PreparedTask
     from taxpraben.results.json_value import JSONObject
 
 
@@ -45,8 +44,9 @@ class TaskScores:
     errors: int = 0
     format_failures: int = 0
     #: What a run made of the finished items ahead for its item sink (the report's sample
-    #: browser: ``report.samples.PreparedTask``); its items are then not handed to the sink.
-    prepared: PreparedTask | None = None
+    #: browser: ``report.samples.PreparedTask``, opaque to scoring, which only carries it back
+    #: to the job that made it); its items are then not handed to the sink.
+    prepared: object = None
 
 
 def score_task(
