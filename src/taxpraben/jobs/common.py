@@ -253,8 +253,9 @@ def score_and_report(
                           early=early)
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta, hooks)
             for part in scored.prepared.values():  # tasks scored early: their part made then
-                if isinstance(part, PreparedTask):  # what read_ahead made: nothing else is put there
-                    browser.adopt(part)
+                if not isinstance(part, PreparedTask):  # read_ahead puts nothing else there
+                    raise TypeError(f"a task's part made ahead is a {type(part).__name__}, not the browser's PreparedTask")
+                browser.adopt(part)
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
             view = view_of(results, out, written_here=True)
             write_reports(out, view=view, browser=browser)
