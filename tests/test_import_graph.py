@@ -107,6 +107,52 @@ def test_package_has_no_import_circle() -> None:
     assert find_cycle(graph) is None, f"import circle: {' -> '.join(find_cycle(graph) or [])}"
 
 
+def room_of(module: str, packages: Collection[str]) -> str:
+    """The room of a module, as the house is drawn: the folder under the package it is in
+    (``taxpraben.parsing.rules`` and ``taxpraben.parsing`` -> ``parsing/``), or the module
+    itself at the package root (``taxpraben.task_spec``)."""
+    parts = module.split(".")
+    if len(parts) > 2 or module in packages:
+        return f"{parts[1]}/"
+    return module
+
+
+def room_graph(root: Path, *, type_checking: bool) -> dict[str, set[str]]:
+    """Room -> the rooms its modules import (itself excluded); the package's own
+    ``__init__`` is no room."""
+    graph = import_graph(root, type_checking=type_checking)
+    packages = {module for module, path in module_files(root).items() if path.name == "__init__.py"}
+    rooms: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        if "." not in module:
+            continue
+        room = room_of(module, packages)
+        targets = {room_of(name, packages) for name in imported if "." in name}
+        rooms.setdefault(room, set()).update(targets - {room})
+    return rooms
+
+
+def test_no_folder_imports_back_up() -> None:
+    """Folders and root modules as rooms stand in floors, none importing a room above it: no
+    circle between rooms, counting the imports made for type checking too (they tie the
+    folders' meanings together as much as a run-time import does)."""
+    rooms = room_graph(SOURCE, type_checking=True)
+    assert {"parsing/", "scoring/", "report/", "taxpraben.task_spec"} <= rooms.keys()
+    cycle = find_cycle(rooms)
+    assert cycle is None, f"rooms import each other: {' -> '.join(cycle or [])}"
+
+
+def test_room_cycles_are_found(tmp_path: Path) -> None:
+    root = write_package(tmp_path / "pkg", {
+        "__init__.py": "", "spec.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import x\n",
+        "a/__init__.py": "", "a/x.py": "import pkg.spec\n",
+    })  # fmt: skip
+    rooms = room_graph(root, type_checking=True)
+    assert rooms["pkg.spec"] == {"a/"} and rooms["a/"] == {"pkg.spec"}
+    assert find_cycle(rooms) is not None
+    assert find_cycle(room_graph(root, type_checking=False)) is None  # without the type-checking import
+
+
 def test_protocol_modules_import_no_implementation() -> None:
     graph = import_graph(SOURCE)
     backends = {"taxpraben.models.openai", "taxpraben.models.hf", "taxpraben.models.replay", "taxpraben.models.baselines"}
