@@ -171,19 +171,19 @@ def test_a_reply_is_read_by_the_tasks_own_reader() -> None:
     spec, record = REGISTRY["TaxSCQ"], load_data("sample", REGISTRY, ["TaxSCQ"], 1).records["TaxSCQ"][0]
     item = prepare_item(spec, record, 0, "这题很难说。答案是C。答案是B。", profile=RULES)
     assert item.status == "format_failure"
-    reading = read_reply(spec, item, reply("C", "答案是C"), RULES)
+    reading = read_reply(spec, record, item, reply("C", "答案是C"), RULES)
     assert reading.outcome == "answer" and reading.item is not None and reading.item.label_pred == record.choices[2]
-    assert read_reply(spec, item, f" {NO_ANSWER}。", RULES).outcome == "no_answer"
-    assert read_reply(spec, item, reply(None), RULES).outcome == "no_answer"
-    assert read_reply(spec, item, "C", RULES).outcome == "malformed"  # no reply object: nothing to ground
+    assert read_reply(spec, record, item, f" {NO_ANSWER}。", RULES).outcome == "no_answer"
+    assert read_reply(spec, record, item, reply(None), RULES).outcome == "no_answer"
+    assert read_reply(spec, record, item, "C", RULES).outcome == "malformed"  # no reply object: nothing to ground
     calc_spec = REGISTRY["TaxCalc"]
     calc = load_data("sample", REGISTRY, ["TaxCalc"], 1).records["TaxCalc"][0]
     unread = prepare_item(calc_spec, calc, 0, "?", profile=RULES)
-    assert read_reply(calc_spec, unread, reply("我说不清", "?"), RULES).outcome == "malformed"
+    assert read_reply(calc_spec, calc, unread, reply("我说不清", "?"), RULES).outcome == "malformed"
     rule = prepare_item(calc_spec, calc, 0, "应纳税额1,560元", profile=RULES)
-    judge = read_reply(calc_spec, rule, reply("1560.00", "应纳税额1,560元"), RULES).item
+    judge = read_reply(calc_spec, calc, rule, reply("1560.00", "应纳税额1,560元"), RULES).item
     assert same_reading(rule, judge) and not same_reading(rule, None)
-    assert not same_reading(rule, read_reply(calc_spec, rule, reply("1561", "1,560元"), RULES).item)
+    assert not same_reading(rule, read_reply(calc_spec, calc, rule, reply("1561", "1,560元"), RULES).item)
 
 
 # ---------------------------------------------------------------------------- score, against the mock

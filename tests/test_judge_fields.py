@@ -34,15 +34,14 @@ from taxpraben.judge.reading import (
     unanswered_reader,
     unread_outputs,
 )
-from taxpraben.judge.stage import JudgeStage, capped_asks
-from taxpraben.kinds import Item
+from taxpraben.judge.stage import JudgeStage, capped_asks, records_by_id
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.factory import create_backend
 from taxpraben.records import Record
 from taxpraben.report.markdown import render_markdown
 from taxpraben.report.tables import judge_lines, judge_pairs
 from taxpraben.report.view import view_of
-from taxpraben.results import Results
+from taxpraben.results import Results, Sample
 from taxpraben.results.predictions import Prediction
 from taxpraben.run.runner import RunnerSettings
 from taxpraben.scoring import Hooks, ScoringSettings, score_predictions
@@ -164,17 +163,22 @@ def record(answer: dict[str, Any], query: str = "金额单位为元。") -> Reco
 HAND_OUTPUT = "经查属于偷税，少缴税款26万元，滞纳金47,450元，罚款13万元（一说罚款13元）。"
 
 
-def field_item(states: dict[str, tuple[str, str, Any]], status: str = "ok") -> Item:
+#: The gold and the record of the hand-written items.
+HAND_GOLD = {"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450, "罚款": 130000, "分析理由": "隐匿收入。"}
+HAND_RECORD = record(HAND_GOLD)
+
+
+def field_item(states: dict[str, tuple[str, str, Any]], status: str = "ok") -> Sample:
     """An item whose fields are written by hand: name -> (status, matched_by, pred)."""
-    gold = {"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450, "罚款": 130000, "分析理由": "隐匿收入。"}
+    gold = HAND_GOLD
     fields = {}
     for name, (state, how, pred) in states.items():
         kind = "text" if name == "分析理由" else ("category" if name == "违法性质" else "number")
         fields[name] = {"kind": kind, "pred": pred, "gold": gold[name], "status": state, "matched_by": how,
                         "inferred": False, "score": None if kind == "text" else float(pred == gold[name])}  # fmt: skip
     extracted = {n: i["pred"] for n, i in fields.items() if i["pred"] is not None}
-    return Item(record(gold), 0, Prediction("TaxInspect", "h1", 0, HAND_OUTPUT), status=status,  # type: ignore[arg-type]
-                extracted=extracted, fields=fields)  # an item is frozen: built with its values
+    blank = Sample.of("TaxInspect", "h1", 0, Prediction("TaxInspect", "h1", 0, HAND_OUTPUT), gold=HAND_RECORD.gold_label)
+    return blank.evolve(status=status, extracted=extracted, fields=fields)  # a sample is frozen: a new one
 
 
 PARTLY = {
@@ -228,7 +232,7 @@ def test_an_item_read_whole_or_all_text_is_never_asked() -> None:
 def test_the_reply_is_merged_field_by_field() -> None:
     partly = field_item(PARTLY)
     # Read by the task's own reader: 少缴税款 in 万元 compares by value; 罚款 was not asked.
-    reply = prepare_item(INSPECT, partly.record, 0, '{"少缴税款": "26万元", "滞纳金": null, "罚款": 130000}', profile=RULES)
+    reply = prepare_item(INSPECT, HAND_RECORD, 0, '{"少缴税款": "26万元", "滞纳金": null, "罚款": 130000}', profile=RULES)
     merge = merge_fields(partly, reply, asked_fields(partly))
     assert (merge.adopted, merge.declined, merge.unreadable) == (("少缴税款",), ("滞纳金",), ())
     merged = merge.item
@@ -240,7 +244,7 @@ def test_the_reply_is_merged_field_by_field() -> None:
     assert merged.extracted == {"违法性质": "偷税", "少缴税款": "26万元", "滞纳金": 47450, "罚款": 99}
     assert partly.fields["少缴税款"]["status"] == "missing"  # the rules' item is not changed
     # A value where a number is due, an empty one or a missing key: not read, never adopted.
-    bad = prepare_item(INSPECT, partly.record, 0, '{"少缴税款": "很多", "滞纳金": ""}', profile=RULES)
+    bad = prepare_item(INSPECT, HAND_RECORD, 0, '{"少缴税款": "很多", "滞纳金": ""}', profile=RULES)
     merge = merge_fields(partly, bad, asked_fields(partly))
     assert (merge.item, merge.adopted, merge.unreadable) == (None, (), ("少缴税款", "滞纳金"))
 
@@ -248,7 +252,7 @@ def test_the_reply_is_merged_field_by_field() -> None:
 def test_reply_outcomes_for_fields() -> None:
     partly = field_item(PARTLY)
     fenced = "```json\n" + quoted({"少缴税款": 260000.00, "滞纳金": "很多"}, {"少缴税款": "少缴税款26万元", "滞纳金": "很多"}) + "\n```"
-    answered = read_reply(INSPECT, partly, fenced, RULES)
+    answered = read_reply(INSPECT, HAND_RECORD, partly, fenced, RULES)
     assert answered.outcome == "answer" and answered.unreadable == ("滞纳金",)
     assert answered.item is not None and answered.item.fields is not None
     assert answered.item.fields["少缴税款"]["matched_by"] == JUDGE
@@ -256,17 +260,17 @@ def test_reply_outcomes_for_fields() -> None:
     # The evidence: the quote's place in the raw output, for the item and for the field.
     start, end = answered.evidence or (0, 0)
     assert HAND_OUTPUT[start:end] == "少缴税款26万元" and answered.item.fields["少缴税款"]["evidence"] == [start, end]
-    assert read_reply(INSPECT, partly, quoted({"少缴税款": None, "滞纳金": None}, {"少缴税款": None, "滞纳金": None}),
+    assert read_reply(INSPECT, HAND_RECORD, partly, quoted({"少缴税款": None, "滞纳金": None}, {"少缴税款": None, "滞纳金": None}),
                       RULES).outcome == "no_answer"  # fmt: skip
-    assert read_reply(INSPECT, partly, NO_ANSWER, RULES).outcome == "no_answer"
-    broken = read_reply(INSPECT, partly, quoted({"少缴税款": "很多", "滞纳金": ""}, {}), RULES)
+    assert read_reply(INSPECT, HAND_RECORD, partly, NO_ANSWER, RULES).outcome == "no_answer"
+    broken = read_reply(INSPECT, HAND_RECORD, partly, quoted({"少缴税款": "很多", "滞纳金": ""}, {}), RULES)
     assert (broken.outcome, broken.unreadable) == ("malformed", ("少缴税款", "滞纳金"))
-    assert read_reply(INSPECT, partly, "我看不出金额。", RULES).outcome == "malformed"
-    assert read_reply(INSPECT, partly, '{"少缴税款": , "滞纳金": }', RULES).outcome == "malformed"  # no reply object
+    assert read_reply(INSPECT, HAND_RECORD, partly, "我看不出金额。", RULES).outcome == "malformed"
+    assert read_reply(INSPECT, HAND_RECORD, partly, '{"少缴税款": , "滞纳金": }', RULES).outcome == "malformed"  # no reply object
     # Each field's quote must be the output's: one not in it, or reading another value, is rejected.
-    absent = read_reply(INSPECT, partly, quoted({"少缴税款": 260000}, {"少缴税款": "少缴税款30万元"}), RULES)
+    absent = read_reply(INSPECT, HAND_RECORD, partly, quoted({"少缴税款": 260000}, {"少缴税款": "少缴税款30万元"}), RULES)
     assert (absent.outcome, absent.rejected) == ("not_grounded", {"少缴税款": "quote not in output"})
-    other = read_reply(INSPECT, partly, quoted({"少缴税款": 260000, "滞纳金": 47450},
+    other = read_reply(INSPECT, HAND_RECORD, partly, quoted({"少缴税款": 260000, "滞纳金": 47450},
                                                {"少缴税款": "滞纳金47,450元", "滞纳金": "滞纳金47,450元"}), RULES)  # fmt: skip
     assert (other.outcome, other.rejected) == ("answer", {"少缴税款": "quote reads another value"})
     assert other.item is not None and other.item.fields is not None
@@ -276,15 +280,15 @@ def test_reply_outcomes_for_fields() -> None:
 def test_same_reading_of_fields_is_every_asked_field_by_value() -> None:
     full = field_item(ALL_READ)
     quotes = {"违法性质": "属于偷税", "少缴税款": "少缴税款26万元", "滞纳金": "滞纳金47,450元", "罚款": "罚款13万元"}
-    same = read_reply(INSPECT, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": "47,450.00",
+    same = read_reply(INSPECT, HAND_RECORD, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": "47,450.00",
                                              "罚款": "13万元"}, quotes), RULES).item  # fmt: skip
     assert same_reading(full, same) and field_disagreements(full, same) == {}
-    other = read_reply(INSPECT, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450, "罚款": 13},
+    other = read_reply(INSPECT, HAND_RECORD, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450, "罚款": 13},
                                              {**quotes, "罚款": "罚款13元"}), RULES).item  # fmt: skip
     assert not same_reading(full, other)
     assert field_disagreements(full, other) == {"罚款": {"rule": 130000, "judge": 13}}
     # A field the judge leaves out is no agreement, even though the merged item keeps the rules' value.
-    short = read_reply(INSPECT, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450}, quotes),
+    short = read_reply(INSPECT, HAND_RECORD, full, quoted({"违法性质": "偷税", "少缴税款": 260000, "滞纳金": 47450}, quotes),
                        RULES).item  # fmt: skip
     assert not same_reading(full, short) and field_disagreements(full, short) == {"罚款": {"rule": 130000, "judge": None}}
 
@@ -483,10 +487,18 @@ def asked_output(body: dict[str, Any]) -> str:
     return text[text.rindex("<<<\n") + 4 : text.rindex("\n>>>")]
 
 
-def low_item(key: str) -> Item:
+def low_record(key: str) -> Record:
     row = next(r for r in [*LOW_ROWS, G_ROW] if r["id"] == key)
+    return Record("TaxInspect", key, row["query"], row["answer"])
+
+
+def low_item(key: str) -> Sample:
     output = {"f": F_OUTPUT, "g": G_OUTPUT}.get(key) or OUTPUTS[key]
-    return prepare_item(INSPECT, Record("TaxInspect", key, row["query"], row["answer"]), 0, output, profile=RULES)
+    return prepare_item(INSPECT, low_record(key), 0, output, profile=RULES)
+
+
+#: The records of the low-confidence items, by id (what the judge's stage looks them up in).
+LOW_RECORDS = {key: low_record(key) for key in ("a", "b", "c", "e", "f", "g")}
 
 
 def test_the_fuzzy_example_is_read_with_low_confidence_only() -> None:
@@ -580,14 +592,15 @@ def test_the_cap_keeps_unread_then_low_confidence_then_audit() -> None:
                        audit=10)  # fmt: skip
     inspect = [low_item(k) for k in ("a", "b", "c", "e", "f", "g")]
     calc_spec = REGISTRY["TaxCalc"]
-    calc = [prepare_item(calc_spec, Record("TaxCalc", str(k), f"第{k}题：应纳税额是多少元？", "130"), 0, text, profile=RULES)
-            for k, text in enumerate(["应纳税额130元。", "这道题我不会。", "答案：130"])]  # fmt: skip
+    calc_records = [Record("TaxCalc", str(k), f"第{k}题：应纳税额是多少元？", "130") for k in range(3)]
+    calc = [prepare_item(calc_spec, rec, 0, text, profile=RULES)
+            for rec, text in zip(calc_records, ["应纳税额130元。", "这道题我不会。", "答案：130"], strict=True)]  # fmt: skip
     ids = lambda asks: [ask.key[1] for ask in asks]  # noqa: E731
-    asks = stage.task_asks("TaxInspect", inspect)
+    asks = stage.task_asks("TaxInspect", inspect, LOW_RECORDS)
     # Every candidate drawn (audit 10 > 2), yet neither low-confidence output is audited.
     assert (ids(asks.unread), ids(asks.low), ids(asks.audit)) == (["b", "c"], ["f", "g"], ["a", "e"])
     assert all(ask.low_confidence and not ask.audit for ask in asks.low)
-    per_task = [stage.task_asks("TaxCalc", calc), asks]
+    per_task = [stage.task_asks("TaxCalc", calc, records_by_id(calc_records)), asks]
     assert [ids(part) for part in per_task[0]] == [["1"], [], ["0", "2"]]
     everything = ["1", "b", "c", "f", "g", "0", "2", "a", "e"]  # unread of both, low, then the audits
     cases = [(None, []), (9, []), (6, []), (5, []), (4, ["g"]), (2, ["c", "f", "g"]), (0, ["1", "b", "c", "f", "g"])]
@@ -616,10 +629,10 @@ def test_the_prompt_under_the_default_profile_is_the_outputs_own() -> None:
     prompt of (record, output) alone, so the cache keys of earlier scorings still match."""
     stage = JudgeStage(create_backend("openai:judge", base_url="http://127.0.0.1:9/v1"), load_prompt(), REGISTRY,
                        audit=10)  # fmt: skip
-    asks = stage.task_asks("TaxInspect", [low_item(k) for k in ("a", "b", "c", "e", "f", "g")])
+    asks = stage.task_asks("TaxInspect", [low_item(k) for k in ("a", "b", "c", "e", "f", "g")], LOW_RECORDS)
     for ask in asks.unread + asks.low + asks.audit:
         first = ask.items[0]
-        own = fill_prompt(load_prompt(), INSPECT, first.record, first.prediction)
+        own = fill_prompt(load_prompt(), INSPECT, LOW_RECORDS[first.id], first.text)
         assert stage.request_of(ask).messages[0]["content"] == own, ask.key
     # Under --profile taxben a copy of the prompt is read as its template's values (违法性质 "" unread,
     # the amounts 0.00): the stage asks for 违法性质 alone, what its reading lacks, where the
@@ -628,7 +641,7 @@ def test_the_prompt_under_the_default_profile_is_the_outputs_own() -> None:
     row = ROWS[1]
     rec = Record("TaxInspect", row["id"], row["query"], row["answer"])
     copy_item = prepare_item(INSPECT, rec, 0, row["query"], profile=scoring_rules("taxben"))
-    (ask,) = taxben.task_asks("TaxInspect", [copy_item]).unread
+    (ask,) = taxben.task_asks("TaxInspect", [copy_item], records_by_id([rec])).unread
     form = answer_block({"messages": taxben.request_of(ask).messages})
     assert [f'"{n}"：' in form for n in EXACT] == [True, False, False, False]
     default_form = answer_block({"messages": [{"content": fill_prompt(load_prompt(), INSPECT, rec, row["query"])}]})

@@ -21,7 +21,6 @@ from taxpraben.jobs.judge import judge_stage
 from taxpraben.judge import load_prompt
 from taxpraben.judge.grounding import places, prompt_examples
 from taxpraben.judge.reading import ReplyReading, read_reply
-from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.defaults import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_JUDGE_TIMEOUT_S
 from taxpraben.options import JudgeOptions
@@ -40,14 +39,14 @@ def reply(answer: Any, quote: Any) -> str:
     return json.dumps({"answer": answer, "quote": quote}, ensure_ascii=False)
 
 
-def judged(task: str, output: str, answer: Any, quote: Any) -> tuple[Item, ReplyReading]:
+def judged(task: str, output: str, answer: Any, quote: Any) -> tuple[Sample, ReplyReading]:
     """The sample's first record of ``task`` answered ``output``; the judge's reply read back."""
     spec, record = REGISTRY[task], SAMPLE.records[task][0]
     item = prepare_item(spec, record, 0, output, profile=RULES)
-    return item, read_reply(spec, item, reply(answer, quote), RULES, EXAMPLES)
+    return item, read_reply(spec, record, item, reply(answer, quote), RULES, EXAMPLES)
 
 
-def evidence_of(item: Item, reading: ReplyReading) -> str:
+def evidence_of(item: Sample, reading: ReplyReading) -> str:
     assert reading.outcome == "answer" and reading.evidence is not None, reading
     start, end = reading.evidence
     return item.prediction[start:end]
@@ -106,7 +105,7 @@ def test_a_reply_repeating_a_worked_example_is_rejected() -> None:
             '"属于偷税行为", "少缴税款": "应补缴增值税13万元", "滞纳金": "共计6,500元", "罚款": null}}')  # fmt: skip
     spec, record = REGISTRY["TaxCalc"], SAMPLE.records["TaxCalc"][0]
     item = prepare_item(spec, record, 0, "我不会。", profile=RULES)
-    assert read_reply(spec, item, five, RULES, EXAMPLES).why == "repeats the prompt's example"
+    assert read_reply(spec, record, item, five, RULES, EXAMPLES).why == "repeats the prompt's example"
 
 
 def test_a_quote_only_in_the_reasoning_or_inside_a_longer_word_is_not_in_the_output() -> None:
@@ -289,5 +288,5 @@ def test_the_real_options_list_of_real_0012_is_not_grounded() -> None:
     assert record is not None
     item = prepare_item(spec, record, 0, case["output"], profile=RULES)
     first_line = case["output"].strip().split("\n")[0]
-    reading = read_reply(spec, item, reply("A", first_line), RULES, EXAMPLES)
+    reading = read_reply(spec, record, item, reply("A", first_line), RULES, EXAMPLES)
     assert (reading.outcome, reading.why) == ("not_grounded", "quote in a list of the options")

@@ -35,7 +35,7 @@ from taxpraben.commands.score import score
 from taxpraben.costs.budget import BUDGET_EXIT
 from taxpraben.jobs.judge import STOPPED_HINT
 from taxpraben.judge.prompt import NO_ANSWER, load_prompt
-from taxpraben.judge.stage import JudgeStage, capped_asks
+from taxpraben.judge.stage import JudgeStage, capped_asks, records_by_id
 from taxpraben.kinds.profiles import scoring_rules
 from taxpraben.models.base import Completion
 from taxpraben.models.factory import create_backend
@@ -361,14 +361,15 @@ def test_what_goes_out_early_under_a_cap_is_exactly_what_scoring_keeps() -> None
             "TaxMCQ": ["答案：AB", "不会", "AB", "不好说"]}  # fmt: skip
     items = {task: [prepare_item(REGISTRY[task], _record(task, k), 0, text, profile=RULES) for k, text in enumerate(texts)]
              for task, texts in rows.items()}  # fmt: skip
+    records = {task: records_by_id(_record(task, k) for k in range(len(texts))) for task, texts in rows.items()}
     order = list(rows)
-    per_task = [stage.task_asks(t, items[t]) for t in order]
+    per_task = [stage.task_asks(t, items[t], records[t]) for t in order]
     total = sum(len(u) + len(low) + len(a) for u, low, a in per_task)
     assert sum(len(u) for u, _, _ in per_task) == 6 and total == 9  # 2 unread outputs and 1 audit per task
     for cap, finishing in itertools.product([None, 0, 1, 3, 6, 7, 9, 20], itertools.permutations(order)):
         stage.max_items = cap
         plan = stage.plan_ahead(order)
-        early = [r for task in finishing for r in plan.task_done(task, items[task])]
+        early = [r for task in finishing for r in plan.task_done(task, items[task], records[task])]
         kept, _ = capped_asks(per_task, cap)
         assert sorted(stage.key_of(r) for r in early) == sorted(stage.key_of(stage.request_of(a)) for a in kept), (
             cap, finishing)
@@ -389,13 +390,15 @@ def test_what_goes_out_early_with_low_confidence_outputs_is_exactly_what_scoring
                      inspect_model({"messages": [{"content": row["query"]}], "seed": run + 1}), profile=RULES)
         for run in (0, 1) for row in INSPECT
     ]  # fmt: skip
+    records = {task: records_by_id(_record(task, k) for k in range(len(texts))) for task, texts in rows.items()}
+    records["TaxInspect"] = records_by_id(Record("TaxInspect", row["id"], row["query"], row["answer"]) for row in INSPECT)
     order = ["TaxCalc", "TaxInspect", "TaxSCQ"]
-    per_task = [stage.task_asks(t, items[t]) for t in order]
+    per_task = [stage.task_asks(t, items[t], records[t]) for t in order]
     assert [[len(part) for part in asks] for asks in per_task] == [[2, 0, 1], [1, 2, 1], [2, 0, 1]]
     for cap, finishing in itertools.product(range(0, 11), itertools.permutations(order)):
         stage.max_items = cap
         plan = stage.plan_ahead(order)
-        early = [r for task in finishing for r in plan.task_done(task, items[task])]
+        early = [r for task in finishing for r in plan.task_done(task, items[task], records[task])]
         kept, _ = capped_asks(per_task, cap)
         assert sorted(stage.key_of(r) for r in early) == sorted(stage.key_of(stage.request_of(a)) for a in kept), (
             cap, finishing)

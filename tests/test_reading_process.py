@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +33,9 @@ from taxpraben.data.loader import LoadedData, load_data
 from taxpraben.jobs import alongside, reading_process
 from taxpraben.jobs.read_ahead import ReadAhead
 from taxpraben.jobs.reading_process import ReadingProcess, ReadingProcessError, items_of, read_item
-from taxpraben.kinds.base import Item
 from taxpraben.models.base import GenerationConfig, Request, build_request
 from taxpraben.records import Record
+from taxpraben.results import Sample
 from taxpraben.results.predictions import Prediction
 from taxpraben.scoring.items import Readings
 from taxpraben.tasks import TaskSpec, load_registry
@@ -88,8 +87,11 @@ def read_all(
     return readings, ahead
 
 
-def item_values(item: Item) -> dict[str, Any]:
-    return {f.name: getattr(item, f.name) for f in fields(item)}
+def item_values(item: Sample) -> dict[str, Any]:
+    """Everything a sample holds: its fields, and what scoring works with (generation,
+    text pairs, labels)."""
+    working = ("generation", "pairs", "label_gold", "label_pred")
+    return {name: getattr(item, name) for name in [*Sample.model_fields, *working]}
 
 
 def assert_same_readings(pairs: list[tuple[Request, Prediction]], ours: Readings, theirs: Readings) -> None:
@@ -99,7 +101,7 @@ def assert_same_readings(pairs: list[tuple[Request, Prediction]], ours: Readings
         mine, thread = ours.peek(request.spec, request.record, prediction), theirs.peek(request.spec, request.record, prediction)
         assert mine is not None and thread is not None
         assert item_values(mine) == item_values(thread)
-        assert mine.record is request.record  # the parent's own record, not a copy
+        assert any(mine.generation is p for _, p in pairs)  # one of the parent's own predictions, not a copy
 
 
 def test_answers_read_in_the_worker_process_are_those_read_on_the_scoring_thread(sample: LoadedData) -> None:
@@ -150,7 +152,7 @@ def test_a_worker_that_cannot_start_leaves_the_readings_to_the_scoring_thread(
 _read_here = 0
 
 
-def dies_at_the_third_answer(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Item:
+def dies_at_the_third_answer(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Sample:
     """In the worker: reads two answers, then the process dies (as if killed)."""
     global _read_here
     _read_here += 1
@@ -167,7 +169,7 @@ def test_a_worker_that_dies_leaves_the_rest_to_the_scoring_thread_and_nothing_is
     assert_same_readings(pairs, died, thread)  # the first batch from the worker, every other one read here
 
 
-def slow_reader(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Item:
+def slow_reader(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Sample:
     """In the worker: a reading that takes a while (a busy machine)."""
     time.sleep(0.02)
     return read_item(spec, record, prediction, profile)

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from taxpraben.data.checks import check_record
-from taxpraben.kinds.base import Item
 from taxpraben.parsing.choice_names import naming_form
 from taxpraben.parsing.region import VETO_OF_FAILURE
 from taxpraben.parsing.rules import (
@@ -27,8 +26,10 @@ from taxpraben.parsing.rules import (
     Rule,
     rule_named,
 )
+from taxpraben.records import Record
+from taxpraben.results import Sample
 from taxpraben.scoring.items import prepare_item
-from taxpraben.task_spec import ReadingOptions
+from taxpraben.task_spec import ReadingOptions, TaskSpec
 from taxpraben.tasks import load_registry
 
 REGISTRY = load_registry(use_env=False)
@@ -45,18 +46,23 @@ GOLD_OF: dict[str, Any] = {
 }
 
 
-def read(example: Example, chain_set: str = "taxpraben") -> Item:
-    """The example's output read by its kind's task, as scoring reads it, with the named
-    chain set ``chain_set``."""
-    spec = dataclasses.replace(REGISTRY[TASK_OF[example.kind]], reading=ReadingOptions(chain=chain_set))
+def example_record(example: Example, spec: TaskSpec) -> Record:
+    """The record an example's output answers (its context's prompt and gold)."""
     context = example.context or example.kind
     raw = {"id": "1", **EXAMPLE_CONTEXT[context], **GOLD_OF[context]}
     record, problems = check_record(raw, spec, Path("rules.py"), 1, "example")
     assert record is not None and not [p for p in problems if p.severity == "error"], problems
-    return prepare_item(spec, record, 0, example.output, None)
+    return record
 
 
-def extracted(item: Item) -> str | None:
+def read(example: Example, chain_set: str = "taxpraben") -> Sample:
+    """The example's output read by its kind's task, as scoring reads it, with the named
+    chain set ``chain_set``."""
+    spec = dataclasses.replace(REGISTRY[TASK_OF[example.kind]], reading=ReadingOptions(chain=chain_set))
+    return prepare_item(spec, example_record(example, spec), 0, example.output, None)
+
+
+def extracted(item: Sample) -> str | None:
     if item.status != "ok":
         return None
     if isinstance(item.extracted, dict):
@@ -64,11 +70,11 @@ def extracted(item: Item) -> str | None:
     return None if item.extracted is None else str(item.extracted)
 
 
-def answer_texts(item: Item) -> list[str]:
+def answer_texts(item: Sample, example: Example) -> list[str]:
     """The texts the answer read may be written as (one must lie in the evidence)."""
     value = item.extracted
     if item.task == "TaxSCQ" and item.status == "ok":
-        choices = list(item.record.choices or ())
+        choices = list(example_record(example, REGISTRY[item.task]).choices or ())
         return [str(value), "ABCD"[choices.index(value)]] if value in choices else [str(value)]
     if item.task == "TaxCalc":  # 44000.00 is written 44000, TaxBen's 4.40 as 4.4
         text = str(value)
@@ -129,7 +135,7 @@ def test_every_example_is_read_by_its_rule(rule: Rule, example: Example, chain_s
         assert set(example.expect or "") <= set(shown.upper()), shown
     elif example.kind not in ("fields", "text"):
         named = naming_form(shown)  # an option named in another form ("3 months" for 3个月)
-        assert any(text in shown or naming_form(text) in named for text in answer_texts(item)), (shown, item.extracted)
+        assert any(text in shown or naming_form(text) in named for text in answer_texts(item, example)), (shown, item.extracted)
 
 
 @pytest.mark.parametrize(("rule", "example", "chain_set"), LEFT_ALONE)

@@ -14,7 +14,7 @@ import asyncio
 import shlex
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
     from taxpraben.judge.prompt import JudgePrompt
     from taxpraben.judge.stage import AheadPlan, JudgeStage
-    from taxpraben.kinds import Item
     from taxpraben.records import Record
     from taxpraben.results.predictions import Prediction
+    from taxpraben.results.samples import Sample
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.pipeline import SecondReader, SecondReading
 
@@ -205,9 +205,9 @@ def as_second_reader(judge: Judge | None) -> SecondReader | None:
         return None
     from taxpraben.judge.stage import JudgeError
 
-    def read(prepared: dict[str, list[list[Item]]]) -> SecondReading:
+    def read(prepared: dict[str, list[list[Sample]]], records: Mapping[str, Sequence[Record]]) -> SecondReading:
         try:
-            return judge.stage()(prepared)
+            return judge.stage()(prepared, records)
         except JudgeError as exc:
             raise JobError(str(exc), STOPPED_HINT, code=2) from exc
         except BudgetReached as exc:
@@ -299,7 +299,8 @@ class JudgeAlongside:
             self._plan = self._judge.stage().plan_ahead(self._tasks)
         if not self._plan.judged(task):
             return []
-        return self._plan.task_done(task, task_items(self._judge.registry, task, entries, readings))
+        return self._plan.task_done(task, task_items(self._judge.registry, task, entries, readings),
+                                    {record.id: record for record, _, _ in entries})  # fmt: skip
 
     # ------------------------------------------------------------ the loop
 
@@ -393,7 +394,7 @@ class _JudgeStopped(Exception):
 
 
 def task_items(registry: Registry, task: str, entries: Sequence[tuple[Record, int, Prediction]],
-               readings: Readings) -> list[Item]:  # fmt: skip
+               readings: Readings) -> list[Sample]:  # fmt: skip
     """One task's items as scoring will hold them (run by run, each run in record order), for
     planning: the readings made ahead where there are (left as they are), else read here
     (an answer the read-ahead did not read: a generation shared with another record)."""

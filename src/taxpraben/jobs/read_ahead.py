@@ -18,10 +18,10 @@ from taxpraben.jobs.reading_process import Answer, ReadingProcess, ReadingProces
 if TYPE_CHECKING:
     from taxpraben.costs.ledger import CostOf
     from taxpraben.jobs.completion import Entries
-    from taxpraben.kinds.base import Item
     from taxpraben.models.base import Request
     from taxpraben.records import Record
     from taxpraben.results.predictions import Prediction
+    from taxpraben.results.samples import Sample
     from taxpraben.scoring.early import EarlyScores
     from taxpraben.scoring.items import Readings
     from taxpraben.scoring.settings import ScoringSettings
@@ -100,7 +100,7 @@ class _Sent:
         self._decided.set()
         return True
 
-    def items(self) -> list[Item | None] | None:
+    def items(self) -> list[Sample | None] | None:
         """The worker's items once they are in (None: read here); ReadingProcessError when the
         worker died."""
         self._decided.wait()
@@ -245,7 +245,7 @@ class ReadAhead:
     def _take(self, batch: list[Answer], sent: _Sent | None) -> None:
         """On the scoring thread: the worker's items of ``batch`` kept (read here without a
         worker, when it has died, or when :meth:`result` took the batch over)."""
-        items: list[Item | None] | None = None
+        items: list[Sample | None] | None = None
         if sent is not None:
             try:
                 items = sent.items()

@@ -36,16 +36,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-    from taxpraben.kinds.base import Item
     from taxpraben.records import Record
     from taxpraben.results.predictions import Prediction
+    from taxpraben.results.samples import Sample
     from taxpraben.tasks import TaskSpec
 
 #: One answer to read: its task's name, its record and its prediction.
 Answer = tuple[str, "Record", "Prediction"]
 
 #: How the worker reads one answer (a parameter of the tests: a worker that dies).
-Reader = Callable[["TaskSpec", "Record", "Prediction", str], "Item"]
+Reader = Callable[["TaskSpec", "Record", "Prediction", str], "Sample"]
 
 
 class ReadingProcessError(RuntimeError):
@@ -105,7 +105,7 @@ def warm_up() -> None:
         importlib.import_module("cn2an")
 
 
-def read_item(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Item:
+def read_item(spec: TaskSpec, record: Record, prediction: Prediction, profile: str) -> Sample:
     """The reading the scoring thread would make (:meth:`Readings.read_ahead`'s)."""
     from taxpraben.scoring.items import prepare_item
 
@@ -117,7 +117,7 @@ def read_batch(profile: str, specs: dict[str, TaskSpec], batch: list[Answer], re
     reads it again and reports it where it always has), pickled with the batch's records and
     predictions as references (:func:`items_of`)."""
     _specs.update(specs)
-    items: list[Item | None] = []
+    items: list[Sample | None] = []
     for task, record, prediction in batch:
         try:
             items.append(reader(_specs[task], record, prediction, profile))
@@ -135,7 +135,7 @@ def _references(batch: Sequence[Answer]) -> dict[int, tuple[str, int]]:
     return refs
 
 
-def _dumps(items: list[Item | None], batch: Sequence[Answer]) -> bytes:
+def _dumps(items: list[Sample | None], batch: Sequence[Answer]) -> bytes:
     refs = _references(batch)
     out = io.BytesIO()
     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
@@ -144,7 +144,7 @@ def _dumps(items: list[Item | None], batch: Sequence[Answer]) -> bytes:
     return out.getvalue()
 
 
-def items_of(data: bytes, batch: Sequence[Answer]) -> list[Item | None]:
+def items_of(data: bytes, batch: Sequence[Answer]) -> list[Sample | None]:
     """In the parent: the worker's items of ``batch``, with the parent's own records and
     predictions in them; ReadingProcessError for what cannot be read back."""
 
@@ -245,7 +245,7 @@ class ReadingProcess:
         return future
 
     @staticmethod
-    def items(future: Future[bytes], batch: Sequence[Answer]) -> list[Item | None]:
+    def items(future: Future[bytes], batch: Sequence[Answer]) -> list[Sample | None]:
         """The items of ``batch`` (waits for the worker); ReadingProcessError when it died."""
         try:
             data = future.result()

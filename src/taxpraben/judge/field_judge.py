@@ -2,7 +2,7 @@
 fields of an item it is asked for, in what form, and its reply merged into the rules' reading.
 
 A mixed answer is read field by field (:func:`taxpraben.kinds.field_golds.prepare_fields`: per
-field ``pred``, ``gold``, ``score``, ``status``, ``kind``, ``matched_by`` in ``Item.fields``).
+field ``pred``, ``gold``, ``score``, ``status``, ``kind``, ``matched_by`` in ``Sample.fields``).
 Its *answer-bearing* fields are the exact ones (``number``, ``category``: scored by EM); the
 text fields (the rationale) go to BERTScore: they are compared, not extracted, and are never
 asked. An item is asked for the answer-bearing fields the rules did not read (``missing``)
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from taxpraben.kinds import Item, kind_of
+from taxpraben.kinds import kind_of
 from taxpraben.kinds.profiles import PAPER_RULES
 from taxpraben.parsing.field_match import field_text, field_value_matches
 from taxpraben.parsing.field_parse import without_gloss
@@ -33,6 +33,7 @@ from taxpraben.parsing.numbers import parse_number
 from taxpraben.parsing.record_fields import gold_fields, record_fields
 from taxpraben.parsing.units import asked_unit
 from taxpraben.records import Record
+from taxpraben.results.samples import Sample
 from taxpraben.scoring.items import prepare_item
 from taxpraben.task_spec import FieldRule, TaskSpec
 
@@ -57,25 +58,25 @@ def fields_task(spec: TaskSpec) -> bool:
     return kind_of(spec).field_mode(spec) == "fields"
 
 
-def answer_bearing(item: Item) -> list[str]:
+def answer_bearing(item: Sample) -> list[str]:
     """The item's exact (EM-scored) fields, in the gold's order; [] for an item read whole
     or without fields."""
     return [name for name, info in (item.fields or {}).items() if info.get("kind") != "text"]
 
 
-def unread_fields(item: Item) -> list[str]:
+def unread_fields(item: Sample) -> list[str]:
     """The answer-bearing fields the rules did not read (missing or unreadable)."""
     return [name for name in answer_bearing(item) if item.fields and item.fields[name].get("status") != "ok"]
 
 
-def low_confidence_fields(item: Item) -> list[str]:
+def low_confidence_fields(item: Sample) -> list[str]:
     """The answer-bearing fields the rules read by a fallback (:data:`LOW_CONFIDENCE`)."""
     fields = item.fields or {}
     return [name for name in answer_bearing(item)
             if fields[name].get("status") == "ok" and fields[name].get("matched_by") in LOW_CONFIDENCE]  # fmt: skip
 
 
-def asked_fields(item: Item) -> list[str]:
+def asked_fields(item: Sample) -> list[str]:
     """The fields the judge is asked for when the item is sent for what the rules left:
     the unread and the low-confidence answer-bearing fields, in the gold's order (none for a
     generation error, which has no output)."""
@@ -85,7 +86,7 @@ def asked_fields(item: Item) -> list[str]:
     return [name for name in answer_bearing(item) if name in doubtful]
 
 
-def fields_to_ask(item: Item) -> list[str]:
+def fields_to_ask(item: Sample) -> list[str]:
     """The fields a prompt about the item's output asks: :func:`asked_fields`, else (an
     output the rules read entirely, only ever sent by the audit) every answer-bearing field."""
     return asked_fields(item) or answer_bearing(item)
@@ -187,13 +188,13 @@ class FieldMerge:
     adopted), the asked fields adopted, those the judge declined (null), and those its reply
     does not read (a missing key, an empty value, no number for a number field)."""
 
-    item: Item | None
+    item: Sample | None
     adopted: tuple[str, ...]
     declined: tuple[str, ...]
     unreadable: tuple[str, ...]
 
 
-def merge_fields(item: Item, reply: Item, names: Sequence[str]) -> FieldMerge:
+def merge_fields(item: Sample, reply: Sample, names: Sequence[str]) -> FieldMerge:
     """``item``'s reading with the fields ``names`` taken from ``reply`` (the judge's reply
     read by the task's own reader, so each field is scored against the gold by the task's
     matcher) where the reply reads them; every other field stays as the rules read it, and
@@ -212,8 +213,8 @@ def merge_fields(item: Item, reply: Item, names: Sequence[str]) -> FieldMerge:
     fields = copy.deepcopy(item.fields or {})
     for name in adopted:
         fields[name] = {**copy.deepcopy((reply.fields or {})[name]), "matched_by": JUDGE}
-    merged = replace(item, fields=fields, scores=dict(item.scores), pairs=list(item.pairs), status="ok", failure=None,
-                     extracted={name: info["pred"] for name, info in fields.items() if info.get("pred") is not None})
+    merged = item.evolve(fields=fields, scores=dict(item.scores), status="ok", failure=None,
+                         extracted={name: info["pred"] for name, info in fields.items() if info.get("pred") is not None})
     return FieldMerge(merged, tuple(adopted), tuple(declined), tuple(unreadable))
 
 
@@ -229,7 +230,7 @@ def _same_value(kind: str, a: object, b: object) -> bool:
     return " ".join(field_text(a).split()) == " ".join(field_text(b).split())
 
 
-def same_fields(rule: Item, judge: Item, names: Sequence[str]) -> bool:
+def same_fields(rule: Sample, judge: Sample, names: Sequence[str]) -> bool:
     """Whether the judge read every field of ``names`` (``matched_by`` judge) as the rules
     did (the same canonical value)."""
     rule_fields, judge_fields = rule.fields or {}, judge.fields or {}
@@ -242,7 +243,7 @@ def same_fields(rule: Item, judge: Item, names: Sequence[str]) -> bool:
     return True
 
 
-def field_disagreements(rule: Item, judge: Item | None) -> dict[str, JSONObject]:
+def field_disagreements(rule: Sample, judge: Sample | None) -> dict[str, JSONObject]:
     """Per asked field on which the two readers differ: the rules' value and the judge's
     (None where the judge read none); the audit's disagreements list, field by field."""
     out: dict[str, JSONObject] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal
 
@@ -44,14 +44,16 @@ from taxpraben.judge.grounding import (
     repeats_example,
 )
 from taxpraben.judge.prompt import NO_ANSWER
-from taxpraben.kinds import Item, kind_of
+from taxpraben.kinds import kind_of
 from taxpraben.kinds.profiles import ScoringRules
 from taxpraben.parsing.field_match import field_value_matches
 from taxpraben.results import Prediction
+from taxpraben.results.samples import Sample
 from taxpraben.scoring.items import prepare_item
 from taxpraben.task_spec import FieldRule, TaskSpec
 
 if TYPE_CHECKING:
+    from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: Who decided an item's reading (samples.jsonl ``extracted_by``).
@@ -91,16 +93,16 @@ def judged_task(spec: TaskSpec) -> bool:
     return not kind_of(spec).scorers(spec) or fields_task(spec)
 
 
-def _field_item(item: Item) -> bool:
+def _field_item(item: Sample) -> bool:
     """An item read field by field with at least one answer-bearing field."""
     return bool(answer_bearing(item))
 
 
-def output_key(item: Item) -> OutputKey:
-    return (item.task, item.id, item.prediction)
+def output_key(item: Sample) -> OutputKey:
+    return (item.task, item.id, item.text)
 
 
-def _unread(item: Item) -> bool:
+def _unread(item: Sample) -> bool:
     if item.status == "error":
         return False
     if item.fields is not None:  # a field task: its answer-bearing fields decide
@@ -108,19 +110,19 @@ def _unread(item: Item) -> bool:
     return item.status == "format_failure"
 
 
-def unread_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
+def unread_outputs(items: Iterable[Sample]) -> dict[OutputKey, list[Sample]]:
     """The outputs the rules left unread, each once with the items (runs) that gave it, in
     order: format failures, and the field items with an answer-bearing field the rules did
     not read (``error`` items had no output to read; an item read whole, or whose fields are
     all text, is never asked)."""
-    out: dict[OutputKey, list[Item]] = {}
+    out: dict[OutputKey, list[Sample]] = {}
     for item in items:
         if _unread(item):
             out.setdefault(output_key(item), []).append(item)
     return out
 
 
-def _low_confidence(item: Item) -> bool:
+def _low_confidence(item: Sample) -> bool:
     """Read by a fallback: a rule of low confidence (a last number with no statement, an
     option named only in the last sentence, ...), or, for a field item, some answer-bearing
     field (:data:`~taxpraben.judge.field_judge.LOW_CONFIDENCE`)."""
@@ -131,24 +133,24 @@ def _low_confidence(item: Item) -> bool:
     return item.confidence == "low" and (item.read_by or "").startswith("rule:")
 
 
-def low_confidence_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
+def low_confidence_outputs(items: Iterable[Sample]) -> dict[OutputKey, list[Sample]]:
     """The outputs the rules read, but only by a fallback (:func:`_low_confidence`: every
     kind), each once with its items: asked of the judge apart from the unread ones; its
     reading replaces the rules' only where it reads a value. (An item with unread fields
     asks for its low-confidence ones as well.)"""
-    out: dict[OutputKey, list[Item]] = {}
+    out: dict[OutputKey, list[Sample]] = {}
     for item in items:
         if not _unread(item) and _low_confidence(item):
             out.setdefault(output_key(item), []).append(item)
     return out
 
 
-def read_outputs(items: Iterable[Item]) -> dict[OutputKey, list[Item]]:
+def read_outputs(items: Iterable[Sample]) -> dict[OutputKey, list[Sample]]:
     """The outputs the rules did read with confidence, each once with its items, in order:
     the audit's candidates. A field item counts when the rules read all its answer-bearing
     fields with confidence (one with a low-confidence field is the judge's to read, not to
     audit); another item when its rule is of high confidence."""
-    out: dict[OutputKey, list[Item]] = {}
+    out: dict[OutputKey, list[Sample]] = {}
     for item in items:
         if item.status != "ok" or (item.fields is None and _low_confidence(item)):
             continue  # a low-confidence reading is the judge's to read, not to audit
@@ -169,7 +171,7 @@ class ReplyReading:
     adopted ones) and ``rejected`` the fields whose quote was not grounded, with why."""
 
     outcome: Literal["answer", "no_answer", "malformed", "not_grounded"]
-    item: Item | None = None
+    item: Sample | None = None
     unreadable: tuple[str, ...] = ()
     evidence: tuple[int, int] | None = None
     why: str | None = None
@@ -189,10 +191,10 @@ def is_no_answer(reply: str) -> bool:
     return text in (NO_ANSWER, NO_ANSWER.strip("【】"))
 
 
-def read_reply(spec: TaskSpec, item: Item, reply: str, rules: ScoringRules,
+def read_reply(spec: TaskSpec, record: Record, item: Sample, reply: str, rules: ScoringRules,
                examples: Examples | None = None) -> ReplyReading:  # fmt: skip
     """``reply`` (the judge's ``{"answer": ..., "quote": ...}``) read back: its answer read
-    as the output of ``item``'s record by the task's own reader, and its quote checked as
+    as the output of ``item``'s ``record`` by the task's own reader, and its quote checked as
     evidence in ``item``'s output (:func:`~.grounding.ground`); ``examples``: the judge
     prompt's worked examples, which a reply may not repeat."""
     parsed = parse_reply(reply)
@@ -204,16 +206,16 @@ def read_reply(spec: TaskSpec, item: Item, reply: str, rules: ScoringRules,
     if repeats_example(parsed.answer, parsed.quote, examples):
         return ReplyReading("not_grounded", why=REPEATS_EXAMPLE)
     generation = Prediction(item.task, item.id, item.run, answer_text(parsed.answer))
-    reading = prepare_item(spec, item.record, item.run, generation, None, rules)
+    reading = prepare_item(spec, record, item.run, generation, None, rules)
     if _field_item(item):
-        return _read_fields(spec, item, reading, parsed.quote, examples)
+        return _read_fields(spec, record, item, reading, parsed.quote, examples)
     if reading.status != "ok":
         return ReplyReading("malformed", reading)
 
     def reads_same(text: str) -> bool:
-        return same_reading(reading, prepare_item(spec, item.record, item.run, text, None, rules))
+        return same_reading(reading, prepare_item(spec, record, item.run, text, None, rules))
 
-    found = ground(parsed.quote, Output.of(spec, item.record, item.prediction), reads_same, examples)
+    found = ground(parsed.quote, Output.of(spec, record, item.text), reads_same, examples)
     if found.span is None:
         return ReplyReading("not_grounded", reading, why=found.why)
     return ReplyReading("answer", reading, evidence=found.span)
@@ -233,7 +235,8 @@ def _field_reads(info: JSONObject) -> Callable[[str], bool]:
     return reads
 
 
-def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: JSONValue, examples: Examples) -> ReplyReading:
+def _read_fields(spec: TaskSpec, record: Record, item: Sample, reading: Sample, quote: JSONValue,
+                 examples: Examples) -> ReplyReading:
     """A field item's reply: the asked fields it reads, each grounded by its own quote,
     merged into the rules' reading."""
     asked = fields_to_ask(item)
@@ -242,7 +245,7 @@ def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: JSONValue, ex
         if merge.declined and not merge.unreadable:
             return ReplyReading("no_answer", None)
         return ReplyReading("malformed", reading, merge.unreadable)
-    output = Output.of(spec, item.record, item.prediction)
+    output = Output.of(spec, record, item.text)
     quotes = field_quotes(quote)
     spans: dict[str, tuple[int, int]] = {}
     rejected: dict[str, str] = {}
@@ -260,11 +263,11 @@ def _read_fields(spec: TaskSpec, item: Item, reading: Item, quote: JSONValue, ex
     fields = {name: {**info, "evidence": list(spans[name])} if name in spans else info
               for name, info in kept.item.fields.items()}  # fmt: skip
     evidence = (min(s for s, _ in spans.values()), max(e for _, e in spans.values()))
-    return ReplyReading("answer", replace(kept.item, fields=fields), merge.unreadable, evidence=evidence,
+    return ReplyReading("answer", kept.item.evolve(fields=fields), merge.unreadable, evidence=evidence,
                         rejected=rejected)  # fmt: skip
 
 
-def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, judge: str = "judge") -> Item:
+def adopt(item: Sample, reading: Sample, evidence: tuple[int, int] | None = None, judge: str = "judge") -> Sample:
     """``item`` with the judge's reading (status, extracted value, exact scores, fields and
     text pairs; for a field item, its rules' reading with the adopted fields, each
     ``matched_by`` judge), its evidence (the quote's raw span) and who read it
@@ -272,9 +275,10 @@ def adopt(item: Item, reading: Item, evidence: tuple[int, int] | None = None, ju
     generation, the model's output, stays."""
     adopted = item.edited("adopted", f"judge:{judge}", status=reading.status, extracted=reading.extracted,
                           scores=dict(reading.scores), fields=reading.fields, failure=None, extracted_by="judge",
-                          evidence=evidence, read_by=f"judge:{judge}", confidence=None, veto=None)  # fmt: skip
-    # the reading's working parts (not in the sample, not in the history)
-    return replace(adopted, pairs=list(reading.pairs), label_pred=reading.label_pred)
+                          evidence=list(evidence) if evidence is not None else None, read_by=f"judge:{judge}",
+                          confidence=None, veto=None)  # fmt: skip
+    # what scoring works with (not written, not in the history)
+    return adopted.evolve(pairs=reading.pairs, label_pred=reading.label_pred)
 
 
 def _canonical(value: object) -> str:
@@ -296,7 +300,7 @@ def _number(text: str) -> str | None:
         return None
 
 
-def unanswered_reader(item: Item) -> Reader:
+def unanswered_reader(item: Sample) -> Reader:
     """Who decided a reading the judge was asked about but gave none for: "rule" when the
     rules read some answer-bearing field of a field item (their fields stand), else "none"."""
     if _field_item(item) and len(unread_fields(item)) < len(answer_bearing(item)):
@@ -304,7 +308,7 @@ def unanswered_reader(item: Item) -> Reader:
     return "none"
 
 
-def same_reading(rule: Item, judge: Item | None) -> bool:
+def same_reading(rule: Sample, judge: Sample | None) -> bool:
     """Whether the rules' reading and the judge's are the same answer (a classification
     label, a number by value, a letter set, a span; for a field item, every asked field:
     the judge read each and to the same value); False when the judge read none."""
@@ -317,7 +321,7 @@ def same_reading(rule: Item, judge: Item | None) -> bool:
     return _canonical(rule.extracted) == _canonical(judge.extracted)
 
 
-def reader_counts(items: Sequence[Item]) -> dict[str, int]:
+def reader_counts(items: Sequence[Sample]) -> dict[str, int]:
     """Items by who decided their reading (``extracted_by``)."""
     counts = {"rule": 0, "judge": 0, "none": 0}
     for item in items:

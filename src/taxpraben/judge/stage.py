@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -55,16 +55,17 @@ from taxpraben.judge.reading import (
     unanswered_reader,
     unread_outputs,
 )
-from taxpraben.kinds import Item
 from taxpraben.kinds.profiles import ScoringRules, scoring_rules
 from taxpraben.models.base import Backend, GenerationConfig, Request
 from taxpraben.results.predictions import Prediction
+from taxpraben.results.samples import Sample
 from taxpraben.run.cache import CacheError, CompletionCache
 from taxpraben.run.runner import RunAborted, Runner, RunnerSettings, generation_key
 from taxpraben.scoring.pipeline import SecondReading
 from taxpraben.tasks import Registry
 
 if TYPE_CHECKING:
+    from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.task_spec import TaskSpec
 
@@ -79,12 +80,13 @@ class JudgeError(Exception):
 
 @dataclass
 class _Ask:
-    """One distinct output to send: its task, the items that gave it, and why it is asked
-    (the audit; ``low_confidence``: the rules read it, some field only by a fallback)."""
+    """One distinct output to send: its task, the items that gave it, their record, and why
+    it is asked (the audit; ``low_confidence``: the rules read it, some field only by a fallback)."""
 
     task: str
     key: OutputKey
-    items: list[Item]
+    items: list[Sample]
+    record: Record
     audit: bool
     reply: Prediction | None = None
     low_confidence: bool = False
@@ -97,6 +99,12 @@ class TaskAsks(NamedTuple):
     unread: list[_Ask]
     low: list[_Ask]
     audit: list[_Ask]
+
+
+def records_by_id(records: Iterable[Record]) -> dict[str, Record]:
+    """A task's records by id: what the judge's prompt of an output and its reading take (a
+    sample names its record by task and id)."""
+    return {record.id: record for record in records}
 
 
 def capped_asks(per_task: Sequence[TaskAsks], cap: int | None) -> tuple[list[_Ask], list[_Ask]]:
@@ -184,15 +192,17 @@ class JudgeStage:
         in the order scoring takes them)."""
         return AheadPlan(self, [t for t in tasks if judged_task(self.registry[t])])
 
-    def __call__(self, prepared: dict[str, list[list[Item]]]) -> SecondReading:
+    def __call__(self, prepared: dict[str, list[list[Sample]]], records: Mapping[str, Sequence[Record]]) -> SecondReading:
+        """The judge's reading of ``prepared`` (each task's samples run by run, each run in
+        the order of its ``records``)."""
         rules = scoring_rules(self.profile)
         tasks = [t for t in prepared if judged_task(self.registry[t])]
         items = {t: [it for row in prepared[t] for it in row] for t in tasks}
         before = {t: sum(it.status == "format_failure" for it in items[t]) for t in tasks}
         tallies = {t: _TaskTally() for t in tasks}
-        asks = self._asks(tasks, items, tallies)
+        asks = self._asks(tasks, items, {t: records_by_id(records[t]) for t in tasks}, tallies)
         self._send(asks)
-        edited: dict[int, Item] = {}  # id of an item the judge edited -> its new item
+        edited: dict[int, Sample] = {}  # id of an item the judge edited -> its new item
         for ask in asks:
             self._apply(ask, self.registry[ask.task], rules, tallies[ask.task], edited)
         if edited:  # the edited items take their old ones' places
@@ -204,21 +214,24 @@ class JudgeStage:
 
     # ------------------------------------------------------------------ steps
 
-    def task_asks(self, task: str, items: Sequence[Item]) -> TaskAsks:
-        """One task's asks (``items``: its items run by run, each run in record order): its
+    def task_asks(self, task: str, items: Sequence[Sample], records: Mapping[str, Record]) -> TaskAsks:
+        """One task's asks (``items``: its items run by run, each run in record order; ``records``
+        by id, :func:`records_by_id`): its
         distinct unread outputs, its low-confidence ones, then its seeded audit draw among the
         outputs the rules read with confidence (:func:`read_outputs` leaves the low-confidence
         ones out: the judge reads those, it does not audit them)."""
-        unread = [_Ask(task, k, its, False) for k, its in unread_outputs(items).items()]
-        low = [_Ask(task, k, its, False, low_confidence=True) for k, its in low_confidence_outputs(items).items()]
+        unread = [_Ask(task, k, its, records[k[1]], False) for k, its in unread_outputs(items).items()]
+        low = [_Ask(task, k, its, records[k[1]], False, low_confidence=True)
+               for k, its in low_confidence_outputs(items).items()]  # fmt: skip
         candidates = list(read_outputs(items).items())
-        audit = [_Ask(task, k, its, True) for k, its in draw(candidates, self.audit, self.seed, task)]
+        audit = [_Ask(task, k, its, records[k[1]], True) for k, its in draw(candidates, self.audit, self.seed, task)]
         return TaskAsks(unread, low, audit)
 
-    def _asks(self, tasks: Sequence[str], items: dict[str, list[Item]], tallies: dict[str, _TaskTally]) -> list[_Ask]:
+    def _asks(self, tasks: Sequence[str], items: dict[str, list[Sample]], records: dict[str, dict[str, Record]],
+              tallies: dict[str, _TaskTally]) -> list[_Ask]:  # fmt: skip
         """Every distinct unread output, then every low-confidence one, then each task's
         audit draw; past ``max_items`` the rest is left unasked (counted as capped)."""
-        asks, capped = capped_asks([self.task_asks(t, items[t]) for t in tasks], self.max_items)
+        asks, capped = capped_asks([self.task_asks(t, items[t], records[t]) for t in tasks], self.max_items)
         for ask in capped:
             if ask.low_confidence:
                 tallies[ask.task].low_capped += 1
@@ -296,11 +309,11 @@ class JudgeStage:
         under the default profile those the prompt would name for the output alone)."""
         first = ask.items[0]
         fields = fields_to_ask(first) or None  # None: not a field item (the prompt asks its task's form)
-        text = fill_prompt(self.prompt, self.registry[ask.task], first.record, first.prediction, fields=fields)
+        text = fill_prompt(self.prompt, self.registry[ask.task], ask.record, first.text, fields=fields)
         # Run 0 and one seed for all: the same output of a record is one request (and one cache key).
-        return Request(record=first.record, run=0, messages=({"role": "user", "content": text},), seed=0)
+        return Request(record=ask.record, run=0, messages=({"role": "user", "content": text},), seed=0)
 
-    def _apply(self, ask: _Ask, spec: TaskSpec, rules: ScoringRules, tally: _TaskTally, edited: dict[int, Item]) -> None:
+    def _apply(self, ask: _Ask, spec: TaskSpec, rules: ScoringRules, tally: _TaskTally, edited: dict[int, Sample]) -> None:
         """The judge's reply to ``ask`` applied: its asked items' new items put in ``edited``."""
         reply = ask.reply
         if reply is None:
@@ -310,7 +323,7 @@ class JudgeStage:
             tally.failed += 0 if ask.audit else 1
             tally.failed_first = tally.failed_first or reply.error
             return
-        reading = read_reply(spec, first, reply.prediction, rules, prompt_examples(self.prompt.template))
+        reading = read_reply(spec, ask.record, first, reply.prediction, rules, prompt_examples(self.prompt.template))
         if ask.audit:
             self._audited(ask, reading, reply.prediction, tally, edited)
             return
@@ -354,7 +367,7 @@ class JudgeStage:
             tally.malformed_first = tally.malformed_first or quoted
 
     def _audited(self, ask: _Ask, reading: ReplyReading, reply: str, tally: _TaskTally,
-                 edited: dict[int, Item]) -> None:  # fmt: skip
+                 edited: dict[int, Sample]) -> None:  # fmt: skip
         first = ask.items[0]
         by = f"judge:{self.backend.spec}"
         if reading.rejection is not None:  # only grounded readings are compared with the rules'
@@ -374,7 +387,7 @@ class JudgeStage:
             edited[id(asked)] = edited.get(id(asked), asked).edited(
                 "audited", by, judge_reply=reply, judge_extracted=copy.deepcopy(judge_value), judge_agrees=agrees)
 
-    def _reading(self, tasks: Sequence[str], items: dict[str, list[Item]], before: dict[str, int],
+    def _reading(self, tasks: Sequence[str], items: dict[str, list[Sample]], before: dict[str, int],
                  tallies: dict[str, _TaskTally]) -> SecondReading:  # fmt: skip
         out = SecondReading()
         total = Agreement(0, 0)
@@ -447,7 +460,7 @@ class JudgeStage:
         return lines
 
 
-def judge_reading(rule: Item, judge: Item | None) -> JSONValue:
+def judge_reading(rule: Sample, judge: Sample | None) -> JSONValue:
     """What the judge read of an audited item, in the form of the rules' reading beside it:
     for a field item the asked fields only (never the rationale), each None where the judge
     read none; else its one value. None when the judge read nothing."""
@@ -460,7 +473,7 @@ def judge_reading(rule: Item, judge: Item | None) -> JSONValue:
     return {name: judged.get(name) for name in names}
 
 
-def _disagreement(rule: Item, judge: Item | None, judge_value: JSONValue, reply: str) -> JSONObject:
+def _disagreement(rule: Sample, judge: Sample | None, judge_value: JSONValue, reply: str) -> JSONObject:
     """One audit disagreement: the two readings (:func:`judge_reading`) and the reply; for a
     field item ``fields`` holds the fields on which the two differ (:func:`field_disagreements`)."""
     names = fields_to_ask(rule)
@@ -497,12 +510,12 @@ class AheadPlan:
     def judged(self, task: str) -> bool:
         return task in self.tasks
 
-    def task_done(self, task: str, items: Sequence[Item]) -> list[Request]:
+    def task_done(self, task: str, items: Sequence[Sample], records: Mapping[str, Record]) -> list[Request]:
         """The requests to send now that ``task``'s generation is complete (``items``: its
-        items run by run, each run in record order, as scoring will hold them)."""
+        items run by run, each run in record order, as scoring will hold them; ``records`` by id)."""
         if not self.judged(task) or task in self.planned:
             return []
-        self.planned[task] = asks = self.stage.task_asks(task, items)
+        self.planned[task] = asks = self.stage.task_asks(task, items, records)
         cap = self.stage.max_items
         if cap is None:
             return [self.stage.request_of(ask) for ask in asks.unread + asks.low + asks.audit]

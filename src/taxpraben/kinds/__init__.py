@@ -8,16 +8,15 @@ them. Public API: the :class:`Kind` base and :class:`Metric` declaration, the pr
 from taxpraben.kinds import classification, generation, mixed, structured
 from taxpraben.kinds.base import (
     FieldMode,
-    Item,
     Kind,
     Metric,
     SemanticValues,
     SpecMismatch,
-    Status,
     TaskKind,
-    TextPair,
     bert_f1,
     mean_or_none,
+    with_finished,
+    with_prepared,
 )
 from taxpraben.kinds.profiles import RULES, ScoringRules, scoring_rules
 from taxpraben.kinds.registry import (
@@ -47,7 +46,6 @@ __all__ = [
     "PROFILES",
     "RULES",
     "FieldMode",
-    "Item",
     "Kind",
     "Metric",
     "PluginError",
@@ -55,9 +53,7 @@ __all__ = [
     "ScoringRules",
     "SemanticValues",
     "SpecMismatch",
-    "Status",
     "TaskKind",
-    "TextPair",
     "UnknownKindError",
     "all_metrics",
     "bert_f1",
@@ -74,4 +70,6 @@ __all__ = [
     "semantic_metrics",
     "unregister_kind",
     "unregister_metric",
+    "with_finished",
+    "with_prepared",
 ]

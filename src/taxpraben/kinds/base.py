@@ -17,10 +17,9 @@ evaluation at once (golds repeat over runs; identical predictions repeat too):
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, Unpack, runtime_checkable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import random
@@ -28,11 +27,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from taxpraben.records import Record
-    from taxpraben.results import Prediction, Sample
     from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.results.samples import Sample, Status, TextPair
     from taxpraben.task_spec import TaskSpec
 
-Status = Literal["ok", "format_failure", "error"]
 #: How a figure is shown to people: a fraction (as points out of 100), a raw value, a rate (%).
 Display = Literal["fraction", "raw", "rate"]
 #: How a record's fields are scored: JSON-shaped fields (mixed) or aspects of a text answer.
@@ -45,20 +43,6 @@ class SpecMismatch(ValueError):
     def __init__(self, key: str, message: str) -> None:
         super().__init__(f"key {key}: {message}")
         self.key = key
-
-
-@dataclass(frozen=True)
-class TextPair:
-    """A (prediction text, gold text) pair for the semantic scorers.
-
-    ``missing`` means the prediction has no such text (a failed item, an absent field):
-    it scores 0, but BARTScore still scores the empty prediction for the raw figure.
-    """
-
-    name: str
-    candidate: str
-    reference: str
-    missing: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,213 +107,20 @@ class Finished:
     fields: dict[str, JSONObject] | None = None
 
 
-class SampleEdit(TypedDict, total=False):
-    """What a second reader may change of an item (:meth:`Item.edited`): attributes its sample carries."""
-
-    status: Status
-    extracted: JSONValue
-    scores: dict[str, float | None]
-    fields: dict[str, JSONObject] | None
-    failure: str | None
-    extracted_by: str | None
-    judge_reply: str | None
-    judge_extracted: JSONValue
-    judge_agrees: bool | None
-    read_by: str | None
-    evidence: tuple[int, int] | None
-    confidence: str | None
-    veto: str | None
-    judge_rejected: str | None
+def with_prepared(sample: Sample, prepared: Prepared) -> Sample:
+    """A new sample: ``sample`` with what its kind read and scored (:meth:`TaskKind.prepare`'s value)."""
+    how = prepared.reading
+    return sample.evolve(
+        status=prepared.status, extracted=prepared.extracted, failure=prepared.failure,
+        scores=dict(prepared.scores), label_gold=prepared.label_gold, label_pred=prepared.label_pred,
+        fields=prepared.fields, pairs=prepared.pairs, read_by=how.read_by,
+        evidence=list(how.evidence) if how.evidence is not None else None, confidence=how.confidence, veto=how.veto,
+    )  # fmt: skip
 
 
-@dataclass(eq=False, frozen=True)
-class Item:
-    """One (record, run) while it is read and scored (the working state of its sample).
-
-    Frozen: no assignment to an item after it is built; each step makes a new one
-    (``dataclasses.replace``). Created once per (record, run) with its record and its
-    generation (the predictions contract's line: text, error, usage, finish reason, model),
-    read by the task's kind (:meth:`TaskKind.prepare` returns :class:`Prepared`: status, what
-    was extracted, why nothing was, the text pairs; :meth:`with_prepared`), scored
-    (:meth:`TaskKind.finish` returns :class:`Finished`), edited by the judge
-    (:meth:`edited`), and, finished, made into its one frozen sample (:meth:`sample`), which
-    samples.jsonl and the report take.
-    """
-
-    record: Record
-    run: int
-    #: The generation; None when the predictions hold none for this item.
-    generation: Prediction | None = None
-    status: Status = "ok"
-    #: The gold as text (``choices[gold]`` for classification).
-    gold: JSONValue = None
-    extracted: JSONValue = None
-    scores: dict[str, float | None] = field(default_factory=dict)
-    #: The item's contribution to the task score (None: a needed scorer is unavailable).
-    score: float | None = None
-    #: mixed / aspects: per field {"pred", "gold", "score", "status", "kind", "matched_by"}
-    fields: dict[str, JSONObject] | None = None
-    pairs: list[TextPair] = field(default_factory=list)
-    error: str | None = None
-    #: format failures: why no answer was read ("copy of the prompt", "no answer found", ...)
-    failure: str | None = None
-    #: classification: the gold label and the predicted label (or "missing")
-    label_gold: str | None = None
-    label_pred: str | None = None
-    #: Who decided the reading: "rule", "judge" or "none"; None: not set (then derived from
-    #: the status, see :attr:`reader`). A second reader (``taxpraben.judge``) sets it.
-    extracted_by: str | None = None
-    #: The judge's raw reply, when it was asked (a format failure, or an audited item).
-    judge_reply: str | None = None
-    #: Audited items: the judge's reading beside the rules' (``extracted``), and whether they agree.
-    judge_extracted: JSONValue = None
-    judge_agrees: bool | None = None
-    #: Which reader made the reading: "rule:<name>" (:mod:`taxpraben.parsing.rules`),
-    #: "judge:<model>", None when nothing was read.
-    read_by: str | None = None
-    #: The ``[start, end)`` offsets of :attr:`prediction` the reading was read from.
-    evidence: tuple[int, int] | None = None
-    #: The reading rule's confidence ("high" or "low"; None when nothing was read).
-    confidence: str | None = None
-    #: Format failures: the veto rule that decided it ("veto.hedge", ...).
-    veto: str | None = None
-    #: Why the judge's reading was rejected (its quote is no evidence), when it was.
-    judge_rejected: str | None = None
-    #: The judge's edits, in order: each ``{"edit", "by", "before"}`` (:meth:`edited`).
-    judge_history: list[JSONObject] = field(default_factory=list)
-
-    def edited(self, edit: str, by: str, **changes: Unpack[SampleEdit]) -> Item:
-        """A new item: this one with ``changes`` (attributes of the sample) as the second
-        reader ``by`` decided, and the edit added to its :attr:`judge_history`: what it was
-        (``edit``: replied, adopted, unanswered, audited), who made it and each changed key's
-        value before it (so the rules' reading stays known, as Inspect AI keeps a score's
-        edits). This item is not changed."""
-        before = {key: _plain(getattr(self, key)) for key, value in changes.items() if getattr(self, key) != value}
-        history = copy.deepcopy(self.judge_history)
-        if before:
-            history.append({"edit": edit, "by": by, "before": before})
-        return replace(self, **changes, judge_history=history)
-
-    def evolve(self, **changes: object) -> Item:
-        """A new item: this one with ``changes`` (as :func:`dataclasses.replace`, which this
-        does without re-running ``__init__``: an item is copied several times a reading, and
-        ``replace`` checks and sets its 23 fields one by one). TypeError for a name that is
-        no field of an item."""
-        unknown = changes.keys() - _ITEM_FIELDS
-        if unknown:
-            raise TypeError(f"an item has no field {', '.join(sorted(unknown))}")
-        new = object.__new__(Item)
-        new.__dict__.update(self.__dict__)
-        new.__dict__.update(changes)
-        return new
-
-    def with_prepared(self, prepared: Prepared) -> Item:
-        """A new item: this one with what its kind read and scored (:meth:`TaskKind.prepare`'s value)."""
-        how = prepared.reading
-        return self.evolve(
-            status=prepared.status, extracted=prepared.extracted, failure=prepared.failure,
-            scores=dict(prepared.scores), label_gold=prepared.label_gold, label_pred=prepared.label_pred,
-            fields=prepared.fields, pairs=list(prepared.pairs), read_by=how.read_by, evidence=how.evidence,
-            confidence=how.confidence, veto=how.veto,
-        )  # fmt: skip
-
-    def with_finished(self, finished: Finished) -> Item:
-        """A new item: this one with its scores, score and fields finished (:meth:`TaskKind.finish`)."""
-        return self.evolve(scores=finished.scores, score=finished.score, fields=finished.fields)
-
-    def __post_init__(self) -> None:
-        if self.gold is None:
-            object.__setattr__(self, "gold", self.record.gold_label)  # frozen: set once, as it is built
-
-    @property
-    def task(self) -> str:
-        return self.record.task
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    @property
-    def prediction(self) -> str:
-        """The raw prediction ("" when there is none)."""
-        return self.generation.prediction if self.generation is not None else ""
-
-    @property
-    def reader(self) -> str:
-        """Who decided the reading: :attr:`extracted_by`, else "rule" for a read item and
-        "none" for the others."""
-        if self.extracted_by is not None:
-            return self.extracted_by
-        return "rule" if self.status == "ok" else "none"
-
-    def reread(self, run: int, generation: Prediction) -> Item:
-        """This item's reading for another run whose generation gave the same answer: a copy
-        with its own run, generation and (mutable) scores, fields and pairs; not finished yet."""
-        return self.evolve(
-            run=run, generation=generation, scores=dict(self.scores), pairs=list(self.pairs),
-            fields=copy.deepcopy(self.fields), extracted=copy.deepcopy(self.extracted),
-            judge_history=copy.deepcopy(self.judge_history),
-        )  # fmt: skip
-
-    def sample(self, *, query: bool = False) -> Sample:
-        """The finished item as its one sample (:class:`taxpraben.results.Sample`: frozen, the
-        object the report and samples.jsonl take); ``query``: with the prompt (the first run's
-        sample of each record carries it). Built without validation: every value is this
-        process's own, typed here."""
-        from taxpraben.results import Sample
-
-        line: JSONObject = {
-            "task": self.task,
-            "id": self.id,
-            "run": self.run,
-            "status": self.status,
-            "prediction": self.prediction,
-            "gold": self.gold,
-            "extracted": self.extracted,
-            "scores": dict(self.scores),
-            "score": self.score,
-            "error": self.error,
-        }
-        if self.extracted_by is not None:  # set by scoring on every item it finishes
-            line["extracted_by"] = self.extracted_by
-        line["read_by"] = self.read_by
-        line["evidence"] = list(self.evidence) if self.evidence is not None else None
-        line["confidence"] = self.confidence
-        if self.veto is not None and self.status == "format_failure":
-            line["veto"] = self.veto
-        if self.judge_reply is not None:
-            line["judge_reply"] = self.judge_reply
-        if self.judge_agrees is not None:
-            line["judge_extracted"] = self.judge_extracted
-            line["judge_agrees"] = self.judge_agrees
-        if self.judge_rejected is not None:
-            line["judge_rejected"] = self.judge_rejected
-        if self.judge_history:
-            line["judge_history"] = copy.deepcopy(self.judge_history)
-        generation = self.generation
-        if generation is not None:
-            if generation.finish_reason is not None:
-                line["finish_reason"] = generation.finish_reason
-            if generation.usage:
-                line["usage"] = generation.usage
-            if generation.cached:
-                line["cached"] = True
-        if self.failure is not None and self.status == "format_failure":
-            line["failure"] = self.failure
-        if self.fields is not None:
-            line["fields"] = self.fields
-        if query:
-            line["query"] = self.record.query
-        return Sample.trusted(line)
-
-
-#: The names of an item's fields (what :meth:`Item.evolve` may change).
-_ITEM_FIELDS = frozenset(f.name for f in fields(Item))
-
-
-def _plain(value: object) -> JSONValue:
-    """A value as samples.jsonl holds it (a span as a list), copied."""
-    return list(value) if isinstance(value, tuple) else copy.deepcopy(value)
+def with_finished(sample: Sample, finished: Finished) -> Sample:
+    """A new sample: ``sample`` with its scores, score and fields finished (:meth:`TaskKind.finish`)."""
+    return sample.evolve(scores=finished.scores, score=finished.score, fields=finished.fields)
 
 
 @dataclass(frozen=True)
@@ -341,7 +132,7 @@ class SemanticValues:
 
 
 #: A metric computed for one item from its prepared state (and the semantic values).
-ItemMetric = Callable[[Item, SemanticValues], "float | None"]
+ItemMetric = Callable[["Sample", SemanticValues], "float | None"]
 
 
 @dataclass(frozen=True)
@@ -399,16 +190,16 @@ class TaskKind(Protocol):
 
     def scorers(self, spec: TaskSpec) -> set[str]: ...
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None: ...
+    def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared | None: ...
 
-    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished: ...
+    def finish(self, spec: TaskSpec, item: Sample, values: SemanticValues) -> Finished: ...
 
-    def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]: ...
+    def run_metrics(self, spec: TaskSpec, items: Sequence[Sample]) -> tuple[dict[str, float | None], float | None]: ...
 
-    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,
+    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Sample]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]: ...
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None: ...
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Sample]]) -> JSONObject | None: ...
 
     def baseline_answer(self, baseline: str, spec: TaskSpec, record: Record, rng: random.Random) -> str | None: ...
 
@@ -521,8 +312,8 @@ class Kind:
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared | None:
-        """Read ``text`` (the cleaned prediction; ``item.prediction`` the raw one) with the
+    def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared | None:
+        """Read ``text`` (the cleaned prediction; ``item.text`` the raw one) with the
         spec's chain of the kind's reading kind (:func:`chain_for`: the profile's chain set
         is the spec's, see :mod:`taxpraben.kinds.profiles`) and score its exact parts: the
         :class:`Prepared` value the caller makes the item of (``failed``: the generation
@@ -530,17 +321,17 @@ class Kind:
         ``item`` and return None."""
         raise NotImplementedError
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
+    def finish_parts(self, spec: TaskSpec, item: Sample, values: SemanticValues) -> Parts:
         """The item's semantic scores (kinds with text pairs) and its fields with theirs: new
         values (none here: its fields as they are)."""
         return {}, item.fields
 
-    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished:
+    def finish(self, spec: TaskSpec, item: Sample, values: SemanticValues) -> Finished:
         """The item's scores, its score (the mean of its selected parts) and its fields: new
         values; the item metrics see an item that has them."""
         added, fields = self.finish_parts(spec, item, values)
         scores = {**item.scores, **added}
-        staged = replace(item, scores=scores, fields=fields)  # shares ``scores``: each metric sees the last
+        staged = item.evolve(scores=scores, fields=fields)  # shares ``scores``: each metric sees the last
         selected = self.selected(spec)
         for m in selected:
             if m.item is not None:
@@ -555,7 +346,7 @@ class Kind:
     def reported(self, spec: TaskSpec) -> list[str]:
         return [m.key for m in self.selected(spec)]
 
-    def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]:
+    def run_metrics(self, spec: TaskSpec, items: Sequence[Sample]) -> tuple[dict[str, float | None], float | None]:
         """Each metric's mean over the items that have it (None when one is not computed),
         and the task score: the mean of the item scores."""
         import numpy as np  # not at the top: loading data needs the kinds, not numpy
@@ -567,7 +358,7 @@ class Kind:
         score = None if any(s is None for s in item_scores) else float(np.mean([s for s in item_scores if s is not None]))
         return metrics, score
 
-    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,
+    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Sample]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
         """Sample-level bootstrap: resample items (paired across runs), average over runs."""
         import numpy as np
@@ -593,5 +384,5 @@ class Kind:
         m = np.array(scores, dtype=float)
         return intervals, m[:, idx].mean(axis=2).mean(axis=0)
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Sample]]) -> JSONObject | None:
         return None

@@ -16,13 +16,11 @@ from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import (
     Finished,
-    Item,
     Kind,
     Metric,
     Noted,
     Prepared,
     SemanticValues,
-    Status,
     chain_for,
     noted,
 )
@@ -35,6 +33,7 @@ if TYPE_CHECKING:
     from taxpraben.parsing.rules import Comparison
     from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.results.samples import Sample, Status
     from taxpraben.task_spec import TaskSpec
 
 
@@ -188,7 +187,7 @@ class ClassificationKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
+    def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading data needs the kind, not them.
         from taxpraben.parsing.label_rules import read_choice
         from taxpraben.parsing.rules import chain_comparison
@@ -213,7 +212,7 @@ class ClassificationKind(Kind):
                 aliases=opts.aliases,
                 names=names,
                 chain=names_of_chain,
-                raw=item.prediction,
+                raw=item.text,
             )
             index = reading.value if isinstance(reading.value, int) else None
             label = None if index is None else form.label(choices, index)
@@ -222,17 +221,17 @@ class ClassificationKind(Kind):
                 answers = [*(names[index:index + 1] if names else ()), choices[index],
                            *(opts.aliases or {}).get(choices[index], ()), chr(65 + index)]
         status: Status = "error" if failed else ("format_failure" if label is None else "ok")
-        how = Noted() if reading is None else noted(status, item.prediction, reading.rule, reading.source, answers,
+        how = Noted() if reading is None else noted(status, item.text, reading.rule, reading.source, answers,
                                                     reading.span)  # fmt: skip
         return _labelled(label, form.gold(record), failed, failure, how)
 
-    def finish(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Finished:
+    def finish(self, spec: TaskSpec, item: Sample, values: SemanticValues) -> Finished:
         """An item's score is whether its label is right (F1 exists only over a task)."""
         return Finished(dict(item.scores), item.scores["acc"], item.fields)
 
     # ------------------------------------------------------------------ task figures
 
-    def run_metrics(self, spec: TaskSpec, items: Sequence[Item]) -> tuple[dict[str, float | None], float | None]:
+    def run_metrics(self, spec: TaskSpec, items: Sequence[Sample]) -> tuple[dict[str, float | None], float | None]:
         from taxpraben.metrics.classification import classification_metrics
 
         computed = classification_metrics([it.label_gold or "" for it in items], [it.label_pred or "" for it in items])
@@ -240,7 +239,7 @@ class ClassificationKind(Kind):
         parts = [computed[key] for key in self.score_parts(spec)]
         return metrics, sum(parts) / len(parts)
 
-    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Item]], idx: np.ndarray,
+    def bootstrap(self, spec: TaskSpec, items_by_run: list[list[Sample]], idx: np.ndarray,
                   ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
         """ACC and weighted F1 of each resample (vectorised), averaged over runs."""
         import numpy as np

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from taxpraben.kinds.base import Item, Noted, Prepared, Status, TextPair, chain_for, noted
+from taxpraben.kinds.base import Noted, Prepared, chain_for, noted
 
 # The field readers are imported by the functions that use them: the kinds are loaded with
 # the task specs, before the first request, and these parsers (their patterns compile at
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from taxpraben.parsing.region import Reading
     from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.results.samples import Sample, Status
     from taxpraben.task_spec import TaskSpec
 
 #: The one field of a record whose gold has no readable fields: the whole answer.
@@ -88,6 +89,9 @@ def prepare_whole_answer(record: Record, prediction: str, text: str, failed: boo
     """A record whose gold has no fields: the whole prediction against the whole gold
     (``failure``: why the kind blanked the text, a copy of the prompt)."""
     from taxpraben.parsing.text_rules import read_text
+    from taxpraben.results.samples import (
+        TextPair,  # pydantic's: loaded with scoring, not with the kinds
+    )
 
     reading = None if failed else read_text(text)
     missing = reading is None or reading.failure is not None
@@ -110,6 +114,7 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
     from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
     from taxpraben.parsing.fields_rules import NO_FIELD_READ, read_fields_chain
     from taxpraben.parsing.record_fields import gold_fields, record_fields
+    from taxpraben.results.samples import TextPair
 
     assert spec.fields is not None
     gold = gold_fields(record.answer)
@@ -189,7 +194,7 @@ def _fields_reading(status: Status, prediction: str, how: str, aligned: Mapping[
     return reading
 
 
-def _field_names(spec: TaskSpec, items_by_run: list[list[Item]]) -> list[str]:
+def _field_names(spec: TaskSpec, items_by_run: list[list[Sample]]) -> list[str]:
     """Every field some record scores (named by the gold's keys): those a spec rule names
     first, in spec order, then the others in order of first appearance."""
     assert spec.fields is not None
@@ -204,7 +209,7 @@ def _field_names(spec: TaskSpec, items_by_run: list[list[Item]]) -> list[str]:
     return sorted(seen, key=lambda name: (seen[name], appearance[name]))
 
 
-def field_figures(spec: TaskSpec, items_by_run: list[list[Item]], text_metrics: tuple[str, ...],
+def field_figures(spec: TaskSpec, items_by_run: list[list[Sample]], text_metrics: tuple[str, ...],
                   text_value: Callable[[str], str]) -> JSONObject:
     """Per-field figures over the records that have the field (records differ in their keys).
 

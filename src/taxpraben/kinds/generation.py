@@ -14,14 +14,11 @@ from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import (
     FieldMode,
-    Item,
     Kind,
     Metric,
     Parts,
     Prepared,
     SemanticValues,
-    Status,
-    TextPair,
     bert_f1,
     chain_for,
     mean_or_none,
@@ -38,6 +35,7 @@ if TYPE_CHECKING:
 
     from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.results.samples import Sample, Status
     from taxpraben.task_spec import TaskSpec
 
 
@@ -63,20 +61,23 @@ class GenerationKind(Kind):
             return answer, None
         return check_field_gold(answer, spec, True, bad), None
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
+    def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         if spec.fields is not None:
-            return prepare_fields(spec, record, item.prediction, text, failed, aspects=True)
+            return prepare_fields(spec, record, item.text, text, failed, aspects=True)
         from taxpraben.parsing.text_rules import read_text
+        from taxpraben.results.samples import (
+            TextPair,  # pydantic's: loaded with scoring, not with the kinds
+        )
 
         # the whole output is the answer: cleaned (text.whole-output), or raw (taxben.raw-output)
-        reading = None if failed else read_text(text, chain_for(spec, "text"), raw=item.prediction)
+        reading = None if failed else read_text(text, chain_for(spec, "text"), raw=item.text)
         missing = reading is None or reading.failure is not None
         status: Status = "error" if failed else ("format_failure" if missing else "ok")
         candidate = "" if missing or reading is None else str(reading.value)
         return Prepared(status, pairs=(TextPair("text", candidate, record.answer_text, missing),),
-                        reading=whole_output_reading(status, item.prediction, reading))
+                        reading=whole_output_reading(status, item.text, reading))
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
+    def finish_parts(self, spec: TaskSpec, item: Sample, values: SemanticValues) -> Parts:
         berts = [bert_f1(values, p) for p in item.pairs]
         raws = [None if values.bart_raw is None else values.bart_raw[(p.candidate, p.reference)] for p in item.pairs]
         norms: list[float | None] = [None] * len(raws)
@@ -94,7 +95,7 @@ class GenerationKind(Kind):
                   "bartscore_raw": mean_or_none(raws)}
         return scores, fields
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Sample]]) -> JSONObject | None:
         if spec.fields is None:
             return None
         # Aspects keep both semantic scores in their entries.

@@ -17,9 +17,10 @@ from taxpraben.kinds.field_golds import check_field_gold, field_figures, prepare
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from taxpraben.kinds.base import FieldMode, Item, Parts, Prepared, SemanticValues
+    from taxpraben.kinds.base import FieldMode, Parts, Prepared, SemanticValues
     from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.results.samples import Sample
     from taxpraben.task_spec import TaskSpec
 
 
@@ -58,7 +59,7 @@ class MixedKind(Kind):
     def reading_kind(self, spec: TaskSpec) -> str:
         return "fields"
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
+    def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         failure: str | None = None
         if not failed and text.strip() and "veto.copy-of-prompt" in chain_for(spec, "fields"):
             from taxpraben.parsing.latex import strip_latex
@@ -70,7 +71,7 @@ class MixedKind(Kind):
             failure = own_answer(strip_latex(text), record.query).failure
             if failure is not None:
                 text = ""
-        prepared = prepare_fields(spec, record, item.prediction, text, failed, aspects=False, failure=failure)
+        prepared = prepare_fields(spec, record, item.text, text, failed, aspects=False, failure=failure)
         if prepared.status == "ok" and prepared.fields and all(f["status"] == "missing"
                                                                for f in prepared.fields.values()):
             # It parsed (a JSON object, "key: value" lines) but no field of the task was in it:
@@ -81,10 +82,10 @@ class MixedKind(Kind):
 
             failure = prepared.failure or NO_ANSWER  # nothing read: no rule, no evidence
             prepared = replace(prepared, failure=failure,
-                               reading=noted("format_failure", item.prediction, veto_of(failure)))
+                               reading=noted("format_failure", item.text, veto_of(failure)))
         return prepared
 
-    def finish_parts(self, spec: TaskSpec, item: Item, values: SemanticValues) -> Parts:
+    def finish_parts(self, spec: TaskSpec, item: Sample, values: SemanticValues) -> Parts:
         assert item.fields is not None
         fields = {name: dict(info) for name, info in item.fields.items()}
         exact = [info["score"] for info in fields.values() if info["kind"] != "text"]
@@ -100,7 +101,7 @@ class MixedKind(Kind):
             scores["bertscore"] = mean_or_none(berts)
         return scores, fields
 
-    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Item]]) -> JSONObject | None:
+    def field_figures(self, spec: TaskSpec, items_by_run: list[list[Sample]]) -> JSONObject | None:
         # A text field's entry holds its BERTScore as its score.
         return field_figures(spec, items_by_run, ("bertscore",), lambda metric: "score")
 

@@ -14,12 +14,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from taxpraben.kinds.base import (
-    Item,
     Kind,
     Metric,
     Prepared,
     SpecMismatch,
-    Status,
     chain_for,
     noted,
 )
@@ -31,6 +29,7 @@ if TYPE_CHECKING:
     from taxpraben.parsing.region import Reading
     from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
+    from taxpraben.results.samples import Sample, Status
     from taxpraben.task_spec import TaskSpec
 
 _NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
@@ -97,7 +96,7 @@ class StructuredKind(Kind):
 
     # ------------------------------------------------------------------ items
 
-    def prepare(self, spec: TaskSpec, record: Record, item: Item, text: str, failed: bool) -> Prepared:
+    def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading the specs and the data needs the
         # kind, not them (their patterns compile at import: start-up, issue 24).
         from taxpraben.parsing.region import NO_ANSWER, veto_of
@@ -107,7 +106,7 @@ class StructuredKind(Kind):
         assert opts is not None
         if failed:
             return Prepared("error", scores={"em": 0.0})
-        reading, own_text = _read(spec, record, text, item.prediction)
+        reading, own_text = _read(spec, record, text, item.text)
         if isinstance(reading.value, ComparedAnswer):  # it says how it matches the gold (TaxBen's values)
             compared = Compared(float(reading.value.matches(record.answer)), [], reading.value.extracted,
                                 reading.failure, reading.failure is None)  # fmt: skip
@@ -116,7 +115,7 @@ class StructuredKind(Kind):
         status: Status = "ok" if compared.read else "format_failure"
         failure = compared.failure if compared.read else (compared.failure or NO_ANSWER)
         rule = reading.rule if status == "ok" else (reading.rule or veto_of(failure or NO_ANSWER))
-        how = noted(status, item.prediction, rule, reading.source, compared.answers, reading.span)
+        how = noted(status, item.text, rule, reading.source, compared.answers, reading.span)
         return Prepared(status, compared.extracted, failure, {"em": compared.em}, reading=how)
 
 

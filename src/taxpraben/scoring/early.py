@@ -125,7 +125,7 @@ class EarlyScores:
         rows = [[self._readings.read(spec, record, run, used[(record.id, run)]) for record in records]
                 for run in self._run_ids]  # fmt: skip
         unavailable = build_scorers(self._settings, kind_of(spec).scorers(spec)).unavailable
-        scores = score_task(spec, rows, self._run_ids, self._values, unavailable, self._rng,
+        scores = score_task(spec, records, rows, self._run_ids, self._values, unavailable, self._rng,
                             self._settings.bootstrap, self._cost_of)  # fmt: skip
         spill = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed by text_of or close)
         spill.write(sample_text(scores.lines))

@@ -3,8 +3,8 @@
 Scoring is two-phase (see :mod:`taxpraben.kinds.base`): :func:`prepare_item` cleans the
 prediction and lets the task's kind parse it, score everything exact and list the text
 pairs it needs; the pipeline scores all pairs at once; :func:`finalize_item` lets the kind
-combine both into the item's scores; the finished item makes its one frozen sample
-(:meth:`~taxpraben.kinds.base.Item.sample`), which samples.jsonl and the report take.
+combine both into the item's scores. Each step makes a new frozen sample
+(:class:`~taxpraben.results.Sample`), the one samples.jsonl and the report take.
 
 An item whose prediction cannot be parsed is a ``format_failure`` and scores 0; an item
 whose generation failed (or that has no prediction) is an ``error`` and scores 0. Neither
@@ -14,18 +14,18 @@ is ever dropped.
 from __future__ import annotations
 
 import threading
-from dataclasses import FrozenInstanceError, fields
 from types import SimpleNamespace
 from typing import cast
 
+from pydantic import ValidationError
+
 from taxpraben.kinds import (
     PROFILES,
-    Item,
     Profile,
     SemanticValues,
-    Status,
-    TextPair,
     kind_of,
+    with_finished,
+    with_prepared,
 )
 from taxpraben.kinds.classification import option_label
 from taxpraben.kinds.field_golds import WHOLE_ANSWER
@@ -33,14 +33,15 @@ from taxpraben.kinds.profiles import PAPER_RULES, ScoringRules, scoring_rules
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.records import Record
 from taxpraben.results import Prediction
+from taxpraben.results.samples import Sample, Status, TextPair
 from taxpraben.tasks import TaskSpec
 
 __all__ = [
     "PROFILES",
     "WHOLE_ANSWER",
-    "Item",
     "Profile",
     "Readings",
+    "Sample",
     "SemanticValues",
     "Status",
     "TextPair",
@@ -57,7 +58,7 @@ def prepare_item(
     prediction: str | Prediction | None,
     error: str | None = None,
     profile: ScoringRules | str = PAPER_RULES,
-) -> Item:
+) -> Sample:
     """The item of (``record``, ``run``): its prediction read and its exact parts scored; the
     text pairs it needs listed.
 
@@ -69,35 +70,49 @@ def prepare_item(
         prediction = Prediction(record.task, record.id, run, prediction, error=error)
     text = prediction.prediction if prediction is not None else None
     failed = text is None or (error is not None and not text.strip())
-    item = Item(record, run, prediction, status="error" if failed else "ok",
-                error=(error or "no prediction") if failed else None)  # fmt: skip
+    item = Sample.of(record.task, record.id, run, prediction, gold=record.gold_label, status="error" if failed else "ok",
+                     error=(error or "no prediction") if failed else None)  # fmt: skip
     cleaned = "" if failed else clean_prediction(text or "")
     spec = scoring_rules(profile).applied_to(spec)  # the chain set the profile reads with
     kind = kind_of(spec)
     try:
         prepared = kind.prepare(spec, record, item, cleaned, failed)
-    except FrozenInstanceError:  # a plugin's kind that writes into the item it is given
+    except ValidationError as exc:  # a plugin's kind that writes into the sample it is given
+        if not _refused_write(exc):
+            raise
         prepared = None
     if prepared is None:  # such a kind, read again on a working copy it may write into
         draft = _draft(item)
         prepared = kind.prepare(spec, record, draft, cleaned, failed)
         if prepared is None:
-            return item.evolve(**{f.name: getattr(draft, f.name) for f in fields(Item)})
-    return item.with_prepared(prepared)
+            return item.evolve(**{name: getattr(draft, name) for name in _DRAFTED})
+    return with_prepared(item, prepared)
 
 
-def _draft(item: Item) -> Item:
+#: What a plugin's kind may write into its working copy (:func:`_draft`): the sample's fields
+#: a reading sets, and what scoring works with.
+_DRAFTED = ("status", "extracted", "failure", "scores", "score", "fields", "read_by", "evidence", "confidence",
+            "veto", "pairs", "label_gold", "label_pred")  # fmt: skip
+
+
+def _refused_write(exc: ValidationError) -> bool:
+    """Whether ``exc`` is a frozen sample refusing an assignment."""
+    return all(error["type"] == "frozen_instance" for error in exc.errors())
+
+
+def _draft(item: Sample) -> Sample:
     """A working copy of ``item`` that a kind may write into (a plugin's kind that returns
-    None instead of :class:`~taxpraben.kinds.base.Prepared`): its values and the properties
-    kinds read, in a namespace; the item itself is frozen."""
-    values = {f.name: getattr(item, f.name) for f in fields(Item)}
-    return cast("Item", SimpleNamespace(**values, prediction=item.prediction, task=item.task, id=item.id))
+    None instead of :class:`~taxpraben.kinds.base.Prepared`): what it may write and what
+    kinds read, in a namespace; the sample itself is frozen."""
+    values = {name: getattr(item, name) for name in _DRAFTED}
+    return cast("Sample", SimpleNamespace(**values, prediction=item.text, text=item.text, gold=item.gold,
+                                          task=item.task, id=item.id, run=item.run))
 
 
-def finalize_item(spec: TaskSpec, item: Item, values: SemanticValues) -> Item:
+def finalize_item(spec: TaskSpec, item: Sample, values: SemanticValues) -> Sample:
     """The item with its exact and semantic parts combined into its scores and its score
     (None when a needed scorer is unavailable): a new item."""
-    return item.with_finished(kind_of(spec).finish(spec, item, values))
+    return with_finished(item, kind_of(spec).finish(spec, item, values))
 
 
 class Readings:
@@ -105,7 +120,7 @@ class Readings:
 
     The readers are pure: the same text of the same record reads the same, so a record whose
     runs gave the same answer (greedy decoding, runs sharing one generation) is read once
-    and its reading copied to the other runs (:meth:`Item.reread`). A run reads ahead
+    and its reading copied to the other runs (:meth:`Sample.reread`). A run reads ahead
     (:meth:`read_ahead`, on a worker thread while the other requests are still out), so
     that scoring finds most items read when the last completion arrives; :meth:`read` then
     takes what was read ahead and reads the rest."""
@@ -113,7 +128,7 @@ class Readings:
     def __init__(self, profile: ScoringRules | str = PAPER_RULES) -> None:
         self.rules = scoring_rules(profile)
         #: (task, id, text, error) -> the item of its first reading.
-        self._read: dict[tuple[str, str, str, str | None], Item] = {}
+        self._read: dict[tuple[str, str, str, str | None], Sample] = {}
         #: The keys whose first item was handed out by :meth:`read` (later ones get copies).
         self._used: set[tuple[str, str, str, str | None]] = set()
         self._lock = threading.Lock()
@@ -130,7 +145,7 @@ class Readings:
         self.keep(spec, record, prediction, prepare_item(spec, record, prediction.run, prediction, prediction.error,
                                                          self.rules))  # fmt: skip
 
-    def keep(self, spec: TaskSpec, record: Record, prediction: Prediction, item: Item) -> None:
+    def keep(self, spec: TaskSpec, record: Record, prediction: Prediction, item: Sample) -> None:
         """``item``, read ahead elsewhere (a worker process), as :meth:`read_ahead` keeps its
         own: unless ``prediction`` of ``record`` was already read."""
         key = (spec.name, record.id, prediction.prediction, prediction.error)
@@ -138,13 +153,13 @@ class Readings:
             if self._read.setdefault(key, item) is item:
                 self.ahead += 1
 
-    def peek(self, spec: TaskSpec, record: Record, prediction: Prediction) -> Item | None:
+    def peek(self, spec: TaskSpec, record: Record, prediction: Prediction) -> Sample | None:
         """The item read ahead for ``prediction`` of ``record`` (None when it was not), left
         as it is: the judge of ``run`` plans its requests from it while generation goes on."""
         with self._lock:
             return self._read.get((spec.name, record.id, prediction.prediction, prediction.error))
 
-    def read(self, spec: TaskSpec, record: Record, run: int, prediction: Prediction) -> Item:
+    def read(self, spec: TaskSpec, record: Record, run: int, prediction: Prediction) -> Sample:
         """The item of ``prediction`` (run ``run`` of ``record``): the first reading of its
         answer for the first run that asks, a copy of it for the others."""
         key = (spec.name, record.id, prediction.prediction, prediction.error)
@@ -161,7 +176,7 @@ class Readings:
             return first.reread(run, prediction)
         self.taken += 1
         # Read ahead from a generation equal in text and error: this run's own is kept.
-        taken = first.evolve(run=run, generation=prediction)
+        taken = first.for_run(run, prediction)
         with self._lock:
             self._read[key] = taken
         return taken

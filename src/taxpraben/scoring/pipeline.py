@@ -29,7 +29,7 @@ from taxpraben.manifest import complete_manifest
 from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results, Sample, TaskResult
 from taxpraben.results.predictions import Prediction
-from taxpraben.scoring.items import Item, Readings, SemanticValues, prepare_item
+from taxpraben.scoring.items import Readings, SemanticValues, prepare_item
 from taxpraben.scoring.semantic import SemanticScorers, build_scorers
 from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.scoring.task_scores import (
@@ -103,7 +103,7 @@ class SecondReading:
 #: A second reader (``taxpraben.judge``): handed the prepared items of every task, run by
 #: run, read by the rules and not yet finished, it may give some a reading of its own (and
 #: send requests to do so: the pipeline itself sends nothing).
-SecondReader = Callable[[dict[str, list[list[Item]]]], SecondReading]
+SecondReader = Callable[[dict[str, list[list[Sample]]], Mapping[str, Sequence[Record]]], SecondReading]
 
 
 # ---------------------------------------------------------------------------- matching
@@ -150,7 +150,7 @@ def match_predictions(
 def _prepared_runs(
     spec: TaskSpec, records: Sequence[Record], run_ids: list[int],
     by_key: dict[tuple[str, str, int], Prediction], readings: Readings,
-) -> list[list[Item]]:  # fmt: skip
+) -> list[list[Sample]]:  # fmt: skip
     """The items of one task, run by run, each distinct answer read once (:class:`Readings`:
     what a run read ahead while generating is taken as it is)."""
     per_run = []
@@ -170,7 +170,7 @@ def _prepared_runs(
 
 
 def _semantic_values(
-    needs: dict[str, set[str]], items: Sequence[Item], scorers: SemanticScorers
+    needs: dict[str, set[str]], items: Sequence[Sample], scorers: SemanticScorers
 ) -> SemanticValues:
     """Score every distinct text pair once with each scorer its task needs."""
     bert_pairs: dict[tuple[str, str], None] = {}
@@ -283,7 +283,7 @@ def score_predictions(
     taken = _taken_early(loaded, matched, hooks, meta)
     done = taken.tasks if taken is not None else {}
     prepared = read_stage(loaded, specs, matched, _readings_of(settings, hooks.readings), done)
-    second = hooks.second_reader(prepared) if hooks.second_reader is not None else SecondReading()
+    second = hooks.second_reader(prepared, loaded.records) if hooks.second_reader is not None else SecondReading()
     scorers, values = semantic_stage(settings, specs, prepared, hooks.scorers)
     rng = taken.rng if taken is not None else new_generator(settings)
     scored = finish_stage(loaded, specs, prepared, matched.run_ids, values, scorers, rng, settings, hooks,
@@ -323,14 +323,14 @@ def _taken_early(loaded: LoadedData, matched: Matched, hooks: Hooks, meta: JSONO
 def read_stage(
     loaded: LoadedData, specs: dict[str, TaskSpec], matched: Matched, readings: Readings,
     done: Mapping[str, TaskScores],
-) -> dict[str, list[list[Item]]]:  # fmt: skip
+) -> dict[str, list[list[Sample]]]:  # fmt: skip
     """Stage 2: every item of the tasks not scored early, read, run by run."""
     return {task: _prepared_runs(specs[task], recs, matched.run_ids, matched.by_key, readings)
             for task, recs in loaded.records.items() if task not in done}  # fmt: skip
 
 
 def semantic_stage(
-    settings: ScoringSettings, specs: dict[str, TaskSpec], prepared: dict[str, list[list[Item]]],
+    settings: ScoringSettings, specs: dict[str, TaskSpec], prepared: dict[str, list[list[Sample]]],
     scorers: SemanticScorers | None,
 ) -> tuple[SemanticScorers, SemanticValues]:  # fmt: skip
     """Stage 4: the semantic scorers the tasks need (built unless given) and their values
@@ -343,7 +343,7 @@ def semantic_stage(
 
 
 def finish_stage(
-    loaded: LoadedData, specs: dict[str, TaskSpec], prepared: dict[str, list[list[Item]]], run_ids: list[int],
+    loaded: LoadedData, specs: dict[str, TaskSpec], prepared: dict[str, list[list[Sample]]], run_ids: list[int],
     values: SemanticValues, scorers: SemanticScorers, rng: np.random.Generator | None, settings: ScoringSettings,
     hooks: Hooks, second: SecondReading, done: Mapping[str, TaskScores], shared: bool,
 ) -> ScoredTasks:  # fmt: skip
@@ -355,7 +355,7 @@ def finish_stage(
             scores = done[task]
         else:
             rows = prepared.pop(task)  # dropped once scored: memory stays at one task's worth
-            scores = score_task(specs[task], rows, run_ids, values, scorers.unavailable, rng, settings.bootstrap,
+            scores = score_task(specs[task], loaded.records[task], rows, run_ids, values, scorers.unavailable, rng, settings.bootstrap,
                                 hooks.cost_of, shared, second.tasks.get(task))  # fmt: skip
         _hand_on(task, scores, task in done, hooks, out)
         out.tasks[task] = scores.entry

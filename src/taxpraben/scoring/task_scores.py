@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,11 +21,12 @@ from taxpraben.aggregate import FRACTION, percentile_interval, run_stat
 from taxpraben.costs.ledger import CostOf, task_ledger
 from taxpraben.kinds import kind_of
 from taxpraben.results import RunFigures, Sample, TaskResult
-from taxpraben.scoring.items import Item, SemanticValues, finalize_item
+from taxpraben.scoring.items import SemanticValues, finalize_item
 from taxpraben.scoring.settings import ScoringSettings
 from taxpraben.tasks import TaskSpec
 
 if TYPE_CHECKING:
+    from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject
 
 
@@ -51,7 +52,8 @@ class TaskScores:
 
 def score_task(
     spec: TaskSpec,
-    rows: list[list[Item]],
+    records: Sequence[Record],
+    rows: list[list[Sample]],
     run_ids: list[int],
     values: SemanticValues,
     unavailable: dict[str, str],
@@ -61,31 +63,32 @@ def score_task(
     shared_generation: bool = False,
     judge: JSONObject | None = None,
 ) -> TaskScores:
-    """Finish the items of one task (``rows``: run by run, in record order) with the semantic
+    """Finish the items of one task (``rows``: run by run, in the order of its ``records``) with the semantic
     ``values``, and make its figures; ``rng`` is drawn from once (its bootstrap's indices);
     ``judge``: what the second reader did on the task (results.json's ``tasks.NAME.judge``)."""
     errors = failures = 0
-    samples: list[list[Sample]] = []
     for k, row in enumerate(rows):
-        row[:] = [_finished(spec, it, values) for it in row]  # the finished items take their places
+        # The finished samples take their places. The query goes on the first run's sample
+        # only: the report shows it per item, and repeating it for every run would multiply
+        # samples.jsonl by the prompt length.
+        row[:] = [_finished(spec, it, values, rec.query if k == 0 else None)
+                  for it, rec in zip(row, records, strict=True)]  # fmt: skip
         for it in row:
             errors += it.status == "error"
             failures += it.status == "format_failure"
-        # The query goes on the first run's sample only: the report shows it per item, and
-        # repeating it for every run would multiply samples.jsonl by the prompt length.
-        samples.append([it.sample(query=k == 0) for it in row])
     entry, reps = _task_entry(spec, rows, run_ids, unavailable, rng, n_boot)
     entry["ledger"] = task_ledger(rows, shared_generation=shared_generation, cost_of=cost_of)
     if judge is not None:
         entry["judge"] = judge
-    lines = [sample for row in samples for sample in row]
-    return TaskScores(spec.name, samples, TaskResult.model_validate(entry), reps, lines, errors, failures)
+    lines = [sample for row in rows for sample in row]
+    return TaskScores(spec.name, rows, TaskResult.model_validate(entry), reps, lines, errors, failures)
 
 
-def _finished(spec: TaskSpec, item: Item, values: SemanticValues) -> Item:
-    """``item`` finished, saying who read it (rule | judge | none, on every samples line): a new item."""
+def _finished(spec: TaskSpec, item: Sample, values: SemanticValues, query: str | None) -> Sample:
+    """``item`` finished, saying who read it (rule | judge | none, on every samples line), with
+    the prompt ``query`` (its record's, on the first run only): a new sample."""
     done = finalize_item(spec, item, values)
-    return replace(done, extracted_by=done.reader)
+    return done.evolve(extracted_by=done.reader, query=query)
 
 
 def sample_text(samples: Sequence[Sample]) -> str:
@@ -102,11 +105,11 @@ def new_generator(settings: ScoringSettings) -> np.random.Generator | None:
 SampleSink = Callable[[str], object]
 
 
-def _rate(items: Sequence[Item], status: str) -> float:
+def _rate(items: Sequence[Sample], status: str) -> float:
     return sum(it.status == status for it in items) / len(items)
 
 
-def _run_figures(spec: TaskSpec, run: int, items: Sequence[Item]) -> RunFigures:
+def _run_figures(spec: TaskSpec, run: int, items: Sequence[Sample]) -> RunFigures:
     """Figures of one task in one run (``items`` in record order), as its kind computes them."""
     metrics, score = kind_of(spec).run_metrics(spec, items)
     counts = {s: sum(it.status == s for it in items) for s in ("ok", "format_failure", "error")}
@@ -121,7 +124,7 @@ def _run_figures(spec: TaskSpec, run: int, items: Sequence[Item]) -> RunFigures:
 
 
 def _bootstrap(
-    spec: TaskSpec, items_by_run: list[list[Item]], rng: np.random.Generator | None, n_boot: int
+    spec: TaskSpec, items_by_run: list[list[Sample]], rng: np.random.Generator | None, n_boot: int
 ) -> tuple[dict[str, list[float] | None], np.ndarray | None]:
     """The kind's bootstrap intervals of each metric and the replicates of the task score
     (none without a bootstrap); ``rng`` is drawn from once."""
@@ -149,7 +152,7 @@ def _figures(
     }
 
 
-def _readings(items_by_run: list[list[Item]]) -> JSONObject:
+def _readings(items_by_run: list[list[Sample]]) -> JSONObject:
     """Format failures by reason and readings by reader, over all runs (each only when any)."""
     out: JSONObject = {}
     reasons = Counter(
@@ -166,7 +169,7 @@ def _readings(items_by_run: list[list[Item]]) -> JSONObject:
 
 def _task_entry(
     spec: TaskSpec,
-    items_by_run: list[list[Item]],
+    items_by_run: list[list[Sample]],
     run_ids: list[int],
     unavailable: dict[str, str],
     rng: np.random.Generator | None,
