@@ -331,14 +331,12 @@ class Kind:
         values; the item metrics see an item that has them."""
         added, fields = self.finish_parts(spec, item, values)
         scores = {**item.scores, **added}
-        staged = item.evolve(scores=scores, fields=fields)  # shares ``scores``: each metric sees the last
         selected = self.selected(spec)
         for m in selected:
-            if m.item is not None:
-                scores[m.key] = m.item(staged, values)
+            if m.item is not None:  # each sees the sample with the scores made before it (a new one)
+                scores = {**scores, m.key: m.item(item.evolve(scores=scores, fields=fields), values)}
         unselected = {m.key for m in self.declared} - {m.key for m in selected}
-        for key in unselected & scores.keys():
-            del scores[key]
+        scores = {key: value for key, value in scores.items() if key not in unselected}
         return Finished(scores, mean_or_none([scores[k] for k in self.score_parts(spec) if k in scores]), fields)
 
     # ------------------------------------------------------------------ task figures
