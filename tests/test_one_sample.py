@@ -141,3 +141,61 @@ def test_no_module_assigns_to_a_sample() -> None:
                         isinstance(target.value, ast.Name) and target.value.id == "self" and path.name != "base.py"):
                     found.add((path.relative_to(SRC).as_posix(), target.attr))
     assert found - allowed == set()
+
+
+def _held(sample: Sample) -> str:
+    """Everything a sample holds, its working values too, as one text (to compare later)."""
+    working = {"generation": sample.generation.to_json() if sample.generation is not None else None,
+               "pairs": [list(vars(p).values()) for p in sample.pairs],
+               "labels": [sample.label_gold, sample.label_pred]}  # fmt: skip
+    return json.dumps([sample.__dict__, working], ensure_ascii=False, sort_keys=True, default=repr)
+
+
+def test_scoring_never_changes_a_sample_it_was_given() -> None:
+    """Every sample read ahead (the readings a run hands to scoring) holds exactly what it
+    held once scoring has read, finished and written them all: each step made new samples."""
+    from taxpraben.data.loader import load_data
+    from taxpraben.scoring import ScoringSettings, score_predictions
+    from taxpraben.scoring.items import Readings
+    from taxpraben.scoring.pipeline import Hooks
+
+    loaded = load_data("sample", REGISTRY, None, 1)
+    texts = ["答案是B。", "应纳税额为 1,200 元", '```json\n{"结论": "补税"}\n```', "不知道", ""]
+    preds = [Prediction(task, rec.id, run, texts[(k + run) % len(texts)])
+             for run in range(2) for task, recs in loaded.records.items() for k, rec in enumerate(recs)]  # fmt: skip
+    settings = ScoringSettings(semantic=False)
+    readings = Readings(settings.profile)
+    for p in preds:
+        rec = next(r for r in loaded.records[p.task] if r.id == p.id)
+        readings.read_ahead(REGISTRY[p.task], rec, p)
+    given = [readings.peek(REGISTRY[p.task], next(r for r in loaded.records[p.task] if r.id == p.id), p) for p in preds]
+    before = [_held(s) for s in given if s is not None]
+    finished: list[Sample] = []
+    score_predictions(loaded, preds, REGISTRY, settings, hooks=Hooks(readings=readings, item_sink=finished.append))
+    assert len(finished) == len(preds) and not {id(s) for s in finished} & {id(s) for s in given}
+    assert [_held(s) for s in given if s is not None] == before
+
+
+def test_no_module_writes_into_a_samples_values() -> None:
+    """No ``x.scores[k] = v``, ``x.fields.update(...)``, ``x.judge_history.append(...)`` (or any
+    in-place change of a sample's dict or list value) in src/, but on the objects listed (the
+    report browser's accumulator of per-metric scores, which is no sample)."""
+    containers = {"scores", "fields", "judge_history", "usage", "extracted", "evidence", "judge_extracted"}
+    mutators = {"append", "extend", "insert", "update", "pop", "popitem", "setdefault", "clear", "remove", "sort"}
+    allowed = {("report/samples.py", "self.scores")}
+    found = set()
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[ast.expr] = []
+            if isinstance(node, (ast.Assign, ast.Delete)):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in mutators:
+                targets = [node.func.value]
+            for target in targets:
+                inner = target.value if isinstance(target, ast.Subscript) else target
+                if isinstance(inner, ast.Attribute) and inner.attr in containers and (
+                        isinstance(target, ast.Subscript) or isinstance(node, ast.Call)):
+                    found.add((path.relative_to(SRC).as_posix(), ast.unparse(inner)))
+    assert found - allowed == set()
