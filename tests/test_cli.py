@@ -398,7 +398,8 @@ def test_the_first_request_of_run_needs_no_reader_scorer_or_report() -> None:
     the first record read and checked, its request built) holds none of the readers (their
     patterns compile at import), the typed results, scoring, the reports or the numeric
     libraries: they load with the first answer, on the scoring thread (start-up, issue 24).
-    A structural check; the time itself is measured by benchmarks/fixed_costs.py."""
+    Nor PyYAML (~10 ms: the bundled specs come from tasks/bundled_specs.json; config.yaml is
+    written after generation). A structural check; the time itself is measured by benchmarks/fixed_costs.py."""
     from helpers.probes import probe
 
     code = (
@@ -418,6 +419,7 @@ def test_the_first_request_of_run_needs_no_reader_scorer_or_report() -> None:
     heavy = ("taxpraben.parsing.", "taxpraben.scoring.pipeline", "taxpraben.results", "taxpraben.report",
              "taxpraben.metrics.bertscore", "numpy", "cn2an", "sklearn", "torch", "transformers", "jinja2")
     assert [m for m in loaded if m.startswith(heavy)] == []
+    assert [m for m in loaded if m == "yaml" or m.startswith("yaml.")] == []
 
 
 def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_is_imported(tmp_path: Path) -> None:
@@ -427,7 +429,9 @@ def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_
     are built without it, checked as the first answers come in. rich (30-40 ms) loads after
     the first request is handed to aiohttp: the consoles are made at their first use and the
     progress bar is shown once the first requests are written; importlib.metadata (10-15 ms)
-    loads when the manifest reads the packages' versions (start-up, issue 24). A
+    loads when the manifest reads the packages' versions (start-up, issue 24). Nor PyYAML
+    (~10 ms) nor importlib.resources (~2 ms): the bundled specs are read from their snapshot,
+    the package's files found by their path; config.yaml is written after generation. A
     structural check on a real run against the mock; the time is benchmarks/fixed_costs.py's."""
     from helpers.mock_openai_server import MockConfig, MockServerThread
     from helpers.probes import probe
@@ -438,7 +442,8 @@ def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_
         "seen = {}\n"
         "def heavy():\n"
         "    tops = {m.split('.')[0] for m in sys.modules} & {'pydantic', 'pydantic_core', 'annotated_types', 'rich'}\n"
-        "    return sorted(tops | ({'importlib.metadata'} & set(sys.modules)))\n"
+        "    tops |= {m.split('.')[0] for m in sys.modules} & {'yaml'}\n"
+        "    return sorted(tops | ({'importlib.metadata', 'importlib.resources'} & set(sys.modules)))\n"
         "def audit(event, args):\n"
         "    if event == 'socket.connect' and 'at_connect' not in seen:\n"
         "        seen['at_connect'] = heavy()\n"
@@ -462,7 +467,8 @@ def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_
                      "--runs", "1", "--no-semantic", "--no-cache", "--out", str(tmp_path / "out"))  # fmt: skip
     # Loaded after: the specs checked, the items typed, the bar shown and the summary printed.
     assert seen == {"at_connect": [], "at_first_post": [], "exit": 0,
-                    "at_exit": ["annotated_types", "importlib.metadata", "pydantic", "pydantic_core", "rich"]}  # fmt: skip
+                    "at_exit": ["annotated_types", "importlib.metadata", "importlib.resources", "pydantic",
+                                "pydantic_core", "rich", "yaml"]}  # fmt: skip
 
 
 def test_the_tail_of_run_imports_nothing(tmp_path: Path) -> None:

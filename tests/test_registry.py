@@ -242,3 +242,42 @@ def test_the_field_rules_constraints_are_pydantics(fields: dict[str, object], lo
     with pytest.raises(ValidationError) as info:
         validate_spec(raw)
     assert [(e["loc"], e["msg"]) for e in info.value.errors()] == [(loc, message)]
+
+
+def test_the_bundled_snapshot_is_what_the_bundled_yaml_reads() -> None:
+    """run reads the bundled specs from tasks/bundled_specs.json (no PyYAML before its first
+    request): it must hold exactly what the YAML files read, types included, and their hash.
+    After editing a bundled spec: python -c "from taxpraben.tasks.registry import
+    write_bundled_snapshot as w; w()"."""
+    import json
+
+    from taxpraben.tasks import registry
+
+    stored = json.loads(registry.BUNDLED_SNAPSHOT.read_text(encoding="utf-8"))
+    assert stored == registry.bundled_snapshot(), "tasks/bundled_specs.json is stale: remake it (see above)"
+    paths = registry.spec_files(registry._bundled_spec_dir())
+    for path in paths:  # equal by type too (1 == 1.0 == True in Python)
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert json.dumps(stored["specs"][path.name], sort_keys=True) == json.dumps(raw, sort_keys=True)
+    assert registry._bundled_raw(paths) == stored["specs"]
+
+
+def test_a_bundled_spec_that_differs_from_the_snapshot_is_read_from_its_yaml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bundled file edited in place (its bytes no longer those the snapshot was made from)
+    is read as YAML, as before the snapshot: the registry is what the files say."""
+    import shutil
+
+    from taxpraben.tasks import registry
+
+    specs = tmp_path / "specs"
+    shutil.copytree(registry._bundled_spec_dir(), specs)
+    monkeypatch.setattr(registry, "_bundled_spec_dir", lambda: specs)
+    monkeypatch.delenv(TASK_DIR_ENV, raising=False)
+    assert registry._bundled_raw(registry.spec_files(specs)) is not None  # the copy: the snapshot's bytes
+    path = specs / "TaxCalc.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("bloom: apply", "bloom: analyze"), encoding="utf-8")
+    assert registry._bundled_raw(registry.spec_files(specs)) is None
+    assert load_registry()["TaxCalc"].bloom == "analyze"
+    assert load_registry(checked=False)["TaxCalc"].bloom == "analyze"

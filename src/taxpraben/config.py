@@ -36,8 +36,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union, cast, get_args, get_origin
 
-import yaml
-
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
@@ -79,6 +77,8 @@ def read_config_file(path: Path) -> dict[object, JSONValue]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the configuration file: {exc.strerror or exc}") from exc
+    import yaml  # here, not at the top: `run` imports this module before its first request (~10 ms)
+
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -271,6 +271,8 @@ def config_text(command: str, groups: Sequence[DataclassInstance], version: str)
     ]
     if any(getattr(group, key, None) for group in groups for key in EXECUTED_KEYS):
         lines.append("# It holds a shell command (serve): a replay runs it only with --trust-config.")
+    import yaml  # see read_config_file (run: loaded on the scoring thread, jobs.read_ahead)
+
     for group in groups:
         if not dataclasses.is_dataclass(group):  # pragma: no cover - the jobs pass option groups
             raise TypeError(f"{group!r} is not an option group")

@@ -14,7 +14,6 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -39,8 +38,9 @@ class DatasetFile:
 
 
 def sample_data_dir() -> Path:
-    """The bundled sample (package data)."""
-    return Path(str(resources.files("taxpraben.data") / "sample"))
+    """The bundled sample (package data): what importlib.resources.files("taxpraben.data")
+    gives for a package on disk, without importing importlib.resources (run's start)."""
+    return Path(__file__).parent / "sample"
 
 
 def resolve_data_dir(data: str | Path) -> Path:

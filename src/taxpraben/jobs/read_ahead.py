@@ -43,6 +43,7 @@ SCORING_IMPORTS = (
     "taxpraben.report.html",
     "taxpraben.report.markdown",
     "taxpraben.report.summary_csv",
+    "yaml",  # OUT/config.yaml (taxpraben.config imports it there, not before the first request)
 )
 
 #: The typed results (``taxpraben.results``) that a run's tail validates: results.json and

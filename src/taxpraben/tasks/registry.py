@@ -8,14 +8,13 @@ adjust a bundled task (its Bloom level, say) without touching the package.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import yaml
 
 from taxpraben.task_spec import BLOOM_ORDER, TaskSpec, build_spec, spec_json, validate_spec
 
@@ -26,10 +25,11 @@ if TYPE_CHECKING:
 
 TASK_DIR_ENV = "TAXPRABEN_TASK_DIR"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
-#: libyaml's safe loader where PyYAML was built with it (the wheels are): the same documents
-#: as ``yaml.safe_load`` in a sixth of the time, and every run reads the 14 bundled specs
-#: before its first request.
-_SPEC_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: The bundled specs as their YAML reads, with the sha256 of the files it was read from
+#: (:func:`spec_files_sha256`): ``run`` reads its 14 specs before its first request, and this
+#: spares it importing PyYAML (~10 ms of its start). Used only while the bundled files are
+#: byte for byte those (otherwise they are read as YAML); remade by :func:`write_bundled_snapshot`.
+BUNDLED_SNAPSHOT = Path(__file__).parent / "bundled_specs.json"
 
 
 class TaskSpecError(ValueError):
@@ -121,8 +121,13 @@ def _validated(path: Path, raw: JSONObject) -> TaskSpec:
 
 
 def _read_spec_file(path: Path) -> JSONObject:
+    import yaml  # on first use: the bundled specs come from BUNDLED_SNAPSHOT
+
+    # libyaml's safe loader where PyYAML was built with it (the wheels are): the same documents
+    # as ``yaml.safe_load`` in a sixth of the time.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_SPEC_LOADER)  # a safe loader (above)
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # a safe loader
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise TaskSpecError(f"{path}: cannot read task spec: {exc}") from exc
     if not isinstance(raw, dict):
@@ -205,7 +210,52 @@ def check_reading_chain(spec: TaskSpec, reading_kind: str) -> None:
 
 
 def _bundled_spec_dir() -> Path:
-    return Path(str(resources.files("taxpraben.tasks") / "specs"))
+    # What importlib.resources.files("taxpraben.tasks") gives for a package on disk, without
+    # importing importlib.resources (~2 ms of run's start).
+    return Path(__file__).parent / "specs"
+
+
+def spec_files(directory: Path) -> list[Path]:
+    """The spec files of a task directory, in the order they are read."""
+    return [p for p in sorted(directory.iterdir()) if p.suffix.lower() in SPEC_SUFFIXES and not p.name.startswith(".")]
+
+
+def spec_files_sha256(paths: Iterable[Path]) -> str:
+    """The sha256 of the files' names and bytes (each length-prefixed); OSError if one cannot be read."""
+    digest = hashlib.sha256()
+    for path in paths:
+        for part in (path.name.encode("utf-8"), path.read_bytes()):
+            digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()
+
+
+def _bundled_raw(paths: list[Path]) -> dict[str, JSONObject] | None:
+    """The bundled files' mappings from :data:`BUNDLED_SNAPSHOT` (by file name), when it was
+    made from exactly these files; None otherwise (they are then read as YAML, as any spec)."""
+    try:
+        snapshot = json.loads(BUNDLED_SNAPSHOT.read_text(encoding="utf-8"))
+        fresh = isinstance(snapshot, dict) and snapshot.get("sha256") == spec_files_sha256(paths)
+    except (OSError, ValueError):
+        return None
+    specs = snapshot.get("specs") if fresh else None
+    if not isinstance(specs, dict) or list(specs) != [p.name for p in paths]:
+        return None
+    return specs if all(isinstance(raw, dict) for raw in specs.values()) else None
+
+
+def bundled_snapshot() -> JSONObject:
+    """What :data:`BUNDLED_SNAPSHOT` holds for the bundled files as they are (read as YAML)."""
+    paths = spec_files(_bundled_spec_dir())
+    specs: JSONObject = {p.name: _read_spec_file(p) for p in paths}
+    return {"sha256": spec_files_sha256(paths), "specs": specs}
+
+
+def write_bundled_snapshot() -> Path:
+    """Remake :data:`BUNDLED_SNAPSHOT` after a bundled spec changed (tests/test_registry.py
+    says when: ``python -c "from taxpraben.tasks.registry import write_bundled_snapshot as w; w()"``)."""
+    text = json.dumps(bundled_snapshot(), ensure_ascii=False, indent=1)
+    BUNDLED_SNAPSHOT.write_text(text + "\n", encoding="utf-8")
+    return BUNDLED_SNAPSHOT
 
 
 def task_dirs_from_env() -> list[Path]:
@@ -234,13 +284,13 @@ def load_registry(extra_dirs: Iterable[Path | str] = (), *, use_env: bool = True
     specs: dict[str, TaskSpec] = {}
     sources: dict[str, Path] = {}
     unchecked: dict[Path, JSONObject] = {}
-    for directory in dirs:
+    for k, directory in enumerate(dirs):
         if not directory.is_dir():
             raise TaskSpecError(f"{directory}: task directory does not exist")
-        for path in sorted(directory.iterdir()):
-            if path.suffix.lower() not in SPEC_SUFFIXES or path.name.startswith("."):
-                continue
-            raw = _read_spec_file(path)
+        paths = spec_files(directory)
+        known = _bundled_raw(paths) if k == 0 else None
+        for path in paths:
+            raw = known[path.name] if known is not None else _read_spec_file(path)
             spec = _spec_of(path, raw, checked)
             if spec.name in sources:
                 unchecked.pop(sources[spec.name], None)  # replaced: what is used is checked
