@@ -14,6 +14,7 @@ thread, as with fewer CPUs); the items are the same.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -52,6 +53,17 @@ AUTO_START_AFTER = 256
 #: 1.73-1.74x the bare client's wall time (CPU 3.9 s), at 2.5 ms 1.547x (3.1 s), at 5 ms
 #: 1.554x (3.0 s) ("All of issue 38's work merged").
 SWITCH_INTERVAL_S = 0.0025
+
+
+#: The cyclic collector's first threshold (allocations less deallocations of tracked objects
+#: between young collections; Python's default is 700) while ``run`` generates, scores and
+#: reports. Each answer makes and drops thousands of objects (aiohttp's, the stream's chunks,
+#: the readings'), so at 700 the collector ran ~300 young and ~26 middle collections over a
+#: C = 256 run of 2,000 requests: 0.16-0.29 s of the interpreter's time, the event loop's and
+#: the scoring thread's alike (thread CPU inside gc.callbacks, 6 runs); at 50,000: 0.05 s and
+#: the same peak RSS (benchmarks/fixed_costs.py). What the collector frees is garbage of
+#: cycles only, and it is freed all the same, a few collections later.
+GC_THRESHOLD = 50_000
 
 
 #: The requests the runner reads before it sends the first (``run.runner._FIRST_CHUNK``): it
@@ -165,6 +177,9 @@ def alongside_stage(
     before = sys.getswitchinterval()
     held.callback(sys.setswitchinterval, before)  # once the thread has stopped (last in, first out)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    thresholds = gc.get_threshold()
+    held.callback(gc.set_threshold, *thresholds)  # the job over: Python's own pace again
+    gc.set_threshold(max(GC_THRESHOLD, thresholds[0]), *thresholds[1:])
     warm = ThreadPoolExecutor(1, thread_name_prefix="taxpraben-scoring")
     held.callback(warm.shutdown, wait=True, cancel_futures=True)
     # Scoring's imports load, and the answers are read, while requests go out.
