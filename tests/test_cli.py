@@ -431,7 +431,8 @@ def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_
     progress bar is shown once the first requests are written; importlib.metadata (10-15 ms)
     loads when the manifest reads the packages' versions (start-up, issue 24). Nor PyYAML
     (~10 ms) nor importlib.resources (~2 ms): the bundled specs are read from their snapshot,
-    the package's files found by their path; config.yaml is written after generation. A
+    the package's files found by their path; config.yaml is written after generation. Nor is
+    the token estimate's pattern compiled (~1.5 ms): no prompt is estimated before. A
     structural check on a real run against the mock; the time is benchmarks/fixed_costs.py's."""
     from helpers.mock_openai_server import MockConfig, MockServerThread
     from helpers.probes import probe
@@ -452,6 +453,8 @@ def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_
         "async def recorded(self, method, *args, **kwargs):\n"
         "    if method == 'POST' and 'at_first_post' not in seen:\n"
         "        seen['at_first_post'] = heavy()\n"
+        "        import taxpraben.costs.tokens as tokens\n"
+        "        seen['token_classes_compiled'] = tokens._classes.cache_info().currsize\n"
         "    return await request(self, method, *args, **kwargs)\n"
         "aiohttp.ClientSession._request = recorded\n"
         "from taxpraben.cli import build_app\n"
@@ -466,7 +469,7 @@ def test_run_sends_its_first_request_before_pydantic_rich_or_importlib_metadata_
         seen = probe(code, "--model", "openai:m", "--base-url", server.base_url, "--data", "sample", "--limit", "2",
                      "--runs", "1", "--no-semantic", "--no-cache", "--out", str(tmp_path / "out"))  # fmt: skip
     # Loaded after: the specs checked, the items typed, the bar shown and the summary printed.
-    assert seen == {"at_connect": [], "at_first_post": [], "exit": 0,
+    assert seen == {"at_connect": [], "at_first_post": [], "exit": 0, "token_classes_compiled": 0,
                     "at_exit": ["annotated_types", "importlib.metadata", "importlib.resources", "pydantic",
                                 "pydantic_core", "rich", "yaml"]}  # fmt: skip
 
