@@ -238,16 +238,10 @@ class Sample(FileObject):
 
     def for_run(self, run: int, generation: Prediction) -> Sample:
         """This sample's reading as the reading of ``run``, whose generation gave the same answer
-        (the same text and error): a new sample with that run and that generation's facts."""
+        (the same text and error): a new sample with that run and that generation's facts. The
+        reading's values are shared, not copied: nothing writes into a sample's values
+        (tests/test_one_sample.py)."""
         return self.evolve(run=run, **_generated(generation))._with_generation(generation)
-
-    def reread(self, run: int, generation: Prediction) -> Sample:
-        """The reading of another run whose generation gave the same answer: :meth:`for_run`
-        with its own copies of the values scoring builds on (scores, fields, extracted, history)."""
-        return self.for_run(run, generation).evolve(
-            scores=dict(self.scores), fields=copy.deepcopy(self.fields), extracted=copy.deepcopy(self.extracted),
-            judge_history=copy.deepcopy(self.judge_history),
-        )  # fmt: skip
 
     def _with_generation(self, generation: Prediction) -> Sample:
         private = {**self._private(), "_generation": generation}
@@ -260,7 +254,7 @@ class Sample(FileObject):
         reading stays known, as Inspect AI keeps a score's edits). This sample is not changed."""
         values = self.__dict__
         before: JSONObject = {key: copy.deepcopy(values[key]) for key, value in changes.items() if values[key] != value}
-        history = copy.deepcopy(self.judge_history) or []
+        history = [*(self.judge_history or ())]  # the earlier edits, shared: an edit is never changed
         if before:
             history.append({"edit": edit, "by": by, "before": before})
         return self.evolve(**changes, judge_history=history or None)

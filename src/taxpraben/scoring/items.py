@@ -120,7 +120,7 @@ class Readings:
 
     The readers are pure: the same text of the same record reads the same, so a record whose
     runs gave the same answer (greedy decoding, runs sharing one generation) is read once
-    and its reading copied to the other runs (:meth:`Sample.reread`). A run reads ahead
+    and its reading copied to the other runs (:meth:`Sample.for_run`). A run reads ahead
     (:meth:`read_ahead`, on a worker thread while the other requests are still out), so
     that scoring finds most items read when the last completion arrives; :meth:`read` then
     takes what was read ahead and reads the rest."""
@@ -173,7 +173,7 @@ class Readings:
                 self._read[key] = first
             return first
         if not fresh:
-            return first.reread(run, prediction)
+            return first.for_run(run, prediction)
         self.taken += 1
         # Read ahead from a generation equal in text and error: this run's own is kept.
         taken = first.for_run(run, prediction)
