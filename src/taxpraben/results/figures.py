@@ -125,6 +125,12 @@ class TaskResult(FileObject):
         "of the format failures (\"veto.<name>\").",
         when="the task has read items",
     )
+    confidence: dict[str, int] | None = described(
+        "Readings over all runs by the confidence of the rule that made them: ``high`` (a stated answer) "
+        "and ``low`` (a fallback, what ``--judge`` and ``taxpraben review`` look at first). Format failures "
+        "and unread items are in neither.",
+        when="the task has readings by rules",
+    )
     per_run: list[RunFigures] = described("The figures of each run.", default_factory=list)
     fields: dict[str, FieldFigures] | None = described(
         "Per field, named by the gold's keys: those a spec rule names first, then inferred ones.",

@@ -164,6 +164,10 @@ def _readings(items_by_run: list[list[Sample]]) -> JSONObject:
     readings = Counter(it.read_by or it.veto for items in items_by_run for it in items if it.read_by or it.veto)
     if readings:
         out["readings"] = dict(sorted(readings.items(), key=lambda kv: (-kv[1], kv[0])))
+    levels = Counter(it.confidence for items in items_by_run for it in items if it.confidence is not None)
+    if levels:
+        # Always both keys: a task whose readings are all high-confidence says "low": 0.
+        out["confidence"] = {"high": levels.get("high", 0), "low": levels.get("low", 0)}
     return out
 
 
