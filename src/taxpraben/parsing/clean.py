@@ -20,8 +20,12 @@
    fence lines go, the inside and the text around it stay. An unclosed fence (truncated output)
    loses its opening line only; a stray fence in the middle of a line becomes a space.
 
-3. **Special tokens.** End-of-text and chat-turn tokens (``</s>``, ``<|im_end|>``,
-   ``<|endoftext|>``, ``<|eot_id|>``, ``<eos>``) are removed.
+3. **The answer region.** The answer ends at the first end-of-answer or chat-turn token that
+   follows some content (``</s>``, ``<eoa>``, ``<eos>``, ``<|im_end|>``, ``<|endoftext|>``,
+   ``<|eot_id|>``, any ``<|...|>`` token, ``<end_of_turn>``): what follows (a base model's next
+   invented turn, another question and its answer) is cut off. Tokens before any content are
+   dropped (with the role ``<|im_start|>assistant`` opens), noise tokens (``<s>``, ``<unk>``,
+   ``<pad>``) wherever they stand: a token is never read as content.
 
 4. **Character folding** (done first, so full-width look-alikes of tags and fences count). Unicode NFKC (full-width digits and letters, ``：`` -> ``:``,
    ``（）`` -> ``()``, ``％`` -> ``%``, ideographic space -> space, ...) with three deliberate
@@ -51,6 +55,7 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = [
+    "answer_region",
     "clean_prediction",
     "fold_characters",
     "normalize_text",
@@ -102,8 +107,15 @@ _SPACE_AT_BREAK = re.compile(r" ?\n ?")
 #: what NFKC maps each to.
 _FULL_WIDTH = re.compile("[\uff01-\uff0b\uff0d-\uff5e\u3000]+")
 _HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F) if cp != 0xFF0C}})
-#: End-of-text and chat-turn tokens a base model or a raw endpoint leaves in its output.
-_SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:im_end|endoftext|eot_id|end|im_start)\|>|<eos>|<\|end▁of▁sentence\|>")
+#: Where a model's answer ends: end-of-sequence, end-of-answer and chat-turn tokens (``</s>``,
+#: ``<eoa>``/``<eoh>``/``<eos>``..., any ``<|...|>`` token such as ``<|im_end|>``,
+#: ``<|endoftext|>``, ``<|eot_id|>``, ``<|end▁of▁sentence|>``, ``<|user|>``, Gemma's turn tokens).
+_END_TOKEN = re.compile(r"</s>|<(?i:eo[a-z]{1,3})>|<\|[^<>|\s]{1,40}\|>|<(?:end|start)_of_turn>")
+#: Tokens that carry nothing wherever they stand: begin-of-sequence, padding, unknown, masks.
+_NOISE_TOKEN = re.compile(r"<(?:s|unk|pad|bos|mask|sep|cls|extra_id_\d{1,3})>")
+#: The role a turn token opens (``<|im_start|>assistant``), dropped with it before any content.
+_OPENS_TURN = re.compile(r"<\|(?:im_start|start_header_id)\|>|<start_of_turn>")
+_ROLE = re.compile(r"[ \t]*(?i:assistant|user|system|model|bot|human)\b[ \t]*\n?")
 _BLANK_LINES = re.compile(r"\n{2,}")
 #: What the reasoning, special-token and fence rules need (``<``, backquote, ``~``) and the
 #: characters folded into one of them (tests/test_parsing_clean.py checks every character):
@@ -135,6 +147,25 @@ def strip_reasoning(text: str) -> str:
     kept = tail[headings[-1].start() :] if headings else ""
     # Any further (nested or repeated) opening tags in what is kept are noise.
     return head + "\n" + _THINK_OPEN.sub("\n", kept)
+
+
+def answer_region(text: str) -> str:
+    """The model's answer region (rule 3 of the module docstring): the text up to the first
+    end-of-answer or turn token that follows some content; what comes after it (an invented
+    next turn, another question and its answer) is not the answer. A token before any content
+    (``<|im_start|>assistant``, ``<s>``) is dropped with the role it opens, and noise tokens
+    (``<unk>``, ``<pad>``) wherever they are: no letter, number or option is read from a token."""
+    if "<" not in text:
+        return text
+    if _NOISE_TOKEN.search(text):
+        text = _NOISE_TOKEN.sub("", text)
+    while (m := _END_TOKEN.search(text)) is not None:
+        if text[: m.start()].strip():
+            return text[: m.start()]
+        rest = text[m.end() :]
+        role = _ROLE.match(rest) if _OPENS_TURN.fullmatch(m.group()) else None
+        text = rest[role.end() :] if role else rest
+    return text
 
 
 def unwrap_code_fences(text: str) -> str:
@@ -246,8 +277,8 @@ def _clean_once(text: str) -> str:
         .replace("\u2029", "\n")
     )
     # Folding comes first so that full-width look-alikes of tags and fences are handled too.
-    text = _SPECIAL_TOKENS.sub("", fold_characters(text))
-    text = strip_reasoning(text)
+    text = strip_reasoning(fold_characters(text))
+    text = answer_region(text)
     text = unwrap_code_fences(text)
     return _collapse_whitespace(text)
 

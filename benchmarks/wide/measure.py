@@ -1,0 +1,149 @@
+"""The readers against the hand grades of the wide corpus, per source, with the confidence of
+every miss and the calibration of the confidence.
+
+    PYTHONPATH=src .venv/bin/python benchmarks/wide/measure.py --split dev [--list] [--src OTHER/src]
+    PYTHONPATH=src .venv/bin/python benchmarks/wide/measure.py --split heldout   # once, at the end
+
+A case *agrees* when the reading's status, score and (where the grade has one) extracted value
+are the grader's. ``given``: a point the readers give that the grader withholds; ``withheld``:
+the other way. Cases graded ``ambiguous`` are left out of every figure. The calibration:
+``high wrong`` is the share of high-confidence readings that disagree with the grader (aim at
+most 0.5%); ``low share`` the share of all cases read with low confidence (aim at most 15%).
+``HELDOUT.md`` names the held-out sources (drawn before development, see there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def heldout_repos() -> set[str]:
+    """The held-out sources: the lines ``- OWNER/NAME`` under "## Held out" in HELDOUT.md."""
+    path = HERE / "HELDOUT.md"
+    if not path.is_file():
+        return set()
+    text = path.read_text(encoding="utf-8")
+    part = text.split("## Held out", 1)[1].split("\n## ", 1)[0] if "## Held out" in text else ""
+    return {m.group(1) for m in re.finditer(r"^- `?([\w.-]+/[\w.-]+)`?", part, re.MULTILINE)}
+
+
+def load_cases(split: str) -> list[dict]:
+    held = {r.lower() for r in heldout_repos()}
+    cases = []
+    for path in sorted((HERE / "sources").glob("*/cases.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            is_held = case["source"]["repo"].lower() in held
+            if split == "all" or (split == "heldout") == is_held:
+                cases.append(case)
+    return cases
+
+
+@dataclass
+class Tally:
+    n: int = 0
+    agree: int = 0
+    given: int = 0
+    withheld: int = 0
+    ambiguous: int = 0
+    confidence: Counter[str] = field(default_factory=Counter)
+    high_wrong: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.n += other.n
+        self.agree += other.agree
+        self.given += other.given
+        self.withheld += other.withheld
+        self.ambiguous += other.ambiguous
+        self.confidence.update(other.confidence)
+        self.high_wrong += other.high_wrong
+
+    def line(self, name: str) -> str:
+        if not self.n:
+            return f"{name}: no graded cases"
+        high = self.confidence["high"]
+        miss_conf = Counter(m.split(" ", 1)[0] for m in self.misses)
+        return (f"{name}: {self.agree}/{self.n} agree ({self.agree / self.n:.1%}); given {self.given} "
+                f"({self.given / self.n:.2%}), withheld {self.withheld}; ambiguous left out {self.ambiguous}; "
+                f"high {high} (wrong {self.high_wrong}, {self.high_wrong / high if high else 0:.2%}), "
+                f"low {self.confidence['low']} ({self.confidence['low'] / self.n:.1%}), "
+                f"none read {self.confidence['none']}; misses by confidence {dict(miss_conf)}")
+
+
+def measure(cases: list[dict], list_misses: bool = False) -> dict[str, Tally]:
+    from taxpraben.data.checks import check_record
+    from taxpraben.scoring.items import prepare_item
+    from taxpraben.tasks import load_registry
+
+    registry = load_registry(use_env=False)
+    tallies: dict[str, Tally] = {}
+    for case in cases:
+        tally = tallies.setdefault(case["source"]["repo"], Tally())
+        expect = case["expect"]
+        if expect.get("status") == "ambiguous":
+            tally.ambiguous += 1
+            continue
+        spec = registry[case["task"]]
+        record, _ = check_record(case["record"], spec, Path(case["id"]), 1, "line")
+        item = prepare_item(spec, record, 0, case["output"], None)
+        got = item.scores.get("acc", item.scores.get("em"))
+        same = item.status == expect["status"] and got == expect["score"]
+        if "extracted" in expect and item.status == "ok" and item.extracted != expect["extracted"]:
+            same = False
+        level = item.confidence or "none"
+        tally.n += 1
+        tally.agree += same
+        tally.confidence[level] += 1
+        if not same:
+            if got is not None:
+                tally.given += got > expect["score"]
+                tally.withheld += got < expect["score"]
+            tally.high_wrong += level == "high"
+            note = (f"{level} {case['id']} [{case['task']}, {case['source']['model']}] grader {expect} "
+                    f"({case.get('reason', '')}) | rules status={item.status} score={got} "
+                    f"extracted={item.extracted!r} by {item.read_by or item.veto}")
+            tally.misses.append(note)
+            if list_misses:
+                tail = case["output"] if len(case["output"]) < 600 else case["output"][:250] + " ... " + case["output"][-300:]
+                print(f"  MISS {note}\n    output: {tail!r}")
+    return tallies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="dev")
+    parser.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ of the checkout to measure")
+    parser.add_argument("--list", action="store_true", help="print every miss with its output")
+    parser.add_argument("--misses", action="store_true", help="print every miss, one line each, no output text")
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.src))
+    cases = load_cases(args.split)
+    if args.split != "heldout" and not heldout_repos():
+        sys.exit("HELDOUT.md names no held-out source: draw them first (heldout_draw.py)")
+    tallies = measure(cases, args.list)
+    total = Tally()
+    for repo, tally in sorted(tallies.items()):
+        print(tally.line(f"source {repo}"))
+        if args.misses:
+            for miss in tally.misses:
+                print(f"    {miss}")
+        total.add(tally)
+    models = {(c["source"]["repo"], c["source"]["model"]) for c in cases}
+    print(f"{args.split}: {len(tallies)} sources, {len(cases)} cases, {len({m for _, m in models})} model names")
+    print(total.line(f"all {args.split}"))
+
+
+if __name__ == "__main__":
+    main()
