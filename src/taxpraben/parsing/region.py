@@ -150,6 +150,9 @@ class Statement:
     source: str = field(repr=False, compare=False)
     body_start: int = 0
     to_end: bool = False
+    #: Where the statement's text ends, when its marker closes it (a tagged answer,
+    #: ``<answer>C</answer>``: what the tags hold).
+    body_end: int | None = None
 
     @property
     def full_text(self) -> str:
@@ -162,6 +165,8 @@ class Statement:
     def text(self) -> str:
         if self.kind == "boxed":
             return self.source
+        if self.body_end is not None:
+            return self.source[self.body_start : self.body_end]
         if self.to_end:
             return self.source[self.body_start :]
         return _after(self.source, self.body_start, to_line_end=False)
@@ -170,9 +175,19 @@ class Statement:
 _ANSWER = re.compile(
     r"最终答案|正确答案|参考答案|标准答案|(?<!没有)(?<!具体)(?<!无)(?<!唯一)答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
     r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
-    r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is)|"
+    r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is|answer\s+(?:should|would|must|will)\s+be|"
+    r"(?:correct|right|best|final)\s+(?:option|choice)(?:\s+(?:is|would\s+be|should\s+be)|\s*[:：])|"
+    r"my\s+(?:final\s+)?choice\s+is|i\s+(?:would\s+)?(?:choose|pick|select)(?=\s+(?:option\s+)?[(\[]?[A-J](?![A-Za-z])))|"
+    r"^[ \t]*####(?=[ \t]*(?:[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*(?:%|元|万元)?|[(\[]?[A-J][)\]]?)[ \t]*$)|"
     r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
-    r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))"
+    r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))",
+    re.MULTILINE,
+)
+#: A tagged answer: ``<answer>…</answer>``, ``[ANSWER]…[/ANSWER]`` (any case, the closing tag of
+#: the same bracket family); what the tags hold is the statement.
+_TAGGED = re.compile(
+    r"<(?P<a>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))(?:\s[^<>]{0,80})?>(?P<ab>[^<>]{0,400}?)</(?P=a)\s*>|"
+    r"\[(?P<s>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))\](?P<sb>[^\[\]]{0,400}?)\[/(?P=s)\]"
 )
 # A correction opens a clause ("不对，应为…", "更正：…") or closes one about the working
 # ("上面计算有误，…"); "说法不对的是B项" and "A项表述有误" are verdicts, not corrections.
@@ -194,7 +209,7 @@ CORRECTED_VALUE = re.compile(
 
 #: Final statements whose answers must agree: the answer markers proper and boxes (not
 #: 选择/应选, which reasoning also uses: "如果选择A，……").
-STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed")
+STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed|####")
 
 
 def settle_final(
@@ -282,6 +297,11 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list
         final.append(Statement("boxed", "\\boxed", start, content))
     for m in _ANSWER.finditer(text):
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
+    if "<" in text or "[" in text:
+        for m in _TAGGED.finditer(text):
+            body = "ab" if m.group("a") else "sb"
+            final.append(Statement("answer", text[m.start() : m.start(body)], m.start(), text, m.start(body),
+                                   body_end=m.end(body)))
     for m in _CORRECTION.finditer(text):
         if not _negated(text, m.start()):
             # What follows a correction is the corrected working, down to the end.
