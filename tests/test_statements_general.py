@@ -56,3 +56,14 @@ def test_markdown_headings_and_other_tags_are_no_statements(text: str) -> None:
 def test_a_tagged_statement_is_what_the_tags_hold() -> None:
     (statement,) = [s for s in answer_statements("So <answer> (C) </answer> because ...") if s.kind == "answer"]
     assert statement.text == " (C) " and statement.full_text == "<answer> (C) "
+
+
+@pytest.mark.parametrize("output", ["B or C.", "The answer is (B) or (C).", "Answer: B or possibly C."])
+def test_a_hedge_between_options_in_english_is_no_answer(output: str) -> None:
+    assert read("TaxSCQ", EN_SCQ, output)[:3] == ("format_failure", 0.0, None)
+
+
+@pytest.mark.parametrize("output", ["The answer is C, not A or B.", "Answer: C. Options A or B are wrong.",
+                                    "Answer: C, since A and B are wrong.", "Not A or B; the answer is C."])
+def test_options_ruled_out_in_english_are_no_hedge(output: str) -> None:
+    assert read("TaxSCQ", EN_SCQ, output)[:3] == ("ok", 1.0, "rule:final.answer-statement")

@@ -29,12 +29,18 @@ def letter_index(letter: str, count: int) -> int | None:
 #: One letter or several joined ("C", "A、B", "A项和B项", "A或B"), as a subject or an object.
 _LETTER_RUN = (r"(?:选项)?(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项|选项)?"
                r"(?:\s*[、,，和与及或/]\s*(?:选项)?[A-Z](?![A-Za-z])\s*(?:项|选项)?)*")
+#: One letter or several joined in English ("A", "(A) and (B)", "A, B or D").
+_EN_LETTER_RUN = (r"[(\[]?(?<![A-Za-z])[A-Z][)\]]?(?![A-Za-z])"
+                  r"(?:\s*(?:,|(?i:or|and|nor))\s*[(\[]?(?<![A-Za-z])[A-Z][)\]]?(?![A-Za-z]))*")
 NEGATED_LETTER = re.compile(
     r"(?:不是|并非|而非|不选|排除|不应选|注意不是)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?"
     # the letters a denial goes on to deny ("而非B或D", "不是A、C")
     r"(?:\s*(?:或者|或是|或|、|和|与)\s*(?:选项)?\s*[A-Z](?![A-Za-z])\s*(?:项)?)*"
     r"|" + _LETTER_RUN + r"\s*(?:的)?(?:说法|表述)?\s*(?:都|均|也|全)?\s*(?:是|为)?\s*"
     r"(?:不正确|错误|不对|有误|不符合|不当选|不选|不适用|❌)"
+    # English: "not A or B", "rather than (C)", "A and B are wrong"
+    r"|(?<![A-Za-z])(?i:not|rather\s+than|instead\s+of|except|excluding)\s+(?i:options?\s+)?" + _EN_LETTER_RUN +
+    r"|" + _EN_LETTER_RUN + r"\s+(?i:is|are)\s+(?i:wrong|incorrect|false|not\s+correct|not\s+the\s+answer)"
 )
 
 
@@ -44,8 +50,10 @@ def without_negated_letters(text: str) -> str:
 
 
 #: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D").
-_OR = r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为)"
-_HEDGE_LETTERS = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项)?\s*[A-Z](?![A-Za-z])")
+_OR = r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为|(?<![A-Za-z])(?i:or|or\s+possibly|or\s+maybe|or\s+perhaps)(?![A-Za-z]))"
+_HEDGE_LETTERS = re.compile(
+    r"(?<![A-Za-z])[A-Z][)）\]】]?(?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项|(?i:option))?\s*[(（\[【]?[A-Z](?![A-Za-z])"
+)
 _HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*" + _OR + r"\s*(?:构成|是|为)?\s*$")
 #: Two letters offered together, as alternatives or as a set ("A或C", "A和C", "A、C", "A/C").
 _JOINED_LETTERS = re.compile(
@@ -56,7 +64,10 @@ _JOINED_TEXTS = re.compile(r"^\s*(?:罪)?\s*(?:" + _OR + r"|[、/和与及]|以�
 
 
 #: A denial right before a pair of letters ("而非B或D", "不是A或B"): it denies both.
-_DENIED_BEFORE = re.compile(r"(?:而非|而不是|不是|并非|并不是|非)\s*(?:选项)?\s*$")
+_DENIED_BEFORE = re.compile(
+    r"(?:而非|而不是|不是|并非|并不是|非|(?<![A-Za-z])(?i:not|nor|neither|rather\s+than|instead\s+of|except))"
+    r"\s*(?:选项|(?i:options?))?\s*[(（\[【]?$"
+)
 
 
 class Hedge(Exception):
@@ -75,7 +86,18 @@ _LETTER_SET = re.compile(
 _NEXT_CLAUSE = re.compile(r"[A-Z]\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)）\]】。.!！]")
 
 
+#: Where an English sentence ends inside a statement ("C. Options A or B are wrong."): a full
+#: stop, then a space and a capitalised word (a decimal point has no space after it).
+_EN_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z][a-z])")
+
+
 def hedged(body: str, named: Sequence[Named], lettered: bool) -> bool:
+    """Whether the statement ``body`` offers two options: its first sentence (in English, up
+    to a full stop before the next capitalised sentence)."""
+    if (end := _EN_SENTENCE_END.search(body)) is not None:
+        body = body[: end.start()]
+        limit = len(naming_form(body))  # the names are placed in the naming form
+        named = [n for n in named if n[1] <= limit]
     if lettered and any(not _DENIED_BEFORE.search(body, 0, m.start()) for m in _HEDGE_LETTERS.finditer(body)):
         return True  # "B或D"; not after a denial: "答案：C，而非B或D" denies both
     if lettered:
