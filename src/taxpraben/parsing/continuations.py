@@ -140,6 +140,12 @@ _ANSWERED = re.compile(
 _LETTER_FIRST = re.compile(r"^[^A-Za-z0-9\u4e00-\u9fff]*[A-H]\s*(?:[.．、:：)）]|$)")
 
 
+_CODE_LINE = re.compile(
+    r"^\s*(?:(?:def|class|import|from|return|print|for|while|elif|else|try|except|with|lambda)\b"
+    r"|[A-Za-z_][\w.]*\s*(?:\[[^\]]*\])?\s*[-+*/]?=(?!=)|[A-Za-z_][\w.]*\(.*\)\s*$)"
+)
+
+
 #: A short first line of its own (``B``, ``B. 增值税``, ``8000元``) is an answer too.
 _SHORT_ANSWER = 16
 
@@ -155,7 +161,9 @@ def _answered_before(
         return False
     if _ANSWERED.search(before):
         return True
-    lines = [line for line in before.split("\n") if residue(line)]
+    # A line of program code ("def tax():", "x = 5") answers nothing: a tool-using model
+    # writes the question into its program's docstring before it has answered.
+    lines = [line for line in before.split("\n") if residue(line) and not _CODE_LINE.match(line)]
     if not lines:
         return False
     first = key_only(lines[0])

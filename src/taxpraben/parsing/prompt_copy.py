@@ -72,6 +72,7 @@ from taxpraben.parsing.overlap import (
     plain_prompt,
     prompt_key_of,
     single_option,
+    split_at_markup,
     split_at_own_lines,
     text_key,
 )
@@ -179,7 +180,7 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     prompt_lines = _prompt_lines(query)
     key, where = text_key(text)
     block = "".join(chr(ord("a") + i) + k for i, k in enumerate(option_keys))
-    runs = split_at_own_lines(copied_runs(key, prompt_key), text, where)
+    runs = split_at_markup(split_at_own_lines(copied_runs(key, prompt_key), text, where), text, where)
     spans = [
         (start, end)
         for n, (start, end) in enumerate(runs)
