@@ -48,7 +48,7 @@ def test_normalize_span(text: str, normalized: str) -> None:
         ("答：三十日内；依据……", "三十日内"),
         ("答案：\n三十日", "三十日"),
         ("最终答案：**三十日**", "三十日"),
-        ("Answer: thirty days. Because", "thirty days. Because"),
+        ("Answer: thirty days. Because", "thirty days"),  # an English sentence ends at ". "
         ('{"答案": "三十日"}', "三十日"),
         ('```json\n{"answer": "三十日。其他"}\n```', "三十日"),
         ("先说答案：十日。最终答案：三十日", "三十日"),

@@ -219,35 +219,48 @@ _COMMAND = re.compile(r"\\[A-Za-z]+")
 _BRACE = re.compile("[{}]")
 
 
-def split_at_markup(runs: list[tuple[int, int]], text: str, where: list[int]) -> list[tuple[int, int]]:
-    """Runs without the letters of a LaTeX command's name (``\\boxed``) and split at its
-    braces: markup is never content, and a box is a statement of its own, so the tail of
-    ``\\boxed`` and the answer in its braces are no copy of a prompt that happens to hold
-    "…increased 3 degrees" (each piece kept when it is :data:`COPY_MIN` characters long)."""
-    if "\\" not in text or not runs:
+def split_at_markup(
+    runs: list[tuple[int, int]], text: str, where: list[int], protected: Sequence[tuple[int, int]] = ()
+) -> list[tuple[int, int]]:
+    """Copied runs cut to what a copy can be: never the letters of a LaTeX command's name
+    (``\\boxed``) nor a ``protected`` stretch of ``text`` (an answer marker such as "the
+    answer is", which a prompt may ask for word for word), split at a box's braces, and
+    starting and ending at the edges of Latin words. Markup is never content, a box and an
+    answer marker are statements of their own, and half a word is no copy: without this the
+    tail of ``\\boxed`` and the answer in its braces copied "…increased 3 degrees", and
+    "Thu|s, the average price" lost its "s". Each piece is kept when it is :data:`COPY_MIN`
+    characters long."""
+    if not runs:
         return runs
-    inside = [False] * len(where)
-    commands = [m.span() for m in _COMMAND.finditer(text)]
-    if not commands:
-        return runs
-    for i, offset in enumerate(where):
-        for a, b in commands:
-            if a <= offset < b:
-                inside[i] = True
-                break
+    blocked = bytearray(len(text))
+    for a, b in [*protected, *(m.span() for m in _COMMAND.finditer(text))] if "\\" in text or protected else protected:
+        blocked[a:b] = b"\x01" * (b - a)
     out: list[tuple[int, int]] = []
     for start, end in runs:
         piece = start
         for i in range(start, end + 1):
-            if i > piece and i < end and _BRACE.search(text, where[i - 1], where[i]):
-                if i - piece >= COPY_MIN:
-                    out.append((piece, i))
+            if piece < i < end and _BRACE.search(text, where[i - 1], where[i]):
+                _keep_words(out, piece, i, text, where)
                 piece = i
-            if i == end or inside[i]:
-                if i - piece >= COPY_MIN:
-                    out.append((piece, i))
+            if i == end or blocked[where[i]]:
+                _keep_words(out, piece, i, text, where)
                 piece = i + 1
     return out
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
+
+
+def _keep_words(out: list[tuple[int, int]], start: int, end: int, text: str, where: list[int]) -> None:
+    """Add the key span ``start:end`` without a word cut at either edge, when long enough."""
+    while start < end and _latin(text[where[start]]) and where[start] > 0 and _latin(text[where[start] - 1]):
+        start += 1
+    while end > start and _latin(text[where[end - 1]]) and where[end - 1] + 1 < len(text) and _latin(
+            text[where[end - 1] + 1]):
+        end -= 1
+    if end - start >= COPY_MIN:
+        out.append((start, end))
 
 
 def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

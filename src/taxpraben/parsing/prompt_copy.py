@@ -76,6 +76,7 @@ from taxpraben.parsing.overlap import (
     split_at_own_lines,
     text_key,
 )
+from taxpraben.parsing.region import ANSWER_MARKER
 
 __all__ = [
     "ANOTHER_QUESTION",
@@ -173,6 +174,30 @@ class _Copies(NamedTuple):
     invented_options: bool
 
 
+_KEY_CHAR = re.compile(r"[0-9A-Za-z\u4e00-\u9fff]")
+
+
+def _answering_markers(text: str, where: list[int], runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The answer markers of ``text`` that the model answers after: an answer of its own (not
+    copied) follows on the marker's line. The prompt may ask for the marker word for word
+    ("Therefore, the answer is ..."); the model that writes it and its answer states its answer,
+    it does not copy the prompt (a marker with nothing after it, the end of a copied prompt,
+    stays a copy)."""
+    if not runs or (markers := list(ANSWER_MARKER.finditer(text))) == []:
+        return []
+    copied = bytearray(len(text))
+    for start, end in runs:
+        for i in range(start, end):
+            copied[where[i]] = 1
+    kept = []
+    for m in markers:
+        stop = text.find("\n", m.end())
+        own = _KEY_CHAR.search(text, m.end(), len(text) if stop < 0 else stop)
+        if own is not None and not copied[own.start()]:
+            kept.append(m.span())
+    return kept
+
+
 def _copies(text: str, query: str, options: Sequence[str], document: str | None, several: bool) -> _Copies:
     """The copies and the continuation of ``text`` (rules 1 and 2 of the module docstring)."""
     option_keys = option_keys_of(tuple(options))
@@ -180,7 +205,9 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     prompt_lines = _prompt_lines(query)
     key, where = text_key(text)
     block = "".join(chr(ord("a") + i) + k for i, k in enumerate(option_keys))
-    runs = split_at_markup(split_at_own_lines(copied_runs(key, prompt_key), text, where), text, where)
+    runs = split_at_own_lines(copied_runs(key, prompt_key), text, where)
+    copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)]
+    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies))
     spans = [
         (start, end)
         for n, (start, end) in enumerate(runs)

@@ -59,6 +59,7 @@ from taxpraben.parsing.latex import find_boxed
 
 __all__ = [
     "AMBIGUOUS",
+    "ANSWER_MARKER",
     "CORRECTED_VALUE",
     "HEDGED",
     "NONE_CORRECT",
@@ -76,6 +77,8 @@ __all__ = [
     "is_refusal",
     "lead_sentence",
     "lines_last_first",
+    "sentence_end",
+    "sentences",
     "sentences_last_first",
     "settle_final",
 ]
@@ -172,13 +175,17 @@ class Statement:
         return _after(self.source, self.body_start, to_line_end=False)
 
 
-_ANSWER = re.compile(
+#: An explicit answer marker (``答案``, ``故选``, ``the answer is``, ``####`` ...).
+ANSWER_MARKER = _ANSWER = re.compile(
     r"最终答案|正确答案|参考答案|标准答案|(?<!没有)(?<!具体)(?<!无)(?<!唯一)答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
     r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
     r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is|answer\s+(?:should|would|must|will)\s+be|"
     r"(?:correct|right|best|final)\s+(?:option|choice)(?:\s+(?:is|would\s+be|should\s+be)|\s*[:：])|"
     r"my\s+(?:final\s+)?choice\s+is|i\s+(?:would\s+)?(?:choose|pick|select)(?=\s+(?:option\s+)?[(\[]?[A-J](?![A-Za-z])))|"
-    r"^[ \t]*####(?=[ \t]*(?:[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*(?:%|元|万元)?|[(\[]?[A-J][)\]]?)[ \t]*$)|"
+    # GSM8K's final line: "#### 45" (after a space too: "…is $6. #### 6"), or "####" opening the
+    # output's last line; never a Markdown heading ("#### Step 1" with more lines after it)
+    r"(?:^|(?<=\s))####(?=[ \t]*(?:[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*(?:%|元|万元)?|[(\[]?[A-J][)\]]?)[ \t]*$|"
+    r"[^\n#]*\d[^\n]*\s*\Z)|"
     r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
     r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))",
     re.MULTILINE,
@@ -251,10 +258,53 @@ def corrected_part(body: str) -> str | None:
     return body[picks[-1].end() :] if picks else None
 
 
-_SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论")
-_CONSEQUENCE = re.compile(r"因此|所以|故(?!意|事|障)|由此可见")
+_SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论|(?<![A-Za-z])(?i:in\s+conclusion|in\s+summary|to\s+summarize|overall)(?![A-Za-z])")
+_CONSEQUENCE = re.compile(
+    r"因此|所以|故(?!意|事|障)|由此可见|(?<![A-Za-z])(?:[Tt]herefore|[Tt]hus|[Hh]ence|[Cc]onsequently|So(?=,))(?![A-Za-z])"
+)
 _NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
-_SENTENCE_END = re.compile(r"[。！？!?\n]")
+#: Where a sentence may end: a Chinese full stop, ``!``, ``?``, a line break, or an English full
+#: stop before a space (the candidates :func:`sentence_end` checks).
+_STOP = re.compile(r"[。！？!?\n]|(?<=[A-Za-z0-9)\]}%$'\"”])\.(?=[ \t]+\S)")
+#: What stands before an English full stop that ends no sentence: a list or option label at the
+#: start of its line ("1. ", "A. ", "(ii). "), an abbreviation ("e.g. ", "Dr. ").
+_LABEL_HEAD = re.compile(r"[ \t*#>\-]*[(\[]?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[)\]]?")
+#: An option letter standing alone before the stop ("……一项：A. 权力……", "is (B). The"): a label.
+_LETTER_LABEL = re.compile(r"(?:^|[^A-Za-z])[(\[]?[A-Z][)\]]?$")
+_ABBREVIATION = re.compile(r"(?<![A-Za-z])(?:e\.g|i\.e|vs|etc|Dr|Mr|Mrs|Ms|Prof|Fig|No|cf|al|approx|St|Jr|Inc|Co)$")
+
+
+def sentence_end(text: str, start: int = 0, stop: int | None = None) -> re.Match[str] | None:
+    """The first place in ``text[start:stop]`` where a sentence ends (its stop character), or
+    None: ``。！？!?``, a line break, or an English full stop followed by a space, unless what
+    precedes it in its sentence (from ``start``) and line is a list label or it closes an
+    abbreviation. English answers end
+    their sentences with ". ": "Therefore, the answer is streptomycin. Azithromycin is ..."."""
+    end = len(text) if stop is None else stop
+    for m in _STOP.finditer(text, start, end):
+        if m.group() != ".":
+            return m
+        head = text[max(start, text.rfind("\n", 0, m.start()) + 1) : m.start()]
+        if not _LABEL_HEAD.fullmatch(head) and not _ABBREVIATION.search(head) and not _LETTER_LABEL.search(head):
+            return m
+    return None
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` in order (each without its stop character), empty ones too."""
+    if "." not in text:  # the common case, at C speed
+        return _SENTENCE.findall(text)
+    out: list[str] = []
+    start = 0
+    while (m := sentence_end(text, start)) is not None:
+        if m.start() > start:
+            out.append(text[start : m.start()])
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
 #: The latest statements of each tier that are read: a real answer has a handful; hostile
 #: input with thousands must not make the readers quadratic.
 _MAX_PER_TIER = 64
@@ -265,7 +315,7 @@ def _after(text: str, start: int, *, to_line_end: bool) -> str:
     """The statement text from ``start``: its sentence (or line), else the next line."""
     stop = text.find("\n", start) if to_line_end else -1
     if not to_line_end:
-        m = _SENTENCE_END.search(text, start)
+        m = sentence_end(text, start)
         stop = m.start() if m else -1
     stop = len(text) if stop < 0 else stop
     body = text[start:stop]
@@ -329,20 +379,22 @@ def lines_last_first(text: str) -> Iterator[str]:
     lines = [line for line in text.split("\n") if line.strip()]
     yield from reversed(lines)
     for line in reversed(lines):
-        sentences = _SENTENCE.findall(line)
-        if len(sentences) > 1:
-            yield from reversed(sentences)
+        parts = sentences(line)
+        if len(parts) > 1:
+            yield from reversed(parts)
 
 
 def lead_sentence(text: str) -> str:
     """The lead sentence of ``text``: its first sentence, where an answer given first and
     explained after is *asserted*."""
-    m = _SENTENCE.search(text)
-    while m is not None and not m.group(0).strip():
-        m = _SENTENCE.search(text, m.end())
-    if m is None or text[m.end() : m.end() + 1] in ("?", "？"):
+    start = 0
+    while (m := sentence_end(text, start)) is not None and not text[start : m.start()].strip():
+        start = m.end()
+    if m is None:
+        return text[start:] if text[start:].strip() else ""
+    if m.group() in ("?", "？"):
         return ""  # a question ("抗税罪？") asserts nothing
-    return m.group(0)
+    return text[start : m.start()]
 
 
 def conclusion_sentence(text: str) -> str:
@@ -355,7 +407,7 @@ def conclusion_sentence(text: str) -> str:
 
 def sentences_last_first(text: str) -> Iterator[str]:
     """The sentences of ``text`` (split at ``。！？`` and line breaks), from the last."""
-    yield from reversed([s for s in _SENTENCE.findall(text) if s.strip()])
+    yield from reversed([s for s in sentences(text) if s.strip()])
 
 
 _REFUSAL = re.compile(
