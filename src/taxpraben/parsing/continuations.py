@@ -41,10 +41,10 @@ def own_before(text: str, point: int, where: list[int], spans: list[tuple[int, i
 
 _HEADING = re.compile(
     r"^[\s*#>【\[]*(?:"
-    r"(?:题目|问题|试题|例题|习题|新题|下一题)\s*[0-9一二三四五六七八九十]*\s*[】\]]?\s*[:：]"
-    r"|第\s*[0-9一二三四五六七八九十]+\s*[题问](?![目型])"
+    r"(?:题目|问题|试题|例题|习题|新题|下一题|題目|問題|試題|例題|習題|新題|下一題)\s*[0-9一二三四五六七八九十]*\s*[】\]]?\s*[:：]"
+    r"|第\s*[0-9一二三四五六七八九十]+\s*[题問问題](?![目型])"
     r"|例\s*[0-9一二三四五六七八九十]+\s*[:：.、]"
-    r"|(?i:question|q)\s*\d*\s*[:：.]"
+    r"|(?i:question|q|problem|exercise)\s*\d*\s*[:：.]"
     r")",
     re.MULTILINE,
 )
@@ -96,6 +96,8 @@ def _line_at(text: str, start: int) -> str:
     return text[start : end if end >= 0 else len(text)]
 
 
+#: A line of this many key characters before a new option list is its question's stem.
+_STEM_MIN = 6
 _QUESTION_STEM = re.compile(r"(?:[(（]\s*[)）]|[?？]|_{2,})\s*$")
 
 
@@ -106,10 +108,12 @@ def _cut_points(text: str, option_keys: Sequence[str]) -> list[int]:
     lines = _option_lines(text, option_keys)
     for (start, index, own), nxt in pairwise(lines):
         # A new option list: an "A." and a "B." line that are not this question's options,
-        # after a question stem ("……的是（ ）", "……？").
+        # after a question stem ("……的是（ ）", "……？", "下列……正确的是", "Which …"): the stem line
+        # and its list are another question (only once the output has answered: continuation).
         if index == 0 and nxt[1] == 1 and not (own or nxt[2]) and start > 0:
             previous = _line_start(text, start - 1)
-            if _QUESTION_STEM.search(text[previous:start].strip()):
+            stem = text[previous:start].strip()
+            if _QUESTION_STEM.search(stem) or (len(key_only(stem)) >= _STEM_MIN and not _OPTION_LINE.match(stem)):
                 points.add(previous)
     return sorted(points)
 

@@ -184,7 +184,7 @@ ANSWER_MARKER = _ANSWER = re.compile(
     r"my\s+(?:final\s+)?choice\s+is|i\s+(?:would\s+)?(?:choose|pick|select)(?=\s+(?:option\s+)?[(\[]?[A-J](?![A-Za-z])))|"
     # GSM8K's final line: "#### 45" (after a space too: "…is $6. #### 6"), or "####" opening the
     # output's last line; never a Markdown heading ("#### Step 1" with more lines after it)
-    r"(?:^|(?<=\s))####(?=[ \t]*(?:[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*(?:%|元|万元)?|[(\[]?[A-J][)\]]?)[ \t]*$|"
+    r"(?<![#\w])####(?=[ \t]*(?:[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*(?:%|元|万元)?|[(\[]?[A-J][)\]]?)[ \t]*$|"
     r"[^\n#]*\d[^\n]*\s*\Z)|"
     r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
     r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))",
@@ -194,7 +194,9 @@ ANSWER_MARKER = _ANSWER = re.compile(
 #: the same bracket family); what the tags hold is the statement.
 _TAGGED = re.compile(
     r"<(?P<a>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))(?:\s[^<>]{0,80})?>(?P<ab>[^<>]{0,400}?)</(?P=a)\s*>|"
-    r"\[(?P<s>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))\](?P<sb>[^\[\]]{0,400}?)\[/(?P=s)\]"
+    r"\[(?P<s>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))\](?P<sb>[^\[\]]{0,400}?)\[/(?P=s)\]|"
+    # an agent's answer action (ReAct: "Action: Finish[Adam Levine]")
+    r"(?<![A-Za-z])(?P<f>(?i:finish|final[_ ]?answer|answer))\[(?P<fb>[^\[\]\n]{1,300})\]"
 )
 # A correction opens a clause ("不对，应为…", "更正：…") or closes one about the working
 # ("上面计算有误，…"); "说法不对的是B项" and "A项表述有误" are verdicts, not corrections.
@@ -349,7 +351,7 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
     if "<" in text or "[" in text:
         for m in _TAGGED.finditer(text):
-            body = "ab" if m.group("a") else "sb"
+            body = "ab" if m.group("a") else "sb" if m.group("s") else "fb"
             final.append(Statement("answer", text[m.start() : m.start(body)], m.start(), text, m.start(body),
                                    body_end=m.end(body)))
     for m in _CORRECTION.finditer(text):
