@@ -82,7 +82,7 @@ class Tally:
                 f"none read {self.confidence['none']}; misses by confidence {dict(miss_conf)}")
 
 
-def measure(cases: list[dict], list_misses: bool = False) -> dict[str, Tally]:
+def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | None = None) -> dict[str, Tally]:
     from taxpraben.data.checks import check_record
     from taxpraben.scoring.items import prepare_item
     from taxpraben.tasks import load_registry
@@ -103,6 +103,10 @@ def measure(cases: list[dict], list_misses: bool = False) -> dict[str, Tally]:
         if "extracted" in expect and item.status == "ok" and item.extracted != expect["extracted"]:
             same = False
         level = item.confidence or "none"
+        if dump is not None:
+            dump.append({"id": case["id"], "task": case["task"], "agree": same, "confidence": level,
+                         "rule": item.read_by or item.veto, "status": item.status, "score": got,
+                         "extracted": item.extracted, "expect": expect})
         tally.n += 1
         tally.agree += same
         tally.confidence[level] += 1
@@ -127,12 +131,16 @@ def main() -> None:
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ of the checkout to measure")
     parser.add_argument("--list", action="store_true", help="print every miss with its output")
     parser.add_argument("--misses", action="store_true", help="print every miss, one line each, no output text")
+    parser.add_argument("--dump", type=Path, help="write every case's reading (rule, confidence, agreement) as JSON lines")
     args = parser.parse_args()
     sys.path.insert(0, str(args.src))
     cases = load_cases(args.split)
     if args.split != "heldout" and not heldout_repos():
         sys.exit("HELDOUT.md names no held-out source: draw them first (heldout_draw.py)")
-    tallies = measure(cases, args.list)
+    dump: list[dict] | None = [] if args.dump else None
+    tallies = measure(cases, args.list, dump)
+    if args.dump and dump is not None:
+        args.dump.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in dump), encoding="utf-8")
     total = Tally()
     for repo, tally in sorted(tallies.items()):
         print(tally.line(f"source {repo}"))

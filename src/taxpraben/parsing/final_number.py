@@ -35,6 +35,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from taxpraben.parsing.arithmetic import closed_form_value
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
 from taxpraben.parsing.region import (
@@ -181,6 +182,9 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
     whole = parse_number(body.strip(" \t:：*#>是为"))
     if whole is not None:
         return whole
+    closed = closed_form_value(body.strip(" \t:：*#>是为"))
+    if closed is not None:  # "\frac{\sqrt{66}}{6}", "17/3": the value a grader compares
+        return NumberMatch(closed, False, -1, -1, body.strip())
     if _ZERO_WORDS.match(body):
         return NumberMatch(Decimal(0), False, -1, -1, "零")
     if _says_zero(body):

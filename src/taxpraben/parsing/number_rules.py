@@ -209,7 +209,12 @@ def _sole(view: NumberView) -> Reading | None:
 @_on_text
 def _last(view: NumberView) -> Reading | None:
     last = view.last_number
-    return None if last is None else Reading(last[1], rule="number.last-number", source=_around(*last))
+    if last is None:
+        return None
+    from taxpraben.parsing.closing import closes_on_number  # PROTOTYPE
+    if not closes_on_number(view.cleaned):
+        return Reading(None, NO_ANSWER, rule="veto.no-answer")
+    return Reading(last[1], rule="number.last-number", source=_around(*last))
 
 
 def _no_answer(view: NumberView) -> Reading | None:

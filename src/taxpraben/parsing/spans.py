@@ -47,6 +47,7 @@ from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.region import answer_statements, corrected_part
+from taxpraben.parsing.span_words import words_answer
 
 __all__ = ["SPAN_ANSWER_KEYS", "normalize_span", "span_match"]
 
@@ -244,7 +245,7 @@ def span_match(pred: str, gold: str) -> bool:
     body = body.lstrip("，,")[lead.end() :] if lead else body
     end = _SENTENCE_END.search(body)
     sentence = body[: end.start()] if end else body
-    return _phrase_in(sentence, gold) or _same_amount(sentence, gold)
+    return _phrase_in(sentence, gold) or _same_amount(sentence, gold) or words_answer(sentence, str(gold))
 
 
 def _same_amount(sentence: str, gold: str) -> bool:

@@ -1,0 +1,115 @@
+"""Where a derivation closes: whether the output reaches an answer at its end.
+
+A model that never states its answer leaves only its derivation, and the fallback of the
+number reader is the number the derivation closes on (``number.last-number``). A careful
+grader takes that number only when the output does close on it:
+
+- the number stands in the **closing sentence**: the last sentence of the output (split as
+  :func:`~taxpraben.parsing.region.sentences` splits), trailing markup aside (``$$``, ``\\]``,
+  a code fence, ``**``, ``</s>``). A closing sentence with no number (a remark, "This
+  completes the proof.", "we cannot determine the exact period.", a list number ``4.``) says
+  the derivation closed on something that is not a number;
+- the closing sentence is **finished**: it does not end on an operator, an equals sign, an
+  open bracket or a colon (``... = (2.9``, ``Adjusted bond value =``): an output cut off
+  mid-derivation (the length limit reached) never reached its answer;
+- the output does not **loop**: its last lines are not the same line again and again, nor a
+  derivation that keeps producing new lines of the same pattern to the cut.
+
+Pure functions on text; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from taxpraben.parsing.numbers import find_numbers
+from taxpraben.parsing.region import sentences
+
+__all__ = ["DECLINES_NUMBER", "closes_on_number", "closing_sentence_start", "cut_off", "unfinished"]
+
+#: Markup that may close an output after its last sentence: display-math and code fences,
+#: emphasis, end-of-sequence tokens, a LaTeX environment's end.
+_TRAILING_MARKUP = re.compile(
+    r"(?:\s|\$\$?|\\\]|\\\)|```|\*\*|__|</?s>?|<\|[^|>]*\|>|\\end\{[^}]*\}|\\\\)+$"
+)
+#: What an unfinished sentence ends on: an operator, an equals sign, an open bracket, a colon,
+#: a comma.
+_OPEN_END = re.compile(r"(?:[=+\-−×÷*/^(\[{（【,，:：]|\\(?:times|cdot|div|frac|left|sqrt))\s*$")
+
+
+def _closed_text(text: str) -> str:
+    return _TRAILING_MARKUP.sub("", text)
+
+
+def _last_sentences(closed: str, n: int = 2) -> list[str]:
+    return [s for s in sentences(closed) if s.strip()][-n:]
+
+
+def unfinished(text: str) -> bool:
+    """The output stops mid-derivation: its closing sentence ends on an operator, an equals
+    sign, an open bracket, a comma or a colon, or its last line leaves a bracket open."""
+    closed = _closed_text(text)
+    last_line = closed[closed.rfind("\n") + 1 :]
+    opened = last_line.count("(") + last_line.count("（") - last_line.count(")") - last_line.count("）")
+    return _OPEN_END.search(closed) is not None or opened > 0
+
+
+def closing_sentence_start(text: str) -> int:
+    """The offset in ``text`` where its closing sentence starts (trailing markup aside)."""
+    closed = _closed_text(text)
+    parts = [s for s in sentences(closed) if s.strip()]
+    if not parts:
+        return 0
+    last = parts[-1]
+    at = closed.rfind(last)
+    return at if at >= 0 else 0
+
+
+#: A list or step label at the start of a sentence ("Step 5:", "3.", "(2)"): no number of the derivation.
+_LABEL = re.compile(r"^\s*(?:(?i:step)\s*\d+\s*[:：.]|\(?\d{1,2}[.)、]|第\s*\d+\s*步[:：]?)")
+#: Where a finished sentence may end: sentence punctuation, a closing bracket or quote.
+_FINISHED = re.compile(r"[.。!?！？;；…)）\]】」』\"”'’`*_|>]\s*$")
+#: A closing sentence that declines a number: it cannot be determined, it is undefined, there
+#: is no closed form or no real solution, a proof is complete.
+DECLINES_NUMBER = re.compile(
+    r"(?i:can(?:no|')t\s+(?:be\s+)?(?:determine|calculate|compute|find|solve|say)"
+    r"|(?:is|are)\s+(?:undefined|indeterminate|not\s+defined|infinity|infinite)|(?:approaches|goes\s+to)\s+infinity"
+    r"|(?:no|not\s+have\s+an?)\s+(?:simple\s+)?(?:closed[- ]form|real\s+solution|solution|numerical\s+(?:answer|value))"
+    r"|not\s+possible\s+to\s+(?:determine|calculate|compute)|not\s+a\s+perfect|does\s+not\s+(?:exist|converge)"
+    r"|(?:completes|concludes)\s+the\s+proof|insufficient\s+information|not\s+enough\s+information)"
+)
+
+
+def cut_off(text: str) -> bool:
+    """The output stops mid-sentence: it ends on a word, not on sentence punctuation, and its
+    closing sentence holds no number (a derivation cut by the length limit)."""
+    closed = _closed_text(text)
+    if not closed or _FINISHED.search(closed):
+        return False
+    closing = _LABEL.sub("", closed[closing_sentence_start(text):])
+    return not find_numbers(closing)
+
+
+#: A conclusion: the sentence gives the result.
+_CONCLUDES = re.compile(
+    r"(?i:(?<![a-z])(?:therefore|thus|hence|so|in\s+conclusion|(?:the\s+)?(?:final\s+)?answer\s+is)(?![a-z]))"
+    r"|因此|所以|故|综上|答案|最终|结论"
+)
+#: A conclusion that points back at a result already written: "见表中最后一行", "see the table above".
+_REFERS_BACK = re.compile(r"见.{0,6}表|如上|上表|表中|上述|(?i:see\s+(?:the\s+)?(?:table|above)|as\s+(?:shown|computed|calculated)\s+above)")
+
+
+def closes_on_number(text: str) -> bool:
+    """The output closes on a number (module docstring): it is neither unfinished nor cut off,
+    and a closing sentence without a number neither declines one nor concludes with something
+    else (a closing remark, or a conclusion that points back at a table, leaves the
+    derivation's number standing)."""
+    if unfinished(text) or cut_off(text):
+        return False
+    closed = _closed_text(text)
+    closing = closed[closing_sentence_start(text):]
+    if any(DECLINES_NUMBER.search(one) and not find_numbers(one) for one in _last_sentences(closed)):
+        return False
+    if find_numbers(closing):
+        return True
+    return not (_CONCLUDES.search(closing) and not _REFERS_BACK.search(closing))

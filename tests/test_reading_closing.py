@@ -1,0 +1,67 @@
+"""Where a derivation closes (parsing/closing.py), and the number reader's fallback that
+depends on it: the last number of a derivation is the answer only where the output closes on
+it. Shapes from real outputs (truncated derivations, closing remarks, declines)."""
+
+from __future__ import annotations
+
+import pytest
+
+from taxpraben.parsing.closing import closes_on_number, cut_off, unfinished
+from taxpraben.parsing.number_rules import read_final_number
+
+
+@pytest.mark.parametrize("text", [
+    "Average Growth Rate = (2.9",
+    "Adjusted bond value = Bond value * (1 + Risk premium)\nAdjusted bond value =",
+    "$$3^2 + 7^2 =$$",
+    "Next, calculate (1 / (1 + 0.09)^4):\n(1 / (1 + 0.0",
+    "净利润 = 100 ×",
+])
+def test_an_output_that_stops_on_an_operator_is_unfinished(text: str) -> None:
+    assert unfinished(text)
+    assert not closes_on_number(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Step 5: Sum up all present values to find the present value of all",
+    "Serene Vacation Corp has 1.2 million common shares outstanding.\n\n- Market value of equity = Number of shares",
+])
+def test_an_output_cut_mid_sentence_without_a_number_is_cut_off(text: str) -> None:
+    assert cut_off(text)
+    assert not closes_on_number(text)
+
+
+@pytest.mark.parametrize("text", [
+    "x = 9\n\nSam is 9 years old.",
+    "| 3 | 应纳税额 | 45000 |\n\n最终应纳增值税见表中最后一行。",  # points back at the table
+    "循环群Z/100Z的子群个数为 2。其中，一个是循环群本身，另一个是它的平凡子群。",  # a closing remark
+    "4 necklaces x 5 beads/necklace = 20 beads",
+    "P = 1.28 × 10^-5 V/K\n\nTherefore, the thermoelectric power is 1.28 × 10^-5 V/K.</s><s>",
+])
+def test_an_output_that_closes_on_its_result_keeps_it(text: str) -> None:
+    assert closes_on_number(text)
+
+
+@pytest.mark.parametrize("text", [
+    "... = 0%\n\nTherefore, the answer is: The price elasticity of demand for bottled water is undefined.",
+    "Without knowing these values, we cannot determine the exact period.",
+    "It does not have a simple closed-form solution. However, it can be solved numerically.",
+    "By step 3 the sum is 12.\n\nTherefore, the determinant of the sum is equal to the product of their determinants.",
+])
+def test_an_output_that_concludes_without_a_number_gives_none(text: str) -> None:
+    assert not closes_on_number(text)
+
+
+def test_the_number_reader_reads_no_answer_from_a_truncated_derivation() -> None:
+    text = ("Step 1: Present value of the coupons: $50 / 1.036 = 48.26\n"
+            "Step 2: Second year's discounted coupon: $50 / (1.037^2) = 46.50\n"
+            "Step 3: Sum up all present values to find the price of the")
+    reading = read_final_number(text)
+    assert reading.value is None
+    assert reading.rule == "veto.no-answer"
+
+
+def test_the_number_reader_still_reads_the_number_a_derivation_closes_on() -> None:
+    reading = read_final_number("57-27=30\n\nNext, 30/6=5\n\nHad could buy 5 toys with the money he had left.")
+    assert reading.value is not None and str(reading.value.value) == "5"
+    assert reading.rule == "number.last-number"

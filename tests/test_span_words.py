@@ -1,0 +1,40 @@
+"""A short answer in an English sentence (parsing/span_words.py): the gold as the first or last
+content phrase of the sentence, not negated, with no second name beside a name."""
+
+from __future__ import annotations
+
+import pytest
+
+from taxpraben.parsing.span_words import MAX_WORDS, words_answer
+from taxpraben.parsing.spans import span_match
+
+
+@pytest.mark.parametrize(("sentence", "gold"), [
+    ("The football is in the bedroom.", "bedroom"),
+    ("The most recent location of Mary is office.", "office"),
+    ("The milk to Fred.", "milk"),
+    ("In the garden.", "garden"),
+    ("The milk.", "milk"),
+    ("Before the garden the milk was in the kitchen.", "kitchen"),
+    ("It is the New York office.", "New York office"),
+])
+def test_a_sentence_that_states_the_gold_answers_it(sentence: str, gold: str) -> None:
+    assert words_answer(sentence, gold)
+
+
+@pytest.mark.parametrize(("sentence", "gold"), [
+    ("Mary went to the office, then to the kitchen and the garden.", "kitchen"),
+    ("The milk is not in the office.", "office"),
+    ("Jeff gave the football to Bill.", "Bill"),  # a giver and a receiver: the question decides
+    ("Jeff gave the football to Bill.", "Jeff"),
+    ("The office is north of the hallway and south of the garden.", "hallway"),
+    ("应纳税额为三十日", "三十日"),  # Chinese: matched by the phrase rules of spans.py
+    (" ".join(["word"] * (MAX_WORDS + 1)) + " office", "office"),
+])
+def test_a_sentence_that_does_not_state_the_gold_does_not_answer_it(sentence: str, gold: str) -> None:
+    assert not words_answer(sentence, gold)
+
+
+def test_span_match_takes_an_english_answer_sentence() -> None:
+    assert span_match("Answer: The apple is in the hallway.\n\nQuestion: Where is the milk?", "hallway")
+    assert not span_match("Answer: The apple is not in the hallway.", "hallway")
