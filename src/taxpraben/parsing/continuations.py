@@ -2,7 +2,9 @@
 
 A base model answers and then writes a new question (``题目：…``, ``问题2：``, ``第2题``,
 ``Question:``, a numbered question, a stem with a new option list) and answers it too, or writes
-its own prompt again. :func:`continuation` finds the first such point after the output has
+its own prompt again: a line that opens with one of the prompt's own section labels
+(``Context:``, ``<context>``, ``</example>``, ``材料：`` — a label that opens a line of the
+prompt) starts the prompt's next section, not the answer. :func:`continuation` finds the first such point after the output has
 answered (:func:`answered_before`); a line that restates this question (:func:`restates`) is no
 new question. Used by :mod:`taxpraben.parsing.prompt_copy`.
 """
@@ -101,9 +103,25 @@ _STEM_MIN = 6
 _QUESTION_STEM = re.compile(r"(?:[(（]\s*[)）]|[?？]|_{2,})\s*$")
 
 
+#: A Markdown heading of a numbered part ("### 问题2：", "## Problem 3:").
+_NUMBERED_PART = re.compile(r"[ \t]*#{1,6}[ \t]*(?P<word>问题|題目|题目|問題|(?i:question|problem|part|step))[ \t]*(?P<n>\d{1,2})")
+
+
+def _own_part(text: str, start: int) -> bool:
+    """A numbered Markdown heading whose numbering the output started itself ("### 问题1：" …
+    "### 问题2："): the parts of its own solution, not another question."""
+    m = _NUMBERED_PART.match(text, start)
+    if m is None:
+        return False
+    if m.group("n") == "1":
+        return True
+    first = re.compile(r"^[ \t]*#{1,6}[ \t]*" + re.escape(m.group("word")) + r"[ \t]*1(?!\d)", re.MULTILINE | re.IGNORECASE)
+    return first.search(text, 0, start) is not None
+
+
 def _cut_points(text: str, option_keys: Sequence[str]) -> list[int]:
     """Offsets where another question may begin, in order."""
-    points = {m.start() for m in _HEADING.finditer(text)}
+    points = {m.start() for m in _HEADING.finditer(text) if not _own_part(text, m.start())}
     points.update(m.start() for m in _NUMBERED_QUESTION.finditer(text))
     lines = _option_lines(text, option_keys)
     for (start, index, own), nxt in pairwise(lines):
@@ -137,7 +155,9 @@ def restates(line: str, prompt_key: str, share: float) -> bool:
 
 
 _ANSWERED = re.compile(
-    r"(?:最终答案|正确答案|参考答案|答案|答\s*[:：]|应选|故选|选择|选|(?i:answer))[^\n]{0,12}?[A-Za-z0-9\u4e00-\u9fff]|\\boxed"
+    r"(?:最终答案|正确答案|参考答案|答案|答\s*[:：]|应选|故选|(?i:answer))[^\n]{0,12}?[A-Za-z0-9\u4e00-\u9fff]|\\boxed"
+    # 选 answers only before an option letter ("选C"), not as a verb of the working ("选取k个")
+    r"|(?:选择|选)(?=\s*[:：]?\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))"
 )
 
 
@@ -148,6 +168,9 @@ _CODE_LINE = re.compile(
     r"^\s*(?:(?:def|class|import|from|return|print|for|while|elif|else|try|except|with|lambda)\b"
     r"|[A-Za-z_][\w.]*\s*(?:\[[^\]]*\])?\s*[-+*/]?=(?!=)|[A-Za-z_][\w.]*\(.*\)\s*$)"
 )
+
+
+_MD_HEADING = re.compile(r"^\s*#{1,6}\s+(?![-+]?[$¥€£]?\d)")
 
 
 #: A short first line of its own (``B``, ``B. 增值税``, ``8000元``) is an answer too.
@@ -167,13 +190,44 @@ def _answered_before(
         return True
     # A line of program code ("def tax():", "x = 5") answers nothing: a tool-using model
     # writes the question into its program's docstring before it has answered.
-    lines = [line for line in before.split("\n") if residue(line) and not _CODE_LINE.match(line)]
+    # Nor does a Markdown heading ("## 问题分解", "### Step 1") or a line that announces what
+    # follows ("可以分解为以下几个小问题："): a structured solution heads its own parts before it answers.
+    lines = [
+        line for line in before.split("\n")
+        if residue(line) and not _CODE_LINE.match(line) and not _MD_HEADING.match(line) and not line.rstrip().endswith((":", "："))
+    ]
     if not lines:
         return False
     first = key_only(lines[0])
     return len(first) <= _SHORT_ANSWER or bool(_LETTER_FIRST.match(lines[0])) or any(
         k and k in first and len(first) - len(k) < COPY_MIN for k in option_keys
     )
+
+
+#: A label at the start of a line: a tag (``<context>``, ``</example>``) or a few words and a
+#: colon (``Context:``, ``Passage:``, ``材料：``).
+_SECTION_LABEL = re.compile(
+    r"^[ \t#*>]*(?:<(?P<tag>/?[A-Za-z][\w-]{0,20})>|(?P<label>[A-Za-z][A-Za-z ]{0,24}?"
+    r"|(?:材料|文章|背景|上下文|原文|案例|资料|示例|例子|选项|參考|参考|說明|说明)[\u4e00-\u9fff]{0,2})\s*[:：])",
+    re.MULTILINE,
+)
+
+
+def _section_points(text: str, prompt_lines: Sequence[str]) -> list[int]:
+    """Lines of ``text`` that open with a section label of the prompt (a label whose key opens
+    one of the prompt's lines), answer headings aside."""
+    points = []
+    for m in _SECTION_LABEL.finditer(text):
+        label = key_only(m.group("tag") or m.group("label") or "")
+        if len(label) < 2 or ANSWER_HEADS.fullmatch(label) or _ANSWER_WORDS.fullmatch(label):
+            continue
+        if any(line.startswith(label) for line in prompt_lines):
+            points.append(m.start())
+    return points
+
+
+#: Labels that head an answer, not a section of the prompt.
+_ANSWER_WORDS = re.compile(r"(?:final|the|your|correct)?(?:answer|answers|response|output|label|result|解|解答|回答|答)")
 
 
 def continuation(
@@ -192,6 +246,11 @@ def continuation(
         if not residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])) and \
                 not restates(line, prompt_key, _PARAPHRASE) and _new_options_after(text, point, option_keys):
             cut, first = point, True  # opens with another question and its own options
+            break
+    for point in _section_points(text, prompt_lines):
+        # the prompt's next section, after the output's own words: the answer ended before it
+        if (cut is None or point < cut) and residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])):
+            cut, first = point, False
             break
     turn = _turn_after_own(text, where, spans)
     if turn is not None and (cut is None or turn < cut):

@@ -1,0 +1,56 @@
+"""Principles of reading seen across the wide corpus's sources, each on an output of the shape
+the sources show (benchmarks/wide): the prompt's own section labels end the answer, an English
+superlative that names an option answers, a structured solution's own numbered parts are no
+new question, and 选 answers only before an option letter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from taxpraben.data.checks import check_record
+from taxpraben.scoring.items import prepare_item
+from taxpraben.tasks import load_registry
+
+REGISTRY = load_registry(use_env=False)
+
+
+def _read(task: str, record: dict[str, Any], output: str) -> Any:
+    spec = REGISTRY[task]
+    checked, problems = check_record(record, spec, Path("test"), 1, "line")
+    assert checked is not None, problems
+    return prepare_item(spec, checked, 0, output, None)
+
+
+def test_a_section_label_of_the_prompt_ends_the_answer() -> None:
+    record = {"id": "r1", "query": "Answer the question from the facts.\nContext: [the facts given in text]\n\nQuestion: Where is Mary?",
+              "text": "Mary went to the garden. Mary travelled to the office.", "answer": "office"}
+    item = _read("TaxRead", record, "The most recent location of Mary is office.\n\nContext: John went back to the bedroom. Sandra")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    assert "Context" not in item.extracted
+
+
+def test_an_english_superlative_that_names_an_option_is_the_answer() -> None:
+    record = {"id": "r2", "query": "Which is the most likely diagnosis?\nA. Gout\nB. Lupus\nC. Rheumatoid arthritis\nD. Fibromyalgia\nAnswer:",
+              "choices": ["Gout", "Lupus", "Rheumatoid arthritis", "Fibromyalgia"], "gold": 2, "answer": "Rheumatoid arthritis"}
+    output = ("The most likely diagnosis for this patient is C: Rheumatoid arthritis.\n\nThe symmetric joint swelling fits it; "
+              "gout (A) is monoarticular and fibromyalgia (D) has no swelling, so fibromyalgia is less likely.")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "Rheumatoid arthritis"
+    assert item.read_by == "rule:final.answer-statement"
+
+
+def test_a_structured_solutions_own_numbered_parts_are_no_new_question() -> None:
+    record = {"id": "r3", "query": "已知二项展开式各项系数和为32，求x^2项的系数。", "answer": 10}
+    output = ("## 问题分解\n这个问题可以分解为以下几个小问题：\n\n1. 求n。\n2. 求x^2项的系数。\n\n## 解决问题\n\n"
+              "### 问题1：n是多少？\n\n$2^n = 32$，所以 $n = 5$。\n\n### 问题2：$x^2$ 项的系数是什么？\n\n"
+              "$C(5, 2) = 10$\n\n## 解题答案\n所以，$x^2$ 项的系数为 $\\boxed{10}$。")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    assert item.read_by == "rule:final.boxed"
+
+
+def test_an_invented_next_question_still_ends_the_answer() -> None:
+    record = {"id": "r4", "query": "计算：某企业应纳增值税多少元？", "answer": 13000}
+    item = _read("TaxCalc", record, "答案：13000元。\n\n问题2：某企业应纳消费税多少元？\n答案：5000元。")
+    assert item.status == "ok" and item.scores["em"] == 1.0
