@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taxpraben.parsing.arithmetic import closed_form_value
+from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.number_rules import read_final_number
 
 
@@ -54,3 +54,24 @@ def test_a_final_statement_in_closed_form_is_read_at_its_value() -> None:
     assert reading.value is not None
     assert round(reading.value.value, 4) == Decimal("1.3540")
     assert reading.rule == "final.answer-statement"
+
+
+@pytest.mark.parametrize("sentence", [
+    "The answer is 2 * (3y-1)", "a = 1050 / m", "l = 320 + 5w, where w is the wage", "N(S)/|S| approaches 11/|S|",
+    "the count is 3^x - x^2 + 1", "the derivative is 2x + 2",
+])
+def test_a_stated_expression_in_a_variable_is_symbolic(sentence: str) -> None:
+    assert symbolic_answer(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "the price is $36,000", "the acceleration is 7.22 m/s2", "the distance is 22.1 m", "P = 1.28 × 10^-5 V/K",
+    "x = 5", "the return is approximately -1.35%", "FCFF = $1,106 - 535 + 243 = $714", r"e = \frac{\sqrt{66}}{6}",
+])
+def test_a_stated_number_is_not_symbolic(sentence: str) -> None:
+    assert not symbolic_answer(sentence)
+
+
+def test_a_final_statement_of_an_expression_gives_no_number() -> None:
+    reading = read_final_number("Solving for FD: FD = 2 * (3y-1)\nThe answer is 2 * (3y-1)")
+    assert reading.value is None

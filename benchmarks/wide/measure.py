@@ -10,6 +10,14 @@ the other way. Cases graded ``ambiguous`` are left out of every figure. The cali
 ``high wrong`` is the share of high-confidence readings that disagree with the grader (aim at
 most 0.5%); ``low share`` the share of all cases read with low confidence (aim at most 15%).
 ``HELDOUT.md`` names the held-out sources (drawn before development, see there).
+
+``reading agree`` measures the reader apart from the grader's own comparison of spans: for
+TaxRead the grader's score says whether the read span "says the same as the gold", which some
+graders judged loosely ("Ricky Rubio" for "Ricard Rubio i Vives", "March 2, 1972" for "2 March
+1972"), while the benchmark's protocol is exact match after normalisation. There the expected
+score is the protocol's comparison of the grader's *reading* (``grade_read``) with the gold, so a
+case agrees when the reader read what the grader read, whatever the grader thought of the gold.
+Every other task compares the reading already (letter, letter set, number).
 """
 
 from __future__ import annotations
@@ -54,6 +62,7 @@ def load_cases(split: str) -> list[dict]:
 class Tally:
     n: int = 0
     agree: int = 0
+    agree_read: int = 0
     given: int = 0
     withheld: int = 0
     ambiguous: int = 0
@@ -64,6 +73,7 @@ class Tally:
     def add(self, other: Tally) -> None:
         self.n += other.n
         self.agree += other.agree
+        self.agree_read += other.agree_read
         self.given += other.given
         self.withheld += other.withheld
         self.ambiguous += other.ambiguous
@@ -75,7 +85,8 @@ class Tally:
             return f"{name}: no graded cases"
         high = self.confidence["high"]
         miss_conf = Counter(m.split(" ", 1)[0] for m in self.misses)
-        return (f"{name}: {self.agree}/{self.n} agree ({self.agree / self.n:.1%}); given {self.given} "
+        return (f"{name}: {self.agree}/{self.n} agree ({self.agree / self.n:.1%}), reading agree "
+                f"{self.agree_read}/{self.n} ({self.agree_read / self.n:.1%}); given {self.given} "
                 f"({self.given / self.n:.2%}), withheld {self.withheld}; ambiguous left out {self.ambiguous}; "
                 f"high {high} (wrong {self.high_wrong}, {self.high_wrong / high if high else 0:.2%}), "
                 f"low {self.confidence['low']} ({self.confidence['low'] / self.n:.1%}), "
@@ -84,6 +95,7 @@ class Tally:
 
 def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | None = None) -> dict[str, Tally]:
     from taxpraben.data.checks import check_record
+    from taxpraben.parsing.spans import span_match
     from taxpraben.scoring.items import prepare_item
     from taxpraben.tasks import load_registry
 
@@ -103,9 +115,14 @@ def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | Non
         if "extracted" in expect and item.status == "ok" and item.extracted != expect["extracted"]:
             same = False
         level = item.confidence or "none"
+        same_read = same
+        if case["task"] == "TaxRead" and expect["status"] == "ok" and case.get("grade_read"):
+            protocol = float(span_match(case["grade_read"], case["record"]["answer"]))
+            same_read = item.status == "ok" and got == protocol
+        tally.agree_read += same_read
         if dump is not None:
             dump.append({"id": case["id"], "task": case["task"], "agree": same, "confidence": level,
-                         "rule": item.read_by or item.veto, "status": item.status, "score": got,
+                         "rule": item.read_by or item.veto, "status": item.status, "score": got, "agree_read": same_read,
                          "extracted": item.extracted, "expect": expect})
         tally.n += 1
         tally.agree += same

@@ -26,7 +26,7 @@ import ast
 import re
 from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext
 
-__all__ = ["closed_form_value", "evaluate_expression"]
+__all__ = ["closed_form_value", "evaluate_expression", "symbolic_answer"]
 
 _OPERATORS = {"×": "*", "÷": "/", "x": "*", "X": "*", "（": "(", "）": ")", "－": "-", "＋": "+"}
 _ALLOWED = re.compile(r"^[\d\s.+\-*/()%]+$")
@@ -235,3 +235,34 @@ def _closed_value(node: ast.expr) -> Decimal:
             return left - right
         return left * right if isinstance(node.op, ast.Mult) else left / right
     return _value(node)
+
+
+#: What a stated value follows: a copula or an equals sign ("… is", "=", "为", "是", "等于").
+_COPULA = re.compile(r"(?<![A-Za-z])(?:is|are|equals?|be|approaches|tends\s+to)(?![A-Za-z])|[=≈]|为|是|等于")
+#: Where a sentence's own statement ends and a clause about it begins (", where w is the wage").
+_ASIDE_CLAUSE = re.compile(r"[,，;；]\s*(?:where|which|with|since|because|given|如果|其中|因为)(?![A-Za-z])")
+_UNIT_TAIL = re.compile(r"\s+[A-Za-z°µ][A-Za-z/^·\d\s.]*$")
+#: A variable in an expression: a lone letter beside an operator ("/ m", "x +", "^x") or after a
+#: digit ("3y", "5w"), an absolute value bar ("|S|"); ``e`` is Euler's number, not a variable.
+_VARIABLE = re.compile(
+    r"[-+*/^×÷=]\s*[(|]?\s*(?!e(?![A-Za-z]))[A-Za-z](?![A-Za-z])|(?<![A-Za-z\\])(?!e(?![A-Za-z]))[A-Za-z]\s*[-+*/^×÷]\s*[\d(A-Za-z]"
+    r"|\d(?!e(?![A-Za-z]))[A-Za-z](?![A-Za-z])|\|[A-Za-z]\|"
+)
+#: A number and its unit ("22.1 m", "7.22 m/s2", "$36,000", "12%"): a value, not an expression.
+_NUMBER_UNIT = re.compile(r"^[-+−]?[$¥€£]?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*(?:[A-Za-z°µ][A-Za-z/^·\d\s.]*)?$")
+
+
+def symbolic_answer(sentence: str) -> bool:
+    """The value ``sentence`` states (what follows its last copula or equals sign, or the
+    whole of it when it has none) is an
+    expression in a variable ("the answer is 2 * (3y-1)", "a = 1050 / m", "l = 320 + 5w"):
+    the quantity asked for is not given as a number."""
+    aside = _ASIDE_CLAUSE.search(sentence)
+    sentence = sentence[: aside.start()] if aside else sentence
+    copulas = list(_COPULA.finditer(sentence))
+    # a statement's body after its marker ("The answer is| 2 * (3y-1)") is the value itself
+    value = _LATEX_DROP.sub(" ", sentence[copulas[-1].end():] if copulas else sentence).strip().rstrip("。.!！ ").strip("*$` ")
+    if not value or re.search(r"[\u3400-\u9fff]", value) or _NUMBER_UNIT.match(value) or closed_form_value(value) is not None \
+            or closed_form_value(_UNIT_TAIL.sub("", value)) is not None:  # 1.28 × 10^-5 V/K
+        return False
+    return bool(_VARIABLE.search(value)) and bool(re.search(r"\d|[A-Za-z]", value))

@@ -35,12 +35,13 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from taxpraben.parsing.arithmetic import closed_form_value
+from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
 from taxpraben.parsing.region import (
     AMBIGUOUS,
     CORRECTED_VALUE,
+    NOT_ASSERTED,
     SUPPOSITION,
     Reading,
     Statement,
@@ -324,6 +325,8 @@ def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
     sentence = body[: end.start()] if end else body
     if _ALTERNATIVES.search(sentence):
         return Reading(None, AMBIGUOUS, rule="veto.alternatives")
+    if symbolic_answer(sentence):  # "the answer is 2 * (3y-1)": an expression, not the number asked for
+        return Reading(None, NOT_ASSERTED, rule="veto.not-asserted")
     return Reading(found, rule=rule, source=statement.full_text)
 
 
