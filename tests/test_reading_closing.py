@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.closing import closes_on_number, cut_off, unfinished
+from taxpraben.parsing.closing import closes_on_number, cut_off, unfinished, without_loop
 from taxpraben.parsing.number_rules import read_final_number
 
 
@@ -65,3 +65,26 @@ def test_the_number_reader_still_reads_the_number_a_derivation_closes_on() -> No
     reading = read_final_number("57-27=30\n\nNext, 30/6=5\n\nHad could buy 5 toys with the money he had left.")
     assert reading.value is not None and str(reading.value.value) == "5"
     assert reading.rule == "number.last-number"
+
+
+def test_a_consequence_drawn_on_the_way_is_no_answer_in_a_cut_off_output() -> None:
+    text = ("On Tuesday, Peyton has a cooking class of 3 hours.\nOn Thursday, the museum tour takes half as long. "
+            "So, we can say that the museum tour is 1.5 hours.\nOn Friday, Peyton has two hours of errands.\n\n"
+            "Now that we have all the information, we can add")
+    assert read_final_number(text).value is None
+
+
+def test_a_sentence_that_announces_its_result_runs_on_to_the_next_line() -> None:
+    text = ("一辆玩具车 4 美元，因此 5 辆玩具车的价格为 5 * 4 = 20 美元。\n\n因此，所有玩具的总价值为：\n\n"
+            "15 美元 + 20 美元 + 3 * 5 = 50 美元")
+    reading = read_final_number(text)
+    assert reading.value is not None and reading.value.value == 50
+
+
+def test_an_output_that_loops_closes_where_its_first_copy_ends() -> None:
+    loop = "The stock price is $21.10 per share.\n\n"
+    text = "The required rate of return is 17% per year.\n\n" + loop * 12 + "The stock price is"
+    assert without_loop(text).rstrip().endswith("The stock price is $21.10 per share.")
+    assert closes_on_number(text)
+    formula = "x = \\int_0^1 f(x) dx\n" * 5 + "x = \\int_0"
+    assert without_loop(formula) == formula  # a formula written again is no finished sentence

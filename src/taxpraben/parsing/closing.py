@@ -12,8 +12,8 @@ grader takes that number only when the output does close on it:
 - the closing sentence is **finished**: it does not end on an operator, an equals sign, an
   open bracket or a colon (``... = (2.9``, ``Adjusted bond value =``): an output cut off
   mid-derivation (the length limit reached) never reached its answer;
-- the output does not **loop**: its last lines are not the same line again and again, nor a
-  derivation that keeps producing new lines of the same pattern to the cut.
+- an output that **loops** (the same sentence again and again to its end, the last copy cut
+  short) closes where its first copy ends.
 
 Pure functions on text; no I/O.
 """
@@ -25,7 +25,7 @@ import re
 from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.region import sentences
 
-__all__ = ["DECLINES_NUMBER", "closes_on_number", "closing_sentence_start", "cut_off", "unfinished"]
+__all__ = ["DECLINES_NUMBER", "LOOP_MIN", "closes_on_number", "closing_sentence_start", "cut_off", "unfinished", "without_loop"]
 
 #: Markup that may close an output after its last sentence: display-math and code fences,
 #: emphasis, end-of-sequence tokens, a LaTeX environment's end.
@@ -37,8 +37,35 @@ _TRAILING_MARKUP = re.compile(
 _OPEN_END = re.compile(r"(?:[=+\-−×÷*/^(\[{（【,，:：]|\\(?:times|cdot|div|frac|left|sqrt))\s*$")
 
 
+#: How many times a line repeats at the end before the output counts as looping.
+LOOP_MIN = 3
+
+
+def without_loop(text: str) -> str:
+    """``text`` up to the end of the first copy of a line it repeats to its end (a model that
+    loops: "This answer is correct." forty times, the last copy cut short); ``text`` when it
+    does not loop."""
+    lines = text.rstrip().split("\n")
+    content = [i for i, line in enumerate(lines) if line.strip()]
+    if len(content) < LOOP_MIN:
+        return text
+    last = lines[content[-1]].strip()
+    repeated = lines[content[-2]].strip()
+    if not (last == repeated or repeated.startswith(last)) or not re.search(r"[.。!?！？]$", repeated):
+        return text  # only a finished sentence loops; a formula written again is still a derivation
+    first = content[-2]
+    count = 1
+    for i in reversed(content[:-2]):
+        if lines[i].strip() != repeated:
+            break
+        first, count = i, count + 1
+    if count + 1 < LOOP_MIN:
+        return text
+    return "\n".join(lines[: first + 1])
+
+
 def _closed_text(text: str) -> str:
-    return _TRAILING_MARKUP.sub("", text)
+    return _TRAILING_MARKUP.sub("", without_loop(text))
 
 
 def _last_sentences(closed: str, n: int = 2) -> list[str]:

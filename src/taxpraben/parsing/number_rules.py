@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.chain import Chain
 from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.closing import closes_on_number
 from taxpraben.parsing.final_number import (
     NUMBER_ANSWER_KEYS,
     _around,
@@ -174,6 +175,10 @@ def _declines_attempt(view: NumberView) -> Reading | None:
 
 @_on_text
 def _conclusion(view: NumberView) -> Reading | None:
+    if not closes_on_number(view.cleaned):
+        # a consequence drawn on the way ("So, the museum tour is 1.5 hours.") is the answer only
+        # in an output that closes on its result: not one cut off, unfinished or declining
+        return None
     for statement in view.statements:
         if statement.kind == "conclusion":
             found = _statement_number(statement, view.expect_percent)
@@ -211,7 +216,6 @@ def _last(view: NumberView) -> Reading | None:
     last = view.last_number
     if last is None:
         return None
-    from taxpraben.parsing.closing import closes_on_number  # PROTOTYPE
     if not closes_on_number(view.cleaned):
         return Reading(None, NO_ANSWER, rule="veto.no-answer")
     return Reading(last[1], rule="number.last-number", source=_around(*last))

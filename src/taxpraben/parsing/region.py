@@ -332,6 +332,12 @@ def _after(text: str, start: int, *, to_line_end: bool) -> str:
                 # a line that is a statement of its own ("答案：\n答案：D") is read as such
                 return "" if _ANSWER.match(line.lstrip(" *#>【")) else line
         return ""
+    if body.rstrip(" \t*_").endswith((":", "：")) and stop < len(text):
+        # a sentence that announces its result ("因此，所有玩具的总价值为：\n\n15 + 20 + 15 = 50") runs
+        # on to the next line, which gives it
+        for line in text[stop:].split("\n"):
+            if line.strip():
+                return body if _ANSWER.match(line.lstrip(" *#>【")) else body + "\n" + line
     return body
 
 
