@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.closing import closes_on_number, cut_off, unfinished, without_loop
+from taxpraben.parsing.closing import (
+    closes_on_number,
+    cut_by_limit,
+    cut_off,
+    unfinished,
+    without_loop,
+)
 from taxpraben.parsing.number_rules import read_final_number
 
 
@@ -88,3 +94,13 @@ def test_an_output_that_loops_closes_where_its_first_copy_ends() -> None:
     assert closes_on_number(text)
     formula = "x = \\int_0^1 f(x) dx\n" * 5 + "x = \\int_0"
     assert without_loop(formula) == formula  # a formula written again is no finished sentence
+
+
+def test_a_long_derivation_stopped_mid_sentence_by_the_length_limit_has_no_answer() -> None:
+    steps = "".join(f"Step {i}: the discounted coupon of year {i} is $50 / 1.05^{i} = {50 / 1.05 ** i:.2f}.\n" for i in range(1, 12))
+    cut = steps + "Now we sum up all present values to find the price of the"
+    assert cut_by_limit(cut)
+    assert read_final_number(cut).value is None
+    closed = steps + "Price = 415.32"  # a long output that stops on its result is not cut
+    assert not cut_by_limit(closed)
+    assert not cut_by_limit("Now we sum up the")  # short: no length limit reached

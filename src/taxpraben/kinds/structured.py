@@ -116,6 +116,11 @@ class StructuredKind(Kind):
         failure = compared.failure if compared.read else (compared.failure or NO_ANSWER)
         rule = reading.rule if status == "ok" else (reading.rule or veto_of(failure or NO_ANSWER))
         how = noted(status, item.text, rule, reading.source, compared.answers, reading.span)
+        if how.confidence == "high":
+            from taxpraben.parsing.doubt import doubt
+
+            if doubt(opts.kind, text, compared.extracted) is not None:
+                how = replace(how, confidence="low")  # a sure rule on an output in doubt
         return Prepared(status, compared.extracted, failure, {"em": compared.em}, reading=how)
 
 

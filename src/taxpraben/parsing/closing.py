@@ -12,6 +12,8 @@ grader takes that number only when the output does close on it:
 - the closing sentence is **finished**: it does not end on an operator, an equals sign, an
   open bracket or a colon (``... = (2.9``, ``Adjusted bond value =``): an output cut off
   mid-derivation (the length limit reached) never reached its answer;
+- a long output (:data:`LONG` characters) that stops mid-sentence on a word was stopped by the
+  length limit (:func:`cut_by_limit`): the derivation's last number is no answer there;
 - an output that **loops** (the same sentence again and again to its end, the last copy cut
   short) closes where its first copy ends.
 
@@ -124,6 +126,18 @@ _CONCLUDES = re.compile(
 )
 #: A conclusion that points back at a result already written: "见表中最后一行", "see the table above".
 _REFERS_BACK = re.compile(r"见.{0,6}表|如上|上表|表中|上述|(?i:see\s+(?:the\s+)?(?:table|above)|as\s+(?:shown|computed|calculated)\s+above)")
+
+
+#: An output at least this long that stops mid-sentence was stopped by the length limit.
+LONG = 600
+
+
+def cut_by_limit(text: str) -> bool:
+    """A long output that stops mid-sentence, on a word rather than on a result
+    ("... we can use the CRT to solve this system", "... = £337" aside): the length limit cut
+    the derivation before it reached its answer. Its last number is no answer."""
+    closed = _closed_text(text)
+    return len(closed) >= LONG and not _FINISHED.search(closed) and not re.search(r"[\d%]\s*$", closed)
 
 
 def closes_on_number(text: str) -> bool:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.chain import Chain
 from taxpraben.parsing.clean import clean_prediction
-from taxpraben.parsing.closing import closes_on_number
+from taxpraben.parsing.closing import closes_on_number, cut_by_limit
 from taxpraben.parsing.final_number import (
     NUMBER_ANSWER_KEYS,
     _around,
@@ -216,7 +216,7 @@ def _last(view: NumberView) -> Reading | None:
     last = view.last_number
     if last is None:
         return None
-    if not closes_on_number(view.cleaned):
+    if not closes_on_number(view.cleaned) or cut_by_limit(view.cleaned):
         return Reading(None, NO_ANSWER, rule="veto.no-answer")
     return Reading(last[1], rule="number.last-number", source=_around(*last))
 

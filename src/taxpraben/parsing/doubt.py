@@ -1,0 +1,36 @@
+"""When a reading that its rule holds with high confidence is still in doubt.
+
+A rule's confidence (:func:`taxpraben.parsing.rules.confidence_of`) says how far an answer
+read by that rule is the output's answer *as a rule*; some outputs put a reading of a sure
+rule in doubt all the same, and a reader sends those to the judge or the reviewer as low
+confidence. Each doubt was measured on the wide corpus (``benchmarks/wide``, development
+sources): the readings it marks disagree with the hand grades several times as often as the
+rest of their rule's readings.
+
+- a number read from an output that does not close on a number
+  (:func:`taxpraben.parsing.closing.closes_on_number`: cut off, unfinished, declining): the
+  statement read may be one drawn on the way;
+- a span of more than :data:`SPAN_WORDS` words: a whole sentence was read where a short span
+  is asked for, and whether it says the gold depends on the phrase matching.
+
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from taxpraben.parsing.closing import closes_on_number
+
+__all__ = ["SPAN_WORDS", "doubt"]
+
+#: The most words a span read with a sure rule may have before it is in doubt.
+SPAN_WORDS = 5
+
+
+def doubt(kind: str, text: str, value: object) -> str | None:
+    """Why the reading ``value`` of a ``kind`` reader ("number", "span", ...) from ``text``
+    (the cleaned output) is in doubt, or None."""
+    if kind == "number" and not closes_on_number(text):
+        return "the output does not close on a number"
+    if kind == "span" and isinstance(value, str) and len(value.split()) > SPAN_WORDS:
+        return "the span read is a whole sentence"
+    return None

@@ -1,0 +1,30 @@
+"""Doubts that lower a sure rule's confidence (parsing/doubt.py), through the structured kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from taxpraben.data.checks import check_record
+from taxpraben.parsing.doubt import SPAN_WORDS, doubt
+from taxpraben.scoring.items import prepare_item
+from taxpraben.tasks import load_registry
+
+REGISTRY = load_registry(use_env=False)
+
+
+def test_doubts() -> None:
+    assert doubt("number", "Step 1: 5 + 3 = 8\nSo the subtotal is 8.\nNext we add the", "8") is not None
+    assert doubt("number", "5 + 3 = 8\nSo the total is 8.", "8") is None
+    assert doubt("span", "", " ".join(["word"] * (SPAN_WORDS + 1))) is not None
+    assert doubt("span", "", "十五日内") is None
+    assert doubt("letters", "anything", "AB") is None
+
+
+def test_a_sure_rule_on_a_cut_off_output_reads_with_low_confidence() -> None:
+    spec = REGISTRY["TaxCalc"]
+    record, _ = check_record({"id": "d1", "query": "计算应纳税额。", "answer": 8}, spec, Path("t"), 1, "line")
+    assert record is not None
+    sure = prepare_item(spec, record, 0, "5 + 3 = 8\n所以，应纳税额为8元。", None)
+    cut = prepare_item(spec, record, 0, "5 + 3 = 8\n答案：8元。\n接下来计算附加税，附加税 =", None)
+    assert sure.confidence == "high" and sure.extracted == "8"
+    assert cut.status == "ok" and cut.extracted == "8" and cut.confidence == "low"
