@@ -54,3 +54,18 @@ def test_an_invented_next_question_still_ends_the_answer() -> None:
     record = {"id": "r4", "query": "计算：某企业应纳增值税多少元？", "answer": 13000}
     item = _read("TaxCalc", record, "答案：13000元。\n\n问题2：某企业应纳消费税多少元？\n答案：5000元。")
     assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_a_box_of_any_macro_name_holds_the_answer() -> None:
+    record = {"id": "r5", "query": "求公比q的最大值。", "answer": 1.1447}
+    item = _read("TaxCalc", record, "……所以 $q$ 的最大值为立方根。\n\n## 最终结果\n\n$$\\answer{\\sqrt[3]{\\dfrac{3}{2}}}$$")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    assert item.read_by == "rule:final.boxed"
+
+
+def test_an_empty_gsm8k_marker_and_a_sum_in_brackets_leave_the_amount_standing() -> None:
+    record = {"id": "r6", "query": "How much money do they have left?", "answer": 85}
+    output = ("Maggie spent $15 and Riza spent $20, leaving them with $45 and $40 respectively. "
+              "Together, they have $85 ($45 + $40) left. ####")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.extracted == "85"

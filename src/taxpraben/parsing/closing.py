@@ -30,9 +30,9 @@ from taxpraben.parsing.region import sentences
 __all__ = ["DECLINES_NUMBER", "LOOP_MIN", "closes_on_number", "closing_sentence_start", "cut_off", "unfinished", "without_loop"]
 
 #: Markup that may close an output after its last sentence: display-math and code fences,
-#: emphasis, end-of-sequence tokens, a LaTeX environment's end.
+#: emphasis, end-of-sequence tokens, a LaTeX environment's end, an empty ``####``.
 _TRAILING_MARKUP = re.compile(
-    r"(?:\s|\$\$?|\\\]|\\\)|```|\*\*|__|</?s>?|<\|[^|>]*\|>|\\end\{[^}]*\}|\\\\)+$"
+    r"(?:\s|\$\$?|\\\]|\\\)|```|\*\*|__|</?s>?|<\|[^|>]*\|>|\\end\{[^}]*\}|\\\\|#{2,})+$"
 )
 #: What an unfinished sentence ends on: an operator, an equals sign, an open bracket, a colon,
 #: a comma.

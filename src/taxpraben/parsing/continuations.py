@@ -248,6 +248,8 @@ def continuation(
             cut, first = point, True  # opens with another question and its own options
             break
     for point in _section_points(text, prompt_lines):
+        if any(where[a] <= point <= where[b - 1] for a, b in spans):
+            continue  # the label inside a copy of the prompt: the copy, not a new section
         # the prompt's next section, after the output's own words: the answer ended before it
         if (cut is None or point < cut) and residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])):
             cut, first = point, False

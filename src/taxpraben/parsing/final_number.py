@@ -301,7 +301,7 @@ _NOTE = re.compile(
 )
 #: A bracketed formula or supposition after an amount ("104,000元（2,260,000÷1.13×13%−156,000）",
 #: "（若进项税额不得抵扣，则为260000元）"): how it was reached or what else it could be.
-_BRACKETED_ASIDE = re.compile(r"[(（](?:[^()（）]*[×÷*/−]|\s*(?:" + SUPPOSITION + r"|如))[^()（）]*[)）]")
+_BRACKETED_ASIDE = re.compile(r"[(（](?:[^()（）]*[×÷*/−+]|\s*(?:" + SUPPOSITION + r"|如))[^()（）]*[)）]")
 
 
 _SUPPOSES = re.compile(SUPPOSITION + r"|如|不考虑|否则")

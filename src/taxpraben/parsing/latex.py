@@ -1,7 +1,8 @@
 """LaTeX in answers: ``\\boxed{}`` with nested braces, and math markup turned into plain text.
 
 Models trained on maths data write answers as ``\\boxed{3{,}250\\text{元}}``, ``$8000$元`` or
-``\\(13\\%\\)``. :func:`find_boxed` finds every ``\\boxed{...}`` (also ``\\fbox``) by brace
+``\\(13\\%\\)``. :func:`find_boxed` finds every ``\\boxed{...}`` (also ``\\fbox`` and a model's own
+``\\answer{...}`` macro) by brace
 matching, so nested groups stay inside; :func:`strip_latex` turns the markup that carries no
 meaning for a tax answer into plain text:
 
@@ -25,7 +26,7 @@ from decimal import Decimal
 
 __all__ = ["find_boxed", "strip_latex"]
 
-_BOXED_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_BOXED_OPEN = re.compile(r"\\(?:boxed|fbox|answer)\s*\{")
 _MAX_BOXED = 50
 
 
@@ -50,7 +51,7 @@ _BRACE = re.compile(r"[{}]")
 
 def find_boxed(text: str) -> list[tuple[int, int, str]]:
     """Every ``\\boxed{...}`` as (start, end, content), in order; unclosed ones are skipped."""
-    if "\\boxed" not in text and "\\fbox" not in text:
+    if "\\boxed" not in text and "\\fbox" not in text and "\\answer" not in text:
         return []
     closing = _closing_braces(text)
     found: list[tuple[int, int, str]] = []
