@@ -67,6 +67,7 @@ def test_a_stated_expression_in_a_variable_is_symbolic(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", [
     "the price is $36,000", "the acceleration is 7.22 m/s2", "the distance is 22.1 m", "P = 1.28 × 10^-5 V/K",
     "x = 5", "the return is approximately -1.35%", "FCFF = $1,106 - 535 + 243 = $714", r"e = \frac{\sqrt{66}}{6}",
+    "答案：366（3aa3fbd62d53）", ":366(3aa3fbd62d53)", "The answer is 5 (option b)",  # a note in brackets after the number
 ])
 def test_a_stated_number_is_not_symbolic(sentence: str) -> None:
     assert not symbolic_answer(sentence)

@@ -43,6 +43,8 @@ def test_an_output_cut_mid_sentence_without_a_number_is_cut_off(text: str) -> No
     "循环群Z/100Z的子群个数为 2。其中，一个是循环群本身，另一个是它的平凡子群。",  # a closing remark
     "4 necklaces x 5 beads/necklace = 20 beads",
     "P = 1.28 × 10^-5 V/K\n\nTherefore, the thermoelectric power is 1.28 × 10^-5 V/K.</s><s>",
+    "经计算应纳税所得额为负数，因此无需缴纳企业所得税。",  # nothing is due: it closes on zero
+    "本月无需缴纳增值税",
 ])
 def test_an_output_that_closes_on_its_result_keeps_it(text: str) -> None:
     assert closes_on_number(text)

@@ -69,3 +69,13 @@ def test_an_empty_gsm8k_marker_and_a_sum_in_brackets_leave_the_amount_standing()
               "Together, they have $85 ($45 + $40) left. ####")
     item = _read("TaxCalc", record, output)
     assert item.status == "ok" and item.extracted == "85"
+
+
+def test_one_of_the_alternatives_the_prompt_offers_is_the_models_choice() -> None:
+    record = {"id": "r7", "query": "Question: Is the identity matrix diagonalisable?\nPlease think step by step, and then "
+              "conclude the answer as `therefore, the answer is True/False'", "choices": ["True", "False"], "gold": 0,
+              "answer": "True"}
+    item = _read("TaxSCQ", record, "Every vector is an eigenvector of I.\n\nTherefore, the answer is True.")
+    assert item.status == "ok" and item.extracted == "True"
+    copied = _read("TaxSCQ", record, "conclude the answer as `therefore, the answer is True/False'")
+    assert copied.status == "format_failure"  # the prompt's template written back chooses nothing

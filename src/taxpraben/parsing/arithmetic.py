@@ -251,6 +251,9 @@ _VARIABLE = re.compile(
 #: A number and its unit ("22.1 m", "7.22 m/s2", "$36,000", "12%"): a value, not an expression.
 _NUMBER_UNIT = re.compile(r"^[-+−]?[$¥€£]?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*(?:[A-Za-z°µ][A-Za-z/^·\d\s.]*)?$")
 
+#: A value with a note in brackets after it: what precedes the note, and the note.
+_TRAILING_NOTE = re.compile(r"^(.*?\S)\s*[（(][^()（）]*[)）]$")
+
 
 def symbolic_answer(sentence: str) -> bool:
     """The value ``sentence`` states (what follows its last copula or equals sign, or the
@@ -261,7 +264,10 @@ def symbolic_answer(sentence: str) -> bool:
     sentence = sentence[: aside.start()] if aside else sentence
     copulas = list(_COPULA.finditer(sentence))
     # a statement's body after its marker ("The answer is| 2 * (3y-1)") is the value itself
-    value = _LATEX_DROP.sub(" ", sentence[copulas[-1].end():] if copulas else sentence).strip().rstrip("。.!！ ").strip("*$` ")
+    value = _LATEX_DROP.sub(" ", sentence[copulas[-1].end():] if copulas else sentence).strip().rstrip("。.!！ ").strip("*$` ").lstrip(":：").strip()
+    aside_note = _TRAILING_NOTE.match(value)
+    if aside_note and _NUMBER_UNIT.match(aside_note.group(1)):
+        return False  # a number with a note in brackets after it ("366（3aa3fbd6）"): the number is stated
     if not value or re.search(r"[\u3400-\u9fff]", value) or _NUMBER_UNIT.match(value) or closed_form_value(value) is not None \
             or closed_form_value(_UNIT_TAIL.sub("", value)) is not None:  # 1.28 × 10^-5 V/K
         return False

@@ -27,7 +27,7 @@ import re
 from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.region import sentences
 
-__all__ = ["DECLINES_NUMBER", "LOOP_MIN", "closes_on_number", "closing_sentence_start", "cut_off", "unfinished", "without_loop"]
+__all__ = ["DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_off", "unfinished", "without_loop"]
 
 #: Markup that may close an output after its last sentence: display-math and code fences,
 #: emphasis, end-of-sequence tokens, a LaTeX environment's end, an empty ``####``.
@@ -111,18 +111,25 @@ DECLINES_NUMBER = re.compile(
 
 def cut_off(text: str) -> bool:
     """The output stops mid-sentence: it ends on a word, not on sentence punctuation, and its
-    closing sentence holds no number (a derivation cut by the length limit)."""
+    closing sentence holds no number and does not say that nothing is due (a derivation cut by
+    the length limit)."""
     closed = _closed_text(text)
     if not closed or _FINISHED.search(closed):
         return False
     closing = _LABEL.sub("", closed[closing_sentence_start(text):])
-    return not find_numbers(closing)
+    return not find_numbers(closing) and not NOTHING_DUE.search(closing)
 
 
 #: A conclusion: the sentence gives the result.
 _CONCLUDES = re.compile(
     r"(?i:(?<![a-z])(?:therefore|thus|hence|so|in\s+conclusion|(?:the\s+)?(?:final\s+)?answer\s+is)(?![a-z]))"
     r"|因此|所以|故|综上|答案|最终|结论"
+)
+#: "Nothing is due": a closing sentence that says so closes on zero ("税额为零", "无需缴纳",
+#: "免征").
+NOTHING_DUE = re.compile(
+    r"(?:税额|税款|应纳税额|应缴税额|应交税额|应补税额|金额|结果)?\s*(?:为|是)?\s*(?:零|〇)(?![一二三四五六七八九十百千万点])"
+    r"|(?:无需|无须|不需要?|不用|不必)(?:再)?(?:缴纳|缴税|纳税|交税|补缴|补税|申报缴纳)|免(?:征|予征收|缴)"
 )
 #: A conclusion that points back at a result already written: "见表中最后一行", "see the table above".
 _REFERS_BACK = re.compile(r"见.{0,6}表|如上|上表|表中|上述|(?i:see\s+(?:the\s+)?(?:table|above)|as\s+(?:shown|computed|calculated)\s+above)")
@@ -151,6 +158,6 @@ def closes_on_number(text: str) -> bool:
     closing = closed[closing_sentence_start(text):]
     if any(DECLINES_NUMBER.search(one) and not find_numbers(one) for one in _last_sentences(closed)):
         return False
-    if find_numbers(closing):
+    if find_numbers(closing) or NOTHING_DUE.search(closing):
         return True
     return not (_CONCLUDES.search(closing) and not _REFERS_BACK.search(closing))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.closing import NOTHING_DUE
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
 from taxpraben.parsing.region import (
     AMBIGUOUS,
@@ -207,18 +208,12 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
     return found
 
 
-#: "Nothing is due": the answer 0 when the gold is an amount (税额为零, 无需缴纳, 不需要缴纳).
-_ZERO_DUE = re.compile(
-    r"(?:税额|税款|应纳税额|应缴税额|应交税额|应补税额|金额|结果)?\s*(?:为|是)?\s*(?:零|〇)(?![一二三四五六七八九十百千万点])"
-    r"|(?:无需|无须|不需要?|不用|不必)(?:再)?(?:缴纳|缴税|纳税|交税|补缴|补税|申报缴纳)|免(?:征|予征收|缴)"
-)
-
-
 def _says_zero(body: str) -> bool:
-    """The first clause of ``body`` says nothing is due and holds no number."""
+    """The first clause of ``body`` says nothing is due (税额为零, 无需缴纳, 不需要缴纳: the answer
+    0 when the gold is an amount) and holds no number."""
     end = _CLAUSE_END.search(body)
     clause = body[: end.start()] if end else body
-    return bool(_ZERO_DUE.search(clause)) and not find_numbers(clause)
+    return bool(NOTHING_DUE.search(clause)) and not find_numbers(clause)
 
 
 #: "It cannot be computed": the output declines to give a number.

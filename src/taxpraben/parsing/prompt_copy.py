@@ -177,12 +177,28 @@ class _Copies(NamedTuple):
 _KEY_CHAR = re.compile(r"[0-9A-Za-z\u4e00-\u9fff]")
 
 
-def _answering_markers(text: str, where: list[int], runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+#: Alternatives the prompt offers for the answer: "True/False", "Yes/No", "是/否", "A/B".
+_ALTERNATIVES = re.compile(r"(?<![\w/])([A-Za-z]+|[\u4e00-\u9fff]{1,2})\s*/\s*([A-Za-z]+|[\u4e00-\u9fff]{1,2})(?![\w/])")
+
+
+@lru_cache(maxsize=256)
+def _offered(query: str) -> frozenset[str]:
+    """The words the prompt offers as alternatives for the answer (case-folded)."""
+    return frozenset(w.casefold() for m in _ALTERNATIVES.finditer(query) for w in m.groups())
+
+
+_WORD_AT = re.compile(r"[A-Za-z]+|[\u4e00-\u9fff]{1,2}")
+
+
+def _answering_markers(
+    text: str, where: list[int], runs: list[tuple[int, int]], offered: frozenset[str] = frozenset()
+) -> list[tuple[int, int]]:
     """The answer markers of ``text`` that the model answers after: an answer of its own (not
     copied) follows on the marker's line. The prompt may ask for the marker word for word
     ("Therefore, the answer is ..."); the model that writes it and its answer states its answer,
     it does not copy the prompt (a marker with nothing after it, the end of a copied prompt,
-    stays a copy)."""
+    stays a copy). One of the alternatives the prompt offers ("…the answer is True/False") written
+    alone after the marker ("the answer is True.") is the model's choice, copied or not."""
     if not runs or (markers := list(ANSWER_MARKER.finditer(text))) == []:
         return []
     copied = bytearray(len(text))
@@ -193,7 +209,11 @@ def _answering_markers(text: str, where: list[int], runs: list[tuple[int, int]])
     for m in markers:
         stop = text.find("\n", m.end())
         own = _KEY_CHAR.search(text, m.end(), len(text) if stop < 0 else stop)
-        if own is not None and not copied[own.start()]:
+        if own is None:
+            continue
+        word = _WORD_AT.match(text, own.start()) if copied[own.start()] and offered else None
+        chosen = word is not None and word.group(0).casefold() in offered and not text[word.end() :].lstrip().startswith("/")
+        if not copied[own.start()] or chosen:
             kept.append(m.span())
     return kept
 
@@ -207,7 +227,7 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     block = "".join(chr(ord("a") + i) + k for i, k in enumerate(option_keys))
     runs = split_at_own_lines(copied_runs(key, prompt_key), text, where)
     copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)]
-    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies))
+    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query)))
     spans = [
         (start, end)
         for n, (start, end) in enumerate(runs)
