@@ -6,7 +6,6 @@ from decimal import Decimal
 
 import pytest
 
-from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import (
     NumberMatch,
     find_numbers,
@@ -14,6 +13,7 @@ from taxpraben.parsing.numbers import (
     parse_gold_number,
     parse_number,
 )
+from taxpraben.parsing.readers.number import extract_final_number
 
 
 def pm(value: str, percent: bool = False) -> NumberMatch:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.span_rules import extract_span
-from taxpraben.parsing.spans import normalize_span, span_match
+from taxpraben.parsing.readers.span import extract_span, normalize_span, span_match
 
 
 @pytest.mark.parametrize(

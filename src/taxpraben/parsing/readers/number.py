@@ -2,7 +2,7 @@
 
 Read on the cleaned text with LaTeX made plain (:mod:`taxpraben.parsing.latex`), numbers as
 :mod:`taxpraben.parsing.numbers` reads them: a JSON answer field; the final statements of
-the shared answer region (:mod:`taxpraben.parsing.region`: ``\\boxed{}``, answer markers,
+the shared answer region (:mod:`taxpraben.parsing.region`: ``\boxed{}``, answer markers,
 self-corrections; latest first); the summaries and consequences (``综上``, ``因此``...; latest
 first); the number after the last number-specific conclusion word (``应纳税额``, ``应缴纳``,
 ``合计``, ``共计``, ``结果``...); the number after the last ``=`` when it is a result (not the
@@ -14,7 +14,7 @@ formulas and suppositions blanked (``104,000元（2,260,000÷1.13×13%−156,000
 ``（若进项税额不得抵扣，则为260000元）``). A number the text denies (``4000元，而非12000元``,
 ``不是104000元``) is never read; a reading whose sentence offers two amounts (``可能为X，也可能为Y``,
 ``X或Y``) is ambiguous. ``应纳增值税``, ``应纳个人所得税``... are conclusion words, ``应纳税所得额`` not.
-"The number of a statement" is read in its first clause (up to ``。；，\\n``) that holds one:
+"The number of a statement" is read in its first clause (up to ``。；，\n``) that holds one:
 the number after the clause's last ``=`` when it has one (``应纳税额=100000×13%=13000元``
 gives 13000), else the clause's first number; a self-correction is read after its last
 ``应为``/``应该是``/``修正为``/``正确的…是``, else like a whole text. ``答案：零`` is 0.
@@ -26,29 +26,59 @@ Rates and amounts: with ``expect_percent=False`` (the gold is an amount) a numbe
 exists (``应纳增值税104,000元（适用税率13%）`` gives 104000); with ``expect_percent=True`` the
 other way round. :func:`~taxpraben.parsing.numbers.expects_percent` decides from the gold and
 the query.
+
+**The rules.** Each step above is a rule declared here, beside its attempt over one
+:class:`NumberView` of the output (the rules several kinds share are declared in
+:mod:`taxpraben.parsing.readers.shared`, their number attempts here); the ``number`` chain
+(:data:`taxpraben.parsing.chain.CHAINS`) runs them in order.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
+from functools import cached_property, wraps
 from typing import TYPE_CHECKING
 
+from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
+from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
+from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer
+from taxpraben.parsing.readers.shared import (
+    ANOTHER_QUESTION_RULE,
+    ANSWER_STATEMENT_RULE,
+    BOXED_RULE,
+    CONCLUSION_RULE,
+    COPY_OF_PROMPT_RULE,
+    JSON_ANSWER_RULE,
+    NO_ANSWER_RULE,
+    SELF_CORRECTION_RULE,
+    SEVERAL_ANSWERS_RULE,
+)
 from taxpraben.parsing.region import (
     AMBIGUOUS,
     CORRECTED_VALUE,
+    NO_ANSWER,
+    NOT_ASSERTED,
     SUPPOSITION,
     Reading,
     Statement,
+    answer_statements,
+    conclusion_sentence,
+    veto_of,
 )
+from taxpraben.parsing.registry import Example, register_rule
+from taxpraben.parsing.units import tables_with_units
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONValue
 
-__all__ = ["NUMBER_ANSWER_KEYS",]
+__all__ = ["NUMBER_ANSWER_KEYS", "NumberView", "extract_final_number", "number_chain", "read_final_number", "read_number"]
+
 
 
 #: JSON keys holding the answer of a calculation, in priority order (compared without case,
@@ -319,8 +349,276 @@ def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
     end = _SENTENCE_END.search(body)
     sentence = body[: end.start()] if end else body
     if _ALTERNATIVES.search(sentence):
-        return Reading(None, AMBIGUOUS, rule="veto.alternatives")
+        return Reading(None, AMBIGUOUS, rule=ALTERNATIVES_RULE.name)
     return Reading(found, rule=rule, source=statement.full_text)
 
 
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
+
+
+# ---------------------------------------------------------------- the rules
+
+
+_NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
+_FINAL_RULE = {"boxed": BOXED_RULE.name, "correction": SELF_CORRECTION_RULE.name}
+
+
+class NumberView:
+    """One output as the number rules read it, built once: cleaned with LaTeX made plain,
+    its own answer (with a query), tables given their units, and (on first use) its
+    statements and the last number of its text."""
+
+    def __init__(self, text: str, expect_percent: bool | None, query: str, raw: str | None = None) -> None:
+        #: The raw output (TaxBen's rules read it).
+        self.raw = text if raw is None else raw
+        self.expect_percent = expect_percent
+        self.query = query
+        self.full = strip_latex(clean_prediction(text))
+        own = own_answer(self.full, query) if query else None
+        self.failure = own.failure if own is not None else None
+        cleaned = own.text if own is not None and not own.failure else self.full
+        self.empty = not cleaned.strip()
+        self.cleaned = "" if self.empty or self.failure else tables_with_units(cleaned)
+
+    @cached_property
+    def raw_final_text(self) -> str | None:
+        """The number expression the default chain reads from the raw output, as written (the
+        stand-in for TaxBen's GPT-3.5 extraction, K3 of :mod:`taxpraben.parsing.readers.taxben`)."""
+        found = extract_final_number(self.raw)
+        return None if found is None else found.text
+
+    @cached_property
+    def json_values(self) -> list[JSONValue]:
+        return own_json_values(self.full, self.query) if self.query else find_json_values(self.cleaned)
+
+    @cached_property
+    def statements(self) -> list[Statement]:
+        return answer_statements(self.cleaned)
+
+    @cached_property
+    def first_final(self) -> tuple[Statement, NumberMatch, str] | None:
+        """The latest final statement that gives a number, the number and its rule."""
+        for statement in self.statements:
+            if statement.kind == "conclusion":
+                break
+            found = _statement_number(statement, self.expect_percent)
+            if found is not None:
+                return statement, _detached(found), _FINAL_RULE.get(statement.kind, ANSWER_STATEMENT_RULE.name)
+        return None
+
+    @cached_property
+    def last_number(self) -> tuple[str, NumberMatch] | None:
+        """The last number of the text (before a note, without asides, or the whole), and the
+        text it was found in."""
+        for text in (_before_note(self.cleaned), _without_asides(self.cleaned), self.cleaned):
+            if text is not None:
+                found = _final_in_text(text, self.expect_percent)
+                if found is not None:
+                    return text, found
+        return None
+
+
+NumberAttempt = Callable[[NumberView], Reading | None]
+
+
+def _on_text(attempt: NumberAttempt) -> NumberAttempt:
+    """An attempt that reads the own answer: it does not apply when there is none."""
+
+    @wraps(attempt)
+    def guarded(view: NumberView) -> Reading | None:
+        return None if view.empty or view.failure else attempt(view)
+
+    return guarded
+
+
+@COPY_OF_PROMPT_RULE.reads("number")
+def _copy_of_prompt(view: NumberView) -> Reading | None:
+    failure = view.failure
+    return Reading(None, failure, rule=veto_of(failure)) if failure == COPY_OF_PROMPT else None
+
+
+@ANOTHER_QUESTION_RULE.reads("number")
+def _another_question(view: NumberView) -> Reading | None:
+    failure = view.failure
+    return Reading(None, failure, rule=veto_of(failure)) if failure else None
+
+
+@JSON_ANSWER_RULE.reads("number")
+@_on_text
+def _json_answer(view: NumberView) -> Reading | None:
+    found_key, value = answer_value(view.json_values, NUMBER_ANSWER_KEYS)
+    if not found_key:
+        return None
+    from_json = _from_json_value(value, view.expect_percent)
+    if from_json is None:
+        return None
+    return Reading(_detached(from_json), rule=JSON_ANSWER_RULE.name, source=answer_text(value))
+
+
+@SEVERAL_ANSWERS_RULE.reads("number")
+@_on_text
+def _two_boxed(view: NumberView) -> Reading | None:
+    if _two_boxed_values(view.cleaned, view.statements, view.expect_percent):
+        return Reading(None, AMBIGUOUS, rule=SEVERAL_ANSWERS_RULE.name)
+    return None
+
+
+def _final_by(rule: str) -> NumberAttempt:
+    """The attempt of a final-statement rule: the latest final statement's number, when it
+    is a statement of ``rule`` (unless it offers alternatives: ``veto.alternatives``)."""
+
+    @_on_text
+    def attempt(view: NumberView) -> Reading | None:
+        first = view.first_final
+        if first is None or first[2] != rule:
+            return None
+        statement, found, _rule = first
+        return _checked(statement, found, rule)
+
+    return attempt
+
+
+SELF_CORRECTION_RULE.reads("number")(_final_by(SELF_CORRECTION_RULE.name))
+ANSWER_STATEMENT_RULE.reads("number")(_final_by(ANSWER_STATEMENT_RULE.name))
+BOXED_RULE.reads("number")(_final_by(BOXED_RULE.name))
+
+DECLINES_RULE = register_rule(
+    "veto.declines", kinds=("number",), tier=7, confidence="high",
+    description="The output says the amount cannot be computed.",
+    examples=(Example("number", "题目条件不足，无法计算应纳税额。", None),),
+)
+
+
+@DECLINES_RULE.reads("number")
+@_on_text
+def _declines_attempt(view: NumberView) -> Reading | None:
+    if _declines(view.cleaned):
+        return Reading(None, NOT_ASSERTED, rule=DECLINES_RULE.name)  # "无法直接计算出……": no number is given
+    return None
+
+
+@CONCLUSION_RULE.reads("number")
+@_on_text
+def _conclusion(view: NumberView) -> Reading | None:
+    for statement in view.statements:
+        if statement.kind == "conclusion":
+            found = _statement_number(statement, view.expect_percent)
+            if found is not None:
+                return _checked(statement, _detached(found), CONCLUSION_RULE.name)
+    return None
+
+
+SAYS_ZERO_RULE = register_rule(
+    "number.says-zero", kinds=("number",), tier=6, confidence="high",
+    description="The last sentence says there is nothing to pay ('无需缴纳', '不需要缴纳').",
+    examples=(Example("number", "本月无需缴纳增值税", "0"),),
+)
+
+
+@SAYS_ZERO_RULE.reads("number")
+@_on_text
+def _zero(view: NumberView) -> Reading | None:
+    last = conclusion_sentence(view.cleaned)
+    if _says_zero(last):
+        return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"), rule=SAYS_ZERO_RULE.name, source=last)
+    return None
+
+
+ALTERNATIVES_RULE = register_rule(
+    "veto.alternatives", kinds=("number",), tier=7, confidence="high",
+    description="The number read is one of alternatives the output offers ('可能为X，也可能为Y').",
+    examples=(Example("number", "应纳税额可能为44000元，也可能为104000元", None),),
+)
+
+
+@ALTERNATIVES_RULE.reads("number")
+@_on_text
+def _alternatives(view: NumberView) -> Reading | None:
+    last = view.last_number
+    if last is not None and _one_of_alternatives(*last):
+        return Reading(None, AMBIGUOUS, rule=ALTERNATIVES_RULE.name)
+    return None
+
+
+SOLE_NUMBER_RULE = register_rule(
+    "number.sole-number", kinds=("number",), tier=6, confidence="high",
+    description="No statement, but the output holds one number and only one ('44000', '应纳税额44000元。').",
+    examples=(Example("number", "44000", "44000"), Example("number", "**44000元**", "44000"),
+              Example("number", "应纳增值税44000元。", "44000")),
+    leaves_alone=(Example("number", "104000-60000=44000", "44000"),),
+)
+
+
+@SOLE_NUMBER_RULE.reads("number")
+@_on_text
+def _sole(view: NumberView) -> Reading | None:
+    last = view.last_number
+    if last is None or len(find_numbers(view.cleaned)) != 1:
+        return None
+    return Reading(last[1], rule=SOLE_NUMBER_RULE.name, source=_around(*last))
+
+
+LAST_NUMBER_RULE = register_rule(
+    "number.last-number", kinds=("number",), tier=6, confidence="low",
+    description="No statement: the last number of the output, outside notes, bracketed formulas and suppositions.",
+    examples=(Example("number", "800000×13%=104000\n104000-60000=44000", "44000"),),
+)
+
+
+@LAST_NUMBER_RULE.reads("number")
+@_on_text
+def _last(view: NumberView) -> Reading | None:
+    last = view.last_number
+    return None if last is None else Reading(last[1], rule=LAST_NUMBER_RULE.name, source=_around(*last))
+
+
+@NO_ANSWER_RULE.reads("number")
+def _no_answer(view: NumberView) -> Reading | None:
+    return _NO_ANSWER
+
+
+def number_chain(names: tuple[str, ...] | None = None) -> Chain[NumberView]:
+    """The number chain: ``names`` in order (default: the ``number`` chain of
+    :data:`~taxpraben.parsing.chain.CHAINS`), each rule's number attempt."""
+    return chain_for("number", names)
+
+
+def read_number(
+    text: str, expect_percent: bool | None, query: str, chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
+) -> Reading:
+    """The final number of an output, read by the number chain (``raw``: the output before
+    cleaning, when ``text`` is not it)."""
+    return number_chain(chain).run(NumberView(text, expect_percent, query, raw), _NO_ANSWER)
+
+
+def extract_final_number(
+    text: str, *, expect_percent: bool | None = None
+) -> NumberMatch | None:
+    """The final answer of a calculation in a model output, or None when it has no number.
+
+    The output is cleaned (:func:`~taxpraben.parsing.clean.clean_prediction`) and its LaTeX
+    made plain (:mod:`~taxpraben.parsing.latex`). Order: a JSON answer field
+    (:data:`NUMBER_ANSWER_KEYS`); the final statements of
+    :func:`~taxpraben.parsing.region.answer_statements` (boxed, answer markers,
+    self-corrections; latest first); the
+    conclusion statements (latest first); conclusion words, the last ``=``, the last number.
+    ``expect_percent``: True when the answer is a rate (a number written with ``%`` is
+    preferred wherever several are candidates), False when it is an amount (a number with
+    ``%`` is a rate restated beside the amount and is passed over), None for no preference.
+    Offsets are -1 except for the last fallbacks (offsets into the cleaned text).
+    """
+    reading = read_final_number(text, expect_percent=expect_percent)
+    return reading.value if isinstance(reading.value, NumberMatch) else None
+
+
+def read_final_number(
+    text: str, *, expect_percent: bool | None = None, query: str = "", chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
+) -> Reading:
+    """:func:`extract_final_number` with the reason when no number is read; with ``query``,
+    what the output copies of it and any question it goes on to invent are not read
+    (:func:`~taxpraben.parsing.prompt_copy.own_answer`). The reading is the execution of the
+    ``number`` chain (``chain``: other rule names, in order;
+    :mod:`taxpraben.parsing.readers.number`)."""
+    return read_number(text, expect_percent, query, chain, raw)
