@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["__version__"]
+from taxpraben.parsing.registry import register_rule
+
+__all__ = ["__version__", "register_rule"]
 
 
 def __getattr__(name: str) -> str:
