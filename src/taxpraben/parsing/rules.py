@@ -45,6 +45,7 @@ from typing import overload
 
 from taxpraben.parsing import readers
 from taxpraben.parsing.chain import CHAINS, DEFAULT_CHAIN, NAMED_CHAINS, TAXBEN_CHAINS
+from taxpraben.parsing.readers.shared import NO_ANSWER_RULE
 from taxpraben.parsing.registry import (
     EXAMPLE_CONTEXT,
     Comparison,
@@ -127,7 +128,7 @@ def placed_in(chain: Sequence[str], rule: Rule) -> tuple[str, ...]:
     at = 0
     for i, name in enumerate(names):
         other = rule_named(name)
-        if other is not None and other.tier <= rule.tier and name != "veto.no-answer":
+        if other is not None and other.tier <= rule.tier and name != NO_ANSWER_RULE.name:
             at = i + 1
     return (*names[:at], rule.name, *names[at:])
 
