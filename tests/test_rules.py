@@ -209,7 +209,7 @@ def test_taxbens_rules_are_its_chains_and_compare_as_it_does() -> None:
 def test_every_rule_the_readers_name_is_registered() -> None:
     named: set[str] = set(VETO_OF_FAILURE.values())
     pattern = re.compile(r"""["']((?:veto|json|final|choice|letters|conclusion|number|span|fields|text|taxben)\.[a-z-]+)["']""")
-    for path in [*(SRC / "parsing").glob("*.py"), *(SRC / "kinds").glob("*.py")]:
+    for path in [*(SRC / "parsing").rglob("*.py"), *(SRC / "kinds").glob("*.py")]:
         if path.name == "rules.py":
             continue
         named |= set(pattern.findall(path.read_text(encoding="utf-8")))

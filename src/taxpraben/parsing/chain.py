@@ -1,8 +1,9 @@
 """A reader is the execution of its kind's chain of rules.
 
-A chain is a list of rule names: a *named chain set* (:data:`NAMED_CHAINS`: ``taxpraben``,
-the default, :data:`CHAINS`; ``taxben``, TaxBen's own rules, :data:`TAXBEN_CHAINS`) holds one
-per reading kind, and a task spec may give its own (``reading.chain``).
+A chain is a list of rule names: each reader's module lists its default chain beside its
+rules, and :mod:`taxpraben.parsing.rules` gathers them into the *named chain sets*
+(``taxpraben``, the default; ``taxben``, TaxBen's own rules); a task spec may give its own
+(``reading.chain``).
 
 Each rule of the registry (:mod:`taxpraben.parsing.registry`) has, for each kind it reads, an *attempt*: a
 function of the shared per-output view (the output cleaned once, its own answer, its
@@ -29,10 +30,6 @@ from taxpraben.parsing.region import Reading
 from taxpraben.parsing.registry import attempt_names, attempt_of, generation
 
 __all__ = [
-    "CHAINS",
-    "DEFAULT_CHAIN",
-    "NAMED_CHAINS",
-    "TAXBEN_CHAINS",
     "Attempt",
     "Chain",
     "ChainError",
@@ -43,45 +40,6 @@ __all__ = [
     "run_chain",
 ]
 
-#: The order in which each kind's reader tries the rules (the default chain set).
-CHAINS: dict[str, tuple[str, ...]] = {
-    "label": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "veto.hedge",
-              "veto.none-correct", "final.self-correction", "final.answer-statement", "final.boxed",
-              "veto.several-answers", "veto.not-an-option", "choice.bare-answer", "choice.bold-answer",
-              "conclusion.statement", "veto.several-letters", "choice.lead-sentence", "choice.named-in-last-sentence",
-              "choice.value-in-last-sentence", "choice.letter-in-last-sentence", "veto.not-asserted",
-              "veto.no-answer"),
-    "letters": ("veto.copy-of-prompt", "veto.another-question", "veto.hedge", "json.answer-field",
-                "final.self-correction", "final.answer-statement", "final.boxed", "veto.several-answers",
-                "letters.all-or-all-but", "letters.all-options-concluded", "letters.option-verdicts",
-                "conclusion.statement", "letters.restated-option-lines", "letters.lead-sentence",
-                "letters.last-group", "letters.named-by-text", "veto.no-answer"),
-    "number": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "veto.several-answers",
-               "final.self-correction",
-               "final.answer-statement", "final.boxed", "veto.declines",
-               "conclusion.statement", "number.says-zero", "veto.alternatives", "number.sole-number", "number.last-number", "veto.no-answer"),
-    "span": ("veto.copy-of-prompt", "veto.another-question", "json.answer-field", "span.answer-statement",
-             "span.marked", "veto.refusal", "span.bare-answer", "span.whole-output", "veto.no-answer"),
-    "fields": ("veto.copy-of-prompt", "fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
-    "text": ("text.whole-output", "veto.no-answer"),
-}
-
-#: TaxBen's chains (``--profile taxben``, or a spec's ``reading: {chain: taxben}``): its rules
-#: on the raw output. Kinds TaxBen never had read by this project's rules, the fields without
-#: the copy veto (TaxBen would credit a copy of the prompt's JSON template).
-TAXBEN_CHAINS: dict[str, tuple[str, ...]] = {
-    "label": ("taxben.choice-substring", "veto.no-answer"),
-    "letters": ("taxben.letter-run", "veto.no-answer"),
-    "number": ("taxben.whole-output-float", "taxben.yuan-amount", "veto.no-answer"),
-    "span": ("taxben.gold-substring", "taxben.gold-absent", "veto.no-answer"),
-    "fields": ("fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
-    "text": ("taxben.raw-output", "veto.no-answer"),
-}
-
-#: The name of the default chain set.
-DEFAULT_CHAIN = "taxpraben"
-#: The named chain sets: a chain per reading kind each. A spec's ``reading.chain`` may name one.
-NAMED_CHAINS: dict[str, dict[str, tuple[str, ...]]] = {DEFAULT_CHAIN: CHAINS, "taxben": TAXBEN_CHAINS}
 
 View = TypeVar("View")
 
@@ -184,10 +142,10 @@ class Chain(Generic[View]):
         return result
 
 
-def chain_for(kind: str, names: tuple[str, ...] | None = None) -> Chain[Any]:
-    """The ``kind`` reader's chain: ``names`` in order (default: the ``kind`` chain of
-    :data:`CHAINS`), built once per registry state (ChainError: see :class:`Chain`)."""
-    return _built(kind, CHAINS[kind] if names is None else names, generation())
+def chain_for(kind: str, names: tuple[str, ...]) -> Chain[Any]:
+    """The ``kind`` reader's chain of the rules ``names``, in order, built once per registry
+    state (ChainError: see :class:`Chain`)."""
+    return _built(kind, names, generation())
 
 
 @lru_cache(maxsize=256)

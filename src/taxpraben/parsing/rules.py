@@ -44,8 +44,14 @@ from functools import lru_cache
 from typing import overload
 
 from taxpraben.parsing import readers
-from taxpraben.parsing.chain import CHAINS, DEFAULT_CHAIN, NAMED_CHAINS, TAXBEN_CHAINS
+from taxpraben.parsing.readers.fields import FIELDS_CHAIN
+from taxpraben.parsing.readers.label import LABEL_CHAIN
+from taxpraben.parsing.readers.letters import LETTERS_CHAIN
+from taxpraben.parsing.readers.number import NUMBER_CHAIN
 from taxpraben.parsing.readers.shared import NO_ANSWER_RULE
+from taxpraben.parsing.readers.span import SPAN_CHAIN
+from taxpraben.parsing.readers.taxben import TAXBEN_CHAINS
+from taxpraben.parsing.readers.text import TEXT_CHAIN
 from taxpraben.parsing.registry import (
     EXAMPLE_CONTEXT,
     Comparison,
@@ -75,6 +81,15 @@ __all__ = [
     "rule_named",
     "rules_of_kind",
 ]
+
+#: The order in which each kind's reader tries the rules (the default chain set): each
+#: reader's module lists its own, beside its rules.
+CHAINS: dict[str, tuple[str, ...]] = {"label": LABEL_CHAIN, "letters": LETTERS_CHAIN, "number": NUMBER_CHAIN,
+                                      "span": SPAN_CHAIN, "fields": FIELDS_CHAIN, "text": TEXT_CHAIN}
+#: The name of the default chain set.
+DEFAULT_CHAIN = "taxpraben"
+#: The named chain sets: a chain per reading kind each. A spec's ``reading.chain`` may name one.
+NAMED_CHAINS: dict[str, dict[str, tuple[str, ...]]] = {DEFAULT_CHAIN: CHAINS, "taxben": TAXBEN_CHAINS}
 
 #: The modules of the built-in readers (imported here: their rules are registered).
 READERS = readers.__all__

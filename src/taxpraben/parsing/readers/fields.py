@@ -35,7 +35,7 @@ Nesting deeper than :data:`MAX_FLATTEN_DEPTH` (8) levels is kept but not flatten
 
 **The rules.** Reading fields is a chain of rules declared here, each beside its attempt
 over one :class:`FieldsView` of the output, run in the order of the ``fields`` chain
-(:data:`taxpraben.parsing.chain.CHAINS`). A task that needs its own fields (``accept``:
+(:data:`FIELDS_CHAIN`). A task that needs its own fields (``accept``:
 whether the parsed fields hold one of them) gets ``veto.no-field`` for an output that parses
 but holds none; the veto keeps what was parsed as its value (the fields are still laid
 against the gold, all missing).
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject, JSONValue
 
 __all__ = [
+    "FIELDS_CHAIN",
     "ITEM_NAME_KEYS",
     "ITEM_VALUE_KEYS",
     "MAX_FLATTEN_DEPTH",
@@ -603,10 +604,21 @@ def _no_answer(view: FieldsView) -> Reading | None:
     return _NO_ANSWER
 
 
+#: The order in which the fields reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+FIELDS_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "fields.json",
+    "fields.lines",
+    "veto.no-field",
+    "veto.no-answer",
+)
+
+
 def fields_chain(names: tuple[str, ...] | None = None) -> Chain[FieldsView]:
     """The fields chain: ``names`` in order (default: the ``fields`` chain of
-    :data:`~taxpraben.parsing.chain.CHAINS`), each rule's fields attempt."""
-    return chain_for("fields", names)
+    :data:`FIELDS_CHAIN`), each rule's fields attempt."""
+    return chain_for("fields", FIELDS_CHAIN if names is None else names)
 
 
 def read_fields_chain(

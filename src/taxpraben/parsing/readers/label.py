@@ -53,7 +53,7 @@ TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.readers.taxb
 **The rules.** Each step above is a rule declared here, beside its attempt over one
 :class:`LabelView` of the output (the rules several kinds share are declared in
 :mod:`taxpraben.parsing.readers.shared`, their label attempts here); the ``label`` chain
-(:data:`taxpraben.parsing.chain.CHAINS`) runs them in order.
+(:data:`LABEL_CHAIN`) runs them in order.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ from taxpraben.parsing.region import (
 )
 from taxpraben.parsing.registry import Example, register_rule
 
-__all__ = ["CHOICE_ANSWER_KEYS", "ChoiceOptions", "LabelView", "extract_choice", "label_chain", "read_choice"]
+__all__ = ["CHOICE_ANSWER_KEYS", "LABEL_CHAIN", "ChoiceOptions", "LabelView", "extract_choice", "label_chain", "read_choice"]
 
 
 #: JSON keys holding a classification answer, in priority order.
@@ -803,10 +803,36 @@ def _no_answer(view: LabelView) -> Reading | None:
     return _NO_ANSWER
 
 
+#: The order in which the label reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+LABEL_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "veto.another-question",
+    "json.answer-field",
+    "veto.hedge",
+    "veto.none-correct",
+    "final.self-correction",
+    "final.answer-statement",
+    "final.boxed",
+    "veto.several-answers",
+    "veto.not-an-option",
+    "choice.bare-answer",
+    "choice.bold-answer",
+    "conclusion.statement",
+    "veto.several-letters",
+    "choice.lead-sentence",
+    "choice.named-in-last-sentence",
+    "choice.value-in-last-sentence",
+    "choice.letter-in-last-sentence",
+    "veto.not-asserted",
+    "veto.no-answer",
+)
+
+
 def label_chain(names: tuple[str, ...] | None = None) -> Chain[LabelView]:
     """The label chain: ``names`` in order (default: the ``label`` chain of
-    :data:`~taxpraben.parsing.chain.CHAINS`), each rule's label attempt."""
-    return chain_for("label", names)
+    :data:`LABEL_CHAIN`), each rule's label attempt."""
+    return chain_for("label", LABEL_CHAIN if names is None else names)
 
 
 def read_choice(

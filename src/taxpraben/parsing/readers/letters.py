@@ -40,7 +40,7 @@ TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.readers.taxb
 **The rules.** Each step above is a rule declared here, beside its attempt over one
 :class:`LettersView` of the output (the rules several kinds share are declared in
 :mod:`taxpraben.parsing.readers.shared`, their letters attempts here); the ``letters`` chain
-(:data:`taxpraben.parsing.chain.CHAINS`) runs them in order.
+(:data:`LETTERS_CHAIN`) runs them in order.
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ from taxpraben.parsing.region import (
 from taxpraben.parsing.registry import Example, register_rule
 
 __all__ = [
+    "LETTERS_CHAIN",
     "LETTER_ANSWER_KEYS",
     "LettersView",
     "extract_letter_set",
@@ -659,10 +660,33 @@ def _no_answer(view: LettersView) -> Reading | None:
     return _NO_ANSWER
 
 
+#: The order in which the letters reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+LETTERS_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "veto.another-question",
+    "veto.hedge",
+    "json.answer-field",
+    "final.self-correction",
+    "final.answer-statement",
+    "final.boxed",
+    "veto.several-answers",
+    "letters.all-or-all-but",
+    "letters.all-options-concluded",
+    "letters.option-verdicts",
+    "conclusion.statement",
+    "letters.restated-option-lines",
+    "letters.lead-sentence",
+    "letters.last-group",
+    "letters.named-by-text",
+    "veto.no-answer",
+)
+
+
 def letters_chain(names: tuple[str, ...] | None = None) -> Chain[LettersView]:
     """The letters chain: ``names`` in order (default: the ``letters`` chain of
-    :data:`~taxpraben.parsing.chain.CHAINS`), each rule's letters attempt."""
-    return chain_for("letters", names)
+    :data:`LETTERS_CHAIN`), each rule's letters attempt."""
+    return chain_for("letters", LETTERS_CHAIN if names is None else names)
 
 
 def read_letters(text: str, letters: str, query: str, chain: tuple[str, ...] | None = None,

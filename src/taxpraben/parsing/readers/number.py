@@ -30,7 +30,7 @@ the query.
 **The rules.** Each step above is a rule declared here, beside its attempt over one
 :class:`NumberView` of the output (the rules several kinds share are declared in
 :mod:`taxpraben.parsing.readers.shared`, their number attempts here); the ``number`` chain
-(:data:`taxpraben.parsing.chain.CHAINS`) runs them in order.
+(:data:`NUMBER_CHAIN`) runs them in order.
 """
 
 from __future__ import annotations
@@ -77,8 +77,7 @@ from taxpraben.parsing.units import tables_with_units
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONValue
 
-__all__ = ["NUMBER_ANSWER_KEYS", "NumberView", "extract_final_number", "number_chain", "read_final_number", "read_number"]
-
+__all__ = ["NUMBER_ANSWER_KEYS", "NUMBER_CHAIN", "NumberView", "extract_final_number", "number_chain", "read_final_number", "read_number"]
 
 
 #: JSON keys holding the answer of a calculation, in priority order (compared without case,
@@ -577,10 +576,30 @@ def _no_answer(view: NumberView) -> Reading | None:
     return _NO_ANSWER
 
 
+#: The order in which the number reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+NUMBER_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "veto.another-question",
+    "json.answer-field",
+    "veto.several-answers",
+    "final.self-correction",
+    "final.answer-statement",
+    "final.boxed",
+    "veto.declines",
+    "conclusion.statement",
+    "number.says-zero",
+    "veto.alternatives",
+    "number.sole-number",
+    "number.last-number",
+    "veto.no-answer",
+)
+
+
 def number_chain(names: tuple[str, ...] | None = None) -> Chain[NumberView]:
     """The number chain: ``names`` in order (default: the ``number`` chain of
-    :data:`~taxpraben.parsing.chain.CHAINS`), each rule's number attempt."""
-    return chain_for("number", names)
+    :data:`NUMBER_CHAIN`), each rule's number attempt."""
+    return chain_for("number", NUMBER_CHAIN if names is None else names)
 
 
 def read_number(

@@ -39,7 +39,7 @@ lives in :mod:`taxpraben.parsing.readers.taxben`.
 **The rules.** Each step above is a rule declared here, beside its attempt over one
 :class:`SpanView` of the output (the rules several kinds share are declared in
 :mod:`taxpraben.parsing.readers.shared`, their span attempts here); the ``span`` chain
-(:data:`taxpraben.parsing.chain.CHAINS`) runs them in order. A span veto keeps, as its
+(:data:`SPAN_CHAIN`) runs them in order. A span veto keeps, as its
 value, the span the output would have given (``""`` for a copy of the prompt, the refusal
 itself): samples.jsonl writes it as ``extracted``.
 """
@@ -76,6 +76,7 @@ from taxpraben.parsing.registry import Example, register_rule
 
 __all__ = [
     "SPAN_ANSWER_KEYS",
+    "SPAN_CHAIN",
     "SpanView",
     "extract_span",
     "normalize_span",
@@ -467,10 +468,25 @@ def _no_answer(view: SpanView) -> Reading | None:
     return Reading("", NO_ANSWER, rule=NO_ANSWER_RULE.name) if view.checks else None
 
 
+#: The order in which the span reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+SPAN_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "veto.another-question",
+    "json.answer-field",
+    "span.answer-statement",
+    "span.marked",
+    "veto.refusal",
+    "span.bare-answer",
+    "span.whole-output",
+    "veto.no-answer",
+)
+
+
 def span_chain(names: tuple[str, ...] | None = None) -> Chain[SpanView]:
     """The span chain: ``names`` in order (default: the ``span`` chain of
-    :data:`~taxpraben.parsing.chain.CHAINS`), each rule's span attempt."""
-    return chain_for("span", names)
+    :data:`SPAN_CHAIN`), each rule's span attempt."""
+    return chain_for("span", SPAN_CHAIN if names is None else names)
 
 
 def span_reading(text: str, clause: bool, chain: tuple[str, ...] | None = None) -> Reading:

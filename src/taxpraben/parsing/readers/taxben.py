@@ -97,6 +97,7 @@ from taxpraben.parsing.registry import Example, register_rule
 
 __all__ = [
     "MCQ_NO_MATCH",
+    "TAXBEN_CHAINS",
     "UNKNOWN",
     "AmountString",
     "ComparedAnswer",
@@ -418,6 +419,19 @@ RAW_OUTPUT_RULE = register_rule(
 def _raw_output(view: RawView) -> Reading | None:
     raw = view.raw
     return Reading(raw, rule=RAW_OUTPUT_RULE.name, source=raw, span=_whole(raw)) if raw.strip() else None
+
+
+#: TaxBen's chains (``--profile taxben``, or a spec's ``reading: {chain: taxben}``): its rules
+#: on the raw output. Kinds TaxBen never had read by this project's rules, the fields without
+#: the copy veto (TaxBen would credit a copy of the prompt's JSON template).
+TAXBEN_CHAINS: dict[str, tuple[str, ...]] = {
+    "label": ("taxben.choice-substring", "veto.no-answer"),
+    "letters": ("taxben.letter-run", "veto.no-answer"),
+    "number": ("taxben.whole-output-float", "taxben.yuan-amount", "veto.no-answer"),
+    "span": ("taxben.gold-substring", "taxben.gold-absent", "veto.no-answer"),
+    "fields": ("fields.json", "fields.lines", "veto.no-field", "veto.no-answer"),
+    "text": ("taxben.raw-output", "veto.no-answer"),
+}
 
 
 # --- TaxBen's process_results, restated with the matchers above ----------------------------

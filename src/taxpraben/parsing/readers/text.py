@@ -1,5 +1,5 @@
 """The text reader (generation tasks: the cleaned output is the answer), run in the order of
-the ``text`` chain (:data:`taxpraben.parsing.chain.CHAINS`): the whole output when it holds
+the ``text`` chain (:data:`TEXT_CHAIN`): the whole output when it holds
 anything, else no answer. TaxBen's chain reads the raw output instead (``taxben.raw-output``,
 :mod:`taxpraben.parsing.readers.taxben`)."""
 
@@ -12,7 +12,7 @@ from taxpraben.parsing.readers.shared import NO_ANSWER_RULE
 from taxpraben.parsing.region import NO_ANSWER, Reading
 from taxpraben.parsing.registry import Example, register_rule
 
-__all__ = ["TextView", "read_text", "text_chain"]
+__all__ = ["TEXT_CHAIN", "TextView", "read_text", "text_chain"]
 
 _NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
 
@@ -43,10 +43,18 @@ def _no_answer(view: TextView) -> Reading | None:
     return _NO_ANSWER
 
 
+#: The order in which the text reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+TEXT_CHAIN: tuple[str, ...] = (
+    "text.whole-output",
+    "veto.no-answer",
+)
+
+
 def text_chain(names: tuple[str, ...] | None = None) -> Chain[TextView]:
     """The text chain: ``names`` in order (default: the ``text`` chain of
-    :data:`~taxpraben.parsing.chain.CHAINS`), each rule's text attempt."""
-    return chain_for("text", names)
+    :data:`TEXT_CHAIN`), each rule's text attempt."""
+    return chain_for("text", TEXT_CHAIN if names is None else names)
 
 
 def read_text(text: str, chain: tuple[str, ...] | None = None, raw: str | None = None) -> Reading:
