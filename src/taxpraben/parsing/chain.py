@@ -142,14 +142,19 @@ class Chain(Generic[View]):
         return result
 
 
-def chain_for(kind: str, names: tuple[str, ...]) -> Chain[Any]:
+#: A chain of some reading kind (its view's type is the caller's: ``label_chain`` gives a
+#: ``Chain[LabelView]``).
+AnyChain = Chain[Any]
+
+
+def chain_for(kind: str, names: tuple[str, ...]) -> AnyChain:
     """The ``kind`` reader's chain of the rules ``names``, in order, built once per registry
     state (ChainError: see :class:`Chain`)."""
     return _built(kind, names, generation())
 
 
 @lru_cache(maxsize=256)
-def _built(kind: str, names: tuple[str, ...], _generation: int) -> Chain[Any]:
+def _built(kind: str, names: tuple[str, ...], _generation: int) -> AnyChain:
     return Chain(kind, names)
 
 

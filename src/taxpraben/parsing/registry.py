@@ -59,7 +59,10 @@ Confidence = Literal["high", "low"]
 #: (TaxBen's, flaws included; see :mod:`taxpraben.parsing.rules`).
 Comparison = Literal["taxpraben", "taxben"]
 
-AttemptT = TypeVar("AttemptT", bound=Callable[..., Any])
+#: An attempt of any reading kind: each takes its own kind's view (LabelView, NumberView, ...), so
+#: the registry, which holds them all, knows them only as callables; a kind's chain calls them.
+AnyAttempt = Callable[..., Any]
+AttemptT = TypeVar("AttemptT", bound=AnyAttempt)
 
 
 class RuleError(ValueError):
@@ -166,7 +169,7 @@ EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
 
 _RULES: dict[str, Rule] = {}
 #: Reading kind -> rule name -> attempt, in the order they were registered.
-_ATTEMPTS: dict[str, dict[str, Callable[..., Any]]] = {kind: {} for kind in READING_KINDS}
+_ATTEMPTS: dict[str, dict[str, AnyAttempt]] = {kind: {} for kind in READING_KINDS}
 #: Bumped at every change, so that chains built before are built again (chain.chain_for).
 _GENERATION = [0]
 
@@ -192,7 +195,7 @@ def register_rule(
     examples: tuple[Example, ...],
     leaves_alone: tuple[Example, ...] = (),
     comparison: Comparison = "taxpraben",
-    attempts: Mapping[ReadingKind, Callable[..., Any]] | None = None,
+    attempts: Mapping[ReadingKind, AnyAttempt] | None = None,
 ) -> Rule:
     """Declare the rule ``name`` (the fields of :class:`Rule`) and return it; ``attempts``:
     its attempt for each reading kind (or register them with :meth:`Rule.reads`).
@@ -230,7 +233,7 @@ def register_rule(
     return rule
 
 
-def _add_attempt(rule: Rule, kind: str, attempt: Callable[..., Any]) -> None:
+def _add_attempt(rule: Rule, kind: str, attempt: AnyAttempt) -> None:
     checked = _checked_kind(kind, f"rule {rule.name!r}")
     if _RULES.get(rule.name) is not rule:
         raise RuleError(f"rule {rule.name!r} is not registered (register_rule first)")
@@ -265,7 +268,7 @@ def confidence_of(name: str | None) -> Confidence | None:
     return rule.confidence if rule is not None else None
 
 
-def attempt_of(name: str, kind: str) -> Callable[..., Any] | None:
+def attempt_of(name: str, kind: str) -> AnyAttempt | None:
     """The attempt of rule ``name`` for reading kind ``kind``, or None."""
     return _ATTEMPTS.get(kind, {}).get(name)
 
