@@ -20,12 +20,12 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taxpraben.parsing.label_rules import extract_choice
-from taxpraben.parsing.letters_rules import extract_letter_set
-from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import numbers_equal
+from taxpraben.parsing.readers.label import extract_choice
+from taxpraben.parsing.readers.letters import extract_letter_set
+from taxpraben.parsing.readers.number import extract_final_number
+from taxpraben.parsing.readers.span import span_match
 from taxpraben.parsing.region import answer_statements
-from taxpraben.parsing.spans import span_match
 
 SETTINGS = settings(max_examples=300, deadline=None)
 CHOICES = ["增值税", "企业所得税", "个人所得税", "消费税"]

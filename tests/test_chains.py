@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 
 from taxpraben.cli import app
 from taxpraben.parsing.chain import ChainError, Trace, collecting
-from taxpraben.parsing.label_rules import label_chain, read_choice
-from taxpraben.parsing.letters_rules import read_letter_set
-from taxpraben.parsing.number_rules import read_final_number
+from taxpraben.parsing.readers.label import label_chain, read_choice
+from taxpraben.parsing.readers.letters import read_letter_set
+from taxpraben.parsing.readers.number import read_final_number
+from taxpraben.parsing.readers.span import read_span_answer
 from taxpraben.parsing.rules import CHAINS, EXAMPLE_CONTEXT
-from taxpraben.parsing.span_rules import read_span_answer
 
 SAMPLE = Path(__file__).resolve().parents[1] / "src" / "taxpraben" / "data" / "sample"
 LABEL = EXAMPLE_CONTEXT["label"]

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
-from taxpraben.parsing.number_rules import read_final_number
+from taxpraben.parsing.readers.number import read_final_number
 
 
 @pytest.mark.parametrize(("text", "expect"), [

@@ -137,12 +137,20 @@ def test_a_module_that_does_not_exist_is_caught() -> None:
     assert module_exists("parsing/region.py")
 
 
+#: Modules that are one concept however long (issue 44): a reading kind's reader is its rules
+#: and their helpers together, which were split across two modules only to keep under 600
+#: lines, joined by imports of each other's private names. Still bounded, at 1,000.
+ONE_CONCEPT = ("parsing/readers/",)
+
+
 def test_no_module_is_over_600_lines() -> None:
-    """The house rule (issue 38): no module in src/ over 600 lines, without exceptions: a module
-    that grows past it holds more than one concept and is split by concept."""
+    """The house rule (issue 38): no module in src/ over 600 lines: a module that grows past it
+    holds more than one concept and is split by concept; but a reading kind's reader is one
+    concept (:data:`ONE_CONCEPT`, up to 1,000 lines)."""
     src = Path(__file__).resolve().parent.parent / "src" / "taxpraben"
-    long = [f"{path.relative_to(src)} ({text.count(chr(10))} lines)"
-            for path in sorted(src.rglob("*.py")) if (text := path.read_text(encoding="utf-8")).count("\n") > 600]
+    long = [f"{path.relative_to(src)} ({lines} lines)" for path in sorted(src.rglob("*.py"))
+            if (lines := path.read_text(encoding="utf-8").count("\n"))
+            > (1000 if str(path.relative_to(src)).startswith(ONE_CONCEPT) else 600)]
     assert long == []
 
 

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from taxpraben.data.checks import check_record
-from taxpraben.parsing.label_rules import read_choice
-from taxpraben.parsing.letters_rules import read_letter_set
-from taxpraben.parsing.number_rules import read_final_number
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, COPY_OF_PROMPT, own_answer
+from taxpraben.parsing.readers.label import read_choice
+from taxpraben.parsing.readers.letters import read_letter_set
+from taxpraben.parsing.readers.number import read_final_number
 from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NONE_CORRECT, NOT_AN_OPTION, NOT_ASSERTED
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry

@@ -26,17 +26,16 @@ from hypothesis import strategies as st
 from taxpraben.data.checks import check_record, iter_checked
 from taxpraben.data.loader import load_data
 from taxpraben.data.problems import DataError, Problem
-from taxpraben.parsing import taxben
-from taxpraben.parsing._jsonish import find_json_values
 from taxpraben.parsing.clean import clean_prediction, normalize_text
 from taxpraben.parsing.field_match import align_fields, field_value_matches
-from taxpraben.parsing.fields_rules import parse_fields
-from taxpraben.parsing.label_rules import extract_choice
-from taxpraben.parsing.letters_rules import extract_letter_set
-from taxpraben.parsing.number_rules import extract_final_number
+from taxpraben.parsing.jsonish import find_json_values
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_gold_number, parse_number
-from taxpraben.parsing.span_rules import extract_span
-from taxpraben.parsing.spans import span_match
+from taxpraben.parsing.readers import taxben
+from taxpraben.parsing.readers.fields import parse_fields
+from taxpraben.parsing.readers.label import extract_choice
+from taxpraben.parsing.readers.letters import extract_letter_set
+from taxpraben.parsing.readers.number import extract_final_number
+from taxpraben.parsing.readers.span import extract_span, span_match
 from taxpraben.records import Record
 from taxpraben.results.predictions import PredictionFileError, read_predictions
 from taxpraben.scoring.items import PROFILES, prepare_item

@@ -107,6 +107,38 @@ def test_package_has_no_import_circle() -> None:
     assert find_cycle(graph) is None, f"import circle: {' -> '.join(find_cycle(graph) or [])}"
 
 
+def private_imports(root: Path) -> list[str]:
+    """``file: module.name`` for every import, in the package, of another module's private
+    name (``from X import _y``) or of a private module (``X._y``): a name one module keeps
+    to itself is no other module's to use (make it public where it is shared)."""
+    found = []
+    package = root.name
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == package:
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names if alias.name.split(".")[0] == package]
+            else:
+                continue
+            found += [f"{path.relative_to(root)}: {name}" for name in names
+                      if any(part.startswith("_") and not part.startswith("__") for part in name.split("."))]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    assert private_imports(SOURCE) == []
+
+
+def test_private_imports_are_found(tmp_path: Path) -> None:
+    root = write_package(tmp_path / "pkg", {
+        "__init__.py": "", "a.py": "_x = 1\ny = 2\n", "_b.py": "z = 3\n",
+        "c.py": "from pkg.a import _x, y\nimport pkg._b\n",
+        "d.py": "def f():\n    from pkg._b import z\n    from pkg import __version__\n",
+    })  # fmt: skip
+    assert private_imports(root) == ["c.py: pkg.a._x", "c.py: pkg._b", "d.py: pkg._b.z"]
+
+
 def room_of(module: str, packages: Collection[str]) -> str:
     """The room of a module, as the house is drawn: the folder under the package it is in
     (``taxpraben.parsing.rules`` and ``taxpraben.parsing`` -> ``parsing/``), or the module

@@ -15,14 +15,13 @@ from helpers.parsing_cases import (
     SPAN_CASES,
 )
 from taxpraben.parsing.field_match import align_fields, field_value_matches
-from taxpraben.parsing.fields_rules import parse_fields
-from taxpraben.parsing.label_rules import extract_choice
-from taxpraben.parsing.letters_rules import extract_letter_set
-from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import numbers_equal
-from taxpraben.parsing.span_rules import extract_span
-from taxpraben.parsing.spans import span_match
-from taxpraben.parsing.taxben import read_correct
+from taxpraben.parsing.readers.fields import parse_fields
+from taxpraben.parsing.readers.label import extract_choice
+from taxpraben.parsing.readers.letters import extract_letter_set
+from taxpraben.parsing.readers.number import extract_final_number
+from taxpraben.parsing.readers.span import extract_span, span_match
+from taxpraben.parsing.readers.taxben import read_correct
 from taxpraben.tasks import load_registry
 
 REGISTRY = load_registry(use_env=False)

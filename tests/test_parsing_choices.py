@@ -1,10 +1,10 @@
-"""Unit tests of parsing.choices: JSON field, option letters, named choices, TaxBen rule."""
+"""Unit tests of parsing.readers.label: JSON field, option letters, named choices, TaxBen rule."""
 
 from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.label_rules import extract_choice
+from taxpraben.parsing.readers.label import extract_choice
 
 ABCD = ["增值税", "企业所得税", "个人所得税", "消费税"]
 TOPICS = ["增值税", "土地增值税", "所得税", "企业所得税", "个人所得税"]
@@ -179,7 +179,7 @@ def test_negated_charges_are_passed_over(text: str, expected: str) -> None:
     ],
 )
 def test_an_earlier_hedge_does_not_undo_a_later_answer(text: str, expected: str | None) -> None:
-    from taxpraben.parsing.label_rules import extract_choice
+    from taxpraben.parsing.readers.label import extract_choice
 
     choices = ["增值税", "企业所得税", "个人所得税", "消费税"]
     assert extract_choice(text, choices, option_letters=True, markers=["属于"]) == expected

@@ -1,4 +1,4 @@
-"""Unit tests of the field readers (parsing.field_parse, field_match, fields): parsing, flattening,
+"""Unit tests of the field readers (parsing.readers.fields, field_match, fields): parsing, flattening,
 alignment, value matching, field_text."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from taxpraben.parsing.field_match import (
     field_text,
     field_value_matches,
 )
-from taxpraben.parsing.field_parse import flatten_fields
-from taxpraben.parsing.fields_rules import parse_fields
+from taxpraben.parsing.readers.fields import flatten_fields, parse_fields
 from taxpraben.parsing.record_fields import gold_fields, infer_field_kind, record_fields
 from taxpraben.task_spec import FieldRule
 
@@ -560,7 +559,7 @@ def test_fuzzy_never_takes_a_rate_or_a_base_for_an_amount() -> None:
 
 def test_a_unit_in_the_key_is_the_unit_of_its_numbers() -> None:
     """``{"少缴税款（万元）": 26}`` is 260,000 yuan: the key names the unit of its bare value."""
-    from taxpraben.parsing.fields_rules import parse_fields
+    from taxpraben.parsing.readers.fields import parse_fields
 
     read = parse_fields('{"违法性质": "偷税", "少缴税款（万元）": 26, "滞纳金（万元）": "4.745", "罚款(元)": 130000}')
     assert read == {"违法性质": "偷税", "少缴税款": "26万元", "滞纳金": "4.745万元", "罚款": 130000}

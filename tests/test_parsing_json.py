@@ -1,7 +1,7 @@
 """JSON found in model output: a repair is taken only as far as the text holds it.
 
 json-repair guesses; a guess can change an answer (``{"滞纳金" 47450}`` came back as
-``{"滞纳金": 7450}``). These tests hold the rule of ``parsing/_jsonish.py``: every number a
+``{"滞纳金": 7450}``). These tests hold the rule of ``parsing/jsonish.py``: every number a
 repair gives is written in the text, every string and key is there, and a field read from
 a broken object has the value the model wrote for it or no value at all.
 """
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taxpraben.parsing._jsonish import find_json_values
-from taxpraben.parsing.fields_rules import parse_fields
+from taxpraben.parsing.jsonish import find_json_values
+from taxpraben.parsing.readers.fields import parse_fields
 
 SETTINGS = settings(max_examples=300, deadline=None)
 

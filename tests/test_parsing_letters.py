@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.letters_rules import extract_letter_set
+from taxpraben.parsing.readers.letters import extract_letter_set
 
 
 @pytest.mark.parametrize(

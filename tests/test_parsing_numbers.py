@@ -1,4 +1,4 @@
-"""Unit tests of parsing.numbers and parsing.final_number: reading, finding, final answer, equality."""
+"""Unit tests of parsing.numbers and parsing.readers.number: reading, finding, final answer, equality."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from decimal import Decimal
 
 import pytest
 
-from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import (
     NumberMatch,
     find_numbers,
@@ -14,6 +13,7 @@ from taxpraben.parsing.numbers import (
     parse_gold_number,
     parse_number,
 )
+from taxpraben.parsing.readers.number import extract_final_number
 
 
 def pm(value: str, percent: bool = False) -> NumberMatch:

@@ -10,16 +10,15 @@ import cn2an
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taxpraben.parsing import taxben
 from taxpraben.parsing.clean import clean_prediction, normalize_text
 from taxpraben.parsing.field_match import align_fields, field_text
-from taxpraben.parsing.fields_rules import parse_fields
-from taxpraben.parsing.label_rules import extract_choice
-from taxpraben.parsing.letters_rules import extract_letter_set
-from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.span_rules import extract_span
-from taxpraben.parsing.spans import normalize_span, span_match
+from taxpraben.parsing.readers import taxben
+from taxpraben.parsing.readers.fields import parse_fields
+from taxpraben.parsing.readers.label import extract_choice
+from taxpraben.parsing.readers.letters import extract_letter_set
+from taxpraben.parsing.readers.number import extract_final_number
+from taxpraben.parsing.readers.span import extract_span, normalize_span, span_match
 from taxpraben.task_spec import FieldRule
 
 SETTINGS = settings(max_examples=250, deadline=None)

@@ -1,11 +1,10 @@
-"""Unit tests of parsing.spans: normalisation, extraction, EM and TaxBen's substring rule."""
+"""Unit tests of parsing.readers.span: normalisation, extraction, EM and TaxBen's substring rule."""
 
 from __future__ import annotations
 
 import pytest
 
-from taxpraben.parsing.span_rules import extract_span
-from taxpraben.parsing.spans import normalize_span, span_match
+from taxpraben.parsing.readers.span import extract_span, normalize_span, span_match
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from taxpraben.parsing.closing import (
     unfinished,
     without_loop,
 )
-from taxpraben.parsing.number_rules import read_final_number
+from taxpraben.parsing.readers.number import read_final_number
 
 
 @pytest.mark.parametrize("text", [
@@ -66,7 +66,7 @@ def test_the_number_reader_reads_no_answer_from_a_truncated_derivation() -> None
             "Step 3: Sum up all present values to find the price of the")
     reading = read_final_number(text)
     assert reading.value is None
-    assert reading.rule == "veto.no-answer"
+    assert reading.rule == "veto.unfinished"
 
 
 def test_the_number_reader_still_reads_the_number_a_derivation_closes_on() -> None:

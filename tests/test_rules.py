@@ -1,6 +1,7 @@
 """The reading rules keep to their names: every rule has examples, every example is read by
 its own rule through the whole chain of its kind in every named chain set that holds the rule
-(a rule shadowed by an earlier one fails),
+(a rule shadowed by an earlier one fails; a rule no named chain holds, a plugin's, through
+its kind's default chain with the rule in its tier's place: :func:`example_chains`),
 what a rule must leave alone is read otherwise, every rule the readers name is registered,
 and every reading carries an evidence span of the raw output that holds its answer."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from taxpraben.parsing.rules import (
     RULES,
     Example,
     Rule,
+    placed_in,
     rule_named,
 )
 from taxpraben.records import Record
@@ -55,10 +58,11 @@ def example_record(example: Example, spec: TaskSpec) -> Record:
     return record
 
 
-def read(example: Example, chain_set: str = "taxpraben") -> Sample:
+def read(example: Example, chain: str | tuple[str, ...] = "taxpraben") -> Sample:
     """The example's output read by its kind's task, as scoring reads it, with the named
-    chain set ``chain_set``."""
-    spec = dataclasses.replace(REGISTRY[TASK_OF[example.kind]], reading=ReadingOptions(chain=chain_set))
+    chain set ``chain`` (or the chain of rule names ``chain``, as a spec's ``reading.chain``)."""
+    spec = dataclasses.replace(REGISTRY[TASK_OF[example.kind]],
+                               reading=ReadingOptions(chain=chain if isinstance(chain, str) else list(chain)))
     return prepare_item(spec, example_record(example, spec), 0, example.output, None)
 
 
@@ -92,8 +96,8 @@ _SAID_IN_WORDS = ("letters.all-or-all-but", "letters.all-options-concluded", "le
 _READ_WHOLE = ("taxben.gold-absent", "taxben.whole-output-float")
 
 
-def _id(rule: Rule, i: int, chain_set: str) -> str:
-    return f"{rule.name}#{i}@{chain_set}"
+def _id(rule: Rule, i: int, chain: str | tuple[str, ...]) -> str:
+    return f"{rule.name}#{i}@{chain if isinstance(chain, str) else 'placed'}"
 
 
 def _sets(rule: Rule, example: Example) -> list[str]:
@@ -101,21 +105,43 @@ def _sets(rule: Rule, example: Example) -> list[str]:
     return [name for name, chains in NAMED_CHAINS.items() if rule.name in chains.get(example.kind, ())]
 
 
-EXAMPLES = [pytest.param(rule, ex, chain_set, id=_id(rule, i, chain_set))
-            for rule in RULES for i, ex in enumerate(rule.examples) for chain_set in _sets(rule, ex)]
-LEFT_ALONE = [pytest.param(rule, ex, chain_set, id=_id(rule, i, chain_set))
-              for rule in RULES for i, ex in enumerate(rule.leaves_alone) for chain_set in _sets(rule, ex)]
+def example_chains(rule: Rule, example: Example) -> list[str | tuple[str, ...]]:
+    """The chains an example of ``rule`` runs through: every named chain set that holds the
+    rule; for a rule none holds (a plugin's), its kind's default chain with the rule placed
+    in its tier's place (:func:`~taxpraben.parsing.rules.placed_in`)."""
+    return list(_sets(rule, example)) or [placed_in(CHAINS[example.kind], rule)]
 
 
-def test_every_example_runs_through_a_named_chain() -> None:
-    for rule in RULES:
+def example_cases(rules: Iterable[Rule], leaves_alone: bool = False) -> list[Any]:
+    """(rule, example, chain) for every example (or output left alone) of ``rules``."""
+    return [pytest.param(rule, ex, chain, id=_id(rule, i, chain))
+            for rule in rules for i, ex in enumerate(rule.leaves_alone if leaves_alone else rule.examples)
+            for chain in example_chains(rule, ex)]
+
+
+EXAMPLES = example_cases(RULES)
+LEFT_ALONE = example_cases(RULES, leaves_alone=True)
+
+
+def _builtin(rule: Rule) -> bool:
+    return rule.declared_at.startswith(str(SRC))
+
+
+def test_every_builtin_example_runs_through_a_named_chain() -> None:
+    for rule in filter(_builtin, RULES):
         for example in (*rule.examples, *rule.leaves_alone):
             assert _sets(rule, example), f"{rule.name}: no named chain of {example.kind} holds it"
 
 
-@pytest.mark.parametrize(("rule", "example", "chain_set"), EXAMPLES)
-def test_every_example_is_read_by_its_rule(rule: Rule, example: Example, chain_set: str) -> None:
-    item = read(example, chain_set)
+@pytest.mark.parametrize(("rule", "example", "chain"), EXAMPLES)
+def test_every_example_is_read_by_its_rule(rule: Rule, example: Example, chain: str | tuple[str, ...]) -> None:
+    assert_read_by_its_rule(rule, example, chain)
+
+
+def assert_read_by_its_rule(rule: Rule, example: Example, chain: str | tuple[str, ...]) -> None:
+    """The example read through ``chain`` is read (or vetoed) by ``rule``, as it expects,
+    with the rule's confidence and an evidence span that holds the answer."""
+    item = read(example, chain)
     if rule.veto:
         assert (item.status, item.veto, item.read_by) == ("format_failure", rule.name, None), item.failure
         assert item.evidence is None and item.confidence is None
@@ -138,9 +164,13 @@ def test_every_example_is_read_by_its_rule(rule: Rule, example: Example, chain_s
         assert any(text in shown or naming_form(text) in named for text in answer_texts(item, example)), (shown, item.extracted)
 
 
-@pytest.mark.parametrize(("rule", "example", "chain_set"), LEFT_ALONE)
-def test_what_a_rule_leaves_alone_is_read_otherwise(rule: Rule, example: Example, chain_set: str) -> None:
-    item = read(example, chain_set)
+@pytest.mark.parametrize(("rule", "example", "chain"), LEFT_ALONE)
+def test_what_a_rule_leaves_alone_is_read_otherwise(rule: Rule, example: Example, chain: str | tuple[str, ...]) -> None:
+    assert_left_alone(rule, example, chain)
+
+
+def assert_left_alone(rule: Rule, example: Example, chain: str | tuple[str, ...]) -> None:
+    item = read(example, chain)
     assert item.read_by != f"rule:{rule.name}" and item.veto != rule.name
     assert extracted(item) == example.expect
 
@@ -149,10 +179,11 @@ def test_every_rule_has_examples_and_a_place_in_a_named_chain() -> None:
     assert set(NAMED_CHAINS) == {"taxpraben", "taxben"} and NAMED_CHAINS["taxpraben"] is CHAINS
     for rule in RULES:
         assert rule.examples, f"{rule.name} has no example"
+        assert {ex.kind for ex in rule.examples} <= set(rule.kinds), rule.name
+    for rule in filter(_builtin, RULES):
         for kind in rule.kinds:
             holding = [name for name, chains in NAMED_CHAINS.items() if rule.name in chains[kind]]
             assert holding, f"{rule.name} reads {kind} but no named chain of {kind} holds it"
-        assert {ex.kind for ex in rule.examples} <= set(rule.kinds), rule.name
     for set_name, chains in NAMED_CHAINS.items():
         assert set(chains) == set(CHAINS), set_name  # a chain for every reading kind
         for kind, chain in chains.items():
@@ -178,7 +209,7 @@ def test_taxbens_rules_are_its_chains_and_compare_as_it_does() -> None:
 def test_every_rule_the_readers_name_is_registered() -> None:
     named: set[str] = set(VETO_OF_FAILURE.values())
     pattern = re.compile(r"""["']((?:veto|json|final|choice|letters|conclusion|number|span|fields|text|taxben)\.[a-z-]+)["']""")
-    for path in [*(SRC / "parsing").glob("*.py"), *(SRC / "kinds").glob("*.py")]:
+    for path in [*(SRC / "parsing").rglob("*.py"), *(SRC / "kinds").glob("*.py")]:
         if path.name == "rules.py":
             continue
         named |= set(pattern.findall(path.read_text(encoding="utf-8")))
@@ -247,7 +278,11 @@ def test_rules_lists_the_registry() -> None:
 
     listed = json.loads(CliRunner().invoke(app, ["rules", "--json"]).output)
     assert [r["name"] for r in listed["rules"]] == [r.name for r in RULES]
-    assert all(r["examples"] >= 1 for r in listed["rules"])
+    assert all(len(r["examples"]) >= 1 for r in listed["rules"])
+    boxed = next(r for r in listed["rules"] if r["name"] == "final.boxed")
+    assert boxed["examples"][1] == {"kind": "number", "output": "应纳税额为 $\\boxed{44000}$ 元", "expect": "44000"}
+    hedge = next(r for r in listed["rules"] if r["name"] == "veto.hedge")
+    assert hedge["leaves_alone"] == [{"kind": "label", "output": "答案：C，而非B或D", "expect": "信息技术服务"}]
     assert listed["chains"]["label"][0] == "veto.copy-of-prompt"
     assert listed["default_chain"] == "taxpraben"
     assert listed["named_chains"]["taxben"]["label"] == ["taxben.choice-substring", "veto.no-answer"]
@@ -256,6 +291,9 @@ def test_rules_lists_the_registry() -> None:
     assert (row["chains"], row["comparison"], row["kinds"]) == (["taxben"], "taxben", ["letters"])
     table = CliRunner().invoke(app, ["rules"])
     assert table.exit_code == 0 and "choice.bare-answer" in table.output
+    # the examples themselves: the output and the reading expected, and what it leaves alone
+    assert '"答案：B或C" -> no answer' in table.output
+    assert "leaves alone: \"答案：C，而非B或D\" -> '信息技术服务'" in table.output
 
 
 def test_low_confidence_readings_of_every_kind_go_to_the_judge_not_to_the_audit() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from taxpraben.parsing.readers.span import span_match
 from taxpraben.parsing.span_words import MAX_WORDS, words_answer
-from taxpraben.parsing.spans import span_match
 
 
 @pytest.mark.parametrize(("sentence", "gold"), [

@@ -3,7 +3,7 @@
 The reference below restates Yating-Chen/TaxBen, ``TaxBen/src/tasks/TaxBen.py`` (branch master,
 commit 80c9f1c) in plain Python; each line cites the line of that file it follows. It works on
 TaxBen's inputs (a ``doc`` dict and ``results = [raw output]``) and is written apart from
-:mod:`taxpraben.parsing.taxben`. Where TaxBen calls GPT-3.5 (TaxBen.py:424-436) the reference
+:mod:`taxpraben.parsing.readers.taxben`. Where TaxBen calls GPT-3.5 (TaxBen.py:424-436) the reference
 calls :func:`gpt_stand_in`, the documented stand-in of the profile (our number reader), because
 GPT-3.5 cannot run in a test; everything TaxBen does with GPT's reply is restated.
 
@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import f1_score
 
 from taxpraben.metrics.classification import classification_metrics
-from taxpraben.parsing import taxben
-from taxpraben.parsing.number_rules import extract_final_number
+from taxpraben.parsing.readers import taxben
+from taxpraben.parsing.readers.number import extract_final_number
 from taxpraben.records import Record
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry

@@ -95,7 +95,7 @@ class Tally:
 
 def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | None = None) -> dict[str, Tally]:
     from taxpraben.data.checks import check_record
-    from taxpraben.parsing.spans import span_match
+    from taxpraben.parsing.readers.span import span_match
     from taxpraben.scoring.items import prepare_item
     from taxpraben.tasks import load_registry
 

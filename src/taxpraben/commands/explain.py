@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from taxpraben.commands.common import cli_console
 from taxpraben.commands.options import TaskDirOpt
@@ -23,23 +25,44 @@ from taxpraben.report.load import ReportError, iter_samples, read_results
 
 if TYPE_CHECKING:
     from taxpraben.results import Sample
+    from taxpraben.results.json_value import JSONObject
     from taxpraben.tasks.registry import Registry
 
 _STYLE = {"fired": "bold green", "vetoed": "bold red", "did not read": "dim", "did not apply": "dim", "not tried": "dim italic"}
 
 
 def rules(as_json: Annotated[bool, typer.Option("--json", help="Print the registry as JSON.")] = False) -> None:
-    """List the answer-reading rules: name, the kinds they read, tier, confidence, examples."""
+    """List the answer-reading rules: name, the kinds they read, tier, confidence, examples
+    (a plugin's rules too: $TAXPRABEN_PLUGINS and the taxpraben.plugins entry points)."""
+    from taxpraben.kinds import PluginError, load_plugins
+
+    try:
+        load_plugins()
+    except PluginError as exc:
+        cli_console().print(f"[red]{escape(str(exc))}[/red]", highlight=False)
+        raise typer.Exit(2) from exc
     if as_json:
         typer.echo(rules_json())
         return
-    table = Table(title="Answer-reading rules (taxpraben explain OUT TASK ID shows one reading)")
-    for col in ("rule", "kinds", "chains", "tier", "confidence", "examples", "reads"):
+    table = Table(title="Answer-reading rules (taxpraben explain OUT TASK ID shows one reading)", show_lines=True)
+    for col in ("rule", "kinds", "chains", "tier", "confidence", "reads", "examples: output -> reading"):
         table.add_column(col, overflow="fold")
     for row in rule_rows():
-        table.add_row(row["name"], ", ".join(row["kinds"]), ", ".join(row["chains"]), str(row["tier"]),
-                      row["confidence"], f"{row['examples']} (+{row['leaves_alone']} left alone)", row["description"])
+        # Text cells: a description or an output is printed as written, never read as console
+        # markup ("[X]...[/X]" is a tag style models use, not a style of rich's)
+        examples = [_example_text(ex) for ex in row["examples"]]
+        examples += [f"leaves alone: {_example_text(ex)}" for ex in row["leaves_alone"]]
+        table.add_row(Text(row["name"]), Text(", ".join(row["kinds"])), Text(", ".join(row["chains"])),
+                      Text(str(row["tier"])), Text(row["confidence"]), Text(row["description"]),
+                      Text("\n".join(examples)))
     cli_console().print(table)
+
+
+def _example_text(example: JSONObject) -> str:
+    """One example as a line: its output (quoted, on one line) and the reading expected."""
+    expect = example["expect"]
+    reading = "no answer" if expect is None else repr(expect)
+    return f"{json.dumps(example['output'], ensure_ascii=False)} -> {reading}"
 
 
 def explain(

@@ -31,7 +31,7 @@ def build_session(out_dir: Path, n: int, seed: int, reviewer: str, task_dirs: Se
     """The session of ``out_dir``: ``n`` readings drawn with ``seed``, the verdicts
     ``reviewer`` gave already read back. ReportError names an unreadable results.json or
     samples.jsonl line."""
-    from taxpraben.parsing.letters import listed_option_texts
+    from taxpraben.parsing.readers.letters import listed_option_texts
     from taxpraben.tasks import load_registry
 
     results = read_results(out_dir)

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 from taxpraben.kinds import kind_of
 from taxpraben.kinds.profiles import PAPER_RULES
 from taxpraben.parsing.field_match import field_text, field_value_matches
-from taxpraben.parsing.field_parse import without_gloss
-from taxpraben.parsing.number_rules import extract_final_number
 from taxpraben.parsing.numbers import parse_number
+from taxpraben.parsing.readers.fields import without_gloss
+from taxpraben.parsing.readers.number import extract_final_number
 from taxpraben.parsing.record_fields import gold_fields, record_fields
 from taxpraben.parsing.units import asked_unit
 from taxpraben.records import Record

@@ -35,8 +35,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from taxpraben.judge.prompt import NO_ANSWER
-from taxpraben.parsing._jsonish import find_json_values
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.jsonish import find_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.option_lists import listing_lines, option_keys_of
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, CopyParts, copied_parts
@@ -226,13 +226,13 @@ def choice_options(spec: TaskSpec, record: Record) -> list[str] | None:
     the listed options of a letter set), or None for a task without options."""
     query = record.query
     if spec.classification is not None and record.choices:
-        from taxpraben.kinds.classification import _option_names
+        from taxpraben.kinds.classification import option_names
 
-        names = _option_names(record.choices, query)
+        names = option_names(record.choices, query)
         return names if names is not None and len(names) == len(record.choices) else list(record.choices)
     structured = spec.structured
     if structured is not None and structured.kind == "letters":
-        from taxpraben.parsing.letters import listed_option_texts
+        from taxpraben.parsing.readers.letters import listed_option_texts
 
         allowed = "".join(sorted(set(structured.letters.upper())))
         listed = listed_option_texts(query)

@@ -1,6 +1,6 @@
 """Classification (TaxTopic, TaxSCQ, TaxCrime): one of the record's choices.
 
-The answer is read as one choice (:func:`taxpraben.parsing.choices.read_choice`);
+The answer is read as one choice (:func:`taxpraben.parsing.readers.label.read_choice`);
 an answer naming none, or hedging between two, is the label "missing" and a format
 failure. Task figures are TaxBen's: Accuracy, weighted F1 and Macro-F1 over the gold label
 set (scikit-learn), and the task score is (ACC + F1) / 2; an item's score is whether it
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from taxpraben.parsing.rules import Comparison
+    from taxpraben.parsing.registry import Comparison
     from taxpraben.records import Record
     from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.results.samples import Sample, Status
@@ -60,7 +60,7 @@ def _gold_option_label(record: Record) -> str:
 
 
 #: The labels of each comparison: this project's (an option's text, lettered when texts
-#: repeat) and TaxBen's (the choice lower-cased, C1 and C3: ``taxpraben.parsing.taxben``).
+#: repeat) and TaxBen's (the choice lower-cased, C1 and C3: ``taxpraben.parsing.readers.taxben``).
 LABEL_FORMS: dict[Comparison, LabelForm] = {
     "taxpraben": LabelForm(lambda choices, index: option_label(choices, index), _gold_option_label),
     "taxben": LabelForm(lambda choices, index: choices[index].lower(), lambda record: record.gold_label.lower()),
@@ -118,16 +118,16 @@ def _lettered(spec_says: bool, choices: tuple[str, ...], query: str) -> bool:
     themselves ("A".."D"), or when the question lists one letter per choice."""
     if spec_says or _letters_are_choices(choices):
         return True
-    from taxpraben.parsing.letters import listed_option_letters
+    from taxpraben.parsing.readers.letters import listed_option_letters
 
     return len(listed_option_letters(query, "ABCDEFGH")) == len(choices) >= 2
 
 
-def _option_names(choices: tuple[str, ...], query: str) -> list[str] | None:
+def option_names(choices: tuple[str, ...], query: str) -> list[str] | None:
     """When the choices are the letters themselves, the option texts the question lists."""
     if not _letters_are_choices(choices):
         return None
-    from taxpraben.parsing.letters import listed_option_texts
+    from taxpraben.parsing.readers.letters import listed_option_texts
 
     listed = listed_option_texts(query)
     names = [listed.get(chr(65 + i), "") for i in range(len(choices))]
@@ -189,7 +189,7 @@ class ClassificationKind(Kind):
 
     def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading data needs the kind, not them.
-        from taxpraben.parsing.label_rules import read_choice
+        from taxpraben.parsing.readers.label import read_choice
         from taxpraben.parsing.rules import chain_comparison
 
         assert record.choices is not None
@@ -202,7 +202,7 @@ class ClassificationKind(Kind):
         failure: str | None = None
         answers: list[str] = []
         if not failed:
-            names = _option_names(choices, record.query)
+            names = option_names(choices, record.query)
             reading = read_choice(
                 text,
                 choices,

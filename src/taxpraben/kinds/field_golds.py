@@ -88,7 +88,7 @@ def prepare_whole_answer(record: Record, prediction: str, text: str, failed: boo
                          failure: str | None = None) -> Prepared:
     """A record whose gold has no fields: the whole prediction against the whole gold
     (``failure``: why the kind blanked the text, a copy of the prompt)."""
-    from taxpraben.parsing.text_rules import read_text
+    from taxpraben.parsing.readers.text import read_text
     from taxpraben.results.samples import (
         TextPair,  # pydantic's: loaded with scoring, not with the kinds
     )
@@ -112,7 +112,8 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
     """Align the prediction's fields to the record's own gold fields and score the exact ones
     (``failure``: why the kind blanked the text, a copy of the prompt)."""
     from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
-    from taxpraben.parsing.fields_rules import NO_FIELD_READ, read_fields_chain
+    from taxpraben.parsing.readers.fields import NO_FIELD_READ, read_fields_chain
+    from taxpraben.parsing.readers.shared import NO_ANSWER_RULE
     from taxpraben.parsing.record_fields import gold_fields, record_fields
     from taxpraben.results.samples import TextPair
 
@@ -136,7 +137,7 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
         found = align(parsed).values()
         return not rules or any(a.value is not None and field_text(a.value).strip() != "" for a in found)
 
-    how = "veto.no-answer"
+    how = NO_ANSWER_RULE.name
     status: Status = "error" if failed else "ok"
     parsed: JSONObject | None = None
     if not failed:

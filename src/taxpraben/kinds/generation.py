@@ -64,7 +64,7 @@ class GenerationKind(Kind):
     def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         if spec.fields is not None:
             return prepare_fields(spec, record, item.text, text, failed, aspects=True)
-        from taxpraben.parsing.text_rules import read_text
+        from taxpraben.parsing.readers.text import read_text
         from taxpraben.results.samples import (
             TextPair,  # pydantic's: loaded with scoring, not with the kinds
         )

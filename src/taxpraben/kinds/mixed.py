@@ -60,8 +60,10 @@ class MixedKind(Kind):
         return "fields"
 
     def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
+        from taxpraben.parsing.readers.shared import COPY_OF_PROMPT_RULE
+
         failure: str | None = None
-        if not failed and text.strip() and "veto.copy-of-prompt" in chain_for(spec, "fields"):
+        if not failed and text.strip() and COPY_OF_PROMPT_RULE.name in chain_for(spec, "fields"):
             from taxpraben.parsing.latex import strip_latex
             from taxpraben.parsing.prompt_copy import own_answer
 

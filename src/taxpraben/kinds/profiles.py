@@ -7,7 +7,7 @@ task with its spec's own ``reading.chain``, else the chain set named ``taxpraben
 ``taxben`` reads every task with the chain set named ``taxben`` (TaxBen's exact rules, flaws
 included, to compare like for like), whatever its spec's chain. How a reading is compared
 with the gold is declared by the chain's rules (:func:`~taxpraben.parsing.rules.chain_comparison`)
-and the values they read (:mod:`taxpraben.parsing.taxben_rules`), so each kind has one
+and the values they read (:mod:`taxpraben.parsing.readers.taxben`), so each kind has one
 reading path.
 """
 

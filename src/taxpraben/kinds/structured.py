@@ -3,7 +3,7 @@
 The spec's ``structured.kind`` says what the answer is: a ``number`` (both sides in the
 gold's unit, compared at N decimals), a set of option ``letters``, or a ``span`` of the
 context. The chain named ``taxben`` reads by TaxBen's own rules on the raw output instead;
-its values say how they match the gold (:class:`~taxpraben.parsing.taxben_rules.ComparedAnswer`).
+its values say how they match the gold (:class:`~taxpraben.parsing.readers.taxben.ComparedAnswer`).
 """
 
 from __future__ import annotations
@@ -99,8 +99,8 @@ class StructuredKind(Kind):
     def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading the specs and the data needs the
         # kind, not them (their patterns compile at import: start-up, issue 24).
+        from taxpraben.parsing.readers.taxben import ComparedAnswer
         from taxpraben.parsing.region import NO_ANSWER, veto_of
-        from taxpraben.parsing.taxben_rules import ComparedAnswer
 
         opts = spec.structured
         assert opts is not None
@@ -139,9 +139,9 @@ class Compared:
 def _read(spec: TaskSpec, record: Record, text: str, raw: str) -> tuple[Reading, str]:
     """The output read by the spec's chain of its structured kind, and the own answer a span
     was read from (the text otherwise)."""
-    from taxpraben.parsing.letters_rules import read_letter_set
-    from taxpraben.parsing.number_rules import read_final_number
-    from taxpraben.parsing.span_rules import read_span_answer
+    from taxpraben.parsing.readers.letters import read_letter_set
+    from taxpraben.parsing.readers.number import read_final_number
+    from taxpraben.parsing.readers.span import read_span_answer
 
     opts = spec.structured
     assert opts is not None
@@ -168,7 +168,7 @@ def _expects_percent(record: Record) -> bool | None:
 def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_text: str) -> Compared:
     """This project's comparison of what was read with the gold."""
     from taxpraben.parsing.numbers import numbers_equal, read_gold_number
-    from taxpraben.parsing.spans import span_match
+    from taxpraben.parsing.readers.span import span_match
     from taxpraben.parsing.units import gold_unit
 
     opts = spec.structured

@@ -1,6 +1,11 @@
 """A reader is the execution of its kind's chain of rules.
 
-Each rule of :mod:`taxpraben.parsing.rules` has, for each kind it reads, an *attempt*: a
+A chain is a list of rule names: each reader's module lists its default chain beside its
+rules, and :mod:`taxpraben.parsing.rules` gathers them into the *named chain sets*
+(``taxpraben``, the default; ``taxben``, TaxBen's own rules); a task spec may give its own
+(``reading.chain``).
+
+Each rule of the registry (:mod:`taxpraben.parsing.registry`) has, for each kind it reads, an *attempt*: a
 function of the shared per-output view (the output cleaned once, its own answer, its
 statements, ... built lazily and kept) that returns None when the rule does not apply, or a
 :class:`~taxpraben.parsing.region.Reading`: a value read (the rule fired) or a format
@@ -14,15 +19,27 @@ The walk records what each rule did (:class:`Step`); ``taxpraben explain`` shows
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from functools import lru_cache
+from typing import Any, Generic, Literal, TypeVar
 
 from taxpraben.parsing.region import Reading
+from taxpraben.parsing.registry import attempt_names, attempt_of, generation
 
-__all__ = ["Attempt", "ChainError", "Step", "Trace", "collecting", "run_chain"]
+__all__ = [
+    "Attempt",
+    "Chain",
+    "ChainError",
+    "Step",
+    "Trace",
+    "chain_for",
+    "collecting",
+    "run_chain",
+]
+
 
 View = TypeVar("View")
 
@@ -81,19 +98,20 @@ def _step(name: str, reading: Reading) -> Step:
 
 
 class Chain(Generic[View]):
-    """A kind's ordered rules bound to their attempts (checked when made: ChainError names a
-    rule without an attempt for ``kind``)."""
+    """A kind's ordered rules bound to their attempts, looked up in the registry (checked
+    when made: ChainError names a rule without an attempt for ``kind``)."""
 
     __slots__ = ("attempts", "kind", "names")
 
-    def __init__(self, kind: str, names: Sequence[str], attempts: Mapping[str, Callable[[View], Reading | None]]):
-        unknown = [name for name in names if name not in attempts]
+    def __init__(self, kind: str, names: Sequence[str]):
+        attempts = [attempt_of(name, kind) for name in names]
+        unknown = [name for name, attempt in zip(names, attempts, strict=True) if attempt is None]
         if unknown:
             raise ChainError(f"the {kind} reader has no rule {', '.join(unknown)} "
-                             f"(its rules: {', '.join(attempts)})")
+                             f"(its rules: {', '.join(attempt_names(kind))})")
         self.kind = kind
         self.names = tuple(names)
-        self.attempts = tuple(attempts[name] for name in names)
+        self.attempts: tuple[Callable[[View], Reading | None], ...] = tuple(a for a in attempts if a is not None)
 
     def run(self, view: View, fallback: Reading) -> Reading:
         """The reading of the first rule that reads or vetoes (``fallback`` when none does)."""
@@ -122,6 +140,22 @@ class Chain(Generic[View]):
         result = decided if decided is not None else fallback
         traces.append(Trace(self.kind, result, tuple(steps)))
         return result
+
+
+#: A chain of some reading kind (its view's type is the caller's: ``label_chain`` gives a
+#: ``Chain[LabelView]``).
+AnyChain = Chain[Any]
+
+
+def chain_for(kind: str, names: tuple[str, ...]) -> AnyChain:
+    """The ``kind`` reader's chain of the rules ``names``, in order, built once per registry
+    state (ChainError: see :class:`Chain`)."""
+    return _built(kind, names, generation())
+
+
+@lru_cache(maxsize=256)
+def _built(kind: str, names: tuple[str, ...], _generation: int) -> AnyChain:
+    return Chain(kind, names)
 
 
 def run_chain(chain: Chain[View], view: View, fallback: Reading) -> Reading:

@@ -5,7 +5,7 @@ A hedge between two (``B或D``, ``C，或者D``, ``C也可能是D``), a set wher
 :func:`hedged` tells a statement that offers two, :func:`offered_with_another` whether the
 option a reading gives comes only together with another one. A letter after a comma that
 opens a clause about its option (``答案：B，D项25%是基本税率``) is no second answer, and 或 after
-a denial continues it (``而不是逃税罪或抗税罪``). :mod:`taxpraben.parsing.choices` reads with
+a denial continues it (``而不是逃税罪或抗税罪``). :mod:`taxpraben.parsing.readers.label` reads with
 them.
 """
 

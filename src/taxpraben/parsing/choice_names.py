@@ -6,7 +6,7 @@ runs as one space, lower-case Latin, no thousands separators, ``百分之五十`
 aliases, and a charge without its ``罪`` when that stem names no other choice; the occurrences
 (:func:`named_choices`) are found longest first, an occurrence inside a longer accepted one
 dropped (``企业所得税`` does not also name ``所得税``), each marked negated when a negation comes
-right before it (``不属于``, ``并非``, ``不构成``, ...). :mod:`taxpraben.parsing.choices` reads
+right before it (``不属于``, ``并非``, ``不构成``, ...). :mod:`taxpraben.parsing.readers.label` reads
 which of them an answer asserts.
 """
 

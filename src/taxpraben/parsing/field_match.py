@@ -13,7 +13,7 @@ never fuzzily matches a rule whose names do not say so.
 **Matching** (:func:`field_value_matches`): ``number`` fields with
 :func:`~taxpraben.parsing.numbers.numbers_equal` at the rule's decimals (a prediction
 ``"1.2万元"`` equals gold 12000; a sentence value is read with ``extract_final_number``);
-``category`` fields by :func:`~taxpraben.parsing.spans.normalize_span` equality (so
+``category`` fields by :func:`~taxpraben.parsing.readers.span.normalize_span` equality (so
 wrappers such as ``《》``, quotes and brackets do not matter) or equality after mapping
 single Chinese digits to Arabic (``方案一`` = ``方案1``), also once a trailing bracketed
 gloss is dropped on both sides (``方案一（自营仓储）`` = ``方案一``); a list gold accepts any
@@ -30,17 +30,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
-from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.arithmetic import evaluate_expression
-from taxpraben.parsing.field_parse import (
+from taxpraben.parsing.jsonish import normalize_key
+from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
+from taxpraben.parsing.readers.fields import (
     MAX_FLATTEN_DEPTH,
     after_label,
     bracketed_gloss,
     flatten_fields,
     without_gloss,
 )
-from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
-from taxpraben.parsing.spans import normalize_span
+from taxpraben.parsing.readers.span import normalize_span
 from taxpraben.task_spec import FieldRule
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ def _number_of(value: object, *, none_is_zero: bool = False) -> NumberMatch | No
         return NumberMatch(computed, False, 0, len(text), text)
     # The sentence reader (and its patterns) is loaded on first use: the data checks, which
     # read gold fields before the first request, never need it (start-up, issue 24).
-    from taxpraben.parsing.number_rules import extract_final_number
+    from taxpraben.parsing.readers.number import extract_final_number
 
     return extract_final_number(text)
 

@@ -1,6 +1,6 @@
 """Numbers in Chinese tax answers: reading them and comparing them.
 
-The final number of a whole output is read in :mod:`taxpraben.parsing.final_number`, the unit
+The final number of a whole output is read in :mod:`taxpraben.parsing.readers.number`, the unit
 an amount is asked in in :mod:`taxpraben.parsing.units`.
 
 **What a number expression is** (:func:`find_numbers`, :func:`parse_number`):
@@ -79,7 +79,7 @@ class NumberMatch:
 
     ``value`` is the number as written (``12%`` -> 12, ``is_percent=True``; ``1.2万`` ->
     12000). ``start``/``end`` are offsets into the string that was searched (for
-    :func:`~taxpraben.parsing.final_number.extract_final_number`: the cleaned text); both
+    :func:`~taxpraben.parsing.readers.number.extract_final_number`: the cleaned text); both
     are -1 when the number came from a parsed JSON value. ``text`` is the expression as it
     appears there.
     """
@@ -296,7 +296,7 @@ def parse_number(s: str) -> NumberMatch | None:
     ``s`` must hold exactly one number; besides it only currency words and signs (元, ¥,
     人民币, RMB), ``约``/``左右``, quotes, Markdown emphasis and punctuation are allowed:
     ``"约 ¥12,000.00 元"`` is 12000, ``"应纳税额为13000元"`` and ``"100与200"`` are None (use
-    :func:`~taxpraben.parsing.final_number.extract_final_number` for sentences). A whole
+    :func:`~taxpraben.parsing.readers.number.extract_final_number` for sentences). A whole
     expression in parentheses is an accounting negative: ``"(300)"`` and ``"（1,200.00）元"``
     are -300 and -1200. Offsets refer to the folded form of ``s`` (same length as ``s``
     except for rare NFKC expansions).

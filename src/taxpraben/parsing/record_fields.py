@@ -2,7 +2,7 @@
 rule that scores each.
 
 **Golds** are read the way predictions are (:func:`gold_fields`, a string by
-:func:`~taxpraben.parsing.field_parse.parse_fields`), and a record's fields are the gold's
+:func:`~taxpraben.parsing.readers.fields.parse_fields`), and a record's fields are the gold's
 own keys (:func:`record_fields`): the task spec's rule where it names a key, a kind inferred
 from the gold value otherwise (:func:`infer_field_kind`). A prediction's fields are aligned
 to them and compared in :mod:`taxpraben.parsing.field_match`.
@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from taxpraben.parsing._jsonish import normalize_key
 from taxpraben.parsing.field_match import field_text, key_forms
-from taxpraben.parsing.field_parse import as_object, flatten_fields, is_object_list
-from taxpraben.parsing.fields_rules import parse_fields
+from taxpraben.parsing.jsonish import normalize_key
 from taxpraben.parsing.numbers import parse_number
+from taxpraben.parsing.readers.fields import as_object, flatten_fields, is_object_list, parse_fields
 from taxpraben.task_spec import FieldKind, FieldRule
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ def gold_fields(answer: JSONValue) -> JSONObject | None:
     """The fields of a gold answer: leaf key -> value, or None when no field can be read.
 
     An object (or a list of name/value items) is taken as it is; a string is read by
-    :func:`~taxpraben.parsing.field_parse.parse_fields`, the reader of predictions (a JSON string, ``字段：值`` lines,
+    :func:`~taxpraben.parsing.readers.fields.parse_fields`, the reader of predictions (a JSON string, ``字段：值`` lines,
     headings, a Markdown table). Nested objects give their leaves under dotted paths
     (``{"方案一": {"税负": 1}}`` -> ``{"方案一.税负": 1}``), except a leaf that only repeats
     another key (:func:`_repeats`); lists of plain values stay one field. Fields

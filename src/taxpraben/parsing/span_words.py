@@ -2,7 +2,7 @@
 answers a span question with the gold.
 
 Chinese answers are matched as phrases between Chinese boundaries
-(:func:`taxpraben.parsing.spans.span_match`); a sentence in a language that separates its
+(:func:`taxpraben.parsing.readers.span.span_match`); a sentence in a language that separates its
 words by spaces is matched word by word. Such a sentence answers the gold when
 
 - the gold's words (leading articles aside) stand in it as a run of whole words;

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from taxpraben.parsing.rules import CHAINS, DEFAULT_CHAIN, NAMED_CHAINS, RULES, rule_named
+from taxpraben.parsing.rules import CHAINS, DEFAULT_CHAIN, NAMED_CHAINS, RULES, Example, rule_named
 
 if TYPE_CHECKING:
     from taxpraben.parsing.chain import Step, Trace
@@ -172,14 +172,23 @@ def explanation(item: Sample, spec: TaskSpec | None, trace: Trace | None = None,
 
 def rule_rows() -> list[JSONObject]:
     """The registry, one row a rule: name, kinds, tier, confidence, how it compares with the
-    gold, the named chain sets that hold it, number of examples (and of outputs it must leave
-    alone), and what it reads."""
+    gold, the named chain sets that hold it, what it reads, and its examples themselves
+    (``examples``: the outputs it reads, ``leaves_alone``: those it must not; each with its
+    kind, the output and the reading expected, None for no answer)."""
     return [
         {"name": r.name, "kinds": list(r.kinds), "tier": r.tier, "confidence": r.confidence,
-         "comparison": r.comparison, "chains": _sets_holding(r.name),
-         "examples": len(r.examples), "leaves_alone": len(r.leaves_alone), "description": r.description}
+         "comparison": r.comparison, "chains": _sets_holding(r.name), "description": r.description,
+         "examples": [_example_row(ex) for ex in r.examples],
+         "leaves_alone": [_example_row(ex) for ex in r.leaves_alone]}
         for r in RULES
     ]
+
+
+def _example_row(example: Example) -> JSONObject:
+    row: JSONObject = {"kind": example.kind, "output": example.output, "expect": example.expect}
+    if example.context is not None:
+        row["context"] = example.context
+    return row
 
 
 def _sets_holding(name: str) -> list[str]:

@@ -186,7 +186,7 @@ def check_reading_chain(spec: TaskSpec, reading_kind: str) -> None:
     names = spec.reading_chain
     if names is None:
         return
-    from taxpraben.parsing.rules import NAMED_CHAINS, chain_comparison, rule_named
+    from taxpraben.parsing.rules import NAMED_CHAINS, chain_comparison, rule_named, rules_of_kind
 
     where = f"task {spec.name}: key reading.chain"
     if isinstance(names, str):
@@ -194,7 +194,7 @@ def check_reading_chain(spec: TaskSpec, reading_kind: str) -> None:
             raise ValueError(f"{where}: {names!r} is no chain set (the named chains, `taxpraben rules`: "
                              f"{', '.join(NAMED_CHAINS)}; or a list of rule names)")
         return
-    known = list(dict.fromkeys(name for chains in NAMED_CHAINS.values() for name in chains.get(reading_kind, ())))
+    known = rules_of_kind(reading_kind)  # every rule with an attempt for it, a plugin's too
     for name in names:
         if name not in known:
             what = "no rule" if rule_named(name) is None else f"not a rule of the {reading_kind} reader"

@@ -16,10 +16,10 @@
 
 :func:`extract_span` picks the answer out of an output, in the answer region shared by every
 reader (:mod:`taxpraben.parsing.region`): a JSON answer field; else the final statements
-(``\\boxed{}``, ``答案：``, ``最终答案``, a self-correction's ``应为 X``), latest first; else
+(``\boxed{}``, ``答案：``, ``最终答案``, a self-correction's ``应为 X``), latest first; else
 the summaries (``综上所述，…为X``); else the whole output. In the text chosen, a **bold**,
 quoted (“X”, 「X」) or 《titled》 span is the answer when there is one; else its first clause
-(up to ``，。；！？\\n``; the first sentence when the gold itself has a comma), without a
+(up to ``，。；！？\n``; the first sentence when the gold itself has a comma), without a
 trailing bracketed aside (``百分之五（5%）`` is ``百分之五``).
 
 :func:`span_match` is exact match of the normalised forms of the extracted span and the
@@ -34,22 +34,60 @@ at 2 decimals (``罚款金额为162500元`` answers ``162,500.00元``); a count 
 (``取得增值税专用发票112份`` answers ``112份``, ``处以0.6倍罚款`` answers ``0.6倍``), unless the number
 carries another such unit (``112张``). Ranges are compared with
 ``至`` (``3%—5%`` = ``百分之三至百分之五``). An empty normalised gold never matches. TaxBen's rule (profile ``taxben``)
-lives in :mod:`taxpraben.parsing.taxben`.
+lives in :mod:`taxpraben.parsing.readers.taxben`.
+
+**The rules.** Each step above is a rule declared here, beside its attempt over one
+:class:`SpanView` of the output (the rules several kinds share are declared in
+:mod:`taxpraben.parsing.readers.shared`, their span attempts here); the ``span`` chain
+(:data:`SPAN_CHAIN`) runs them in order. A span veto keeps, as its
+value, the span the output would have given (``""`` for a copy of the prompt, the refusal
+itself): samples.jsonl writes it as ``extracted``.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
+from functools import cached_property, wraps
 
-from taxpraben.parsing._jsonish import answer_text, answer_value, find_json_values
+from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.region import answer_statements, corrected_part
+from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer, restates_document
+from taxpraben.parsing.readers.shared import (
+    ANOTHER_QUESTION_RULE,
+    COPY_OF_PROMPT_RULE,
+    JSON_ANSWER_RULE,
+    NO_ANSWER_RULE,
+)
+from taxpraben.parsing.region import (
+    NO_ANSWER,
+    REFUSAL,
+    Reading,
+    answer_statements,
+    corrected_part,
+    is_refusal,
+    veto_of,
+)
+from taxpraben.parsing.registry import Example, register_rule
 from taxpraben.parsing.span_words import words_answer
 
-__all__ = ["SPAN_ANSWER_KEYS", "normalize_span", "span_match"]
+__all__ = [
+    "SPAN_ANSWER_KEYS",
+    "SPAN_CHAIN",
+    "SpanView",
+    "extract_span",
+    "normalize_span",
+    "read_span",
+    "read_span_answer",
+    "span_chain",
+    "span_match",
+    "span_reading",
+]
+
 
 #: JSON keys holding a short answer, in priority order.
 SPAN_ANSWER_KEYS: tuple[str, ...] = ("最终答案", "final_answer", "答案", "answer", "结果", "result")
@@ -160,7 +198,7 @@ def _answer_texts(cleaned: str) -> list[tuple[str, str]]:
     texts: list[tuple[str, str]] = []
     found, value = answer_value(find_json_values(cleaned), SPAN_ANSWER_KEYS)
     if found:
-        texts.append((clean_prediction(answer_text(value)), "json.answer-field"))
+        texts.append((clean_prediction(answer_text(value)), JSON_ANSWER_RULE.name))
     for statement in answer_statements(cleaned):
         if len(texts) >= _MAX_TEXTS:
             break
@@ -172,8 +210,8 @@ def _answer_texts(cleaned: str) -> list[tuple[str, str]]:
             body = corrected
         elif statement.kind == "conclusion" and statement.marker not in ("综上所述", "综上", "总之", "结论"):
             continue
-        texts.append((body, "span.answer-statement"))
-    texts.append((cleaned, "span.whole-output"))
+        texts.append((body, ANSWER_STATEMENT_SPAN_RULE.name))
+    texts.append((cleaned, WHOLE_OUTPUT_RULE.name))
     return texts
 
 
@@ -192,9 +230,9 @@ def _extract(cleaned: str, texts: list[tuple[str, str]], clause: bool) -> tuple[
             return span, rule
     marked = _marked_span(cleaned, clause)
     if marked:
-        return marked, "span.marked"
+        return marked, MARKED_RULE.name
     bare = len(cleaned.strip()) <= _BARE_SPAN and not _SENTENCE_END.search(cleaned.strip().rstrip("。.！!"))
-    return cleaned, "span.bare-answer" if bare else "span.whole-output"
+    return cleaned, BARE_SPAN_RULE.name if bare else WHOLE_OUTPUT_RULE.name
 
 
 _BEFORE = ("的", "为", "是", "在", "于", "自", "从", "按", "即", "系", "起", "以后", "次年", "截至")
@@ -270,3 +308,218 @@ def _same_amount(sentence: str, gold: str) -> bool:
 
 _COUNT_UNIT = re.compile(r"份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名")
 _COUNT = re.compile(r"^\s*(?P<n>[-+]?\d[\d,]*(?:\.\d+)?)\s*(?P<unit>" + _COUNT_UNIT.pattern + r")\s*$")
+
+
+# ---------------------------------------------------------------- the rules
+
+
+
+class SpanView:
+    """One output as the span rules read it: ``text`` the model's own answer (``""`` for a
+    copy of the prompt, ``failure`` then says which), ``cleaned`` it cleaned with LaTeX made
+    plain, and (on first use) the texts that may hold the answer. ``checks``: an empty span
+    and a refusal are vetoes (the task reader); off, the span is what the output gives."""
+
+    def __init__(self, text: str, clause: bool, failure: str | None = None, checks: bool = True,
+                 raw: str | None = None, gold: str | None = None) -> None:
+        #: The raw output and the gold (TaxBen's rule R1 looks for the gold in the raw output).
+        self.raw = text if raw is None else raw
+        self.gold = gold
+        self.text = text
+        self.clause = clause
+        self.failure = failure
+        self.checks = checks
+        self.cleaned = strip_latex(clean_prediction(text))
+
+    @classmethod
+    def of_output(cls, output: str, query: str, document: str | None, clause: bool,
+                  raw: str | None = None, gold: str | None = None) -> SpanView:
+        """The view of a task's output: its own answer, what it copies of the prompt (the
+        question, or the document restated whole) blanked; ``raw`` the output before
+        cleaning (``output`` when None), ``gold`` the record's gold."""
+        cleaned = strip_latex(clean_prediction(output))
+        own = own_answer(cleaned, query, document=document)
+        failure = own.failure
+        if failure is None and document and restates_document(cleaned, query, document):
+            failure = COPY_OF_PROMPT  # the material written back whole
+        return cls(own.text if failure is None else "", clause, failure, raw=output if raw is None else raw, gold=gold)
+
+    @cached_property
+    def texts(self) -> list[tuple[str, str]]:
+        return _answer_texts(self.cleaned)
+
+    def result(self, span: str, rule: str) -> Reading:
+        """``span`` read by ``rule``; with checks, an empty span or a refusal is a veto."""
+        if self.checks and (not span.strip() or (span == self.text and is_refusal(self.text))):
+            failure = REFUSAL if is_refusal(self.text) else NO_ANSWER
+            return Reading(span, failure, rule=veto_of(failure))
+        return Reading(span, rule=rule, source=span)
+
+
+SpanAttempt = Callable[[SpanView], Reading | None]
+
+
+def _on_text(attempt: SpanAttempt) -> SpanAttempt:
+    """An attempt that reads the output: it does not apply when it is empty or a copy."""
+
+    @wraps(attempt)
+    def guarded(view: SpanView) -> Reading | None:
+        return None if view.failure or not view.cleaned else attempt(view)
+
+    return guarded
+
+
+@COPY_OF_PROMPT_RULE.reads("span")
+def _copy_of_prompt(view: SpanView) -> Reading | None:
+    failure = view.failure
+    return Reading("", failure, rule=veto_of(failure)) if failure == COPY_OF_PROMPT else None
+
+
+@ANOTHER_QUESTION_RULE.reads("span")
+def _another_question(view: SpanView) -> Reading | None:
+    failure = view.failure
+    return Reading("", failure, rule=veto_of(failure)) if failure else None
+
+
+def _texts_of(rule: str) -> SpanAttempt:
+    """The attempt of a rule that names texts holding the answer (a JSON answer field, the
+    answer statements): the span of the first that gives one."""
+
+    @_on_text
+    def attempt(view: SpanView) -> Reading | None:
+        for body, named_by in view.texts[:-1]:
+            span = _span_of(body, view.clause)
+            if span:
+                return view.result(span, rule) if named_by == rule else None
+        return None
+
+    return attempt
+
+
+ANSWER_STATEMENT_SPAN_RULE = register_rule(
+    "span.answer-statement", kinds=("span",), tier=2, confidence="high",
+    description="The first clause of an answer statement (答案/结论/综上).",
+    examples=(Example("span", "答案：万分之五。根据征管法第三十二条。", "万分之五"),),
+)
+JSON_ANSWER_RULE.reads("span")(_texts_of(JSON_ANSWER_RULE.name))
+ANSWER_STATEMENT_SPAN_RULE.reads("span")(_texts_of(ANSWER_STATEMENT_SPAN_RULE.name))
+
+MARKED_RULE = register_rule(
+    "span.marked", kinds=("span",), tier=3, confidence="high",
+    description="A bold, quoted or titled span of the output's first clause.",
+    examples=(Example("span", "比例为**万分之五**，从滞纳之日起按日计算", "万分之五"),),
+)
+
+
+@MARKED_RULE.reads("span")
+@_on_text
+def _marked(view: SpanView) -> Reading | None:
+    marked = _marked_span(view.cleaned, view.clause)
+    return view.result(marked, MARKED_RULE.name) if marked else None
+
+
+def _is_bare(cleaned: str) -> bool:
+    return len(cleaned.strip()) <= _BARE_SPAN and not _SENTENCE_END.search(cleaned.strip().rstrip("。.！!"))
+
+
+REFUSAL_RULE = register_rule(
+    "veto.refusal", kinds=("span",), tier=7, confidence="high",
+    description="The output refuses or says it cannot answer.",
+    examples=(Example("span", "抱歉，我无法回答这个问题。", None),),
+)
+
+
+@REFUSAL_RULE.reads("span")
+@_on_text
+def _refusal(view: SpanView) -> Reading | None:
+    # What is left is the output itself: a refusal is no answer.
+    if view.checks and is_refusal(view.text) and (view.cleaned == view.text or not view.cleaned.strip()):
+        return Reading(view.cleaned, REFUSAL, rule=REFUSAL_RULE.name)
+    return None
+
+
+BARE_SPAN_RULE = register_rule(
+    "span.bare-answer", kinds=("span",), tier=3, confidence="high",
+    description="No statement and nothing marked, but the output is one short sentence: the answer itself.",
+    examples=(Example("span", "万分之五", "万分之五"), Example("span", "按日加收万分之五。", "按日加收万分之五。")),
+)
+
+
+@BARE_SPAN_RULE.reads("span")
+@_on_text
+def _bare(view: SpanView) -> Reading | None:
+    return view.result(view.cleaned, BARE_SPAN_RULE.name) if _is_bare(view.cleaned) else None
+
+
+WHOLE_OUTPUT_RULE = register_rule(
+    "span.whole-output", kinds=("span",), tier=6, confidence="low",
+    description="No statement and nothing marked: the output itself (matched as a phrase).",
+    examples=(Example("span", "滞纳金的比例，根据征管法的规定，是从滞纳税款之日起按日加收滞纳税款的万分之五。这一比例自2001年起执行。",
+                      "滞纳金的比例，根据征管法的规定，是从滞纳税款之日起按日加收滞纳税款的万分之五。这一比例自2001年起执行。"),),
+)
+
+
+@WHOLE_OUTPUT_RULE.reads("span")
+def _whole(view: SpanView) -> Reading | None:
+    return None if view.failure else view.result(view.cleaned, WHOLE_OUTPUT_RULE.name)
+
+
+@NO_ANSWER_RULE.reads("span")
+def _no_answer(view: SpanView) -> Reading | None:
+    return Reading("", NO_ANSWER, rule=NO_ANSWER_RULE.name) if view.checks else None
+
+
+#: The order in which the span reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+SPAN_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "veto.another-question",
+    "json.answer-field",
+    "span.answer-statement",
+    "span.marked",
+    "veto.refusal",
+    "span.bare-answer",
+    "span.whole-output",
+    "veto.no-answer",
+)
+
+
+def span_chain(names: tuple[str, ...] | None = None) -> Chain[SpanView]:
+    """The span chain: ``names`` in order (default: the ``span`` chain of
+    :data:`SPAN_CHAIN`), each rule's span attempt."""
+    return chain_for("span", SPAN_CHAIN if names is None else names)
+
+
+def span_reading(text: str, clause: bool, chain: tuple[str, ...] | None = None) -> Reading:
+    """The span of ``text`` as the chain reads it, with no checks (a refusal is its span)."""
+    view = SpanView(text, clause, checks=False)
+    return span_chain(chain).run(view, Reading("", rule=WHOLE_OUTPUT_RULE.name, source=""))
+
+
+def read_span_answer(
+    output: str, query: str, document: str | None, clause: bool, chain: tuple[str, ...] | None = None,
+    raw: str | None = None, gold: str | None = None,
+) -> tuple[Reading, str]:
+    """A reading task's answer: the span the chain reads (a veto: why none, its value the
+    span it would have been), and the own answer it was read from (``raw``: the output before
+    cleaning when ``output`` is not it; ``gold``: the record's gold, for TaxBen's rule)."""
+    view = SpanView.of_output(output, query, document, clause, raw, gold)
+    reading = span_chain(chain).run(view, Reading("", NO_ANSWER, rule=NO_ANSWER_RULE.name))
+    return reading, view.text
+
+
+def extract_span(text: str, *, clause: bool = True) -> str:
+    """The answer span of an output (rules in the module docstring); may be empty.
+
+    ``clause`` ends a span at the first Chinese comma as well as at the end of the sentence.
+    """
+    return str(read_span(text, clause=clause).value)
+
+
+def read_span(text: str, *, clause: bool = True) -> Reading:
+    """:func:`extract_span` as a reading: the span (also its ``source``) and the rule that
+    found it: ``json.answer-field``, ``span.answer-statement``, ``span.marked`` (a bold,
+    quoted or titled span of the output), ``span.bare-answer`` or ``span.whole-output``; the
+    ``span`` chain without its vetoes (:func:`read_span_answer`
+    reads a task's output with them)."""
+    return span_reading(text, clause)

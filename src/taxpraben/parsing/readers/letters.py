@@ -35,26 +35,69 @@ options written back on their own select them, all of them are a copy):
   line (``A. 13%；B. 9%``), select them. Duplicate letters collapse. None when no letter is
   asserted.
 
-TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.taxben`.
+TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.readers.taxben`.
+
+**The rules.** Each step above is a rule declared here, beside its attempt over one
+:class:`LettersView` of the output (the rules several kinds share are declared in
+:mod:`taxpraben.parsing.readers.shared`, their letters attempts here); the ``letters`` chain
+(:data:`LETTERS_CHAIN`) runs them in order.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import cached_property, wraps
 
-from taxpraben.parsing._jsonish import (
-    OPTION_ANSWER_KEYS,
+from taxpraben.parsing.chain import Chain, chain_for
+from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
+from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.prompt_copy import (
+    COPY_OF_PROMPT,
+    OwnAnswer,
+    comparison_key,
+    gram_share,
+    own_answer,
 )
-from taxpraben.parsing.prompt_copy import comparison_key, gram_share
+from taxpraben.parsing.readers.shared import (
+    ANOTHER_QUESTION_RULE,
+    ANSWER_STATEMENT_RULE,
+    BOXED_RULE,
+    CONCLUSION_RULE,
+    COPY_OF_PROMPT_RULE,
+    HEDGE_RULE,
+    JSON_ANSWER_RULE,
+    NO_ANSWER_RULE,
+    SELF_CORRECTION_RULE,
+    SEVERAL_ANSWERS_RULE,
+)
 from taxpraben.parsing.region import (
     CORRECTED_VALUE,
+    HEDGED,
+    NO_ANSWER,
+    Reading,
+    Statement,
+    answer_statements,
+    lead_sentence,
+    lines_last_first,
+    settle_final,
+    veto_of,
 )
+from taxpraben.parsing.registry import Example, register_rule
 
 __all__ = [
+    "LETTERS_CHAIN",
     "LETTER_ANSWER_KEYS",
+    "LettersView",
+    "extract_letter_set",
+    "letters_chain",
     "listed_option_letters",
     "listed_option_texts",
+    "read_letter_set",
+    "read_letters",
 ]
+
 
 #: JSON keys holding a multiple-choice answer, in priority order.
 LETTER_ANSWER_KEYS: tuple[str, ...] = (
@@ -366,3 +409,311 @@ def conclusion_tail(text: str) -> str:
     """The last line of ``text`` (where ``以上都对`` after per-option verdicts stands)."""
     lines = [line for line in text.split("\n") if line.strip()]
     return lines[-1] if lines else ""
+
+
+# ---------------------------------------------------------------- the rules
+
+
+_NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
+
+
+class LettersView:
+    """One output as the letters rules read it, built once: cleaned with LaTeX made plain,
+    its own answer, the options the question lists, and (on first use) its statements."""
+
+    def __init__(self, text: str, letters: str, query: str, raw: str | None = None) -> None:
+        #: The raw output (TaxBen's rules read it).
+        self.raw = text if raw is None else raw
+        self.query = query
+        self.allowed = "".join(sorted(set(letters.upper())))
+        self.listed = listed_option_letters(query, self.allowed)
+        self.options = listed_option_texts(query)
+        self.full = strip_latex(clean_prediction(text))
+        self.own: OwnAnswer = own_answer(
+            self.full, query,
+            options=[self.options[x] for x in sorted(self.options) if x in self.allowed], several=True,
+        )
+        self.cleaned = self.own.text
+        self.empty = not self.cleaned.strip() or not self.allowed
+
+    @cached_property
+    def statements(self) -> list[Statement]:
+        return answer_statements(self.cleaned)
+
+    @cached_property
+    def final(self) -> list[Statement]:
+        return [st for st in self.statements if st.kind != "conclusion"]
+
+    @cached_property
+    def settled(self) -> tuple[Reading, str] | None:
+        """What the final statements give and the rule of the statement that gave it (the
+        reading itself is the options restated on the lines after ``答案：B. …`` when those
+        are more)."""
+        settled = settle_final(
+            self.final, lambda st: _statement_letters(st.text, self.allowed, self.listed, st.kind) or None
+        )
+        if settled is None:
+            return None
+        reading, given_by = settled
+        rule = reading.rule or ""
+        if given_by is not None and isinstance(reading.value, frozenset):
+            # "答案：B. …" and the options C and D on the next lines: the answer is all of them
+            restated = _option_line_letters(self.cleaned, self.query, self.allowed, given_by.start)
+            if restated and reading.value < restated:
+                return Reading(restated, rule=RESTATED_RULE.name,
+                               source=self.cleaned[given_by.start :]), rule
+        return reading, rule
+
+    @cached_property
+    def verdicts(self) -> frozenset[str] | None:
+        return _verdicts(self.cleaned, self.allowed, self.query)
+
+
+LettersAttempt = Callable[[LettersView], Reading | None]
+
+
+def _on_text(attempt: LettersAttempt) -> LettersAttempt:
+    """An attempt that reads the own answer: it does not apply when there is none."""
+
+    @wraps(attempt)
+    def guarded(view: LettersView) -> Reading | None:
+        return None if view.empty else attempt(view)
+
+    return guarded
+
+
+@COPY_OF_PROMPT_RULE.reads("letters")
+def _copy_of_prompt(view: LettersView) -> Reading | None:
+    failure = view.own.failure
+    return Reading(None, failure, rule=veto_of(failure)) if failure == COPY_OF_PROMPT else None
+
+
+@ANOTHER_QUESTION_RULE.reads("letters")
+def _another_question(view: LettersView) -> Reading | None:
+    failure = view.own.failure
+    return Reading(None, failure, rule=veto_of(failure)) if failure else None
+
+
+@HEDGE_RULE.reads("letters")
+@_on_text
+def _hedge(view: LettersView) -> Reading | None:
+    hedge = _SET_HEDGE.search(view.cleaned)
+    if hedge and set(hedge.group(1)) != set(hedge.group(2)):  # "我认为是ABC，也可能是ABCD"
+        return Reading(None, HEDGED, rule=HEDGE_RULE.name)
+    return None
+
+
+@JSON_ANSWER_RULE.reads("letters")
+@_on_text
+def _json_answer(view: LettersView) -> Reading | None:
+    found, value = answer_value(own_json_values(view.full, view.query), LETTER_ANSWER_KEYS)
+    if not found:
+        return None
+    value_text = clean_prediction(answer_text(value))
+    from_json = _groups(value_text, view.allowed)
+    if not from_json:
+        return None
+    return Reading(frozenset().union(*(g for _, _, g in from_json)), rule=JSON_ANSWER_RULE.name, source=value_text)
+
+
+def _settled_by(rule: str) -> LettersAttempt:
+    """The attempt of a final-statement rule: what the final statements settle on, when
+    settled by ``rule``."""
+
+    @_on_text
+    def attempt(view: LettersView) -> Reading | None:
+        settled = view.settled
+        return settled[0] if settled is not None and settled[1] == rule else None
+
+    return attempt
+
+
+SELF_CORRECTION_RULE.reads("letters")(_settled_by(SELF_CORRECTION_RULE.name))
+ANSWER_STATEMENT_RULE.reads("letters")(_settled_by(ANSWER_STATEMENT_RULE.name))
+BOXED_RULE.reads("letters")(_settled_by(BOXED_RULE.name))
+SEVERAL_ANSWERS_RULE.reads("letters")(_settled_by(SEVERAL_ANSWERS_RULE.name))
+
+ALL_OR_ALL_BUT_RULE = register_rule(
+    "letters.all-or-all-but", kinds=("letters",), tier=3, confidence="high",
+    description="All the options, or all but some ('以上都对', '全选', '除E以外都是').",
+    examples=(Example("letters", "除E以外都是", "ABCD"),),
+)
+
+
+@ALL_OR_ALL_BUT_RULE.reads("letters")
+@_on_text
+def _all_or_all_but_attempt(view: LettersView) -> Reading | None:
+    # All of them, or all but some ("以上都对", "全选", "除E以外都是", "C项错误，其余均正确").
+    whole = _all_or_all_but(view.cleaned, view.listed)
+    return Reading(whole, rule=ALL_OR_ALL_BUT_RULE.name, source=view.cleaned) if whole else None
+
+
+ALL_CONCLUDED_RULE = register_rule(
+    "letters.all-options-concluded", kinds=("letters",), tier=3, confidence="high",
+    description="Verdicts on the options closed by a conclusion that all are right ('以上选项均正确').",
+    examples=(Example("letters", "A正确。B正确。C正确。D正确。E正确。\n综上，以上选项均正确。", "ABCDE"),),
+)
+
+
+@ALL_CONCLUDED_RULE.reads("letters")
+@_on_text
+def _all_concluded(view: LettersView) -> Reading | None:
+    if view.verdicts and _ALL_OPTIONS.search(conclusion_tail(view.cleaned)):
+        return Reading(frozenset(view.listed), rule=ALL_CONCLUDED_RULE.name, source=conclusion_tail(view.cleaned))
+    return None
+
+
+OPTION_VERDICTS_RULE = register_rule(
+    "letters.option-verdicts", kinds=("letters",), tier=3, confidence="high",
+    description="A verdict on each option ('A正确；B正确；C错误；…'): the ones judged right.",
+    examples=(Example("letters", "A. 正确\nB. 正确\nC. 错误，适用13%\nD. 正确\nE. 错误，适用6%", "ABD"),),
+)
+
+
+@OPTION_VERDICTS_RULE.reads("letters")
+@_on_text
+def _option_verdicts(view: LettersView) -> Reading | None:
+    verdicts = view.verdicts
+    return Reading(verdicts, rule=OPTION_VERDICTS_RULE.name, source=view.cleaned) if verdicts else None
+
+
+@CONCLUSION_RULE.reads("letters")
+@_on_text
+def _conclusion(view: LettersView) -> Reading | None:
+    for statement in view.statements:
+        if statement.kind == "conclusion":
+            picked = _statement_letters(statement.text, view.allowed, view.listed, statement.kind)
+            if picked:
+                return Reading(picked, rule=CONCLUSION_RULE.name, source=statement.full_text)
+    return None
+
+
+RESTATED_RULE = register_rule(
+    "letters.restated-option-lines", kinds=("letters",), tier=3, confidence="high",
+    description="The options written back on lines of their own, as the answer (at least two, by letter and text).",
+    examples=(Example("letters", "A. 交通运输服务\nB. 不动产租赁服务\nD. 建筑服务", "ABD"),),
+)
+
+
+@RESTATED_RULE.reads("letters")
+@_on_text
+def _restated(view: LettersView) -> Reading | None:
+    restated = _option_line_letters(view.cleaned, view.query, view.allowed)
+    return Reading(restated, rule=RESTATED_RULE.name, source=view.cleaned) if restated else None
+
+
+LEAD_LETTERS_RULE = register_rule(
+    "letters.lead-sentence", kinds=("letters",), tier=5, confidence="high",
+    description="The first sentence gives the letters before the reasons ('ABD。交通运输……').",
+    examples=(Example("letters", "ABD。交通运输服务、不动产租赁服务和建筑服务适用9%税率，有形动产租赁适用13%。", "ABD"),),
+)
+
+
+@LEAD_LETTERS_RULE.reads("letters")
+@_on_text
+def _lead(view: LettersView) -> Reading | None:
+    lead_text = lead_sentence(view.cleaned)
+    lead = _lead_letters(lead_text, view.allowed)
+    return Reading(lead, rule=LEAD_LETTERS_RULE.name, source=lead_text) if lead else None
+
+
+LAST_GROUP_RULE = register_rule(
+    "letters.last-group", kinds=("letters",), tier=6, confidence="low",
+    description="No statement: the latest group of option letters on a line, not ruled out.",
+    examples=(Example("letters", "交通运输服务、不动产租赁服务、建筑服务适用9%，对应 A、B、D", "ABD"),),
+)
+
+
+@LAST_GROUP_RULE.reads("letters")
+@_on_text
+def _last_group(view: LettersView) -> Reading | None:
+    for line in lines_last_first(view.cleaned):
+        prepared = _prepare(line)
+        kept = [g for s, e, g in _groups(prepared, view.allowed) if not _rejected(prepared, s, e)]
+        if kept:
+            value = kept[-1] if len(kept) == 1 else frozenset().union(*kept)
+            return Reading(value, rule=LAST_GROUP_RULE.name, source=line)
+    return None
+
+
+NAMED_BY_TEXT_RULE = register_rule(
+    "letters.named-by-text", kinds=("letters",), tier=6, confidence="low",
+    description="No letter at all: the options named by their texts alone.",
+    examples=(Example("letters", "交通运输服务、不动产租赁服务、建筑服务", "ABD"),),
+)
+
+
+@NAMED_BY_TEXT_RULE.reads("letters")
+@_on_text
+def _named_by_text(view: LettersView) -> Reading | None:
+    # No letter anywhere: the options named by their texts alone ("工资、薪金所得、稿酬所得"),
+    # in an answer statement or on a line of their own.
+    for body in [st.text for st in view.final] + list(lines_last_first(view.cleaned)):
+        named = _written_options(body, view.options, view.allowed)
+        if named:
+            return Reading(named, rule=NAMED_BY_TEXT_RULE.name, source=body)
+    return None
+
+
+@NO_ANSWER_RULE.reads("letters")
+def _no_answer(view: LettersView) -> Reading | None:
+    return _NO_ANSWER
+
+
+#: The order in which the letters reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+LETTERS_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "veto.another-question",
+    "veto.hedge",
+    "json.answer-field",
+    "final.self-correction",
+    "final.answer-statement",
+    "final.boxed",
+    "veto.several-answers",
+    "letters.all-or-all-but",
+    "letters.all-options-concluded",
+    "letters.option-verdicts",
+    "conclusion.statement",
+    "letters.restated-option-lines",
+    "letters.lead-sentence",
+    "letters.last-group",
+    "letters.named-by-text",
+    "veto.no-answer",
+)
+
+
+def letters_chain(names: tuple[str, ...] | None = None) -> Chain[LettersView]:
+    """The letters chain: ``names`` in order (default: the ``letters`` chain of
+    :data:`LETTERS_CHAIN`), each rule's letters attempt."""
+    return chain_for("letters", LETTERS_CHAIN if names is None else names)
+
+
+def read_letters(text: str, letters: str, query: str, chain: tuple[str, ...] | None = None,
+                 raw: str | None = None) -> Reading:
+    """The option letters an output answers, read by the letters chain (``raw``: the output
+    before cleaning, when ``text`` is not it)."""
+    return letters_chain(chain).run(LettersView(text, letters, query, raw), _NO_ANSWER)
+
+
+def extract_letter_set(
+    text: str, letters: str = "ABCDE", *, query: str = ""
+) -> frozenset[str] | None:
+    """The set of option letters an output answers, or None (rules in the module docstring).
+
+    ``text`` is the raw output (cleaned here); ``letters`` the allowed option letters, upper
+    case; ``query`` the question (what the output copies of it is not read; ``全选`` means
+    the options it lists).
+    """
+    value = read_letter_set(text, letters, query=query).value
+    return value if isinstance(value, frozenset) else None
+
+
+def read_letter_set(
+    text: str, letters: str = "ABCDE", *, query: str = "", chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
+) -> Reading:
+    """:func:`extract_letter_set` with the reason when no letter is read: the execution of
+    the ``letters`` chain (``chain``: other rule names, in order;
+    :mod:`taxpraben.parsing.readers.letters`)."""
+    return read_letters(text, letters, query, chain, raw)

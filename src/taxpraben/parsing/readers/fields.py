@@ -32,28 +32,50 @@ per item under the item's name (its ``方案``/``名称``/``name``... value) or 
 index: ``{"方案": [{"名称": "方案一", "税负": 100}]}`` gives ``"方案.方案一.税负"``. Lists of
 plain values stay lists (rendered by :func:`~taxpraben.parsing.field_match.field_text`).
 Nesting deeper than :data:`MAX_FLATTEN_DEPTH` (8) levels is kept but not flattened further.
+
+**The rules.** Reading fields is a chain of rules declared here, each beside its attempt
+over one :class:`FieldsView` of the output, run in the order of the ``fields`` chain
+(:data:`FIELDS_CHAIN`). A task that needs its own fields (``accept``:
+whether the parsed fields hold one of them) gets ``veto.no-field`` for an output that parses
+but holds none; the veto keeps what was parsed as its value (the fields are still laid
+against the gold, all missing).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, TypeAlias
 
-from taxpraben.parsing._jsonish import normalize_key
+from taxpraben.parsing.chain import Chain, chain_for
+from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.jsonish import find_json_values, normalize_key
+from taxpraben.parsing.readers.shared import COPY_OF_PROMPT_RULE, NO_ANSWER_RULE
+from taxpraben.parsing.region import NO_ANSWER, Reading, veto_of
+from taxpraben.parsing.registry import Example, register_rule
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject, JSONValue
 
 __all__ = [
+    "FIELDS_CHAIN",
     "ITEM_NAME_KEYS",
     "ITEM_VALUE_KEYS",
     "MAX_FLATTEN_DEPTH",
+    "NO_FIELD_READ",
+    "FieldsView",
     "as_object",
+    "fields_chain",
     "flatten_fields",
     "is_object_list",
+    "parse_fields",
+    "read_fields",
+    "read_fields_chain",
+    "with_key_units",
     "without_gloss",
 ]
+
 
 #: Keys naming an item in a list of name/value items, or an item of a list of objects.
 ITEM_NAME_KEYS: tuple[str, ...] = (
@@ -473,3 +495,155 @@ def with_key_units(fields: JSONObject) -> JSONObject:
 
 _BARE_AMOUNT = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?$")
 
+
+# ---------------------------------------------------------------- the rules
+
+
+#: The failure of an output that parses but holds none of the task's fields.
+NO_FIELD_READ = "no field of the task read"
+_NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
+
+#: The fields read from one output (flattened): JSON values, or strings from key lines.
+Fields: TypeAlias = "JSONObject"
+
+
+class FieldsView:
+    """One output as the fields rules read it: ``failure`` a copy of the prompt found
+    before (the text is then empty), the text cleaned, and (on first use) the largest JSON
+    object in it and its key lines."""
+
+    def __init__(self, text: str, failure: str | None = None, accept: Callable[[Fields], bool] | None = None):
+        self.failure = failure
+        self.accept = accept
+        self.cleaned = clean_prediction(text)
+
+    @cached_property
+    def json_fields(self) -> Fields | None:
+        best: Fields | None = None
+        for value in find_json_values(self.cleaned):
+            obj = as_object(value)
+            if obj:
+                flat = flatten_fields(obj)
+                if best is None or len(flat) >= len(best):
+                    best = flat
+        return with_key_units(best) if best else None
+
+    @cached_property
+    def line_fields(self) -> Fields | None:
+        lines = _parse_lines(_blocks(self.cleaned))
+        return with_key_units(lines) if lines else None
+
+    @cached_property
+    def parsed(self) -> Fields | None:
+        """What parses: the JSON object, else the key lines."""
+        if self.failure or not self.cleaned:
+            return None
+        return self.json_fields or self.line_fields
+
+    def accepted(self, fields: Fields) -> bool:
+        return self.accept is None or self.accept(fields)
+
+
+FieldsAttempt = Callable[[FieldsView], Reading | None]
+
+
+@COPY_OF_PROMPT_RULE.reads("fields")
+def _copy_of_prompt(view: FieldsView) -> Reading | None:
+    failure = view.failure
+    return Reading(None, failure, rule=veto_of(failure)) if failure else None
+
+
+JSON_FIELDS_RULE = register_rule(
+    "fields.json", kinds=("fields",), tier=1, confidence="high",
+    description="The fields of a JSON object in the output (the largest one).",
+    examples=(Example("fields", '{"违法性质": "偷税", "少缴税款": 260000}', '{"违法性质": "偷税", "少缴税款": 260000}'),),
+)
+
+
+@JSON_FIELDS_RULE.reads("fields")
+def _json(view: FieldsView) -> Reading | None:
+    parsed = view.parsed
+    if parsed is None or parsed is not view.json_fields or not view.accepted(parsed):
+        return None
+    return Reading(parsed, rule=JSON_FIELDS_RULE.name)
+
+
+FIELD_LINES_RULE = register_rule(
+    "fields.lines", kinds=("fields",), tier=3, confidence="high",
+    description="Fields written as '字段：值' lines, headings or a Markdown table.",
+    examples=(Example("fields", "违法性质：偷税\n少缴税款：260000", '{"违法性质": "偷税", "少缴税款": "260000"}'),),
+)
+
+
+@FIELD_LINES_RULE.reads("fields")
+def _lines(view: FieldsView) -> Reading | None:
+    parsed = view.parsed
+    if parsed is None or view.json_fields is not None or not view.accepted(parsed):
+        return None
+    return Reading(parsed, rule=FIELD_LINES_RULE.name)
+
+
+NO_FIELD_RULE = register_rule(
+    "veto.no-field", kinds=("fields",), tier=7, confidence="high",
+    description="The output parses into fields (a JSON object, key lines) but holds none of the task's.",
+    examples=(Example("fields", '{"结论": "存在问题", "建议": "补缴"}', None),),
+    leaves_alone=(Example("fields", '{"违法性质": "偷税"}', '{"违法性质": "偷税"}'),),
+)
+
+
+@NO_FIELD_RULE.reads("fields")
+def _no_field(view: FieldsView) -> Reading | None:
+    parsed = view.parsed
+    if parsed is None or view.accepted(parsed):
+        return None
+    return Reading(parsed, NO_FIELD_READ, rule=NO_FIELD_RULE.name)
+
+
+@NO_ANSWER_RULE.reads("fields")
+def _no_answer(view: FieldsView) -> Reading | None:
+    return _NO_ANSWER
+
+
+#: The order in which the fields reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+FIELDS_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "fields.json",
+    "fields.lines",
+    "veto.no-field",
+    "veto.no-answer",
+)
+
+
+def fields_chain(names: tuple[str, ...] | None = None) -> Chain[FieldsView]:
+    """The fields chain: ``names`` in order (default: the ``fields`` chain of
+    :data:`FIELDS_CHAIN`), each rule's fields attempt."""
+    return chain_for("fields", FIELDS_CHAIN if names is None else names)
+
+
+def read_fields_chain(
+    text: str,
+    failure: str | None = None,
+    accept: Callable[[Fields], bool] | None = None,
+    chain: tuple[str, ...] | None = None,
+) -> Reading:
+    """The fields of an output read by the fields chain (a veto's value: what was parsed)."""
+    return fields_chain(chain).run(FieldsView(text, failure, accept), _NO_ANSWER)
+
+
+def parse_fields(text: str) -> JSONObject | None:
+    """The fields of an output as a dict (flattened, see module doc), or None when none parse.
+
+    ``text`` is the raw output (cleaned here). Values keep their JSON types; values read
+    from ``字段：值`` lines are strings.
+    """
+    return read_fields(text)[0]
+
+
+def read_fields(text: str) -> tuple[JSONObject | None, str]:
+    """:func:`parse_fields` and the rule that read the fields: ``fields.json`` (a JSON
+    object), ``fields.lines`` (key lines, headings, a table) or ``veto.no-answer``; the
+    ``fields`` chain (:mod:`taxpraben.parsing.readers.fields`)."""
+    reading = read_fields_chain(text)
+    value = reading.value if isinstance(reading.value, dict) else None
+    return value, reading.rule or NO_ANSWER_RULE.name

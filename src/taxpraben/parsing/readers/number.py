@@ -1,0 +1,691 @@
+"""The final answer of a calculation in a model output (:func:`extract_final_number`).
+
+Read on the cleaned text with LaTeX made plain (:mod:`taxpraben.parsing.latex`), numbers as
+:mod:`taxpraben.parsing.numbers` reads them: a JSON answer field; the final statements of
+the shared answer region (:mod:`taxpraben.parsing.region`: ``\boxed{}``, answer markers,
+self-corrections; latest first); the summaries and consequences (``综上``, ``因此``...; latest
+first); the number after the last number-specific conclusion word (``应纳税额``, ``应缴纳``,
+``合计``, ``共计``, ``结果``...); the number after the last ``=`` when it is a result (not the
+first operand of an expression such as ``= 8,570,000 × 0.05% × 40``); the last number.
+Those last three read the text before a note that follows a number (``注：``, ``备注：``,
+``（注：……）``) when the note supposes another case (``如不考虑进项则为……``) or names no
+result: the note is commentary on the answer before it; then the text with its bracketed
+formulas and suppositions blanked (``104,000元（2,260,000÷1.13×13%−156,000）``,
+``（若进项税额不得抵扣，则为260000元）``). A number the text denies (``4000元，而非12000元``,
+``不是104000元``) is never read; a reading whose sentence offers two amounts (``可能为X，也可能为Y``,
+``X或Y``) is ambiguous. ``应纳增值税``, ``应纳个人所得税``... are conclusion words, ``应纳税所得额`` not.
+"The number of a statement" is read in its first clause (up to ``。；，\n``) that holds one:
+the number after the clause's last ``=`` when it has one (``应纳税额=100000×13%=13000元``
+gives 13000), else the clause's first number; a self-correction is read after its last
+``应为``/``应该是``/``修正为``/``正确的…是``, else like a whole text. ``答案：零`` is 0.
+Markdown tables whose header names a unit have it written after their bare numbers first
+(:func:`~taxpraben.parsing.units.tables_with_units`).
+
+Rates and amounts: with ``expect_percent=False`` (the gold is an amount) a number written with
+``%`` is a rate restated beside the answer and is passed over wherever another candidate
+exists (``应纳增值税104,000元（适用税率13%）`` gives 104000); with ``expect_percent=True`` the
+other way round. :func:`~taxpraben.parsing.numbers.expects_percent` decides from the gold and
+the query.
+
+**The rules.** Each step above is a rule declared here, beside its attempt over one
+:class:`NumberView` of the output (the rules several kinds share are declared in
+:mod:`taxpraben.parsing.readers.shared`, their number attempts here); the ``number`` chain
+(:data:`NUMBER_CHAIN`) runs them in order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from decimal import Decimal
+from functools import cached_property, wraps
+from typing import TYPE_CHECKING
+
+from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
+from taxpraben.parsing.chain import Chain, chain_for
+from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.closing import NOTHING_DUE, closes_on_number, cut_by_limit
+from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
+from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
+from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer
+from taxpraben.parsing.readers.shared import (
+    ANOTHER_QUESTION_RULE,
+    ANSWER_STATEMENT_RULE,
+    BOXED_RULE,
+    CONCLUSION_RULE,
+    COPY_OF_PROMPT_RULE,
+    JSON_ANSWER_RULE,
+    NO_ANSWER_RULE,
+    SELF_CORRECTION_RULE,
+    SEVERAL_ANSWERS_RULE,
+)
+from taxpraben.parsing.region import (
+    AMBIGUOUS,
+    CORRECTED_VALUE,
+    NO_ANSWER,
+    NOT_ASSERTED,
+    SUPPOSITION,
+    Reading,
+    Statement,
+    answer_statements,
+    conclusion_sentence,
+    veto_of,
+)
+from taxpraben.parsing.registry import Example, register_rule
+from taxpraben.parsing.units import tables_with_units
+
+if TYPE_CHECKING:
+    from taxpraben.results.json_value import JSONValue
+
+__all__ = ["NUMBER_ANSWER_KEYS", "NUMBER_CHAIN", "NumberView", "extract_final_number", "number_chain", "read_final_number", "read_number"]
+
+
+#: JSON keys holding the answer of a calculation, in priority order (compared without case,
+#: spaces, underscores and punctuation).
+NUMBER_ANSWER_KEYS: tuple[str, ...] = (
+    "最终答案",
+    "final_answer",
+    "答案",
+    "answer",
+    "计算结果",
+    "结果",
+    "result",
+    "应纳税额",
+    "应缴纳税额",
+    "应缴税额",
+    "应补缴税款",
+    "税额",
+    "amount",
+    "value",
+)
+
+
+_CONCLUSION = re.compile(
+    r"综上所述|综上|最终结果|计算结果|结果|应纳税额|应缴纳|应缴|应补缴|应补|应交|应退|合计|共计|总计|总额"
+    # "应纳增值税", "应纳个人所得税", "应纳契税" (not "应纳税所得额", a base)
+    r"|应纳(?!税所得)[\u4e00-\u9fff]{0,7}?税(?!所得|率|[\u4e00-\u9fff]*?所得额)"
+)
+_CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
+_LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
+_EQUALS = re.compile(r"[=≈]")
+_REFUND = re.compile(r"退(?!出|回原)")
+_ZERO_WORDS = re.compile(r"^[\s:：是为*#>]*(?:零|〇)(?:元)?(?:[。.！!\s*]|$)")
+
+
+def _prefer(numbers: list[NumberMatch], expect_percent: bool | None) -> list[NumberMatch]:
+    """Numbers of the wanted kind when there are any: an amount is no rate, a rate no amount."""
+    if expect_percent is None:
+        return numbers
+    wanted = [n for n in numbers if n.is_percent == expect_percent]
+    return wanted or numbers
+
+
+def _shift(found: NumberMatch, offset: int) -> NumberMatch:
+    return replace(found, start=found.start + offset, end=found.end + offset)
+
+
+_OPERATOR_AFTER = re.compile(r"^[^=]*?[×xX*÷/+\-][ \t]*[(（]?[ \t]*\d")
+
+
+def _clause_number(
+    text: str, start: int, expect_percent: bool | None = None, *, result_only: bool = False
+) -> NumberMatch | None:
+    """The number answering a marker that ends at ``start`` (see the module docstring).
+
+    ``result_only``: the number must be a result, not the first operand of an expression
+    (``= 8,570,000 × 0.05% × 40`` answers nothing).
+    """
+    lead = _LEAD.match(text, start)
+    begin = lead.end() if lead else start
+    end_match = _CLAUSE_END.search(text, begin)
+    end = end_match.start() if end_match else len(text)
+    clause = text[begin:end]
+    numbers = [n for n in _prefer(find_numbers(clause), expect_percent) if not _denied(clause, n)]
+    if not numbers:
+        return None
+    equals = list(_EQUALS.finditer(clause))
+    if equals:
+        after = [n for n in numbers if n.start >= equals[-1].end()]
+        if after:
+            numbers = after
+    if result_only and _OPERATOR_AFTER.match(clause[numbers[0].end :]):
+        return None
+    return _shift(numbers[0], begin)
+
+
+def _from_markers(
+    text: str, marker: re.Pattern[str], expect_percent: bool | None = None
+) -> NumberMatch | None:
+    result_only = marker is _EQUALS
+    for m in reversed(list(marker.finditer(text))):
+        found = _clause_number(text, m.end(), expect_percent, result_only=result_only)
+        if found is not None:
+            return found
+    return None
+
+
+def _from_json_value(value: JSONValue, expect_percent: bool | None = None) -> NumberMatch | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float, Decimal)):
+        try:
+            return read_gold_number(value)
+        except ValueError:
+            return None
+    if isinstance(value, str):
+        return parse_number(value) or _final_in_text(clean_prediction(value), expect_percent)
+    if isinstance(value, list):
+        for item in reversed(value):
+            found = _from_json_value(item, expect_percent)
+            if found is not None:
+                return found
+    return None
+
+
+#: Right before a number the text denies ("4000元，而非12000元"): that number is not the answer.
+_DENIED = re.compile(r"(?:而非|而不是|并非|不是|不应是|不应为|不等于)\s*$")
+
+
+def _denied(text: str, number: NumberMatch) -> bool:
+    return bool(_DENIED.search(text[max(0, number.start - 6) : number.start]))
+
+
+def _last_number(text: str, expect_percent: bool | None) -> NumberMatch | None:
+    numbers = [n for n in _prefer(find_numbers(text), expect_percent) if not _denied(text, n)]
+    return numbers[-1] if numbers else None
+
+
+def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch | None:
+    """Without a final statement: conclusion words, the last ``=``, the last number."""
+    for marker in (_CONCLUSION, _EQUALS):
+        found = _from_markers(text, marker, expect_percent)
+        if found is not None:
+            return found
+    return _last_number(text, expect_percent)
+
+
+def _statement_number(statement: Statement, expect_percent: bool | None) -> NumberMatch | None:
+    """The number a final-answer statement gives (module docstring, "Final answer")."""
+    body = statement.text
+    whole = parse_number(body.strip(" \t:：*#>是为"))
+    if whole is not None:
+        return whole
+    closed = closed_form_value(body.strip(" \t:：*#>是为"))
+    if closed is not None:  # "\frac{\sqrt{66}}{6}", "17/3": the value a grader compares
+        return NumberMatch(closed, False, -1, -1, body.strip())
+    if _ZERO_WORDS.match(body):
+        return NumberMatch(Decimal(0), False, -1, -1, "零")
+    if _says_zero(body):
+        return NumberMatch(Decimal(0), False, -1, -1, "零")
+    if statement.kind == "correction":
+        found = _from_markers(body, CORRECTED_VALUE, expect_percent)
+        # "更正/重新计算" open a corrected working whose result is the answer; a bare "不对"
+        # gives its answer with 应为/改为 or gives none ("其中不对的地方已修正……").
+        if found is None and not statement.marker.startswith(("不对", "wait", "Wait", "WAIT")):
+            found = _final_in_text(body, expect_percent)
+    elif statement.kind == "boxed":
+        found = _final_in_text(body, expect_percent)
+    else:
+        found = _clause_number(body, 0, expect_percent)
+        if found is None:  # the answer may follow a clause without a number: "答案：经计算，为8000元"
+            found = _final_in_text(body, expect_percent)
+    if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
+        found = replace(found, refund=True)
+    return found
+
+
+def _says_zero(body: str) -> bool:
+    """The first clause of ``body`` says nothing is due (税额为零, 无需缴纳, 不需要缴纳: the answer
+    0 when the gold is an amount) and holds no number."""
+    end = _CLAUSE_END.search(body)
+    clause = body[: end.start()] if end else body
+    return bool(NOTHING_DUE.search(clause)) and not find_numbers(clause)
+
+
+#: "It cannot be computed": the output declines to give a number.
+_CANNOT = re.compile(
+    r"(?:无法|不能|没法|难以)(?:直接)?(?:准确)?(?:计算|算出|确定|得出|求出|给出|回答)|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)"
+    r"|没有(?:具体|确定|唯一)的?答案"
+)
+
+
+def _declines(text: str) -> bool:
+    """The last line says the number cannot be given, in a clause without a number."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not lines:
+        return False
+    last = lines[-1]
+    for m in _CANNOT.finditer(last):
+        begin = max((x.end() for x in _CLAUSE_END.finditer(last, 0, m.start())), default=0)
+        end = _CLAUSE_END.search(last, m.end())
+        if not find_numbers(last[begin : end.start() if end else len(last)]):
+            return True
+    return False
+
+
+#: Amounts offered as alternatives: "6棵、15棵或20棵", "100或200".
+_ALTERNATIVES = re.compile(
+    r"\d[\d.,]*\s*[^\d\s。；;，,]{0,3}\s*(?:或者|或是|或)\s*\d"
+    r"|可能(?:为|是)\s*\d[^。；;]*?[，,]\s*也可能(?:为|是)\s*\d"  # "可能为257.5万元，也可能为250万元"
+)
+
+
+def _detached(found: NumberMatch) -> NumberMatch:
+    return replace(found, start=-1, end=-1)
+
+
+def _around(text: str, found: NumberMatch) -> str | None:
+    """The line of ``text`` that holds ``found`` (None when its offsets are unknown)."""
+    if found.start < 0:
+        return None
+    start = text.rfind("\n", 0, found.start) + 1
+    end = text.find("\n", found.end)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _two_boxed_values(cleaned: str, statements: list[Statement], expect_percent: bool | None) -> bool:
+    """The latest line that boxes a value boxes two different ones ("$\\boxed{10}$ 或
+    $\\boxed{-10}$"): two answers, not the last of them."""
+    boxes = [st for st in statements if st.kind == "boxed"]
+    if len(boxes) < 2:
+        return False
+    last_line = max(cleaned.count("\n", 0, st.start) for st in boxes)
+    values = set()
+    for st in boxes:
+        if cleaned.count("\n", 0, st.start) == last_line:
+            found = _final_in_text(st.text, expect_percent)
+            if found is not None:
+                values.add(found.value)
+    return len(values) > 1
+
+
+def _one_of_alternatives(text: str, found: NumberMatch) -> bool:
+    """The number read is one of two the text offers ("可能为257.5万元，也可能为250万元"), not a
+    number beside alternatives of something else ("税率为3%或5%，应纳税额为4000元")."""
+    return found.start >= 0 and any(m.start() <= found.start < m.end() or m.start() < found.end <= m.end()
+                                    for m in _ALTERNATIVES.finditer(text))  # fmt: skip
+
+
+def _without_asides(text: str) -> str | None:
+    """``text`` with its bracketed formulas and suppositions blanked (offsets kept), when it
+    has any and a number stands outside them; None otherwise."""
+    if not _BRACKETED_ASIDE.search(text):
+        return None
+    blanked = _BRACKETED_ASIDE.sub(lambda m: " " * len(m.group(0)), text)
+    return blanked if find_numbers(blanked) else None
+
+
+#: A note after the answer ("……104000元。注：如不考虑进项则为260000元", "104000元（注：……）"):
+#: commentary.
+_NOTE = re.compile(
+    r"(?:(?:^|(?<=[。！？!?\n]))\s*[(（]?|[(（])\s*[*_]*\s*(?:注|备注|注意|说明|提示|验算)\s*[*_]*\s*[:：]", re.MULTILINE
+)
+#: A bracketed formula or supposition after an amount ("104,000元（2,260,000÷1.13×13%−156,000）",
+#: "（若进项税额不得抵扣，则为260000元）"): how it was reached or what else it could be.
+_BRACKETED_ASIDE = re.compile(r"[(（](?:[^()（）]*[×÷*/−+]|\s*(?:" + SUPPOSITION + r"|如))[^()（）]*[)）]")
+
+
+_SUPPOSES = re.compile(SUPPOSITION + r"|如|不考虑|否则")
+
+
+def _before_note(text: str) -> str | None:
+    """``text`` up to a note that follows a number and gives no result of its own (it
+    supposes something else, or names no result): without a final statement, the number of
+    the text before it is the answer, not one the note supposes. None when there is none."""
+    for m in _NOTE.finditer(text):
+        note = text[m.end() :]
+        if find_numbers(text[: m.start()]) and (_SUPPOSES.search(note) or not _CONCLUSION.search(note)):
+            return text[: m.start()]
+    return None
+
+
+def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
+    """A statement's number, unless the statement offers alternatives ("6棵、15棵或20棵")."""
+    body = statement.text
+    end = _SENTENCE_END.search(body)
+    sentence = body[: end.start()] if end else body
+    if _ALTERNATIVES.search(sentence):
+        return Reading(None, AMBIGUOUS, rule=ALTERNATIVES_RULE.name)
+    if symbolic_answer(sentence):  # "the answer is 2 * (3y-1)": an expression, not the number asked for
+        return Reading(None, NOT_ASSERTED, rule=EXPRESSION_RULE.name)
+    return Reading(found, rule=rule, source=statement.full_text)
+
+
+_SENTENCE_END = re.compile(r"[。！？!?\n]")
+
+
+# ---------------------------------------------------------------- the rules
+
+
+_NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
+_FINAL_RULE = {"boxed": BOXED_RULE.name, "correction": SELF_CORRECTION_RULE.name}
+
+
+class NumberView:
+    """One output as the number rules read it, built once: cleaned with LaTeX made plain,
+    its own answer (with a query), tables given their units, and (on first use) its
+    statements and the last number of its text."""
+
+    def __init__(self, text: str, expect_percent: bool | None, query: str, raw: str | None = None) -> None:
+        #: The raw output (TaxBen's rules read it).
+        self.raw = text if raw is None else raw
+        self.expect_percent = expect_percent
+        self.query = query
+        self.full = strip_latex(clean_prediction(text))
+        own = own_answer(self.full, query) if query else None
+        self.failure = own.failure if own is not None else None
+        cleaned = own.text if own is not None and not own.failure else self.full
+        self.empty = not cleaned.strip()
+        self.cleaned = "" if self.empty or self.failure else tables_with_units(cleaned)
+
+    @cached_property
+    def raw_final_text(self) -> str | None:
+        """The number expression the default chain reads from the raw output, as written (the
+        stand-in for TaxBen's GPT-3.5 extraction, K3 of :mod:`taxpraben.parsing.readers.taxben`)."""
+        found = extract_final_number(self.raw)
+        return None if found is None else found.text
+
+    @cached_property
+    def json_values(self) -> list[JSONValue]:
+        return own_json_values(self.full, self.query) if self.query else find_json_values(self.cleaned)
+
+    @cached_property
+    def statements(self) -> list[Statement]:
+        return answer_statements(self.cleaned)
+
+    @cached_property
+    def first_final(self) -> tuple[Statement, NumberMatch, str] | None:
+        """The latest final statement that gives a number, the number and its rule."""
+        for statement in self.statements:
+            if statement.kind == "conclusion":
+                break
+            found = _statement_number(statement, self.expect_percent)
+            if found is not None:
+                return statement, _detached(found), _FINAL_RULE.get(statement.kind, ANSWER_STATEMENT_RULE.name)
+        return None
+
+    @cached_property
+    def last_number(self) -> tuple[str, NumberMatch] | None:
+        """The last number of the text (before a note, without asides, or the whole), and the
+        text it was found in."""
+        for text in (_before_note(self.cleaned), _without_asides(self.cleaned), self.cleaned):
+            if text is not None:
+                found = _final_in_text(text, self.expect_percent)
+                if found is not None:
+                    return text, found
+        return None
+
+
+NumberAttempt = Callable[[NumberView], Reading | None]
+
+
+def _on_text(attempt: NumberAttempt) -> NumberAttempt:
+    """An attempt that reads the own answer: it does not apply when there is none."""
+
+    @wraps(attempt)
+    def guarded(view: NumberView) -> Reading | None:
+        return None if view.empty or view.failure else attempt(view)
+
+    return guarded
+
+
+@COPY_OF_PROMPT_RULE.reads("number")
+def _copy_of_prompt(view: NumberView) -> Reading | None:
+    failure = view.failure
+    return Reading(None, failure, rule=veto_of(failure)) if failure == COPY_OF_PROMPT else None
+
+
+@ANOTHER_QUESTION_RULE.reads("number")
+def _another_question(view: NumberView) -> Reading | None:
+    failure = view.failure
+    return Reading(None, failure, rule=veto_of(failure)) if failure else None
+
+
+@JSON_ANSWER_RULE.reads("number")
+@_on_text
+def _json_answer(view: NumberView) -> Reading | None:
+    found_key, value = answer_value(view.json_values, NUMBER_ANSWER_KEYS)
+    if not found_key:
+        return None
+    from_json = _from_json_value(value, view.expect_percent)
+    if from_json is None:
+        return None
+    return Reading(_detached(from_json), rule=JSON_ANSWER_RULE.name, source=answer_text(value))
+
+
+@SEVERAL_ANSWERS_RULE.reads("number")
+@_on_text
+def _two_boxed(view: NumberView) -> Reading | None:
+    if _two_boxed_values(view.cleaned, view.statements, view.expect_percent):
+        return Reading(None, AMBIGUOUS, rule=SEVERAL_ANSWERS_RULE.name)
+    return None
+
+
+def _final_by(rule: str) -> NumberAttempt:
+    """The attempt of a final-statement rule: the latest final statement's number, when it
+    is a statement of ``rule`` (unless it offers alternatives: ``veto.alternatives``)."""
+
+    @_on_text
+    def attempt(view: NumberView) -> Reading | None:
+        first = view.first_final
+        if first is None or first[2] != rule:
+            return None
+        statement, found, _rule = first
+        return _checked(statement, found, rule)
+
+    return attempt
+
+
+SELF_CORRECTION_RULE.reads("number")(_final_by(SELF_CORRECTION_RULE.name))
+ANSWER_STATEMENT_RULE.reads("number")(_final_by(ANSWER_STATEMENT_RULE.name))
+BOXED_RULE.reads("number")(_final_by(BOXED_RULE.name))
+
+EXPRESSION_RULE = register_rule(
+    "veto.expression", kinds=("number",), tier=7, confidence="high",
+    description="The final statement gives an expression in a variable, not the number asked for "
+                "('the answer is 2 * (3y-1)', 'a = 1050 / m').",
+    examples=(Example("number", "So the total is 2 * (3y-1).\nThe answer is 2 * (3y-1)", None),
+              Example("number", "The length is five more than 320 per week:\nl = 320 + 5w", None)),
+    leaves_alone=(Example("number", "The answer is 5 (option b)", "5"),
+                  Example("number", "循环群Z/100Z有100个子群,排列为:\nZ/1Z, Z/2Z, ..., Z/100Z", "100")),
+)
+
+@EXPRESSION_RULE.reads("number")
+@_on_text
+def _expression(view: NumberView) -> Reading | None:
+    # a final statement or a conclusion is vetoed where it is read (_checked); with neither, an
+    # output whose closing sentence gives an expression ("l = 320 + 5w") has no number either
+    closing = conclusion_sentence(view.cleaned)
+    if re.search(r"[=＝]", closing) and symbolic_answer(closing):  # stated with "=", not a list of terms
+        return Reading(None, NOT_ASSERTED, rule=EXPRESSION_RULE.name)
+    return None
+
+
+DECLINES_RULE = register_rule(
+    "veto.declines", kinds=("number",), tier=7, confidence="high",
+    description="The output says the amount cannot be computed.",
+    examples=(Example("number", "题目条件不足，无法计算应纳税额。", None),),
+)
+
+
+@DECLINES_RULE.reads("number")
+@_on_text
+def _declines_attempt(view: NumberView) -> Reading | None:
+    if _declines(view.cleaned):
+        return Reading(None, NOT_ASSERTED, rule=DECLINES_RULE.name)  # "无法直接计算出……": no number is given
+    return None
+
+
+@CONCLUSION_RULE.reads("number")
+@_on_text
+def _conclusion(view: NumberView) -> Reading | None:
+    if not closes_on_number(view.cleaned):
+        # a consequence drawn on the way ("So, the museum tour is 1.5 hours.") is the answer only
+        # in an output that closes on its result: not one cut off, unfinished or declining
+        return None
+    for statement in view.statements:
+        if statement.kind == "conclusion":
+            found = _statement_number(statement, view.expect_percent)
+            if found is not None:
+                return _checked(statement, _detached(found), CONCLUSION_RULE.name)
+    return None
+
+
+SAYS_ZERO_RULE = register_rule(
+    "number.says-zero", kinds=("number",), tier=6, confidence="high",
+    description="The last sentence says there is nothing to pay ('无需缴纳', '不需要缴纳').",
+    examples=(Example("number", "本月无需缴纳增值税", "0"),),
+)
+
+
+@SAYS_ZERO_RULE.reads("number")
+@_on_text
+def _zero(view: NumberView) -> Reading | None:
+    last = conclusion_sentence(view.cleaned)
+    if _says_zero(last):
+        return Reading(NumberMatch(Decimal(0), False, -1, -1, "零"), rule=SAYS_ZERO_RULE.name, source=last)
+    return None
+
+
+ALTERNATIVES_RULE = register_rule(
+    "veto.alternatives", kinds=("number",), tier=7, confidence="high",
+    description="The number read is one of alternatives the output offers ('可能为X，也可能为Y').",
+    examples=(Example("number", "应纳税额可能为44000元，也可能为104000元", None),),
+)
+
+
+@ALTERNATIVES_RULE.reads("number")
+@_on_text
+def _alternatives(view: NumberView) -> Reading | None:
+    last = view.last_number
+    if last is not None and _one_of_alternatives(*last):
+        return Reading(None, AMBIGUOUS, rule=ALTERNATIVES_RULE.name)
+    return None
+
+
+SOLE_NUMBER_RULE = register_rule(
+    "number.sole-number", kinds=("number",), tier=6, confidence="high",
+    description="No statement, but the output holds one number and only one ('44000', '应纳税额44000元。').",
+    examples=(Example("number", "44000", "44000"), Example("number", "**44000元**", "44000"),
+              Example("number", "应纳增值税44000元。", "44000")),
+    leaves_alone=(Example("number", "104000-60000=44000", "44000"),),
+)
+
+
+@SOLE_NUMBER_RULE.reads("number")
+@_on_text
+def _sole(view: NumberView) -> Reading | None:
+    last = view.last_number
+    if last is None or len(find_numbers(view.cleaned)) != 1:
+        return None
+    return Reading(last[1], rule=SOLE_NUMBER_RULE.name, source=_around(*last))
+
+
+LAST_NUMBER_RULE = register_rule(
+    "number.last-number", kinds=("number",), tier=6, confidence="low",
+    description="No statement: the last number of the output, outside notes, bracketed formulas and suppositions.",
+    examples=(Example("number", "800000×13%=104000\n104000-60000=44000", "44000"),),
+)
+
+
+UNFINISHED_RULE = register_rule(
+    "veto.unfinished", kinds=("number",), tier=7, confidence="high",
+    description="No statement, and the derivation does not close on a number (cut off mid-sentence, ending on "
+                "an operator or an open bracket, or closing on a remark without one): its last number is no answer.",
+    examples=(Example("number", "800000×13%=104000\n104000-60000=44000\n应纳增值税 =", None),
+              Example("number", "Step 1: the base is 800000.\nStep 2: multiply by the rate and then", None)),
+    leaves_alone=(Example("number", "800000×13%=104000\n104000-60000=44000", "44000"),),
+)
+
+
+@UNFINISHED_RULE.reads("number")
+@_on_text
+def _unfinished(view: NumberView) -> Reading | None:
+    if view.last_number is None:
+        return None
+    if not closes_on_number(view.cleaned) or cut_by_limit(view.cleaned):
+        return Reading(None, NO_ANSWER, rule=UNFINISHED_RULE.name)
+    return None
+
+
+@LAST_NUMBER_RULE.reads("number")
+@_on_text
+def _last(view: NumberView) -> Reading | None:
+    last = view.last_number
+    return None if last is None else Reading(last[1], rule=LAST_NUMBER_RULE.name, source=_around(*last))
+
+
+@NO_ANSWER_RULE.reads("number")
+def _no_answer(view: NumberView) -> Reading | None:
+    return _NO_ANSWER
+
+
+#: The order in which the number reader tries its rules (the default chain set, ``taxpraben``): its
+#: rules' names, each a rule declared in this module or in :mod:`~taxpraben.parsing.readers.shared`.
+NUMBER_CHAIN: tuple[str, ...] = (
+    "veto.copy-of-prompt",
+    "veto.another-question",
+    "json.answer-field",
+    "veto.several-answers",
+    "final.self-correction",
+    "final.answer-statement",
+    "final.boxed",
+    "veto.declines",
+    "conclusion.statement",
+    "number.says-zero",
+    "veto.expression",
+    "veto.alternatives",
+    "number.sole-number",
+    "veto.unfinished",
+    "number.last-number",
+    "veto.no-answer",
+)
+
+
+def number_chain(names: tuple[str, ...] | None = None) -> Chain[NumberView]:
+    """The number chain: ``names`` in order (default: the ``number`` chain of
+    :data:`NUMBER_CHAIN`), each rule's number attempt."""
+    return chain_for("number", NUMBER_CHAIN if names is None else names)
+
+
+def read_number(
+    text: str, expect_percent: bool | None, query: str, chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
+) -> Reading:
+    """The final number of an output, read by the number chain (``raw``: the output before
+    cleaning, when ``text`` is not it)."""
+    return number_chain(chain).run(NumberView(text, expect_percent, query, raw), _NO_ANSWER)
+
+
+def extract_final_number(
+    text: str, *, expect_percent: bool | None = None
+) -> NumberMatch | None:
+    """The final answer of a calculation in a model output, or None when it has no number.
+
+    The output is cleaned (:func:`~taxpraben.parsing.clean.clean_prediction`) and its LaTeX
+    made plain (:mod:`~taxpraben.parsing.latex`). Order: a JSON answer field
+    (:data:`NUMBER_ANSWER_KEYS`); the final statements of
+    :func:`~taxpraben.parsing.region.answer_statements` (boxed, answer markers,
+    self-corrections; latest first); the
+    conclusion statements (latest first); conclusion words, the last ``=``, the last number.
+    ``expect_percent``: True when the answer is a rate (a number written with ``%`` is
+    preferred wherever several are candidates), False when it is an amount (a number with
+    ``%`` is a rate restated beside the amount and is passed over), None for no preference.
+    Offsets are -1 except for the last fallbacks (offsets into the cleaned text).
+    """
+    reading = read_final_number(text, expect_percent=expect_percent)
+    return reading.value if isinstance(reading.value, NumberMatch) else None
+
+
+def read_final_number(
+    text: str, *, expect_percent: bool | None = None, query: str = "", chain: tuple[str, ...] | None = None,
+    raw: str | None = None,
+) -> Reading:
+    """:func:`extract_final_number` with the reason when no number is read; with ``query``,
+    what the output copies of it and any question it goes on to invent are not read
+    (:func:`~taxpraben.parsing.prompt_copy.own_answer`). The reading is the execution of the
+    ``number`` chain (``chain``: other rule names, in order;
+    :mod:`taxpraben.parsing.readers.number`)."""
+    return read_number(text, expect_percent, query, chain, raw)
