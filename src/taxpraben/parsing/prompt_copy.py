@@ -185,17 +185,21 @@ def _answering_markers(text: str, where: list[int], runs: list[tuple[int, int]])
     stays a copy)."""
     if not runs or (markers := list(ANSWER_MARKER.finditer(text))) == []:
         return []
-    copied = bytearray(len(text))
-    for start, end in runs:
-        for i in range(start, end):
-            copied[where[i]] = 1
     kept = []
     for m in markers:
         stop = text.find("\n", m.end())
         own = _KEY_CHAR.search(text, m.end(), len(text) if stop < 0 else stop)
-        if own is not None and not copied[own.start()]:
+        if own is not None and not _copied_at(own.start(), where, runs):
             kept.append(m.span())
     return kept
+
+
+def _copied_at(offset: int, where: list[int], runs: list[tuple[int, int]]) -> bool:
+    """Whether the character at text ``offset`` lies in one of the copied ``runs`` (key spans).
+    ``where`` rises strictly (a key character per text character at most), so the key index
+    of ``offset`` is found by bisection: the runs' characters are not visited one by one."""
+    i = bisect_left(where, offset)
+    return i < len(where) and where[i] == offset and any(start <= i < end for start, end in runs)
 
 
 def _copies(text: str, query: str, options: Sequence[str], document: str | None, several: bool) -> _Copies:

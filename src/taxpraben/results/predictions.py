@@ -7,6 +7,7 @@ The line is the :class:`Prediction` model; the functions below read and write fi
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -106,7 +107,10 @@ def prediction_from_json(obj: JSONValue, where: str) -> Prediction:
             raise PredictionFileError(f"{where}: field 'prediction' is missing (and no 'error' given)")
     if not isinstance(pred, str):
         pred = json.dumps(pred, ensure_ascii=False)
-    fields = {**obj, "task": str(obj["task"]), "id": str(obj["id"]), "run": run, "prediction": pred}
+    # The task and id are interned: a file repeats each many times (every line of a task,
+    # every run of an id), and a full benchmark's 36.5K predictions are held while scored.
+    fields = {**obj, "task": sys.intern(str(obj["task"])), "id": sys.intern(str(obj["id"])), "run": run,
+              "prediction": pred}
     try:
         return Prediction.model_validate(fields)
     except ValidationError as exc:
