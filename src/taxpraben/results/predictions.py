@@ -50,6 +50,11 @@ class Prediction(FileObject):
         positional = {"task": task, "id": id, "run": run, "prediction": prediction}
         super().__init__(**{k: v for k, v in positional.items() if v is not None}, **data)
 
+    # Validation (model_validate, a file's lines) takes the keys by name: flagged as pydantic's
+    # own __init__ (as its RootModel does), this one is not called by it, so a line is no
+    # longer validated twice (once around this call, once inside it).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
     @property
     def key(self) -> tuple[str, str, int]:
         return (self.task, self.id, self.run)
