@@ -53,7 +53,7 @@ class Prediction(FileObject):
     # Validation (model_validate, a file's lines) takes the keys by name: flagged as pydantic's
     # own __init__ (as its RootModel does), this one is not called by it, so a line is no
     # longer validated twice (once around this call, once inside it).
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # pydantic's marker on a function
 
     @property
     def key(self) -> tuple[str, str, int]:
