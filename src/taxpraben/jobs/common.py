@@ -249,7 +249,7 @@ def score_and_report(
         # The reports are written from the results validated once, when written, and the
         # sample browser from the items as they were finished: nothing is read back.
         with BrowserData() as browser:
-            hooks = Hooks(readings=readings, item_sink=browser.add, cost_of=cost_of, second_reader=second_reader,
+            hooks = Hooks(readings=readings, task_sink=browser.add_task, cost_of=cost_of, second_reader=second_reader,
                           early=early)
             scored = score_to_dir(loaded, predictions, registry, out, settings, meta, hooks)
             for part in scored.prepared.values():  # tasks scored early: their part made then

@@ -176,6 +176,7 @@ def score_job(job: ScoreJob, console: Console) -> None:
     preds = [p for _, p in located]
     files += batch_files
     scoring = replace(scoring, settings=replace(scoring.settings, runs=runs_of(located, job.inputs.runs, console)))
+    del located  # where each line was read: 36.5K tuples and texts, not needed past here
     tasks = tasks_held(preds, registry, console) if job.data.tasks is None else None
     loaded = read_data(job.data, registry, console, tasks)
     source = files[0] if len(files) == 1 else Path(", ".join(str(f) for f in files))

@@ -201,21 +201,26 @@ def _answering_markers(
     alone after the marker ("the answer is True.") is the model's choice, copied or not."""
     if not runs or (markers := list(ANSWER_MARKER.finditer(text))) == []:
         return []
-    copied = bytearray(len(text))
-    for start, end in runs:
-        for i in range(start, end):
-            copied[where[i]] = 1
     kept = []
     for m in markers:
         stop = text.find("\n", m.end())
         own = _KEY_CHAR.search(text, m.end(), len(text) if stop < 0 else stop)
         if own is None:
             continue
-        word = _WORD_AT.match(text, own.start()) if copied[own.start()] and offered else None
+        copied = _copied_at(own.start(), where, runs)
+        word = _WORD_AT.match(text, own.start()) if copied and offered else None
         chosen = word is not None and word.group(0).casefold() in offered and not text[word.end() :].lstrip().startswith("/")
-        if not copied[own.start()] or chosen:
+        if not copied or chosen:
             kept.append(m.span())
     return kept
+
+
+def _copied_at(offset: int, where: list[int], runs: list[tuple[int, int]]) -> bool:
+    """Whether the character at text ``offset`` lies in one of the copied ``runs`` (key spans).
+    ``where`` rises strictly (a key character per text character at most), so the key index
+    of ``offset`` is found by bisection: the runs' characters are not visited one by one."""
+    i = bisect_left(where, offset)
+    return i < len(where) and where[i] == offset and any(start <= i < end for start, end in runs)
 
 
 def _copies(text: str, query: str, options: Sequence[str], document: str | None, several: bool) -> _Copies:

@@ -134,6 +134,9 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tupl
     metrics: list[str] = []
     cut_texts = 0
     seen: dict[str, int] = {}
+    # Whether each distinct prediction copies the prompt: runs often give the same text, and
+    # the check (parsing.prompt_copy) is most of the work of a generation task's entry.
+    copies: dict[str, bool] = {}
     runs = []
     for k, row in enumerate(rows):
         entry: JSONObject = {"n": row.run, "st": STATUS_CODES.get(row.status, "o")}
@@ -185,8 +188,11 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tupl
             entry["f"] = fields
         if row.error:
             entry["e"] = _cut(row.error, EXTRACTED_LIMIT)[0]
-        if query and copies_the_prompt(row, query):
-            entry["cp"] = 1  # scored as text, but no answer: its badge says so, not "ok"
+        if query and _scored_as_text(row):
+            if prediction not in copies:
+                copies[prediction] = _copy_of(prediction, query)
+            if copies[prediction]:
+                entry["cp"] = 1  # scored as text, but no answer: its badge says so, not "ok"
         runs.append(entry)
     entry_of_item["r"] = runs
     return entry_of_item, metrics, cut_texts
@@ -195,11 +201,18 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tupl
 def copies_the_prompt(row: Sample, query: str) -> bool:
     """An output scored as text (a generation task: nothing is read from it, so a copy is no
     format failure) that is a copy of the prompt: "ok" would be untrue of it."""
-    if row.status != "ok" or row.extracted is not None or row.fields is not None or not (row.prediction or "").strip():
-        return False
+    return _scored_as_text(row) and _copy_of(row.prediction or "", query)
+
+
+def _scored_as_text(row: Sample) -> bool:
+    """Whether ``row`` scored "ok" with nothing read from it (a generation task's output)."""
+    return row.status == "ok" and row.extracted is None and row.fields is None and bool((row.prediction or "").strip())
+
+
+def _copy_of(prediction: str, query: str) -> bool:
     from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer
 
-    return own_answer(row.prediction or "", query).failure == COPY_OF_PROMPT
+    return own_answer(prediction, query).failure == COPY_OF_PROMPT
 
 
 def _header(tasks: list[str], metrics: list[str], cut_texts: int) -> JSONObject:
@@ -283,6 +296,17 @@ def _task_part(index: int, rows: Iterable[Sample]) -> tuple[list[str], list[str]
     return chunks, metrics, cut
 
 
+def _encoded(chunks: Iterable[str]) -> Iterator[bytes]:
+    return (text.encode("utf-8") for text in chunks)
+
+
+def _at_position(chunk: bytes, index: int) -> bytes:
+    """A browser item's JSON (:func:`_entry_json`, UTF-8) moved to task position ``index``:
+    its first key is the task's position ``"t"``, an integer, so the item is ``{"t":N,`` and
+    then the same bytes wherever its task stands."""
+    return b'{"t":%d,' % index + chunk[chunk.index(b",") + 1 :]
+
+
 def prepare_task(task: str, index: int, items: list[Sample]) -> PreparedTask:
     """``task``'s part of the browser data, its items (finished, in scoring's order) at
     position ``index`` of the browser's tasks."""
@@ -305,7 +329,10 @@ class BrowserData:
     browser items into one more temporary file. :meth:`json_chunks` then yields exactly the
     bytes of ``json.dumps(browser_payload(...))`` (compact), and the histograms' values are
     gathered on the way (``scores``). Built from an iterable at once, or item by item
-    (:meth:`add`, then :meth:`finish`) as a scoring run finishes its items.
+    (:meth:`add`, then :meth:`finish`) as a scoring run finishes its items, or task by task
+    (:meth:`add_task`): a scoring run that hands over each task's items once all are
+    finished has them made into browser items at once, as JSON in a temporary file, so that
+    no sample is written out and read back.
     """
 
     def __init__(self, samples: Iterable[Sample] = (), task_order: Sequence[str] | None = None) -> None:
@@ -321,6 +348,9 @@ class BrowserData:
         self.finished = False
         self._spilled: dict[str, IO[bytes]] = {}
         self._adopted: dict[str, PreparedTask] = {}
+        #: Per task added whole (:meth:`add_task`): its items' JSON made for position 0, one
+        #: a line, the metrics they show and how many predictions were cut.
+        self._made: dict[str, tuple[IO[bytes], list[str], int]] = {}
         self._spills = ExitStack()
         self._semantic = semantic_metrics()  # once, not per line
         self._items: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
@@ -339,8 +369,8 @@ class BrowserData:
         if self.finished:
             raise RuntimeError("the browser data is finished: no item can be added")
         task = item.task
-        if task in self._adopted:
-            raise ValueError(f"the browser data has {task} made ahead: its items cannot be added")
+        if task in self._adopted or task in self._made:
+            raise ValueError(f"the browser data has {task} made already: its items cannot be added")
         fh = self._spilled.get(task)
         if fh is None:
             fh = self._spilled[task] = self._spills.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (the ExitStack closes it)
@@ -349,11 +379,29 @@ class BrowserData:
         for metric, value in score_values(item, self._semantic):
             self.scores.setdefault((task, metric), []).append(value)
 
+    def add_task(self, task: str, items: Sequence[Sample]) -> None:
+        """Every item of ``task`` at once (finished, in scoring's order): its browser items are
+        made now and kept as JSON until :meth:`finish` puts them in place; the items are not
+        kept. ValueError when items of ``task`` were given before."""
+        if self.finished:
+            raise RuntimeError("the browser data is finished: no task can be added")
+        if task in self._spilled or task in self._adopted or task in self._made:
+            raise ValueError(f"the browser data already has items of {task}")
+        for item in items:
+            for metric, value in score_values(item, self._semantic):
+                self.scores.setdefault((task, metric), []).append(value)
+        chunks, metrics, cut = _task_part(0, items)  # made for position 0, moved in finish()
+        fh = self._spills.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (the ExitStack closes it)
+        for text in chunks:
+            fh.write(text.encode("utf-8") + b"\n")  # JSON text holds no raw line break
+        self._made[task] = (fh, metrics, cut)
+        self.n_samples += len(items)
+
     def adopt(self, part: PreparedTask) -> None:
         """A task's part made ahead (:func:`prepare_task`), in place of adding its items."""
         if self.finished:
             raise RuntimeError("the browser data is finished: no task can be adopted")
-        if part.task in self._spilled or part.task in self._adopted:
+        if part.task in self._spilled or part.task in self._adopted or part.task in self._made:
             raise ValueError(f"the browser data already has items of {part.task}")
         self._adopted[part.task] = part
         self.n_samples += len(part.items)
@@ -364,15 +412,20 @@ class BrowserData:
             raise RuntimeError("the browser data is already finished")
         self.finished = True
         with self._spills:
-            self.tasks = _task_list(task_order, [*self._spilled, *self._adopted])
+            self.tasks = _task_list(task_order, [*self._spilled, *self._adopted, *self._made])
             for index, task in enumerate(self.tasks):
                 if task in self._adopted:
                     part = self._adopted[task]
                     if part.index != index:  # made for another position: made again
                         part = prepare_task(task, index, part.items)
-                    self._write_part(part.chunks, part.metrics, part.cut)
+                    self._write_part(_encoded(part.chunks), part.metrics, part.cut)
+                elif task in self._made:
+                    fh, metrics, cut = self._made[task]
+                    fh.seek(0)
+                    self._write_part((_at_position(line[:-1], index) for line in fh), metrics, cut)
                 elif task in self._spilled:
-                    self._write_part(*_task_part(index, self._read_back(self._spilled[task])))
+                    chunks, metrics, cut = _task_part(index, self._read_back(self._spilled[task]))
+                    self._write_part(_encoded(chunks), metrics, cut)
         if self._adopted:  # the histograms' values in task order, as adding them all gives
             added, self.scores = self.scores, {}
             for task in self.tasks:
@@ -381,6 +434,7 @@ class BrowserData:
                                    {key: values for key, values in added.items() if key[0] == task})  # fmt: skip
         self._spilled = {}
         self._adopted = {}
+        self._made = {}
 
     @staticmethod
     def _read_back(spilled: IO[bytes]) -> Iterator[Sample]:
@@ -391,11 +445,11 @@ class BrowserData:
             except EOFError:
                 return
 
-    def _write_part(self, chunks: list[str], metrics: list[str], cut: int) -> None:
+    def _write_part(self, chunks: Iterable[bytes], metrics: list[str], cut: int) -> None:
         self.metrics.extend(m for m in metrics if m not in self.metrics)
         self.cut_predictions += cut
-        for text in chunks:
-            chunk = (b"," if self.items_bytes else b"") + text.encode("utf-8")
+        for item in chunks:
+            chunk = (b"," if self.items_bytes else b"") + item
             self._items.write(chunk)
             self.items_bytes += len(chunk)
 

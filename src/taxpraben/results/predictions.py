@@ -7,6 +7,7 @@ The line is the :class:`Prediction` model; the functions below read and write fi
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -48,6 +49,11 @@ class Prediction(FileObject):
                  prediction: str | None = None, /, **data: JSONValue) -> None:
         positional = {"task": task, "id": id, "run": run, "prediction": prediction}
         super().__init__(**{k: v for k, v in positional.items() if v is not None}, **data)
+
+    # Validation (model_validate, a file's lines) takes the keys by name: flagged as pydantic's
+    # own __init__ (as its RootModel does), this one is not called by it, so a line is no
+    # longer validated twice (once around this call, once inside it).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # pydantic's marker on a function
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -106,7 +112,10 @@ def prediction_from_json(obj: JSONValue, where: str) -> Prediction:
             raise PredictionFileError(f"{where}: field 'prediction' is missing (and no 'error' given)")
     if not isinstance(pred, str):
         pred = json.dumps(pred, ensure_ascii=False)
-    fields = {**obj, "task": str(obj["task"]), "id": str(obj["id"]), "run": run, "prediction": pred}
+    # The task and id are interned: a file repeats each many times (every line of a task,
+    # every run of an id), and a full benchmark's 36.5K predictions are held while scored.
+    fields = {**obj, "task": sys.intern(str(obj["task"])), "id": sys.intern(str(obj["id"])), "run": run,
+              "prediction": pred}
     try:
         return Prediction.model_validate(fields)
     except ValidationError as exc:

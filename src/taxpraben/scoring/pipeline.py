@@ -230,7 +230,8 @@ class Hooks:
     ``sample_sink``: takes the samples.jsonl lines as text, one task at a time, instead of
     keeping them in ``ScoredResults.samples``; ``readings``: what was read already (a run
     reads while it generates), under the same profile; ``item_sink``: is handed every
-    finished sample (the report's sample browser takes them); ``cost_of``: prices the
+    finished sample; ``task_sink``: is handed each task's finished samples at once, with the
+    task's name (the report's sample browser takes them); ``cost_of``: prices the
     tokens of the ledgers (:mod:`taxpraben.costs.ledger`; ``meta.pricing`` says with what);
     ``second_reader``: reads the items once prepared, before they are finished
     (:data:`SecondReader`: the judge of ``--judge``); ``early``: the tasks a run scored
@@ -242,6 +243,7 @@ class Hooks:
     sample_sink: SampleSink | None = None
     readings: Readings | None = None
     item_sink: Callable[[Sample], None] | None = None
+    task_sink: Callable[[str, list[Sample]], None] | None = None
     cost_of: CostOf | None = None
     second_reader: SecondReader | None = None
     early: EarlyScores | None = None
@@ -367,13 +369,16 @@ def finish_stage(
 
 
 def _hand_on(task: str, scores: TaskScores, early: bool, hooks: Hooks, out: ScoredTasks) -> None:
-    """A scored task's items to the item sink (or its part made ahead), its lines to the
-    sample sink (or kept)."""
+    """A scored task's items to the task and item sinks (or its part made ahead), its lines
+    to the sample sink (or kept)."""
     if scores.prepared is not None:
         out.made_ahead[task] = scores.prepared
-    elif hooks.item_sink is not None:
-        for row in scores.rows:
-            for it in row:
+    elif hooks.task_sink is not None or hooks.item_sink is not None:
+        finished = [it for row in scores.rows for it in row]
+        if hooks.task_sink is not None:
+            hooks.task_sink(task, finished)
+        if hooks.item_sink is not None:
+            for it in finished:
                 hooks.item_sink(it)
     if hooks.sample_sink is None:
         out.samples.extend(sample.to_json() for sample in scores.lines)
