@@ -86,7 +86,16 @@ from taxpraben.options import (
 from taxpraben.run.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.run.locks import sole_cache_user
 from taxpraben.run.runner import BudgetReached, RunAborted, Runner, RunnerSettings
-from taxpraben.run.serve import SERVE_LOG, ServeError, served_base_url, serving
+from taxpraben.run.serve import (
+    SERVE_LOG,
+    ServeError,
+    Server,
+    ServerExited,
+    exited_while_used,
+    served_base_url,
+    serving,
+    watch_server,
+)
 from taxpraben.run.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry, TaskSpecError
 from taxpraben.terminal.collector import resume_collection
@@ -244,32 +253,55 @@ def backend_of(job: RunJob, console: Console | None = None, *, sends: bool | Non
 
 
 @contextlib.contextmanager
-def serve_context(endpoint: EndpointOptions, backend: Backend, out_dir: Path, console: Console) -> Iterator[None]:
-    """``--serve``: the serving command runs (and answers) while the block runs; nothing
-    without it. JobError (exit 2) when it does not come up, or for a backend that sends no
-    HTTP requests."""
+def serve_context(
+    endpoint: EndpointOptions, backend: Backend, out_dir: Path, console: Console
+) -> Iterator[Server | None]:
+    """``--serve``: the serving command runs (and answers) while the block runs, which gets
+    its :class:`Server` (None without ``--serve``). JobError (exit 2) when its port already
+    answers, when it does not come up or exits while used (the block's
+    :func:`~taxpraben.run.serve.watch_server` raises ServerExited), or for a backend that
+    sends no HTTP requests."""
     if not endpoint.serve:
-        yield
+        yield None
         return
     if backend.kind != "openai":
         raise JobError(f"--serve starts an OpenAI-compatible server, which {backend.spec} does not use: "
                        "use --model openai:NAME with it", code=2)  # fmt: skip
     url = (base_urls(endpoint) or [""])[0]
-    say(console, f"Serving: {endpoint.serve} (output in {out_dir / SERVE_LOG}); waiting for {url}/models ...")
+    log = out_dir / SERVE_LOG
+    say(console, f"Serving: {endpoint.serve} (output in {log}); waiting for {url}/models ...")
     ready = False
     try:
-        with serving(endpoint.serve, url, out_dir / SERVE_LOG, timeout=endpoint.serve_timeout) as server:
+        with serving(endpoint.serve, url, log, timeout=endpoint.serve_timeout) as server:
             ready = True
             say(console, f"The server answers (after {server.ready_after:.1f} s, process group {server.pgid}).")
-            yield
+            warn_unlisted_model(backend, server, console)
+            yield server
     except ServeError as exc:
         raise JobError(*exc.lines, code=2) from exc
+    except ServerExited as exc:
+        raise JobError(*exited_while_used(endpoint.serve, log, exc.code).lines, code=2) from None
     except KeyboardInterrupt:
         if ready:
             raise
         raise JobError("Interrupted while waiting for the server (--serve); it was stopped, nothing was sent.",
                        code=130, style="yellow") from None  # fmt: skip
     say(console, "The server was stopped.")
+
+
+def served_model_name(backend: Backend) -> str:
+    """``openai:NAME`` -> ``NAME``: the model the requests ask for."""
+    return backend.spec.partition(":")[2] or backend.spec
+
+
+def warn_unlisted_model(backend: Backend, server: Server, console: Console) -> None:
+    """A warning naming both when the server's ``/models`` lists models but not the one asked
+    for (llama.cpp lists its file's name and answers any: not an error by itself)."""
+    asked = served_model_name(backend)
+    if server.models and asked not in server.models:
+        warn(console, f"--serve: the server lists {', '.join(server.models[:20])} at {server.base_url}/models, "
+                      f"not {asked!r} (--model); its answers may be another model's (llama.cpp answers any "
+                      "name with its one file).")  # fmt: skip
 
 
 def open_cache(job: RunJob, backend: Backend, held: ExitStack, console: Console) -> CompletionCache | None:
@@ -321,15 +353,18 @@ def generate(
     runner: Runner, requests: Iterator[Request], store: CompletionCache | None,
     alongside: Callable[[Coroutine[object, None, list[Prediction]]], Coroutine[object, None, list[Prediction]]] | None = None,
     out_dir: Path | None = None,
+    server: Server | None = None,
 ) -> list[Prediction]:  # fmt: skip
     """Drive every request through the runner (with ``alongside``, the judge of ``run``
     beside it on the same loop: :class:`~taxpraben.jobs.judge.JudgeAlongside`); each way a
     run stops early becomes a JobError with what was kept and how to go on. Interrupted
-    (Ctrl-C, SIGTERM), the answers so far are written to ``out_dir`` (cache or not)."""
+    (Ctrl-C, SIGTERM), the answers so far are written to ``out_dir`` (cache or not). With
+    ``server`` (``--serve``), a served command that exits stops generation (ServerExited)."""
     try:
         generation = runner.run(requests)
+        work = generation if alongside is None else alongside(generation)
         with terminated_as_interrupted():
-            return asyncio.run(generation if alongside is None else alongside(generation))
+            return asyncio.run(work if server is None else watch_server(work, server.process.poll))
     except DataError as exc:
         kept = (f"The {runner.stats.done} completions received before the data was found faulty are in the cache."
                 if runner.stats.done else None)  # fmt: skip
@@ -461,6 +496,8 @@ class Generated:
     predictions: list[Prediction]
     loaded: LoadedData
     stats: RunStats
+    #: What ``/models`` of the server started by ``--serve`` listed (None without --serve).
+    served_models: tuple[str, ...] | None = None
 
 
 def plan_run(job: RunJob, console: Console, progress: Console | None) -> RunPlan:
@@ -517,13 +554,13 @@ def generate_stage(plan: RunPlan, gen: Generation, console: Console, progress: C
     batch API first); JobError to stop, a budget's stop with the predictions written."""
     job, runner, along = plan.job, gen.runner, gen.alongside.judge
     resume_collection()  # loaded: from here on objects come and go (taxpraben.terminal.collector)
-    with serve_context(job.endpoint, plan.backend, plan.out_dir, console):  # stopped before scoring takes the GPU
+    with serve_context(job.endpoint, plan.backend, plan.out_dir, console) as server:  # stopped before scoring
         requests = batch_stage(job.batch, job.endpoint, plan.backend, plan.config, gen.requests, gen.store,
                                plan.out_dir, console, progress or deferred_console(stderr=True), data=job.data.data,
                                paid=runner.paid_here)  # fmt: skip
         try:
             predictions = generate(runner, requests, gen.store, along.alongside if along is not None else None,
-                                   plan.out_dir)  # fmt: skip
+                                   plan.out_dir, server)  # fmt: skip
             gen.alongside.generation_over()
             checked_specs(gen.alongside.spec_check, runner)
         except BudgetReached as exc:
@@ -533,7 +570,8 @@ def generate_stage(plan: RunPlan, gen: Generation, console: Console, progress: C
     loaded = shard_records(gen.stream.result(), plan.part)
     for warning in loaded.warnings:
         warn(console, str(warning))
-    return Generated(in_data_order(predictions, loaded), loaded, runner.stats)
+    return Generated(in_data_order(predictions, loaded), loaded, runner.stats,
+                     server.models if server is not None else None)  # fmt: skip
 
 
 def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: Console) -> JSONObject:
@@ -546,9 +584,12 @@ def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: C
     if ahead is not None and ahead.fallback is not None:
         warn(console, f"The answers were read on the scoring thread ({ahead.fallback}); the readings are the same.")
     meta = run_meta(job, plan.backend, plan.config, done.stats, plan.started)
-    meta["manifest"] = job_manifest(loaded=done.loaded, registry=plan.registry, scoring=job.scoring,
-                                    started_at=meta["started_at"], generation=meta["generation"],
-                                    model_args=meta.get("model_args"))  # fmt: skip
+    manifest = job_manifest(loaded=done.loaded, registry=plan.registry, scoring=job.scoring,
+                            started_at=meta["started_at"], generation=meta["generation"],
+                            model_args=meta.get("model_args"))  # fmt: skip
+    if done.served_models is not None:
+        manifest["served_models"] = list(done.served_models)
+    meta["manifest"] = manifest
     if gen.pricing is not None:
         meta["pricing"] = gen.pricing
     if not plan.part.whole:
