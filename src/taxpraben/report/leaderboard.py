@@ -22,11 +22,13 @@ from markupsafe import Markup
 
 from taxpraben import __version__
 from taxpraben.coverage import Coverage, coverage_of
+from taxpraben.manifest import comparable_setup, describe_setup
 from taxpraben.report import format as fmt
 from taxpraben.report import plots
 from taxpraben.report.html import asset, environment
 from taxpraben.report.load import ReportError
 from taxpraben.report.markdown import cell
+from taxpraben.report.overall_flags import flags_text, limit_words, scorer_setup_of
 from taxpraben.report.review import review_cell, reviewed_view
 from taxpraben.report.significance import (
     ALPHA,
@@ -86,6 +88,12 @@ class Entry:
     def partial_text(self) -> str:
         """``partial: 13 of 14`` beside a partial entry's Overall Average, '' otherwise."""
         return self.coverage.label
+
+    @property
+    def flags(self) -> str:
+        """What is said beside the entry's Overall Average (``partial: 13 of 14 · non-standard
+        scorer``, :mod:`taxpraben.report.overall_flags`), '' for the paper's figure."""
+        return flags_text(self.results)
 
     @property
     def errors(self) -> tuple[int, int]:
@@ -222,9 +230,11 @@ def judge_of(results: Results) -> str | None:
     return None if judge is None else f"{judge.model} (prompt {judge.prompt_version})"
 
 
-def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
+def check_compatible(entries: list[Entry], *, force: bool = False, action: str = "build the leaderboard") -> list[str]:
     """Raise unless every entry shares data (per task with manifests, else the data hash),
-    task specs (with manifests), limit, tasks, run count and profile.
+    task specs (with manifests), limit, tasks, run count, profile, second reader and scorer
+    setup (:func:`~taxpraben.report.overall_flags.scorer_setup_of`); the refusal says to pass
+    --force to ``action`` anyway.
 
     With ``force``, return the problems as warnings instead, and mark the entries (their
     ``notes``). Entries with errored predictions, limited entries and different taxpraben
@@ -237,7 +247,8 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             continue  # the manifests compare the data task by task
         values = {e.label: _meta_value(e, key) for e in entries}
         if len(set(values.values())) > 1 or (absent_is_problem and None in values.values()):
-            listing = "; ".join(f"{label}: {_shown(value)}" for label, value in values.items())
+            shown = _limit_shown if key == "limit" else _shown
+            listing = "; ".join(f"{label}: {shown(value)}" for label, value in values.items())
             problems.append(f"different {what} ({listing})")
             if key == "data_hash":
                 marker = "not comparable: data differs (" + " vs ".join(
@@ -251,6 +262,9 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
     unlike = coverage_problem(entries)
     if unlike is not None:
         problems.append(unlike)
+    unlike_scorers = scorer_problem(entries)
+    if unlike_scorers is not None:
+        problems.append(unlike_scorers)
     judges = {e.label: judge_of(e.results) for e in entries}
     if len(set(judges.values())) > 1:  # a judge reads what the rules cannot: scores rise with it
         listing = "; ".join(f"{label}: {_shown(value) if value else 'no judge'}" for label, value in judges.items())
@@ -262,7 +276,7 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             "refusing to compare results computed "
             + " and ".join(p.replace("different", "with different", 1) for p in problems)
             + ". Scores on different data or scoring rules are not comparable; "
-            "pass --force to build the leaderboard anyway (it will be marked as forced)."
+            f"pass --force to {action} anyway (it will be marked as forced)."
         )
     warnings = [f"Forced comparison despite {p}." for p in problems]
     warnings += _version_and_limit_notes(entries)
@@ -271,13 +285,6 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
         warnings.append(
             "Predictions errored (scored 0) for: " + ", ".join(flagged)
             + "; their scores measure failed requests as well as the model."
-        )
-    scorers = {e.label: _scorer_signature(e.results) for e in entries}
-    if len(set(scorers.values())) > 1:
-        warnings.append(
-            "The semantic scorers differ ("
-            + "; ".join(f"{k}: {v}" for k, v in scorers.items())
-            + "): BERTScore/BARTScore figures are not directly comparable."
         )
     partial = [f"{e.label} ({e.partial_text}; missing: {e.coverage.listing()})" for e in entries if e.coverage.partial]
     if partial:
@@ -300,7 +307,30 @@ def coverage_problem(entries: list[Entry]) -> str | None:
     if len(set(computed.values())) <= 1:
         return None
     listing = "; ".join(f"{e.label}: {e.partial_text or 'all ' + str(len(e.coverage.benchmark))}" for e in entries)
-    return f"different computed tasks, a partial run beside a full one ({listing})"
+    partial = [e for e in entries if e.coverage.partial]
+    if len(partial) == len(entries):
+        beside = "partial runs of different tasks"
+    elif len(partial) == 1:
+        beside = "a partial run beside a full one"
+    else:
+        beside = "partial runs beside a full one"
+    return f"different computed tasks, {beside} ({listing})"
+
+
+def scorer_problem(entries: list[Entry]) -> str | None:
+    """Entries whose semantic scorers were set up differently (model, revision or weights,
+    layer, idf, truncation, dtype): the problem, each setup in words, the entries marked;
+    None when every setup is one. A task without semantic scores does not count: only the
+    setups of entries that scored a generation or mixed task are compared."""
+    setups = {e.label: scorer_setup_of(e.results) for e in entries}
+    compared = {label: setup for label, setup in setups.items() if setup}
+    if len({comparable_setup(setup) for setup in compared.values()}) <= 1:
+        return None
+    for e in entries:
+        if e.label in compared:
+            e.notes.append(f"not comparable: scorer {describe_setup(compared[e.label])}")
+    listing = "; ".join(f"{label}: {describe_setup(setup)}" for label, setup in compared.items())
+    return f"different scorer setups ({listing}): every BERTScore and BARTScore figure moves with them"
 
 
 def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
@@ -331,23 +361,17 @@ def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
 
 
 def limit_text(limit: object) -> str:
-    """``meta.limit`` as words: ``first 50 per task`` (a count), ``first 10% per task`` (a fraction)."""
-    if isinstance(limit, float) and 0 < limit < 1:
-        return f"first {limit * 100:g}% per task"
-    return f"first {limit} per task"
+    """``meta.limit`` as words (:func:`~taxpraben.report.overall_flags.limit_words`)."""
+    return limit_words(limit)
 
 
 def _shown(value: object) -> str:
     return "unknown" if value is None else str(value)
 
 
-def _scorer_signature(results: Results) -> str:
-    scorers = results.meta.scorers
-    parts = []
-    for name in sorted(scorers):
-        s = scorers[name]
-        parts.append(f"{name}={s.model}" + (f"@{s.layer}" if s.layer is not None else ""))
-    return ", ".join(parts) or "none"
+def _limit_shown(value: object) -> str:
+    """A ``--limit`` as the refusal lists it: none is every record, not an unknown."""
+    return "every record (no --limit)" if value is None else limit_text(value)
 
 
 def build_leaderboard(
@@ -431,7 +455,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
     lines.append("|---:|---|---:|" + "---|" * reviewed + "---|---:|---|---:|---|" + "---:|" * len(board.tasks) + "---|")
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
-        value = fmt.stat(overall) + (f" ({entry.partial_text})" if entry.partial_text else "")
+        value = fmt.stat(overall) + (f" ({entry.flags})" if entry.flags else "")
         delta = vs = ""
         if rank <= len(board.comparisons):
             comparison = board.comparisons[rank - 1]
@@ -511,7 +535,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
                 "delta": fmt.signed_points(gap) if rank <= len(board.comparisons) else "",
                 "paired_delta": fmt.signed_points(test.difference) if test else "",
                 "overall": fmt.stat(entry.overall),
-                "partial": entry.partial_text,
+                "partial": entry.flags,
                 "ci95": fmt.interval(entry.overall.ci95),
                 "review": review_cell(entry.results),
                 "runs": len(entry.overall.runs),
