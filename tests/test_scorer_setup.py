@@ -92,7 +92,7 @@ def test_a_non_standard_scorer_is_labelled_beside_the_overall_average(runs: dict
         notes = next(r for r in csv.DictReader(fh) if r["row_kind"] == "overall")["notes"]
     assert "non-standard scorer" in notes
     code, output = invoke("report", str(runs["2"]))
-    assert "non-standard scorer" in output
+    assert code == 0 and "non-standard scorer" in output, output
 
 
 # --- the setup and the paper's, as values ------------------------------------------------------------
