@@ -118,8 +118,23 @@ class DataStream:
         self.files = files
         self.records: dict[str, list[Record]] = {}
         self._done = False
+        #: The records read ahead by :meth:`read_all`, yielded by the next iteration.
+        self._kept: list[Record] | None = None
+        self._loaded: LoadedData | None = None
+
+    def read_all(self) -> LoadedData:
+        """Read and check every record now (the stream then yields them from memory, once):
+        ``run`` checks all it will send before its first request. The loaded data, or
+        DataError with every problem."""
+        self._kept = list(self)
+        self._loaded = self.result()
+        return self._loaded
 
     def __iter__(self) -> Iterator[Record]:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            yield from kept
+            return
         if self._done or self.records:
             raise RuntimeError("a DataStream is read once")
         for f in self.files:
@@ -146,6 +161,8 @@ class DataStream:
 
     def result(self) -> LoadedData:
         """The loaded data once every record was read; DataError if anything was wrong."""
+        if self._loaded is not None:
+            return self._loaded  # read_all's: the files are hashed once
         if not self._done:
             raise RuntimeError("DataStream.result() before the records were read")
         problems = self.problems

@@ -526,9 +526,10 @@ def plan_run(job: RunJob, console: Console, progress: Console | None) -> RunPlan
 def set_up_generation(plan: RunPlan, held: ExitStack, console: Console, progress: Console | None) -> Generation:
     """The data stream, the cache, the work beside generation and the runner (nothing sent yet)."""
     job = plan.job
-    try:  # the records are read while the first requests go out (stream_requests)
+    try:  # every record of every task is checked before the first request: a bad one costs nothing
         stream = DataStream(job.data.data, plan.registry, plan.selection.tasks or job.data.task_names, job.data.limit,
                             plan.selection.left_out)  # fmt: skip
+        stream.read_all()
     except (DataError, KeyError) as exc:
         raise JobError(str(exc).strip("'\"")) from exc
     store = open_cache(job, plan.backend, held, console)
