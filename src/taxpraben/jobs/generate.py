@@ -34,6 +34,7 @@ from taxpraben.jobs.common import (
     in_data_order,
     output_directory,
     ready_scorers,
+    sample_note,
     say,
     score_and_report,
     scoring_settings,
@@ -508,6 +509,8 @@ def plan_run(job: RunJob, console: Console, progress: Console | None) -> RunPlan
     refuse_unknown_gate_tasks(job.gates, registry, scoring=not job.output.no_score)
     require_trackers(job.trackers, scoring=not job.output.no_score)  # a missing library: before anything is sent
     selection = benchmark_selection(job.data, registry)  # a task without data: refused before anything is sent
+    for line in sample_note(job.data.data):
+        warn(console, line)
     # Checked before anything is sent (a light module: the pipeline is not imported here).
     settings = scoring_settings(job.scoring, seed=job.generation.seed, runs=job.generation.runs)
     config = generation_config(job.generation)
