@@ -83,3 +83,16 @@ def test_two_partial_runs_are_not_called_a_partial_run_beside_a_full_one(tmp_pat
         build_leaderboard([a, b])
     message = str(caught.value)
     assert "partial runs of different tasks" in message and "beside a full one" not in message
+
+
+def test_run_help_cuts_no_description_and_names_no_parser() -> None:
+    """At 80 columns, `run --help` cut ten descriptions with "…" (model kinds, the default base
+    URL, environment variables' names) and showed --limit's metavar as <parse_number>."""
+    result = CliRunner().invoke(build_app(), ["run", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert "<parse_" not in result.output and "parse_number" not in result.output
+    limit = next(line for line in result.output.splitlines() if "--limit" in line)
+    assert "NUMBER" in limit
+    text = "".join(line.strip("│ ") for line in result.output.splitlines())
+    assert "TAXPRABEN_BERTSCORE_MODEL" in text and "hfl/chinese-xlnet-base" in text

@@ -119,8 +119,8 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
     if declared.argument:
         return Annotated[annotation, typer.Argument(help=declared.help, show_default=False)]
     parser: dict[str, Any] = {}
-    if _is_number_union(annotation):  # typer takes no unions: a float option with our parser
-        annotation, parser = Optional[float], {"parser": parse_number}  # noqa: UP045 (typer reads it)
+    if _is_number_union(annotation):  # typer takes no unions: a float option with our parser, named as a number
+        annotation, parser = Optional[float], {"parser": parse_number, "metavar": "NUMBER"}  # noqa: UP045 (typer reads it)
     kind = _base_type(annotation)
     bounds: dict[str, Any] = {
         name: (int(value) if kind is int else value)
