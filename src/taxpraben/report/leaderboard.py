@@ -22,13 +22,12 @@ from markupsafe import Markup
 
 from taxpraben import __version__
 from taxpraben.coverage import Coverage, coverage_of
-from taxpraben.manifest import comparable_setup, describe_setup
 from taxpraben.report import format as fmt
 from taxpraben.report import plots
 from taxpraben.report.html import asset, environment
 from taxpraben.report.load import ReportError
 from taxpraben.report.markdown import cell
-from taxpraben.report.overall_flags import flags_text, limit_words, scorer_setup_of
+from taxpraben.report.overall_flags import flags_text, limit_words, scorer_refusal
 from taxpraben.report.review import review_cell, reviewed_view
 from taxpraben.report.significance import (
     ALPHA,
@@ -307,30 +306,20 @@ def coverage_problem(entries: list[Entry]) -> str | None:
     if len(set(computed.values())) <= 1:
         return None
     listing = "; ".join(f"{e.label}: {e.partial_text or 'all ' + str(len(e.coverage.benchmark))}" for e in entries)
-    partial = [e for e in entries if e.coverage.partial]
-    if len(partial) == len(entries):
-        beside = "partial runs of different tasks"
-    elif len(partial) == 1:
-        beside = "a partial run beside a full one"
-    else:
-        beside = "partial runs beside a full one"
+    partial = sum(e.coverage.partial for e in entries)
+    beside = ("partial runs of different tasks" if partial == len(entries) else
+              "a partial run beside a full one" if partial == 1 else "partial runs beside a full one")  # fmt: skip
     return f"different computed tasks, {beside} ({listing})"
 
 
 def scorer_problem(entries: list[Entry]) -> str | None:
-    """Entries whose semantic scorers were set up differently (model, revision or weights,
-    layer, idf, truncation, dtype): the problem, each setup in words, the entries marked;
-    None when every setup is one. A task without semantic scores does not count: only the
-    setups of entries that scored a generation or mixed task are compared."""
-    setups = {e.label: scorer_setup_of(e.results) for e in entries}
-    compared = {label: setup for label, setup in setups.items() if setup}
-    if len({comparable_setup(setup) for setup in compared.values()}) <= 1:
-        return None
+    """Entries whose semantic scorers were set up differently (:func:`scorer_refusal`): the
+    problem, the entries marked; None when every setup is one."""
+    problem, markers = scorer_refusal({e.label: e.results for e in entries})
     for e in entries:
-        if e.label in compared:
-            e.notes.append(f"not comparable: scorer {describe_setup(compared[e.label])}")
-    listing = "; ".join(f"{label}: {describe_setup(setup)}" for label, setup in compared.items())
-    return f"different scorer setups ({listing}): every BERTScore and BARTScore figure moves with them"
+        if e.label in markers:
+            e.notes.append(markers[e.label])
+    return problem
 
 
 def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
@@ -350,19 +339,14 @@ def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
     limited = [(e, getattr(e.results.meta, "limit", None)) for e in entries]
     limited = [(e, limit) for e, limit in limited if limit is not None]
     for e, limit in limited:
-        e.notes.append(f"limited: {limit_text(limit)}")
+        e.notes.append(f"limited: {limit_words(limit)}")
     if limited:
         warnings.append(
             "Limited runs (--limit: not every record) for: "
-            + ", ".join(f"{e.label} ({limit_text(limit)})" for e, limit in limited)
+            + ", ".join(f"{e.label} ({limit_words(limit)})" for e, limit in limited)
             + "; their scores are of a subset of the data."
         )
     return warnings
-
-
-def limit_text(limit: object) -> str:
-    """``meta.limit`` as words (:func:`~taxpraben.report.overall_flags.limit_words`)."""
-    return limit_words(limit)
 
 
 def _shown(value: object) -> str:
@@ -371,7 +355,7 @@ def _shown(value: object) -> str:
 
 def _limit_shown(value: object) -> str:
     """A ``--limit`` as the refusal lists it: none is every record, not an unknown."""
-    return "every record (no --limit)" if value is None else limit_text(value)
+    return "every record (no --limit)" if value is None else limit_words(value)
 
 
 def build_leaderboard(

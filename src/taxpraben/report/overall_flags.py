@@ -12,10 +12,11 @@ results written before it, it is derived from ``meta.scorers`` as the writer der
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from taxpraben.coverage import coverage_of
-from taxpraben.manifest import is_paper_scorer, scorer_setup
+from taxpraben.manifest import comparable_setup, describe_setup, is_paper_scorer, scorer_setup
 
 if TYPE_CHECKING:
     from taxpraben.results import Results
@@ -73,3 +74,17 @@ def overall_flags(results: Results) -> list[str]:
 def flags_text(results: Results) -> str:
     """:func:`overall_flags` joined by `` · `` ('' when there is none)."""
     return " · ".join(overall_flags(results))
+
+
+def scorer_refusal(results: Mapping[str, Results]) -> tuple[str | None, dict[str, str]]:
+    """Results (by label) whose semantic scorers were set up differently (model, revision or
+    weights, layer, idf, truncation, dtype): the problem, each setup in words, and each label's
+    table marker; (None, {}) when every setup is one. Results without semantic scores do not
+    count: only the setups of results that scored with a scorer are compared."""
+    setups = {label: scorer_setup_of(r) for label, r in results.items()}
+    compared = {label: setup for label, setup in setups.items() if setup}
+    if len({comparable_setup(setup) for setup in compared.values()}) <= 1:
+        return None, {}
+    markers = {label: f"not comparable: scorer {describe_setup(setup)}" for label, setup in compared.items()}
+    listing = "; ".join(f"{label}: {describe_setup(setup)}" for label, setup in compared.items())
+    return f"different scorer setups ({listing}): every BERTScore and BARTScore figure moves with them", markers
