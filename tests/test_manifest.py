@@ -20,7 +20,7 @@ from taxpraben.commands.options import parse_number
 from taxpraben.data.files import sample_data_dir
 from taxpraben.data.loader import load_data, records_kept
 from taxpraben.manifest import PACKAGES, hub_revision, scorer_revision
-from taxpraben.report.leaderboard import limit_text
+from taxpraben.report.overall_flags import limit_words as limit_text
 from taxpraben.results import Results
 from taxpraben.tasks import TaskSpec, load_registry
 
