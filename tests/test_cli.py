@@ -93,7 +93,7 @@ def test_score_refuses_duplicates_and_bad_files(tmp_path: Path) -> None:
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(bad), "--out", str(tmp_path / "o")])
     assert res.exit_code == 1 and any("b.jsonl:2" in line for line in res.output.splitlines())
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(dup), "--tasks", "TaxCalk"])
-    assert res.exit_code == 1 and "did you mean 'TaxCalc'" in res.output
+    assert res.exit_code == 2 and "did you mean 'TaxCalc'" in res.output  # a usage error (README: exit 2)
     res = runner.invoke(app, ["score", "--data", "sample", "-p", str(dup), "--profile", "helm"])
     assert res.exit_code == 2 and "unknown scoring profile" in res.output
 

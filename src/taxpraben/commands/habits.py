@@ -20,6 +20,7 @@ from typing import Any
 import typer.core
 from typer._click.core import Context as ClickContext
 from typer._click.exceptions import NoSuchOption
+from typer._click.formatting import HelpFormatter
 
 #: lm-eval's options (either spelling): the option of ours the answer names (None: none), and
 #: the answer. An answer naming an option the command does not have is not given.
@@ -78,7 +79,7 @@ class HabitCommand(typer.core.TyperCommand):
     """A command whose unknown options are answered with :func:`habit_hint` when it has one,
     and whose help folds long words rather than cutting them (:func:`fold_long_words_in_help`)."""
 
-    def format_help(self, ctx: ClickContext, formatter: Any) -> None:
+    def format_help(self, ctx: ClickContext, formatter: HelpFormatter) -> None:
         fold_long_words_in_help()
         super().format_help(ctx, formatter)
 

@@ -41,7 +41,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from taxpraben.clock import SYSTEM_CLOCK, Clock
@@ -380,20 +380,26 @@ async def watch_server(
     status, asked every ``poll`` seconds): then ``work`` is cancelled and ServerExited raised,
     so that no request goes on to whatever holds the port next."""
     task: asyncio.Future[Result] = asyncio.ensure_future(work)
-    try:
-        while not task.done():
+    codes: list[int] = []
+
+    async def watch() -> None:
+        while True:
             code = exited()
             if code is not None:
+                codes.append(code)
                 task.cancel()
-                with suppress(asyncio.CancelledError):
-                    await task
-                raise ServerExited(code)
-            sleeper: asyncio.Future[None] = asyncio.ensure_future(clock.sleep(poll))
-            waiting: list[asyncio.Future[Any]] = [task, sleeper]
-            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            sleeper.cancel()
-        return task.result()
+                return
+            await clock.sleep(poll)
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if codes:
+            raise ServerExited(codes[0]) from None
+        raise
     finally:
+        watcher.cancel()
         if not task.done():
             task.cancel()
 
