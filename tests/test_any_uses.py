@@ -48,7 +48,8 @@ ALLOWED: dict[str, tuple[int, str]] = {
         TYPE_FORM + " (typer reads Annotated[type, Option]); typer.Option's bounds and parser are "
         + LIBRARY_KWARGS + "; with_groups takes each option by name, of its own type",
     ),
-    "commands/habits.py": (2, "PlainErrorsGroup.main overrides click's main(**extra: Any) -> Any"),
+    "commands/habits.py": (4, "PlainErrorsGroup.main overrides click's main(**extra: Any) -> Any; the help's "
+                           "fold wraps typer's _get_parameter_help, passing its keyword arguments and Columns through"),
     "config.py": (2, TYPE_FORM + " (an option's annotation, to convert a YAML value to it)"),
     "metrics/bertscore.py": (
         4,

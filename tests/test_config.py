@@ -253,3 +253,38 @@ def test_estimate_and_merge_take_a_config_too(tmp_path: Path) -> None:
     for command in ("estimate", "merge", "run", "score"):
         code, output = invoke(command, "--help")
         assert code == 0 and "--config" in output, command
+
+
+def test_trust_remote_code_from_a_config_file_needs_trust_config(tmp_path: Path) -> None:
+    """A file's model_args with trust_remote_code=true would import and run the model
+    directory's Python: refused (exit 2) naming the file, the key and the flag, text or mapping;
+    nothing is loaded. The same file without it, or trust_remote_code from the command line, is
+    no file's code."""
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    marker = tmp_path / "imported"
+    (model_dir / "modeling_evil.py").write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
+    for model_args in ("trust_remote_code=true", {"trust_remote_code": True, "dtype": "bfloat16"}):
+        config = write_config(tmp_path / "c.yaml", {**BASE, "model": f"hf:{model_dir}", "model_args": model_args})
+        code, output = invoke("run", "--config", str(config), "--out", str(tmp_path / "out"))
+        text = " ".join(output.replace("│", " ").split())
+        assert code == 2, output
+        assert f"{config}: key 'model_args' sets trust_remote_code=true" in text and "--trust-config" in text
+        assert not marker.exists() and not (tmp_path / "out").exists()
+    plain = write_config(tmp_path / "plain.yaml", {**BASE, "model": f"hf:{model_dir}", "model_args": {"dtype": "bfloat16"}})
+    code, output = invoke("run", "--config", str(plain), "--out", str(tmp_path / "o2"))
+    assert "--trust-config" not in output  # no code in the file: not refused for it (the model dir is no model)
+    code, output = invoke("run", "--config", str(plain), "--model-args", "trust_remote_code=true", "--out",
+                          str(tmp_path / "o3"))  # fmt: skip
+    assert "--trust-config" not in output  # given on the command line: the user's own choice
+
+
+def test_model_args_may_be_a_yaml_mapping(tmp_path: Path) -> None:
+    from taxpraben.config import config_values
+    from taxpraben.models.model_args import parse_model_args
+    from taxpraben.options import ModelOptions
+
+    mapping = {"dtype": "bfloat16", "max_memory": {"0": "20GiB", "cpu": "30GiB"},
+               "chat_template_kwargs": {"enable_thinking": False}, "revision": "a,b"}  # fmt: skip
+    values = config_values({"model": "hf:x", "model_args": mapping}, [ModelOptions], source=tmp_path / "c.yaml")
+    assert parse_model_args(str(values["model_args"])) == mapping

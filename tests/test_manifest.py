@@ -20,7 +20,7 @@ from taxpraben.commands.options import parse_number
 from taxpraben.data.files import sample_data_dir
 from taxpraben.data.loader import load_data, records_kept
 from taxpraben.manifest import PACKAGES, hub_revision, scorer_revision
-from taxpraben.report.leaderboard import limit_text
+from taxpraben.report.overall_flags import limit_words as limit_text
 from taxpraben.results import Results
 from taxpraben.tasks import TaskSpec, load_registry
 
@@ -55,7 +55,7 @@ def test_the_manifest_hashes_are_the_files_hashes(data: Path, tmp_path: Path) ->
     manifest = run_into(tmp_path / "out", data)["meta"]["manifest"]
     assert list(manifest) == ["taxpraben", "python", "platform", "packages", "devices", "data_files", "task_specs",
                               "prompt_template_sha256", "generation", "model_args", "limit", "scorers", "judge",
-                              "started_at", "finished_at"]  # fmt: skip
+                              "scorer_setup", "paper_scorer", "started_at", "finished_at"]  # fmt: skip
     assert manifest["data_files"] == {t: {"path": str(data / f"{t}.jsonl"), "sha256": sha256_of(data / f"{t}.jsonl")}
                                       for t in TASKS}  # fmt: skip
     registry = load_registry()

@@ -34,6 +34,8 @@ from taxpraben.report.load import read_results
 from taxpraben.tasks import load_registry
 
 BENCHMARK = list(load_registry(use_env=False))
+#: Beside the Overall Average of these runs: the tiny scorers, --limit 2 and --runs 1.
+FL = " · non-standard scorer · limited: first 2 per task · 1 run"
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -117,7 +119,7 @@ def test_a_subset_named_with_tasks_is_scored_and_marked_partial(tmp_path: Path) 
     assert overall["missing"]["TaxSCQ"] == EXCLUDED and overall["missing"]["TaxRecite"] == EXCLUDED
     assert len(overall["missing"]) == 12 and overall["benchmark"] == BENCHMARK
     md = (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
-    assert "**partial: 2 of 14**" in md
+    assert "**partial: 2 of 14 · limited: first 2 per task · 1 run**" in md  # --no-semantic: no scorer to flag
 
 
 # --- a partial run: every output says so -------------------------------------------------------------
@@ -136,9 +138,9 @@ def test_results_say_which_task_is_missing_and_why(runs: dict[str, Path]) -> Non
 def test_every_report_says_partial_13_of_14(runs: dict[str, Path]) -> None:
     md = (runs["partial"] / "report.md").read_text(encoding="utf-8")
     overall = md.split("## Overall Average", 1)[1].split("|", 1)[0]
-    assert "**partial: 13 of 14**" in overall and "TaxSCQ (no data file)" in overall
+    assert "**partial: 13 of 14 · non-standard scorer · limited: first 2 per task · 1 run**" in overall and "TaxSCQ (no data file)" in overall
     html = (runs["partial"] / "report.html").read_text(encoding="utf-8")
-    assert '<div class="warn" id="overall-coverage"><strong>partial: 13 of 14</strong></div>' in html
+    assert '<div class="warn" id="overall-coverage"><strong>partial: 13 of 14 · non-standard scorer · limited: first 2 per task · 1 run</strong></div>' in html
     terminal = runs["output"].read_text(encoding="utf-8")
     assert "The Overall Average is partial: 13 of 14 tasks of the benchmark; missing: TaxSCQ (no data file)." in terminal
     for name in ("report.md", "report.html"):
@@ -149,11 +151,11 @@ def test_summary_csv_says_partial_13_of_14(runs: dict[str, Path]) -> None:
     with open(runs["partial"] / "summary.csv", encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     overall = next(r for r in rows if r["row_kind"] == "overall")
-    assert overall["notes"] == "partial: 13 of 14; missing: TaxSCQ (no data file)" and overall["n"] == "13"
+    assert overall["notes"] == "partial: 13 of 14 · non-standard scorer · limited: first 2 per task · 1 run; missing: TaxSCQ (no data file)" and overall["n"] == "13"
     scq = next(r for r in rows if r["name"] == "TaxSCQ")
     assert scq["row_kind"] == "task" and scq["notes"] == NO_DATA_FILE and scq["score_mean"] == ""
     with open(runs["full"] / "summary.csv", encoding="utf-8", newline="") as fh:
-        assert next(r for r in csv.DictReader(fh) if r["row_kind"] == "overall")["notes"] == ""
+        assert next(r for r in csv.DictReader(fh) if r["row_kind"] == "overall")["notes"] == "non-standard scorer · limited: first 2 per task · 1 run"
 
 
 def test_the_leaderboard_refuses_a_partial_run_beside_a_full_one(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -167,11 +169,11 @@ def test_the_leaderboard_refuses_a_partial_run_beside_a_full_one(runs: dict[str,
     assert code == 6, output
     assert "is partial: 13 of 14 tasks of the benchmark (missing: TaxSCQ (no data file))" in output
     md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
-    assert "(partial: 13 of 14)" in md and "partial: 13 of 14 (missing: TaxSCQ (no data file))" in md
+    assert f"(partial: 13 of 14{FL})" in md and "partial: 13 of 14 (missing: TaxSCQ (no data file))" in md
     with open(tmp_path / "lb" / "summary.csv", encoding="utf-8", newline="") as fh:
         notes = [r["notes"] for r in csv.DictReader(fh) if r["row_kind"] == "overall"]
     assert sum("partial: 13 of 14" in n for n in notes) == 1
-    assert "(partial: 13 of 14)" in (tmp_path / "lb" / "leaderboard.html").read_text(encoding="utf-8")
+    assert f"(partial: 13 of 14{FL})" in (tmp_path / "lb" / "leaderboard.html").read_text(encoding="utf-8")
     code, output = invoke("report", str(runs["full"]), str(runs["partial"]), "--out", str(tmp_path / "lb2"),
                           "--force", "--allow-partial", "--resamples", "200")  # fmt: skip
     assert code == 0, output

@@ -152,7 +152,7 @@ def test_same_model_twice_is_told_apart_and_partial_is_flagged(tmp_path: Path):
     assert any("Partial Overall Average" in w and "TaxSum (not computed: scorer unavailable)" in w
                for w in board.warnings)  # fmt: skip
     assert [e.label for e in board.partial] == ["openai:deepseek-chat (run2)"]
-    assert any("semantic scorers differ" in w for w in board.warnings)
+    assert any("Forced comparison despite different scorer setups" in w and "layer 8" in w for w in board.warnings)
     # the pair is tested on the tasks both computed
     assert "TaxSum" not in board.comparisons[0].test.tasks
 

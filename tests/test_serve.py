@@ -4,6 +4,7 @@ stopped afterwards however the run ends; the waits' logic on a fake clock."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 import signal
@@ -298,3 +299,90 @@ def test_serve_decides_the_base_url_over_an_ambient_openai_base_url(tmp_path: Pa
     predictions = (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(predictions) == 14 and all('"error"' not in line for line in predictions)
     assert yaml.safe_load((out / "config.yaml").read_text(encoding="utf-8"))["base_url"] is None
+
+
+# ---------------------------------------------------------------------------- the server that answers is the one started
+
+
+def test_a_taken_port_is_refused_before_the_command_starts_or_any_request(tmp_path: Path) -> None:
+    """Something already answers on the command's port (an old server left running): the
+    new one could not listen there, and every request would reach the old one. Refused,
+    exit 2, naming the port and the process holding it (this test's own), nothing sent."""
+    from helpers.mock_openai_server import MockConfig, MockServerThread
+
+    out = tmp_path / "out"
+    with MockServerThread(MockConfig()) as old:
+        code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "1", "--runs", "1",
+                              "--no-semantic", "--no-cache", "--out", str(out),
+                              "--serve", mock_command(old.port))  # fmt: skip
+        chat_requests = old.stats.requests
+    assert code == 2, output
+    assert f"--serve: port {old.port} (127.0.0.1) already answers, held by pid {os.getpid()}" in output
+    assert "Stop that process, or give the command another --port" in output
+    assert chat_requests == 0
+    assert not (out / "serve.log").exists()  # the command never started
+    assert "The server answers" not in output and "The server was stopped" not in output
+
+
+def test_port_holder_reads_proc(tmp_path: Path) -> None:
+    """The holder of a listening port from /proc/net/tcp and /proc/PID/fd (a fake /proc)."""
+    from taxpraben.run.serve import port_holder
+
+    proc = tmp_path / "proc"
+    (proc / "net").mkdir(parents=True)
+    header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+    (proc / "net" / "tcp").write_text(
+        header
+        + "   0: 0100007F:4985 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 777 1\n"
+        + "   1: 0100007F:1F90 00000000:0000 01 00000000:00000000 00:00000000 00000000  1000        0 888 1\n"
+    )  # 0x4985 = 18821 listening (0A); 0x1F90 = 8080 only connected (01)
+    (proc / "4242" / "fd").mkdir(parents=True)
+    (proc / "4242" / "fd" / "5").symlink_to("socket:[777]")
+    (proc / "4242" / "cmdline").write_bytes(b"vllm\0serve\0m\0--port\x0018821\0")
+    assert port_holder(18821, proc) == "pid 4242 (vllm serve m --port 18821)"
+    assert port_holder(8080, proc) is None
+
+
+def test_a_served_process_that_dies_fails_the_run(tmp_path: Path) -> None:
+    """The started server exits mid-run (after 2 answers): the run stops with exit 2 saying so,
+    and does not say the server was stopped (it was not: it died)."""
+    port = free_port()
+    out = tmp_path / "out"
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "2", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--concurrency", "1", "--out", str(out),
+                          "--serve", mock_command(port, "--latency", "0.05", "--exit-after", "2"))  # fmt: skip
+    assert code == 2, output
+    assert "the serving command exited (status 3) while the run was using it" in output
+    assert "EXITING (--exit-after)" in output  # its last lines of output
+    assert "The server was stopped." not in output
+    assert not (out / "results.json").exists()
+
+
+def test_a_command_whose_leader_exits_while_something_still_answers_fails(tmp_path: Path) -> None:
+    """The started command exits while what it left behind still answers on the port: the
+    run does not go on talking to a server it no longer controls."""
+    port = free_port()
+    out = tmp_path / "out"
+    server = shlex.join([sys.executable, str(MOCK), "--port", str(port), "--latency", "0.2"])
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "2", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--concurrency", "1", "--out", str(out),
+                          "--serve", f"{server} & sleep 1; exit 7")  # fmt: skip
+    assert code == 2, output
+    assert "exited (status 7) while the run was using it" in output
+
+
+def test_the_served_models_are_recorded_and_an_unlisted_model_is_named(tmp_path: Path) -> None:
+    port = free_port()
+    out = tmp_path / "out"
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "1", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--out", str(out), "--serve", mock_command(port))  # fmt: skip
+    assert code == 0, output
+    manifest = json.loads((out / "results.json").read_text(encoding="utf-8"))["meta"]["manifest"]
+    assert manifest["served_models"] == ["mock"]
+    assert "the server lists" not in output
+    port = free_port()
+    code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "1", "--runs", "1",
+                          "--no-semantic", "--no-cache", "--out", str(tmp_path / "other"),
+                          "--serve", mock_command(port, "--models", "qwen2.5-7b-q4.gguf"))  # fmt: skip
+    assert f"--serve: the server lists qwen2.5-7b-q4.gguf at http://127.0.0.1:{port}/v1/models, not 'mock' (--model)" \
+        in output  # fmt: skip

@@ -14,9 +14,13 @@ A key that is an option of another command (``model`` read by ``score``, ``profi
 (``ignored``), so that one file, such as a run's ``OUT/config.yaml``, serves ``run``,
 ``score`` and ``estimate``. A key that no command has is refused.
 
-A configuration file is code: ``serve`` (:data:`EXECUTED_KEYS`) is a shell command that
-``run`` executes. The command line refuses such a key from a file unless it says
+A configuration file can be code: ``serve`` is a shell command that ``run`` executes, and
+``model_args`` with ``trust_remote_code`` runs a model repository's Python
+(:data:`EXECUTED_KEYS`). The command line refuses such a value from a file unless it says
 ``--trust-config`` (``commands.options``), since a file can come from anywhere.
+``model_args`` may be a YAML mapping (``{dtype: bfloat16, chat_template_kwargs:
+{enable_thinking: false}}``), read as the command line's ``KEY=VALUE,...``
+(:func:`mapping_as_pairs`).
 
 Every ``run`` and ``score`` writes the options it ran with as ``OUT/config.yaml``
 (:func:`config_text`): every option of the command's groups, in group order, with its
@@ -50,6 +54,7 @@ from taxpraben.options import (
     EXECUTED_KEYS,
     Declared,
     check_value,
+    code_it_runs,
     declared_options,
     is_option_group,
     option_values,
@@ -61,6 +66,8 @@ CONFIG_FILE = "config.yaml"
 #: Text options that hold a path (relative to a configuration file's directory);
 #: ``data`` keeps its one special value, ``sample`` (the bundled sample).
 _PATH_TEXT = frozenset({"data"})
+#: Text options of ``KEY=VALUE,...`` pairs that a file may also give as a mapping.
+_MAPPING_TEXT = frozenset({"model_args"})
 _SAMPLE = "sample"
 
 
@@ -127,6 +134,8 @@ def config_values(
             raise ConfigError(f"{source}: unknown key {key!r}{_nearest_hint(str(key), known)}")
         declared, annotation = known[key]
         where = f"{source}: key {key!r} ({declared.flag})"
+        if key in _MAPPING_TEXT and isinstance(value, dict):
+            value = mapping_as_pairs(value)
         try:
             converted = convert_value(value, annotation)
         except TypeError as exc:
@@ -138,6 +147,14 @@ def config_values(
                 raise ConfigError(f"{where}: {exc}") from exc
         out[key] = _relative_to(base, key, converted)
     return out
+
+
+def mapping_as_pairs(mapping: Mapping[object, JSONValue]) -> str:
+    """A YAML mapping as ``--model-args`` text: ``KEY=VALUE`` pairs, each value as JSON (which
+    ``models.model_args`` reads back as it was: a nested mapping stays one)."""
+    import json
+
+    return ",".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in mapping.items())
 
 
 def every_option_name() -> frozenset[str]:
@@ -269,8 +286,8 @@ def config_text(command: str, groups: Sequence[DataclassInstance], version: str)
         f"# Replay it with: taxpraben {command} --config THIS_FILE (a flag given there wins over the file).",
         "# run, score and estimate all take it: each ignores (and names) the options it does not have.",
     ]
-    if any(getattr(group, key, None) for group in groups for key in EXECUTED_KEYS):
-        lines.append("# It holds a shell command (serve): a replay runs it only with --trust-config.")
+    if any(code_it_runs(key, getattr(group, key, None)) for group in groups for key in EXECUTED_KEYS):
+        lines.append("# It holds what runs code (serve, trust_remote_code): a replay runs it only with --trust-config.")
     import yaml  # see read_config_file (run: loaded on the scoring thread, jobs.read_ahead)
 
     for group in groups:

@@ -27,6 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from taxpraben.compute.devices import parse_devices
+from taxpraben.metrics.defaults import (
+    DEFAULT_BARTSCORE_MODEL,
+    DEFAULT_BERTSCORE_LAYER,
+    DEFAULT_BERTSCORE_MODEL,
+)
 
 if TYPE_CHECKING:
     from taxpraben.data.loader import LoadedData
@@ -199,6 +204,91 @@ def scorer_devices(scorers: Mapping[str, JSONValue], device: str) -> list[str]:
     return list(seen) if seen else list(parse_devices(device))
 
 
+# ---------------------------------------------------------------------------- scorer setups
+
+#: The settings of ``meta.scorers.NAME`` that change a scorer's numbers (beyond rounding):
+#: the batch size does not (batches are padded per text), the truncation does.
+SETUP_SETTINGS = ("layer", "idf", "rescale_with_baseline", "max_tokens", "weights", "max_length", "dtype")
+
+#: The paper's scorers (DESIGN.md, README "Scorer models"): model id, and the settings that
+#: must hold; a local directory counts when it is named after the id's last part (the
+#: README's ``hf download ... --local-dir chinese-xlnet-base``).
+PAPER_SCORERS: dict[str, tuple[str, dict[str, JSONValue]]] = {
+    "bertscore": (DEFAULT_BERTSCORE_MODEL, {"layer": DEFAULT_BERTSCORE_LAYER, "idf": False,
+                                            "rescale_with_baseline": False, "dtype": "float32"}),
+    "bartscore": (DEFAULT_BARTSCORE_MODEL, {"dtype": "float32"}),
+}  # fmt: skip
+
+
+def scorer_setup(scorers: Mapping[str, JSONValue], revisions: Mapping[str, JSONValue]) -> dict[str, JSONObject]:
+    """Each scorer that loaded (``meta.scorers``), as far as its numbers depend on it: model,
+    revision and weights' sha256 (``manifest.scorers``), the settings of
+    :data:`SETUP_SETTINGS` it has, and the device kind (cpu, cuda, mps) where its dtype is not
+    exact float32 (bf16 and TF32 round differently by device)."""
+    setup: dict[str, JSONObject] = {}
+    for name in sorted(scorers):
+        info = scorers[name]
+        if not isinstance(info, Mapping) or info.get("available") is False:
+            continue
+        revision = revisions.get(name)
+        known = revision if isinstance(revision, Mapping) else {}
+        entry: JSONObject = {"model": info.get("model"), "revision": known.get("revision"),
+                             "weights_sha256": known.get("weights_sha256")}  # fmt: skip
+        entry.update({key: info[key] for key in SETUP_SETTINGS if key in info})
+        if info.get("dtype", "float32") != "float32":
+            devices = info.get("devices") or [info.get("device") or "cpu"]
+            entry["device_kind"] = ",".join(sorted({str(d).partition(":")[0] for d in devices}))
+        setup[name] = entry
+    return setup
+
+
+def comparable_setup(setup: Mapping[str, JSONValue]) -> str:
+    """A setup as compared: the weights' sha256 stands for the model where it is known (one
+    checkpoint in two directories is one scorer), else the model and its revision."""
+    shown: dict[str, JSONValue] = {}
+    for name, entry in setup.items():
+        if not isinstance(entry, Mapping):
+            continue
+        kept = dict(entry)
+        if kept.get("weights_sha256"):
+            kept.pop("model", None)
+            kept.pop("revision", None)
+        shown[name] = kept
+    return canonical_json(shown)
+
+
+def describe_setup(setup: Mapping[str, JSONValue]) -> str:
+    """``bertscore hfl/chinese-xlnet-base layer 5, float32; bartscore ...``: a setup in words."""
+    parts = []
+    for name, entry in setup.items():
+        if not isinstance(entry, Mapping):
+            continue
+        settings = [f"{key} {entry[key]}" for key in (*SETUP_SETTINGS, "device_kind")
+                    if key in entry and entry[key] not in (None, False)]  # fmt: skip
+        digest = entry.get("weights_sha256")
+        weights = [f"weights {str(digest)[:12]}…"] if digest else []
+        parts.append(" ".join([name, str(entry.get("model")), *weights, *settings]))
+    return "; ".join(parts) or "no semantic scorer"
+
+
+def is_paper_scorer(setup: Mapping[str, JSONValue]) -> bool | None:
+    """True when every scorer of ``setup`` is the paper's (:data:`PAPER_SCORERS`), False when
+    one is not, None when no semantic scorer scored anything (nothing to label)."""
+    if not setup:
+        return None
+    for name, entry in setup.items():
+        paper = PAPER_SCORERS.get(name)
+        if paper is None or not isinstance(entry, Mapping):
+            return False
+        model_id, settings = paper
+        model = str(entry.get("model") or "")
+        if model != model_id and Path(model).name != model_id.rsplit("/", 1)[-1]:
+            return False
+        if any(entry.get(key, value) != value for key, value in settings.items()):
+            return False
+    return True
+
+
 # ---------------------------------------------------------------------------- the manifest
 
 
@@ -246,6 +336,8 @@ def job_manifest(
         "limit": loaded.limit,
         "scorers": scorer_revisions(scoring),
         "judge": None,
+        "scorer_setup": {},  # completed with what the scorers loaded as (complete_manifest)
+        "paper_scorer": None,
         "started_at": started_at,
         "finished_at": started_at,
     }
@@ -253,11 +345,15 @@ def job_manifest(
 
 def complete_manifest(manifest: Mapping[str, JSONValue], meta: Mapping[str, JSONValue]) -> JSONObject:
     """``manifest`` with what scoring knows, from the results' ``meta``: the source commit
-    (``git_hash``), the devices the scorers loaded on, and the end time."""
+    (``git_hash``), the devices the scorers loaded on, the scorer setup (:func:`scorer_setup`,
+    and whether it is the paper's), and the end time."""
     out = dict(manifest)
     out["taxpraben"] = {**out.get("taxpraben", {}), "git_commit": meta.get("git_hash")}
     devices = scorer_devices(meta.get("scorers") or {}, ",".join(out.get("devices") or ["auto"]))
     out["devices"] = devices
+    revisions = out.get("scorers")
+    out["scorer_setup"] = scorer_setup(meta.get("scorers") or {}, revisions if isinstance(revisions, Mapping) else {})
+    out["paper_scorer"] = is_paper_scorer(out["scorer_setup"])
     if meta.get("finished_at"):
         out["finished_at"] = meta["finished_at"]
     return out

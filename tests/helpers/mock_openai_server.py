@@ -51,6 +51,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -683,6 +684,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--api-key", default=None, help="Require this key (401 otherwise).")
     p.add_argument("--models", default=None, help="Comma-separated models served (404 otherwise).")
     p.add_argument("--capacity", type=int, default=None, help="Requests served at once (others wait).")
+    p.add_argument("--exit-after", type=int, default=None,
+                   help="Exit (status 3) once this many chat requests were answered: a server that dies mid-run.")
     return p.parse_args(argv)
 
 
@@ -698,12 +701,16 @@ async def _serve(args: argparse.Namespace) -> None:
         api_key=args.api_key,
         models=tuple(args.models.split(",")) if args.models else None,
         capacity=args.capacity,
+        die_after=args.exit_after,
     )
     server = MockServer(config, port=args.port)
     await server.start()
     print(f"PORT {server.port}", flush=True)
     try:
-        await asyncio.Event().wait()
+        while not server.dead:
+            await asyncio.sleep(0.02)
+        print("EXITING (--exit-after)", flush=True)
+        os._exit(3)
     finally:
         await server.stop()
 

@@ -20,6 +20,7 @@ from typing import Any
 import typer.core
 from typer._click.core import Context as ClickContext
 from typer._click.exceptions import NoSuchOption
+from typer._click.formatting import HelpFormatter
 
 #: lm-eval's options (either spelling): the option of ours the answer names (None: none), and
 #: the answer. An answer naming an option the command does not have is not given.
@@ -51,8 +52,36 @@ def habit_hint(option: str, known: Sequence[str]) -> str | None:
     return None
 
 
+def fold_long_words_in_help() -> None:
+    """Typer's help cuts a word longer than the description column with "…" (a model kind,
+    the default base URL, an environment variable's name: read cut, they are wrong). Its
+    option help becomes text that folds such a word onto the next line instead. Typer is
+    pinned below 0.29 (pyproject), whose ``rich_utils._get_parameter_help`` this wraps."""
+    from rich.text import Text
+    from typer import rich_utils
+
+    original = rich_utils._get_parameter_help
+    if getattr(original, "folds", False):
+        return
+
+    def folded(**kwargs: Any) -> Any:
+        columns = original(**kwargs)
+        for item in getattr(columns, "renderables", ()):
+            if isinstance(item, Text):
+                item.overflow = "fold"
+        return columns
+
+    folded.folds = True  # type: ignore[attr-defined]  # a mark on the function: wrapped once
+    rich_utils._get_parameter_help = folded
+
+
 class HabitCommand(typer.core.TyperCommand):
-    """A command whose unknown options are answered with :func:`habit_hint` when it has one."""
+    """A command whose unknown options are answered with :func:`habit_hint` when it has one,
+    and whose help folds long words rather than cutting them (:func:`fold_long_words_in_help`)."""
+
+    def format_help(self, ctx: ClickContext, formatter: HelpFormatter) -> None:
+        fold_long_words_in_help()
+        super().format_help(ctx, formatter)
 
     def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         try:

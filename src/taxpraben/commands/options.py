@@ -17,9 +17,11 @@ file and the key. A key that is an option of another command only (``model`` in 
 given to ``score``) is left out, and the keys left out are named in one warning line: a
 run's ``OUT/config.yaml`` serves ``run``, ``score`` and ``estimate``.
 
-A file's ``serve`` (a shell command, ``config.EXECUTED_KEYS``) is refused (exit 2, naming
-the key, the file and the flag) unless the command line says ``--trust-config``, which the
-commands that take ``--serve`` have; ``--serve`` given on the command line wins as usual.
+A file's value that runs code (``serve``, a shell command; ``model_args`` with
+``trust_remote_code=true``: ``options.EXECUTED_KEYS``, ``options.code_it_runs``) is refused
+(exit 2, naming the key, the file and the flag) unless the command line says
+``--trust-config``, which the commands that take such an option have; the option given on
+the command line wins as usual.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from taxpraben.options import (
     Declared,
     ScoringOptions,
     check_value,
+    code_it_runs,
     declared_options,
     is_option_group,
 )
@@ -116,8 +119,8 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
     if declared.argument:
         return Annotated[annotation, typer.Argument(help=declared.help, show_default=False)]
     parser: dict[str, Any] = {}
-    if _is_number_union(annotation):  # typer takes no unions: a float option with our parser
-        annotation, parser = Optional[float], {"parser": parse_number}  # noqa: UP045 (typer reads it)
+    if _is_number_union(annotation):  # typer takes no unions: a float option with our parser, named as a number
+        annotation, parser = Optional[float], {"parser": parse_number, "metavar": "NUMBER"}  # noqa: UP045 (typer reads it)
     kind = _base_type(annotation)
     bounds: dict[str, Any] = {
         name: (int(value) if kind is int else value)
@@ -219,8 +222,8 @@ CONFIG_PARAMETER = "config"
 TRUST_PARAMETER = "trust_config"
 
 _TRUST_HELP = (
-    "Let --config's file give 'serve' (a shell command that run executes); without this flag such a "
-    "file is refused. Only for a file you wrote or checked."
+    "Let --config's file give what runs code ('serve', a shell command; 'model_args' with trust_remote_code); "
+    "without this flag such a file is refused. Only for a file you wrote or checked."
 )
 
 
@@ -235,14 +238,15 @@ def option_sources(ctx: ClickContext | None, names: list[str]) -> dict[str, str]
 
 
 def refuse_executed_keys(config: Path, values: dict[str, object], sources: dict[str, str]) -> None:
-    """BadParameter (exit 2) when a key of ``values`` that runs a command came from the
-    configuration file ``config`` (not from the command line): it needs ``--trust-config``."""
+    """BadParameter (exit 2) when a value of ``values`` that runs code (:func:`code_it_runs`)
+    came from the configuration file ``config`` (not from the command line): it needs
+    ``--trust-config``."""
     for key, value in values.items():
-        if value is not None and sources.get(key) == "DEFAULT_MAP":
+        runs = code_it_runs(key, value) if sources.get(key) == "DEFAULT_MAP" else None
+        if runs is not None:
             raise typer.BadParameter(
-                f"{config}: key {key!r} is a shell command ({value!r}) that would be run; a configuration "
-                "file's command runs only with --trust-config (or give it on the command line as "
-                f"--{key.replace('_', '-')})", param_hint="'--config'",
+                f"{config}: key {key!r} {runs}; a configuration file's code runs only with --trust-config (or "
+                f"give it on the command line as --{key.replace('_', '-')})", param_hint="'--config'",
             )  # fmt: skip
 
 

@@ -118,8 +118,25 @@ class DataStream:
         self.files = files
         self.records: dict[str, list[Record]] = {}
         self._done = False
+        #: The records read ahead by :meth:`read_all`, yielded by the next iteration.
+        self._kept: list[Record] | None = None
+        self._loaded: LoadedData | None = None
+        #: Records read (and checked) per task, kept or not.
+        self._read: dict[str, int] = {}
+
+    def read_all(self) -> LoadedData:
+        """Read and check every record now (the stream then yields them from memory, once):
+        ``run`` checks all it will send before its first request. The loaded data, or
+        DataError with every problem."""
+        self._kept = list(self)
+        self._loaded = self.result()
+        return self._loaded
 
     def __iter__(self) -> Iterator[Record]:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            yield from kept
+            return
         if self._done or self.records:
             raise RuntimeError("a DataStream is read once")
         for f in self.files:
@@ -127,14 +144,21 @@ class DataStream:
             kept = self.records.setdefault(f.task, [])
             if is_fraction(self.limit):  # the task's size decides: its records after its file
                 every = list(self._records(f.path, spec))
+                self._read[f.task] = len(every)
                 kept.extend(every[: records_kept(self.limit, len(every))])
                 yield from kept
                 continue
             for record in self._records(f.path, spec):
+                self._read[f.task] = self._read.get(f.task, 0) + 1
                 if self.limit is None or len(kept) < self.limit:
                     kept.append(record)
                     yield record
         self._done = True
+
+    def cut(self) -> bool:
+        """True when ``limit`` left out a record of some task; a limit at or above every task's
+        size keeps everything, and the data is then not limited."""
+        return any(len(self.records.get(task, ())) < n for task, n in self._read.items())
 
     def _records(self, path: Path, spec: TaskSpec) -> Iterator[Record]:
         """The checked records of one file; its problems collected on the side."""
@@ -146,6 +170,8 @@ class DataStream:
 
     def result(self) -> LoadedData:
         """The loaded data once every record was read; DataError if anything was wrong."""
+        if self._loaded is not None:
+            return self._loaded  # read_all's: the files are hashed once
         if not self._done:
             raise RuntimeError("DataStream.result() before the records were read")
         problems = self.problems
@@ -162,7 +188,7 @@ class DataStream:
             files={f.task: f.path for f in self.files},
             data_hash=data_hash,
             warnings=[p for p in problems if p.severity == "warning"],
-            limit=self.limit,
+            limit=self.limit if self.cut() else None,  # a limit that cut nothing is no limit
             file_hashes=file_hashes,
             left_out=self.left_out,
         )

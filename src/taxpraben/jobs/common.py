@@ -92,25 +92,40 @@ def task_registry(task_dirs: Sequence[Path] | None, *, checked: bool = True) -> 
         raise JobError(str(exc), code=2) from exc
 
 
+def sample_note(data: str | Path) -> list[str]:
+    """A line for ``--data sample`` when a directory ``./sample`` is what it read (it wins over
+    the bundled sample, being named): both named, and how to pick either; [] otherwise."""
+    from taxpraben.data.files import SAMPLE_NAME, sample_data_dir
+
+    if str(data) != SAMPLE_NAME or not Path(SAMPLE_NAME).exists():
+        return []
+    return [f"--data sample read {Path(SAMPLE_NAME).resolve()} (a directory named sample here), not the bundled "
+            f"sample ({sample_data_dir()}): pass --data ./sample to say so, or --data {sample_data_dir()} for the "
+            "bundled one."]  # fmt: skip
+
+
 def benchmark_selection(data: DataOptions, registry: Registry, held: list[str] | None = None) -> Selection:
     """The tasks a job scores, and why the benchmark's others are left out (``coverage``):
     the whole benchmark, ``--tasks``, or (``held``, ``score``) the tasks a predictions file
     holds. JobError (exit 2), before anything is read or sent, naming each wanted task that has no
     data file and the names looked for, unless ``--allow-missing``; exit 1 for an unknown
-    task name or a data directory that is not one."""
+    task name (its did-you-mean) and exit 1 for a data directory that is not one."""
     from taxpraben.coverage import MissingDataError, select_tasks
     from taxpraben.data.files import discover_files, looked_for, resolve_data_dir
 
     try:
         chosen = [spec.name for spec in registry.select(data.task_names)] if data.task_names else None
-        data_dir = resolve_data_dir(data.data)
+    except KeyError as exc:  # a usage error, with its did-you-mean
+        raise JobError(f"--tasks: {str(exc).strip(chr(34) + chr(39))}", code=2) from exc
+    data_dir = resolve_data_dir(data.data)
+    try:
         files, _ = discover_files(data_dir, registry)
-    except (DataError, KeyError) as exc:
-        raise JobError(str(exc).strip("'\"")) from exc
+    except DataError as exc:
+        raise JobError(str(exc).strip("'\""), *sample_note(data.data)) from exc
     selection, absent = select_tasks(list(registry), [f.task for f in files], chosen=chosen, held=held)
     if absent and files and not data.allow_missing:
         error = MissingDataError(absent, {task: looked_for(task) for task in absent}, str(data_dir))
-        raise JobError(str(error), code=2)
+        raise JobError(str(error), *sample_note(data.data), code=2)
     return selection
 
 
@@ -119,6 +134,8 @@ def read_data(data: DataOptions, registry: Registry, console: Console, held: lis
     predictions file holds), its warnings printed; JobError (exit 2) for tasks without data,
     (exit 1) for data that cannot be read."""
     selection = benchmark_selection(data, registry, held)
+    for line in sample_note(data.data):
+        warn(console, line)
     try:
         loaded = load_data(data.data, registry, selection.tasks or data.task_names, data.limit, selection.left_out)
     except (DataError, KeyError) as exc:

@@ -74,6 +74,22 @@ def gate_failures(
     return failures
 
 
+def gate_passes(thresholds: Iterable[tuple[str | None, float]], results: Results) -> list[str]:
+    """What each passed threshold checked, one piece each: ``Overall Average 0.8123 >= 0.8
+    (--fail-under 0.8)``, ``TaxCalc score 1.0000 >= 1 (--fail-under TaxCalc=1)``; pure."""
+    passed = []
+    for task, threshold in thresholds:
+        if task is None:
+            value, figure, flag = results.overall.mean, "Overall Average", f"--fail-under {threshold:g}"
+        else:
+            entry = results.tasks.get(task)
+            value = entry.score.mean if entry is not None and entry.score is not None else None
+            figure, flag = f"{task} score", f"--fail-under {task}={threshold:g}"
+        shown = f"{value:.4f}" if value is not None else "n/a"
+        passed.append(f"{figure} {shown} >= {threshold:g} ({flag})")
+    return passed
+
+
 def apply_gates(gates: GateOptions, scored: ScoredResults | Results, console: Console) -> None:
     """At the end of a job, every file written: JobError (exit 4) listing each figure below
     its threshold (and the tasks missing from partial results, unless --allow-partial); a
@@ -91,7 +107,7 @@ def apply_gates(gates: GateOptions, scored: ScoredResults | Results, console: Co
         failures = gate_failures(thresholds, results, allow_partial=gates.allow_partial)
         if failures:
             raise JobError(*(f"Gate failed: {line}." for line in failures), code=GATE_EXIT)
-        say(console, f"Gates passed: {', '.join(gates.fail_under or [])}.", "green")
+        say(console, f"Gates passed: {'; '.join(gate_passes(thresholds, results))}.", "green")
     coverage = coverage_of(results)
     unchosen = coverage.unchosen
     if unchosen and not gates.allow_partial:

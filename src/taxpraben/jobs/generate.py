@@ -12,7 +12,6 @@ also written to ``OUT/predictions.jsonl`` (with ``--no-cache``, all that is kept
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import ExitStack
@@ -34,6 +33,7 @@ from taxpraben.jobs.common import (
     in_data_order,
     output_directory,
     ready_scorers,
+    sample_note,
     say,
     score_and_report,
     scoring_settings,
@@ -51,6 +51,7 @@ from taxpraben.jobs.judge import (
 )
 from taxpraben.jobs.prompt_size import warn_long_prompts
 from taxpraben.jobs.read_ahead import SpecCheck
+from taxpraben.jobs.serving import serve_context
 from taxpraben.jobs.stops import (
     budget_stop,
     failures_error,
@@ -86,7 +87,11 @@ from taxpraben.options import (
 from taxpraben.run.cache import CacheError, CompletionCache, default_cache_path
 from taxpraben.run.locks import sole_cache_user
 from taxpraben.run.runner import BudgetReached, RunAborted, Runner, RunnerSettings
-from taxpraben.run.serve import SERVE_LOG, ServeError, served_base_url, serving
+from taxpraben.run.serve import (
+    Server,
+    served_base_url,
+    watch_server,
+)
 from taxpraben.run.shards import SHARD_MANIFEST, Shard, parse_shard, write_manifest
 from taxpraben.tasks import Registry, TaskSpecError
 from taxpraben.terminal.collector import resume_collection
@@ -243,35 +248,6 @@ def backend_of(job: RunJob, console: Console | None = None, *, sends: bool | Non
     return backend
 
 
-@contextlib.contextmanager
-def serve_context(endpoint: EndpointOptions, backend: Backend, out_dir: Path, console: Console) -> Iterator[None]:
-    """``--serve``: the serving command runs (and answers) while the block runs; nothing
-    without it. JobError (exit 2) when it does not come up, or for a backend that sends no
-    HTTP requests."""
-    if not endpoint.serve:
-        yield
-        return
-    if backend.kind != "openai":
-        raise JobError(f"--serve starts an OpenAI-compatible server, which {backend.spec} does not use: "
-                       "use --model openai:NAME with it", code=2)  # fmt: skip
-    url = (base_urls(endpoint) or [""])[0]
-    say(console, f"Serving: {endpoint.serve} (output in {out_dir / SERVE_LOG}); waiting for {url}/models ...")
-    ready = False
-    try:
-        with serving(endpoint.serve, url, out_dir / SERVE_LOG, timeout=endpoint.serve_timeout) as server:
-            ready = True
-            say(console, f"The server answers (after {server.ready_after:.1f} s, process group {server.pgid}).")
-            yield
-    except ServeError as exc:
-        raise JobError(*exc.lines, code=2) from exc
-    except KeyboardInterrupt:
-        if ready:
-            raise
-        raise JobError("Interrupted while waiting for the server (--serve); it was stopped, nothing was sent.",
-                       code=130, style="yellow") from None  # fmt: skip
-    say(console, "The server was stopped.")
-
-
 def open_cache(job: RunJob, backend: Backend, held: ExitStack, console: Console) -> CompletionCache | None:
     """The completion cache (None with --no-cache or a backend not worth caching); JobError
     (exit 2) when it cannot be opened; a warning when another run is using it."""
@@ -321,15 +297,18 @@ def generate(
     runner: Runner, requests: Iterator[Request], store: CompletionCache | None,
     alongside: Callable[[Coroutine[object, None, list[Prediction]]], Coroutine[object, None, list[Prediction]]] | None = None,
     out_dir: Path | None = None,
+    server: Server | None = None,
 ) -> list[Prediction]:  # fmt: skip
     """Drive every request through the runner (with ``alongside``, the judge of ``run``
     beside it on the same loop: :class:`~taxpraben.jobs.judge.JudgeAlongside`); each way a
     run stops early becomes a JobError with what was kept and how to go on. Interrupted
-    (Ctrl-C, SIGTERM), the answers so far are written to ``out_dir`` (cache or not)."""
+    (Ctrl-C, SIGTERM), the answers so far are written to ``out_dir`` (cache or not). With
+    ``server`` (``--serve``), a served command that exits stops generation (ServerExited)."""
     try:
         generation = runner.run(requests)
+        work = generation if alongside is None else alongside(generation)
         with terminated_as_interrupted():
-            return asyncio.run(generation if alongside is None else alongside(generation))
+            return asyncio.run(work if server is None else watch_server(work, server.process.poll))
     except DataError as exc:
         kept = (f"The {runner.stats.done} completions received before the data was found faulty are in the cache."
                 if runner.stats.done else None)  # fmt: skip
@@ -461,6 +440,8 @@ class Generated:
     predictions: list[Prediction]
     loaded: LoadedData
     stats: RunStats
+    #: What ``/models`` of the server started by ``--serve`` listed (None without --serve).
+    served_models: tuple[str, ...] | None = None
 
 
 def plan_run(job: RunJob, console: Console, progress: Console | None) -> RunPlan:
@@ -471,6 +452,8 @@ def plan_run(job: RunJob, console: Console, progress: Console | None) -> RunPlan
     refuse_unknown_gate_tasks(job.gates, registry, scoring=not job.output.no_score)
     require_trackers(job.trackers, scoring=not job.output.no_score)  # a missing library: before anything is sent
     selection = benchmark_selection(job.data, registry)  # a task without data: refused before anything is sent
+    for line in sample_note(job.data.data):
+        warn(console, line)
     # Checked before anything is sent (a light module: the pipeline is not imported here).
     settings = scoring_settings(job.scoring, seed=job.generation.seed, runs=job.generation.runs)
     config = generation_config(job.generation)
@@ -489,9 +472,10 @@ def plan_run(job: RunJob, console: Console, progress: Console | None) -> RunPlan
 def set_up_generation(plan: RunPlan, held: ExitStack, console: Console, progress: Console | None) -> Generation:
     """The data stream, the cache, the work beside generation and the runner (nothing sent yet)."""
     job = plan.job
-    try:  # the records are read while the first requests go out (stream_requests)
+    try:  # every record of every task is checked before the first request: a bad one costs nothing
         stream = DataStream(job.data.data, plan.registry, plan.selection.tasks or job.data.task_names, job.data.limit,
                             plan.selection.left_out)  # fmt: skip
+        stream.read_all()
     except (DataError, KeyError) as exc:
         raise JobError(str(exc).strip("'\"")) from exc
     store = open_cache(job, plan.backend, held, console)
@@ -517,13 +501,13 @@ def generate_stage(plan: RunPlan, gen: Generation, console: Console, progress: C
     batch API first); JobError to stop, a budget's stop with the predictions written."""
     job, runner, along = plan.job, gen.runner, gen.alongside.judge
     resume_collection()  # loaded: from here on objects come and go (taxpraben.terminal.collector)
-    with serve_context(job.endpoint, plan.backend, plan.out_dir, console):  # stopped before scoring takes the GPU
+    with serve_context(job.endpoint, plan.backend, plan.out_dir, console) as server:  # stopped before scoring
         requests = batch_stage(job.batch, job.endpoint, plan.backend, plan.config, gen.requests, gen.store,
                                plan.out_dir, console, progress or deferred_console(stderr=True), data=job.data.data,
                                paid=runner.paid_here)  # fmt: skip
         try:
             predictions = generate(runner, requests, gen.store, along.alongside if along is not None else None,
-                                   plan.out_dir)  # fmt: skip
+                                   plan.out_dir, server)  # fmt: skip
             gen.alongside.generation_over()
             checked_specs(gen.alongside.spec_check, runner)
         except BudgetReached as exc:
@@ -533,7 +517,8 @@ def generate_stage(plan: RunPlan, gen: Generation, console: Console, progress: C
     loaded = shard_records(gen.stream.result(), plan.part)
     for warning in loaded.warnings:
         warn(console, str(warning))
-    return Generated(in_data_order(predictions, loaded), loaded, runner.stats)
+    return Generated(in_data_order(predictions, loaded), loaded, runner.stats,
+                     server.models if server is not None else None)  # fmt: skip
 
 
 def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: Console) -> JSONObject:
@@ -546,9 +531,12 @@ def write_generation(plan: RunPlan, gen: Generation, done: Generated, console: C
     if ahead is not None and ahead.fallback is not None:
         warn(console, f"The answers were read on the scoring thread ({ahead.fallback}); the readings are the same.")
     meta = run_meta(job, plan.backend, plan.config, done.stats, plan.started)
-    meta["manifest"] = job_manifest(loaded=done.loaded, registry=plan.registry, scoring=job.scoring,
-                                    started_at=meta["started_at"], generation=meta["generation"],
-                                    model_args=meta.get("model_args"))  # fmt: skip
+    manifest = job_manifest(loaded=done.loaded, registry=plan.registry, scoring=job.scoring,
+                            started_at=meta["started_at"], generation=meta["generation"],
+                            model_args=meta.get("model_args"))  # fmt: skip
+    if done.served_models is not None:
+        manifest["served_models"] = list(done.served_models)
+    meta["manifest"] = manifest
     if gen.pricing is not None:
         meta["pricing"] = gen.pricing
     if not plan.part.whole:

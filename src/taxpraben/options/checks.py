@@ -45,6 +45,10 @@ def check_devices(text: str) -> None:
     parse_devices(text)
 
 
+#: The largest ``--limit`` count: no task holds more (1e30 is a typo, not a plan).
+MAX_LIMIT = 10**9
+
+
 def check_limit(value: float) -> None:
     """``--limit``: a count (an integer >= 1) or a fraction in (0, 1)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -53,6 +57,9 @@ def check_limit(value: float) -> None:
         raise ValueError(f"{value:g} is not a count (an integer >= 1) nor a fraction in (0, 1)")
     if value >= 1 and value != int(value):
         raise ValueError(f"{value:g} is neither a count (an integer >= 1) nor a fraction in (0, 1)")
+    if value > MAX_LIMIT:
+        raise ValueError(f"{value:g} is more records than any task holds (at most {MAX_LIMIT:,}); leave --limit out "
+                         "to use every record")  # fmt: skip
 
 
 def parse_threshold(text: str) -> tuple[str | None, float]:

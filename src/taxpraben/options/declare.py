@@ -23,9 +23,31 @@ SCORING_PANEL = "Scoring"
 COST_PANEL = "Cost and budget"
 OUTPUT_PANEL = "Output"
 
-#: Options whose value is run as a shell command: a configuration file gives them only with
-#: ``--trust-config`` (``commands.options``).
-EXECUTED_KEYS = ("serve",)
+#: Options whose value can run code: ``serve`` (a shell command), ``model_args`` (with
+#: ``trust_remote_code``, the model repository's Python); a configuration file gives such a value
+#: only with ``--trust-config`` (``commands.options``, :func:`code_it_runs`). No other key of a
+#: file runs code: plugins come from ``$TAXPRABEN_PLUGINS`` and entry points only, the judge is
+#: built without model arguments, pricing and judge-prompt files are read as data, and
+#: BARTScore's weights load with ``weights_only``.
+EXECUTED_KEYS = ("serve", "model_args")
+
+
+def code_it_runs(key: str, value: object) -> str | None:
+    """What code ``value`` of option ``key`` would run, in words; None when it runs none."""
+    if value is None or value == "":
+        return None
+    if key == "serve":
+        return f"is a shell command ({value!r}) that would be run"
+    if key == "model_args" and isinstance(value, str):
+        from taxpraben.models.model_args import ModelArgsError, parse_model_args
+
+        try:
+            trusted = parse_model_args(value).get("trust_remote_code")
+        except ModelArgsError:
+            return None  # refused for what it is when the backend is built
+        if trusted is True or str(trusted).strip().lower() in ("true", "1", "yes"):
+            return "sets trust_remote_code=true, which runs the model repository's own Python code"
+    return None
 
 
 @dataclass(frozen=True)

@@ -246,7 +246,7 @@ def build_diff(
     a, b = Entry(reviewed_view(load_run(Path(a_dir))), ""), Entry(reviewed_view(load_run(Path(b_dir))), "")
     for entry, name in ((a, "A"), (b, "B")):
         entry.label = f"{name}: {entry.view.label}"
-    warnings = check_compatible([a, b], force=force)
+    warnings = check_compatible([a, b], force=force, action="compare the two runs")
     a.items, b.items = significance.item_scores(a.view.samples()), significance.item_scores(b.view.samples())
     a_metrics, b_metrics = metric_item_scores(a.view.samples()), metric_item_scores(b.view.samples())
     shared = [t for t in b.computed_tasks if t in set(a.computed_tasks)]

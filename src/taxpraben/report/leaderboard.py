@@ -27,6 +27,7 @@ from taxpraben.report import plots
 from taxpraben.report.html import asset, environment
 from taxpraben.report.load import ReportError
 from taxpraben.report.markdown import cell
+from taxpraben.report.overall_flags import flags_text, limit_words, scorer_refusal
 from taxpraben.report.review import review_cell, reviewed_view
 from taxpraben.report.significance import (
     ALPHA,
@@ -86,6 +87,12 @@ class Entry:
     def partial_text(self) -> str:
         """``partial: 13 of 14`` beside a partial entry's Overall Average, '' otherwise."""
         return self.coverage.label
+
+    @property
+    def flags(self) -> str:
+        """What is said beside the entry's Overall Average (``partial: 13 of 14 · non-standard
+        scorer``, :mod:`taxpraben.report.overall_flags`), '' for the paper's figure."""
+        return flags_text(self.results)
 
     @property
     def errors(self) -> tuple[int, int]:
@@ -222,9 +229,11 @@ def judge_of(results: Results) -> str | None:
     return None if judge is None else f"{judge.model} (prompt {judge.prompt_version})"
 
 
-def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
+def check_compatible(entries: list[Entry], *, force: bool = False, action: str = "build the leaderboard") -> list[str]:
     """Raise unless every entry shares data (per task with manifests, else the data hash),
-    task specs (with manifests), limit, tasks, run count and profile.
+    task specs (with manifests), limit, tasks, run count, profile, second reader and scorer
+    setup (:func:`~taxpraben.report.overall_flags.scorer_setup_of`); the refusal says to pass
+    --force to ``action`` anyway.
 
     With ``force``, return the problems as warnings instead, and mark the entries (their
     ``notes``). Entries with errored predictions, limited entries and different taxpraben
@@ -237,7 +246,8 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             continue  # the manifests compare the data task by task
         values = {e.label: _meta_value(e, key) for e in entries}
         if len(set(values.values())) > 1 or (absent_is_problem and None in values.values()):
-            listing = "; ".join(f"{label}: {_shown(value)}" for label, value in values.items())
+            shown = _limit_shown if key == "limit" else _shown
+            listing = "; ".join(f"{label}: {shown(value)}" for label, value in values.items())
             problems.append(f"different {what} ({listing})")
             if key == "data_hash":
                 marker = "not comparable: data differs (" + " vs ".join(
@@ -251,6 +261,9 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
     unlike = coverage_problem(entries)
     if unlike is not None:
         problems.append(unlike)
+    unlike_scorers = scorer_problem(entries)
+    if unlike_scorers is not None:
+        problems.append(unlike_scorers)
     judges = {e.label: judge_of(e.results) for e in entries}
     if len(set(judges.values())) > 1:  # a judge reads what the rules cannot: scores rise with it
         listing = "; ".join(f"{label}: {_shown(value) if value else 'no judge'}" for label, value in judges.items())
@@ -262,7 +275,7 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
             "refusing to compare results computed "
             + " and ".join(p.replace("different", "with different", 1) for p in problems)
             + ". Scores on different data or scoring rules are not comparable; "
-            "pass --force to build the leaderboard anyway (it will be marked as forced)."
+            f"pass --force to {action} anyway (it will be marked as forced)."
         )
     warnings = [f"Forced comparison despite {p}." for p in problems]
     warnings += _version_and_limit_notes(entries)
@@ -271,13 +284,6 @@ def check_compatible(entries: list[Entry], *, force: bool = False) -> list[str]:
         warnings.append(
             "Predictions errored (scored 0) for: " + ", ".join(flagged)
             + "; their scores measure failed requests as well as the model."
-        )
-    scorers = {e.label: _scorer_signature(e.results) for e in entries}
-    if len(set(scorers.values())) > 1:
-        warnings.append(
-            "The semantic scorers differ ("
-            + "; ".join(f"{k}: {v}" for k, v in scorers.items())
-            + "): BERTScore/BARTScore figures are not directly comparable."
         )
     partial = [f"{e.label} ({e.partial_text}; missing: {e.coverage.listing()})" for e in entries if e.coverage.partial]
     if partial:
@@ -300,7 +306,20 @@ def coverage_problem(entries: list[Entry]) -> str | None:
     if len(set(computed.values())) <= 1:
         return None
     listing = "; ".join(f"{e.label}: {e.partial_text or 'all ' + str(len(e.coverage.benchmark))}" for e in entries)
-    return f"different computed tasks, a partial run beside a full one ({listing})"
+    partial = sum(e.coverage.partial for e in entries)
+    beside = ("partial runs of different tasks" if partial == len(entries) else
+              "a partial run beside a full one" if partial == 1 else "partial runs beside a full one")  # fmt: skip
+    return f"different computed tasks, {beside} ({listing})"
+
+
+def scorer_problem(entries: list[Entry]) -> str | None:
+    """Entries whose semantic scorers were set up differently (:func:`scorer_refusal`): the
+    problem, the entries marked; None when every setup is one."""
+    problem, markers = scorer_refusal({e.label: e.results for e in entries})
+    for e in entries:
+        if e.label in markers:
+            e.notes.append(markers[e.label])
+    return problem
 
 
 def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
@@ -320,34 +339,23 @@ def _version_and_limit_notes(entries: list[Entry]) -> list[str]:
     limited = [(e, getattr(e.results.meta, "limit", None)) for e in entries]
     limited = [(e, limit) for e, limit in limited if limit is not None]
     for e, limit in limited:
-        e.notes.append(f"limited: {limit_text(limit)}")
+        e.notes.append(f"limited: {limit_words(limit)}")
     if limited:
         warnings.append(
             "Limited runs (--limit: not every record) for: "
-            + ", ".join(f"{e.label} ({limit_text(limit)})" for e, limit in limited)
+            + ", ".join(f"{e.label} ({limit_words(limit)})" for e, limit in limited)
             + "; their scores are of a subset of the data."
         )
     return warnings
-
-
-def limit_text(limit: object) -> str:
-    """``meta.limit`` as words: ``first 50 per task`` (a count), ``first 10% per task`` (a fraction)."""
-    if isinstance(limit, float) and 0 < limit < 1:
-        return f"first {limit * 100:g}% per task"
-    return f"first {limit} per task"
 
 
 def _shown(value: object) -> str:
     return "unknown" if value is None else str(value)
 
 
-def _scorer_signature(results: Results) -> str:
-    scorers = results.meta.scorers
-    parts = []
-    for name in sorted(scorers):
-        s = scorers[name]
-        parts.append(f"{name}={s.model}" + (f"@{s.layer}" if s.layer is not None else ""))
-    return ", ".join(parts) or "none"
+def _limit_shown(value: object) -> str:
+    """A ``--limit`` as the refusal lists it: none is every record, not an unknown."""
+    return "every record (no --limit)" if value is None else limit_words(value)
 
 
 def build_leaderboard(
@@ -431,7 +439,7 @@ def render_leaderboard_markdown(board: Leaderboard) -> str:
     lines.append("|---:|---|---:|" + "---|" * reviewed + "---|---:|---|---:|---|" + "---:|" * len(board.tasks) + "---|")
     for rank, entry in enumerate(board.entries, 1):
         overall = entry.overall
-        value = fmt.stat(overall) + (f" ({entry.partial_text})" if entry.partial_text else "")
+        value = fmt.stat(overall) + (f" ({entry.flags})" if entry.flags else "")
         delta = vs = ""
         if rank <= len(board.comparisons):
             comparison = board.comparisons[rank - 1]
@@ -511,7 +519,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
                 "delta": fmt.signed_points(gap) if rank <= len(board.comparisons) else "",
                 "paired_delta": fmt.signed_points(test.difference) if test else "",
                 "overall": fmt.stat(entry.overall),
-                "partial": entry.partial_text,
+                "partial": entry.flags,
                 "ci95": fmt.interval(entry.overall.ci95),
                 "review": review_cell(entry.results),
                 "runs": len(entry.overall.runs),

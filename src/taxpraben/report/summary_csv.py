@@ -18,8 +18,9 @@ from pathlib import Path
 from taxpraben.atomic import atomic_writer
 from taxpraben.coverage import coverage_of
 from taxpraben.kinds import all_metrics
+from taxpraben.report.overall_flags import flags_text
 from taxpraben.report.view import RunView
-from taxpraben.results import Stat
+from taxpraben.results import Results, Stat
 
 SUMMARY_CSV = "summary.csv"
 
@@ -60,6 +61,16 @@ def stat_cells(key: str, figure: Stat | None) -> dict[str, float | None]:
     return {f"{key}_mean": figure.mean, f"{key}_std": figure.std, f"{key}_ci95_low": low, f"{key}_ci95_high": high}
 
 
+def overall_notes(results: Results) -> str | None:
+    """The Overall Average row's notes: what is said beside it (``partial: 13 of 14``,
+    ``non-standard scorer``, ...) and the missing tasks; None for the paper's figure."""
+    flags = flags_text(results)
+    coverage = coverage_of(results)
+    if coverage.partial:
+        return f"{flags}; missing: {coverage.listing()}"
+    return flags or None
+
+
 def summary_rows(view: RunView) -> Iterator[CsvRow]:
     """The rows of a run's summary.csv, as dicts by column: tasks (paper order; then a row
     with no figures for each task of the benchmark not scored, its ``notes`` saying why),
@@ -95,7 +106,7 @@ def summary_rows(view: RunView) -> Iterator[CsvRow]:
         **stat_cells("score", overall),
         "n": len(overall.tasks),
         "truncated": results.ledger.truncated if results.ledger is not None else None,
-        "notes": f"{coverage.label}; missing: {coverage.listing()}" if coverage.partial else None,
+        "notes": overall_notes(results),
     }
 
 

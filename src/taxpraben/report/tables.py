@@ -12,6 +12,7 @@ from taxpraben.coverage import coverage_of
 from taxpraben.kinds import all_metrics, kinds
 from taxpraben.report import format as fmt
 from taxpraben.report.load import TaskRow
+from taxpraben.report.overall_flags import flags_text
 from taxpraben.report.view import RunView
 from taxpraben.results import GenerationMeta, Manifest, Results, RunCounts, ScorerInfo, TokenTally
 
@@ -277,22 +278,28 @@ def problem_banner(run: RunView) -> list[str]:
         )
     elif missing:
         lines.append(f"{missing} of {total} predictions are missing and score 0.")
-    skipped = [row.name for row in rows if not row.computed]
-    if skipped:
-        lines.append(
-            f"{len(skipped)} of {len(rows)} tasks were not computed ({', '.join(skipped)}): "
-            "the Overall Average is partial."
-        )
-    coverage = coverage_of(run.results)
-    unscored = [task for task in coverage.missing if task not in run.results.tasks]
-    if unscored:
-        lines.append(
-            f"{len(unscored)} of the benchmark's {len(coverage.benchmark)} tasks were not scored "
-            f"({coverage.listing(unscored)}): the Overall Average is {coverage.label}."
-        )
+    lines += coverage_lines(run, [row.name for row in rows if not row.computed])
     judge = run.results.meta.judge
     banner = [judge.banner] if judge is not None and judge.banner else []
     return lines + truncation_lines(run) + banner
+
+
+def coverage_lines(run: RunView, skipped: list[str]) -> list[str]:
+    """One line for a partial Overall Average, its counts all of the benchmark's tasks:
+    ``The Overall Average is partial: 5 of 14 tasks of the benchmark computed; 8 scored but not
+    computed (...); 1 not scored (...)``, the label the reports show beside it; none for a
+    whole one."""
+    coverage = coverage_of(run.results)
+    unscored = [task for task in coverage.missing if task not in run.results.tasks]
+    if not skipped and not unscored:
+        return []
+    parts = []
+    if skipped:
+        parts.append(f"{len(skipped)} scored but not computed ({', '.join(skipped)})")
+    if unscored:
+        parts.append(f"{len(unscored)} not scored ({coverage.listing(unscored)})")
+    return [f"The Overall Average is {coverage.label or 'partial'} tasks of the benchmark computed; "
+            f"{'; '.join(parts)}."]  # fmt: skip
 
 
 def _share(ci: list[float] | None) -> str:
@@ -472,8 +479,10 @@ def ledger_table(run: RunView) -> Table | None:
 
 
 def overall_summary(run: RunView) -> dict[str, str]:
-    """The Overall Average as text pieces: value, coverage (``partial: 13 of 14``, or '' for
-    the whole benchmark), intervals and a partial warning (or '')."""
+    """The Overall Average as text pieces: value, coverage (what is said beside it:
+    ``partial: 13 of 14``, ``non-standard scorer``, ``limited: ...``, ``1 run``, joined; ''
+    for the paper's figure: :mod:`taxpraben.report.overall_flags`), intervals and a partial
+    warning (or '')."""
     overall = run.results.overall
     coverage = coverage_of(run.results)
     partial = ""
@@ -484,7 +493,7 @@ def overall_summary(run: RunView) -> dict[str, str]:
         )
     return {
         "value": fmt.stat(overall),
-        "coverage": coverage.label,
+        "coverage": flags_text(run.results),
         "ci95": fmt.interval(overall.ci95),
         "bootstrap_ci95": fmt.interval(overall.bootstrap_ci95),
         "runs": str(len(overall.runs)),

@@ -124,7 +124,7 @@ def print_leaderboard(board: Leaderboard, paths: Sequence[Path], console: Consol
             else:
                 paired, p = fmt.signed_points(test.difference), fmt.p_value(test.p_value)
                 verdict = "yes" if test.significant else "[yellow]no[/]"
-        partial = f" ({entry.partial_text})" if entry.partial_text else ""  # explained by a warning below
+        partial = f" ({entry.flags})" if entry.flags else ""  # explained by a warning below
         table.add_row(
             str(rank),
             entry.label,

@@ -165,6 +165,21 @@ class Manifest(FileObject):
         "The semantic scorers' models and revisions; empty with --no-semantic.", default_factory=dict
     )
     judge: JSONValue = described("An LLM judge's model and revision; null (no task uses a judge yet).")
+    scorer_setup: dict[str, JSONObject] | None = described(
+        "Each semantic scorer's setup as far as it decides the scores: model, revision, weights' sha256, "
+        "layer, idf, truncation, dtype, and the device kind where the dtype is not exact; results whose "
+        "setups differ are not ranked together (report, diff) unless --force. Null: results written before "
+        "it (readers derive it from ``meta.scorers``)."
+    )
+    paper_scorer: bool | None = described(
+        "True when the scorer setup is the paper's (BERTScore hfl/chinese-xlnet-base layer 5, BARTScore "
+        "facebook/bart-large-cnn, float32); false: every report says 'non-standard scorer'. Null without "
+        "semantic scores."
+    )
+    served_models: list[str] | None = described(
+        "The model ids the server started by --serve listed at /models (empty: it listed none).",
+        when="`run --serve`",
+    )
     started_at: str = required("ISO 8601 UTC start time.")
     finished_at: str = required("ISO 8601 UTC end time.")
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from taxpraben.clock import Clock
+    from taxpraben.terminal.plain_progress import PlainProgress
     from taxpraben.terminal.progress import RunStats
     from taxpraben.terminal.progress_bar import RunProgress
 
@@ -30,7 +31,7 @@ class DeferredBar:
     def __init__(self, spec: str, stats: RunStats, console: Console, clock: Clock, enabled: bool) -> None:
         self._spec, self._stats, self._console, self._clock = spec, stats, console, clock
         self._enabled = enabled
-        self._bar: RunProgress | None = None
+        self._bar: RunProgress | PlainProgress | None = None
         self._advanced = 0
         #: Items a backend reported finished inside a call not returned yet (see :meth:`live`).
         self._live = 0
@@ -47,6 +48,12 @@ class DeferredBar:
 
     def _show(self) -> None:
         if self._enabled and self._bar is None:
+            if not self._console.is_terminal:  # redirected: plain lines at a steady pace, not a bar
+                from taxpraben.terminal.plain_progress import PlainProgress
+
+                self._bar = PlainProgress(self._spec, self._stats, self._console, self._stats.to_send, self._clock,
+                                          completed=self.shown)  # fmt: skip
+                return
             from taxpraben.terminal.progress_bar import RunProgress
 
             self._bar = RunProgress(self._spec, self._stats, self._console, self._stats.to_send,

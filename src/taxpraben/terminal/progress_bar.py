@@ -43,7 +43,10 @@ class _LabelColumn(ProgressColumn):
 class _RateColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
-        return Text(f"{speed:.1f}/s" if speed else "-/s", style="progress.data.speed")
+        if not speed:
+            return Text("-/s", style="progress.data.speed")
+        # a slow model in seconds per item: 0.02/s would read 0.0/s
+        return Text(f"{speed:.1f}/s" if speed >= 1 else f"{1 / speed:.1f} s/item", style="progress.data.speed")
 
 
 class _StatsColumn(ProgressColumn):
