@@ -413,3 +413,8 @@ def test_a_browser_opens_only_where_there_is_a_display(monkeypatch: pytest.Monke
     assert has_display() is False
     monkeypatch.setenv("DISPLAY", ":0")
     assert has_display() is True
+
+
+def test_the_page_says_right_means_the_reading_whatever_the_gold() -> None:
+    text = page("run")
+    assert "Right means <strong>taxpraben read what the output answers</strong>, whatever the gold" in text
