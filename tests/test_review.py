@@ -252,7 +252,7 @@ def test_leaderboard_and_diff_show_the_review_beside_the_overall(out: Path, base
     diff = CliRunner().invoke(app, ["diff", str(base_run), str(out), "--out", str(tmp_path / "d")],
                               env={"COLUMNS": "250"})
     assert diff.exit_code == 0, diff.output
-    assert "| A | not reviewed |" in diff.output and "| B | 10/10 agree [72.2, 100.0] |" in diff.output
+    assert "| A | not reviewed |" in diff.output and "| B | 10/10 agree [72.2, 100.0], partial |" in diff.output
 
 
 # ---------------------------------------------------------------------------- the session and server
@@ -413,3 +413,8 @@ def test_a_browser_opens_only_where_there_is_a_display(monkeypatch: pytest.Monke
     assert has_display() is False
     monkeypatch.setenv("DISPLAY", ":0")
     assert has_display() is True
+
+
+def test_the_page_says_right_means_the_reading_whatever_the_gold() -> None:
+    text = page("run")
+    assert "Right means <strong>taxpraben read what the output answers</strong>, whatever the gold" in text

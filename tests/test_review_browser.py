@@ -168,3 +168,22 @@ def test_outputs_with_markup_are_shown_as_text_and_never_run(context, tmp_path: 
         assert page.evaluate("typeof window.__xss") == "undefined"
         assert errors == []
         page.close()
+
+
+def test_the_page_says_what_right_means_and_an_empty_answer_gets_feedback(context, base_run: Path, tmp_path: Path) -> None:
+    out = copy_of(base_run, tmp_path / "out")
+    session = build_session(out, 3, 0, "ann")
+    with serving(session) as url:
+        page, errors = open_page(context, url)
+        assert "Right means taxpraben read what the output answers, whatever the gold" in page.text_content("#meaning")
+        page.keyboard.press("w")
+        page.wait_for_selector("#answer", state="visible")
+        page.keyboard.press("Enter")  # nothing typed: said so, nothing recorded
+        sync_api.expect(page.locator("#error")).to_have_text(re.compile(r"^Type the answer the output gives"))
+        assert page.is_visible("#answer") and page.text_content("#progress-text") == "0 of 3 graded"
+        page.keyboard.press("Escape")
+        page.keyboard.press("y")
+        graded(page, 1, 3)
+        assert errors == []
+        page.close()
+    assert len(read_verdicts(out / REVIEW_FILE)) == 1

@@ -15,15 +15,20 @@ from taxpraben.commands.common import cli_console
 from taxpraben.commands.options import TaskDirOpt
 from taxpraben.report.explain import (
     Explanation,
+    FieldLine,
     chain_used,
     explanation,
+    marked,
     rule_rows,
     rules_json,
+    shown_value,
     traced_reading,
 )
 from taxpraben.report.load import ReportError, iter_samples, read_results
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taxpraben.results import Sample
     from taxpraben.results.json_value import JSONObject
     from taxpraben.tasks.registry import Registry
@@ -72,8 +77,10 @@ def explain(
     run: Annotated[int, typer.Option("--run", min=0, help="Which run's output (default: 0).")] = 0,
     task_dir: TaskDirOpt = None,
 ) -> None:
-    """Show how one output was read: the rules tried in order, the one that read it or
-    vetoed it, the evidence highlighted in the output, the value and the score."""
+    """Show how one output was read and why the point was given or withheld: the rules tried
+    in order, the one that read it or vetoed it, the evidence in the output (highlighted; marked
+    ⟦…⟧ when piped), the value, the gold, the comparison and its outcome, each field, the
+    judge, and reviewers' verdicts."""
     from taxpraben.commands.inspect_data import registry_or_exit
 
     console = cli_console()
@@ -97,13 +104,97 @@ def explain(
         detail = f": {escape(step.detail)}" if step.detail else ""
         console.print(f"  [{_STYLE[step.outcome]}]{step.outcome:>12}  {step.name}[/] ({step.confidence}){detail}",
                       highlight=False)
-    console.print("Output (evidence highlighted):", highlight=False)
-    console.print(escape(shown.before) + f"[reverse bold]{escape(shown.shown)}[/]" + escape(shown.after),
-                  highlight=False)
-    read = shown.read_by or f"nothing ({shown.failure})"
+    _print_reading(console, shown)
+    for line in review_lines(out_dir, item):
+        console.print(escape(line), highlight=False)
+
+
+def _print_reading(console: Console, shown: Explanation) -> None:
+    """The output with its evidence (highlighted on a terminal, else between ⟦ and ⟧), the
+    reading, the gold, the comparison and its outcome, each field, and the judge."""
+    spans = shown.spans
+    what = "each field's value" if shown.fields else "the stretch the answer was read from"
+    if console.is_terminal:
+        console.print(f"Output (evidence highlighted: {what}):", highlight=False)
+        console.print(_highlighted(shown.prediction, spans), highlight=False)
+    else:
+        console.print(f"Output (evidence between ⟦ and ⟧: {what}):", highlight=False)
+        console.print(escape(marked(shown.prediction, spans)), highlight=False)
+    if not spans:
+        console.print("  (no evidence: nothing was read from the output)", highlight=False)
     span = f" [{shown.evidence[0]}, {shown.evidence[1]})" if shown.evidence else ""
-    console.print(f"Read by {escape(read)}{span}; confidence {shown.confidence}; value "
-                  f"{escape(repr(shown.value))}; score {shown.score}", highlight=False)
+    score = "not computed" if shown.score is None else f"{shown.score:g}"
+    if shown.read_by:
+        confidence = f"; confidence {shown.confidence}" if shown.confidence else ""
+        console.print(f"Read by {escape(shown.read_by)}{span}{confidence}; value {escape(shown_value(shown.value))}; "
+                      f"score {score}", highlight=False)
+    else:
+        console.print(f"Read by nothing ({escape(shown.failure or shown.status)}); score {score}", highlight=False)
+    console.print(f"Gold: {escape(shown_value(shown.gold, 'none given'))}", highlight=False)
+    console.print(f"Comparison: {escape(shown.comparison)}", highlight=False)
+    console.print(f"Outcome: {escape(shown.outcome)}", highlight=False)
+    if shown.fields:
+        console.print("Fields:", highlight=False)
+        for f in shown.fields:
+            console.print(f"  {escape(_field_line(f))}", highlight=False)
+    console.print(f"Judge: {escape(shown.judge)}", highlight=False)
+
+
+def _highlighted(text: str, spans: list[tuple[int, int]]) -> str:
+    out, at = [], 0
+    for start, end in spans:
+        if start < at:
+            continue
+        out += [escape(text[at:start]), f"[reverse bold]{escape(text[start:end])}[/]"]
+        at = end
+    out.append(escape(text[at:]))
+    return "".join(out)
+
+
+def _field_line(f: FieldLine) -> str:
+    """One field: what was read and where, the gold, the outcome."""
+    if f.kind == "text":
+        score = "not computed (semantic scoring off or pending)" if f.score is None else f"{f.score:.4f}"
+        read = "nothing" if f.read is None else f"{len(str(f.read))} characters"
+        return f"{f.name} (text): read {read}; scored by BERTScore against the gold's: {score}"
+    where = ""
+    if f.span is not None:
+        where = f" at [{f.span[0]}, {f.span[1]})" + (" (found after the field's name)" if f.located else "")
+    if f.read is None:
+        outcome = f"{f.status}: no value read, scores 0"
+    elif f.score == 1:
+        outcome = "equal: 1"
+    else:
+        outcome = f"not equal: {0 if f.score is None else f.score:g}"
+    key = f", key matched {f.matched_by}" if f.matched_by not in ("?", "exact", "missing") else ""
+    return (f"{f.name} ({f.kind}{key}): read {shown_value(f.read)}{where}; gold {shown_value(f.gold, 'none')}; "
+            f"{outcome}")
+
+
+def review_lines(out_dir: Path, item: Sample) -> list[str]:
+    """What people said of ``item``'s readings (OUT/review.jsonl): each reviewer's last
+    verdict, stale ones marked; "Review: not reviewed" without one."""
+    from taxpraben.review.draw import readings_of
+    from taxpraben.review.store import REVIEW_FILE, ReviewFileError, is_stale, latest, read_verdicts
+
+    try:
+        verdicts = read_verdicts(Path(out_dir) / REVIEW_FILE)
+        results = read_results(out_dir)
+    except (ReviewFileError, ReportError) as exc:
+        return [f"Review: cannot be read ({exc})"]
+    task_type = results.tasks[item.task].type or "" if item.task in results.tasks else ""
+    current = {r.field: r for r in readings_of(item, task_type)}
+    found = []
+    for (key, reviewer), v in latest(verdicts).items():
+        if key[:3] != (item.task, item.id, item.run):
+            continue
+        reading = current.get(key[3])
+        stale = reading is None or is_stale(v, reading.read, reading.output)
+        said = f"wrong, the output gives {shown_value(v.answer, 'no answer')}" if v.verdict == "wrong" else v.verdict
+        field = f" (field {key[3]})" if key[3] is not None else ""
+        note = " [stale: the reading changed since; not counted]" if stale else ""
+        found.append(f"Review{field}: {reviewer} said {said}{f' at {v.at}' if v.at else ''}{note}")
+    return found or ["Review: not reviewed (taxpraben review OUT_DIR draws readings to check)"]
 
 
 def _explained(out_dir: Path, registry: Registry, item: Sample) -> Explanation:
@@ -134,4 +225,4 @@ def _explained(out_dir: Path, registry: Registry, item: Sample) -> Explanation:
     profile = results.meta.profile or "taxpraben"
     trace = traced_reading(spec, record, item.run, item.text, profile)
     return explanation(item, spec, trace, None if trace else f"profile {profile} reads it without a chain",
-                       chain_used(spec, profile))
+                       chain_used(spec, profile), profile)

@@ -34,7 +34,9 @@ def default_reviewer() -> str:
 
 def review(
     out_dir: Annotated[Path, typer.Argument(help="A result directory of `run` or `score`.")],
-    n: Annotated[int, typer.Option("--n", min=1, help="Readings to draw (stratified by task and by how each was read).")] = 60,
+    # 60: taxpraben.report.review.DEFAULT_DRAW, chosen with the banner's bound (a clean review raises none).
+    n: Annotated[int, typer.Option("--n", min=1, help="Distinct readings to draw (stratified by task and by how each "
+                                   "was read, offered interleaved).")] = 60,
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (default: a free one).")] = 0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draw (the same seed draws the same readings).")] = 0,
     reviewer: Annotated[str | None, typer.Option("--reviewer", help="Your name in review.jsonl (default: the login name).")] = None,
@@ -63,6 +65,13 @@ def review(
                                        "(choose another --port, or 0 for a free one)", highlight=False)
         raise typer.Exit(2) from exc
     url = url_of(server)
+    if session.repaired is not None:
+        console.print(f"{escape(str(session.path))}: its last line was cut off (the review was killed while a verdict "
+                      f"was written) and is removed: {escape(session.repaired[:80])!s}; that reading is offered "
+                      "again.", highlight=False)
+    if session.stale:
+        console.print(f"{session.stale} of your verdicts judged readings that have changed since (a rescore, new "
+                      "rules or another output): those readings are offered again.", highlight=False)
     console.print(f"Reviewing {len(session.readings)} readings of {escape(str(out_dir))} as "
                   f"{escape(session.reviewer)} ({session.graded} graded already).", highlight=False)
     console.print(f"Open {url}  (Ctrl-C stops; verdicts go to {session.path} as they are given)", highlight=False)

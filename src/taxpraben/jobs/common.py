@@ -257,6 +257,7 @@ def score_and_report(
     the prices of the ledgers (:func:`costing`); ``second_reader``: the judge (``jobs.judge``);
     ``early``: the tasks a run scored while later ones generated (``scoring.early``)."""
     from taxpraben.report import print_summary, write_reports
+    from taxpraben.report.review import carry_review
     from taxpraben.report.samples import BrowserData, PreparedTask
     from taxpraben.report.view import view_of
     from taxpraben.results import Results
@@ -274,6 +275,7 @@ def score_and_report(
                     raise TypeError(f"a task's part made ahead is a {type(part).__name__}, not the browser's PreparedTask")
                 browser.adopt(part)
             results = scored.typed if scored.typed is not None else Results.model_validate(scored.results)
+            results, reviewed = carry_review(out, results)  # OUT/review.jsonl judged against the new readings
             view = view_of(results, out, written_here=True)
             write_reports(out, view=view, browser=browser)
     except PredictionMatchError as exc:
@@ -282,6 +284,8 @@ def score_and_report(
         raise JobError(f"cannot write the results into {out}: {exc}", code=2) from exc
     for message in scored.match.messages():
         warn(console, message)
+    if reviewed:
+        say(console, reviewed)
     paths = [out / name for name in ("results.json", "samples.jsonl", "report.md", "report.html", "summary.csv")]
     print_summary(view, [p for p in paths if p.exists()], console)  # the view the reports were written from
     return scored

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from taxpraben.report.explain import reading_kind
-from taxpraben.report.load import iter_samples, model_label, read_results
+from taxpraben.report.load import SAMPLES_FILE, ReportError, iter_samples, model_label, read_results
 from taxpraben.review.draw import all_readings, draw
 from taxpraben.review.session import Session
 
@@ -30,11 +30,16 @@ def task_options(data_dir: str | None, tasks: Sequence[str], task_dirs: Sequence
 def build_session(out_dir: Path, n: int, seed: int, reviewer: str, task_dirs: Sequence[Path] = ()) -> Session:
     """The session of ``out_dir``: ``n`` readings drawn with ``seed``, the verdicts
     ``reviewer`` gave already read back. ReportError names an unreadable results.json or
-    samples.jsonl line."""
+    samples.jsonl line, or a missing samples.jsonl (there would be nothing to review)."""
     from taxpraben.parsing.readers.letters import listed_option_texts
     from taxpraben.tasks import load_registry
 
     results = read_results(out_dir)
+    samples = Path(out_dir) / SAMPLES_FILE
+    if not samples.exists():
+        raise ReportError(f"{samples}: not found: the readings to review are in it (`taxpraben run` and "
+                          "`taxpraben score` write it; copy it back beside results.json, or score the predictions "
+                          "again into this directory)")
     types = {name: task.type or "" for name, task in results.tasks.items()}
     registry = load_registry(task_dirs)
     kinds = {name: reading_kind(registry.get(name)) for name in types}
@@ -52,4 +57,5 @@ def build_session(out_dir: Path, n: int, seed: int, reviewer: str, task_dirs: Se
             listed = listed_option_texts(queries.get((r.task, r.id), ""))
             if listed:
                 choices[(r.task, r.id)] = tuple(listed.values())
-    return Session(Path(out_dir), drawn, reviewer, model_label(results, out_dir), kinds, queries, choices)
+    return Session(Path(out_dir), drawn, reviewer, model_label(results, out_dir), kinds, queries, choices,
+                   draw=(seed, n))

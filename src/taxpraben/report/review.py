@@ -1,40 +1,73 @@
 """The human review figure: people's verdicts (``OUT/review.jsonl``) turned into agreement
-with a 95% Wilson interval, the points the readings gave or withheld, and a corrected score.
+with a 95% interval, the points the readings gave or withheld, and a corrected score.
 
 One reading counts once whoever checked it: its verdict is the one most of its reviewers
 gave (right or wrong; a tie counts as wrong), its answer the one most of those who said
 wrong read. A "wrong" whose answer is the reading itself (or no answer, where nothing was
 read) is a "right". Unsure verdicts are left out of the figure (counted apart).
 
+A verdict belongs to the reading it judged: a verdict whose reading has changed since
+(:func:`taxpraben.review.store.is_stale`) is *stale*: left out of every figure, counted and
+listed (``stale``, ``stale_readings``), and offered again by ``taxpraben review``. A line
+that does not say what it judged (``legacy``) is taken to judge today's reading, and
+counted as such.
+
+The same output read the same way in several runs is one reading, weighing as its runs
+(:func:`taxpraben.review.draw.distinct`). The draw is stratified by task and by how each
+reading was read, so the figures are stratified estimates: each stratum weighs as its share
+of the run's readings, with a Wilson interval at the effective sample size
+(:mod:`taxpraben.review.estimate`); only strata with a verdict are covered, and the block
+says what share of the run that is, how many readings were drawn, how many are still
+without a verdict, and which tasks no verdict reached.
+
 Points: a reading scores ``p`` (its item score; a field of a mixed task, its field score
 over the item's fields); the reviewer's answer would score ``h`` (``p`` when right; 1 when
 the answer is the gold, else 0). ``given`` adds ``p - h`` where positive, ``withheld``
-``h - p``. The corrected score of a task is its score + (withheld - given) / reviewed, its
-bounds from the Wilson intervals of the shares of readings that gave and withheld points;
-the corrected Overall Average is the mean over the computed tasks, unreviewed tasks as
-scored. The protocol's figures are never replaced.
+``h - p`` (each reading as many times as its runs). The corrected score of a task is its
+score plus the stratified mean of ``h - p`` (scaled to the task's items), its bounds from
+the Wilson intervals of the shares of readings that gave and withheld points; the corrected
+Overall Average is the mean over the computed tasks, its bounds the tasks' added in
+quadrature, and a task whose readings no verdict reached counts with the widest bounds
+(0 to 1): a review stopped early never looks surer than a finished one. The protocol's
+figures are never replaced.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from taxpraben.judge.audit import TRUST_BOUND, wilson_interval
 from taxpraben.report import format as fmt
 from taxpraben.report.load import iter_samples
 from taxpraben.report.tables import Row, Table
 from taxpraben.report.view import RunView
 from taxpraben.results import Results, Review, ReviewFigure
 from taxpraben.review.answers import same_answer
-from taxpraben.review.store import REVIEW_FILE, Key, ReviewFileError, Verdict, latest, read_verdicts
+from taxpraben.review.draw import DRAW_METHOD, Reading, distinct, draw, readings_of
+from taxpraben.review.estimate import Size, Unit, combined, stratified
+from taxpraben.review.store import (
+    REVIEW_FILE,
+    Key,
+    ReviewFileError,
+    Verdict,
+    is_stale,
+    read_verdicts,
+)
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject, JSONValue
     from taxpraben.results.samples import Sample
+
+#: The banner's bound: the reports warn when the agreement's 95% lower bound is below it.
+#: Chosen with the default draw (``taxpraben review --n 60``): a clean review of 60 readings
+#: gives 100% [94.0, 100] for a simple random draw, and stays above 90% down to an effective
+#: size of 35 (a draw that over-samples small strata), so it raises no banner.
+REVIEW_TRUST_BOUND = 0.90
+#: The draw size ``taxpraben review`` takes by default.
+DEFAULT_DRAW = 60
 
 
 @dataclass(frozen=True)
@@ -51,6 +84,8 @@ class Checked:
     weight: float
     judge: JSONValue = None
     judged: bool = False
+    stratum: str = "high"
+    runs: int = 1
 
 
 def consensus(verdicts: Iterable[Verdict], read: JSONValue, read_nothing: bool) -> tuple[str, str | None]:
@@ -89,95 +124,231 @@ def _reading(line: Sample, field: str | None) -> tuple[JSONValue, JSONValue, flo
             1.0 / max(len(fields), 1), nothing, judge, judged_by or audited)  # fmt: skip
 
 
-def checked_readings(out_dir: Path, verdicts: list[Verdict]) -> tuple[list[Checked], dict[Key, list[Verdict]]]:
-    """Each reviewed reading of ``out_dir`` with its one verdict (samples.jsonl read once),
-    and every reviewer's last verdict by reading."""
-    by_key: dict[Key, list[Verdict]] = {}
-    for (key, _), given in latest(verdicts).items():
-        by_key.setdefault(key, []).append(given)
-    wanted: dict[tuple[str, str, int], list[Key]] = {}
-    for key in by_key:
-        wanted.setdefault(key[:3], []).append(key)
-    found = []
+@dataclass
+class Population:
+    """The run's readings as the figure needs them: the distinct readings, each run's key to
+    its distinct reading, the size of each stratum (task, how read), per task its sample lines
+    and readings (runs counted), and what each reading judged gave (:func:`_reading`) for the
+    keys asked for."""
+
+    readings: list[Reading]
+    by_key: dict[Key, Reading]
+    sizes: dict[tuple[str, str], Size]
+    lines: Counter[str]
+    read_count: Counter[str]
+    items: set[tuple[str, str, int]]
+    values: dict[Key, tuple[JSONValue, JSONValue, float, float, bool, JSONValue, bool]] = field(default_factory=dict)
+
+
+def population(out_dir: Path, task_types: Mapping[str, str], wanted: set[Key]) -> Population:
+    """The :class:`Population` of ``out_dir`` (samples.jsonl read once); ``wanted``: the
+    keys whose values (:func:`_reading`) are kept."""
+    every: list[Reading] = []
+    lines: Counter[str] = Counter()
+    items: set[tuple[str, str, int]] = set()
+    values: dict[Key, tuple[JSONValue, JSONValue, float, float, bool, JSONValue, bool]] = {}
     for item in iter_samples(out_dir):
-        for key in wanted.pop((item.task, item.id, item.run), []):
-            read, gold, protocol, weight, nothing, judge, judged = _reading(item, key[3])
-            verdict, answer = consensus(by_key[key], read, nothing)
-            human = protocol if verdict != "wrong" else float(answer is not None and same_answer(answer, gold))
-            found.append(Checked(key, verdict, answer, read, gold, protocol, human, weight, judge, judged))
-    if wanted:
-        task, id_, run = next(iter(wanted))
-        raise ReviewFileError(f"{Path(out_dir) / REVIEW_FILE}: reviews {task} id {id_} run {run}, which "
-                         f"{Path(out_dir) / 'samples.jsonl'} does not hold")  # fmt: skip
-    return found, by_key
+        lines[item.task] += 1
+        items.add((item.task, item.id, item.run))
+        found = readings_of(item, task_types.get(item.task, ""))
+        every += found
+        for r in found:
+            if r.key in wanted:
+                values[r.key] = _reading(item, r.field)
+    unique = distinct(every)
+    by_key = {key: r for r in unique for key in r.keys}
+    counts: Counter[tuple[str, str]] = Counter()
+    outputs: Counter[tuple[str, str]] = Counter()
+    read_count: Counter[str] = Counter()
+    for r in unique:
+        counts[(r.task, r.stratum)] += r.weight
+        outputs[(r.task, r.stratum)] += 1
+        read_count[r.task] += r.weight
+    sizes = {k: Size(counts[k], outputs[k]) for k in counts}
+    return Population(unique, by_key, sizes, lines, read_count, items, values)
 
 
-def figure(checked: list[Checked], score: float | None) -> ReviewFigure:
-    """The figure of some reviewed readings; ``score``: their task's score (0-1) to correct."""
+@dataclass
+class Sorted:
+    """The verdicts of review.jsonl sorted out against today's readings: per distinct
+    reading, each reviewer's last verdict that still applies; the stale ones; the legacy count."""
+
+    applying: dict[Key, dict[str, Verdict]]
+    stale: list[tuple[Key, str]]
+    legacy: int
+
+
+def sort_verdicts(verdicts: list[Verdict], pop: Population, path: Path) -> Sorted:
+    """Each reviewer's last verdict per distinct reading (file order: the last line wins),
+    applying or stale; ReviewFileError for a verdict on an item samples.jsonl does not hold."""
+    last: dict[tuple[Key, str], Verdict] = {}
+    gone: list[tuple[Key, str]] = []
+    for v in verdicts:
+        reading = pop.by_key.get(v.key)
+        if reading is None:
+            if (v.task, v.id, v.run) not in pop.items:
+                raise ReviewFileError(f"{path}: reviews {v.task} id {v.id} run {v.run}, which "
+                                      f"{path.parent / 'samples.jsonl'} does not hold")  # fmt: skip
+            gone.append((v.key, v.reviewer))  # its reading is no more (the task is no longer read)
+            continue
+        last.pop((reading.key, v.reviewer), None)  # re-inserted: the dict keeps file order
+        last[(reading.key, v.reviewer)] = v
+    applying: dict[Key, dict[str, Verdict]] = {}
+    stale = list(dict.fromkeys(gone))
+    legacy = 0
+    for (key, reviewer), v in last.items():
+        reading = pop.by_key[key]
+        if is_stale(v, reading.read, reading.output):
+            stale.append((key, reviewer))
+            continue
+        legacy += v.legacy
+        applying.setdefault(key, {})[reviewer] = v
+    return Sorted(applying, stale, legacy)
+
+
+def checked_readings(pop: Population, applying: Mapping[Key, Mapping[str, Verdict]]) -> list[Checked]:
+    """Each reviewed distinct reading with its one verdict."""
+    found = []
+    for key, by_reviewer in applying.items():
+        reading = pop.by_key[key]
+        values = next((pop.values[k] for k in reading.keys if k in pop.values), None)
+        if values is None:  # pragma: no cover - every verdict's key was asked for
+            continue
+        read, gold, protocol, weight, nothing, judge, judged = values
+        verdict, answer = consensus(by_reviewer.values(), read, nothing)
+        human = protocol if verdict != "wrong" else float(answer is not None and same_answer(answer, gold))
+        found.append(Checked(key, verdict, answer, read, gold, protocol, human, weight, judge, judged,
+                             reading.stratum, reading.weight))  # fmt: skip
+    return found
+
+
+def figure(checked: list[Checked], sizes: Mapping[tuple[str, str], Size], score: float | None = None,
+           scale: float = 1.0) -> ReviewFigure:
+    """The figure of some reviewed readings against the run's strata ``sizes`` (those of
+    their tasks); ``score``: their task's score (0-1) to correct, ``scale``: its readings per
+    item (a mixed task reads several fields of an item)."""
     decided = [c for c in checked if c.verdict != "unsure"]
-    n, agreed = len(decided), sum(c.verdict == "right" for c in decided)
-    given = sum(max(0.0, c.protocol - c.human) * c.weight for c in decided)
-    withheld = sum(max(0.0, c.human - c.protocol) * c.weight for c in decided)
-    values: JSONObject = {"reviewed": n, "agreed": agreed, "agreement": agreed / n if n else None,
-                              "ci95": list(wilson_interval(agreed, n)) if n else None,
-                              "unsure": len(checked) - n, "given": round(given, 6), "withheld": round(withheld, 6)}
-    if score is not None and n:
-        values["corrected"] = corrected(score, decided, given, withheld)
+    units = [Unit((c.key[0], c.stratum), c.runs, float(c.verdict == "right")) for c in decided]
+    estimate = stratified(units, sizes)
+    given = sum(max(0.0, c.protocol - c.human) * c.weight * c.runs for c in decided)
+    withheld = sum(max(0.0, c.human - c.protocol) * c.weight * c.runs for c in decided)
+    values: JSONObject = {
+        "reviewed": len(decided), "agreed": sum(c.verdict == "right" for c in decided),
+        "agreement": round(estimate.mean, 6) if estimate else None,
+        "ci95": [round(x, 6) for x in estimate.ci95] if estimate else None,
+        "n_eff": round(estimate.n_eff, 2) if estimate else None,
+        "readings": int(sum(size.readings for size in sizes.values())),
+        "covered": round(estimate.covered, 6) if estimate else 0.0,
+        "unsure": len(checked) - len(decided), "given": round(given, 6), "withheld": round(withheld, 6),
+    }  # fmt: skip
+    if score is not None and decided:
+        values["corrected"] = list(corrected(score, decided, sizes, scale))
     return ReviewFigure.model_validate(values)
 
 
-def corrected(score: float, decided: list[Checked], given: float, withheld: float) -> list[float | None]:
-    """[estimate, low, high] of a task's score had every reading been the reviewer's."""
-    n = len(decided)
-    mean_weight = sum(c.weight for c in decided) / n
-    n_given = sum(c.protocol > c.human for c in decided)
-    n_withheld = sum(c.human > c.protocol for c in decided)
-    size_given = given / n_given if n_given else mean_weight
-    size_withheld = withheld / n_withheld if n_withheld else mean_weight
-    g_low, g_high = wilson_interval(n_given, n)
-    w_low, w_high = wilson_interval(n_withheld, n)
+def corrected(score: float, decided: list[Checked], sizes: Mapping[tuple[str, str], Size],
+              scale: float = 1.0) -> tuple[float, float, float]:
+    """[estimate, low, high] of a task's score had every reading been the reviewer's (see
+    the module docstring)."""
+
+    def estimate_of(values: list[float]) -> tuple[float, float, float]:
+        e = stratified([Unit((c.key[0], c.stratum), c.runs, v) for c, v in zip(decided, values, strict=True)], sizes)
+        if e is None:  # pragma: no cover - decided is never empty here
+            raise ValueError("no reviewed reading to correct a score with")
+        return (e.mean, *e.ci95)
+
+    diff = estimate_of([(c.human - c.protocol) * c.weight for c in decided])[0]
+    _, g_low, g_high = estimate_of([float(c.protocol > c.human) for c in decided])
+    _, w_low, w_high = estimate_of([float(c.human > c.protocol) for c in decided])
+    mean_weight = sum(c.weight for c in decided) / len(decided)
+    size_given = _mean_size([c for c in decided if c.protocol > c.human]) or mean_weight
+    size_withheld = _mean_size([c for c in decided if c.human > c.protocol]) or mean_weight
 
     def clip(x: float) -> float:
         return round(min(1.0, max(0.0, x)), 6)
 
-    return [clip(score + (withheld - given) / n), clip(score + w_low * size_withheld - g_high * size_given),
-            clip(score + w_high * size_withheld - g_low * size_given)]  # fmt: skip
+    point = score + scale * diff
+    low = score + scale * (w_low * size_withheld - g_high * size_given)
+    high = score + scale * (w_high * size_withheld - g_low * size_given)
+    return clip(point), clip(min(low, point)), clip(max(high, point))
+
+
+def _mean_size(members: list[Checked]) -> float:
+    """The mean points one of ``members`` gave or withheld (its runs counted); 0 for none."""
+    runs = sum(c.runs for c in members)
+    return sum(abs(c.human - c.protocol) * c.weight * c.runs for c in members) / runs if runs else 0.0
+
+
+def drawn_now(pop: Population, draws: set[tuple[int, int]]) -> set[Key]:
+    """The distinct readings the recorded draws (seed, size) offer on today's readings."""
+    found: set[Key] = set()
+    for seed, size in sorted(draws):
+        found.update(r.key for r in draw(pop.readings, size, seed))
+    return found
 
 
 def review_block(out_dir: Path, results: Results) -> Review | None:
     """The ``review`` block of results.json from ``out_dir/review.jsonl``; None without it.
     ReviewFileError names the file and line of a bad verdict."""
-    verdicts = read_verdicts(Path(out_dir) / REVIEW_FILE)
+    path = Path(out_dir) / REVIEW_FILE
+    verdicts = read_verdicts(path)
     if not verdicts:
         return None
-    checked, by_key = checked_readings(out_dir, verdicts)
-    scores = {name: task.score.mean if task.computed and task.score is not None else None
-              for name, task in results.tasks.items()}  # fmt: skip
-    per_task: dict[str, list[Checked]] = {}
+    types = {name: task.type or "" for name, task in results.tasks.items()}
+    pop = population(Path(out_dir), types, {v.key for v in verdicts})
+    sorted_out = sort_verdicts(verdicts, pop, path)
+    checked = checked_readings(pop, sorted_out.applying)
     order = {name: i for i, name in enumerate([*results.meta.tasks, *results.tasks])}
+    per_task: dict[str, list[Checked]] = {}
     for c in sorted(checked, key=lambda c: (order.get(c.key[0], len(order)), c.key[0])):
         per_task.setdefault(c.key[0], []).append(c)
-    tasks = {name: figure(members, scores.get(name)) for name, members in per_task.items()}
+    tasks = {name: figure(members, _of_task(pop.sizes, name), _score(results, name),
+                          pop.read_count[name] / max(pop.lines[name], 1))
+             for name, members in per_task.items()}  # fmt: skip
+    overall = figure(checked, pop.sizes)
+    reached = {name for name, f in tasks.items() if f.reviewed}
+    read_tasks = [name for name in order if pop.read_count[name]]
+    draws = {v.draw for vs in sorted_out.applying.values() for v in vs.values() if v.draw is not None}
+    draws |= {v.draw for v in verdicts if v.draw is not None}
+    drawn = drawn_now(pop, draws) if draws else None
+    with_verdict = set(sorted_out.applying)
     block: JSONObject = {
         "file": REVIEW_FILE, "reviewers": sorted({v.reviewer for v in verdicts}),
-        "overall": figure(checked, None), "tasks": tasks,
-        "corrected_overall": corrected_overall(results, tasks),
+        "overall": overall, "tasks": tasks,
+        "corrected_overall": corrected_overall(results, tasks, set(read_tasks)),
         "disagreements": [disagreement(c) for c in checked if c.verdict == "wrong"],
+        "draw": {"seeds": sorted({seed for seed, _ in draws}), "size": max(size for _, size in draws),
+                 "drawn": len(drawn or ()), "method": DRAW_METHOD} if draws else None,
+        "not_yet": len((drawn or set()) - with_verdict) if drawn is not None else None,
+        "unreviewed_tasks": [name for name in read_tasks if name not in reached],
+        "stale": len(sorted_out.stale), "legacy": sorted_out.legacy, "applying": sum(map(len, sorted_out.applying.values())),
+        "stale_readings": [{"task": k[0], "id": k[1], "run": k[2], "field": k[3], "reviewer": who}
+                           for k, who in sorted_out.stale],
     }  # fmt: skip
-    several = [vs for vs in by_key.values() if len([v for v in vs if v.verdict != "unsure"]) > 1]
+    block["partial"] = bool(block["not_yet"] or block["unreviewed_tasks"])
+    several = [vs for vs in sorted_out.applying.values() if len([v for v in vs.values() if v.verdict != "unsure"]) > 1]
     if several:
-        block["inter_reviewer"] = {"items": len(several), "agreed": sum(all_same(vs) for vs in several)}
+        block["inter_reviewer"] = {"items": len(several), "agreed": sum(all_same(list(vs.values())) for vs in several)}
     both = [c for c in checked if c.judged and c.verdict != "unsure"]
     if both:
         block["judge_and_person"] = {"items": len(both), "agreed": sum(
             same_answer(c.judge, c.read if c.verdict == "right" else c.answer) for c in both)}
-    ci = block["overall"].ci95
-    if ci is not None and ci[0] < TRUST_BOUND:
-        block["banner"] = (f"Human review: {block['overall'].agreed} of {block['overall'].reviewed} readings agree "
+    ci = overall.ci95
+    if ci is not None and ci[0] < REVIEW_TRUST_BOUND:
+        block["banner"] = (f"Human review: {overall.agreed} of {overall.reviewed} readings agree "
                            f"with a person's; the 95% interval's lower bound {100 * ci[0]:.1f}% is below "
-                           f"{100 * TRUST_BOUND:.0f}%: on this model's outputs the scores may be misread "
+                           f"{100 * REVIEW_TRUST_BOUND:.0f}%: on this model's outputs the scores may be misread "
                            "(see Human review).")  # fmt: skip
     return Review.model_validate(block)
+
+
+def _of_task(sizes: Mapping[tuple[str, str], Size], task: str) -> dict[tuple[str, str], Size]:
+    return {k: v for k, v in sizes.items() if k[0] == task}
+
+
+def _score(results: Results, name: str) -> float | None:
+    task = results.tasks.get(name)
+    return task.score.mean if task is not None and task.computed and task.score is not None else None
 
 
 def all_same(verdicts: list[Verdict]) -> bool:
@@ -194,23 +365,27 @@ def disagreement(c: Checked) -> JSONObject:
     return line
 
 
-def corrected_overall(results: Results, tasks: dict[str, ReviewFigure]) -> list[float | None] | None:
-    """[estimate, low, high] of the Overall Average, reviewed tasks corrected."""
+def corrected_overall(results: Results, tasks: Mapping[str, ReviewFigure],
+                      read_tasks: set[str] | None = None) -> list[float | None] | None:
+    """[estimate, low, high] of the Overall Average, reviewed tasks corrected; a task of
+    ``read_tasks`` (one whose readings can be reviewed) that no verdict reached counts with
+    bounds 0 and 1, the others not read as scored."""
     names = results.overall.tasks or [n for n, t in results.tasks.items() if t.computed]
     if not tasks or not names:
         return None
-    parts = []
+    parts: list[tuple[float, float, float]] = []
     for name in names:
-        task = results.tasks.get(name)
-        score = task.score.mean if task is not None and task.score is not None else None
+        score = _score(results, name)
         review = tasks.get(name)
-        if review is not None and review.corrected is not None:
-            parts.append(review.corrected)
-        elif score is not None:
-            parts.append([score, score, score])
-        else:
+        if review is not None and review.corrected is not None and None not in review.corrected:
+            parts.append((review.corrected[0], review.corrected[1], review.corrected[2]))  # type: ignore[arg-type]  # checked: no None
+        elif score is None:
             return None
-    return [round(sum(p[i] for p in parts) / len(parts), 6) for i in range(3)]  # type: ignore[misc]  # corrected() gives floats only
+        elif read_tasks is not None and name in read_tasks:
+            parts.append((score, 0.0, 1.0))  # no verdict reached it: its correction is unknown
+        else:
+            parts.append((score, score, score))
+    return [round(x, 6) for x in combined(parts, len(parts))]
 
 
 # ---------------------------------------------------------------------------- for people
@@ -231,12 +406,40 @@ def corrected_text(values: list[float | None] | None) -> str:
     return f"{fmt.number(values[0])} {fmt.interval(values[1:])}"
 
 
+def coverage_lines(review: Review) -> list[str]:
+    """What the figure covers: the draw (size, seed, how), reviewed and not yet, the tasks
+    no verdict reached, the share of the run's readings covered; stale and legacy verdicts."""
+    lines = []
+    f = review.overall
+    if review.draw is not None:
+        d = review.draw
+        seeds = ", ".join(str(x) for x in d.seeds)
+        lines.append(f"Draw: {d.drawn} readings drawn (--n {d.size}, seed {seeds}; {d.method}); {f.reviewed} reviewed"
+                     f"{f', {f.unsure} unsure' if f.unsure else ''}, {review.not_yet} not yet.")
+    else:
+        lines.append(f"Draw: not recorded (review.jsonl written by hand or by an earlier version); {f.reviewed} "
+                     "readings reviewed.")
+    if review.partial:
+        missing = (f" Tasks not reviewed (left out of the figure): {', '.join(review.unreviewed_tasks)}."
+                   if review.unreviewed_tasks else "")
+        lines.append(f"The review is partial: the figure covers {100 * (f.covered or 0):.1f}% of the run's "
+                     f"{f.readings or 0} readings.{missing}")
+    if review.stale:
+        lines.append(f"{review.stale} verdict(s) are stale: their readings changed since they were given (a rescore, "
+                     "new rules or another output); left out of every figure; `taxpraben review` offers them again.")
+    if review.legacy:
+        lines.append(f"{review.legacy} verdict(s) do not record what they judged (hand-written or from an earlier "
+                     "version): taken to judge today's readings.")
+    return lines
+
+
 def review_lines(results: Results) -> list[str]:
     """The human figure as lines (the terminal; report.md's list); [] without a review."""
     review = results.review
     if review is None:
         return []
     lines = [f"Human review ({', '.join(review.reviewers)}): {agreement_text(review.overall)}."]
+    lines += coverage_lines(review)
     if review.corrected_overall:
         lines.append(f"Corrected Overall Average (an estimate had every reading been a reviewer's; not the "
                      f"protocol's figure): {corrected_text(review.corrected_overall)}.")
@@ -285,22 +488,33 @@ def review_table(results: Results) -> Table | None:
                        "protocol's figure, never replacing it.")
     disagreements = review.disagreements
     if disagreements:
-        shown = "; ".join(f"{d['task']} {d['id']} run {d['run']}{' ' + d['field'] if d.get('field') else ''}: read "
-                          f"{d['read']!r}, person {d['answer']!r}"
-                          + (f", judge {d['judge']!r}" if "judge" in d else "") + f", gold {d['gold']!r}"
+        shown = "; ".join(f"{d['task']} {d['id']} run {d['run']}{' ' + str(d['field']) if d.get('field') else ''}: "
+                          f"read {_value(d['read'])}, person {_value(d['answer'])}"
+                          + (f", judge {_value(d['judge'])}" if "judge" in d else "") + f", gold {_value(d['gold'])}"
                           for d in disagreements[:20])
         more = f" (and {len(disagreements) - 20} more)" if len(disagreements) > 20 else ""
         table.notes.append(f"Readings the person read otherwise: {shown}{more}.")
     return table
 
 
+def _value(value: JSONValue) -> str:
+    """A reading, an answer or a gold in a note: quoted; "no answer" for none."""
+    if value is None:
+        return "no answer"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return repr(value) if isinstance(value, str) else repr(str(value))
+
+
 def review_cell(results: Results) -> str:
-    """The leaderboard's cell: ``55/60 agree [81.9, 96.4]``; "" without a review."""
+    """The leaderboard's cell: ``55/60 agree [81.9, 96.4]`` (``, partial`` when it is);
+    "not reviewed" without a review or a verdict that applies."""
     review = results.review
     if review is None or not review.overall.ci95:
-        return ""
+        return "not reviewed"
     ci = review.overall.ci95
-    return f"{review.overall.agreed}/{review.overall.reviewed} agree [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    partial = ", partial" if review.partial else ""
+    return f"{review.overall.agreed}/{review.overall.reviewed} agree [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]{partial}"
 
 
 def reviewed_view(view: RunView) -> RunView:
@@ -325,29 +539,61 @@ def review_side_by_side(a: Results, b: Results) -> list[str]:
         both = review.judge_and_person if review is not None else None
         together = f"{both['agreed']} of {both['items']}" if both else ""
         fixed = corrected_text(review.corrected_overall) if review is not None else ""
-        lines.append(f"| {name} | {review_cell(results) or 'not reviewed'} | {fixed} | {together} |")
+        lines.append(f"| {name} | {review_cell(results)} | {fixed} | {together} |")
     for name, results in (("A", a), ("B", b)):
         for d in results.review.disagreements if results.review is not None else []:
             if "judge" in d:
-                lines.append(f"- {name} {d['task']} {d['id']} run {d['run']}{' ' + d['field'] if d.get('field') else ''}: "
-                             f"rules {d['read']!r}, judge {d['judge']!r}, person {d['answer']!r}, gold {d['gold']!r}")
+                lines.append(f"- {name} {d['task']} {d['id']} run {d['run']}{' ' + str(d['field']) if d.get('field') else ''}: "
+                             f"rules {_value(d['read'])}, judge {_value(d['judge'])}, person {_value(d['answer'])}, "
+                             f"gold {_value(d['gold'])}")
     return lines
 
 
 def attach_review(out_dir: Path) -> bool:
     """Write the ``review`` block into ``out_dir/results.json`` from its review.jsonl (the
     rest of the file unchanged); False when there is no review.jsonl (nothing written)."""
-    import json
+    from taxpraben.report.load import read_results
 
-    from taxpraben.atomic import write_text_atomically
-    from taxpraben.report.load import RESULTS_FILE, read_results
-
-    path = Path(out_dir) / RESULTS_FILE
     results = read_results(Path(out_dir))
     block = review_block(Path(out_dir), results)
     if block is None:
         return False
+    _write_block(Path(out_dir), block)
+    return True
+
+
+def _write_block(out_dir: Path, block: Review) -> None:
+    import json
+
+    from taxpraben.atomic import write_text_atomically
+    from taxpraben.report.load import RESULTS_FILE
+
+    path = out_dir / RESULTS_FILE
     raw = json.loads(path.read_text(encoding="utf-8"))
     raw["review"] = block.to_json()
     write_text_atomically(path, json.dumps(raw, ensure_ascii=False, indent=2) + "\n")
-    return True
+
+
+def carry_review(out_dir: Path, results: Results) -> tuple[Results, str | None]:
+    """After ``score``, ``merge`` or ``run`` wrote ``results`` into ``out_dir``: when a
+    review.jsonl is there, its block written into results.json again (the verdicts judged
+    against the new readings) and ``results`` with it, and a sentence saying how many
+    verdicts still apply; ``(results, None)`` without one. A review.jsonl that cannot be read
+    leaves the block out and says why (the scores stand)."""
+    path = Path(out_dir) / REVIEW_FILE
+    if not path.exists():
+        return results, None
+    try:
+        block = review_block(Path(out_dir), results)
+    except ReviewFileError as exc:
+        return results, f"{exc}: the human review is left out of the reports until it is mended"
+    if block is None:
+        return results, None
+    _write_block(Path(out_dir), block)
+    total = (block.applying or 0) + block.stale
+    said = (f"{path}: {block.applying} of {total} verdict(s) still apply to the new readings and are kept in the "
+            "reports")
+    if block.stale:
+        said += (f"; {block.stale} are stale (their readings changed) and left out: `taxpraben review {out_dir}` "
+                 "offers them again")
+    return results.model_copy(update={"review": block}), said + "."

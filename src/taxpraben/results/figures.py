@@ -255,19 +255,41 @@ class Groups(FileObject):
 class ReviewFigure(FileObject):
     """Human review of one task's readings, or of every task's (``review.tasks.NAME``, ``review.overall``)."""
 
-    reviewed: int = described("Readings with a verdict of right or wrong (unsure ones are left out).", default=0)
+    reviewed: int = described("Distinct readings with a verdict of right or wrong that still applies (unsure and "
+                              "stale ones are left out; an output read alike in several runs is one).", default=0)
     agreed: int = described("Of those, the ones the reviewer read as taxpraben did (verdict right).", default=0)
-    agreement: float | None = described("agreed / reviewed; null when nothing was reviewed.")
-    ci95: list[float] | None = described("95% Wilson interval of the agreement; null when nothing was reviewed.")
+    agreement: float | None = described(
+        "The share of the run's readings a person would read as taxpraben did: the stratified estimate (each "
+        "stratum, task by how read, weighed by its share of the covered readings; a reading by its runs); null "
+        "when nothing was reviewed.")
+    ci95: list[float] | None = described(
+        "95% Wilson interval of the agreement at the effective sample size (n_eff); null when nothing was reviewed.")
+    n_eff: float | None = described(
+        "The effective sample size of the stratified estimate (Kish's, at most p(1-p)/variance); the reviewed count "
+        "for a simple random draw.", when="something was reviewed")
+    readings: int | None = described("The run's readings (runs counted) this figure is about.", when="written by "
+                                     "this version")
+    covered: float | None = described("The share of those readings in strata (task, how read) with a verdict: "
+                                      "the part of the run the estimate speaks for.", when="written by this version")
     unsure: int = described("Readings whose only verdicts were unsure.", default=0)
-    given: float = described("Points (items, 0-1 each) the readings gave that the reviewer's answer would not have.",
-                          default=0.0)
+    given: float = described("Points (items, 0-1 each, each run counted) the readings gave that the reviewer's answer "
+                             "would not have.", default=0.0)
     withheld: float = described("Points the readings withheld that the reviewer's answer would have earned.",
-                             default=0.0)
+                                default=0.0)
     corrected: list[float | None] | None = described(
         "Estimated score had every reading been a reviewer's: [estimate, low, high] (0-1; the protocol's score "
-        "plus (withheld - given) / reviewed, the bounds from the Wilson intervals of the shares given and "
-        "withheld). Never replaces the protocol's score.", when="the task's score is computed")
+        "plus the stratified mean of the points the reviewer's answers would change, the bounds from the Wilson "
+        "intervals of the shares given and withheld). Never replaces the protocol's score.",
+        when="the task's score is computed")
+
+
+class ReviewDraw(FileObject):
+    """The draw the verdicts were given on (``review.draw``)."""
+
+    seeds: list[int] = described("The seeds of the draws (--seed), one per draw recorded.", default_factory=list)
+    size: int = described("The draw size asked for (--n; the largest when several).", default=0)
+    drawn: int = described("Distinct readings the draw offers on today's readings.", default=0)
+    method: str = described("How the draw is made, in words.", default="")
 
 
 class Review(FileObject):
@@ -278,8 +300,25 @@ class Review(FileObject):
     overall: ReviewFigure = described("Every task's reviewed readings together.", default_factory=ReviewFigure)
     tasks: dict[str, ReviewFigure] = described("Per task reviewed.", default_factory=dict)
     corrected_overall: list[float | None] | None = described(
-        "The Overall Average had every reading been a reviewer's: [estimate, low, high] (unreviewed tasks "
-        "as scored). Never replaces the Overall Average.")
+        "The Overall Average had every reading been a reviewer's: [estimate, low, high]; the tasks' bounds added "
+        "in quadrature, a task no verdict reached with bounds 0 and 1, tasks not read as scored. Never replaces "
+        "the Overall Average.")
+    draw: ReviewDraw | None = described("The draw (seed, size, how it was made); null when no verdict records it "
+                                        "(a hand-written or legacy review.jsonl).", when="written by this version")
+    not_yet: int | None = described("Readings of the draw with no verdict that applies yet (a review stopped "
+                                    "early, or stale verdicts offered again).", when="the draw is recorded")
+    unreviewed_tasks: list[str] = described("Tasks with readings that no verdict (right or wrong) reached: their "
+                                            "readings are not in the figure.", default_factory=list)
+    partial: bool = described("Whether the review is partial: readings of the draw still without a verdict, or "
+                              "tasks not reviewed at all.", default=False)
+    applying: int | None = described("Verdicts (a reviewer's last per reading) that apply to today's readings.",
+                                     when="written by this version")
+    stale: int = described("Verdicts whose reading changed since they were given (another output or another value "
+                           "read, e.g. after a rescore): left out of every figure.", default=0)
+    stale_readings: list[JSONObject] = described("The stale verdicts: task, id, run, field, reviewer.",
+                                                 default_factory=list)
+    legacy: int = described("Applying verdicts that do not record what they judged (hand-written, or written before "
+                            "verdicts recorded it): taken to judge today's reading.", default=0)
     inter_reviewer: dict[str, int] | None = described(
         "Readings two or more reviewers decided (items) and those on which all gave the same verdict and "
         "answer (agreed).", when="two reviewers decided a reading")
@@ -290,5 +329,5 @@ class Review(FileObject):
         "The reviewed readings the person read otherwise: task, id, run, field, read (taxpraben's reading), "
         "answer (the person's), gold, and judge (the judge's reading, where it read the item).",
         default_factory=list)
-    banner: str | None = described("The reports' warning when the agreement's lower bound is below 95%.",
-                                when="the lower bound is below 95%")
+    banner: str | None = described("The reports' warning when the agreement's lower bound is below 90% (see the "
+                                   "README, Human review).", when="the lower bound is below 90%")

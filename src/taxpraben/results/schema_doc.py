@@ -20,7 +20,7 @@ DOCUMENTED: tuple[type[FileObject], ...] = (
     r.Results, r.Meta, r.Manifest, r.ManifestVersion, r.ManifestFile, r.ManifestSpec, r.ManifestScorer,
     r.GenerationMeta, r.GenerationStats, r.EndpointFigures, r.ScorerInfo, r.Counts,
     r.ShardInfo, r.MergedFrom, r.ShardRef, r.JudgeMeta, r.TaskResult, r.RunFigures, r.RunCounts, r.FieldFigures,
-    r.JudgeTask, r.JudgeAudit, r.Groups, r.Review, r.ReviewFigure,
+    r.JudgeTask, r.JudgeAudit, r.Groups, r.Review, r.ReviewDraw, r.ReviewFigure,
     r.Stat, r.OverallStat, r.Sample, r.FieldScore, r.JudgeEdit, r.Prediction,
 )
 

@@ -1,9 +1,11 @@
 """A reviewer's answer against a gold or a reading: the same answer, or not.
 
-Kind-free on purpose (a hand-written review.jsonl names no kind): both sides are folded
-(NFKC, spaces and thousands separators dropped, a trailing 元 dropped); two numbers are the
-same within half a cent; two runs of option letters are the same set
-("CA" is "AC"); anything else must be the same text.
+Kind-free on purpose (a hand-written review.jsonl names no kind): two sides that each read
+as one number (:func:`taxpraben.parsing.numbers.parse_number`: thousands separators, 万/亿,
+元, full-width digits, Chinese numerals; so ``3.62万元`` is 36200) are the same within half a
+cent, a percentage only as a percentage; otherwise both are folded (NFKC, spaces and
+thousands separators dropped, a trailing 元 dropped), two runs of option letters are the
+same set ("CA" is "AC"), and anything else must be the same text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+
+from taxpraben.parsing.numbers import parse_number
 
 _LETTERS = re.compile(r"[A-H]+")
 
@@ -24,12 +28,18 @@ def folded(value: object) -> str:
     return text.removesuffix("元")
 
 
-def as_number(text: str) -> float | None:
-    try:
-        number = float(text)
-    except ValueError:
+def as_number(value: object) -> tuple[float, bool] | None:
+    """``value`` read as one number: (its value, whether it is a percentage); None when it
+    is not exactly one number (a word, a sentence, a run of letters)."""
+    if isinstance(value, bool):
         return None
-    return number if math.isfinite(number) else None
+    if isinstance(value, (int, float)):
+        return (float(value), False) if math.isfinite(value) else None
+    found = parse_number(str(value))
+    if found is None:
+        return None
+    number = float(found.value)
+    return (number, found.is_percent) if math.isfinite(number) else None
 
 
 def same_answer(a: object, b: object) -> bool:
@@ -37,10 +47,10 @@ def same_answer(a: object, b: object) -> bool:
     same only as None."""
     if a is None or b is None:
         return a is None and b is None
+    na, nb = as_number(a), as_number(b)
+    if na is not None and nb is not None:
+        return na[1] == nb[1] and math.isclose(na[0], nb[0], rel_tol=1e-9, abs_tol=0.005)
     x, y = folded(a), folded(b)
-    nx, ny = as_number(x), as_number(y)
-    if nx is not None and ny is not None:
-        return math.isclose(nx, ny, rel_tol=1e-9, abs_tol=0.005)
     if _LETTERS.fullmatch(x.upper()) and _LETTERS.fullmatch(y.upper()):
         return set(x.upper()) == set(y.upper())
     return x == y

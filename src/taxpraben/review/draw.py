@@ -6,17 +6,28 @@ exact field (a number or a category) of a mixed task's output. Its *stratum* is 
 read: ``high`` / ``low`` (a rule of that confidence), ``judge`` (the second reader) or
 ``none`` (no answer was read: a format failure, a field left missing). Generation tasks and
 errored generations (no output) are not drawn.
+
+The same output of an item read the same way in several runs is *one* reading
+(:func:`distinct`): it is drawn once, its verdict stands for each of its runs, and the figure
+weighs it by them (``Reading.runs``).
+
+The draw (:func:`draw`): ``n`` distinct readings shared among the strata (task, how read)
+by :func:`allocate` (one each first, the rest in proportion to size), each stratum's drawn
+by a generator seeded with (seed, task, stratum); offered *interleaved* (:func:`interleave`):
+the first of every stratum (tasks in turn), then the second of every stratum, and so on, so
+that a review stopped early has seen every task and every way of reading. The figure weighs
+each stratum by its share of the run (:mod:`taxpraben.review.estimate`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
 from taxpraben.results import Sample
-from taxpraben.review.store import Key
+from taxpraben.review.store import Key, output_hash
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject, JSONValue
@@ -28,6 +39,10 @@ READ_TYPES = ("classification", "structured", "mixed")
 #: Field kinds of a mixed task that are read exactly (reviewed); text fields are scored semantically.
 EXACT_FIELD_KINDS = ("number", "category")
 STRATA = ("high", "low", "judge", "none")
+#: How the draw is made, in words (results.json's review.draw.method and every report).
+DRAW_METHOD = ("stratified by task and by how each reading was read (high, low, judge, none): one draw per "
+               "stratum first, the rest in proportion to its size; distinct outputs only (one repeated over runs "
+               "is drawn once and weighs as its runs); offered interleaved across tasks and strata")
 
 
 @dataclass(frozen=True)
@@ -48,10 +63,27 @@ class Reading:
     failure: str | None
     veto: str | None
     gold: JSONValue
+    #: The runs whose output and reading are this one's (``run`` is the first); () for one run.
+    runs: tuple[int, ...] = ()
 
     @property
     def key(self) -> Key:
         return (self.task, self.id, self.run, self.field)
+
+    @property
+    def output(self) -> str:
+        """The output's hash (:func:`~taxpraben.review.store.output_hash`)."""
+        return output_hash(self.prediction)
+
+    @property
+    def weight(self) -> int:
+        """How many readings of the run this one stands for (its runs)."""
+        return max(len(self.runs), 1)
+
+    @property
+    def keys(self) -> tuple[Key, ...]:
+        """The key of each run it stands for."""
+        return tuple((self.task, self.id, run, self.field) for run in (self.runs or (self.run,)))
 
 
 def stratum(read_by: str | None, confidence: str | None, read: bool) -> str:
@@ -111,6 +143,23 @@ def all_readings(items: Iterable[Sample], task_types: Mapping[str, str]) -> list
     return [r for item in items for r in readings_of(item, task_types.get(item.task, ""))]
 
 
+def distinct(readings: Iterable[Reading]) -> list[Reading]:
+    """The distinct readings: those of one item and field with the same output, value and
+    reader made one, standing for each of their runs (``runs``), in first-seen order."""
+    import json
+
+    merged: dict[tuple[str, str, str | None, str, str, str | None, str], list[Reading]] = {}
+    for r in readings:
+        value = json.dumps(r.read, ensure_ascii=False, sort_keys=True)
+        merged.setdefault((r.task, r.id, r.field, r.prediction, value, r.read_by, r.stratum), []).append(r)
+    found = []
+    for group in merged.values():
+        runs = tuple(sorted({r.run for r in group}))
+        first = min(group, key=lambda r: r.run)
+        found.append(replace(first, runs=runs))
+    return found
+
+
 def allocate(sizes: Mapping[K, int], n: int) -> dict[K, int]:
     """``n`` draws shared among strata of ``sizes``: one for each non-empty stratum first
     (while ``n`` lasts, largest first), the rest in proportion to size (largest remainders),
@@ -140,19 +189,32 @@ def allocate(sizes: Mapping[K, int], n: int) -> dict[K, int]:
 
 
 def draw(readings: Sequence[Reading], n: int, seed: int) -> list[Reading]:
-    """``n`` readings (all when fewer), stratified by (task, stratum) (:func:`allocate`),
-    each stratum's drawn by a generator seeded with (``seed``, task, stratum): the same for
-    every rerun. Ordered by task, then stratum, then id and run (like questions together)."""
+    """``n`` distinct readings (:func:`distinct`; all when fewer), stratified by (task,
+    stratum) (:func:`allocate`), each stratum's drawn by a generator seeded with (``seed``,
+    task, stratum): the same for every rerun; offered interleaved (:func:`interleave`)."""
     strata: dict[tuple[str, str], list[Reading]] = {}
-    for reading in readings:
+    for reading in distinct(readings):
         strata.setdefault((reading.task, reading.stratum), []).append(reading)
     shares = allocate({k: len(v) for k, v in strata.items()}, n)
-    picked: list[Reading] = []
+    picked: dict[tuple[str, str], list[Reading]] = {}
     for (task, how), members in strata.items():
         rng = random.Random(f"taxpraben-review:{seed}:{task}:{how}")
-        picked += rng.sample(members, shares[(task, how)])
+        members = sorted(members, key=lambda r: (_natural(r.id), r.run, r.field or ""))
+        picked[(task, how)] = rng.sample(members, shares[(task, how)])
+    return interleave(picked)
+
+
+def interleave(strata: Mapping[tuple[str, str], Sequence[Reading]]) -> list[Reading]:
+    """The readings of ``strata`` in rounds: the k-th of every stratum in round k, a round
+    ordered by stratum (high, low, judge, none) then task, so that consecutive readings
+    change task; within a stratum, the drawn order."""
     rank = {s: i for i, s in enumerate(STRATA)}
-    return sorted(picked, key=lambda r: (r.task, rank.get(r.stratum, 9), _natural(r.id), r.run, r.field or ""))
+    order = sorted(strata, key=lambda k: (rank.get(k[1], 9), k[0]))
+    rounds = max((len(v) for v in strata.values()), default=0)
+    by_task: list[Reading] = []
+    for k in range(rounds):
+        by_task += [strata[key][k] for key in order if k < len(strata[key])]
+    return by_task
 
 
 def _natural(item_id: str) -> tuple[int, int | str]:

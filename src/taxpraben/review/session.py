@@ -1,6 +1,11 @@
 """One person's review of a draw of readings: what the page shows of each, the verdicts
 given so far (read back from review.jsonl, so a review stopped and started again continues
-where it stopped), and recording a verdict (appended to review.jsonl at once).
+where it stopped), and recording a verdict (appended to review.jsonl at once, with what it
+judged: the reading's value, its reader, the output's hash, and the draw).
+
+A verdict read back whose reading has changed since (:func:`~taxpraben.review.store.is_stale`)
+does not count: its reading is offered again (``stale`` counts them). An unfinished last
+line of review.jsonl (a kill mid-write) is cut when the session starts (``repaired``).
 
 The gold of a reading is sent to the page only once this reviewer has given a verdict on
 it, so that it cannot sway the reading of the output.
@@ -19,11 +24,14 @@ from taxpraben.review.draw import Reading
 from taxpraben.review.store import (
     REVIEW_FILE,
     VERDICTS,
+    Judged,
     Key,
     Verdict,
     append_verdict,
+    is_stale,
     now_iso,
     read_verdicts,
+    repair_torn_tail,
 )
 
 if TYPE_CHECKING:
@@ -67,12 +75,27 @@ class Session:
     #: Per (task, id), the options of a classification item.
     choices: Mapping[tuple[str, str], Sequence[str]] = field(default_factory=dict)
     verdicts: dict[Key, Verdict] = field(default_factory=dict)
+    #: The draw offered: (seed, size asked); recorded with each verdict.
+    draw: tuple[int, int] | None = None
+    #: This reviewer's verdicts on drawn readings that changed since: offered again.
+    stale: int = 0
+    #: The unfinished last line cut from review.jsonl when the session started, if any.
+    repaired: str | None = None
 
     def __post_init__(self) -> None:
-        drawn = {r.key for r in self.readings}
+        self.repaired = repair_torn_tail(self.path)
+        drawn = {key: r for r in self.readings for key in r.keys}
+        last: dict[Key, Verdict] = {}
         for verdict in read_verdicts(self.path):
-            if verdict.reviewer == self.reviewer and verdict.key in drawn:
-                self.verdicts[verdict.key] = verdict
+            reading = drawn.get(verdict.key)
+            if verdict.reviewer == self.reviewer and reading is not None:
+                last[reading.key] = verdict
+        for key, verdict in last.items():
+            reading = drawn[key]
+            if is_stale(verdict, reading.read, reading.output):
+                self.stale += 1
+            else:
+                self.verdicts[key] = verdict
 
     @property
     def path(self) -> Path:
@@ -93,7 +116,8 @@ class Session:
 
     def state(self) -> JSONObject:
         return {"reviewer": self.reviewer, "label": self.label, "n": len(self.readings), "graded": self.graded,
-                "next": self.next_open(), "verdicts": [self._verdict_json(r) for r in self.readings]}  # fmt: skip
+                "next": self.next_open(), "stale": self.stale,
+                "verdicts": [self._verdict_json(r) for r in self.readings]}  # fmt: skip
 
     def _verdict_json(self, reading: Reading) -> JSONObject | None:
         verdict = self.verdicts.get(reading.key)
@@ -110,6 +134,7 @@ class Session:
             "options": option_keys(choices) if choices else None, "form": GOLD_FORMS.get(kind, "a text"),
             "prediction": r.prediction, "evidence": list(r.evidence) if r.evidence else None,
             "read": None if r.read is None else _text(r.read), "read_by": r.read_by, "confidence": r.confidence,
+            "runs": list(r.runs or (r.run,)),
             "failure": r.failure, "veto": r.veto, "verdict": self._verdict_json(r),
         }  # fmt: skip
         if r.key in self.verdicts:
@@ -130,7 +155,8 @@ class Session:
                 verdict, answer = "right", None
         else:
             answer = None
-        given = Verdict(r.task, r.id, r.run, self.reviewer, verdict, answer, now_iso(), r.field)
+        given = Verdict(r.task, r.id, r.run, self.reviewer, verdict, answer, now_iso(), r.field,
+                        Judged(r.read, r.read_by, r.output), self.draw)  # fmt: skip
         append_verdict(self.path, given)
         self.verdicts[r.key] = given
         return {"index": index, "verdict": verdict, "answer": answer, "gold": _text(r.gold),

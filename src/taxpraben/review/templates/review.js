@@ -27,6 +27,8 @@
     $("progress").value = state.graded;
     setText("progress-text", state.graded + " of " + state.n + " graded");
     setText("reviewer", "reviewer: " + state.reviewer);
+    setText("stale", state.stale ? state.stale + " reading(s) you judged before have changed since (a rescore, new " +
+            "rules or another output): your old verdicts no longer count, and they are offered again." : "");
   }
 
   function verdictText(v) {
@@ -135,6 +137,7 @@
       e.preventDefault();
       var value = $("answer").value.trim();
       if (value) give("wrong", value);
+      else fail("Type the answer the output gives and press Enter; if it gives none, press Esc then n.");
     } else if (e.key === "Escape") {
       e.preventDefault();
       closeEntry();
