@@ -16,12 +16,14 @@ import os
 import types
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, Union, cast, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 from taxpraben.config import ConfigError, config_values
 from taxpraben.options import declared_options, is_option_group
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
     from taxpraben.results.json_value import JSONValue
 
 JobT = TypeVar("JobT")
@@ -31,8 +33,8 @@ def job_of(job_class: type[JobT], caller: str, given: Mapping[str, object]) -> J
     """The job ``job_class`` (a dataclass of option groups) of ``given`` (option name -> value);
     TypeError naming ``caller`` for a name that is no option of it, ValueError for a value that
     cannot be used (the option and its flag named)."""
-    hints = _group_types(job_class)
-    groups = [g for g in hints.values() if is_option_group(g)]
+    by_field = _option_groups(job_class)
+    groups = list(by_field.values())
     raw: dict[object, JSONValue] = {key: _as_json(value) for key, value in given.items() if value is not None}
     try:
         values = config_values(raw, groups, source=Path(f"{caller}()"))
@@ -44,24 +46,24 @@ def job_of(job_class: type[JobT], caller: str, given: Mapping[str, object]) -> J
             if f.name not in values and f.name not in given and declared.envvar and os.environ.get(declared.envvar):
                 values[f.name] = _from_environment(os.environ[declared.envvar], annotation)
     built: dict[str, object] = {}
-    for f in dataclasses.fields(job_class):  # type: ignore[arg-type]
-        group = hints[f.name]
-        if is_option_group(group):
-            names = {g.name for g in dataclasses.fields(group)}
-            built[f.name] = group(**{k: v for k, v in values.items() if k in names})
+    for name, group in by_field.items():
+        names = {f.name for f in dataclasses.fields(group)}
+        built[name] = group(**{k: v for k, v in values.items() if k in names})
     return job_class(**built)
 
 
-def _group_types(job_class: type) -> dict[str, Any]:
-    """Each field of a job class with its type, a generic job's type variable resolved
-    (``ScoreJob(ScoringJob[ScoreInputOptions])``: ``inputs`` is a ``ScoreInputOptions``)."""
+def _option_groups(job_class: type) -> dict[str, type[DataclassInstance]]:
+    """Each field of a job class that is an option group, with its class, a generic job's type
+    variable resolved (``ScoreJob(ScoringJob[ScoreInputOptions])``: ``inputs``)."""
     hints = get_type_hints(job_class)
     bound: dict[object, object] = {}
     for base in getattr(job_class, "__orig_bases__", ()):
         origin = get_origin(base)
         params = getattr(origin, "__parameters__", ())
         bound.update(zip(params, get_args(base), strict=False))
-    return {f.name: bound.get(hints[f.name], hints[f.name]) for f in dataclasses.fields(job_class)}
+    fields = dataclasses.fields(cast("type[DataclassInstance]", job_class))
+    types_of = {f.name: bound.get(hints[f.name], hints[f.name]) for f in fields}
+    return {name: cast("type[DataclassInstance]", group) for name, group in types_of.items() if is_option_group(group)}
 
 
 def _as_json(value: object) -> JSONValue:
@@ -73,7 +75,7 @@ def _as_json(value: object) -> JSONValue:
     return cast("JSONValue", value)  # checked by config_values
 
 
-def _from_environment(raw: str, annotation: Any) -> object:
+def _from_environment(raw: str, annotation: object) -> object:
     """An environment variable's text as an option of type ``annotation`` (as the command
     line's parser takes it: text stays text, a number is parsed, a list is split on spaces)."""
     args = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
@@ -83,8 +85,10 @@ def _from_environment(raw: str, annotation: Any) -> object:
         return [_from_environment(part, item) for part in raw.split()]
     if kind is Path:
         return Path(raw).expanduser()
-    if kind in (int, float):
-        return kind(raw)
+    if kind is int:
+        return int(raw)
+    if kind is float:
+        return float(raw)
     if kind is bool:
         return raw.strip().lower() in {"1", "true", "yes", "on"}
     return raw

@@ -13,13 +13,13 @@ per run first, then the mean over runs; the semantic scorers run once, batched, 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import Metric, SampleScore, Score, Target, Value, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from taxpraben.api.reading import read_answer, task_spec
@@ -95,7 +95,7 @@ def taxpraben_figures() -> Metric:
 
 
 @scorer(metrics=[taxpraben_figures()])
-def taxpraben_scorer(profile: str = "taxpraben") -> Any:
+def taxpraben_scorer(profile: str = "taxpraben") -> Scorer:
     """Read each output with its task's reader under ``profile`` (taxpraben | taxben)."""
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -129,7 +129,7 @@ def taxpraben_task(tasks: list[str], data: str = "sample", runs: int = RUNS, see
                 epochs=Epochs(runs, "mean"), config=config, name=tasks[0].lower() if len(tasks) == 1 else "taxpraben")  # fmt: skip
 
 
-def _one_task(name: str) -> Any:
+def _one_task(name: str) -> Callable[..., Task]:
     def make(data: str = "sample", runs: int = RUNS, seed: int = 0, profile: str = "taxpraben",
              limit: int | None = None, max_tokens: int | None = None) -> Task:  # fmt: skip
         return taxpraben_task([name], data, runs, seed, profile, limit, max_tokens)
