@@ -56,16 +56,27 @@ def sample_of_state(state: Mapping[str, JSONValue]) -> Sample:
     return line.evolve(pairs=pairs, label_gold=state.get("label_gold"), label_pred=state.get("label_pred"))
 
 
-def figures_by_task(states: Iterable[Mapping[str, JSONValue]], **options: object) -> dict[str, TaskResult]:
+def figures_by_task(states: Iterable[Mapping[str, JSONValue]]) -> dict[str, TaskResult]:
     """The figures of each task of the read samples ``states`` (:func:`sample_state`), made by
-    :func:`~taxpraben.api.figures.task_figures` (``options`` are its own)."""
+    :func:`~taxpraben.api.figures.task_figures` (the semantic scorers as the environment names them).
+
+    A harness may ask while it is still scoring (Inspect updates its metrics as samples finish):
+    the figures are then of the records every run has scored so far; once all are, of all."""
     from taxpraben.api.figures import task_figures
 
     by_task: dict[str, list[Sample]] = {}
     for state in states:
         sample = sample_of_state(state)
         by_task.setdefault(sample.task, []).append(sample)
-    return {task: task_figures(task, samples, **options) for task, samples in by_task.items()}  # type: ignore[arg-type]
+    figures: dict[str, TaskResult] = {}
+    for task, samples in by_task.items():
+        ids_by_run: dict[int, set[str]] = {}
+        for sample in samples:
+            ids_by_run.setdefault(sample.run, set()).add(sample.id)
+        complete = set.intersection(*ids_by_run.values())
+        if complete:
+            figures[task] = task_figures(task, [s for s in samples if s.id in complete])
+    return figures
 
 
 def flat_figures(task: str, figures: TaskResult, prefix: bool) -> dict[str, float | None]:
