@@ -6,10 +6,11 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.generate.ru
 from __future__ import annotations
 
 from taxpraben import options as opt
+from taxpraben.api.evaluation import evaluate_job
 from taxpraben.commands.common import cli_console, exit_on_job_error, served_endpoint
 from taxpraben.commands.options import with_options
 from taxpraben.jobs.batch_stage import refuse_batch_without_openai
-from taxpraben.jobs.generate import RunJob, model_slug, run_job
+from taxpraben.jobs.generate import RunJob, model_slug
 
 __all__ = ["model_slug", "run"]
 
@@ -36,4 +37,4 @@ def run(
                  batch=batch, pricing=pricing, budget=budget, gates=gates, trackers=trackers, judge=judge)
     with exit_on_job_error(console):
         refuse_batch_without_openai(batch, model.model)  # before a local model is loaded
-        run_job(job, console, progress=cli_console(stderr=True))
+        evaluate_job(job, console, progress=cli_console(stderr=True))

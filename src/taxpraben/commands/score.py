@@ -6,9 +6,10 @@ The options are declared in ``taxpraben.options``; the job is ``jobs.score.score
 from __future__ import annotations
 
 from taxpraben import options as opt
+from taxpraben.api.evaluation import score_job
 from taxpraben.commands.common import cli_console, exit_on_job_error
 from taxpraben.commands.options import with_options
-from taxpraben.jobs.score import ScoreJob, score_job
+from taxpraben.jobs.score import ScoreJob
 
 
 @with_options

@@ -563,8 +563,9 @@ def score_stage(plan: RunPlan, gen: Generation, done: Generated, meta: JSONObjec
     return scored
 
 
-def run_job(job: RunJob, console: Console, progress: Console | None = None) -> None:
-    """Generate, write predictions.jsonl, score (unless --no-score); JobError to stop."""
+def run_job(job: RunJob, console: Console, progress: Console | None = None) -> Path:
+    """Generate, write predictions.jsonl, score (unless --no-score); JobError to stop. The
+    output directory written."""
     plan = plan_run(job, console, progress)
     with ExitStack() as held:
         held.enter_context(output_directory(plan.out_dir))
@@ -579,3 +580,4 @@ def run_job(job: RunJob, console: Console, progress: Console | None = None) -> N
             say(console, failure.lines[0], "red")
         if scored is not None:
             apply_gates(job.gates, scored, console)
+    return plan.out_dir

@@ -163,8 +163,8 @@ def runs_of(located: Located, given: int | None, console: Console) -> int:
     return runs
 
 
-def score_job(job: ScoreJob, console: Console) -> None:
-    """Read the predictions, match them to the data, score into the output directory."""
+def score_job(job: ScoreJob, console: Console) -> Path:
+    """Read the predictions, match them to the data, score into the output directory (returned)."""
     if not job.inputs.predictions and not job.inputs.batch_output:
         raise JobError("nothing to score: give --predictions FILE or --batch-output FILE (or both)", code=2)
     opened = open_scoring_job(job)
@@ -199,3 +199,4 @@ def score_job(job: ScoreJob, console: Console) -> None:
             raise JobError(f"cannot write {out_dir / CONFIG_FILE}: {exc}", code=2) from exc
         scored = score_and_log(job, "score", scoring, opened, loaded, preds, out_dir, meta, console, cost_of)
     apply_gates(job.gates, scored, console)
+    return out_dir
