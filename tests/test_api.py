@@ -27,6 +27,8 @@ PUBLIC = {
     "task_figures": ("task", "samples", "scorers", "semantic", "bootstrap", "seed", "task_dir"),
     "bertscore": ("pairs", "settings"),
     "bartscore": ("pairs", "settings"),
+    "register_rule": ("name", "kinds", "tier", "confidence", "description", "examples", "leaves_alone", "comparison",
+                      "attempts"),
 }
 TYPES = {"Results", "Reading", "Record", "Sample", "TaskResult", "JobError"}
 
