@@ -79,3 +79,44 @@ def test_one_of_the_alternatives_the_prompt_offers_is_the_models_choice() -> Non
     assert item.status == "ok" and item.extracted == "True"
     copied = _read("TaxSCQ", record, "conclude the answer as `therefore, the answer is True/False'")
     assert copied.status == "format_failure"  # the prompt's template written back chooses nothing
+
+
+def test_one_box_of_several_letters_is_one_answer_set() -> None:
+    record = {"id": "r7", "query": "下列说法正确的有（ ）。\nA. 甲\nB. 乙\nC. 丙\nD. 丁\n请把最终答案放置于 \\boxed{} 中。",
+              "answer": "ABD", "options": ["甲", "乙", "丙", "丁"]}
+    for output in ("综上，正确答案为 \\boxed{A, B, D}", "The answer is \\boxed{A, B, D}.",
+                   "The correct answers are:\n\n$$\\boxed{\\text{A, B, D}}$$"):
+        item = _read("TaxMCQ", record, output)
+        assert item.status == "ok" and item.extracted == "ABD", (output, item.veto)
+        assert item.read_by == "rule:final.boxed"
+
+
+def test_one_value_boxed_as_a_percent_and_as_a_fraction_is_one_answer() -> None:
+    record = {"id": "r8", "query": "求该事件的概率。", "answer": 0.85}
+    item = _read("TaxCalc", record, "所以所求概率为 $\\boxed{85\\%}$ 或 $\\boxed{0.85}$。")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    item = _read("TaxCalc", record, "所以所求概率为 $\\boxed{0.85}$ 或 $\\boxed{0.8}$。")  # two values: two answers
+    assert item.status == "format_failure" and item.veto == "veto.several-answers"
+
+
+def test_option_headings_each_with_its_discussion_are_no_new_question() -> None:
+    """An output that goes through the options one heading at a time, in its own words (here in
+    English for a Chinese prompt), discusses this question: it does not invent another."""
+    record = {"id": "r9", "query": "下列关于增值税的说法，正确的有（ ）。\nA. 一般税率为13%\nB. 小规模纳税人征收率为3%\nC. 出口货物一律免税\n"
+              "D. 进项税额均可抵扣\n请把最终答案放置于 \\boxed{} 中。", "answer": "AB", "options": ["一般税率为13%", "小规模纳税人征收率为3%",
+              "出口货物一律免税", "进项税额均可抵扣"]}  # fmt: skip
+    output = ("Let's go through the options one by one:\n\n**A. The general VAT rate is 13%**\n\nThe general rate was lowered to 13% in 2019, "
+              "so this holds.\nIt applies to most goods.\n\n**B. The levy rate for small-scale taxpayers is 3%**\n\nThe statutory levy rate is 3%; "
+              "this holds.\nTemporary reductions do not change the statutory rate.\n\n**C. Exports are always exempt**\n\nExports are mostly "
+              "zero-rated, not exempt, and some are taxed.\nSo this is wrong.\n\n**D. All input VAT is deductible**\n\nInput VAT on "
+              "collective welfare is not deductible.\nSo this is wrong.\n\n**Final Answer**\n\n$$\\boxed{A, B}$$")
+    item = _read("TaxMCQ", record, output)
+    assert item.status == "ok" and item.extracted == "AB", item.veto
+
+
+def test_an_invented_option_list_after_an_answer_still_ends_it() -> None:
+    record = {"id": "r10", "query": "下列属于综合所得的有（ ）。\nA. 工资\nB. 稿酬\nC. 经营所得\nD. 利息\n答案：", "answer": "AB",
+              "options": ["工资", "稿酬", "经营所得", "利息"]}
+    output = "AB\n\n下列属于分类所得的有（ ）。\nA. 财产租赁所得\nB. 偶然所得\nC. 工资\nD. 劳务报酬\n答案：CD"
+    item = _read("TaxMCQ", record, output)
+    assert item.status == "ok" and item.extracted == "AB"

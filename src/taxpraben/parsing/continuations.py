@@ -128,7 +128,7 @@ def _cut_points(text: str, option_keys: Sequence[str]) -> list[int]:
         # A new option list: an "A." and a "B." line that are not this question's options,
         # after a question stem ("……的是（ ）", "……？", "下列……正确的是", "Which …"): the stem line
         # and its list are another question (only once the output has answered: continuation).
-        if index == 0 and nxt[1] == 1 and not (own or nxt[2]) and start > 0:
+        if index == 0 and nxt[1] == 1 and not (own or nxt[2]) and start > 0 and _listed_together(text, start, nxt[0]):
             previous = _line_start(text, start - 1)
             stem = text[previous:start].strip()
             if _QUESTION_STEM.search(stem) or (len(key_only(stem)) >= _STEM_MIN and not _OPTION_LINE.match(stem)):
@@ -288,4 +288,19 @@ def _turn_after_own(text: str, where: list[int], spans: list[tuple[int, int]]) -
 
 def _new_options_after(text: str, point: int, option_keys: Sequence[str]) -> bool:
     lines = [entry for entry in _option_lines(text, option_keys) if entry[0] > point]
-    return len(lines) >= 2 and lines[0][1] == 0 and lines[1][1] == 1 and not (lines[0][2] or lines[1][2])
+    return len(lines) >= 2 and lines[0][1] == 0 and lines[1][1] == 1 and not (lines[0][2] or lines[1][2]) \
+        and _listed_together(text, lines[0][0], lines[1][0])
+
+
+#: The most non-empty lines between an option list's "A." and "B." lines (an option's text
+#: wrapped onto a second line).
+_WRAPPED_LINES = 1
+
+
+def _listed_together(text: str, first: int, second: int) -> bool:
+    """The option lines at ``first`` and ``second`` belong to one list: at most
+    :data:`_WRAPPED_LINES` non-empty lines lie between them. Option headings each followed by
+    a paragraph that discusses it ("**A. x = 3 is a minimum**", its analysis, "**B. …**")
+    go through this question's options, in the output's own words; they ask nothing new."""
+    between = text[text.find("\n", first) + 1 : second] if text.find("\n", first, second) >= 0 else ""
+    return sum(1 for line in between.split("\n") if line.strip()) <= _WRAPPED_LINES

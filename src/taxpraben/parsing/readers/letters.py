@@ -165,8 +165,9 @@ def listed_option_texts(query: str) -> dict[str, str]:
 
 #: Punctuation that ends a clause: letters after it may open the next one ("ABCD，E不属于……").
 _CLAUSE_GAP = re.compile(r"[，,;；。.\n]")
-#: Blanks, emphasis, quotes and closing brackets after letters: no text of a clause.
-_MARKUP = " \t*_`'\"”’)）】]"
+#: Blanks, emphasis, quotes, closing brackets (a LaTeX group's and display maths' too: "\boxed{A, D}$")
+#: after letters: no text of a clause.
+_MARKUP = " \t*_`'\"”’)）】]}$"
 
 
 def _groups(text: str, letters: str) -> list[tuple[int, int, frozenset[str]]]:

@@ -296,8 +296,8 @@ def _two_boxed_values(cleaned: str, statements: list[Statement], expect_percent:
     for st in boxes:
         if cleaned.count("\n", 0, st.start) == last_line:
             found = _final_in_text(st.text, expect_percent)
-            if found is not None:
-                values.add(found.value)
+            if found is not None:  # "\boxed{85\%} 或 \boxed{0.85}": one value boxed twice
+                values.add(found.value / 100 if found.is_percent else found.value)
     return len(values) > 1
 
 
