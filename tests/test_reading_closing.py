@@ -4,6 +4,8 @@ it. Shapes from real outputs (truncated derivations, closing remarks, declines).
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from taxpraben.parsing.closing import (
@@ -13,6 +15,7 @@ from taxpraben.parsing.closing import (
     unfinished,
     without_loop,
 )
+from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.readers.number import read_final_number
 
 
@@ -106,3 +109,26 @@ def test_a_long_derivation_stopped_mid_sentence_by_the_length_limit_has_no_answe
     closed = steps + "Price = 415.32"  # a long output that stops on its result is not cut
     assert not cut_by_limit(closed)
     assert not cut_by_limit("Now we sum up the")  # short: no length limit reached
+
+
+def test_a_consequence_drawn_on_the_way_gives_way_to_the_result_stated_after_it() -> None:
+    text = ("她工作了40小时，因此她的工资为：40 * 10 = 400美元。\n她加班了5小时，因此她的加班工资为：5 * 10 * 1.2 = 60美元。\n"
+            "她这周的总收入为：400 + 60 = 460美元。")
+    reading = read_final_number(text)
+    assert reading.value is not None and reading.value.value == 460
+    # a check of the result states no new one: the conclusion stands
+    reading = read_final_number("所以应纳税额为44000元。\n验算：104000 - 60000 = 44000，再乘以2 = 88000")
+    assert reading.value is not None and reading.value.value == 44000 and reading.rule == "conclusion.statement"
+
+
+def test_the_value_of_a_conclusion_follows_its_copula() -> None:
+    reading = read_final_number("共有64种可能。\n\n所以乘积能被3整除的概率为$\\dfrac{37}{64}$。")
+    assert reading.value is not None and round(reading.value.value, 6) == Decimal("0.578125")
+    reading = read_final_number("实际税负率 = 5 ÷ 100 = 5%\n\n**答案：5%**（名义税率为20%）")  # a copula in an aside
+    assert reading.value is not None and reading.value.value == 5 and reading.value.is_percent
+
+
+def test_an_exponent_written_after_a_unit_is_no_number() -> None:
+    reading = read_final_number("加速度 ≈ 7.22 m/s2\n\n因此,这辆车的加速度为 7.22 m/s2。")
+    assert reading.value is not None and reading.value.value == Decimal("7.22")
+    assert [n.text for n in find_numbers("房产面积为1000m2，体积为 5 cm3，H2O")] == ["1000", "5", "2"]

@@ -233,6 +233,9 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
 
 #: What stands before a unit's exponent: a letter and ^ (``dm^3``, ``m^{2}``).
 _EXPONENT_BEFORE = re.compile(r"[A-Za-z][ \t]*\^[ \t]*\{?[ \t]*$")
+#: A unit of length or time an exponent 2 or 3 is written right after, without ^ (``1000m2``,
+#: ``7.22 m/s2``, ``cm3``): the digit is the unit's exponent, no number of its own.
+_UNIT_BEFORE_EXPONENT = re.compile(r"(?:^|[^A-Za-z])(?:[kcdm]?m|s|ft)$")
 
 
 def _iter_numbers(text: str, *, whole: bool = False) -> Iterator[NumberMatch]:
@@ -241,6 +244,9 @@ def _iter_numbers(text: str, *, whole: bool = False) -> Iterator[NumberMatch]:
     for m in _NUMBER.finditer(folded):
         if _EXPONENT_BEFORE.search(folded, max(0, m.start() - 4), m.start()):
             continue  # a unit's exponent (dm^3, m^{2}): no number of its own
+        if m.group(0) in ("2", "3") and _UNIT_BEFORE_EXPONENT.search(folded[max(0, m.start() - 3) : m.start()]) \
+                and not folded[m.end() : m.end() + 1].isalnum():
+            continue  # m2, m/s2, cm3: the unit's exponent
         found = _build(m, whole=whole)
         if found is None:
             continue

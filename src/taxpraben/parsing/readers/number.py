@@ -129,6 +129,11 @@ def _shift(found: NumberMatch, offset: int) -> NumberMatch:
 _OPERATOR_AFTER = re.compile(r"^[^=]*?[×xX*÷/+\-][ \t]*[(（]?[ \t]*\d")
 
 
+#: A copula a stated value follows in a Chinese clause.
+_COPULA = re.compile(r"为|是|等于")
+_IN_BRACKETS = re.compile(r"[(（][^()（）]*[)）]")
+
+
 def _clause_number(
     text: str, start: int, expect_percent: bool | None = None, *, result_only: bool = False
 ) -> NumberMatch | None:
@@ -145,8 +150,9 @@ def _clause_number(
     numbers = [n for n in _prefer(find_numbers(clause), expect_percent) if not _denied(clause, n)]
     if not numbers:
         return None
-    equals = list(_EQUALS.finditer(clause))
-    if equals:
+    unbracketed = _IN_BRACKETS.sub(lambda m: " " * len(m.group(0)), clause)  # "5%（名义税率为20%）": an aside
+    equals = list(_EQUALS.finditer(clause)) or list(_COPULA.finditer(unbracketed))
+    if equals:  # the value follows the last "=" (or copula: "能被3整除的概率为 37/64" is 37/64)
         after = [n for n in numbers if n.start >= equals[-1].end()]
         if after:
             numbers = after
@@ -528,9 +534,39 @@ def _conclusion(view: NumberView) -> Reading | None:
     for statement in view.statements:
         if statement.kind == "conclusion":
             found = _statement_number(statement, view.expect_percent)
-            if found is not None:
-                return _checked(statement, _detached(found), CONCLUSION_RULE.name)
+            if found is None:
+                continue
+            if _result_stated_after(view.cleaned, statement.start, found.value):
+                # "因此加班工资为……= 60美元。\n总收入为：400 + 60 = 460美元。": the consequence was
+                # drawn on the way; the output goes on to the result it closes on
+                return None
+            return _checked(statement, _detached(found), CONCLUSION_RULE.name)
     return None
+
+
+#: A line that states a result: a copula, an equals sign or a colon, then a number and at most
+#: a short unit, at the line's end ("总收入为：400 + 60 = 460美元。").
+_STATES_RESULT = re.compile(
+    r"(?:=|＝|为|是|:|：)\s*[$¥￥]?\s*-?\d[\d,]*(?:\.\d+)?\s*[%A-Za-z\u4e00-\u9fff/]{0,6}\s*[。.!！]?$"
+)
+#: A line that checks a result already given ("验算：", "Check:"): it states no new one.
+_CHECKS = re.compile(r"^\W*(?:检验|验算|验证|校验|检查|(?i:check|verify|verification))")
+
+
+def _result_stated_after(text: str, at: int, value: Decimal) -> bool:
+    """A line after the one at ``at`` states a result other than ``value`` (a check of it aside)."""
+    end = text.find("\n", at)
+    if end < 0:
+        return False
+    for line in text[end:].split("\n"):
+        line = line.strip().strip("*#>$ ")
+        m = _STATES_RESULT.search(line)
+        if m is None or _CHECKS.match(line):
+            continue
+        numbers = find_numbers(m.group(0))
+        if numbers and numbers[-1].value != value:
+            return True
+    return False
 
 
 SAYS_ZERO_RULE = register_rule(
