@@ -132,3 +132,19 @@ def test_an_exponent_written_after_a_unit_is_no_number() -> None:
     reading = read_final_number("加速度 ≈ 7.22 m/s2\n\n因此,这辆车的加速度为 7.22 m/s2。")
     assert reading.value is not None and reading.value.value == Decimal("7.22")
     assert [n.text for n in find_numbers("房产面积为1000m2，体积为 5 cm3，H2O")] == ["1000", "5", "2"]
+
+
+@pytest.mark.parametrize("text", [
+    "因此，我们假设 |F1A| = 13，那么 |F1B| = 13 + 10 = 23。\n\n因此，我们无法根据题目中的条件计算出双曲线的离心率。这可能是一个错误。",
+    "Step 7) Therefore, the answer is that the balance he still owes in 2015 is less than the loan, "
+    "though we cannot determine an exact figure with the information provided.",
+    "所以佢最初嘅重量應該係比70磅更重。\n但係，我唔知道佢最初係幾多磅，所以唔能確定答案。",
+])
+def test_a_statement_that_the_number_cannot_be_given_gives_none(text: str) -> None:
+    reading = read_final_number(text)
+    assert reading.value is None and reading.rule == "veto.declines", reading
+
+
+def test_a_decline_of_one_step_is_not_a_decline_of_the_answer() -> None:
+    reading = read_final_number("不能直接计算应纳税额，需要先求出销项税额：800000 × 13% = 104000元。\n因此应纳税额为104000 - 60000 = 44000元。")
+    assert reading.value is not None and reading.value.value == 44000

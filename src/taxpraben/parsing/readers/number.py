@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
-from taxpraben.parsing.closing import NOTHING_DUE, closes_on_number, cut_by_limit
+from taxpraben.parsing.closing import DECLINES_NUMBER, NOTHING_DUE, closes_on_number, cut_by_limit
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
@@ -252,23 +252,26 @@ def _says_zero(body: str) -> bool:
 
 #: "It cannot be computed": the output declines to give a number.
 _CANNOT = re.compile(
-    r"(?:无法|不能|没法|难以)(?:直接)?(?:准确)?(?:计算|算出|确定|得出|求出|给出|回答)|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)"
-    r"|没有(?:具体|确定|唯一)的?答案"
+    r"(?:无法|不能|没法|难以|唔能|唔可以)[^，,。；;\n]{0,12}?(?:计算|計算|算出|确定|確定|得出|求出|给出|給出|回答)"
+    r"|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)|没有(?:具体|确定|唯一)的?答案"
 )
+
+
+def _declining(line: str) -> bool:
+    """``line`` says the number cannot be given, in a clause without a number ("因此，我们无法
+    根据题目中的条件计算出离心率", "we cannot determine an exact figure")."""
+    for m in (*_CANNOT.finditer(line), *DECLINES_NUMBER.finditer(line)):
+        begin = max((x.end() for x in _CLAUSE_END.finditer(line, 0, m.start())), default=0)
+        end = _CLAUSE_END.search(line, m.end())
+        if not find_numbers(line[begin : end.start() if end else len(line)]):
+            return True
+    return False
 
 
 def _declines(text: str) -> bool:
     """The last line says the number cannot be given, in a clause without a number."""
     lines = [line for line in text.split("\n") if line.strip()]
-    if not lines:
-        return False
-    last = lines[-1]
-    for m in _CANNOT.finditer(last):
-        begin = max((x.end() for x in _CLAUSE_END.finditer(last, 0, m.start())), default=0)
-        end = _CLAUSE_END.search(last, m.end())
-        if not find_numbers(last[begin : end.start() if end else len(last)]):
-            return True
-    return False
+    return bool(lines) and _declining(lines[-1])
 
 
 #: Amounts offered as alternatives: "6棵、15棵或20棵", "100或200".
@@ -347,15 +350,22 @@ def _before_note(text: str) -> str | None:
     return None
 
 
-def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
-    """A statement's number, unless the statement offers alternatives ("6棵、15棵或20棵")."""
-    body = statement.text
+def _sentence_of(body: str) -> str:
+    """The first sentence of a statement's text."""
     end = _SENTENCE_END.search(body)
-    sentence = body[: end.start()] if end else body
+    return body[: end.start()] if end else body
+
+
+def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
+    """A statement's number, unless the statement offers alternatives ("6棵、15棵或20棵"),
+    gives an expression, or says the number cannot be given."""
+    sentence = _sentence_of(statement.text)
     if _ALTERNATIVES.search(sentence):
         return Reading(None, AMBIGUOUS, rule=ALTERNATIVES_RULE.name)
     if symbolic_answer(sentence):  # "the answer is 2 * (3y-1)": an expression, not the number asked for
         return Reading(None, NOT_ASSERTED, rule=EXPRESSION_RULE.name)
+    if _declining(sentence):  # "the answer is that … though we cannot determine an exact figure"
+        return Reading(None, NOT_ASSERTED, rule=DECLINES_RULE.name)
     return Reading(found, rule=rule, source=statement.full_text)
 
 
@@ -511,8 +521,10 @@ def _expression(view: NumberView) -> Reading | None:
 
 DECLINES_RULE = register_rule(
     "veto.declines", kinds=("number",), tier=7, confidence="high",
-    description="The output says the amount cannot be computed.",
-    examples=(Example("number", "题目条件不足，无法计算应纳税额。", None),),
+    description="The output, its answer statement or its latest conclusion says the amount cannot be computed.",
+    examples=(Example("number", "题目条件不足，无法计算应纳税额。", None),
+              Example("number", "Therefore, the answer is that it owes more than $0, though we cannot determine an exact figure.", None),
+              Example("number", "所以 x = 23。\n因此，我们无法根据题目中的条件计算出离心率。这可能是题目有误。", None)),
 )
 
 
@@ -535,6 +547,10 @@ def _conclusion(view: NumberView) -> Reading | None:
         if statement.kind == "conclusion":
             found = _statement_number(statement, view.expect_percent)
             if found is None:
+                if _declining(_sentence_of(statement.text)):
+                    # the latest conclusion says the number cannot be computed: earlier ones
+                    # were tried and given up
+                    return Reading(None, NOT_ASSERTED, rule=DECLINES_RULE.name)
                 continue
             if _result_stated_after(view.cleaned, statement.start, found.value):
                 # "因此加班工资为……= 60美元。\n总收入为：400 + 60 = 460美元。": the consequence was
