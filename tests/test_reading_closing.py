@@ -25,6 +25,10 @@ from taxpraben.parsing.readers.number import read_final_number
     "$$3^2 + 7^2 =$$",
     "Next, calculate (1 / (1 + 0.09)^4):\n(1 / (1 + 0.0",
     "净利润 = 100 ×",
+    "The north and south walls are 80 square feet each. The total square footage of the walls is 80 + 80",  # never evaluated
+    "6. We add the interest to the profit to get the total return: 18.0 + 1.2",
+    "Beginning of the period: 121 * (81,500,000 / 81,500,000) = 121\n\n4.",  # an empty list item
+    "$1^2 + 8^2 + 6^2 = 101$\n$1^2 + 0^2 + 1^2 = 2$\n$4",  # a formula opened and cut
 ])
 def test_an_output_that_stops_on_an_operator_is_unfinished(text: str) -> None:
     assert unfinished(text)
@@ -47,6 +51,10 @@ def test_an_output_cut_mid_sentence_without_a_number_is_cut_off(text: str) -> No
     "4 necklaces x 5 beads/necklace = 20 beads",
     "P = 1.28 × 10^-5 V/K\n\nTherefore, the thermoelectric power is 1.28 × 10^-5 V/K.</s><s>",
     "经计算应纳税所得额为负数，因此无需缴纳企业所得税。",  # nothing is due: it closes on zero
+    "Equal-weighted contribution of each stock = 1/3",  # a fraction is a value
+    "Total = 400 + 60 = 460",
+    "The price is\n$400",  # a currency sign, not a formula
+    "The fiscal year is 2023-2024",
     "本月无需缴纳增值税",
 ])
 def test_an_output_that_closes_on_its_result_keeps_it(text: str) -> None:

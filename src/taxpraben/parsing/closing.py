@@ -10,8 +10,9 @@ grader takes that number only when the output does close on it:
   completes the proof.", "we cannot determine the exact period.", a list number ``4.``) says
   the derivation closed on something that is not a number;
 - the closing sentence is **finished**: it does not end on an operator, an equals sign, an
-  open bracket or a colon (``... = (2.9``, ``Adjusted bond value =``): an output cut off
-  mid-derivation (the length limit reached) never reached its answer;
+  open bracket or a colon (``... = (2.9``, ``Adjusted bond value =``), on an operation it never
+  evaluates (``18.0 + 1.2``), on an empty list item (``4.``) or inside a formula it opened
+  (``$4``): an output cut off mid-derivation (the length limit reached) never reached its answer;
 - a long output (:data:`LONG` characters) that stops mid-sentence on a word was stopped by the
   length limit (:func:`cut_by_limit`): the derivation's last number is no answer there;
 - an output that **loops** (the same sentence again and again to its end, the last copy cut
@@ -74,13 +75,29 @@ def _last_sentences(closed: str, n: int = 2) -> list[str]:
     return [s for s in sentences(closed) if s.strip()][-n:]
 
 
+#: An operation between numbers left unevaluated at the end ("… = 18.0 + 1.2", "80 + 80"): a sum,
+#: a product or a difference (spaced, not a range "2023-2024"); a fraction "1/3" is a value.
+_UNEVALUATED = re.compile(r"(?:^|[=:：]|\s)\s*[$¥]?\d[\d,]*(?:\.\d+)?(?:\s*(?:[+×*·]|\s[-−]\s|\sx\s)\s*[$¥]?\d[\d,]*(?:\.\d+)?)+\s*$")
+#: A formula in $…$ (an equals sign, a power or a command inside).
+_FORMULA = re.compile(r"\$[^$\n]*[=^\\][^$\n]*\$")
+#: A list item opened and left empty at the end ("\n\n4."): the next step never written.
+_EMPTY_ITEM = re.compile(r"\n[ \t]*(?:\d{1,2}|[a-z])[.)、][ \t]*$")
+
+
 def unfinished(text: str) -> bool:
     """The output stops mid-derivation: its closing sentence ends on an operator, an equals
-    sign, an open bracket, a comma or a colon, or its last line leaves a bracket open."""
+    sign, an open bracket, a comma or a colon, on an operation between numbers it never
+    evaluates ("18.0 + 1.2") or on an empty list item ("4."), or its last line leaves a bracket
+    or an inline formula (``$``) open."""
     closed = _closed_text(text)
     last_line = closed[closed.rfind("\n") + 1 :]
     opened = last_line.count("(") + last_line.count("（") - last_line.count(")") - last_line.count("）")
-    return _OPEN_END.search(closed) is not None or opened > 0
+    # a formula opened on the last line of an output that writes its formulas in $…$ ("$4"); a
+    # lone "$" elsewhere is a currency sign
+    open_maths = (last_line.count("$") == 1 and last_line.lstrip().startswith("$") and _FORMULA.search(closed) is not None) \
+        or last_line.count("\\(") > last_line.count("\\)")
+    return _OPEN_END.search(closed) is not None or opened > 0 or open_maths \
+        or _UNEVALUATED.search(last_line) is not None or _EMPTY_ITEM.search(closed) is not None
 
 
 def closing_sentence_start(text: str) -> int:
