@@ -120,3 +120,16 @@ def test_an_invented_option_list_after_an_answer_still_ends_it() -> None:
     output = "AB\n\n下列属于分类所得的有（ ）。\nA. 财产租赁所得\nB. 偶然所得\nC. 工资\nD. 劳务报酬\n答案：CD"
     item = _read("TaxMCQ", record, output)
     assert item.status == "ok" and item.extracted == "AB"
+
+
+def test_an_output_that_opens_with_a_section_of_the_prompt_answers_nothing() -> None:
+    tagged = {"id": "r11", "query": "Answer from the facts.\n\n<context>\n[the facts given in text]\n</context>\n\nQuestion: Where is John?",
+              "text": "John went to the garden. Mary went to the office.", "answer": "garden"}
+    labelled = dict(tagged, query="Answer from the facts.\n\nContext: [the facts given in text]\n\nQuestion: Where is John?")
+    for record, output in ((tagged, "<context>\nThe bedroom is west of the bathroom. The"),
+                           (tagged, "<answer>\n<context>\nThe office is north of the hallway. The"),
+                           (labelled, "Context: John went to the garden. Sandra journeyed to the")):
+        item = _read("TaxRead", record, output)
+        assert item.status == "format_failure", (output, item.extracted)
+    item = _read("TaxRead", labelled, "Context: John went to the garden. Answer: garden")  # it goes on to answer
+    assert item.status == "ok" and item.scores["em"] == 1.0

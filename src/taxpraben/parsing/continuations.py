@@ -250,9 +250,16 @@ def continuation(
     for point in _section_points(text, prompt_lines):
         if any(where[a] <= point <= where[b - 1] for a, b in spans):
             continue  # the label inside a copy of the prompt: the copy, not a new section
+        own_before_it = residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point]))
         # the prompt's next section, after the output's own words: the answer ended before it
-        if (cut is None or point < cut) and residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])):
+        if (cut is None or point < cut) and own_before_it:
             cut, first = point, False
+            break
+        label = _SECTION_LABEL.match(text, point)
+        if cut is None and not own_before_it and not ANSWER_HEADS.search(text, label.end() if label else point):
+            # the output opens with a section of the prompt ("Context: …", "<context>") and
+            # never goes on to an answer: it writes the prompt, it answers nothing
+            cut, first = 0, True
             break
     turn = _turn_after_own(text, where, spans)
     if turn is not None and (cut is None or turn < cut):
