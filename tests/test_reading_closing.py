@@ -12,6 +12,7 @@ from taxpraben.parsing.closing import (
     closes_on_number,
     cut_by_limit,
     cut_off,
+    stops_mid_sentence,
     unfinished,
     without_loop,
 )
@@ -156,3 +157,17 @@ def test_a_statement_that_the_number_cannot_be_given_gives_none(text: str) -> No
 def test_a_decline_of_one_step_is_not_a_decline_of_the_answer() -> None:
     reading = read_final_number("不能直接计算应纳税额，需要先求出销项税额：800000 × 13% = 104000元。\n因此应纳税额为104000 - 60000 = 44000元。")
     assert reading.value is not None and reading.value.value == 44000
+
+
+@pytest.mark.parametrize(("text", "cut"), [
+    ("Based on the information provided in the context, the apple is in the following location:", True),
+    ("Based on the information provided in the context, Daniel is in the following locations:\n\n*", True),
+    ('Based on the context provided, the answer to the question "What is west of the kitchen?"', True),
+    ("根据上下文，小明现在所在的位置是：", True),
+    ("The garden. Based on the context provided, the office is between the kitchen and the", False),  # answered first
+    ('Bill (Document[129]):"Bill (Document[12', False),  # a bare answer, then its note
+    ("Fred gave the apple to Bill", False),
+    ("kitchen", False),
+])
+def test_a_preamble_cut_before_any_sentence_is_said_stops_mid_sentence(text: str, cut: bool) -> None:
+    assert stops_mid_sentence(text) is cut

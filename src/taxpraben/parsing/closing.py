@@ -28,7 +28,10 @@ import re
 from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.region import sentences
 
-__all__ = ["DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_off", "unfinished", "without_loop"]
+__all__ = [
+    "DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_off", "stops_mid_sentence",
+    "unfinished", "without_loop",
+]
 
 #: Markup that may close an output after its last sentence: display-math and code fences,
 #: emphasis, end-of-sequence tokens, a LaTeX environment's end, an empty ``####``.
@@ -81,7 +84,7 @@ _UNEVALUATED = re.compile(r"(?:^|[=:：]|\s)\s*[$¥]?\d[\d,]*(?:\.\d+)?(?:\s*(?:
 #: A formula in $…$ (an equals sign, a power or a command inside).
 _FORMULA = re.compile(r"\$[^$\n]*[=^\\][^$\n]*\$")
 #: A list item opened and left empty at the end ("\n\n4."): the next step never written.
-_EMPTY_ITEM = re.compile(r"\n[ \t]*(?:\d{1,2}|[a-z])[.)、][ \t]*$")
+_EMPTY_ITEM = re.compile(r"\n[ \t]*(?:(?:\d{1,2}|[a-z])[.)、]|[*•])[ \t]*$")
 
 
 def unfinished(text: str) -> bool:
@@ -178,3 +181,32 @@ def closes_on_number(text: str) -> bool:
     if find_numbers(closing) or NOTHING_DUE.search(closing):
         return True
     return not (_CONCLUDES.search(closing) and not _REFERS_BACK.search(closing))
+
+
+#: A question quoted at the end: the output restates what is asked before it answers.
+_QUOTED_QUESTION_END = re.compile(r"[\"“][^\"“”]*[?？][\"”]\s*$")
+#: The end of a finished sentence inside a text (not a decimal point).
+_SENTENCE_DONE = re.compile(r"[。！？!?]|\.(?!\d)")
+
+
+def stops_mid_sentence(text: str) -> bool:
+    """``text`` finishes no sentence and stops before its first is said: it is unfinished
+    (:func:`unfinished`: on a colon, a comma, an open bracket, an empty list item) or ends on
+    the question it quotes ("Based on the context, the answer to the question "What is west of
+    the kitchen?""): a preamble the length limit cut before any answer."""
+    closed = _closed_text(text).rstrip()
+    quoted = _QUOTED_QUESTION_END.search(closed)
+    if not closed or _SENTENCE_DONE.search(closed[: quoted.start()] if quoted else closed):
+        return False  # a finished sentence may hold the answer ("The garden. Based on the context, the")
+    head = re.split(r"[(（:：\"“\n]", closed, maxsplit=1)[0].strip()
+    cjk = re.search(r"[\u3400-\u9fff]", head) is not None
+    if not re.search(r"[,，]", head) and len(head) <= (_BARE_CJK_CHARS if cjk else _BARE_CHARS) \
+            and (cjk or len(head.split()) <= _BARE_WORDS):
+        return False  # a bare answer and the start of its note: 'Bill (Document[129]):"Bill (Doc'
+    return quoted is not None or unfinished(closed)
+
+
+#: A bare answer before a note: at most this many words and characters.
+_BARE_WORDS = 3
+_BARE_CHARS = 24
+_BARE_CJK_CHARS = 8

@@ -53,6 +53,7 @@ from functools import cached_property, wraps
 
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.closing import stops_mid_sentence
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import find_numbers, numbers_equal, parse_number
@@ -451,6 +452,25 @@ def _bare(view: SpanView) -> Reading | None:
     return view.result(view.cleaned, BARE_SPAN_RULE.name) if _is_bare(view.cleaned) else None
 
 
+CUT_OFF_RULE = register_rule(
+    "veto.cut-off", kinds=("span",), tier=7, confidence="high",
+    description="No statement and nothing marked, and the output finishes no sentence: it stops on a colon, a comma, "
+                "an empty list item or the question it quotes, a preamble cut by the length limit before any answer.",
+    examples=(Example("span", "Based on the information provided in the context, the apple is in the following location:", None),
+              Example("span", "Based on the information provided in the context, Daniel is in the following locations:\n\n*", None),
+              Example("span", 'Based on the context provided, the answer to the question "What is west of the kitchen?"', None)),
+    leaves_alone=(Example("span", "Fred gave the apple to Bill", "Fred gave the apple to Bill"),
+                  Example("span", "The garden. Based on the context provided, the office is between the kitchen and the",
+                          "The garden. Based on the context provided, the office is between the kitchen and the")),
+)
+
+
+@CUT_OFF_RULE.reads("span")
+@_on_text
+def _cut_off(view: SpanView) -> Reading | None:
+    return Reading(view.cleaned, NO_ANSWER, rule=CUT_OFF_RULE.name) if stops_mid_sentence(view.cleaned) else None
+
+
 WHOLE_OUTPUT_RULE = register_rule(
     "span.whole-output", kinds=("span",), tier=6, confidence="low",
     description="No statement and nothing marked: the output itself (matched as a phrase).",
@@ -478,6 +498,7 @@ SPAN_CHAIN: tuple[str, ...] = (
     "span.answer-statement",
     "span.marked",
     "veto.refusal",
+    "veto.cut-off",
     "span.bare-answer",
     "span.whole-output",
     "veto.no-answer",
