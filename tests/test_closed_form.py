@@ -76,3 +76,9 @@ def test_a_stated_number_is_not_symbolic(sentence: str) -> None:
 def test_a_final_statement_of_an_expression_gives_no_number() -> None:
     reading = read_final_number("Solving for FD: FD = 2 * (3y-1)\nThe answer is 2 * (3y-1)")
     assert reading.value is None
+
+
+def test_a_remark_in_brackets_after_the_value_is_no_part_of_it() -> None:
+    assert not symbolic_answer("Therefore, the answer is $1.31 (representing Core EPS of 2017 used for trailing P/E, since the "
+                               "P/E ratio cannot be calculated due to missing price information)")
+    assert symbolic_answer("The answer is 2 * (3y-1)")

@@ -171,3 +171,10 @@ def test_a_decline_of_one_step_is_not_a_decline_of_the_answer() -> None:
 ])
 def test_a_preamble_cut_before_any_sentence_is_said_stops_mid_sentence(text: str, cut: bool) -> None:
     assert stops_mid_sentence(text) is cut
+
+
+def test_a_limit_that_is_infinity_declines_and_a_limit_taken_as_n_grows_does_not() -> None:
+    reading = read_final_number("Therefore, the answer is: \nthe limit of 3n(a_n)^3 as n goes to infinity is infinity.")
+    assert reading.value is None and reading.rule == "veto.declines"
+    reading = read_final_number("Step 4: Therefore, as R goes to infinity, the difference of the two integrals approaches 1.5.")
+    assert reading.value is not None and reading.value.value == Decimal("1.5")

@@ -133,3 +133,25 @@ def test_an_output_that_opens_with_a_section_of_the_prompt_answers_nothing() -> 
         assert item.status == "format_failure", (output, item.extracted)
     item = _read("TaxRead", labelled, "Context: John went to the garden. Answer: garden")  # it goes on to answer
     assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_the_questions_words_in_the_models_own_answer_sentence_are_its_answer_not_a_copy() -> None:
+    from taxpraben.parsing.prompt_copy import own_answer
+
+    query = "Context: [the facts given in text]\n\nQuestion: Who gave the apple?"
+    assert own_answer("Fred gave the apple to Bill.", query).text == "Fred gave the apple to Bill."
+    template = "Answer in the form: Before the $location_1$ the $item$ was in the $location_2$.\n\nQuestion: Where was the milk before the bathroom?"
+    own = own_answer("Answer: Before the bathroom the milk was in the garden.", template)
+    assert "garden" in own.text and "Before the bathroom" in own.text
+    # a line that only restates the question, behind its label, stays a copy
+    assert "Who gave the apple" not in own_answer("Question: Who gave the apple?\nAnswer: Fred", query).text
+
+
+def test_a_figure_that_names_the_quantity_asked_for_is_no_value() -> None:
+    record = {"id": "r12", "query": "What is the 1-day 99% VaR of the portfolio?", "answer": 1234}
+    item = _read("TaxCalc", record, "We simulate the returns and sort them.\n\nTherefore, the answer is the 99% VaR of the portfolio.\n\n"
+                                    "```python\nimport numpy as np\nx = np.sort(r)\n```")
+    assert item.status == "format_failure"
+    item = _read("TaxCalc", dict(record, query="At which production level is the DOL least? Fixed costs up to 300,000 units.",
+                                 answer=300000), "Therefore, the answer is 300,000 units.")
+    assert item.status == "ok" and item.scores["em"] == 1.0

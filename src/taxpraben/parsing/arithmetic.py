@@ -251,6 +251,9 @@ _VARIABLE = re.compile(
 #: A number and its unit ("22.1 m", "7.22 m/s2", "$36,000", "12%"): a value, not an expression.
 _NUMBER_UNIT = re.compile(r"^[-+−]?[$¥€£]?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*(?:[A-Za-z°µ][A-Za-z/^·\d\s.]*)?$")
 
+#: A remark in brackets, in words ("(representing the EPS, since the price is missing)"): an aside,
+#: not part of the value; a bracketed term of an expression ("(3y-1)") has no such words.
+_PROSE_IN_BRACKETS = re.compile(r"[(（][^()（）]*?[A-Za-z\u4e00-\u9fff]{2,}\s+[A-Za-z\u4e00-\u9fff]{2,}\s+[A-Za-z\u4e00-\u9fff]{2,}[^()（）]*[)）]")
 #: A value with a note in brackets after it: what precedes the note, and the note.
 _TRAILING_NOTE = re.compile(r"^(.*?\S)\s*[（(][^()（）]*[)）]$")
 
@@ -260,6 +263,7 @@ def symbolic_answer(sentence: str) -> bool:
     whole of it when it has none) is an
     expression in a variable ("the answer is 2 * (3y-1)", "a = 1050 / m", "l = 320 + 5w"):
     the quantity asked for is not given as a number."""
+    sentence = _PROSE_IN_BRACKETS.sub(lambda m: " " * len(m.group(0)), sentence)  # "$1.31 (representing …)"
     aside = _ASIDE_CLAUSE.search(sentence)
     sentence = sentence[: aside.start()] if aside else sentence
     copulas = list(_COPULA.finditer(sentence))

@@ -223,6 +223,31 @@ def _copied_at(offset: int, where: list[int], runs: list[tuple[int, int]]) -> bo
     return i < len(where) and where[i] == offset and any(start <= i < end for start, end in runs)
 
 
+_SENTENCE_STOP = re.compile(r"[.。!?！？\n]")
+
+
+def _in_own_sentence(text: str, where: list[int], span: tuple[int, int]) -> bool:
+    """The copied key ``span`` lies inside one sentence of ``text`` that has words of its own
+    besides it (answer headings, a leading label and punctuation aside), and is not the whole
+    of that sentence (at most :data:`_RESTATED_SHARE` of them are the copy)."""
+    first, last = where[span[0]], where[span[1] - 1] + 1
+    if _SENTENCE_STOP.search(text, first, last):
+        return False  # it runs across sentences: a copy of the prompt's text
+    begin = max((m.end() for m in _SENTENCE_STOP.finditer(text, 0, first)), default=0)
+    stop = _SENTENCE_STOP.search(text, last)
+    end = stop.start() if stop else len(text)
+    own = residue(_LEAD_LABEL.sub("", text[begin:first]) + " " + text[last:end])
+    return len(own) >= _OWN_WORDS_MIN and span[1] - span[0] <= _RESTATED_SHARE * len(key_only(text[begin:end]))
+
+
+#: A label a sentence opens with ("Question:", "问题："): no words of the model's own.
+_LEAD_LABEL = re.compile(r"^\W*[A-Za-z\u4e00-\u9fff]{1,12}\s*[:：]")
+#: The least of its own (key characters) a sentence needs for the question's words in it to be
+#: its own restatement, and the most of the sentence those words may be.
+_OWN_WORDS_MIN = 3
+_RESTATED_SHARE = 0.8
+
+
 def _copies(text: str, query: str, options: Sequence[str], document: str | None, several: bool) -> _Copies:
     """The copies and the continuation of ``text`` (rules 1 and 2 of the module docstring)."""
     option_keys = option_keys_of(tuple(options))
@@ -251,6 +276,11 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     # 可能是：B. 肺部感染") is the model's answer sentence, not a copy.
     spans = [span for span in spans if not answers_stem(key, span, option_keys, listed_spans)]
     spans = [answer_kept(key, span, option_keys) for span in spans]
+    # The question's words restated inside a sentence that adds the model's own ("Fred gave the
+    # apple to Bill." for "Who gave the apple?"): the answer sentence, not a copy. (With options,
+    # a sentence names the options it copies: the option rules above decide what it selects.)
+    if not option_keys:
+        spans = [span for span in spans if not _in_own_sentence(text, where, span)]
     spans = [span for span in spans if span[1] > span[0]]
     spans = merge_spans(spans + listed_spans)
     if option_keys and invented_options(text, where, spans, prompt_key, option_keys):

@@ -129,6 +129,16 @@ def _shift(found: NumberMatch, offset: int) -> NumberMatch:
 _OPERATOR_AFTER = re.compile(r"^[^=]*?[×xX*÷/+\-][ \t]*[(（]?[ \t]*\d")
 
 
+#: A number inside a name: after "the" and before a word ("the 99% VaR of the portfolio",
+#: "the 2016 Cannes Film Festival"): it names the quantity, it gives no value.
+_NAME_BEFORE = re.compile(r"(?i:(?<![A-Za-z])the)\s+$")
+_NAME_AFTER = re.compile(r"\s*[A-Z][A-Za-z]")
+
+
+def _in_a_name(clause: str, found: NumberMatch) -> bool:
+    return bool(_NAME_BEFORE.search(clause[max(0, found.start - 5) : found.start])) and bool(_NAME_AFTER.match(clause, found.end))
+
+
 #: A copula a stated value follows in a Chinese clause.
 _COPULA = re.compile(r"为|是|等于")
 _IN_BRACKETS = re.compile(r"[(（][^()（）]*[)）]")
@@ -147,7 +157,7 @@ def _clause_number(
     end_match = _CLAUSE_END.search(text, begin)
     end = end_match.start() if end_match else len(text)
     clause = text[begin:end]
-    numbers = [n for n in _prefer(find_numbers(clause), expect_percent) if not _denied(clause, n)]
+    numbers = [n for n in _prefer(find_numbers(clause), expect_percent) if not _denied(clause, n) and not _in_a_name(clause, n)]
     if not numbers:
         return None
     unbracketed = _IN_BRACKETS.sub(lambda m: " " * len(m.group(0)), clause)  # "5%（名义税率为20%）": an aside
@@ -237,6 +247,8 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
         found = _clause_number(body, 0, expect_percent)
         if found is None:  # the answer may follow a clause without a number: "答案：经计算，为8000元"
             found = _final_in_text(body, expect_percent)
+            if found is not None and found.start >= 0 and _in_a_name(body, found):
+                found = None  # "the answer is the 99% VaR of the portfolio": the quantity named, no value
     if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
         found = replace(found, refund=True)
     return found
@@ -260,12 +272,22 @@ _CANNOT = re.compile(
 def _declining(line: str) -> bool:
     """``line`` says the number cannot be given, in a clause without a number ("因此，我们无法
     根据题目中的条件计算出离心率", "we cannot determine an exact figure")."""
-    for m in (*_CANNOT.finditer(line), *DECLINES_NUMBER.finditer(line)):
+    for m in _CANNOT.finditer(line):
         begin = max((x.end() for x in _CLAUSE_END.finditer(line, 0, m.start())), default=0)
         end = _CLAUSE_END.search(line, m.end())
         if not find_numbers(line[begin : end.start() if end else len(line)]):
             return True
+    for m in DECLINES_NUMBER.finditer(line):
+        if _CONDITION_BEFORE.search(line, max(0, m.start() - 24), m.start()):
+            continue  # "as R goes to infinity, I(R) approaches pi/2": a condition, not the result
+        end = _CLAUSE_END.search(line, m.end())
+        if not find_numbers(line[m.start() : end.start() if end else len(line)]):
+            return True  # the predicate gives no number: "the limit of 3n(a_n)^3 … is infinity"
     return False
+
+
+#: A condition a limit is taken under ("as n goes to infinity", "when x approaches infinity").
+_CONDITION_BEFORE = re.compile(r"(?i:(?<![A-Za-z])(?:as|when|while|if)\s+\S+\s*)$")
 
 
 def _declines(text: str) -> bool:
@@ -364,7 +386,7 @@ def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
         return Reading(None, AMBIGUOUS, rule=ALTERNATIVES_RULE.name)
     if symbolic_answer(sentence):  # "the answer is 2 * (3y-1)": an expression, not the number asked for
         return Reading(None, NOT_ASSERTED, rule=EXPRESSION_RULE.name)
-    if _declining(sentence):  # "the answer is that … though we cannot determine an exact figure"
+    if _declining(_IN_BRACKETS.sub(" ", sentence)):  # "the answer is that … though we cannot determine an exact figure"
         return Reading(None, NOT_ASSERTED, rule=DECLINES_RULE.name)
     return Reading(found, rule=rule, source=statement.full_text)
 
@@ -430,7 +452,8 @@ class NumberView:
             if text is not None:
                 found = _final_in_text(text, self.expect_percent)
                 if found is not None:
-                    return text, found
+                    # a figure that names the quantity ("the 99% VaR of the portfolio") gives no value
+                    return None if found.start >= 0 and _in_a_name(text, found) else (text, found)
         return None
 
 
