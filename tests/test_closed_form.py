@@ -68,6 +68,7 @@ def test_a_stated_expression_in_a_variable_is_symbolic(sentence: str) -> None:
     "the price is $36,000", "the acceleration is 7.22 m/s2", "the distance is 22.1 m", "P = 1.28 × 10^-5 V/K",
     "x = 5", "the return is approximately -1.35%", "FCFF = $1,106 - 535 + 243 = $714", r"e = \frac{\sqrt{66}}{6}",
     "答案：366（3aa3fbd62d53）", ":366(3aa3fbd62d53)", "The answer is 5 (option b)",  # a note in brackets after the number
+    "there are 388.6 * 86,400 = 33,564,640 spontaneous fissions of U-238.",  # a number and what it counts
 ])
 def test_a_stated_number_is_not_symbolic(sentence: str) -> None:
     assert not symbolic_answer(sentence)

@@ -254,6 +254,8 @@ _NUMBER_UNIT = re.compile(r"^[-+−]?[$¥€£]?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*(?:
 #: A remark in brackets, in words ("(representing the EPS, since the price is missing)"): an aside,
 #: not part of the value; a bracketed term of an expression ("(3y-1)") has no such words.
 _PROSE_IN_BRACKETS = re.compile(r"[(（][^()（）]*?[A-Za-z\u4e00-\u9fff]{2,}\s+[A-Za-z\u4e00-\u9fff]{2,}\s+[A-Za-z\u4e00-\u9fff]{2,}[^()（）]*[)）]")
+#: A number followed by words: what it counts or measures, not an expression.
+_NUMBER_THEN_WORDS = re.compile(r"^[-+−]?[$¥€£]?\s*\d[\d,]*(?:\.\d+)?\s*%?\s+[A-Za-z\u4e00-\u9fff]{2,}")
 #: A value with a note in brackets after it: what precedes the note, and the note.
 _TRAILING_NOTE = re.compile(r"^(.*?\S)\s*[（(][^()（）]*[)）]$")
 
@@ -269,6 +271,8 @@ def symbolic_answer(sentence: str) -> bool:
     copulas = list(_COPULA.finditer(sentence))
     # a statement's body after its marker ("The answer is| 2 * (3y-1)") is the value itself
     value = _LATEX_DROP.sub(" ", sentence[copulas[-1].end():] if copulas else sentence).strip().rstrip("。.!！ ").strip("*$` ").lstrip(":：").strip()
+    if _NUMBER_THEN_WORDS.match(value):
+        return False  # "33,564,640 spontaneous fissions of U-238": a number and what it counts
     aside_note = _TRAILING_NOTE.match(value)
     if aside_note and _NUMBER_UNIT.match(aside_note.group(1)):
         return False  # a number with a note in brackets after it ("366（3aa3fbd6）"): the number is stated
