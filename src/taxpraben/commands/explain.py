@@ -162,6 +162,8 @@ def _field_line(f: FieldLine) -> str:
         return f"{f.name} (text): read {read}; scored by BERTScore against the gold's: {score}"
     if f.read is None:
         outcome = f"{f.status}: no value read, scores 0"
+    elif f.status == "format_failure":
+        outcome = f"format failure of the field ({f.failure or 'no value read'}), scores 0"
     elif f.score == 1:
         outcome = "equal: 1"
     else:

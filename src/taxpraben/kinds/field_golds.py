@@ -111,7 +111,12 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
                    aspects: bool, failure: str | None = None) -> Prepared:
     """Align the prediction's fields to the record's own gold fields and score the exact ones
     (``failure``: why the kind blanked the text, a copy of the prompt)."""
-    from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
+    from taxpraben.parsing.field_match import (
+        align_fields,
+        field_text,
+        field_value_matches,
+        unreadable_number,
+    )
     from taxpraben.parsing.readers.fields import (
         JSON_FIELDS_RULE,
         NO_FIELD_READ,
@@ -172,12 +177,15 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
         }
         if f.spec_name is not None and f.spec_name != rule.name:
             info["spec_field"] = f.spec_name
+        unreadable = unreadable_number(got.value) if present and rule.kind == "number" else None
+        if unreadable is not None:  # a formula with a word or a variable: no number was read
+            info.update(status="format_failure", failure=unreadable)
         if rule.kind == "text":
             cand = field_text(got.value) if present else ""
             pairs.append(TextPair(rule.name, cand, field_text(f.gold), not present))
             info["score"] = None  # filled in when the item is finished
         else:
-            info["score"] = float(present and field_value_matches(got.value, f.gold, rule))
+            info["score"] = float(present and unreadable is None and field_value_matches(got.value, f.gold, rule))
         scored[rule.name] = info
     spans: dict[str, tuple[int, int]] = {}
     if status == "ok" and parsed is not None:

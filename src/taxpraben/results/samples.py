@@ -64,7 +64,10 @@ class FieldScore(FileObject):
     pred: JSONValue = described("What was read from the prediction for the field; null when absent.")
     gold: JSONValue = described("The gold value.")
     score: float | None = described("The field's score; null until (or unless) a semantic scorer gave one.")
-    status: str | None = described("ok | missing | format_failure.")
+    status: str | None = described("ok | missing | format_failure (a value that states no number: a formula "
+                                   "with a word or a variable among its terms).")
+    failure: str | None = described("Why the field's value was not read as a number.",
+                                    when="status format_failure")
     kind: str | None = described("number | category | text | ...")
     matched_by: str | None = described("How the prediction's key was aligned: exact, normalised, synonym, fuzzy, whole, ...")
     inferred: bool | None = described("Whether the kind was inferred from the gold value.")
