@@ -288,3 +288,30 @@ def test_model_args_may_be_a_yaml_mapping(tmp_path: Path) -> None:
                "chat_template_kwargs": {"enable_thinking": False}, "revision": "a,b"}  # fmt: skip
     values = config_values({"model": "hf:x", "model_args": mapping}, [ModelOptions], source=tmp_path / "c.yaml")
     assert parse_model_args(str(values["model_args"])) == mapping
+
+
+def test_no_other_key_of_a_config_file_runs_code(tmp_path: Path) -> None:
+    """Only serve and model_args (trust_remote_code) run code (EXECUTED_KEYS, gated above); the
+    other files a configuration can name are read as data (issue 45 item 2): a plugin module is
+    no key of any file (plugins come from $TAXPRABEN_PLUGINS and entry points only), a pricing
+    file's YAML tags are refused by the safe loader, a judge prompt's placeholders are replaced
+    literally (no format(), no template engine)."""
+    from taxpraben.costs.pricing import PricingError, load_pricing
+    from taxpraben.judge.prompt import parse_prompt
+    from taxpraben.options import EXECUTED_KEYS
+
+    assert EXECUTED_KEYS == ("serve", "model_args")
+    marker = tmp_path / "ran"
+    for key in ("plugins", "taxpraben_plugins"):
+        code, output = invoke("run", "--config", str(write_config(tmp_path / f"{key}.yaml", {**BASE, key: "os"})),
+                              "--out", str(tmp_path / "out"))  # fmt: skip
+        assert code == 2 and f"unknown key {key!r}" in output, output
+    pricing = tmp_path / "pricing.yaml"
+    pricing.write_text(f'!!python/object/apply:os.system ["touch {marker}"]\n', encoding="utf-8")
+    with pytest.raises(PricingError):
+        load_pricing(pricing)
+    code, output = invoke("run", "--config", str(write_config(tmp_path / "p.yaml", {**BASE, "pricing": str(pricing)})),
+                          "--out", str(tmp_path / "out2"))  # fmt: skip
+    assert code != 0 and not marker.exists(), output
+    prompt = parse_prompt("问题：{question}\n{__import__('os').system('touch x')}\n输出：{output}")
+    assert "{__import__('os').system('touch x')}" in prompt.template

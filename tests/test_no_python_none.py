@@ -104,8 +104,12 @@ def test_explain_of_fields_marks_each_fields_span_and_compares_each_field(runs: 
     for name, f in numbers:
         value = f"{f['pred']:g}" if isinstance(f["pred"], float) else str(f["pred"])
         assert re.search(rf"  {name} \(number\): read {re.escape(value)} at \[\d+, \d+\).*; gold .*; equal: 1", shown)
-    # one pair of markers a field read exactly, and the header that names them
-    assert shown.count("⟦") == len([f for f in item["fields"].values() if f["kind"] != "text"]) + 1
+    # one pair of markers a field (its value where the reader read it, the rationale's too), and
+    # the header that names them
+    assert shown.count("⟦") == len(item["fields"]) + 1
+    for f in item["fields"].values():
+        start, end = f["evidence"]
+        assert "⟦" + item["prediction"][start:end] + "⟧" in shown
 
 
 def test_explain_shows_a_reviewers_verdict_and_marks_it_stale_when_the_reading_changed(runs, tmp_path) -> None:

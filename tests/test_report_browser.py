@@ -301,3 +301,28 @@ def test_every_table_fits_at_1400_px_and_scorer_errors_are_folded(browser_contex
     assert loose == 0
     assert page.errors == []
     p.close()
+
+
+def test_a_fields_tasks_evidence_is_each_fields_span(browser_context, tmp_path: Path):
+    """A fields task marks where each field was read (fields.NAME.evidence), not one stretch
+    from the first value to a rationale that repeats it (issue 45 item 8)."""
+    out = build_result_dir(tmp_path / "out", items_per_task=4, runs=1, hostile=False)
+    path = out / "samples.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    target = next(line for line in lines if line["status"] == "ok" and line.get("fields"))
+    prediction = '{"少缴税款": 260000, "罚款": 130000}\n分析：少缴税款260000元，罚款130000元。'
+    spans = {"少缴税款": [9, 15], "罚款": [23, 29]}  # the JSON's values, not the analysis's
+    assert [prediction[s:e] for s, e in spans.values()] == ["260000", "130000"]
+    target.update(prediction=prediction, evidence=[9, 29],
+                  fields={name: {"pred": int(prediction[s:e]), "gold": 1, "score": 0.0, "status": "ok",
+                                 "kind": "number", "evidence": [s, e]} for name, (s, e) in spans.items()})
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    page = Page(browser_context, write_reports(out)[1].as_uri()).ready()
+    p = page.page
+    page.search(target["id"])
+    card = f"#sample-list .card[data-task={target['task']}][data-id='{target['id']}']"
+    p.wait_for_selector(card)
+    assert p.eval_on_selector_all(f"{card} mark.evidence", "ns => ns.map(n => n.textContent)") == ["260000", "130000"]
+    assert p.text_content(f"{card} .text.prediction") == prediction
+    assert page.errors == []
+    p.close()

@@ -153,15 +153,17 @@ def _highlighted(text: str, spans: list[tuple[int, int]]) -> str:
 
 def _field_line(f: FieldLine) -> str:
     """One field: what was read and where, the gold, the outcome."""
-    if f.kind == "text":
-        score = "not computed (semantic scoring off or pending)" if f.score is None else f"{f.score:.4f}"
-        read = "nothing" if f.read is None else f"{len(str(f.read))} characters"
-        return f"{f.name} (text): read {read}; scored by BERTScore against the gold's: {score}"
     where = ""
     if f.span is not None:
         where = f" at [{f.span[0]}, {f.span[1]})" + (" (found after the field's name)" if f.located else "")
+    if f.kind == "text":
+        score = "not computed (semantic scoring off or pending)" if f.score is None else f"{f.score:.4f}"
+        read = "nothing" if f.read is None else f"{len(str(f.read))} characters{where}"
+        return f"{f.name} (text): read {read}; scored by BERTScore against the gold's: {score}"
     if f.read is None:
         outcome = f"{f.status}: no value read, scores 0"
+    elif f.status == "format_failure":
+        outcome = f"format failure of the field ({f.failure or 'no value read'}), scores 0"
     elif f.score == 1:
         outcome = "equal: 1"
     else:

@@ -43,6 +43,7 @@ from taxpraben.options import (
     DataOptions,
     Declared,
     ScoringOptions,
+    brief_help,
     check_value,
     code_it_runs,
     declared_options,
@@ -114,6 +115,10 @@ def rich_help(text: str) -> str:
     return text.replace("[", "\\[")
 
 
+#: The metavar of an option by its type (typer's default, ``<int range>``, is wider than its value).
+_METAVARS: dict[object, str] = {int: "N", float: "X", str: "TEXT", Path: "PATH"}
+
+
 def typer_annotation(declared: Declared, annotation: Any) -> Any:
     """``Annotated[type, typer.Option(...)]`` (or ``typer.Argument``) of one declared option."""
     if declared.argument:
@@ -129,9 +134,11 @@ def typer_annotation(declared: Declared, annotation: Any) -> Any:
     }
     flag = f"{declared.flag}/{declared.negative}" if declared.negative else declared.flag
     names = [flag, *([declared.short] if declared.short else [])]
+    if "metavar" not in parser and kind is not bool:
+        parser["metavar"] = _METAVARS.get(kind, "TEXT")
     option = typer.Option(
         *names,
-        help=rich_help(declared.help),
+        help=rich_help(brief_help(declared)),
         envvar=declared.envvar,
         rich_help_panel=declared.panel,
         callback=_callback(declared) if declared.check is not None else None,
@@ -221,10 +228,7 @@ CONFIG_PARAMETER = "config"
 #: The parameter of ``--trust-config`` (commands that take an option in ``EXECUTED_KEYS``).
 TRUST_PARAMETER = "trust_config"
 
-_TRUST_HELP = (
-    "Let --config's file give what runs code ('serve', a shell command; 'model_args' with trust_remote_code); "
-    "without this flag such a file is refused. Only for a file you wrote or checked."
-)
+_TRUST_HELP = "Let --config's file give what runs code (serve; model_args with trust_remote_code)."
 
 
 #: The hidden parameter through which typer hands a command its context.
@@ -256,12 +260,7 @@ def _trust_parameter() -> inspect.Parameter:
         TRUST_PARAMETER, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[bool, option], default=False
     )
 
-_CONFIG_HELP = (
-    "Configuration file (YAML): option names as keys, snake_case (model, base_url, data, tasks, runs, "
-    "temperature, ...); paths relative to the file. An option given on the command line (or by its "
-    "environment variable) wins over the file. OUT/config.yaml of a run replays it; score and estimate take it "
-    "too, naming the keys they do not have, which they ignore. A key no command has is refused."
-)
+_CONFIG_HELP = "YAML file of options (snake_case keys); a flag given here wins over it."
 
 
 def _config_parameter(groups: list[type]) -> inspect.Parameter:

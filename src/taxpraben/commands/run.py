@@ -30,7 +30,8 @@ def run(
     trackers: opt.TrackerOptions,
     judge: opt.JudgeOptions,
 ) -> None:
-    """Generate with a model over the data (RUNS runs), then score; resumable through the cache."""
+    """Generate with a model over the data (RUNS runs), then score; resumable through the cache.
+    Each option's help in full: docs/options.md (and the README)."""
     console = cli_console()
     endpoint = served_endpoint(endpoint, cli_console(stderr=True))
     job = RunJob(model=model, data=data, generation=generation, endpoint=endpoint, scoring=scoring, output=output,

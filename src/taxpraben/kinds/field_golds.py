@@ -111,8 +111,18 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
                    aspects: bool, failure: str | None = None) -> Prepared:
     """Align the prediction's fields to the record's own gold fields and score the exact ones
     (``failure``: why the kind blanked the text, a copy of the prompt)."""
-    from taxpraben.parsing.field_match import align_fields, field_text, field_value_matches
-    from taxpraben.parsing.readers.fields import NO_FIELD_READ, read_fields_chain
+    from taxpraben.parsing.field_match import (
+        align_fields,
+        field_text,
+        field_value_matches,
+        unreadable_number,
+    )
+    from taxpraben.parsing.readers.fields import (
+        JSON_FIELDS_RULE,
+        NO_FIELD_READ,
+        field_spans,
+        read_fields_chain,
+    )
     from taxpraben.parsing.readers.shared import NO_ANSWER_RULE
     from taxpraben.parsing.record_fields import gold_fields, record_fields
     from taxpraben.results.samples import TextPair
@@ -167,29 +177,47 @@ def prepare_fields(spec: TaskSpec, record: Record, prediction: str, text: str, f
         }
         if f.spec_name is not None and f.spec_name != rule.name:
             info["spec_field"] = f.spec_name
+        unreadable = unreadable_number(got.value) if present and rule.kind == "number" else None
+        if unreadable is not None:  # a formula with a word or a variable: no number was read
+            info.update(status="format_failure", failure=unreadable)
         if rule.kind == "text":
             cand = field_text(got.value) if present else ""
             pairs.append(TextPair(rule.name, cand, field_text(f.gold), not present))
             info["score"] = None  # filled in when the item is finished
         else:
-            info["score"] = float(present and field_value_matches(got.value, f.gold, rule))
+            info["score"] = float(present and unreadable is None and field_value_matches(got.value, f.gold, rule))
         scored[rule.name] = info
+    spans: dict[str, tuple[int, int]] = {}
+    if status == "ok" and parsed is not None:
+        spans = field_spans(prediction, text, parsed, how == JSON_FIELDS_RULE.name,
+                            [a.key for a in aligned.values() if a.key is not None and a.value is not None])
+        for name, a in aligned.items():
+            if a.key in spans:
+                scored[name]["evidence"] = list(spans[a.key])
     extracted = {name: _json_safe(a.value) for name, a in aligned.items() if a.value is not None}
-    read = Noted() if failed else _fields_reading(status, prediction, how, aligned)
+    read = Noted() if failed else _fields_reading(status, prediction, how, aligned, list(spans.values()))
     return Prepared(status, extracted, failure, fields=scored, pairs=tuple(pairs), reading=read)
 
 
-def _fields_reading(status: Status, prediction: str, how: str, aligned: Mapping[str, AlignedField]) -> Noted:
+def _fields_reading(status: Status, prediction: str, how: str, aligned: Mapping[str, AlignedField],
+                    spans: list[tuple[int, int]]) -> Noted:
     """The fields' reading: its rule, low confidence when a field was matched fuzzily, and
-    the span covering the values read."""
+    its evidence: the stretch from the first to the last span a field was read from
+    (``spans``); without any, the stretch covering the values read wherever they are last
+    written (a guess: the reader could not place them after their keys)."""
     from taxpraben.parsing.evidence import covering_span
     from taxpraben.parsing.field_match import field_text
 
     reading = noted(status, prediction, how)
     if status != "ok":
         return reading
-    values = [field_text(a.value) for a in aligned.values() if a.value is not None]
-    reading = replace(reading, evidence=covering_span(prediction, [v for v in values if v.strip()]))
+    evidence: tuple[int, int] | None
+    if spans:
+        evidence = (min(s for s, _ in spans), max(e for _, e in spans))
+    else:
+        values = [field_text(a.value) for a in aligned.values() if a.value is not None]
+        evidence = covering_span(prediction, [v for v in values if v.strip()])
+    reading = replace(reading, evidence=evidence)
     if any(a.how == "fuzzy" for a in aligned.values() if a.value is not None):
         reading = replace(reading, confidence="low")
     return reading

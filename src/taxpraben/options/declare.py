@@ -58,6 +58,9 @@ class Declared:
     help: str
     panel: str
     short: str | None = None
+    #: What ``--help`` shows, when the help is longer than a line or two: the help in full is
+    #: the option's entry of docs/options.md (:data:`FULL_HELP`).
+    brief: str | None = None
     envvar: str | None = None
     #: Inclusive bounds of a number.
     min: float | None = None
@@ -68,6 +71,30 @@ class Declared:
     argument: bool = False
     #: The flag that sets a true/false/unset option false (``--no-chat-template``).
     negative: str | None = None
+
+
+#: Where ``--help`` sends a reader for the rest of an option's description.
+FULL_HELP = "docs/options.md"
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.")
+
+
+def brief_help(declared: Declared) -> str:
+    """What ``--help`` shows of an option: its brief, else the first sentence of its help (a
+    full stop outside brackets, not one of an abbreviation). The whole help is the option's
+    entry of docs/options.md."""
+    if declared.brief:
+        return declared.brief
+    text = declared.help
+    depth = 0
+    for at, c in enumerate(text):
+        if c in "([{（":
+            depth += 1
+        elif c in ")]}）":
+            depth = max(depth - 1, 0)
+        elif (c == "." and depth == 0 and text[at + 1 : at + 2] == " "
+              and not any(text[: at + 1].endswith(a) for a in _ABBREVIATIONS)):
+            return text[: at + 1]
+    return text
 
 
 def declare(default: object = dataclasses.MISSING, **declared: Any) -> Any:

@@ -31,7 +31,7 @@ class RunOutputOptions:
     )  # fmt: skip
     shard: str = declare(
         "0/1",
-        flag="--shard",
+        flag="--shard", brief="Run only shard I of N (e.g. 2/3); merge with `taxpraben merge`.",
         envvar="TAXPRABEN_SHARD",
         check=check_shard,
         help="Run only shard I of N (0-based, e.g. 2/3): a deterministic, balanced share of the records, "
@@ -39,7 +39,7 @@ class RunOutputOptions:
         panel=DATA_PANEL,
     )
     no_score: bool = declare(
-        False, flag="--no-score",
+        False, flag="--no-score", brief="Write predictions.jsonl only (score later).",
         help="Write predictions.jsonl only (for a shard: score later with `taxpraben merge`).", panel=SCORING_PANEL,
     )  # fmt: skip
     cache: Path | None = declare(
@@ -61,7 +61,7 @@ class ScoreInputOptions:
 
     predictions: list[Path] | None = declare(
         None,
-        flag="--predictions",
+        flag="--predictions", brief="Predictions file(s) (JSON Lines); repeatable, globs accepted.",
         short="-p",
         help="Predictions file (JSON Lines, one per task/id/run); repeat the option, or give a glob "
         "('runs/*/predictions.jsonl'), to read several. Only the tasks they hold are scored unless --tasks "
@@ -70,7 +70,7 @@ class ScoreInputOptions:
     )
     batch_output: list[Path] | None = declare(
         None,
-        flag="--batch-output",
+        flag="--batch-output", brief="Output file(s) of a batch job, read as predictions.",
         help="Output (or error) file of a batch job on the file of `run --batch-file-only` (OpenAI batch "
         "format, e.g. from vLLM's run_batch); repeatable, globs accepted; read as predictions, alone or "
         "beside --predictions.",
@@ -103,7 +103,7 @@ class MergeInputOptions:
         panel=DATA_PANEL,
     )  # fmt: skip
     force: bool = declare(
-        False, flag="--force",
+        False, flag="--force", brief="Score despite gaps and manifest differences.",
         help="Score despite gaps (they score 0 as errors) and manifest differences; overlaps are always refused.",
         panel=DATA_PANEL,
     )  # fmt: skip
@@ -118,14 +118,14 @@ class GateOptions:
 
     fail_under: list[str] | None = declare(
         None,
-        flag="--fail-under",
+        flag="--fail-under", brief="CI gate: exit 4 when the Overall (or TASK=X: a task) is below X.",
         check=check_threshold,
         help="CI gate: exit 4 (after writing every file) when the Overall Average is below X, or with "
         "TASK=X when that task's score is; X in the results' 0-1 scale. Repeatable.",
         panel=OUTPUT_PANEL,
     )
     allow_partial: bool = declare(
-        False, flag="--allow-partial", panel=OUTPUT_PANEL,
+        False, flag="--allow-partial", brief="Accept partial results (no exit 6; gates not failed by them).", panel=OUTPUT_PANEL,
         help="Accept partial results: without it a task of the benchmark missing or not computed fails every "
         "--fail-under gate (exit 4), and results partial for a reason not chosen (a scorer model that could not "
         "be loaded) end the command with exit 6, after writing every file.",
@@ -143,7 +143,7 @@ class RegressionGateOptions:
 
     fail_over_regression: float | None = declare(
         None,
-        flag="--fail-over-regression",
+        flag="--fail-over-regression", brief="CI gate: exit 5 when B is significantly worse than A by more than X.",
         min=0.0,
         max=1.0,
         help="CI gate: exit 5 when B is worse than A by more than X (0-1 scale) on the Overall Average or "
@@ -152,7 +152,7 @@ class RegressionGateOptions:
         panel=OUTPUT_PANEL,
     )
     allow_partial: bool = declare(
-        False, flag="--allow-partial", panel=OUTPUT_PANEL,
+        False, flag="--allow-partial", brief="Accept partial results (no exit 6; gates not failed by them).", panel=OUTPUT_PANEL,
         help="With --fail-over-regression: accept A or B partial (some task of the benchmark missing or not computed).",
     )  # fmt: skip
 
@@ -164,7 +164,7 @@ class TrackerOptions:
 
     log: list[str] | None = declare(
         None,
-        flag="--log",
+        flag="--log", brief="Log to a tracker: wandb or mlflow (pip install 'taxpraben[wandb]' / 'taxpraben[mlflow]').",
         check=check_trackers,
         help="Log the run to an experiment tracker: wandb or mlflow (repeatable, or comma-separated): the "
         "options, the manifest, every figure (0-1 scale) and the report files. Needs the extra: "
@@ -176,7 +176,7 @@ class TrackerOptions:
         help="--log: the W&B project, the MLflow experiment.", panel=OUTPUT_PANEL,
     )  # fmt: skip
     log_uri: str | None = declare(
-        None, flag="--log-uri",
+        None, flag="--log-uri", brief="--log mlflow: the tracking URI.",
         help="--log mlflow: the tracking URI (default $MLFLOW_TRACKING_URI, else the local file store ./mlruns).",
         panel=OUTPUT_PANEL,
     )  # fmt: skip

@@ -39,53 +39,53 @@ class ScoringOptions:
     own. :meth:`settings` turns them into the job's ScoringSettings."""
 
     profile: str = declare(
-        _SCORING.profile, flag="--profile", check=one_of(PROFILES, "scoring profile"),
+        _SCORING.profile, flag="--profile", brief="Scoring profile: taxpraben or taxben (TaxBen's exact rules).", check=one_of(PROFILES, "scoring profile"),
         help="Scoring profile: 'taxpraben' (default) or 'taxben' (TaxBen's exact rules).", panel=SCORING_PANEL,
     )  # fmt: skip
     bertscore_model: str = declare(
-        _SCORING.bertscore_model, flag="--bertscore-model", envvar=ENV_BERTSCORE_MODEL,
+        _SCORING.bertscore_model, flag="--bertscore-model", brief="BERTScore model: hub id or local directory.", envvar=ENV_BERTSCORE_MODEL,
         help="BERTScore model: hub id or local directory.", panel=SCORING_PANEL,
     )  # fmt: skip
     bertscore_layer: int = declare(
-        _SCORING.bertscore_layer, flag="--bertscore-layer", envvar=ENV_BERTSCORE_LAYER, min=0,
+        _SCORING.bertscore_layer, flag="--bertscore-layer", brief="BERTScore layer (0 is the embeddings).", envvar=ENV_BERTSCORE_LAYER, min=0,
         help="BERTScore layer (0 is the embeddings).", panel=SCORING_PANEL,
     )  # fmt: skip
     bertscore_max_tokens: int | None = declare(
-        _SCORING.bertscore_max_tokens, flag="--bertscore-max-tokens", min=1,
+        _SCORING.bertscore_max_tokens, flag="--bertscore-max-tokens", brief="Cap BERTScore inputs at N tokens (default: no cap).", min=1,
         help="Cap BERTScore inputs at N tokens to bound memory (default: no cap, as the reference).",
         panel=SCORING_PANEL,
     )  # fmt: skip
     bertscore_idf: bool = declare(
-        _SCORING.bertscore_idf, flag="--bertscore-idf",
+        _SCORING.bertscore_idf, flag="--bertscore-idf", brief="Weight BERTScore tokens by idf (not the protocol).",
         help="Weight BERTScore tokens by idf over the references (not the protocol: off in TaxBen/TaxPraBen; "
         "recorded in results.json).", panel=SCORING_PANEL,
     )  # fmt: skip
     bertscore_batch_size: int = declare(
-        _SCORING.bertscore_batch_size, flag="--bertscore-batch-size", min=1,
+        _SCORING.bertscore_batch_size, flag="--bertscore-batch-size", brief="Texts per BERTScore forward pass on CPU.", min=1,
         help="Texts per BERTScore forward pass on CPU (on CUDA, batches are sized by free memory).",
         panel=SCORING_PANEL,
     )  # fmt: skip
     bartscore_model: str = declare(
-        _SCORING.bartscore_model, flag="--bartscore-model", envvar=ENV_BARTSCORE_MODEL,
+        _SCORING.bartscore_model, flag="--bartscore-model", brief="BARTScore model: hub id or local directory.", envvar=ENV_BARTSCORE_MODEL,
         help="BARTScore model: hub id or local directory.", panel=SCORING_PANEL,
     )  # fmt: skip
     bartscore_weights: Path | None = declare(
-        None, flag="--bartscore-weights", envvar=ENV_BARTSCORE_WEIGHTS,
+        None, flag="--bartscore-weights", brief="bart_score.pth state dict (TaxBen's ParaBank2 weights).", envvar=ENV_BARTSCORE_WEIGHTS,
         help="Optional bart_score.pth state dict (ParaBank2-tuned weights used by TaxBen).", panel=SCORING_PANEL,
     )  # fmt: skip
     device: str = declare(
-        _SCORING.device, flag="--device", check=check_devices,
+        _SCORING.device, flag="--device", brief="Device(s) for scorer models and an hf: model: auto, cpu, mps, cuda[:N].", check=check_devices,
         help="Device(s) for the scorer models (and an hf: model): auto, cpu, mps, cuda (every visible GPU), "
         "cuda:N, or a list such as cuda:0,cuda:1 that scoring is split across (an hf: model runs on the "
         "first).", panel=SCORING_PANEL,
     )  # fmt: skip
     scorer_dtype: str = declare(
-        _SCORING.scorer_dtype, flag="--scorer-dtype", check=one_of(SCORER_DTYPES, "scorer dtype"),
+        _SCORING.scorer_dtype, flag="--scorer-dtype", brief="Scorer arithmetic: float32 (exact), tf32 or bf16.", check=one_of(SCORER_DTYPES, "scorer dtype"),
         help="BERTScore/BARTScore arithmetic: float32 (default, equal to the reference code), tf32 or bf16 "
         "(faster on a GPU, not exact; recorded in results.json).", panel=SCORING_PANEL,
     )  # fmt: skip
     no_semantic: bool = declare(
-        not _SCORING.semantic, flag="--no-semantic",
+        not _SCORING.semantic, flag="--no-semantic", brief="Skip BERTScore/BARTScore (their tasks not computed).",
         help="Skip BERTScore/BARTScore: their tasks are marked 'not computed' and the overall partial.",
         panel=SCORING_PANEL,
     )  # fmt: skip
@@ -108,7 +108,7 @@ class JudgeOptions:
     cannot (README, "A second reader")."""
 
     judge: str | None = declare(
-        None, flag="--judge", check=check_judge_spec,
+        None, flag="--judge", brief="Judge model (openai:NAME, hf:PATH) for the answers the rules could not read.", check=check_judge_spec,
         help="A judge model (openai:NAME with --judge-base-url, hf:PATH) reads the answers the rules left as "
         "format failures (classification and structured tasks); its reply is read by the task's own reader. "
         "It never sees the gold. Cached like a generation.",
@@ -119,35 +119,35 @@ class JudgeOptions:
         panel=SCORING_PANEL,
     )  # fmt: skip
     judge_api_key_env: str | None = declare(
-        None, flag="--judge-api-key-env",
+        None, flag="--judge-api-key-env", brief="--judge: variable holding its API key.",
         help="--judge: the environment variable holding its API key (default OPENAI_API_KEY).", panel=SCORING_PANEL,
     )  # fmt: skip
     judge_audit: int = declare(
-        0, flag="--judge-audit", min=0,
+        0, flag="--judge-audit", brief="--judge: also check N read answers per task (agreement, Wilson 95%).", min=0,
         help="--judge: also ask it for N answers per task the rules did read (seeded by --seed) and report how "
         "often both agree, with a 95% Wilson interval.",
         panel=SCORING_PANEL,
     )  # fmt: skip
     judge_max_items: int | None = declare(
-        None, flag="--judge-max-items", min=0,
+        None, flag="--judge-max-items", brief="--judge: send at most N distinct requests.", min=0,
         help="--judge: send at most N distinct requests (format failures first, then the audit); the rest stay "
         "as the rules read them.",
         panel=SCORING_PANEL,
     )  # fmt: skip
     judge_concurrency: int = declare(
-        DEFAULT_JUDGE_CONCURRENCY, flag="--judge-concurrency", min=1,
+        DEFAULT_JUDGE_CONCURRENCY, flag="--judge-concurrency", brief="--judge: its requests in flight.", min=1,
         help="--judge: its requests in flight, in score and run alike (the default suits a judge served locally on "
         "one slot; raise it for a hosted API or a server with several slots).",
         panel=SCORING_PANEL,
     )  # fmt: skip
     judge_timeout: float = declare(
-        DEFAULT_JUDGE_TIMEOUT_S, flag="--judge-timeout", min=0.001,
+        DEFAULT_JUDGE_TIMEOUT_S, flag="--judge-timeout", brief="--judge: seconds per attempt.", min=0.001,
         help="--judge: seconds per attempt of its requests (streamed: the longest wait for a first token, which "
         "on a local server includes the answers queued before it).",
         panel=SCORING_PANEL,
     )  # fmt: skip
     judge_prompt: Path | None = declare(
-        None, flag="--judge-prompt",
+        None, flag="--judge-prompt", brief="--judge: a prompt template replacing the built-in one.",
         help="--judge: a prompt template replacing the built-in one (placeholders {question}, {options}, "
         "{answer_form}, {output}; a '#version: NAME' line).",
         panel=SCORING_PANEL,

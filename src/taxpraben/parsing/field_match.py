@@ -31,6 +31,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
 from taxpraben.parsing.arithmetic import evaluate_expression
+from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.jsonish import normalize_key
 from taxpraben.parsing.numbers import NumberMatch, numbers_equal, parse_number
 from taxpraben.parsing.readers.fields import (
@@ -50,9 +51,11 @@ __all__ = [
     "AlignedField",
     "MatchKind",
     "align_fields",
+    "computed_value",
     "field_text",
     "field_value_matches",
     "key_forms",
+    "unreadable_number",
 ]
 
 MatchKind = Literal["exact", "normalized", "synonym", "fuzzy", "missing"]
@@ -229,14 +232,75 @@ def _number_of(value: object, *, none_is_zero: bool = False) -> NumberMatch | No
     parsed = parse_number(text) or parse_number(without_gloss(text))
     if parsed is not None:
         return parsed
-    computed = evaluate_expression(text)  # a formula for the amount: "260000×0.05%×365"
+    computed = computed_value(text)  # a formula for the amount: "260000×0.05%×365"
     if computed is not None:
         return NumberMatch(computed, False, 0, len(text), text)
+    found = _final_number(text)
+    return None if found is not None and _in_formula(text, found) else found
+
+
+def _final_number(text: str) -> NumberMatch | None:
     # The sentence reader (and its patterns) is loaded on first use: the data checks, which
     # read gold fields before the first request, never need it (start-up, issue 24).
     from taxpraben.parsing.readers.number import extract_final_number
 
     return extract_final_number(text)
+
+
+#: A number written with a multiplier word or its unit inside a formula (``226万×13%``).
+_MULTIPLIED = re.compile(r"(\d+(?:\.\d+)?)\s*(万|亿)元?")
+_YUAN_OPERAND = re.compile(r"(?<=\d)\s*元(?=\s*[-+*/×÷）)])")
+_MULTIPLIERS = {"万": "10000", "亿": "100000000"}
+#: A formula: terms (numbers, words, variables, brackets) joined by arithmetic operators, at
+#: least one of them × ÷ * or + (a lone - or / is a range, a date or a unit: 10-20万, 元/吨).
+_TERM = r"[\w.%()（）]+"
+_FORMULA = re.compile(rf"{_TERM}(?:\s*[-+×÷*/]\s*{_TERM})*\s*[+×÷*]\s*{_TERM}(?:\s*[-+×÷*/]\s*{_TERM})*|"
+                      rf"{_TERM}\s*[-+×÷*/]\s*$")
+
+
+def computed_value(text: str) -> Decimal | None:
+    """The value of a field written as plain arithmetic: numbers (with 元, 万 or 亿), + - × ÷
+    and brackets (``260000×0.05%×365``, ``226万×13%``); None for anything else.
+
+    A careful grader computes such a value: the field is where the amount goes, every operand
+    is given, and nothing is left to guess (:mod:`taxpraben.parsing.arithmetic`)."""
+    value = evaluate_expression(text)
+    if value is not None:
+        return value
+    if not re.search(r"[+×÷*＊]", text):  # 10-20万 is a range, not 10 minus 200000
+        return None
+    plain = _YUAN_OPERAND.sub("", _MULTIPLIED.sub(lambda m: f"({m.group(1)}*{_MULTIPLIERS[m.group(2)]})", text))
+    return evaluate_expression(plain) if plain != text else None
+
+
+def unreadable_number(value: JSONValue) -> str | None:
+    """Why a number field's value states no number, or None when it states one (or is no
+    formula at all: a sentence is read for its number as before).
+
+    A formula that is not plain arithmetic (a word or a variable among its terms:
+    ``2260000 × 13% - 进项税额``, ``应纳税额 × 13%``, ``(2260000-x)*13%``, or an operator
+    with nothing after it) cannot be computed: the value is no number, and the field a format
+    failure (counted and shown as such), not a wrong answer read from one of its operands.
+    A formula followed by its result (``= 293800``) states the result."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return None
+    text = field_text(value)
+    if not _FORMULA.search(clean_prediction(text)):
+        return None
+    if parse_number(text) or parse_number(without_gloss(text)) or computed_value(text) is not None:
+        return None
+    found = _final_number(text)
+    if found is not None and not _in_formula(text, found):
+        return None  # a result stated after the formula ("2260000×13%=293800", "…，即293800元")
+    return f"an expression, not a number: {text[:60]!r} (a term is not a number, so it cannot be computed)"
+
+
+def _in_formula(text: str, found: NumberMatch) -> bool:
+    """Whether the number read from ``text`` (offsets into its cleaned form) is a term of a
+    formula there: an operand, not a result."""
+    if found.start < 0:
+        return False
+    return any(m.start() <= found.start and found.end <= m.end() for m in _FORMULA.finditer(clean_prediction(text)))
 
 
 #: An amount written as "none": 0 (a grader reads 少缴税款：无 as 0).

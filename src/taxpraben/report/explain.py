@@ -142,6 +142,8 @@ class FieldLine:
     score: float | None
     span: tuple[int, int] | None
     located: bool
+    #: Why the value read is no answer (a format failure of the field), or None.
+    failure: str | None = None
 
 
 def field_lines(item: Sample) -> tuple[FieldLine, ...]:
@@ -161,7 +163,8 @@ def field_lines(item: Sample) -> tuple[FieldLine, ...]:
         score = figures.get("score")
         found.append(FieldLine(name, str(figures.get("kind") or "?"), pred, figures.get("gold"),
                                str(figures.get("status") or "?"), str(figures.get("matched_by") or "?"),
-                               float(score) if isinstance(score, (int, float)) else None, span, located and span is not None))  # fmt: skip
+                               float(score) if isinstance(score, (int, float)) else None, span, located and span is not None,
+                               str(figures["failure"]) if figures.get("failure") else None))  # fmt: skip
     return tuple(found)
 
 

@@ -119,6 +119,23 @@ def browser_item(task_index: int, item_id: str, items: Sequence[Sample]) -> tupl
     return browser_entry(task_index, item_id, items)
 
 
+def _field_spans(row: Sample) -> list[list[int | str]]:
+    """The spans a fields task's fields were read from (``fields.NAME.evidence``), in order,
+    overlaps dropped, within the shown prediction: ``[start, end, field name]``."""
+    spans: list[tuple[int, int, str]] = []
+    for name, figures in (row.fields or {}).items():
+        span = figures.get("evidence")
+        if isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) for v in span):
+            start, end = int(span[0]), int(span[1])
+            if start < PREDICTION_LIMIT:
+                spans.append((start, min(end, PREDICTION_LIMIT), name))
+    kept: list[list[int | str]] = []
+    for start, end, name in sorted(spans):
+        if not kept or start >= int(kept[-1][1]):
+            kept.append([start, end, name])
+    return kept
+
+
 def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tuple[JSONObject, list[str], int]:
     """:func:`browser_item`: one (task, id) of the browser from its runs' samples."""
     rows = sorted(rows, key=lambda x: x.run)
@@ -154,6 +171,9 @@ def browser_entry(task_index: int, item_id: str, rows: Sequence[Sample]) -> tupl
             entry["vt"] = row.veto
         if row.evidence is not None and row.evidence[0] < PREDICTION_LIMIT:
             entry["ev"] = [row.evidence[0], min(row.evidence[1], PREDICTION_LIMIT)]
+        field_spans = _field_spans(row)
+        if field_spans:
+            entry["fe"] = field_spans  # each field's own span (the page marks these, not "ev")
         if row.judge_reply is not None:
             entry["jr"] = _cut(row.judge_reply, EXTRACTED_LIMIT)[0]
         if row.judge_rejected is not None:

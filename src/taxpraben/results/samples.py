@@ -64,13 +64,18 @@ class FieldScore(FileObject):
     pred: JSONValue = described("What was read from the prediction for the field; null when absent.")
     gold: JSONValue = described("The gold value.")
     score: float | None = described("The field's score; null until (or unless) a semantic scorer gave one.")
-    status: str | None = described("ok | missing | format_failure.")
+    status: str | None = described("ok | missing | format_failure (a value that states no number: a formula "
+                                   "with a word or a variable among its terms).")
+    failure: str | None = described("Why the field's value was not read as a number.",
+                                    when="status format_failure")
     kind: str | None = described("number | category | text | ...")
     matched_by: str | None = described("How the prediction's key was aligned: exact, normalised, synonym, fuzzy, whole, ...")
     inferred: bool | None = described("Whether the kind was inferred from the gold value.")
     spec_field: str | None = described("The spec rule's name.", when="the key is one of the rule's synonyms")
-    evidence: list[int] | None = described("Where the field's value is stated: [start, end) character offsets into "
-                                        "the prediction (a judge reading: its quote).", when="known")
+    evidence: list[int] | None = described("Where the field was read: [start, end) character offsets into the "
+                                        "prediction of its value after its key (a JSON value, the value of a "
+                                        "'key: value' line, a table cell; a judge reading: its quote).",
+                                        when="known")
     bertscore: float | None = described("BERTScore F1 of the aspect.", when="aspects of a generation task")
     bartscore: float | None = described("Normalised BARTScore of the aspect.", when="aspects of a generation task")
 
@@ -137,7 +142,9 @@ class Sample(FileObject):
     )
     # Declared once (it was declared twice; the later text, the one in force, in the first place).
     evidence: list[int] | None = described("Where the answer is stated: [start, end) character offsets into "
-                                        "prediction (a judge reading: its quote).", when="known")
+                                        "prediction (a judge reading: its quote; a fields task: from the first "
+                                        "to the last of its fields' own spans, fields.NAME.evidence).",
+                                        when="known")
     confidence: Literal["high", "low"] | None = described(
         "The reading rule's confidence: high (a stated answer) or low (a fallback: a last number, an "
         "option named in passing, a whole output, a field matched fuzzily); null when nothing was read."

@@ -112,6 +112,15 @@ def field_span(prediction: str, name: str, value: object) -> tuple[int, int] | N
     return None
 
 
+def _field_evidence(prediction: str, name: str, figures: JSONObject) -> tuple[int, int] | None:
+    """Where a field was read: the span scoring recorded (``fields.NAME.evidence``), else
+    found again (:func:`field_span`: a samples.jsonl written before spans were recorded)."""
+    recorded = figures.get("evidence")
+    if isinstance(recorded, list) and len(recorded) == 2 and all(isinstance(v, int) for v in recorded):
+        return int(recorded[0]), int(recorded[1])
+    return field_span(prediction, name, figures.get("pred"))
+
+
 def readings_of(item: Sample, task_type: str) -> list[Reading]:
     """The readings of one item: itself (classification, structured), its exact fields
     (mixed); none for generation tasks and errored items."""
@@ -133,7 +142,7 @@ def readings_of(item: Sample, task_type: str) -> list[Reading]:
         confidence = "low" if figures.get("matched_by") == "fuzzy" else item.confidence
         found.append(Reading(field=name, stratum=stratum(item.read_by, confidence, read), read=pred if read else None,
                              read_by=item.read_by, confidence=confidence if read else None,
-                             evidence=field_span(item.text, name, pred) if read else None,
+                             evidence=_field_evidence(item.text, name, figures) if read else None,
                              gold=figures.get("gold"), **common))  # fmt: skip
     return found
 

@@ -39,12 +39,21 @@ over one :class:`FieldsView` of the output, run in the order of the ``fields`` c
 whether the parsed fields hold one of them) gets ``veto.no-field`` for an output that parses
 but holds none; the veto keeps what was parsed as its value (the fields are still laid
 against the gold, all missing).
+
+**Where each field was read** (:func:`field_spans`): the value of each field is found again
+after its key, as the parser read it (``"key": value`` in JSON, ``key：value`` on a line,
+``## key`` then the value below, ``【key】value``, a table row, a correction's ``key应为value``),
+and its span given in the raw output. A rationale paragraph that repeats the numbers
+(``节约税额为31200元``) is not where a field was read: the key and its separator must lead to
+the value.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -66,6 +75,7 @@ __all__ = [
     "NO_FIELD_READ",
     "FieldsView",
     "as_object",
+    "field_spans",
     "fields_chain",
     "flatten_fields",
     "is_object_list",
@@ -647,3 +657,221 @@ def read_fields(text: str) -> tuple[JSONObject | None, str]:
     reading = read_fields_chain(text)
     value = reading.value if isinstance(reading.value, dict) else None
     return value, reading.rule or NO_ANSWER_RULE.name
+
+
+# ---------------------------------------------------------------- where each field was read
+
+#: Between a key and its value: a unit bracket of the key (``少缴税款（万元）``), its quotes or
+#: emphasis, then a colon, ``】``, a table cell's ``|``, the end of a heading's line, a
+#: correction's ``应为``, or the value key of a name/value item (``"罚款", "值":``); then the
+#: value's opening quote or emphasis.
+_KEY_TO_VALUE = (
+    r"(?:[^\S\n]*[（(][^（）()\n]{1,8}[)）])?[\"'“”‘’*_`]*[^\S\n]*"
+    r"(?:[:：]|】[^\S\n]*[:：]?|\||[*_#]*[^\S\n]*\n|(?:应该?为|应是|更正为|改为|修正为|应改为)"
+    r"|[,，]\s*[\"'“”]?(?:" + "|".join(map(re.escape, ITEM_VALUE_KEYS)) + r")[\"'“”]?[^\S\n]*[:：])"
+    r"(?P<lead>[\s\"'“”‘’*_`]*)"
+)
+#: A unit the parser wrote after a bare number (a key's ``（万元）``, a table header's): the
+#: number stands without it in the output.
+_ADDED_UNIT = re.compile(r"(?<=\d)(?:[千百]?[万亿]?元|[万亿]|%)$")
+#: Values longer than this are located by their start (a long rationale: the span runs to
+#: where its text ends, found from there).
+_MAX_VALUE_PATTERN = 2000
+
+
+def _value_forms(value: JSONValue) -> list[str]:
+    """The texts a scalar field value may be written as, preferred first; [] for an object or
+    a list (located by their own fields) and for an empty value."""
+    if isinstance(value, bool):
+        return ["true", "True"] if value else ["false", "False"]
+    if isinstance(value, int):
+        return [str(value)]
+    if isinstance(value, float):
+        forms = [repr(value), str(int(value))] if value.is_integer() else [repr(value)]
+        return forms
+    if not isinstance(value, str) or not value.strip():
+        return []
+    text = value.strip()
+    forms = [text, json.dumps(text, ensure_ascii=False)[1:-1]]
+    bare = _ADDED_UNIT.sub("", text)
+    if bare != text:
+        forms.append(bare)
+    return list(dict.fromkeys(forms))
+
+
+#: :data:`_KEY_TO_VALUE`, matched right after a key.
+_SEPARATOR = re.compile(_KEY_TO_VALUE)
+_WORD = re.compile(r"\w")
+#: Whitespace (or a JSON escape of it) where a value has whitespace.
+_GAP = r"(?:\s|\\[nrt])+"
+
+
+def _value_end(text: str, at: int, form: str) -> int | None:
+    """Where ``form`` ends when ``text`` writes it at ``at`` (any run of whitespace, or a JSON
+    escape of one, where ``form`` has whitespace); None when it does not."""
+    if text.startswith(form, at):
+        return at + len(form)
+    pieces = re.split(r"\s+", form[:_MAX_VALUE_PATTERN])
+    if len(pieces) < 2 and "\\" not in text[at : at + len(form) + 8]:
+        return None
+    m = re.compile(_GAP.join(re.escape(p) for p in pieces if p)).match(text, at)
+    return m.end() if m else None
+
+
+def _key_value_places(text: str, key: str, forms: Sequence[str]) -> Iterator[tuple[int, int, int]]:
+    """(key start, value start, value end) of each place of ``text`` where ``key`` (a whole
+    key: no word character before it) leads to one of ``forms``."""
+    at = text.find(key) if key else -1
+    while at >= 0:
+        if at == 0 or not _WORD.match(text[at - 1]):
+            separator = _SEPARATOR.match(text, at + len(key))
+            # the value starts after the separator, or within its lead when it is quoted itself
+            starts = range(separator.end(), separator.start("lead") - 1, -1) if separator else range(0)
+            for start in starts:
+                end = next((e for e in (_value_end(text, start, f) for f in forms) if e is not None), None)
+                if end is not None:
+                    yield at, start, end
+                    break
+        at = text.find(key, at + 1)
+
+
+def _located(text: str, key: str, value: JSONValue, from_json: bool) -> tuple[int, int, int] | None:
+    """(key start, value start, value end) of field ``key`` in the cleaned ``text``: its leaf
+    key leading to its value. JSON: the latest such place whose key is quoted, else the latest;
+    lines: the first (the parser keeps a repeated key's first value)."""
+    forms = _value_forms(value)
+    if not forms:
+        return None
+    leaf = key.rsplit(".", 1)[-1]
+    found = list(_key_value_places(text, leaf, forms))
+    if not found:
+        return _table_cell(text, key, forms)
+    if from_json:
+        quoted = [place for place in found if place[0] > 0 and text[place[0] - 1] in "\"'“‘"]
+        return (quoted or found)[-1]
+    return found[0]
+
+
+#: A table cell: its text (as :func:`_cells` gives it) and its span in the text.
+_Cell: TypeAlias = "tuple[str, int, int]"
+
+
+def _table_rows(text: str) -> Iterator[tuple[int, list[_Cell], list[tuple[int, list[_Cell]]]]]:
+    """Each Markdown table of ``text`` (as :func:`_blocks` finds them): its start, its header's
+    cells and its rows (each with its start), each cell with its span."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    i = 0
+    while i + 1 < len(lines):
+        if not (_TABLE_ROW.match(lines[i]) and _TABLE_RULE.match(lines[i + 1])):
+            i += 1
+            continue
+        header, rows = _spanned_cells(lines[i], starts[i]), []
+        first, i = starts[i], i + 2
+        while i < len(lines) and _TABLE_ROW.match(lines[i]):
+            rows.append((starts[i], _spanned_cells(lines[i], starts[i])))
+            i += 1
+        yield first, header, rows
+
+
+def _spanned_cells(row: str, at: int) -> list[_Cell]:
+    """The cells of a table row (text as :func:`_cells` strips it) with their spans, the
+    row starting at offset ``at``."""
+    cells = []
+    for m in re.finditer(r"(?<=\|)[^|]*(?=\|)", row):
+        inner = m.group().strip()
+        text = inner.strip("*_`").strip()
+        start = at + m.start() + m.group().find(text) if text else at + m.start()
+        cells.append((text, start, start + len(text)))
+    return cells
+
+
+def _table_cell(text: str, key: str, forms: Sequence[str]) -> tuple[int, int, int] | None:
+    """(row start, cell start, cell end) of field ``key`` read from a table's column: the
+    column named as the key's last part (its unit left out), in the row of the entity its
+    part before names (``方案一.税负``), else in the table's only row."""
+    if "|" not in text:
+        return None
+    parts = key.split(".")
+    column, entity = parts[-1], parts[-2] if len(parts) > 1 else None
+    wanted = {normalize_key(f) for f in forms}
+    for _, header, rows in _table_rows(text):
+        names = [normalize_key(_header(cell)[0]) for cell, _, _ in header]
+        if normalize_key(column) not in names:
+            continue
+        col = names.index(normalize_key(column))
+        for start, cells in rows:
+            named = _entity_name(cells[0][0]) if cells else None
+            if col >= len(cells) or (entity is None and len(rows) != 1) or (entity is not None and named != entity):
+                continue
+            cell, cell_start, cell_end = cells[col]
+            if normalize_key(cell) in wanted:
+                return start, cell_start, cell_end
+    return None
+
+
+class _RawOffsets:
+    """Offsets in the cleaned text as offsets in the raw output: both compared on the key
+    of :mod:`taxpraben.parsing.evidence` (cleaning drops and folds characters only); a
+    stretch found several times is taken at the same place counted from the end (a reasoning
+    block the cleaner dropped comes first)."""
+
+    def __init__(self, raw: str, cleaned: str) -> None:
+        self.raw, self.cleaned = raw, cleaned
+
+    @cached_property
+    def _keys(self) -> tuple[tuple[str, list[int]], tuple[str, list[int]]]:
+        from taxpraben.parsing.evidence import keyed
+
+        return keyed(self.cleaned), keyed(self.raw)
+
+    def span(self, start: int, value_start: int, end: int) -> tuple[int, int] | None:
+        if self.raw == self.cleaned:
+            return value_start, end
+        source = self.cleaned[start:end]  # written as read (most outputs): no key needed
+        places = _occurrences(self.raw, source, 0)
+        if places:
+            later = _occurrences(self.cleaned, source, start + 1)
+            place = places[-(len(later) + 1)] if len(later) < len(places) else places[0]
+            return place + value_start - start, place + end - start
+        (cleaned_key, at), (raw_key, raw_at) = self._keys
+        first, value, stop = bisect_left(at, start), bisect_left(at, value_start), bisect_left(at, end)
+        if not first <= value < stop:
+            return None
+        source = cleaned_key[first:stop]
+        later = _occurrences(cleaned_key, source, first + 1)
+        places = _occurrences(raw_key, source, 0)
+        if not places:
+            return None
+        place = places[-(len(later) + 1)] if len(later) < len(places) else places[0]
+        return raw_at[place + value - first], raw_at[place + stop - first - 1] + 1
+
+
+def _occurrences(text: str, needle: str, start: int) -> list[int]:
+    found, at = [], text.find(needle, start)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+def field_spans(prediction: str, text: str, fields: Mapping[str, JSONValue], from_json: bool,
+                keys: Sequence[str] | None = None) -> dict[str, tuple[int, int]]:
+    """The ``[start, end)`` span of ``prediction`` (the raw output) each field of ``fields``
+    (as :func:`parse_fields` read them from ``text``, the output the reader was given;
+    ``from_json``: read from a JSON object, else from key lines) was read from; ``keys``: the
+    fields wanted (default: all). A field whose value is an object or a list, or that is not
+    found after its key (a name/value item list, a table column), has no span."""
+    cleaned = clean_prediction(text)
+    offsets = _RawOffsets(prediction, cleaned)
+    out: dict[str, tuple[int, int]] = {}
+    for key in fields if keys is None else keys:
+        if key not in fields:
+            continue
+        place = _located(cleaned, key, fields[key], from_json)
+        span = offsets.span(*place) if place is not None else None
+        if span is not None and span[0] < span[1]:
+            out[key] = span
+    return out

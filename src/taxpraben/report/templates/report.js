@@ -117,16 +117,22 @@
   }
   // The prediction with the span the reading came from marked (text nodes only: an output
   // holding markup stays text).
-  function predictionBlock(p, ev) {
+  function predictionBlock(p, ev, fe) {
     if (p === null || p === undefined) return el("div", "text prediction", "(no prediction)");
     var block = el("div", "text prediction");
-    if (!ev || ev[0] >= p.length) { block.textContent = p; return block; }
-    var end = Math.min(ev[1], p.length);
-    block.appendChild(document.createTextNode(p.slice(0, ev[0])));
-    var mark = el("mark", "evidence", p.slice(ev[0], end));
-    mark.title = "the reading's evidence: characters " + ev[0] + "–" + end;
-    block.appendChild(mark);
-    block.appendChild(document.createTextNode(p.slice(end)));
+    // a fields task: each field's own span (fe: [start, end, field]); else the reading's (ev)
+    var spans = fe ? fe : (ev ? [[ev[0], ev[1], null]] : []);
+    var at = 0;
+    spans.forEach(function (s) {
+      if (s[0] < at || s[0] >= p.length) return;
+      var end = Math.min(s[1], p.length);
+      block.appendChild(document.createTextNode(p.slice(at, s[0])));
+      var mark = el("mark", "evidence", p.slice(s[0], end));
+      mark.title = (s[2] ? "field " + s[2] + " read here" : "the reading's evidence") + ": characters " + s[0] + "–" + end;
+      block.appendChild(mark);
+      at = end;
+    });
+    block.appendChild(document.createTextNode(p.slice(at)));
     return block;
   }
   function runColumn(item, k) {
@@ -180,7 +186,7 @@
     }
     box.appendChild(el("div", "lbl", typeof run.p === "number" ? "prediction (same as run " + item.r[run.p].n + ")" : "prediction"));
     var p = prediction(item, k);
-    box.appendChild(predictionBlock(p, run.ev));
+    box.appendChild(predictionBlock(p, run.ev, run.fe));
     var cut = cutOf(item, k);
     if (cut) box.appendChild(el("div", "cut", "… " + cut + " more characters cut here; the full text is in samples.jsonl"));
     return box;
