@@ -155,3 +155,16 @@ def test_a_figure_that_names_the_quantity_asked_for_is_no_value() -> None:
     item = _read("TaxCalc", dict(record, query="At which production level is the DOL least? Fixed costs up to 300,000 units.",
                                  answer=300000), "Therefore, the answer is 300,000 units.")
     assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_a_true_or_false_question_is_answered_by_yes_or_no() -> None:
+    record = {"id": "r13", "query": "Consider the matrix A=[[1, 4], [4, 1]]: is this a positive definite matrix?",
+              "choices": ["True", "False"], "gold": 1, "answer": "False"}
+    for output, read in (("Its eigenvalues are 5 and -3, so it is not positive definite.\nThe answer is No.", "False"),
+                         ("Yes, it is positive definite.", "True"), ("So the answer is: $\\boxed{No}$", "False")):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == read, (output, item.veto)
+        assert item.read_by == "rule:choice.yes-or-no"
+    # options other than true/false: yes and no name nothing
+    other = {"id": "r14", "query": "Which rate applies?\nA. 13%\nB. 9%", "choices": ["13%", "9%"], "gold": 0, "answer": "13%"}
+    assert _read("TaxSCQ", other, "Yes.").status == "format_failure"

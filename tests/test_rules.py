@@ -46,6 +46,7 @@ GOLD_OF: dict[str, Any] = {
     "span": {"answer": "万分之五"}, "fields": {"answer": {"违法性质": "偷税", "少缴税款": 260000}},
     "text": {"answer": "小规模纳税人适用3%的征收率。"}, "label-rates": {"answer": "2%", "gold": 0},
     "label-months": {"answer": "3个月", "gold": 1}, "label-numbers": {"answer": "15", "gold": 2},
+    "true-false": {"answer": "True", "gold": 0},
 }
 
 

@@ -140,6 +140,11 @@ EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
         "query": "以下是单项选择题。\n题目：某纳税人本月有几笔应税收入？\nA. 5\nB. 10\nC. 15\nD. 20\n答案：",
         "choices": ["5", "10", "15", "20"],
     },
+    "true-false": {
+        "query": "Question: Is the statement true? Consider the matrix A = [[1, 4], [4, 1]]: is it positive definite, "
+                 "and does aliasing occur when it is sampled above twice its highest frequency?",
+        "choices": ["True", "False"],
+    },
     "label-months": {
         "query": "以下是单项选择题。\n题目：纳税人因有特殊困难不能按期缴纳税款的，经批准可以延期缴纳，但最长不得超过（ ）。\n"
                  "A. 1个月\nB. 3个月\nC. 6个月\nD. 15个月\n答案：",

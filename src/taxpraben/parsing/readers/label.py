@@ -626,6 +626,52 @@ ANSWER_STATEMENT_RULE.reads("label")(_settled_by(ANSWER_STATEMENT_RULE.name, HED
 BOXED_RULE.reads("label")(_settled_by(BOXED_RULE.name))
 SEVERAL_ANSWERS_RULE.reads("label")(_settled_by(SEVERAL_ANSWERS_RULE.name))
 
+YES_OR_NO_RULE = register_rule(
+    "choice.yes-or-no", kinds=("label",), tier=2, confidence="high",
+    description="Options True/False (正确/错误) answered by yes or no: an answer statement, a box or the first "
+                "sentence that opens with Yes/No (是/否, 对/错).",
+    examples=(Example("label", "Both eigenvalues are positive, so A is positive definite.\nThe answer is Yes.", "True",
+                      "true-false"),
+              Example("label", "No, aliasing does not occur here because the sampling rate exceeds twice the "
+                      "highest frequency.", "False", "true-false")),
+    leaves_alone=(Example("label", "Not every such matrix is invertible, so the statement is False.", "False",
+                          "true-false"),),
+)
+#: What an answer opens with when it says yes or no, and which of True/False it means.
+_YES_NO = re.compile(r"^[\s:：*\"'“‘(（\[【]*(?:(?P<yes>(?i:yes)|是|对)|(?P<no>(?i:no)|否|错))(?![A-Za-z\u4e00-\u9fff])")
+_TRUE_FALSE = (frozenset({"true", "false"}), frozenset({"正确", "错误"}), frozenset({"对", "错"}), frozenset({"是", "否"}))
+
+
+def _yes_no_options(texts: Sequence[str]) -> tuple[int, int] | None:
+    """(index of True, index of False) when the options are a true/false pair."""
+    folded = [str(t).strip().casefold() for t in texts]
+    if len(folded) != 2 or frozenset(folded) not in _TRUE_FALSE:
+        return None
+    true_first = folded[0] in ("true", "正确", "对", "是")
+    return (0, 1) if true_first else (1, 0)
+
+
+def _yes_or_no(text: str, options: tuple[int, int]) -> int | None:
+    m = _YES_NO.match(text)
+    if m is None:
+        return None
+    return options[0] if m.group("yes") else options[1]
+
+
+@YES_OR_NO_RULE.reads("label")
+@_on_text
+def _yes_no(view: LabelView) -> Reading | None:
+    options = _yes_no_options(view.texts)
+    if options is None:
+        return None
+    for statement in view.final:  # latest first
+        picked = _yes_or_no(statement.text, options)
+        if picked is not None:
+            return Reading(picked, rule=YES_OR_NO_RULE.name, source=statement.full_text)
+    picked = _yes_or_no(view.lead_text, options)
+    return None if picked is None else Reading(picked, rule=YES_OR_NO_RULE.name, source=view.lead_text)
+
+
 NOT_AN_OPTION_RULE = register_rule(
     "veto.not-an-option", kinds=("label",), tier=7, confidence="high",
     description="The model boxed an answer that is none of the options.",
@@ -814,6 +860,7 @@ LABEL_CHAIN: tuple[str, ...] = (
     "final.self-correction",
     "final.answer-statement",
     "final.boxed",
+    "choice.yes-or-no",
     "veto.several-answers",
     "veto.not-an-option",
     "choice.bare-answer",
