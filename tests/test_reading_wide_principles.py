@@ -168,3 +168,12 @@ def test_a_true_or_false_question_is_answered_by_yes_or_no() -> None:
     # options other than true/false: yes and no name nothing
     other = {"id": "r14", "query": "Which rate applies?\nA. 13%\nB. 9%", "choices": ["13%", "9%"], "gold": 0, "answer": "13%"}
     assert _read("TaxSCQ", other, "Yes.").status == "format_failure"
+
+
+def test_an_answer_marker_that_ends_its_sentence_states_nothing() -> None:
+    record = {"id": "r15", "query": "下列适用6%税率的是（ ）。\nA：有形动产租赁服务\nB：信息技术服务\nC：不动产租赁服务",
+              "choices": ["有形动产租赁服务", "信息技术服务", "不动产租赁服务"], "gold": 1, "answer": "信息技术服务"}
+    output = ("A. 有形动产租赁服务。\n这个选项不是正确答案。有形动产租赁适用13%。\n\nC. 不动产租赁服务。\n这个选项也不是正确答案。"
+              "不动产租赁服务适用9%。\n\n综上所述，因此，正确的答案是B. 信息技术服务。")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "信息技术服务", item.veto

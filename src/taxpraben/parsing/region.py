@@ -353,12 +353,18 @@ def _conclusion_pattern(conclusion_markers: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join([*sorted(extra, key=len, reverse=True), _SUMMARY.pattern]))
 
 
+#: Sentence punctuation right after an answer marker (not a decimal point).
+_SENTENCE_ENDS_AT = re.compile(r"[ \t]*(?:[。！？!?；;]|\.(?!\d))")
+
+
 def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list[Statement]:
     """The statements of ``text`` that may hold its answer, most authoritative first."""
     final: list[Statement] = []
     for start, _end, content in find_boxed(text):
         final.append(Statement("boxed", "\\boxed", start, content))
     for m in _ANSWER.finditer(text):
+        if _SENTENCE_ENDS_AT.match(text, m.end()):
+            continue  # "这个选项也不是正确答案。": the marker ends its sentence, it states nothing
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
     if "<" in text or "[" in text:
         for m in _TAGGED.finditer(text):
