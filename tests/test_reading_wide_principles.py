@@ -177,3 +177,14 @@ def test_an_answer_marker_that_ends_its_sentence_states_nothing() -> None:
               "不动产租赁服务适用9%。\n\n综上所述，因此，正确的答案是B. 信息技术服务。")
     item = _read("TaxSCQ", record, output)
     assert item.status == "ok" and item.extracted == "信息技术服务", item.veto
+
+
+def test_an_option_in_maths_is_named_however_its_latex_is_spaced() -> None:
+    record = {"id": "r16", "query": "复数 z 的模为（ ）\nA. 0\nB. 1\nC. √2\nD. 2", "choices": ["0", "1", "√2", "2"], "gold": 2,
+              "answer": "√2"}
+    item = _read("TaxSCQ", record, "所以 $|z| = \\sqrt{2}$。\n\nTherefore, the answer is $\\boxed{\\sqrt{2}}$.")
+    assert item.status == "ok" and item.extracted == "√2"
+    record = {"id": "r17", "query": "Z = （ ）\nA. $1-i$\nB. $-i$\nC. $-1-i$\nD. $i$", "choices": ["$1-i$", "$-i$", "$-1-i$", "$i$"],
+              "gold": 2, "answer": "$-1-i$"}
+    item = _read("TaxSCQ", record, "Thus, the value of \\( Z \\) is:\n\\[\n\\boxed{-1 - i}\n\\]")
+    assert item.status == "ok" and item.extracted == "$-1-i$"

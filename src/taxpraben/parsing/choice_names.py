@@ -45,6 +45,11 @@ def _cn_number(match: re.Match[str], suffix: str) -> str:
     return text + suffix
 
 
+#: A square root in LaTeX, and blanks around an operator in a formula.
+_SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}|\\sqrt\s*(\d+)")
+_MATH_SPACE = re.compile(r"\s*([-+=/×*])\s*")
+
+
 @lru_cache(maxsize=4096)
 def naming_form(text: str) -> str:
     """Comparison form for naming, the same for an output and for the choices (both sides
@@ -54,6 +59,10 @@ def naming_form(text: str) -> str:
     cached: a question's options are put in this form by every rule that reads a name)."""
     text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",").rstrip("。.;；")
     text = _DIGIT_COMMA.sub("", text)
+    if "\\" in text or "$" in text:  # maths left by strip_latex: "\sqrt{2}" is √2, "-1 - i" is -1-i
+        text = _MATH_SPACE.sub(r"\1", _SQRT.sub(lambda m: "√" + (m.group(1) or m.group(2)), text.replace("$", "").replace("\\pi", "π"))).strip()
+    elif _MATH_SPACE.search(text) and not re.search(r"[a-z]{2}", text):
+        text = _MATH_SPACE.sub(r"\1", text)
     if "百分之" in text:
         text = _CN_PERCENT.sub(lambda m: _cn_number(m, "%"), text)
     if "倍" in text:
