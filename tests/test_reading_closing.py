@@ -178,3 +178,10 @@ def test_a_limit_that_is_infinity_declines_and_a_limit_taken_as_n_grows_does_not
     assert reading.value is None and reading.rule == "veto.declines"
     reading = read_final_number("Step 4: Therefore, as R goes to infinity, the difference of the two integrals approaches 1.5.")
     assert reading.value is not None and reading.value.value == Decimal("1.5")
+
+
+def test_one_value_written_as_a_fraction_and_a_percent_is_no_alternative() -> None:
+    reading = read_final_number("所以，概率是：3/28 + 2/28 = 5/28 约等于 0.179或者17.9%。")
+    assert reading.value is not None and reading.value.value == Decimal("0.179")
+    reading = read_final_number("所以应纳税额为100或200元。")
+    assert reading.value is None and reading.rule == "veto.alternatives"

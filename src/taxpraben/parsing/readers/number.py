@@ -303,6 +303,17 @@ _ALTERNATIVES = re.compile(
 )
 
 
+def _offers_alternatives(sentence: str) -> bool:
+    """``sentence`` offers different amounts as alternatives ("6棵、15棵或20棵"); one value
+    written two ways ("约等于0.179或者17.9%") is one answer."""
+    for m in _ALTERNATIVES.finditer(sentence):
+        numbers = find_numbers(sentence[m.start() : m.end() + 24])[:2]
+        values = {n.value / 100 if n.is_percent else n.value for n in numbers}
+        if len(numbers) < 2 or len(values) > 1:
+            return True
+    return False
+
+
 def _detached(found: NumberMatch) -> NumberMatch:
     return replace(found, start=-1, end=-1)
 
@@ -382,7 +393,7 @@ def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
     """A statement's number, unless the statement offers alternatives ("6棵、15棵或20棵"),
     gives an expression, or says the number cannot be given."""
     sentence = _sentence_of(statement.text)
-    if _ALTERNATIVES.search(sentence):
+    if _offers_alternatives(sentence):
         return Reading(None, AMBIGUOUS, rule=ALTERNATIVES_RULE.name)
     if symbolic_answer(sentence):  # "the answer is 2 * (3y-1)": an expression, not the number asked for
         return Reading(None, NOT_ASSERTED, rule=EXPRESSION_RULE.name)
