@@ -87,6 +87,7 @@ from taxpraben.parsing.readers.shared import (
     HEDGE_RULE,
     JSON_ANSWER_RULE,
     NO_ANSWER_RULE,
+    NOT_AN_OPTION_RULE,
     SELF_CORRECTION_RULE,
     SEVERAL_ANSWERS_RULE,
 )
@@ -670,13 +671,6 @@ def _yes_no(view: LabelView) -> Reading | None:
             return Reading(picked, rule=YES_OR_NO_RULE.name, source=statement.full_text)
     picked = _yes_or_no(view.lead_text, options)
     return None if picked is None else Reading(picked, rule=YES_OR_NO_RULE.name, source=view.lead_text)
-
-
-NOT_AN_OPTION_RULE = register_rule(
-    "veto.not-an-option", kinds=("label",), tier=7, confidence="high",
-    description="The model boxed an answer that is none of the options.",
-    examples=(Example("label", "$\\boxed{13\\%}$", None),),
-)
 
 
 @NOT_AN_OPTION_RULE.reads("label")

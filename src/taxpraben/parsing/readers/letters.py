@@ -69,6 +69,7 @@ from taxpraben.parsing.readers.shared import (
     HEDGE_RULE,
     JSON_ANSWER_RULE,
     NO_ANSWER_RULE,
+    NOT_AN_OPTION_RULE,
     SELF_CORRECTION_RULE,
     SEVERAL_ANSWERS_RULE,
 )
@@ -76,6 +77,7 @@ from taxpraben.parsing.region import (
     CORRECTED_VALUE,
     HEDGED,
     NO_ANSWER,
+    NOT_AN_OPTION,
     Reading,
     Statement,
     answer_statements,
@@ -534,6 +536,16 @@ ANSWER_STATEMENT_RULE.reads("letters")(_settled_by(ANSWER_STATEMENT_RULE.name))
 BOXED_RULE.reads("letters")(_settled_by(BOXED_RULE.name))
 SEVERAL_ANSWERS_RULE.reads("letters")(_settled_by(SEVERAL_ANSWERS_RULE.name))
 
+
+@NOT_AN_OPTION_RULE.reads("letters")
+@_on_text
+def _not_an_option(view: LettersView) -> Reading | None:
+    # The latest box holds no option ("\\boxed{无直接适用选项}"): the model's answer names none of them.
+    boxes = [st for st in view.final if st.kind == "boxed"]
+    if view.settled is None and boxes and boxes[0].text.strip():
+        return Reading(None, NOT_AN_OPTION, rule=NOT_AN_OPTION_RULE.name)
+    return None
+
 ALL_OR_ALL_BUT_RULE = register_rule(
     "letters.all-or-all-but", kinds=("letters",), tier=3, confidence="high",
     description="All the options, or all but some ('以上都对', '全选', '除E以外都是').",
@@ -672,6 +684,7 @@ LETTERS_CHAIN: tuple[str, ...] = (
     "final.answer-statement",
     "final.boxed",
     "veto.several-answers",
+    "veto.not-an-option",
     "letters.all-or-all-but",
     "letters.all-options-concluded",
     "letters.option-verdicts",

@@ -19,6 +19,7 @@ __all__ = [
     "COPY_OF_PROMPT_RULE",
     "HEDGE_RULE",
     "JSON_ANSWER_RULE",
+    "NOT_AN_OPTION_RULE",
     "NO_ANSWER_RULE",
     "SELF_CORRECTION_RULE",
     "SEVERAL_ANSWERS_RULE",
@@ -107,4 +108,11 @@ NO_ANSWER_RULE = register_rule(
     description="Nothing that any rule reads: no answer found.",
     examples=(Example("label", "这道题考查增值税税率。", None), Example("number", "这道题考查增值税。", None),
               Example("fields", "该公司存在违法行为。", None)),
+)
+
+NOT_AN_OPTION_RULE = register_rule(
+    "veto.not-an-option", kinds=("label", "letters"), tier=7, confidence="high",
+    description="The model boxed an answer that is none of the options (no option's letter or text in the box).",
+    examples=(Example("label", "$\\boxed{13\\%}$", None),
+              Example("letters", "逐项分析后，没有一个选项完全符合题意。\n\n$\\boxed{无直接适用选项}$", None)),
 )
