@@ -246,6 +246,9 @@ def test_numbers_equal_rounding(
         (pm("12", True), 0.12, False, False),
         (pm("12.34", True), "0.1234", True, True),  # compared in percent points
         (pm("12", True), "0.1249", True, False),
+        (pm("18.56", True), "0.186", True, True),  # the fraction it is, at the gold's own places
+        (pm("18.56", True), "0.1859", True, False),
+        (pm("18", True), "0.186", True, False),
         (pm("100", True), 1, True, True),
         (pm("50", True), 5, True, False),  # |gold| > 1: not a fraction
         (pm("0.12"), "12%", True, True),  # gold written as a percent

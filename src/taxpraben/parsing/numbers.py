@@ -43,7 +43,8 @@ as written:
 - when ``percent_as_fraction`` is true and the gold is a plain number with ``|g| <= 1`` (a
   fraction), a percent prediction also equals it when ``round(p) == round(100 * g)``: the
   comparison happens in percent points, so ``12.34%`` equals ``0.1234`` but ``12%`` does
-  not equal ``0.1249``;
+  not equal ``0.1249``; or as the fraction it is, at the places the gold is written with
+  (at least ``decimals``): ``18.56%`` equals ``0.186``, as the plain ``0.1856`` does;
 - symmetrically, a gold written as a percent string (``"12%"``) equals a plain prediction
   ``0.12`` (``|p| <= 1``, compared as ``round(100 * p) == round(g)``).
 
@@ -414,7 +415,11 @@ def numbers_equal(
         if not percent_as_fraction:
             return False
         if pred.is_percent and not gold_match.is_percent and abs(g) <= 1:
-            return _round(p, decimals) == _round(g * 100, decimals)
+            # in percent points, or as the fraction the gold writes, at the gold's own places
+            # ("18.56%" is the gold 0.186, as the plain 0.1856 is)
+            exponent = g.as_tuple().exponent
+            places = max(decimals, -exponent if isinstance(exponent, int) else 0)
+            return _round(p, decimals) == _round(g * 100, decimals) or _round(p / 100, places) == _round(g, places)
         if gold_match.is_percent and not pred.is_percent and abs(p) <= 1:
             return _round(p * 100, decimals) == _round(g, decimals)
     except InvalidOperation:  # exponents beyond Decimal's range: not a tax amount
