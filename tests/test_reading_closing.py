@@ -185,3 +185,12 @@ def test_one_value_written_as_a_fraction_and_a_percent_is_no_alternative() -> No
     assert reading.value is not None and reading.value.value == Decimal("0.179")
     reading = read_final_number("所以应纳税额为100或200元。")
     assert reading.value is None and reading.rule == "veto.alternatives"
+
+
+def test_boxes_that_give_two_values_are_several_answers() -> None:
+    reading = read_final_number("Thus, the possible values of $m$ are $\\boxed{2,3}.$")
+    assert reading.value is None and reading.rule == "veto.several-answers"
+    reading = read_final_number("$$k = \\frac{6 \\times 5}{2} = \\boxed{15}$$\n\n或者\n\n$$k = -\\frac{6 \\times 5}{2} = \\boxed{-15}$$")
+    assert reading.value is None and reading.rule == "veto.several-answers"
+    reading = read_final_number("The answer is $\\boxed{1,000}$")  # a thousands separator, not a list
+    assert reading.value is not None and reading.value.value == 1000
