@@ -188,3 +188,16 @@ def test_an_option_in_maths_is_named_however_its_latex_is_spaced() -> None:
               "gold": 2, "answer": "$-1-i$"}
     item = _read("TaxSCQ", record, "Thus, the value of \\( Z \\) is:\n\\[\n\\boxed{-1 - i}\n\\]")
     assert item.status == "ok" and item.extracted == "$-1-i$"
+
+
+def test_the_first_line_a_model_writes_answers_even_where_an_example_has_the_same_line() -> None:
+    record = {"id": "r18", "query": "<example>\nThe garden is west of the bedroom. What is west of the bedroom?\nAnswer: garden\n</example>\n"
+              "Your answer should contain only one word.\nContext: [the facts given in text]\n\nQuestion: What is the kitchen south of?",
+              "text": "The bathroom is north of the kitchen. The garden is west of the bedroom.", "answer": "bathroom"}
+    item = _read("TaxRead", record, "Answer: garden")
+    assert item.status == "ok" and item.extracted == "garden" and item.scores["em"] == 0.0
+    item = _read("TaxRead", record, "Answer: garden\n\nQuestion: What is west of the bedroom?\nAnswer: bathroom")
+    assert item.status == "ok" and item.extracted == "garden"
+    # an instruction written back, marker and all, is still a copy
+    item = _read("TaxRead", record, "Your answer should contain only one word.")
+    assert item.status == "format_failure"

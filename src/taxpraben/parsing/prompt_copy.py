@@ -210,9 +210,20 @@ def _answering_markers(
         copied = _copied_at(own.start(), where, runs)
         word = _WORD_AT.match(text, own.start()) if copied and offered else None
         chosen = word is not None and word.group(0).casefold() in offered and not text[word.end() :].lstrip().startswith("/")
-        if not copied or chosen:
+        line_end = len(text) if stop < 0 else stop
+        opens = not text[: text.rfind("\n", 0, m.start()) + 1].strip()  # on the output's first line
+        rest = text[own.start() : line_end]
+        short = len(rest.split()) <= _SHORT_ANSWER_WORDS and len(rest) <= _SHORT_ANSWER_CHARS and not ANSWER_MARKER.search(rest)
+        if not copied or chosen or (opens and short):
+            # the first line a model writes, "Answer: garden", answers even where a few-shot
+            # example of the prompt has the same line
             kept.append(m.span())
     return kept
+
+
+#: The most words and characters of a short answer on a marker's line.
+_SHORT_ANSWER_WORDS = 4
+_SHORT_ANSWER_CHARS = 40
 
 
 def _copied_at(offset: int, where: list[int], runs: list[tuple[int, int]]) -> bool:
