@@ -194,3 +194,10 @@ def test_boxes_that_give_two_values_are_several_answers() -> None:
     assert reading.value is None and reading.rule == "veto.several-answers"
     reading = read_final_number("The answer is $\\boxed{1,000}$")  # a thousands separator, not a list
     assert reading.value is not None and reading.value.value == 1000
+
+
+def test_a_factorial_ends_no_sentence() -> None:
+    reading = read_final_number("内部又可以有2！种排列方式。\n所以，总的排列方式为2 * 3! * 2! = 24种方式。")
+    assert reading.value is not None and reading.value.value == 24
+    reading = read_final_number("The answer is 24! That was easy.")
+    assert reading.value is not None and reading.value.value == 24

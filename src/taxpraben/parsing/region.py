@@ -270,9 +270,9 @@ _CONSEQUENCE = re.compile(
     r"因此|所以|故(?!意|事|障)|由此可见|(?<![A-Za-z])(?:[Tt]herefore|[Tt]hus|[Hh]ence|[Cc]onsequently|So(?=,))(?![A-Za-z])"
 )
 _NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
-#: Where a sentence may end: a Chinese full stop, ``!``, ``?``, a line break, or an English full
-#: stop before a space (the candidates :func:`sentence_end` checks).
-_STOP = re.compile(r"[。！？!?\n]|(?<=[A-Za-z0-9)\]}%$'\"”])\.(?=[ \t]+\S)")
+#: Where a sentence may end: a Chinese full stop, ``!`` (not a factorial, ``3!``), ``?``, a line
+#: break, or an English full stop before a space (the candidates :func:`sentence_end` checks).
+_STOP = re.compile(r"[。！？?\n]|(?<!\d)!|(?<=[A-Za-z0-9)\]}%$'\"”])\.(?=[ \t]+\S)")
 #: What stands before an English full stop that ends no sentence: a list or option label at the
 #: start of its line ("1. ", "A. ", "(ii). "), an abbreviation ("e.g. ", "Dr. ").
 _LABEL_HEAD = re.compile(r"[ \t*#>\-]*[(\[]?(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})[)\]]?")

@@ -107,7 +107,7 @@ _CONCLUSION = re.compile(
     # "应纳增值税", "应纳个人所得税", "应纳契税" (not "应纳税所得额", a base)
     r"|应纳(?!税所得)[\u4e00-\u9fff]{0,7}?税(?!所得|率|[\u4e00-\u9fff]*?所得额)"
 )
-_CLAUSE_END = re.compile(r"[。；;！!？?\n，、]|,(?!\d)")
+_CLAUSE_END = re.compile(r"[。；;！？?\n，、]|(?<!\d)!|,(?!\d)")  # "3!" is a factorial
 _LEAD = re.compile(r"(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*")
 _EQUALS = re.compile(r"[=≈]")
 _REFUND = re.compile(r"退(?!出|回原)")
@@ -419,7 +419,7 @@ def _checked(statement: Statement, found: NumberMatch, rule: str) -> Reading:
     return Reading(found, rule=rule, source=statement.full_text)
 
 
-_SENTENCE_END = re.compile(r"[。！？!?\n]")
+_SENTENCE_END = re.compile(r"[。！？?\n]|(?<!\d)!")
 
 
 # ---------------------------------------------------------------- the rules
