@@ -103,6 +103,55 @@ def test_inspect_tasks_read_and_figure_as_taxpraben_score(scripted: Path, tiny_s
     assert figures["overall"] == pytest.approx(sum(task_scores) / len(task_scores), abs=1e-9)
 
 
+def test_the_inspect_scorer_asks_the_grounded_judge_as_score_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from helpers.cli_data import quarterly_calc_rows, scq_rows, write_data
+    from helpers.mock_openai_server import MockConfig, MockServerThread
+    from test_judge import ANSWERS as JUDGED  # TaxCalc 2, 3 and TaxSCQ s3 left unread by the rules
+    from test_judge import REPLY_A  # A, quoting 答案是A (grounded in s3, no number for TaxCalc)
+
+    monkeypatch.setenv("TAXPRABEN_CACHE", str(tmp_path / "cache.sqlite"))
+    monkeypatch.setenv("JUDGE_KEY", "sk-judge")
+    rows = {"TaxCalc": quarterly_calc_rows(4), "TaxSCQ": scq_rows(4)}
+    data = write_data(tmp_path / "data", rows)
+    by_query = {row["query"]: JUDGED[(task, row["id"])] for task, task_rows in rows.items() for row in task_rows}
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps({"task": t, "id": i, "run": r, "prediction": text}, ensure_ascii=False)
+                                   + "\n" for r in range(RUNS) for (t, i), text in JUDGED.items()), encoding="utf-8")  # fmt: skip
+
+    def answer(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+        output = ModelOutput.from_content("mockllm/model", by_query[messages[0].text])
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    with MockServerThread(MockConfig(fixed_reply=REPLY_A)) as judge:
+        args = {"data": str(data), "runs": RUNS, "judge": "openai:mock", "judge_base_url": judge.base_url,
+                "judge_api_key_env": "JUDGE_KEY"}  # fmt: skip
+        logs = inspect_eval(["taxpraben/taxcalc", "taxpraben/taxscq"], model=get_model("mockllm/model", custom_outputs=answer),
+                            task_args=args, display="none", log_dir=str(tmp_path / "logs"))  # fmt: skip
+        # One request per distinct unread output (TaxCalc 2 and 3: two records; TaxSCQ s3), the
+        # second epoch's answered by the first's.
+        assert judge.stats.requests == 3
+        ours = taxpraben.score(predictions, data, no_semantic=True, judge="openai:mock", judge_base_url=judge.base_url,
+                               judge_api_key_env="JUDGE_KEY")  # fmt: skip
+        assert judge.stats.requests == 3  # score found every reply in the cache: the very requests Inspect's sent
+    by_item = {(s.task, s.id, s.run): s for s in ours.samples}
+    for log in logs:
+        assert log.status == "success", log.error
+        for sample in log.samples:
+            score = sample.scores["taxpraben_scorer"]
+            line = by_item[(sample.metadata["task"], sample.metadata["record"]["id"], score.metadata["run"])]
+            assert (score.metadata["read_by"], score.answer, score.metadata["judge_reply"]) == (
+                line.read_by, line.extracted if line.extracted != "missing" else None, line.judge_reply)
+    s3 = by_item[("TaxSCQ", "s3", 1)]
+    assert (s3.read_by, s3.extracted, s3.judge_reply) == ("judge:openai:mock", "13%", REPLY_A)
+    figures = {log.eval.task.split("/")[-1]: {k: m.value for k, m in log.results.scores[0].metrics.items()} for log in logs}
+    assert figures["taxscq"]["acc"] == pytest.approx(0.75, abs=1e-12) == ours.tasks["TaxSCQ"].metrics["acc"].mean
+    assert figures["taxcalc"]["em"] == pytest.approx(0.5, abs=1e-12) == ours.tasks["TaxCalc"].metrics["em"].mean
+
+
 def test_taxpraben_run_loads_no_integration() -> None:
     """The extras cost `taxpraben run` nothing: its command loads neither harness."""
     code = ("import sys\nfrom taxpraben.cli import build_app\nbuild_app('run')\nimport taxpraben.commands.run\n"
