@@ -6,35 +6,47 @@ same task figures to 1e-9, for every task of every kind; offline (the tiny score
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import taxpraben
 
 pytest.importorskip("inspect_ai")
 
-RUNS = 2
+#: The runs of the paper: lm-eval's tasks repeat each request 5 times (``repeats: 5``).
+RUNS = 5
 
 
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """predictions.jsonl of the random baseline over the sample, 2 runs: the script every
+    """predictions.jsonl of the random baseline over the sample, 5 runs: the script every
     harness answers from."""
     out = tmp_path_factory.mktemp("script") / "gen"
     taxpraben.evaluate("baseline:random", "sample", runs=RUNS, no_semantic=True, no_cache=True, no_score=True, out=out)
     return out / "predictions.jsonl"
 
 
-@pytest.fixture
-def tiny_scorers(monkeypatch: pytest.MonkeyPatch, tiny_xlnet_dir: Path, tiny_bart_dir: Path) -> None:
+@pytest.fixture(scope="module")
+def tiny_scorers(tiny_xlnet_dir: Path, tiny_bart_dir: Path) -> Iterator[None]:
     """The semantic scorers every harness uses: the tiny models, named by the environment."""
-    monkeypatch.setenv("TAXPRABEN_BERTSCORE_MODEL", str(tiny_xlnet_dir))
-    monkeypatch.setenv("TAXPRABEN_BERTSCORE_LAYER", "2")
-    monkeypatch.setenv("TAXPRABEN_BARTSCORE_MODEL", str(tiny_bart_dir))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TAXPRABEN_BERTSCORE_MODEL", str(tiny_xlnet_dir))
+        patch.setenv("TAXPRABEN_BERTSCORE_LAYER", "2")
+        patch.setenv("TAXPRABEN_BARTSCORE_MODEL", str(tiny_bart_dir))
+        yield
+
+
+@pytest.fixture(scope="module")
+def ours(scripted: Path, tiny_scorers: None) -> dict[str, taxpraben.Results]:
+    """The script scored by `taxpraben score`, task by task (:func:`scored_by_taxpraben`)."""
+    return scored_by_taxpraben(scripted)
 
 
 def script_of(predictions: Path) -> dict[tuple[str, int], str]:
@@ -76,9 +88,9 @@ def inspect_log(script: dict[tuple[str, int], str], log_dir: Path) -> Any:
     return logs[0]
 
 
-def test_inspect_tasks_read_and_figure_as_taxpraben_score(scripted: Path, tiny_scorers: None, tmp_path: Path) -> None:
+def test_inspect_tasks_read_and_figure_as_taxpraben_score(scripted: Path, ours: dict[str, taxpraben.Results],
+                                                          tmp_path: Path) -> None:  # fmt: skip
     log = inspect_log(script_of(scripted), tmp_path / "logs")
-    ours = scored_by_taxpraben(scripted)
     assert log.eval.task.endswith("taxpraben") and log.eval.config.epochs == RUNS
     figures = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
     by_item = {(s.task, s.id, s.run): s for result in ours.values() for s in result.samples}
@@ -101,6 +113,66 @@ def test_inspect_tasks_read_and_figure_as_taxpraben_score(scripted: Path, tiny_s
         assert figures[f"{task}/score"] == pytest.approx(entry.score.mean, abs=1e-9)
         task_scores.append(entry.score.mean)
     assert figures["overall"] == pytest.approx(sum(task_scores) / len(task_scores), abs=1e-9)
+
+
+def lm_eval_results(script: dict[tuple[str, int], str], tasks: list[str], data: str = "sample") -> Any:
+    """lm-eval's results of ``tasks`` (the shipped YAML; ``data`` through the metadata),
+    answered by a scripted model: the r-th repeat of a request is run r."""
+    from lm_eval import simple_evaluate
+    from lm_eval.api.model import LM
+    from lm_eval.tasks import TaskManager
+
+    from taxpraben.integrations.lm_eval_tasks import include_path
+
+    class Scripted(LM):  # type: ignore[misc]
+        def generate_until(self, requests: list[Any], disable_tqdm: bool = False) -> list[str]:
+            seen: dict[str, int] = {}
+            answers = []
+            for request in requests:
+                query, settings = request.args
+                assert settings["until"] == [] and not settings["do_sample"]  # the paper's settings, no stop
+                run = seen[query] = seen.get(query, -1) + 1
+                answers.append(script[(query, run)])
+            return answers
+
+        def loglikelihood(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
+            raise NotImplementedError
+
+        def loglikelihood_rolling(self, requests: list[Any], disable_tqdm: bool = False) -> list[Any]:
+            raise NotImplementedError
+
+    manager = TaskManager(include_path=str(include_path()), include_defaults=False, metadata={"data": data})
+    return simple_evaluate(model=Scripted(), tasks=tasks, task_manager=manager, bootstrap_iters=0, log_samples=True)
+
+
+def test_lm_eval_tasks_read_and_figure_as_taxpraben_score(scripted: Path, ours: dict[str, taxpraben.Results]) -> None:
+    from taxpraben.integrations.lm_eval_tasks import task_name
+
+    results = lm_eval_results(script_of(scripted), ["taxpraben"])
+    by_item = {(s.task, s.id, s.run): s for result in ours.values() for s in result.samples}
+    seen = 0
+    for task, result in ours.items():
+        name = task_name(task)
+        for doc in results["samples"][name]:
+            readings = doc["readings"]
+            assert len(readings["runs"]) == RUNS and doc["filter"] == "all-runs"
+            for run, state in enumerate(readings["runs"]):
+                line = by_item[(task, readings["id"], run)]
+                assert state["line"]["prediction"] == line.prediction
+                assert (state["line"].get("read_by"), state["line"].get("evidence"), state["line"].get("failure")) == (
+                    line.read_by, line.evidence, line.failure)
+                seen += 1
+        figures = results["results"][name]
+        entry = result.tasks[task]
+        for key, stat in entry.metrics.items():
+            assert figures[f"{key},all-runs"] == pytest.approx(stat.mean, abs=1e-9), (task, key)
+        assert entry.score is not None and entry.format_failure_rate is not None
+        assert figures["score,all-runs"] == pytest.approx(entry.score.mean, abs=1e-9)
+        assert figures["format_failure_rate,all-runs"] == pytest.approx(entry.format_failure_rate.mean, abs=1e-9)
+        assert figures["readings,all-runs"] == entry.n * RUNS
+    assert seen == len(by_item) == 186 * RUNS
+    overall = [r.tasks[t].score.mean for t, r in ours.items()]  # type: ignore[union-attr]
+    assert results["groups"]["taxpraben"]["score,all-runs"] == pytest.approx(sum(overall) / len(overall), abs=1e-9)
 
 
 def test_the_inspect_scorer_asks_the_grounded_judge_as_score_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -150,6 +222,59 @@ def test_the_inspect_scorer_asks_the_grounded_judge_as_score_does(tmp_path: Path
     figures = {log.eval.task.split("/")[-1]: {k: m.value for k, m in log.results.scores[0].metrics.items()} for log in logs}
     assert figures["taxscq"]["acc"] == pytest.approx(0.75, abs=1e-12) == ours.tasks["TaxSCQ"].metrics["acc"].mean
     assert figures["taxcalc"]["em"] == pytest.approx(0.5, abs=1e-12) == ours.tasks["TaxCalc"].metrics["em"].mean
+
+
+def test_the_lm_eval_tasks_are_shipped_one_per_dataset_and_the_group() -> None:
+    import yaml
+
+    from taxpraben.cli import app
+    from taxpraben.integrations.lm_eval_tasks import metric_names, task_name
+    from taxpraben.tasks import load_registry
+
+    printed = CliRunner().invoke(app, ["lm-eval-path"])
+    assert printed.exit_code == 0, printed.output
+    folder = Path(printed.output.strip())
+    # inside the installed package (package data), beside the module whose functions the YAML names
+    assert folder == Path(taxpraben.__file__).parent / "integrations" / "lm_eval" and folder.is_dir()
+    registry = load_registry()
+    names = {task_name(t) for t in registry}
+    assert {p.stem for p in folder.glob("*.yaml")} == names | {"taxpraben"}
+    loader = type("Loader", (yaml.SafeLoader,), {})
+    loader.add_constructor("!function", lambda load, node: load.construct_scalar(node))
+    for task in registry:
+        config = yaml.load((folder / f"{task_name(task)}.yaml").read_text(encoding="utf-8"), Loader=loader)
+        assert (config["task"], config["dataset_kwargs"], config["include"]) == (task_name(task), {"task": task},
+                                                                                   "_default_template_yaml")
+        assert [m["metric"] for m in config["metric_list"]] == metric_names(task)
+        assert all(m["aggregation"] == f"taxpraben.integrations.lm_eval_tasks.{m['metric']}" for m in config["metric_list"])
+    group = yaml.load((folder / "taxpraben.yaml").read_text(encoding="utf-8"), Loader=loader)
+    assert group["task"] == [task_name(t) for t in registry]
+    assert group["aggregate_metric_list"] == [{"metric": "score", "aggregation": "mean", "weight_by_size": False}]
+    shared = yaml.load((folder / "_default_template_yaml").read_text(encoding="utf-8"), Loader=loader)
+    assert shared["generation_kwargs"]["until"] == [] and shared["repeats"] == RUNS
+    assert shared["filter_list"] == [{"name": "all-runs", "filter": [{"function": "take_first_k", "k": RUNS}]}]
+
+
+def test_lm_eval_runs_a_task_offline_with_its_dummy_model_and_the_data_of_the_metadata(tmp_path: Path) -> None:
+    from helpers.cli_data import scq_rows, write_data
+
+    data = write_data(tmp_path / "data", {"TaxSCQ": scq_rows(3)})
+    path = subprocess.run([str(Path(sys.executable).parent / "taxpraben"), "lm-eval-path"], capture_output=True,
+                          text=True, check=True).stdout.strip()  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    done = subprocess.run([str(Path(sys.executable).parent / "lm_eval"), "--tasks", "taxpraben_taxscq", "--include_path",
+                           path, "--model", "dummy", "--metadata", json.dumps({"data": str(data)}), "--output_path",
+                           str(tmp_path / "out"), "--log_samples"], capture_output=True, text=True, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(next((tmp_path / "out").glob("*/results_*.json")).read_text(encoding="utf-8"))
+    figures = results["results"]["taxpraben_taxscq"]
+    # the dummy model answers "lol": 3 records x 5 runs, none read, all missing
+    assert (figures["readings,all-runs"], figures["acc,all-runs"], figures["missing_rate,all-runs"]) == (15, 0.0, 1.0)
+    lines = [json.loads(line) for line in next((tmp_path / "out").glob("*/samples_taxpraben_taxscq_*.jsonl")).read_text(
+        encoding="utf-8").splitlines()]  # fmt: skip
+    assert [line["doc"]["id"] for line in lines] == ["s0", "s1", "s2"]
+    runs = lines[0]["readings"]["runs"]
+    assert [r["line"]["status"] for r in runs] == ["format_failure"] * RUNS and lines[0]["acc"] == "see readings"
 
 
 def test_taxpraben_run_loads_no_integration() -> None:
