@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("taxpraben.commands.explain", "rules"),
     "review": ("taxpraben.commands.review", "review"),
     "lm-eval-path": ("taxpraben.commands.integrations", "lm_eval_path"),
+    "export": ("taxpraben.commands.integrations", "export"),
 }
 
 

@@ -28,11 +28,11 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from taxpraben.api.reading import read_answer, reading_of, task_spec
 from taxpraben.integrations.harness import (
     figures_by_task,
-    flat_figures,
     record_of_state,
     record_state,
     sample_state,
 )
+from taxpraben.integrations.inspect_log import inspect_figures, inspect_score
 from taxpraben.integrations.judging import sample_judge
 from taxpraben.tasks import load_registry
 
@@ -66,13 +66,6 @@ def query_verbatim(seed: int = 0) -> Solver:
     return solve
 
 
-def _explanation(reading_by: str | None, confidence: str | None, evidence: str | None, failure: str | None) -> str:
-    if reading_by is None:
-        return f"no answer read: {failure or 'no output'}"
-    quoted = f" from “{evidence}”" if evidence else ""
-    return f"read by {reading_by} ({confidence or 'unrated'} confidence){quoted}"
-
-
 @metric(scores="unreduced")
 def taxpraben_figures() -> Metric:
     """taxpraben's figures of every sample and epoch: per task, each metric's mean over runs
@@ -85,15 +78,7 @@ def taxpraben_figures() -> Metric:
         states = [s.score.metadata["sample"] for s in scores if s.score.metadata and "sample" in s.score.metadata]
         if not states:  # Inspect calls a metric once with no scores first
             return {}
-        figures = figures_by_task(states)
-        several = len(figures) > 1
-        out: dict[str, float | None] = {}
-        for name, result in figures.items():
-            out.update(flat_figures(name, result, several))
-        task_scores = [r.score.mean for r in figures.values() if r.score is not None and r.score.mean is not None]
-        if several and len(task_scores) == len(figures):
-            out["overall"] = sum(task_scores) / len(task_scores)
-        return {key: value for key, value in out.items() if value is not None}
+        return inspect_figures(figures_by_task(states))
 
     return compute
 
@@ -116,19 +101,7 @@ def taxpraben_scorer(profile: str = "taxpraben", judge: str | None = None, judge
         if judging is not None:
             judged = await judging.judged(reading.sample, record)
             reading = reading_of(judged) if judged is not reading.sample else reading
-        exact = {key: value for key, value in reading.scores.items() if value is not None}
-        answer = reading.value if isinstance(reading.value, str) or reading.value is None else str(reading.value)
-        return Score(
-            value=exact or {"read": float(reading.status == "ok")},
-            answer=answer,
-            explanation=_explanation(reading.read_by, reading.confidence, reading.evidence_text, reading.failure),
-            reason="invalid_response_format" if reading.status == "format_failure" else None,
-            metadata={
-                "read_by": reading.read_by, "evidence": list(reading.evidence) if reading.evidence else None,
-                "confidence": reading.confidence, "failure": reading.failure, "run": state.epoch - 1,
-                "judge_reply": reading.sample.judge_reply, "sample": sample_state(reading.sample),
-            },
-        )  # fmt: skip
+        return inspect_score(reading, state.epoch - 1, {"sample": sample_state(reading.sample)})
 
     return score
 

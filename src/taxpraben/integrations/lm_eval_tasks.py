@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from taxpraben.api.reading import read_answer, task_spec
 from taxpraben.integrations.harness import (
@@ -40,9 +40,7 @@ from taxpraben.integrations.harness import (
     record_state,
     sample_state,
 )
-
-if TYPE_CHECKING:
-    from taxpraben.results.json_value import JSONObject, JSONValue
+from taxpraben.results.json_value import JSONObject, JSONValue
 
 #: The runs of the paper (the YAML's ``repeats`` and its ``take_first_k``).
 RUNS = 5
@@ -50,6 +48,12 @@ RUNS = 5
 FILTER = "all-runs"
 #: The folder of the YAML tasks, inside this package.
 TASKS_FOLDER = "lm_eval"
+#: The YAML's generation settings (``_default_template_yaml``): greedy, no stop, 1024 new tokens.
+GENERATION: Mapping[str, JSONValue] = {"until": [], "do_sample": False, "temperature": 0.0, "max_gen_toks": 1024}
+#: The metrics whose lower values are better (the YAML's ``higher_is_better: false``).
+LOWER_IS_BETTER = frozenset({"missing_rate", "format_failure_rate"})
+#: What a sample line holds under every metric but ``readings`` (where the readings are).
+SEE_READINGS = "see readings"
 
 
 def include_path() -> Path:
@@ -96,7 +100,7 @@ class Readings:
         self.state = state
 
     def __str__(self) -> str:
-        return "see readings"
+        return SEE_READINGS
 
 
 def metric_names(task: str) -> list[str]:

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
 from taxpraben.data.loader import LoadedData
+from taxpraben.integrations.readback import located_predictions
 from taxpraben.jobs.common import (
     JobError,
     ScoringJob,
@@ -31,7 +32,6 @@ from taxpraben.results.predictions import (
     Prediction,
     PredictionFileError,
     expected_runs,
-    read_located_predictions,
 )
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
@@ -130,9 +130,11 @@ Located = list[tuple[str, Prediction]]
 
 
 def read_prediction_files(files: Sequence[Path]) -> Located:
-    """The predictions of the files, each with where it was read ("file:line")."""
+    """The predictions of the files, each with where it was read ("file:line"): the contract's
+    lines, or another harness's samples of TaxPraBen tasks (an Inspect AI log, an lm-eval
+    samples file: :mod:`taxpraben.integrations.readback`)."""
     try:
-        return [located for path in files for located in read_located_predictions(path)]
+        return [located for path in files for located in located_predictions(path)]
     except (OSError, PredictionFileError) as exc:
         raise JobError(f"cannot read predictions: {exc}") from exc
 
