@@ -14,7 +14,6 @@ from rich.console import Console
 
 from taxpraben.config import CONFIG_FILE, job_groups, write_config_file
 from taxpraben.data.loader import LoadedData
-from taxpraben.integrations.readback import located_predictions
 from taxpraben.jobs.common import (
     JobError,
     ScoringJob,
@@ -28,6 +27,7 @@ from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     ScoreInputOptions,
 )
+from taxpraben.results.harness_files import located_predictions
 from taxpraben.results.predictions import (
     Prediction,
     PredictionFileError,
@@ -132,7 +132,7 @@ Located = list[tuple[str, Prediction]]
 def read_prediction_files(files: Sequence[Path]) -> Located:
     """The predictions of the files, each with where it was read ("file:line"): the contract's
     lines, or another harness's samples of TaxPraBen tasks (an Inspect AI log, an lm-eval
-    samples file: :mod:`taxpraben.integrations.readback`)."""
+    samples file: :mod:`taxpraben.results.harness_files`)."""
     try:
         return [located for path in files for located in located_predictions(path)]
     except (OSError, PredictionFileError) as exc:

@@ -10,7 +10,9 @@ harness's reading with ours, item for item).
   lm-eval for the tasks of ``taxpraben lm-eval-path`` or by ``taxpraben export --to lm-eval``):
   one prediction per line and repeat (run r = the r-th answer of ``resps``); plain JSON.
 
-Anything else is read as the predictions contract (:mod:`taxpraben.results.predictions`).
+Anything else is read as the predictions contract (:mod:`taxpraben.results.predictions`). A
+task is named as the file names it (``TaxSCQ``, or ``taxscq`` from a log's or a file's name):
+scoring matches names to the registry as it does the contract's.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from typing import Literal
 
 from taxpraben.results.json_value import JSONValue
 from taxpraben.results.predictions import Prediction, PredictionFileError, read_located_predictions
-from taxpraben.tasks import load_registry
 
 HarnessFile = Literal["inspect", "lm-eval"]
 _LM_EVAL_NAME = re.compile(r"^samples_taxpraben_([a-z0-9]+)_")
@@ -44,13 +45,6 @@ def harness_file(path: Path) -> HarnessFile | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return "lm-eval" if isinstance(obj, dict) and {"doc_id", "doc", "resps"} <= obj.keys() else None
-
-
-def _task(name: str, where: str) -> str:
-    spec = load_registry().lookup(name)
-    if spec is None:
-        raise PredictionFileError(f"{where}: task {name!r} is no TaxPraBen task (taxpraben tasks lists them)")
-    return spec.name
 
 
 def located_predictions(path: Path) -> Iterator[tuple[str, Prediction]]:
@@ -83,7 +77,7 @@ def _inspect_predictions(path: Path) -> Iterator[tuple[str, Prediction]]:
         record_id = str(record["id"]) if record and "id" in record else sample_id.split("/", 1)[-1]
         output = sample.output.completion if sample.output is not None else ""
         error = sample.error.message if sample.error is not None else None
-        yield where, Prediction(_task(task, where), record_id, sample.epoch - 1, output, model=model, error=error)
+        yield where, Prediction(task, record_id, sample.epoch - 1, output, model=model, error=error)
 
 
 def _lm_eval_predictions(path: Path) -> Iterator[tuple[str, Prediction]]:
@@ -109,4 +103,4 @@ def _lm_eval_predictions(path: Path) -> Iterator[tuple[str, Prediction]]:
             if answers is None:
                 raise PredictionFileError(f"{where}: 'resps' is not a list of the request's answers")
             for run, answer in enumerate(answers):
-                yield where, Prediction(_task(str(task), where), str(doc["id"]), run, str(answer))
+                yield where, Prediction(str(task), str(doc["id"]), run, str(answer))
