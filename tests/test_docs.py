@@ -31,7 +31,7 @@ OPTIONS |= {opt for p in COMMAND.params for opt in p.opts}
 _CODE = re.compile(r"`([^`\n]+)`")
 _PATH = re.compile(r"^(?:src/taxpraben/)?([a-z_]+(?:/[a-z_]+)*(?:\.py|/))$")
 _DOTTED = re.compile(r"^(?:taxpraben\.)?([a-z_]+(?:\.[a-z_]+)+)$")
-_COMMAND = re.compile(r"^taxpraben ([a-z]+)\b")
+_COMMAND = re.compile(r"^taxpraben ([a-z]+(?:-[a-z]+)*)\b")  # lm-eval-path: hyphenated
 _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
 
 

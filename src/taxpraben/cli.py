@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("taxpraben.commands.explain", "explain"),
     "rules": ("taxpraben.commands.explain", "rules"),
     "review": ("taxpraben.commands.review", "review"),
+    "lm-eval-path": ("taxpraben.commands.integrations", "lm_eval_path"),
+    "export": ("taxpraben.commands.integrations", "export"),
 }
 
 

@@ -9,6 +9,9 @@ has the exact per-item scores as its value, the reading as its answer, the rule,
 evidence as its explanation and metadata, and ``reason="invalid_response_format"`` for a format
 failure. The metric is taxpraben's figures over every sample and epoch (``scores="unreduced"``:
 per run first, then the mean over runs; the semantic scorers run once, batched, over all pairs).
+``-T judge=openai:NAME -T judge_base_url=URL -T judge_api_key_env=VAR`` adds the grounded judge
+of ``taxpraben score --judge`` (:mod:`taxpraben.integrations.judging`): it reads what the rules
+could not, and the figures are of the readings it leaves.
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from taxpraben.api.reading import read_answer, task_spec
+from taxpraben.api.reading import read_answer, reading_of, task_spec
 from taxpraben.integrations.harness import (
     figures_by_task,
-    flat_figures,
     record_of_state,
     record_state,
     sample_state,
 )
+from taxpraben.integrations.inspect_log import inspect_figures, inspect_score
+from taxpraben.integrations.judging import sample_judge
 from taxpraben.tasks import load_registry
 
 #: Runs of the paper: every figure is the mean over 5.
@@ -62,13 +66,6 @@ def query_verbatim(seed: int = 0) -> Solver:
     return solve
 
 
-def _explanation(reading_by: str | None, confidence: str | None, evidence: str | None, failure: str | None) -> str:
-    if reading_by is None:
-        return f"no answer read: {failure or 'no output'}"
-    quoted = f" from “{evidence}”" if evidence else ""
-    return f"read by {reading_by} ({confidence or 'unrated'} confidence){quoted}"
-
-
 @metric(scores="unreduced")
 def taxpraben_figures() -> Metric:
     """taxpraben's figures of every sample and epoch: per task, each metric's mean over runs
@@ -81,58 +78,52 @@ def taxpraben_figures() -> Metric:
         states = [s.score.metadata["sample"] for s in scores if s.score.metadata and "sample" in s.score.metadata]
         if not states:  # Inspect calls a metric once with no scores first
             return {}
-        figures = figures_by_task(states)
-        several = len(figures) > 1
-        out: dict[str, float | None] = {}
-        for name, result in figures.items():
-            out.update(flat_figures(name, result, several))
-        task_scores = [r.score.mean for r in figures.values() if r.score is not None and r.score.mean is not None]
-        if several and len(task_scores) == len(figures):
-            out["overall"] = sum(task_scores) / len(task_scores)
-        return {key: value for key, value in out.items() if value is not None}
+        return inspect_figures(figures_by_task(states))
 
     return compute
 
 
 @scorer(metrics=[taxpraben_figures()])
-def taxpraben_scorer(profile: str = "taxpraben") -> Scorer:
-    """Read each output with its task's reader under ``profile`` (taxpraben | taxben)."""
+def taxpraben_scorer(profile: str = "taxpraben", judge: str | None = None, judge_base_url: str | None = None,
+                     judge_api_key_env: str | None = None) -> Scorer:  # fmt: skip
+    """Read each output with its task's reader under ``profile`` (taxpraben | taxben); with
+    ``judge`` (``openai:NAME`` at ``judge_base_url``, its key in ``judge_api_key_env``), the
+    grounded judge of ``taxpraben score --judge`` reads what the rules could not, or read only
+    by a fallback (:mod:`taxpraben.integrations.judging`)."""
+    judging = (sample_judge(judge, load_registry(), base_url=judge_base_url, api_key_env=judge_api_key_env,
+                            profile=profile) if judge else None)  # fmt: skip
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
         record = record_of_state(meta["record"])
         output = state.output.completion if state.output is not None else None
         reading = read_answer(meta["task"], record, output, run=state.epoch - 1, profile=profile)
-        exact = {key: value for key, value in reading.scores.items() if value is not None}
-        answer = reading.value if isinstance(reading.value, str) or reading.value is None else str(reading.value)
-        return Score(
-            value=exact or {"read": float(reading.status == "ok")},
-            answer=answer,
-            explanation=_explanation(reading.read_by, reading.confidence, reading.evidence_text, reading.failure),
-            reason="invalid_response_format" if reading.status == "format_failure" else None,
-            metadata={
-                "read_by": reading.read_by, "evidence": list(reading.evidence) if reading.evidence else None,
-                "confidence": reading.confidence, "failure": reading.failure, "run": state.epoch - 1,
-                "sample": sample_state(reading.sample),
-            },
-        )  # fmt: skip
+        if judging is not None:
+            judged = await judging.judged(reading.sample, record)
+            reading = reading_of(judged) if judged is not reading.sample else reading
+        return inspect_score(reading, state.epoch - 1, {"sample": sample_state(reading.sample)})
 
     return score
 
 
 def taxpraben_task(tasks: list[str], data: str = "sample", runs: int = RUNS, seed: int = 0,
-                   profile: str = "taxpraben", limit: int | None = None, max_tokens: int | None = None) -> Task:  # fmt: skip
+                   profile: str = "taxpraben", limit: int | None = None, max_tokens: int | None = None,
+                   judge: str | None = None, judge_base_url: str | None = None,
+                   judge_api_key_env: str | None = None) -> Task:  # fmt: skip
     """An Inspect task of ``tasks``: their records, the query verbatim at temperature 0,
-    ``runs`` epochs (the mean over them), taxpraben's reading and figures."""
+    ``runs`` epochs (the mean over them), taxpraben's reading (and ``judge``'s) and figures."""
     config = GenerateConfig(temperature=0.0, max_tokens=max_tokens)
-    return Task(dataset=taxpraben_dataset(tasks, data, limit), solver=query_verbatim(seed), scorer=taxpraben_scorer(profile),
+    scoring = taxpraben_scorer(profile, judge, judge_base_url, judge_api_key_env)
+    return Task(dataset=taxpraben_dataset(tasks, data, limit), solver=query_verbatim(seed), scorer=scoring,
                 epochs=Epochs(runs, "mean"), config=config, name=tasks[0].lower() if len(tasks) == 1 else "taxpraben")  # fmt: skip
 
 
 def _one_task(name: str) -> Callable[..., Task]:
     def make(data: str = "sample", runs: int = RUNS, seed: int = 0, profile: str = "taxpraben",
-             limit: int | None = None, max_tokens: int | None = None) -> Task:  # fmt: skip
-        return taxpraben_task([name], data, runs, seed, profile, limit, max_tokens)
+             limit: int | None = None, max_tokens: int | None = None, judge: str | None = None,
+             judge_base_url: str | None = None, judge_api_key_env: str | None = None) -> Task:  # fmt: skip
+        return taxpraben_task([name], data, runs, seed, profile, limit, max_tokens, judge, judge_base_url,
+                              judge_api_key_env)  # fmt: skip
 
     make.__name__ = name.lower()
     make.__doc__ = f"TaxPraBen {name} ({task_spec(name).name_zh}), scored by taxpraben's readers."
@@ -141,9 +132,11 @@ def _one_task(name: str) -> Callable[..., Task]:
 
 @task(name="taxpraben")
 def taxpraben(data: str = "sample", runs: int = RUNS, seed: int = 0, profile: str = "taxpraben",
-              limit: int | None = None, max_tokens: int | None = None) -> Task:  # fmt: skip
+              limit: int | None = None, max_tokens: int | None = None, judge: str | None = None,
+              judge_base_url: str | None = None, judge_api_key_env: str | None = None) -> Task:  # fmt: skip
     """All 14 TaxPraBen datasets in one task: per-task figures and the Overall Average."""
-    return taxpraben_task(list(load_registry()), data, runs, seed, profile, limit, max_tokens)
+    return taxpraben_task(list(load_registry()), data, runs, seed, profile, limit, max_tokens, judge, judge_base_url,
+                          judge_api_key_env)  # fmt: skip
 
 
 for _name in load_registry():

@@ -27,11 +27,11 @@ from taxpraben.manifest import job_manifest
 from taxpraben.options import (
     ScoreInputOptions,
 )
+from taxpraben.results.harness_files import located_predictions
 from taxpraben.results.predictions import (
     Prediction,
     PredictionFileError,
     expected_runs,
-    read_located_predictions,
 )
 from taxpraben.tasks import Registry
 from taxpraben.tasks.registry import closest_task_name
@@ -130,9 +130,11 @@ Located = list[tuple[str, Prediction]]
 
 
 def read_prediction_files(files: Sequence[Path]) -> Located:
-    """The predictions of the files, each with where it was read ("file:line")."""
+    """The predictions of the files, each with where it was read ("file:line"): the contract's
+    lines, or another harness's samples of TaxPraBen tasks (an Inspect AI log, an lm-eval
+    samples file: :mod:`taxpraben.results.harness_files`)."""
     try:
-        return [located for path in files for located in read_located_predictions(path)]
+        return [located for path in files for located in located_predictions(path)]
     except (OSError, PredictionFileError) as exc:
         raise JobError(f"cannot read predictions: {exc}") from exc
 
