@@ -24,6 +24,7 @@ Pure functions on text; no I/O.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.region import sentences
@@ -70,12 +71,27 @@ def without_loop(text: str) -> str:
     return "\n".join(lines[: first + 1])
 
 
+@lru_cache(maxsize=64)
 def _closed_text(text: str) -> str:
     return _TRAILING_MARKUP.sub("", without_loop(text))
 
 
+#: How much of an output's end its closing sentences are looked for in (from a line start).
+_TAIL = 2000
+
+
+def _tail_start(closed: str) -> int:
+    """Where the last lines of ``closed`` begin: sentences end at line breaks, so the closing
+    ones lie after the first line break of its last :data:`_TAIL` characters (the whole text
+    when it is shorter or has no line break there)."""
+    if len(closed) <= _TAIL:
+        return 0
+    cut = closed.find("\n", len(closed) - _TAIL)
+    return 0 if cut < 0 else cut + 1
+
+
 def _last_sentences(closed: str, n: int = 2) -> list[str]:
-    return [s for s in sentences(closed) if s.strip()][-n:]
+    return [s for s in sentences(closed[_tail_start(closed):]) if s.strip()][-n:]
 
 
 #: An operation between numbers left unevaluated at the end ("… = 18.0 + 1.2", "80 + 80"): a sum,
@@ -106,7 +122,8 @@ def unfinished(text: str) -> bool:
 def closing_sentence_start(text: str) -> int:
     """The offset in ``text`` where its closing sentence starts (trailing markup aside)."""
     closed = _closed_text(text)
-    parts = [s for s in sentences(closed) if s.strip()]
+    start = _tail_start(closed)
+    parts = [s for s in sentences(closed[start:]) if s.strip()]
     if not parts:
         return 0
     last = parts[-1]
@@ -167,6 +184,7 @@ def cut_by_limit(text: str) -> bool:
     return len(closed) >= LONG and not _FINISHED.search(closed) and not re.search(r"[\d%]\s*$", closed)
 
 
+@lru_cache(maxsize=256)
 def closes_on_number(text: str) -> bool:
     """The output closes on a number (module docstring): it is neither unfinished nor cut off,
     and a closing sentence without a number neither declines one nor concludes with something
