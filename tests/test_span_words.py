@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from taxpraben.parsing.readers.span import span_match
-from taxpraben.parsing.span_words import MAX_WORDS, words_answer
+from taxpraben.parsing.span_words import MAX_WORDS, question_of, words_answer
 
 
 @pytest.mark.parametrize(("sentence", "gold"), [
@@ -38,3 +38,22 @@ def test_a_sentence_that_does_not_state_the_gold_does_not_answer_it(sentence: st
 def test_span_match_takes_an_english_answer_sentence() -> None:
     assert span_match("Answer: The apple is in the hallway.\n\nQuestion: Where is the milk?", "hallway")
     assert not span_match("Answer: The apple is not in the hallway.", "hallway")
+
+
+@pytest.mark.parametrize(("sentence", "gold", "question", "answers"), [
+    ("Fred gave the apple to Bill.", "Fred", "Who gave the apple?", True),  # the doer: the first name
+    ("Fred gave the apple to Bill.", "Bill", "Who gave the apple?", False),
+    ("Mary gave the apple to Bill.", "Bill", "Who did Mary give the apple to?", True),  # the name not asked with
+    ("Mary gave the apple to Bill.", "Mary", "Who did Mary give the apple to?", False),
+    ("Fred gave the milk to Jeff.", "Jeff", "Who gave the milk to Fred?", False),  # the roles reversed
+    ("Mary gave the milk to Fred.", "milk", "What did Mary give to Fred?", True),  # what the question does not give
+    ("Mary gave the milk to Fred.", "milk", "", False),  # without the question: passed on the way
+])
+def test_the_question_tells_which_word_of_the_sentence_answers(sentence: str, gold: str, question: str, answers: bool) -> None:
+    assert words_answer(sentence, gold, question) is answers
+
+
+def test_the_question_of_a_prompt_is_its_last_asking_line() -> None:
+    assert question_of("Context: [facts]\n\nQuestion: Who gave the apple?") == "Who gave the apple?"
+    assert question_of("请阅读材料。\n问题：谁缴纳了税款？\n答案：") == "谁缴纳了税款？"
+    assert question_of("Summarise the passage.") == ""

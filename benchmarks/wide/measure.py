@@ -96,6 +96,7 @@ class Tally:
 def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | None = None) -> dict[str, Tally]:
     from taxpraben.data.checks import check_record
     from taxpraben.parsing.readers.span import span_match
+    from taxpraben.parsing.span_words import question_of
     from taxpraben.scoring.items import prepare_item
     from taxpraben.tasks import load_registry
 
@@ -117,7 +118,7 @@ def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | Non
         level = item.confidence or "none"
         same_read = same
         if case["task"] == "TaxRead" and expect["status"] == "ok" and case.get("grade_read"):
-            protocol = float(span_match(case["grade_read"], case["record"]["answer"]))
+            protocol = float(span_match(case["grade_read"], case["record"]["answer"], question_of(case["record"]["query"])))
             same_read = item.status == "ok" and got == protocol
         tally.agree_read += same_read
         if dump is not None:

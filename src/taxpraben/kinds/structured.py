@@ -169,6 +169,7 @@ def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_te
     """This project's comparison of what was read with the gold."""
     from taxpraben.parsing.numbers import numbers_equal, read_gold_number
     from taxpraben.parsing.readers.span import span_match
+    from taxpraben.parsing.span_words import question_of
     from taxpraben.parsing.units import gold_unit
 
     opts = spec.structured
@@ -198,7 +199,7 @@ def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_te
     span = "" if reading.value is None else str(reading.value)
     if reading.failure is not None:
         return Compared(0.0, [span], span, reading.failure, False)
-    return Compared(float(span_match(own_text, record.answer_text)), [span], span, None, True)
+    return Compared(float(span_match(own_text, record.answer_text, question_of(record.query))), [span], span, None, True)
 
 
 KIND = StructuredKind()

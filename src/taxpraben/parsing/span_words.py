@@ -13,8 +13,10 @@ words by spaces is matched word by word. Such a sentence answers the gold when
   kitchen." does not answer *office*);
 - no negation stands before it with only function words between ("not in the office",
   "never in the garden");
-- when the gold is a name (capitalised), no other name stands beside it: "Jeff gave the
-  football to Bill." names a giver and a receiver, and only the question tells which is asked.
+- when the gold is a name (capitalised), no other name stands beside it, unless the question
+  tells which is asked: "Jeff gave the football to Bill." names a giver and a receiver; for
+  "Who gave the football?" the doer, the sentence's first name, is the answer, for "Who did Jeff
+  give the football to?" the one name the question does not give.
 
 Content words are the words that are not function words (articles, copulas, prepositions,
 pronouns, conjunctions): a careful grader reads "In the garden." as *garden* and "The milk."
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_WORDS", "words_answer"]
+__all__ = ["MAX_WORDS", "question_of", "words_answer"]
 
 #: The longest sentence read word by word.
 MAX_WORDS = 16
@@ -48,9 +50,39 @@ def _is_name(word: str) -> bool:
     return word[:1].isupper()
 
 
-def words_answer(sentence: str, gold: str) -> bool:
+#: A question about the doer ("Who gave the apple?"): "who" and a verb, no auxiliary and subject.
+_ASKS_SUBJECT = re.compile(r"^\W*who\s+(?!did|does|do|was|is|were|are|has|have|had|will|would|can|could)[a-z]+", re.IGNORECASE)
+
+
+def question_of(query: str) -> str:
+    """The question of a prompt: its last line that asks (ends in ``?``), without a label
+    ("Question: Who gave the apple?" is "Who gave the apple?"); "" when none asks."""
+    for line in reversed(query.splitlines()):
+        line = line.strip()
+        if line.endswith(("?", "？")):
+            return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line)
+    return ""
+
+
+def _names_answer(written: list[str], start: int, question: str) -> bool:
+    """Where the sentence names others beside the gold name, whether the question tells the
+    gold is the one asked for: the names the question itself gives are not its answer; of the
+    others, a question about the doer ("Who gave the apple?") asks for the sentence's first
+    name ("Fred gave the apple to Bill."), any other for the only name it does not give
+    ("Who did Mary give the apple to?": "Mary gave the apple to Bill.")."""
+    asked = {w.casefold() for w in _WORD.findall(question)}
+    if not asked or written[start].casefold() in asked:
+        return False
+    names = [i for i, w in enumerate(written) if _is_name(w) and w.casefold() not in _FUNCTION]
+    if _ASKS_SUBJECT.match(question):
+        return names[:1] == [start]  # "Who gave the milk to Fred?" is not "Fred gave the milk to Jeff."
+    return [i for i in names if written[i].casefold() not in asked] == [start]
+
+
+def words_answer(sentence: str, gold: str, question: str = "") -> bool:
     """Whether ``sentence`` answers ``gold`` word by word (module docstring); False for text
-    that is not written in space-separated words (Chinese) and for an empty gold."""
+    that is not written in space-separated words (Chinese) and for an empty gold. ``question``:
+    what the prompt asks, which tells which of several names is the answer."""
     if _CJK.search(gold) or _CJK.search(sentence) or not _LATIN.search(gold):
         return False
     written = _WORD.findall(sentence)
@@ -60,7 +92,10 @@ def words_answer(sentence: str, gold: str) -> bool:
         target = target[1:]
     if not target or not words or len(words) > MAX_WORDS:
         return False
-    content = [i for i, w in enumerate(words) if w not in _FUNCTION]
+    asked = {w.casefold() for w in _WORD.findall(question)}
+    # the question's own words stand around its answer ("Mary gave the milk to Fred." for "What
+    # did Mary give to Fred?"): what the sentence adds is the rest
+    content = [i for i, w in enumerate(words) if w not in _FUNCTION and w not in asked]
     n = len(target)
     for start in range(len(words) - n + 1):
         if words[start : start + n] != target:
@@ -74,7 +109,10 @@ def words_answer(sentence: str, gold: str) -> bool:
             continue
         inside = set(range(start, start + n))
         outside = [i for i in content if i not in inside]
-        if _is_name(written[start]) and any(_is_name(written[i]) for i in outside):
+        if _is_name(written[start]) and any(_is_name(w) and i not in inside and words[i] not in _FUNCTION
+                                            for i, w in enumerate(written)):
+            if _names_answer(written, start, question):
+                return True
             continue
         first = not [i for i in outside if i < start]
         last = not [i for i in outside if i >= start + n]

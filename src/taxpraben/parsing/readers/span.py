@@ -267,8 +267,9 @@ def _phrase_in(sentence: str, gold: str) -> bool:
     return False
 
 
-def span_match(pred: str, gold: str) -> bool:
-    """Whether an output answers the gold span (rules in the module docstring)."""
+def span_match(pred: str, gold: str, question: str = "") -> bool:
+    """Whether an output answers the gold span (rules in the module docstring); ``question``:
+    what the prompt asks (:func:`~taxpraben.parsing.span_words.question_of`)."""
     target = normalize_span(gold)
     if not target:
         return False
@@ -284,7 +285,7 @@ def span_match(pred: str, gold: str) -> bool:
     body = body.lstrip("，,")[lead.end() :] if lead else body
     end = _SENTENCE_END.search(body)
     sentence = body[: end.start()] if end else body
-    return _phrase_in(sentence, gold) or _same_amount(sentence, gold) or words_answer(sentence, str(gold))
+    return _phrase_in(sentence, gold) or _same_amount(sentence, gold) or words_answer(sentence, str(gold), question)
 
 
 def _same_amount(sentence: str, gold: str) -> bool:
