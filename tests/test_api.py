@@ -194,7 +194,9 @@ def test_score_equals_read_answer_and_task_figures_item_for_item(
     predictions = made.out_dir / "predictions.jsonl"
     models = {"bertscore_model": str(tiny_xlnet_dir), "bertscore_layer": 2, "bartscore_model": str(tiny_bart_dir)}
     lines = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
-    from taxpraben.api.semantic import scorer_settings  # imported here: `import taxpraben` loads no scorer
+    from taxpraben.api.semantic import (
+        scorer_settings,  # imported here: `import taxpraben` loads no scorer
+    )
 
     settings = scorer_settings(bertscore_model=str(tiny_xlnet_dir), bertscore_layer=2, bartscore_model=str(tiny_bart_dir))
     by_id = {task: {str(r["id"]): r for r in sample_records(task)} for task in tasks}
