@@ -28,7 +28,7 @@ PUBLIC = {
     "bertscore": ("pairs", "settings"),
     "bartscore": ("pairs", "settings"),
     "register_rule": ("name", "kinds", "tier", "confidence", "description", "examples", "leaves_alone", "comparison",
-                      "attempts"),
+                      "attempts", "decides"),
 }
 TYPES = {"Results", "Reading", "Record", "Sample", "TaskResult", "JobError"}
 

@@ -155,6 +155,7 @@ def test_a_name_declared_twice_is_refused_naming_both_places(tag_rule: Rule) -> 
     ({"tier": 9}, "tier 9 is outside 0-7"),
     ({"examples": ()}, "at least one example"),
     ({"examples": (Example("label", "C", "C"),)}, "is for label, which it does not read"),
+    ({"decides": "no answer found"}, "only a veto decides a failure reason"),
 ])
 def test_a_rule_that_cannot_be_read_is_refused_when_declared(change: dict[str, object], error: str) -> None:
     fields: dict[str, object] = {"kinds": ("number",), "tier": 2, "confidence": "high", "description": "d",
@@ -162,6 +163,17 @@ def test_a_rule_that_cannot_be_read_is_refused_when_declared(change: dict[str, o
     with pytest.raises(RuleError, match=re.escape(error)):
         taxpraben.register_rule("tag.bad", **{**fields, **change})  # type: ignore[arg-type]
     assert rule_named("tag.bad") is None
+
+
+def test_a_failure_reason_names_the_veto_that_decides_it() -> None:
+    from taxpraben.parsing.region import NO_ANSWER, veto_of
+
+    assert veto_of("copy of the prompt") == "veto.copy-of-prompt"
+    assert veto_of(NO_ANSWER) == "veto.no-answer" and veto_of("a reason no veto decides") == "veto.no-answer"
+    with pytest.raises(RuleError, match="is decided by 'veto.copy-of-prompt' already"):
+        taxpraben.register_rule("veto.mine", kinds=("number",), tier=7, confidence="high", description="d",
+                                examples=(Example("number", "1", "1"),), decides="copy of the prompt")
+    assert rule_named("veto.mine") is None
 
 
 # ------------------------------------------------------------- a plugin, by entry point
@@ -255,18 +267,11 @@ def _string_constants(path: Path) -> list[tuple[str, int]]:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in chains]
 
 
-#: Where a rule's name may be written besides its declaration: region.py, whose statement
-#: kinds will name their own rules (the project lead's part of issue 44, after this one).
-_NAMES_LISTED_IN = ("parsing/region.py",)
-
-
 def test_a_rules_name_is_written_once_in_the_package() -> None:
     names = {rule.name for rule in RULES}
     written: dict[str, list[str]] = {}
     for path in sorted(SRC.rglob("*.py")):
         where = str(path.relative_to(SRC))
-        if where in _NAMES_LISTED_IN:
-            continue
         for value, line in _string_constants(path):
             name = value.removeprefix("rule:")
             if name in names:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 #: Why a mixed output that parsed was not read: none of the task's fields is in it.
-NO_FIELD_READ = "no field of the task read"  # its veto: parsing.region.VETO_OF_FAILURE
+NO_FIELD_READ = "no field of the task read"  # its veto: the one that decides it (readers/fields.py)
 
 
 class MixedKind(Kind):

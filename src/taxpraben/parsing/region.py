@@ -50,12 +50,13 @@ question (:func:`~taxpraben.parsing.prompt_copy.own_answer`), never what it copi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
 from taxpraben.parsing.latex import find_boxed
+from taxpraben.parsing.registry import deciding
 
 __all__ = [
     "AMBIGUOUS",
@@ -100,24 +101,12 @@ NOT_AN_OPTION = "answer is none of the options"
 REFUSAL = "refusal"
 
 
-#: The veto rule that decides each format failure (:mod:`taxpraben.parsing.rules`).
-VETO_OF_FAILURE = {
-    "copy of the prompt": "veto.copy-of-prompt",
-    "answers another question": "veto.another-question",
-    AMBIGUOUS: "veto.several-answers",
-    HEDGED: "veto.hedge",
-    NONE_CORRECT: "veto.none-correct",
-    NOT_AN_OPTION: "veto.not-an-option",
-    NOT_ASSERTED: "veto.not-asserted",
-    NO_ANSWER: "veto.no-answer",
-    REFUSAL: "veto.refusal",
-    "no field of the task read": "veto.no-field",
-}
-
-
 def veto_of(failure: str) -> str:
-    """The veto rule named for a format-failure reason (``veto.no-answer`` for one unknown)."""
-    return VETO_OF_FAILURE.get(failure, "veto.no-answer")
+    """The veto rule named for a format-failure reason: the registered veto that decides it
+    (``decides=`` of :func:`~taxpraben.parsing.registry.register_rule`), else the one that
+    decides :data:`NO_ANSWER` ("" before any reader is loaded)."""
+    rule = deciding(failure) or deciding(NO_ANSWER)
+    return rule.name if rule is not None else ""
 
 
 @dataclass(frozen=True)
@@ -227,12 +216,14 @@ STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed|####")
 
 
 def settle_final(
-    final: Sequence[Statement], read: Callable[[Statement], object | None]
+    final: Sequence[Statement], read: Callable[[Statement], object | None], rules: Mapping[str, str]
 ) -> tuple[Reading, Statement | None] | None:
     """What the final statements give (latest first), and the statement that gave it: a
     self-correction wins over what it follows; different answers in strong statements
     (:data:`STRONG_MARKER`, boxes) with no correction between them are :data:`AMBIGUOUS`.
-    None when no final statement gives anything (``read`` returns None for nothing)."""
+    None when no final statement gives anything (``read`` returns None for nothing).
+    ``rules``: the rule each statement kind reads by (``correction``, ``boxed``, ``answer``)
+    and the veto of ``several`` answers, as the caller's reader declares them."""
     picks: list[object] = []
     first: object | None = None
     given_by: Statement | None = None
@@ -240,7 +231,7 @@ def settle_final(
         picked = read(statement)
         if statement.kind == "correction":
             if picked is not None and first is None:
-                return Reading(picked, rule="final.self-correction", source=statement.full_text), statement
+                return Reading(picked, rule=rules["correction"], source=statement.full_text), statement
             if first is not None:
                 break  # what came before the correction is superseded
             continue
@@ -253,10 +244,9 @@ def settle_final(
     if first is None:
         return None
     if len(set(picks)) > 1:
-        return Reading(None, AMBIGUOUS, rule="veto.several-answers"), None
+        return Reading(None, AMBIGUOUS, rule=rules["several"]), None
     assert given_by is not None
-    rule = "final.boxed" if given_by.kind == "boxed" else "final.answer-statement"
-    return Reading(first, rule=rule, source=given_by.full_text), given_by
+    return Reading(first, rule=rules[given_by.kind], source=given_by.full_text), given_by
 
 
 def corrected_part(body: str) -> str | None:

@@ -43,6 +43,7 @@ __all__ = [
     "attempt_names",
     "attempt_of",
     "confidence_of",
+    "deciding",
     "generation",
     "register_rule",
     "registered_rules",
@@ -102,6 +103,9 @@ class Rule:
     leaves_alone: tuple[Example, ...] = ()
     #: How what it reads is compared with the gold (vetoes read nothing: any chain's).
     comparison: Comparison = "taxpraben"
+    #: For a veto: the format-failure reason it stands for wherever a reader fails for that
+    #: reason (``"copy of the prompt"``), so that the reason names its rule (:func:`deciding`).
+    decides: str | None = None
     #: Where it was declared (``file:line``), for messages.
     declared_at: str = field(default="", compare=False)
 
@@ -201,9 +205,11 @@ def register_rule(
     leaves_alone: tuple[Example, ...] = (),
     comparison: Comparison = "taxpraben",
     attempts: Mapping[ReadingKind, AnyAttempt] | None = None,
+    decides: str | None = None,
 ) -> Rule:
     """Declare the rule ``name`` (the fields of :class:`Rule`) and return it; ``attempts``:
-    its attempt for each reading kind (or register them with :meth:`Rule.reads`).
+    its attempt for each reading kind (or register them with :meth:`Rule.reads`); ``decides``:
+    for a veto, the format-failure reason it stands for (one veto a reason).
 
     A rule is put in a chain by name: a named chain (:mod:`taxpraben.parsing.chain`) or a
     task spec's ``reading.chain``. RuleError for a name declared before (the message names
@@ -229,13 +235,24 @@ def register_rule(
     for example in (*examples, *leaves_alone):
         if example.kind not in kinds:
             raise RuleError(f"{what}: its example {example.output!r} is for {example.kind}, which it does not read")
+    if decides is not None:
+        if not name.startswith("veto."):
+            raise RuleError(f"{what}: only a veto decides a failure reason ({decides!r})")
+        other = deciding(decides)
+        if other is not None:
+            raise RuleError(f"{what}: the failure {decides!r} is decided by {other.name!r} already ({other.declared_at})")
     rule = Rule(name, tuple(kinds), tier, confidence, description, tuple(examples), tuple(leaves_alone), comparison,
-                declared_at=where)
+                decides, declared_at=where)
     _RULES[name] = rule
     _GENERATION[0] += 1
     for kind, attempt in (attempts or {}).items():
         _add_attempt(rule, kind, attempt)
     return rule
+
+
+def deciding(failure: str) -> Rule | None:
+    """The veto that stands for the format-failure reason ``failure`` (its ``decides``), or None."""
+    return next((rule for rule in _RULES.values() if rule.decides == failure), None)
 
 
 def _add_attempt(rule: Rule, kind: str, attempt: AnyAttempt) -> None:

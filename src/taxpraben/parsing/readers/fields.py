@@ -598,6 +598,7 @@ NO_FIELD_RULE = register_rule(
     description="The output parses into fields (a JSON object, key lines) but holds none of the task's.",
     examples=(Example("fields", '{"结论": "存在问题", "建议": "补缴"}', None),),
     leaves_alone=(Example("fields", '{"违法性质": "偷税"}', '{"违法性质": "偷税"}'),),
+    decides=NO_FIELD_READ,
 )
 
 

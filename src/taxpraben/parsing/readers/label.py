@@ -84,6 +84,7 @@ from taxpraben.parsing.readers.shared import (
     BOXED_RULE,
     CONCLUSION_RULE,
     COPY_OF_PROMPT_RULE,
+    FINAL_RULES,
     HEDGE_RULE,
     JSON_ANSWER_RULE,
     NO_ANSWER_RULE,
@@ -485,7 +486,7 @@ class LabelView:
             return picked
 
         try:
-            settled = settle_final(self.final, read_final)
+            settled = settle_final(self.final, read_final, FINAL_RULES)
         except Hedge:
             return _HEDGE
         return None if settled is None else settled[0]
@@ -594,6 +595,7 @@ NONE_CORRECT_RULE = register_rule(
     "veto.none-correct", kinds=("label",), tier=7, confidence="high",
     description="The output says that no option is correct.",
     examples=(Example("label", "以上选项都不正确", None),),
+    decides=NONE_CORRECT,
 )
 
 
@@ -827,6 +829,7 @@ NOT_ASSERTED_RULE = register_rule(
     "veto.not-asserted", kinds=("label",), tier=7, confidence="high",
     description="Options are discussed, but none is asserted as the answer.",
     examples=(Example("label", "本题考查增值税税率，信息技术服务和建筑服务的税率不同，不能确定", None),),
+    decides=NOT_ASSERTED,
 )
 
 

@@ -66,6 +66,7 @@ from taxpraben.parsing.readers.shared import (
     BOXED_RULE,
     CONCLUSION_RULE,
     COPY_OF_PROMPT_RULE,
+    FINAL_RULES,
     HEDGE_RULE,
     JSON_ANSWER_RULE,
     NO_ANSWER_RULE,
@@ -453,7 +454,7 @@ class LettersView:
         reading itself is the options restated on the lines after ``答案：B. …`` when those
         are more)."""
         settled = settle_final(
-            self.final, lambda st: _statement_letters(st.text, self.allowed, self.listed, st.kind) or None
+            self.final, lambda st: _statement_letters(st.text, self.allowed, self.listed, st.kind) or None, FINAL_RULES
         )
         if settled is None:
             return None

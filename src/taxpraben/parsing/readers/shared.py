@@ -9,6 +9,8 @@ kind only are declared in that kind's module.
 
 from __future__ import annotations
 
+from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, COPY_OF_PROMPT
+from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NO_ANSWER, NOT_AN_OPTION
 from taxpraben.parsing.registry import Example, register_rule
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "BOXED_RULE",
     "CONCLUSION_RULE",
     "COPY_OF_PROMPT_RULE",
+    "FINAL_RULES",
     "HEDGE_RULE",
     "JSON_ANSWER_RULE",
     "NOT_AN_OPTION_RULE",
@@ -31,12 +34,14 @@ COPY_OF_PROMPT_RULE = register_rule(
     examples=(Example("label", "A. 有形动产租赁服务\nB. 不动产租赁服务\nC. 信息技术服务\nD. 建筑服务\n答案：", None),
               Example("letters", "A. 交通运输服务\nB. 不动产租赁服务\nC. 有形动产租赁服务\nD. 建筑服务\nE. 金融服务", None)),
     leaves_alone=(Example("label", "A. 有形动产租赁服务\nB. 不动产租赁服务\nC. 信息技术服务\nD. 建筑服务\n答案：C", "信息技术服务"),),
+    decides=COPY_OF_PROMPT,
 )
 
 ANOTHER_QUESTION_RULE = register_rule(
     "veto.another-question", kinds=("label", "letters", "number"), tier=0, confidence="high",
     description="The output opens with a question of its own invention and answers that.",
     examples=(Example("label", "题目：下列税种中，属于地方税的是（ ）。\nA. 消费税\nB. 房产税\n答案：B", None),),
+    decides=ANOTHER_QUESTION,
 )
 
 HEDGE_RULE = register_rule(
@@ -44,6 +49,7 @@ HEDGE_RULE = register_rule(
     description="Two or more options offered as the answer together or as alternatives ('B或C', 'ABC，也可能是ABCD').",
     examples=(Example("label", "答案：B或C", None), Example("letters", "我认为是ABD，也可能是ABCD", None)),
     leaves_alone=(Example("label", "答案：C，而非B或D", "信息技术服务"),),
+    decides=HEDGED,
 )
 
 JSON_ANSWER_RULE = register_rule(
@@ -101,6 +107,7 @@ SEVERAL_ANSWERS_RULE = register_rule(
     examples=(Example("label", "答案：B\n\n答案：C", None), Example("label", "不动产租赁服务\n信息技术服务", None),
               Example("number", "应纳税额可能是 $\\boxed{44000}$ 或 $\\boxed{104000}$", None)),
     leaves_alone=(Example("number", "先算销项 $\\boxed{104000}$\n最终应纳税额 $\\boxed{44000}$", "44000"),),
+    decides=AMBIGUOUS,
 )
 
 NO_ANSWER_RULE = register_rule(
@@ -108,6 +115,7 @@ NO_ANSWER_RULE = register_rule(
     description="Nothing that any rule reads: no answer found.",
     examples=(Example("label", "这道题考查增值税税率。", None), Example("number", "这道题考查增值税。", None),
               Example("fields", "该公司存在违法行为。", None)),
+    decides=NO_ANSWER,
 )
 
 NOT_AN_OPTION_RULE = register_rule(
@@ -115,4 +123,15 @@ NOT_AN_OPTION_RULE = register_rule(
     description="The model boxed an answer that is none of the options (no option's letter or text in the box).",
     examples=(Example("label", "$\\boxed{13\\%}$", None),
               Example("letters", "逐项分析后，没有一个选项完全符合题意。\n\n$\\boxed{无直接适用选项}$", None)),
+    decides=NOT_AN_OPTION,
 )
+
+
+#: The rule each final statement kind reads by, and the veto of several different ones
+#: (:func:`~taxpraben.parsing.region.settle_final`).
+FINAL_RULES: dict[str, str] = {
+    "correction": SELF_CORRECTION_RULE.name,
+    "boxed": BOXED_RULE.name,
+    "answer": ANSWER_STATEMENT_RULE.name,
+    "several": SEVERAL_ANSWERS_RULE.name,
+}

@@ -428,6 +428,7 @@ REFUSAL_RULE = register_rule(
     "veto.refusal", kinds=("span",), tier=7, confidence="high",
     description="The output refuses or says it cannot answer.",
     examples=(Example("span", "抱歉，我无法回答这个问题。", None),),
+    decides=REFUSAL,
 )
 
 
