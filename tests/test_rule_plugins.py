@@ -170,7 +170,7 @@ def test_a_failure_reason_names_the_veto_that_decides_it() -> None:
 
     assert veto_of("copy of the prompt") == "veto.copy-of-prompt"
     assert veto_of(NO_ANSWER) == "veto.no-answer" and veto_of("a reason no veto decides") == "veto.no-answer"
-    with pytest.raises(RuleError, match="is decided by 'veto.copy-of-prompt' already"):
+    with pytest.raises(RuleError, match=re.escape("is decided by 'veto.copy-of-prompt' already")):
         taxpraben.register_rule("veto.mine", kinds=("number",), tier=7, confidence="high", description="d",
                                 examples=(Example("number", "1", "1"),), decides="copy of the prompt")
     assert rule_named("veto.mine") is None
