@@ -66,11 +66,7 @@ def __getattr__(name: str) -> object:
         return value
     if name != "__version__":
         raise AttributeError(f"module 'taxpraben' has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
+    from taxpraben.version import package_version
 
-    try:
-        value = version("taxpraben")
-    except PackageNotFoundError:  # running from a source tree without an install
-        value = "0.0.0+unknown"
-    globals()["__version__"] = value
-    return value
+    globals()["__version__"] = package_version()
+    return globals()["__version__"]

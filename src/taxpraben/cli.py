@@ -13,7 +13,6 @@ from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 
-import taxpraben
 from taxpraben.commands.habits import HabitCommand, PlainErrorsGroup
 from taxpraben.terminal.collector import resume_collection
 
@@ -39,7 +38,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"taxpraben {taxpraben.__version__}")
+        from taxpraben.version import package_version
+
+        typer.echo(f"taxpraben {package_version()}")
         raise typer.Exit()
 
 

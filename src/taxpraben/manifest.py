@@ -320,10 +320,10 @@ def job_manifest(
 ) -> JSONObject:
     """The manifest as a job knows it before scoring, every key in its place: the commit,
     the devices and the end time are completed by :func:`complete_manifest`."""
-    from taxpraben import __version__
+    from taxpraben.version import package_version
 
     return {
-        "taxpraben": {"version": __version__, "git_commit": None},
+        "taxpraben": {"version": package_version(), "git_commit": None},
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": package_versions(),

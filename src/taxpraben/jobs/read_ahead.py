@@ -68,11 +68,11 @@ def _import_for_scoring() -> None:
         for name in TAIL_MODELS:
             getattr(results, name).model_rebuild()
     with contextlib.suppress(Exception):
-        import taxpraben
         from taxpraben.manifest import package_versions
+        from taxpraben.version import package_version
 
         package_versions()  # the manifest's versions, read from the installed metadata once
-        _ = taxpraben.__version__  # config.yaml's and the manifest's (read once, then kept)
+        package_version()  # config.yaml's and the manifest's (read once, then kept)
 
 
 def _new_readings(profile: str) -> Readings:

@@ -21,7 +21,6 @@ from typing import TextIO
 import jinja2
 from markupsafe import Markup
 
-from taxpraben import __version__
 from taxpraben.report import plots, tables
 from taxpraben.report.review import (
     agreement_text,
@@ -39,6 +38,7 @@ from taxpraben.report.samples import (
 )
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results, Sample
+from taxpraben.version import package_version
 
 
 @cache
@@ -139,7 +139,7 @@ def write_html(
         page = template.render(
             title=f"TaxPraBen report: {label}",
             label=label,
-            version=__version__,
+            version=package_version(),
             profile=meta.profile or "?",
             data_hash=meta.data_hash or "?",
             n_tasks=len(run.results.tasks),

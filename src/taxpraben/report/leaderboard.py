@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from taxpraben import __version__
 from taxpraben.coverage import Coverage, coverage_of
 from taxpraben.report import format as fmt
 from taxpraben.report import plots
@@ -40,6 +39,7 @@ from taxpraben.report.significance import (
 from taxpraben.report.tables import expected_predictions
 from taxpraben.report.view import RunView, load_run
 from taxpraben.results import OverallStat, Results
+from taxpraben.version import package_version
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject, JSONValue
@@ -560,7 +560,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
             plot=plots.overall_intervals([(e.label, e.overall) for e in board.entries]),
             method=method_note(resamples, seed),
             css=Markup(asset("report.css")),
-            version=__version__,
+            version=package_version(),
             csp="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'",
         )
     )

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from taxpraben import __version__
 from taxpraben.aggregate import TaskFigure, group_figures, overall_figure
 from taxpraben.atomic import atomic_writer, write_text_atomically
 from taxpraben.costs.ledger import CostOf, total_ledger
@@ -40,6 +39,7 @@ from taxpraben.scoring.task_scores import (
     score_task,
 )
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
+from taxpraben.version import package_version
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject
@@ -427,7 +427,7 @@ def _meta(
         "limit": loaded.limit,
         "profile": settings.profile,
         "scorers": scorers.describe(),
-        "package_version": __version__,
+        "package_version": package_version(),
         "git_hash": git_hash(),
         "started_at": started,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
