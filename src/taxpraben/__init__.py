@@ -66,7 +66,7 @@ def __getattr__(name: str) -> object:
         return value
     if name != "__version__":
         raise AttributeError(f"module 'taxpraben' has no attribute {name!r}")
-    from taxpraben.version import package_version
+    from taxpraben.manifest import package_version
 
     globals()["__version__"] = package_version()
     return globals()["__version__"]

@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def _version(value: bool) -> None:
     if value:
-        from taxpraben.version import package_version
+        from taxpraben.manifest import package_version
 
         typer.echo(f"taxpraben {package_version()}")
         raise typer.Exit()

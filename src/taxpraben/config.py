@@ -308,7 +308,7 @@ def job_groups(job: DataclassInstance) -> list[DataclassInstance]:
 def write_config_file(out_dir: Path, command: str, groups: Sequence[DataclassInstance]) -> Path:
     """Write ``OUT/config.yaml`` (:func:`config_text`) atomically; OSError if it cannot be."""
     from taxpraben.atomic import write_text_atomically
-    from taxpraben.version import package_version
+    from taxpraben.manifest import package_version
 
     path = out_dir / CONFIG_FILE
     out_dir.mkdir(parents=True, exist_ok=True)

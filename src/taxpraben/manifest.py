@@ -78,6 +78,12 @@ def installed_version(name: str) -> str | None:
         return None
 
 
+def package_version() -> str:
+    """taxpraben's own installed version (``taxpraben.__version__``); ``0.0.0+unknown`` from a
+    source tree without an install."""
+    return installed_version("taxpraben") or "0.0.0+unknown"
+
+
 def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str | None]:
     """The installed version of each package, by name (None where not installed)."""
     return {name: installed_version(name) for name in names}
@@ -320,7 +326,6 @@ def job_manifest(
 ) -> JSONObject:
     """The manifest as a job knows it before scoring, every key in its place: the commit,
     the devices and the end time are completed by :func:`complete_manifest`."""
-    from taxpraben.version import package_version
 
     return {
         "taxpraben": {"version": package_version(), "git_commit": None},

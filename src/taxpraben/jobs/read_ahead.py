@@ -68,8 +68,7 @@ def _import_for_scoring() -> None:
         for name in TAIL_MODELS:
             getattr(results, name).model_rebuild()
     with contextlib.suppress(Exception):
-        from taxpraben.manifest import package_versions
-        from taxpraben.version import package_version
+        from taxpraben.manifest import package_version, package_versions
 
         package_versions()  # the manifest's versions, read from the installed metadata once
         package_version()  # config.yaml's and the manifest's (read once, then kept)

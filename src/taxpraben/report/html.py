@@ -21,6 +21,7 @@ from typing import TextIO
 import jinja2
 from markupsafe import Markup
 
+from taxpraben.manifest import package_version
 from taxpraben.report import plots, tables
 from taxpraben.report.review import (
     agreement_text,
@@ -38,7 +39,6 @@ from taxpraben.report.samples import (
 )
 from taxpraben.report.view import RunView, as_view
 from taxpraben.results import Results, Sample
-from taxpraben.version import package_version
 
 
 @cache

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from taxpraben.coverage import Coverage, coverage_of
+from taxpraben.manifest import package_version
 from taxpraben.report import format as fmt
 from taxpraben.report import plots
 from taxpraben.report.html import asset, environment
@@ -39,7 +40,6 @@ from taxpraben.report.significance import (
 from taxpraben.report.tables import expected_predictions
 from taxpraben.report.view import RunView, load_run
 from taxpraben.results import OverallStat, Results
-from taxpraben.version import package_version
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject, JSONValue

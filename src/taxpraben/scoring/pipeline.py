@@ -24,7 +24,7 @@ from taxpraben.coverage import missing_reasons
 from taxpraben.data.loader import LoadedData
 from taxpraben.kinds import kind_of, kinds
 from taxpraben.kinds.profiles import scoring_rules
-from taxpraben.manifest import complete_manifest
+from taxpraben.manifest import complete_manifest, package_version
 from taxpraben.records import Record
 from taxpraben.results import SCHEMA_VERSION, Results, Sample, TaskResult
 from taxpraben.results.predictions import Prediction
@@ -39,7 +39,6 @@ from taxpraben.scoring.task_scores import (
     score_task,
 )
 from taxpraben.tasks import BLOOM_ORDER, Registry, TaskSpec
-from taxpraben.version import package_version
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONObject
