@@ -25,7 +25,7 @@ LETTERS = "ABCDEFGHIJ"
 SOURCE_KEYS = ("repo", "commit", "path", "item", "model")
 MODEL_KINDS = ("base", "chat", "reasoning", "domain", "api")
 SHOTS = ("zero-shot", "few-shot", "cot")
-LANGS = ("zh", "en")
+LANGS = ("zh", "en", "ja", "ko", "de", "fr", "es", "ru", "other")
 
 
 class Problem(Exception):
