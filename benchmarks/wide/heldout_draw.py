@@ -7,6 +7,14 @@ with ``random.Random(SEED)``; writes HELDOUT.md (the seed, the families, the dra
 draw again when HELDOUT.md exists: the held-out set is fixed once.
 
     python3 benchmarks/wide/heldout_draw.py --seed 20261206
+
+A later round (``--round 2 --since UTC --hold K``) draws again among the sources claimed since
+``UTC`` only, after the earlier held-out sources were measured once and became development
+sources: a new source that shares a family with an earlier claim (read during development) is
+never held out; ``K`` of the new families are drawn with the seed. The earlier "## Held out"
+section is kept under its round's name, and the new draw becomes "## Held out".
+
+    python3 benchmarks/wide/heldout_draw.py --round 2 --since 2026-12-06T21:50:00Z --hold 6 --seed 20261207
 """
 
 from __future__ import annotations
@@ -44,8 +52,14 @@ def family_of(repos: list[str]) -> dict[str, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--round", type=int, default=1)
+    parser.add_argument("--since", help="round 2 on: draw among sources claimed at or after this UTC time")
+    parser.add_argument("--hold", type=int, help="round 2 on: how many new families to hold out")
     args = parser.parse_args()
     out = HERE / "HELDOUT.md"
+    if args.round > 1:
+        draw_again(args.round, args.since, args.hold, args.seed, out)
+        return
     if out.exists():
         sys.exit(f"{out} exists: the held-out sources are drawn once")
     repos = sorted({line.split("\t")[0] for line in (HERE / "CLAIMS.tsv").read_text(encoding="utf-8").splitlines()
@@ -80,6 +94,56 @@ def main() -> None:
     ]
     out.write_text("\n".join(lines), encoding="utf-8")
     print(f"held out {k} of {len(repos)}: {', '.join(held)}")
+
+
+def claims() -> list[tuple[str, str]]:
+    """(repository, claim time) for each line of CLAIMS.tsv."""
+    rows = [line.split("\t") for line in (HERE / "CLAIMS.tsv").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    return [(row[0], row[2]) for row in rows]
+
+
+def draw_again(round_no: int, since: str | None, hold: int | None, seed: int, out: Path) -> None:
+    if not since or not hold or hold < 5:
+        sys.exit("a later round needs --since UTC and --hold K (at least 5)")
+    text = out.read_text(encoding="utf-8")
+    if f"## Round {round_no}:" in text or f"round {round_no} draw" in text:
+        sys.exit(f"round {round_no} was drawn already: the held-out sources are drawn once a round")
+    everything = claims()
+    earlier = [r for r, at in everything if at < since]
+    new = sorted({r for r, at in everything if at >= since}, key=str.lower)
+    families = family_of(sorted(set(earlier) | set(new), key=str.lower))
+    candidates = sorted(((name, members) for name, members in families.items()
+                         if not set(members) & set(earlier)), key=lambda kv: kv[0].lower())
+    joined = sorted(r for name, members in families.items() if set(members) & set(earlier)
+                    for r in members if r in new)
+    if len(candidates) < hold + 1:
+        sys.exit(f"only {len(candidates)} new families: too few to hold out {hold} and develop on one")
+    drawn = random.Random(seed).sample([name for name, _ in candidates], hold)
+    held = sorted((r for name, members in candidates if name in drawn for r in members), key=str.lower)
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    earlier_part = text.replace("## Held out", f"## Round {round_no - 1}: held out, measured once "
+                                "(development sources since the next round)", 1)
+    lines = [
+        earlier_part.rstrip(),
+        "",
+        "## Held out",
+        "",
+        f"Round {round_no} draw, {now}: `heldout_draw.py --round {round_no} --since {since} --hold {hold} "
+        f"--seed {seed}` (`random.Random({seed}).sample` of the {len(candidates)} new families, sorted by name, "
+        f"claimed at or after {since}; {hold} held out). Drawn before the developer read any output of a "
+        "new source. Measured once, at the end of the round.",
+        "",
+        *[f"- `{repo}`" for repo in held],
+        "",
+        f"## Round {round_no}: families at the draw",
+        "",
+        *[f"- {name}{' (held out)' if name in drawn else ''}: {', '.join(members)}" for name, members in candidates],
+        *([f"- joined to an earlier source's family, development: {', '.join(joined)}"] if joined else []),
+        "",
+    ]
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"round {round_no}: held out {hold} of {len(candidates)} new families: {', '.join(held)}")
 
 
 if __name__ == "__main__":
