@@ -150,9 +150,15 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="print every miss with its output")
     parser.add_argument("--misses", action="store_true", help="print every miss, one line each, no output text")
     parser.add_argument("--dump", type=Path, help="write every case's reading (rule, confidence, agreement) as JSON lines")
+    parser.add_argument("--claimed-before", metavar="UTC",
+                        help="only sources claimed before this time (new sources wait for their round's held-out draw)")
     args = parser.parse_args()
     sys.path.insert(0, str(args.src))
     cases = load_cases(args.split)
+    if args.claimed_before:
+        claimed = {row.split("\t")[0].lower(): row.split("\t")[2]
+                   for row in (HERE / "CLAIMS.tsv").read_text(encoding="utf-8").splitlines() if row.strip()}
+        cases = [c for c in cases if claimed.get(c["source"]["repo"].lower(), "") < args.claimed_before]
     if args.split != "heldout" and not heldout_repos():
         sys.exit("HELDOUT.md names no held-out source: draw them first (heldout_draw.py)")
     dump: list[dict] | None = [] if args.dump else None
