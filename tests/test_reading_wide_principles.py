@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from taxpraben.data.checks import check_record
+from taxpraben.parsing.prompt_copy import own_answer
 from taxpraben.scoring.items import prepare_item
 from taxpraben.tasks import load_registry
 
@@ -201,3 +202,146 @@ def test_the_first_line_a_model_writes_answers_even_where_an_example_has_the_sam
     # an instruction written back, marker and all, is still a copy
     item = _read("TaxRead", record, "Your answer should contain only one word.")
     assert item.status == "format_failure"
+
+
+# ------------------------------------------------------------------ round 2: the kinds the
+# first held-out draw showed (options by number, answer templates, restated data, labels whole)
+
+_NUMBERED = {
+    "id": "n1",
+    "query": "Given the family relationships:\n* Diane is Victoria's parent.\n* Danielle is Diane's parent.\n"
+             "What is Danielle's relationship to Diane?\nSelect the correct answer:\n1. Danielle is Diane's parent.\n"
+             "2. Danielle is Diane's child.\nEnclose the selected answer number in the <ANSWER> tag, for example: "
+             "<ANSWER>1</ANSWER>.",
+    "choices": ["Danielle is Diane's parent.", "Danielle is Diane's child."], "gold": 0,
+    "answer": "Danielle is Diane's parent.",
+}
+
+
+def test_an_option_the_prompt_numbers_is_given_by_its_number() -> None:
+    for output, expect in (
+        ("Danielle is Diane's parent, so Diane is her child.\n\n<ANSWER>2</ANSWER>", "Danielle is Diane's child."),
+        ("The correct answer is 2.", "Danielle is Diane's child."),
+        ("Step by step: Danielle is Diane's parent.\n\n1", "Danielle is Diane's parent."),
+    ):
+        item = _read("TaxSCQ", _NUMBERED, output)
+        assert item.status == "ok" and item.extracted == expect, (output, item.read_by, item.veto)
+
+
+def test_a_number_past_the_options_names_no_option() -> None:
+    item = _read("TaxSCQ", _NUMBERED, "<ANSWER>3</ANSWER>")
+    assert item.status == "format_failure"
+
+
+def test_a_number_names_no_option_where_the_prompt_letters_them() -> None:
+    record = {"id": "n2", "query": "Which is larger?\nA. two\nB. three\nAnswer:", "choices": ["two", "three"], "gold": 1,
+              "answer": "three"}
+    item = _read("TaxSCQ", record, "The answer is 1.")
+    assert item.status == "format_failure"
+
+
+def test_the_prompts_answer_template_filled_with_its_own_example_is_an_answer() -> None:
+    # the prompt shows <ANSWER>1</ANSWER> as its example; a model whose answer is 1 writes exactly that
+    item = _read("TaxSCQ", _NUMBERED, "<ANSWER>1</ANSWER><|im_end|>")
+    assert item.status == "ok" and item.extracted == "Danielle is Diane's parent."
+    record = {"id": "t1", "query": "x_1 = False\nx_2 = True\nEvaluate the boolean expression: x_1 xor x_2\n"
+              "If the evaluation result is True, output this text: '<ANSWER>True</ANSWER>'.\n"
+              "If the evaluation result is False, output this text: '<ANSWER>False</ANSWER>'.",
+              "choices": ["True", "False"], "gold": 0, "answer": "True"}
+    item = _read("TaxSCQ", record, "False xor True is True.\n\nTherefore, the output is:\n<ANSWER>True</ANSWER>")
+    assert item.status == "ok" and item.extracted == "True"
+
+
+def test_the_prompts_data_written_again_in_the_working_starts_no_new_turn() -> None:
+    output = ("Let's analyze the given family relationships step by step:\n\n1. Diane is Victoria's parent.\n"
+              "2. Danielle is Diane's parent.\n\nFrom these relationships, we can construct the following family tree:\n\n"
+              "- Danielle is Diane's parent.\n  - Diane is Victoria's parent.\n\n"
+              "Therefore, Diane is Danielle's child.\n\nThe correct answer is:\n<ANSWER>1</ANSWER>")
+    item = _read("TaxSCQ", _NUMBERED, output)
+    assert item.status == "ok" and item.extracted == "Danielle is Diane's parent.", (item.read_by, item.veto)
+    own = own_answer(output, _NUMBERED["query"], options=_NUMBERED["choices"])
+    assert not own.cut and "<ANSWER>1</ANSWER>" in own.text
+    # the question asked again after an answer still ends it
+    asked_again = "<ANSWER>1</ANSWER>\nWhat is Danielle's relationship to Diane?\n<ANSWER>2</ANSWER>"
+    assert own_answer(asked_again, _NUMBERED["query"], options=_NUMBERED["choices"]).cut
+
+
+def test_a_word_that_opens_a_prompt_sentence_is_no_section_label_of_it() -> None:
+    # "Given:" is the model's heading; the prompt's line is the sentence "Given the following boolean variables:"
+    record = {"id": "t2", "query": "Given the following boolean variables:\nx_1 = False\nx_2 = True\n"
+              "Evaluate the boolean expression: x_1 xor x_2\nAnswer True or False.",
+              "choices": ["True", "False"], "gold": 0, "answer": "True"}
+    output = "We need to understand the XOR operation first.\nGiven:\n- x_1 = False\n- x_2 = True\nThe answer is True."
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "True", (item.read_by, item.veto)
+
+
+def test_the_answer_phrase_the_prompt_asks_for_is_the_models_statement_with_its_copula() -> None:
+    record = {"id": "f1", "query": "Given the following problem, reason and give a final answer to the problem.\n"
+              "Problem: Miguel uses 2 pads of 30 sheets a week. How many sheets does he use in 4 weeks?\n"
+              "Your response should end with \"The final answer is [answer]\" where [answer] is the response to the problem.",
+              "answer": 240}
+    output = "2 pads x 30 sheets = 60 sheets a week.\n60 sheets x 4 weeks = 240 sheets\n\nThe final answer is 240."
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+
+
+def test_a_count_written_in_words_is_a_number() -> None:
+    query = "David has three sisters. Each of them has one brother. How many brothers does David have?"
+    for output, expect in (("David would have six brothers.", 6.0),
+                           ("David has three sisters, so he would have two brothers if each has two.", 2.0),
+                           ("The answer is twenty-one.", 21.0)):
+        item = _read("TaxCalc", {"id": "w1", "query": query, "answer": expect}, output)
+        assert item.status == "ok" and item.scores["em"] == 1.0, (output, item.read_by, item.extracted)
+    item = _read("TaxCalc", {"id": "w2", "query": query, "answer": 1}, "No one can say without knowing the family.")
+    assert item.status == "format_failure"
+
+
+def test_the_conclusion_gives_the_quantity_in_the_unit_the_question_counts() -> None:
+    record = {"id": "u1", "query": "Ingrid drinks 8 cups of water a day. There are 16 cups in a gallon. "
+              "How many gallons of water does she drink in 30 days?", "answer": 15}
+    output = "8 cups/day * 30 days = 240 cups.\n240 cups / 16 = 15 gallons.\n\nTherefore, Ingrid drinks 15 gallons of water in 30 days."
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.extracted)
+
+
+def test_an_answer_the_prompt_gives_to_its_own_demonstration_is_an_answer_to_this_question() -> None:
+    record = {"id": "d1", "query": "Title: Islamism\n\nBackground: [the passage]\n\nQ: Who rejected the path of violence?\n\n"
+              "A: Not in background.\n\nQ: Who took up the path of violence?\n\nA: Egyptian Islamic Jihad\n\n"
+              "Q: Who wrote the pamphlet?\n\nA:",
+              "text": "Muhammad Abd al-Salaam Farag wrote a pamphlet. The Egyptian Islamic Jihad took up violence.",
+              "answer": "Not in background."}
+    item = _read("TaxRead", record, "Not in background.")
+    assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.veto)
+    item = _read("TaxRead", record, "Egyptian Islamic Jihad")
+    assert item.status == "ok" and item.scores["em"] == 0.0, (item.read_by, item.veto)
+
+
+def test_a_short_phrase_written_as_the_whole_output_is_the_answer_not_a_copy() -> None:
+    record = {"id": "p1", "query": "Background: [the passage]\n\nQ: Which team scored first, the Kansas City Royals or the Tigers?\n\nA:",
+              "text": "The Kansas City Royals scored first in the second inning.", "answer": "Kansas City Royals"}
+    item = _read("TaxRead", record, "Kansas City Royals")
+    assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.veto)
+    # the question's own line written back is still a copy
+    item = _read("TaxRead", record, "Which team scored first, the Kansas City Royals or the Tigers?")
+    assert item.status == "format_failure"
+
+
+def test_the_options_listed_back_in_a_row_are_no_phrase_and_no_answer() -> None:
+    record = {"id": "p2", "query": "对于SLE关节病变，哪一项是不正确的？（　　）\nA：呈多关节对称性损害\nB：关节肿痛\nC：近端指间关节多受累\n"
+              "D：关节软骨破坏，关节畸形\nE：大关节很少受累\n回答上面的选择题",
+              "choices": ["呈多关节对称性损害", "关节肿痛", "近端指间关节多受累", "关节软骨破坏，关节畸形", "大关节很少受累"],
+              "gold": 3, "answer": "关节软骨破坏，关节畸形"}
+    item = _read("TaxSCQ", record, "D：关节软骨破坏，关节畸形，E：大关节很少受累，A：呈多关节对称性损害，B：关节肿痛，C：近端指间关节多受累。")
+    assert item.status == "format_failure"
+
+
+def test_a_question_that_offers_alternatives_is_answered_by_the_one_the_sentence_asserts() -> None:
+    from taxpraben.parsing.readers.span import span_match
+
+    question = "Which language is spoken least in Karnataka, Tulu or Hindi?"
+    assert span_match("Tulu is the language spoken least in Karnataka.", "Tulu", question)
+    assert not span_match("Tulu is the language spoken least in Karnataka.", "Hindi", question)
+    question = "Which group in Bahrain is smaller: Indians or Pakistanis?"
+    sentence = "According to the passage, the group of Pakistanis is smaller than the group of Indians."
+    assert span_match(sentence, "Pakistanis", question) and not span_match(sentence, "Indians", question)

@@ -18,6 +18,7 @@ import pytest
 
 from taxpraben.data.checks import check_record
 from taxpraben.parsing.choice_names import naming_form
+from taxpraben.parsing.readers.letters import options_numbered
 from taxpraben.parsing.rules import (
     CHAINS,
     EXAMPLE_CONTEXT,
@@ -45,7 +46,7 @@ GOLD_OF: dict[str, Any] = {
     "span": {"answer": "万分之五"}, "fields": {"answer": {"违法性质": "偷税", "少缴税款": 260000}},
     "text": {"answer": "小规模纳税人适用3%的征收率。"}, "label-rates": {"answer": "2%", "gold": 0},
     "label-months": {"answer": "3个月", "gold": 1}, "label-numbers": {"answer": "15", "gold": 2},
-    "true-false": {"answer": "True", "gold": 0},
+    "true-false": {"answer": "True", "gold": 0}, "label-numbered": {"answer": "parent", "gold": 0},
 }
 
 
@@ -78,8 +79,12 @@ def answer_texts(item: Sample, example: Example) -> list[str]:
     """The texts the answer read may be written as (one must lie in the evidence)."""
     value = item.extracted
     if item.task == "TaxSCQ" and item.status == "ok":
-        choices = list(example_record(example, REGISTRY[item.task]).choices or ())
-        return [str(value), "ABCD"[choices.index(value)]] if value in choices else [str(value)]
+        record = example_record(example, REGISTRY[item.task])
+        choices = list(record.choices or ())
+        if value not in choices:
+            return [str(value)]
+        label = str(choices.index(value) + 1) if options_numbered(record.query, tuple(choices)) else "ABCD"[choices.index(value)]
+        return [str(value), label]
     if item.task == "TaxCalc":  # 44000.00 is written 44000, TaxBen's 4.40 as 4.4
         text = str(value)
         return [text.rstrip("0").rstrip(".") if "." in text else text]
@@ -89,7 +94,7 @@ def answer_texts(item: Sample, example: Example) -> list[str]:
 #: Rules whose answer is said in words, not written as its value ("除E以外都是", "无需缴纳",
 #: "2.0%" for the option 2%): the evidence is the words.
 _SAID_IN_WORDS = ("letters.all-or-all-but", "letters.all-options-concluded", "letters.named-by-text",
-                  "number.says-zero", "choice.value-in-last-sentence")
+                  "number.says-zero", "number.in-words", "choice.value-in-last-sentence")
 
 
 #: Rules that read the whole output: the evidence is all of it.

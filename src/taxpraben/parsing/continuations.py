@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from taxpraben.parsing.overlap import (
@@ -30,6 +31,7 @@ __all__ = [
     "own_before",
     "residue",
     "restates",
+    "section_labels",
 ]
 
 
@@ -213,15 +215,36 @@ _SECTION_LABEL = re.compile(
 )
 
 
-def _section_points(text: str, prompt_lines: Sequence[str]) -> list[int]:
-    """Lines of ``text`` that open with a section label of the prompt (a label whose key opens
-    one of the prompt's lines), answer headings aside."""
+#: A label that opens a line of the prompt: a tag, or words (digits allowed: "Passage 1") before a colon.
+_PROMPT_LABEL = re.compile(
+    r"^[ \t#*>]*(?:<(?P<tag>/?[A-Za-z][\w-]{0,20})>|(?P<label>[A-Za-z][A-Za-z0-9 ]{0,30}?"
+    r"|[\u4e00-\u9fff]{1,6}[0-9一二三四五六七八九十]{0,2})\s*[:：])",
+    re.MULTILINE,
+)
+
+
+@lru_cache(maxsize=1024)
+def section_labels(prompt: str) -> frozenset[str]:
+    """The keys of the section labels the prompt's lines open with (``Context:``, ``<context>``,
+    ``材料一：``, ``Passage 1:``)."""
+    return frozenset(key for m in _PROMPT_LABEL.finditer(prompt)
+                     if (key := key_only(m.group("tag") or m.group("label") or "")))
+
+
+def _is_prompt_label(label: str, labels: frozenset[str]) -> bool:
+    """The output's label is one of the prompt's, whole: ``Context`` for ``Context:`` or
+    ``Context 2:``; not ``Given`` for the prompt's sentence "Given the following variables:"."""
+    return label in labels or any(p.startswith(label) and p[len(label):].isdigit() for p in labels)
+
+
+def _section_points(text: str, labels: frozenset[str]) -> list[int]:
+    """Lines of ``text`` that open with a section label of the prompt, answer headings aside."""
     points = []
     for m in _SECTION_LABEL.finditer(text):
         label = key_only(m.group("tag") or m.group("label") or "")
         if len(label) < 2 or ANSWER_HEADS.fullmatch(label) or _ANSWER_WORDS.fullmatch(label):
             continue
-        if any(line.startswith(label) for line in prompt_lines):
+        if _is_prompt_label(label, labels):
             points.append(m.start())
     return points
 
@@ -232,7 +255,7 @@ _ANSWER_WORDS = re.compile(r"(?:final|the|your|correct)?(?:answer|answers|respon
 
 def continuation(
     text: str, where: list[int], spans: list[tuple[int, int]], option_keys: Sequence[str],
-    prompt_key: str, prompt_lines: Sequence[str],
+    prompt_key: str, prompt_lines: Sequence[str], labels: frozenset[str],
 ) -> tuple[int | None, bool]:
     """Where the output moves on to another question, and whether it did so from the start."""
     cut: int | None = None
@@ -247,7 +270,7 @@ def continuation(
                 not restates(line, prompt_key, _PARAPHRASE) and _new_options_after(text, point, option_keys):
             cut, first = point, True  # opens with another question and its own options
             break
-    for point in _section_points(text, prompt_lines):
+    for point in _section_points(text, labels):
         if any(where[a] <= point <= where[b - 1] for a, b in spans):
             continue  # the label inside a copy of the prompt: the copy, not a new section
         own_before_it = residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point]))

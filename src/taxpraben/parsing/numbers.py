@@ -67,6 +67,7 @@ __all__ = [
     "NumberMatch",
     "expects_percent",
     "find_numbers",
+    "number_words",
     "numbers_equal",
     "parse_gold_number",
     "parse_number",
@@ -425,3 +426,38 @@ def numbers_equal(
     except InvalidOperation:  # exponents beyond Decimal's range: not a tax amount
         return False
     return False
+
+
+# ---------------------------------------------------------------- numbers in English words
+
+_UNIT_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+              r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)")
+_TENS_UNITS = _UNIT_WORD + r"(?:[- ]" + _UNIT_WORD + r")?"
+#: A number in English words: "six", "twenty-one", "three hundred and five", "two thousand".
+_NUMBER_WORDS = re.compile(
+    r"(?<![A-Za-z-])(?i:" + _TENS_UNITS + r"(?:\s+(?:hundred|thousand|million)(?:\s+(?:and\s+)?" + _TENS_UNITS
+    + r")?)*)(?![A-Za-z-])"
+)
+#: "one" that counts nothing: a pronoun ("no one", "one of them", "one another", "the one").
+_PRONOUN_ONE = re.compile(r"(?i:(?:no|any|the|this|that|each|every|which|some)\s+one\b|\bone\s+(?:of|another|by\s+one|or\s+the\s+other)\b)")
+
+
+def number_words(text: str) -> list[NumberMatch]:
+    """The numbers ``text`` writes in English words, in order (``six`` 6, ``twenty-one`` 21,
+    ``three hundred and five`` 305), converted by ``word2number``; "one" used as a pronoun
+    ("no one", "one of them") is no number."""
+    if not re.search(r"[A-Za-z]", text):
+        return []
+    from word2number import w2n  # imported on first use, as cn2an: most outputs write digits
+
+    pronouns = [m.span() for m in _PRONOUN_ONE.finditer(text)]
+    found = []
+    for m in _NUMBER_WORDS.finditer(text):
+        if any(a <= m.start() < b for a, b in pronouns):
+            continue
+        try:
+            value = w2n.word_to_num(m.group(0).replace("-", " "))
+        except ValueError:
+            continue
+        found.append(NumberMatch(Decimal(value), False, m.start(), m.end(), m.group(0)))
+    return found

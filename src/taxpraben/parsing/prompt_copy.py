@@ -49,6 +49,7 @@ from taxpraben.parsing.continuations import (
     ANSWER_HEADS,
     continuation,
     residue,
+    section_labels,
 )
 from taxpraben.parsing.option_lists import (
     answer_kept,
@@ -76,7 +77,7 @@ from taxpraben.parsing.overlap import (
     split_at_own_lines,
     text_key,
 )
-from taxpraben.parsing.region import ANSWER_MARKER
+from taxpraben.parsing.region import ANSWER_MARKER, answer_tags
 
 __all__ = [
     "ANOTHER_QUESTION",
@@ -119,8 +120,19 @@ class OwnAnswer:
 
 @lru_cache(maxsize=1024)
 def _prompt_lines(query: str) -> tuple[str, ...]:
-    """The keys of the prompt's non-empty lines (cached, as :func:`prompt_key_of`)."""
-    return tuple(k for k in map(key_only, plain_prompt(query).split("\n")) if k)
+    """The keys of the prompt's non-empty lines that ask or instruct (cached, as
+    :func:`prompt_key_of`). A list item of the prompt's data (``* Richard is Gloria's parent.``,
+    ``1. 销售货物取得收入80万元``) that the output writes again is the model working through the
+    data, not the prompt asked again: such a line starts no new turn. A list item that asks
+    (``2. 下列说法正确的是（ ）``, ``3. Who is …?``) stays."""
+    return tuple(k for line in plain_prompt(query).split("\n")
+                 if (k := key_only(line)) and not (_DATA_ITEM.match(line) and not _ASKS.search(line)))
+
+
+#: A list item: a bullet or a number opens the line.
+_DATA_ITEM = re.compile(r"^\s*(?:[*\-•·]|\d{1,3}[.)、．]|[(（]\d{1,3}[)）])\s*\S")
+#: A line that asks: it ends on a question mark or on the blank of a choice question.
+_ASKS = re.compile(r"(?:[?？]|[（(]\s*[）)])\s*[。.]?\s*$")
 
 
 def own_answer(
@@ -141,6 +153,8 @@ def own_answer(
     """
     if not text.strip() or not query.strip():
         return OwnAnswer(text)
+    if _short_phrase(text, query):
+        return OwnAnswer(text)
     where, spans, cut_at, invented_first, new_options = _copies(text, query, options, document, several)
     if new_options:
         return OwnAnswer("", bool(spans), True, ANOTHER_QUESTION)
@@ -159,6 +173,34 @@ def own_answer(
     else:
         failure = None
     return OwnAnswer(own, bool(spans), cut_at is not None, failure)
+
+
+#: The most words and characters of a short phrase written as a whole output.
+_PHRASE_WORDS = 6
+_PHRASE_CHARS = 60
+_PHRASE_CJK = 16
+_CLAUSE_MARK = re.compile(r"[，；、。！]|[,;.!](?=\s)")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
+
+
+def _short_phrase(text: str, query: str) -> bool:
+    """The whole output is one short phrase of its own ("Kansas City Royals", "Agriculture",
+    "Not in background."): the model's answer, even where the prompt has the same words (in
+    its question's alternatives, a passage, a demonstration's answer). A copy of the prompt
+    writes a line of it back: a phrase that is a whole line of the prompt (its question, an
+    instruction), a question, or an answer heading alone stays one."""
+    line = text.strip()
+    if "\n" in line or len(line) > _PHRASE_CHARS or len(line.split()) > _PHRASE_WORDS or line.endswith(("?", "？", ":", "：")):
+        return False
+    if not residue(line) or _CLAUSE_MARK.search(line.rstrip("。.!！")) or len(_CJK_CHAR.findall(line)) > _PHRASE_CJK:
+        return False  # a list ("D：……，E：……") or a clause is no phrase
+    own = key_only(line)
+    return bool(own) and not any(own == k for k in _all_prompt_lines(query))
+
+
+@lru_cache(maxsize=1024)
+def _all_prompt_lines(query: str) -> frozenset[str]:
+    return frozenset(k for k in map(key_only, plain_prompt(query).split("\n")) if k)
 
 
 class _Copies(NamedTuple):
@@ -204,7 +246,10 @@ def _answering_markers(
     kept = []
     for m in markers:
         stop = text.find("\n", m.end())
-        own = _KEY_CHAR.search(text, m.end(), len(text) if stop < 0 else stop)
+        # the marker's copula is the marker's ("The final answer is 240": the answer is 240)
+        copula = _MARKER_COPULA.match(text, m.end())
+        after = copula.end() if copula else m.end()
+        own = _KEY_CHAR.search(text, after, len(text) if stop < 0 else stop)
         if own is None:
             continue
         copied = _copied_at(own.start(), where, runs)
@@ -221,6 +266,8 @@ def _answering_markers(
     return kept
 
 
+#: The copula after an answer marker ("final answer is", "答案为"): part of the marker.
+_MARKER_COPULA = re.compile(r"(?:\s*(?i:is|was|will\s+be|would\s+be|should\s+be|是|为)(?![A-Za-z]))?")
 #: The most words and characters of a short answer on a marker's line.
 _SHORT_ANSWER_WORDS = 4
 _SHORT_ANSWER_CHARS = 40
@@ -259,6 +306,30 @@ _OWN_WORDS_MIN = 3
 _RESTATED_SHARE = 0.8
 
 
+#: A demonstration's answer in the prompt: the rest of a line that opens with an answer head
+#: ("A: Not in background.", "Answer: 1981", "答：增值税").
+_DEMO_ANSWER = re.compile(r"^[ \t]*(A|Answer|ANSWER|Ａ|答案|答)[ \t]*[:：][ \t]*(\S[^\n]*)$", re.MULTILINE)
+_QUESTION_HEAD = re.compile(r"^[ \t]*(?:Q|Ｑ)[ \t]*[:：]", re.MULTILINE)
+#: The longest demonstration answer (key characters) that is an answer's words, not a worked solution.
+_DEMO_ANSWER_MAX = 60
+
+
+@lru_cache(maxsize=1024)
+def _demonstration_answers(query: str) -> tuple[str, ...]:
+    """The keys of the short answers the prompt gives to its own demonstration questions. An
+    output that gives one of them for this question answers it (right or wrong: "Not in
+    background.", the prompt's phrase for a question the passage does not answer), as an output
+    that names an option does: the words of an answer are no copy of the prompt."""
+    # "A:" heads an answer only in a prompt of "Q:"/"A:" pairs; elsewhere it is option A
+    pairs = _QUESTION_HEAD.search(query) is not None
+    keys = (comparison_key(m.group(2)) for m in _DEMO_ANSWER.finditer(query) if pairs or m.group(1) not in ("A", "Ａ"))
+    return tuple(k for k in keys if 0 < len(k) <= _DEMO_ANSWER_MAX)
+
+
+def _within_one(run_key: str, answers: Sequence[str]) -> bool:
+    return any(run_key in answer for answer in answers)
+
+
 def _copies(text: str, query: str, options: Sequence[str], document: str | None, several: bool) -> _Copies:
     """The copies and the continuation of ``text`` (rules 1 and 2 of the module docstring)."""
     option_keys = option_keys_of(tuple(options))
@@ -267,12 +338,15 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     key, where = text_key(text)
     block = "".join(chr(ord("a") + i) + k for i, k in enumerate(option_keys))
     runs = split_at_own_lines(copied_runs(key, prompt_key), text, where)
-    copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)]
-    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query)))
+    demos = _demonstration_answers(query)
+    copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)
+              and not _within_one(key[run[0] : run[1]], demos)]
+    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query)) + answer_tags(text))
     spans = [
         (start, end)
         for n, (start, end) in enumerate(runs)
         if not single_option(key[start:end], option_keys)
+        and not _within_one(key[start:end], demos)
         and not (several and selection(key, runs, n, block, option_keys))
     ]
     listed = (
@@ -296,7 +370,8 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     spans = merge_spans(spans + listed_spans)
     if option_keys and invented_options(text, where, spans, prompt_key, option_keys):
         return _Copies(where, spans, 0, False, True)
-    cut_at, invented_first = continuation(text, where, spans, option_keys, prompt_key, prompt_lines)
+    cut_at, invented_first = continuation(text, where, spans, option_keys, prompt_key, prompt_lines,
+                                          section_labels(plain_prompt(query)))
     return _Copies(where, spans, cut_at, invented_first, False)
 
 

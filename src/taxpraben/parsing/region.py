@@ -73,6 +73,7 @@ __all__ = [
     "Reading",
     "Statement",
     "answer_statements",
+    "answer_tags",
     "conclusion_sentence",
     "corrected_part",
     "is_refusal",
@@ -345,6 +346,17 @@ def _conclusion_pattern(conclusion_markers: tuple[str, ...]) -> re.Pattern[str]:
 
 #: Sentence punctuation right after an answer marker (not a decimal point).
 _SENTENCE_ENDS_AT = re.compile(r"[ \t]*(?:[。！？!?；;]|\.(?!\d))")
+
+
+def answer_tags(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` gives a tagged answer (``<ANSWER>2</ANSWER>``, ``[answer]B[/answer]``): the
+    tags and what they hold. A prompt that shows its answer format (``for example:
+    <ANSWER>1</ANSWER>``, ``output this text: '<ANSWER>True</ANSWER>'``) is answered by a model
+    that fills it, even with the example's own value: a tagged answer is a statement of the
+    model's, never a copy of the prompt."""
+    if "<" not in text and "[" not in text:
+        return []
+    return [m.span() for m in _TAGGED.finditer(text)]
 
 
 def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list[Statement]:

@@ -154,6 +154,12 @@ EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
                  "A. 1个月\nB. 3个月\nC. 6个月\nD. 15个月\n答案：",
         "choices": ["1个月", "3个月", "6个月", "15个月"],
     },
+    "label-numbered": {
+        "query": "Given the family relationships:\n* Diane is Victoria's parent.\n* Danielle is Diane's parent.\n"
+                 "What is Danielle's relationship to Diane?\nSelect the correct answer:\n1. parent\n2. child\n"
+                 "Enclose the selected answer number in the <ANSWER> tag, for example: <ANSWER>1</ANSWER>.",
+        "choices": ["parent", "child"],
+    },
     "letters": {
         "query": "以下是中国税务考试中的多项选择题，请选出所有正确的选项。\n根据增值税法律制度的规定，一般纳税人提供的下列服务中，"
                  "适用9%税率的有（  ）。\nA. 交通运输服务\nB. 不动产租赁服务\nC. 有形动产租赁服务\nD. 建筑服务\nE. 金融服务",

@@ -54,6 +54,25 @@ def _is_name(word: str) -> bool:
 _ASKS_SUBJECT = re.compile(r"^\W*who\s+(?!did|does|do|was|is|were|are|has|have|had|will|would|can|could)[a-z]+", re.IGNORECASE)
 
 
+#: A question about the subject by its kind: "Which receiver had the longest reception?", "What
+#: team scored last?" (not "Which team did they beat?").
+_ASKS_WHICH_SUBJECT = re.compile(
+    r"^\W*(?:which|what)\s+[a-z]+\s+(?!did|does|do|will|would|can|could|should)[a-z]+(?:ed|s|ored)?\b", re.IGNORECASE)
+#: A question that offers its answers: "…, Tulu or Hindi?", "…: Indians or Pakistanis?".
+_OFFERS = re.compile(r"[,:]\s*(?:the\s+)?([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+or\s+(?:the\s+)?"
+                     r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s*\?\s*$")
+#: Words before a name that compare with it rather than assert it.
+_COMPARED = frozenset({"than", "not", "over", "unlike"})
+
+
+def _offered_names(question: str) -> frozenset[str]:
+    """The words of the alternatives a question offers (case-folded), or none."""
+    m = _OFFERS.search(question)
+    if m is None:
+        return frozenset()
+    return frozenset(w.casefold() for alt in m.groups() for w in _WORD.findall(alt))
+
+
 def question_of(query: str) -> str:
     """The question of a prompt: its last line that asks (ends in ``?``), without a label
     ("Question: Who gave the apple?" is "Who gave the apple?"); "" when none asks."""
@@ -71,10 +90,18 @@ def _names_answer(written: list[str], start: int, question: str) -> bool:
     name ("Fred gave the apple to Bill."), any other for the only name it does not give
     ("Who did Mary give the apple to?": "Mary gave the apple to Bill.")."""
     asked = {w.casefold() for w in _WORD.findall(question)}
+    offered = _offered_names(question)
+    if offered:
+        # "Which language is spoken least, Tulu or Hindi?": the alternative the sentence asserts,
+        # the first it names, not one it compares with ("… smaller than the group of Indians")
+        named = [i for i, w in enumerate(written) if w.casefold() in offered
+                 and not (i and written[i - 1].casefold() in _COMPARED)
+                 and not (i > 1 and written[i - 2].casefold() in _COMPARED and written[i - 1].casefold() in _ARTICLES)]
+        return named[:1] == [start]
     if not asked or written[start].casefold() in asked:
         return False
     names = [i for i, w in enumerate(written) if _is_name(w) and w.casefold() not in _FUNCTION]
-    if _ASKS_SUBJECT.match(question):
+    if _ASKS_SUBJECT.match(question) or _ASKS_WHICH_SUBJECT.match(question):
         return names[:1] == [start]  # "Who gave the milk to Fred?" is not "Fred gave the milk to Jeff."
     return [i for i in names if written[i].casefold() not in asked] == [start]
 

@@ -137,6 +137,19 @@ _STATEMENT_LETTER = re.compile(
     + _OPEN
     + r"\s*([A-Za-z])(?![A-Za-z])"
 )
+#: An option's number right after an answer marker, where the question numbers its options
+#: (``<ANSWER>2</ANSWER>``, ``The answer is 3.``, ``答案：(2)``, ``option 4``): not a value
+#: (``2.5``, ``2%``, ``2,000``) nor the start of a sum (``2 + 3``).
+_STATEMENT_NUMBER = re.compile(
+    r"^[\s:：*#>】\]]*(?:是|为|应为|应选|选|选择)?[\s:：*]*(?:选项|第|(?i:option|number|no\.?|choice)\s*)?\s*"
+    + _OPEN
+    + r"\s*(\d{1,2})(?![\d.,:：%/+*×x-]\d|\d|\s*[%+*/×÷=-]|\s*(?:元|万|个|岁|年))"
+)
+#: A line that is nothing but an option's number (``2``, ``(3)``, ``**4.**``, ``Option 1``).
+_BARE_NUMBER = re.compile(
+    r"^[\s*#>_`\"'“”‘’【\[(（]*(?:选项|第|(?i:option|number|choice)\s*)?\s*(\d{1,2})\s*(?:项|个)?[)）\]】.。:：]?"
+    r"[\s*_`\"'“”‘’】\])）.。]*$"
+)
 _LEADING_LETTER = re.compile(r"^[\s*#>\]】]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
 _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*项")
 #: A letter said to be right ("C正确", "C项是正确的", "C对"), read where the negated ones are gone.
@@ -222,9 +235,11 @@ def _read_statement(
     choices: Sequence[str],
     *,
     correction: bool = False,
+    numbered: bool = False,
 ) -> int | None:
-    """The option a statement gives: its leading letter, a choice it names, an amount equal
-    to a choice, a 选项X. Raises _Hedge when it offers two."""
+    """The option a statement gives: its leading letter (its number, where the question
+    numbers its options), a choice it names, an amount equal to a choice, a 选项X. Raises
+    _Hedge when it offers two."""
     if correction:
         corrected = corrected_part(body)
         if corrected is None:
@@ -239,6 +254,8 @@ def _read_statement(
             index = letter_index(m.group(1), count)
             if index is not None:
                 return index
+    if numbered and (n := _STATEMENT_NUMBER.match(body)) and 1 <= int(n.group(1)) <= count:
+        return int(n.group(1)) - 1
     asserted = _asserted_choice(named)
     if asserted is not None:
         return asserted
@@ -248,8 +265,11 @@ def _read_statement(
     return _only_letter(_WEAK_LETTER, without_negated_letters(body), count) if lettered else None
 
 
-def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
-    """A line that is nothing but an option letter and/or a choice."""
+def _bare_line(
+    line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]], numbered: bool = False
+) -> int | None:
+    """A line that is nothing but an option letter (or its number, where the question numbers
+    its options) and/or a choice."""
     named = named_choices(line, needles)
     rest = naming_form(line)
     for start, end, _index, _negated in reversed(named):
@@ -260,6 +280,8 @@ def _bare_line(line: str, count: int, lettered: bool, needles: Sequence[tuple[st
             index = letter_index(m.group(1), count)
             if index is not None:
                 return index
+    if numbered and (n := _BARE_NUMBER.match(rest)) and 1 <= int(n.group(1)) <= count:
+        return int(n.group(1)) - 1
     if len(named) == 1 and not named[0][3] and _BARE_LINE.match(rest):
         return named[0][2]
     return None
@@ -305,21 +327,23 @@ _CLAUSE = re.compile(r"[，,；;。：:！!？?\n]")
 _BRACKETED = re.compile(r"[（(【\[][^（）()【】\[\]]*[）)】\]]")
 
 
-def _lead_answer(sentence: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]) -> int | None:
+def _lead_answer(
+    sentence: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]], numbered: bool = False
+) -> int | None:
     """The option the lead sentence of an output gives, when it gives one: nothing but the
     option (``B. 区群/层次谬误``), an option letter it opens with (``C是正确答案``, ``选项A：……``),
     or the one option it names, right after an answer verb (``可能是感染性心内膜炎``). A story
     or an analysis that merely mentions an option asserts nothing."""
     if not sentence.strip():
         return None
-    bare = _bare_line(sentence, count, lettered, needles)
+    bare = _bare_line(sentence, count, lettered, needles, numbered)
     if bare is not None:
         return bare
     # The answer alone in the first clause, then why ("B（15%）。C项20%是……", "增值税，……"):
     # brackets after it are its gloss.
     clause = _CLAUSE.split(_BRACKETED.sub("", sentence), maxsplit=1)[0]
     if clause.strip() and clause != sentence:
-        bare = _bare_line(clause, count, lettered, needles)
+        bare = _bare_line(clause, count, lettered, needles, numbered)
         if bare is not None:
             return bare
     named = named_choices(sentence, needles)
@@ -381,12 +405,12 @@ _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 
 
 def _bold_answer(
-    text: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]]
+    text: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]], numbered: bool = False
 ) -> tuple[int, str] | None:
     """The last bold span that is nothing but an answer (``最大值是 **2**``, ``**C**``), and
     the span as written."""
     for m in reversed(list(_BOLD.finditer(text))):
-        picked = _bare_line(m.group(1), count, lettered, needles)
+        picked = _bare_line(m.group(1), count, lettered, needles, numbered)
         if picked is not None:
             return picked, m.group(0)
     return None
@@ -433,6 +457,7 @@ class LabelView:
         aliases: Mapping[str, Sequence[str]] | None,
         names: Sequence[str] | None,
         raw: str | None = None,
+        numbered: bool = False,
     ) -> None:
         #: The raw output (TaxBen's rules read it) and the choices as the record has them.
         self.raw = text if raw is None else raw
@@ -440,6 +465,8 @@ class LabelView:
         self.count = len(choices)
         self.texts = list(names) if names is not None and len(names) == self.count else list(choices)
         self.lettered = lettered
+        #: The question numbers its options (``1. …``): an option may be given by its number.
+        self.numbered = numbered
         self.markers = markers
         self.query = query
         self.aliases = aliases
@@ -457,7 +484,8 @@ class LabelView:
 
     def read(self, body: str, correction: bool = False) -> int | None:
         """The option a statement gives (raises Hedge when it offers two)."""
-        picked = _read_statement(body, self.count, self.lettered, self.needles, self.texts, correction=correction)
+        picked = _read_statement(body, self.count, self.lettered, self.needles, self.texts, correction=correction,
+                                 numbered=self.numbered)
         if picked is not None and offered_with_another(
             _first_sentence(body), picked, self.count, self.lettered, self.needles
         ):
@@ -505,7 +533,7 @@ class LabelView:
         return max(len(needle) for needle, _ in self.needles) if self.needles else 0
 
     def bare(self, line: str) -> int | None:
-        return _bare_line(line, self.count, self.lettered, self.needles)
+        return _bare_line(line, self.count, self.lettered, self.needles, self.numbered)
 
     @cached_property
     def lead_text(self) -> str:
@@ -720,7 +748,7 @@ BOLD_ANSWER_RULE = register_rule(
 @BOLD_ANSWER_RULE.reads("label")
 @_on_text
 def _bold(view: LabelView) -> Reading | None:
-    bold = _bold_answer(view.listless, view.count, view.lettered, view.needles)
+    bold = _bold_answer(view.listless, view.count, view.lettered, view.needles, view.numbered)
     return None if bold is None else Reading(bold[0], rule=BOLD_ANSWER_RULE.name, source=bold[1])
 
 
@@ -776,7 +804,7 @@ LEAD_SENTENCE_RULE = register_rule(
 def _lead(view: LabelView) -> Reading | None:
     # Asserted without a marker: the lead sentence answers first ("B. 区群/层次谬误。……",
     # "C是正确答案。", "最重要的并发症可能是感染性心内膜炎。……")
-    lead = _lead_answer(view.lead_text, view.count, view.lettered, view.needles)
+    lead = _lead_answer(view.lead_text, view.count, view.lettered, view.needles, view.numbered)
     return _asserted(view, lead, LEAD_SENTENCE_RULE.name, view.lead_text)
 
 
@@ -890,6 +918,7 @@ def read_choice(
     names: Sequence[str] | None = None,
     chain: tuple[str, ...] | None = None,
     raw: str | None = None,
+    option_numbers: bool = False,
 ) -> Reading:
     """The index of the option an output selects (rules in the module docstring), or why no
     option is read (:class:`~taxpraben.parsing.region.Reading`).
@@ -903,9 +932,11 @@ def read_choice(
     the query). A hedge between two options ("B或D") selects none. The reading is the
     execution of the ``label`` chain (``chain``: other rule names, in order;
     :mod:`taxpraben.parsing.readers.label`). ``raw``: the output before any cleaning, when
-    ``text`` is not it (TaxBen's rules read it).
+    ``text`` is not it (TaxBen's rules read it). ``option_numbers``: the question lists its
+    options by number (``1. …``, not lettered), so that a statement or a line may give an
+    option by its number (``<ANSWER>2</ANSWER>``).
     """
-    view = LabelView(text, choices, option_letters, markers, query, aliases, names, raw)
+    view = LabelView(text, choices, option_letters, markers, query, aliases, names, raw, option_numbers)
     return label_chain(chain).run(view, _NO_ANSWER)
 
 

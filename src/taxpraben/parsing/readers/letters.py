@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cached_property, wraps
+from functools import cached_property, lru_cache, wraps
 
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
@@ -97,6 +97,7 @@ __all__ = [
     "letters_chain",
     "listed_option_letters",
     "listed_option_texts",
+    "options_numbered",
     "read_letter_set",
     "read_letters",
 ]
@@ -146,6 +147,29 @@ def listed_option_letters(query: str, letters: str = "ABCDE") -> str:
     when it lists fewer than two."""
     found = sorted({m.group(1) for m in _LISTED.finditer(query or "") if m.group(1) in letters})
     return "".join(found) if len(found) >= 2 else letters
+
+
+#: An option as a question numbers it, at the start of a line: ``1. …``, ``(2) …``, ``3) …``, ``4、…``.
+_NUMBER_MARK = re.compile(r"^[ \t*>-]*[(（]?(\d{1,2})[.．、:：)）][ \t]*(\S.*?)[ \t]*$", re.MULTILINE)
+
+
+@lru_cache(maxsize=1024)
+def options_numbered(query: str, choices: tuple[str, ...]) -> bool:
+    """Whether the question lists its options by number instead of by letter: every choice, in
+    order, on a line of its own after its number ``1.`` … ``n.`` (``1. Amber is Hannah's aunt``).
+    Choices that are numbers themselves are never numbered (the number may be the value)."""
+    if len(choices) < 2 or any(_PLAIN_NUMBER.match(str(c).strip()) for c in choices):
+        return False
+    listed: dict[int, list[str]] = {}
+    for m in _NUMBER_MARK.finditer(query or ""):
+        listed.setdefault(int(m.group(1)), []).append(m.group(2).casefold())
+    return all(
+        any(text.startswith(str(choice).strip().casefold()) for text in listed.get(i + 1, ()))
+        for i, choice in enumerate(choices)
+    )
+
+
+_PLAIN_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?\s*%?$")
 
 
 _OPTION_TEXT = re.compile(

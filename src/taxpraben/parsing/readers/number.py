@@ -48,7 +48,7 @@ from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import DECLINES_NUMBER, NOTHING_DUE, closes_on_number, cut_by_limit
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number, read_gold_number
+from taxpraben.parsing.numbers import NumberMatch, find_numbers, number_words, parse_number, read_gold_number
 from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer
 from taxpraben.parsing.readers.shared import (
     ANOTHER_QUESTION_RULE,
@@ -222,8 +222,44 @@ def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch
     return _last_number(text, expect_percent)
 
 
-def _statement_number(statement: Statement, expect_percent: bool | None) -> NumberMatch | None:
-    """The number a final-answer statement gives (module docstring, "Final answer")."""
+#: What a question counts: "How many gallons …", "how much money …" (the noun after "how many/much").
+_HOW_MANY = re.compile(r"(?i:\bhow\s+(?:many|much)\s+([a-z]{3,}))")
+#: Words after "how many/much" that name no unit ("how many more", "how much does").
+_NOT_A_UNIT = frozenset({"more", "less", "fewer", "does", "did", "will", "would", "can", "could", "are", "was",
+                         "were", "has", "have", "the", "times", "money", "total", "longer", "greater"})
+
+
+def asked_unit(query: str) -> str | None:
+    """The unit the question counts in ("gallons" for "How many gallons does she drink?"),
+    singular, or None."""
+    found = [m.group(1).lower() for m in _HOW_MANY.finditer(query)]
+    if not found or found[-1] in _NOT_A_UNIT:
+        return None
+    word = found[-1]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _counted_in(sentence: str, unit: str) -> NumberMatch | None:
+    """The one value ``sentence`` gives in the asked unit ("15 gallons of water in 30 days" for
+    gallons: 15), or None when it gives none or several."""
+    hits = [n for n in find_numbers(sentence)
+            if re.match(r"\s*" + re.escape(unit) + r"(?:e?s)?(?![a-z])", sentence[n.end :], re.IGNORECASE)]
+    return hits[0] if hits and len({n.value for n in hits}) == 1 else None
+
+
+def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None) -> NumberMatch | None:
+    """The number a final-answer statement gives (module docstring, "Final answer"); where
+    the question counts in a unit (``unit``) and the statement's sentence gives one value in
+    it, that value: the quantity asked for, not another figure of the sentence."""
+    found = _stated_number(statement, expect_percent)
+    if unit and found is not None and statement.kind in ("answer", "conclusion"):
+        counted = _counted_in(_sentence_of(statement.text), unit)
+        if counted is not None and counted.value != found.value:
+            return _detached(counted)
+    return found
+
+
+def _stated_number(statement: Statement, expect_percent: bool | None) -> NumberMatch | None:
     body = statement.text
     whole = parse_number(body.strip(" \t:：*#>是为"))
     if whole is not None:
@@ -249,9 +285,26 @@ def _statement_number(statement: Statement, expect_percent: bool | None) -> Numb
             found = _final_in_text(body, expect_percent)
             if found is not None and found.start >= 0 and _in_a_name(body, found):
                 found = None  # "the answer is the 99% VaR of the portfolio": the quantity named, no value
+    if found is None and statement.kind == "answer":
+        found = _opening_words(body)  # "The answer is six."
     if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
         found = replace(found, refund=True)
     return found
+
+
+#: What may stand before the number a statement writes in words ("is", ":", "**", "only").
+_BEFORE_WORDS = re.compile(r"^[\s:：*#>\"'“]*(?i:(?:is|was|will\s+be|would\s+be|equals?|only|just|exactly)\s+)*")
+
+
+def _opening_words(body: str) -> NumberMatch | None:
+    """The number an answer statement opens with, written in words ("is six", ": twenty-one")."""
+    end = _CLAUSE_END.search(body)
+    clause = body[: end.start()] if end else body
+    words = number_words(clause)
+    before = _BEFORE_WORDS.match(clause)
+    if words and before is not None and words[0].start == before.end():
+        return _detached(words[0])
+    return None
 
 
 def _says_zero(body: str) -> bool:
@@ -447,6 +500,11 @@ class NumberView:
         self.cleaned = "" if self.empty or self.failure else tables_with_units(cleaned)
 
     @cached_property
+    def unit(self) -> str | None:
+        """The unit the question counts in ("gallons"), if it names one."""
+        return asked_unit(self.query) if self.query else None
+
+    @cached_property
     def raw_final_text(self) -> str | None:
         """The number expression the default chain reads from the raw output, as written (the
         stand-in for TaxBen's GPT-3.5 extraction, K3 of :mod:`taxpraben.parsing.readers.taxben`)."""
@@ -467,7 +525,7 @@ class NumberView:
         for statement in self.statements:
             if statement.kind == "conclusion":
                 break
-            found = _statement_number(statement, self.expect_percent)
+            found = _statement_number(statement, self.expect_percent, self.unit)
             if found is not None:
                 return statement, _detached(found), _FINAL_RULE.get(statement.kind, ANSWER_STATEMENT_RULE.name)
         return None
@@ -596,7 +654,7 @@ def _conclusion(view: NumberView) -> Reading | None:
         return None
     for statement in view.statements:
         if statement.kind == "conclusion":
-            found = _statement_number(statement, view.expect_percent)
+            found = _statement_number(statement, view.expect_percent, view.unit)
             if found is None:
                 if _declining(_sentence_of(statement.text)):
                     # the latest conclusion says the number cannot be computed: earlier ones
@@ -686,6 +744,33 @@ def _sole(view: NumberView) -> Reading | None:
     return Reading(last[1], rule=SOLE_NUMBER_RULE.name, source=_around(*last))
 
 
+IN_WORDS_RULE = register_rule(
+    "number.in-words", kinds=("number",), tier=6, confidence="low",
+    description="No number in digits: the first count written in words ('David would have six brothers.'), other "
+                "than a quantity the question itself states.",
+    examples=(Example("number", "The company owes forty-four thousand yuan of VAT this month.", "44000"),),
+    leaves_alone=(Example("number", "No one can tell without the invoices.", None),),
+)
+_SENTENCE_OF_WORDS = re.compile(r"[^.!?。！？\n]+")
+
+
+@IN_WORDS_RULE.reads("number")
+@_on_text
+def _in_words(view: NumberView) -> Reading | None:
+    if find_numbers(view.cleaned):
+        return None
+    asked = view.query.casefold()
+    for m in _SENTENCE_OF_WORDS.finditer(view.cleaned):
+        sentence = m.group(0)
+        for found in number_words(sentence):
+            counted = re.match(r"\s*[A-Za-z]+", sentence[found.end :])
+            phrase = found.text + (counted.group(0) if counted else "")
+            if counted and re.sub(r"\s+", " ", phrase).casefold() in asked:
+                continue  # "three sisters": the question's own quantity restated
+            return Reading(_detached(found), rule=IN_WORDS_RULE.name, source=sentence.strip())
+    return None
+
+
 LAST_NUMBER_RULE = register_rule(
     "number.last-number", kinds=("number",), tier=6, confidence="low",
     description="No statement: the last number of the output, outside notes, bracketed formulas and suppositions.",
@@ -741,6 +826,7 @@ NUMBER_CHAIN: tuple[str, ...] = (
     "veto.expression",
     "veto.alternatives",
     "number.sole-number",
+    "number.in-words",
     "veto.unfinished",
     "number.last-number",
     "veto.no-answer",

@@ -72,8 +72,15 @@ ANSWER_STATEMENT_RULE = register_rule(
               Example("letters", "逐项分析后，答案：ABD", "ABD"),
               Example("number", "销项税额=800000×13%=104000元\n应纳税额=104000-60000=44000元\n答案：44000元", "44000"),
               # an answer in English naming an option's value
-              Example("label", "The answer is: 3 months", "3个月", "label-months")),
-    leaves_alone=(Example("label", "没有答案：题目有误", None),),
+              Example("label", "The answer is: 3 months", "3个月", "label-months"),
+              # options the prompt numbers are given by number, in the prompt's own answer tag, even
+              # when the model's answer is the prompt's example ("for example: <ANSWER>1</ANSWER>")
+              Example("label", "Danielle is Diane's parent, so Diane is her child.\n<ANSWER>2</ANSWER>", "child",
+                      "label-numbered"),
+              Example("label", "<ANSWER>1</ANSWER><|im_end|>", "parent", "label-numbered")),
+    leaves_alone=(Example("label", "没有答案：题目有误", None),
+                  # a number past the options names none of them
+                  Example("label", "<ANSWER>3</ANSWER>", None, "label-numbered")),
 )
 
 BOXED_RULE = register_rule(
