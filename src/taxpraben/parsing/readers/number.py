@@ -48,7 +48,13 @@ from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import DECLINES_NUMBER, NOTHING_DUE, closes_on_number, cut_by_limit
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.numbers import NumberMatch, find_numbers, number_words, parse_number, read_gold_number
+from taxpraben.parsing.numbers import (
+    NumberMatch,
+    find_numbers,
+    number_words,
+    parse_number,
+    read_gold_number,
+)
 from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, own_answer
 from taxpraben.parsing.readers.shared import (
     ANOTHER_QUESTION_RULE,
