@@ -345,3 +345,20 @@ def test_a_question_that_offers_alternatives_is_answered_by_the_one_the_sentence
     question = "Which group in Bahrain is smaller: Indians or Pakistanis?"
     sentence = "According to the passage, the group of Pakistanis is smaller than the group of Indians."
     assert span_match(sentence, "Pakistanis", question) and not span_match(sentence, "Indians", question)
+
+
+def test_two_values_offered_for_one_number_are_no_single_answer() -> None:
+    query = "Find the smallest n. Give one number."
+    for output in ("In summary the smallest n is 4 or 5.\nThe answer is 4 or 5.",
+                   "x = (13 ± 7)/4\n\nTherefore, x = 13/4 and x = -6/4 are the two values that make f(x) = 0.",
+                   "This gives the approximations 0.5 and 1.5.\n\nTherefore, the answer is 0.5 and 1.5."):
+        item = _read("TaxCalc", {"id": "a1", "query": query, "answer": 4}, output)
+        assert item.status == "format_failure", (output, item.read_by, item.extracted)
+
+
+def test_one_value_written_two_ways_is_one_answer() -> None:
+    for output, gold in (("P ≈ (0.85 * 0.55) / 0.40 ≈ 0.63\n\nTherefore, the answer is: P ≈ 0.63, or 63%.", 0.63),
+                         ("So the probability of rolling it is 1/4 or 25%.", 0.25),
+                         ("Adam will be one-fourth of 60, or 15.", 15)):
+        item = _read("TaxCalc", {"id": "a2", "query": "Compute it.", "answer": gold}, output)
+        assert item.status == "ok" and item.scores["em"] == 1.0, (output, item.read_by, item.veto, item.extracted)
