@@ -362,3 +362,13 @@ def test_one_value_written_two_ways_is_one_answer() -> None:
                          ("Adam will be one-fourth of 60, or 15.", 15)):
         item = _read("TaxCalc", {"id": "a2", "query": "Compute it.", "answer": gold}, output)
         assert item.status == "ok" and item.scores["em"] == 1.0, (output, item.read_by, item.veto, item.extracted)
+
+
+def test_a_reasoning_models_think_section_is_reasoning_and_its_answer_section_the_answer() -> None:
+    record = {"id": "s1", "query": "Jill works 35 hours a week at $20 and 15 hours at $30, for 50 weeks. Her annual salary?",
+              "answer": 57500}
+    output = ("<|im_start|>think\nOkay, 35*20 = 700 a week, so 35000 a year. Wait, 15*30 = 450, times 50 is 50 weeks of it.\n"
+              "So the coaching part is 22500, maybe 50 is the answer?\n<|im_start|>answer\nAnswer: Her annual salary is "
+              "$35,000 + $22,500 = \\(\\boxed{57500}\\).<|im_end|>")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.extracted)

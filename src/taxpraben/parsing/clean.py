@@ -8,6 +8,8 @@
    - a stray closing tag without its opening (chat templates that pre-fill ``<think>`` in the
      prompt, e.g. DeepSeek-R1): everything up to and including the *last* stray ``</think>``
      is reasoning and is dropped;
+   - a reasoning model's sections opened by turn tokens (``<|im_start|>think`` … then
+     ``<|im_start|>answer``) are a ``<think>`` block and the answer after it;
    - an opening tag that is never closed (the model was cut off, or forgot the tag): the text
      before the tag is kept; the text after it is reasoning and is dropped, **unless** it
      contains a line that starts with an explicit final-answer heading (``最终答案``,
@@ -128,8 +130,17 @@ _MARKUP = re.compile("[<`~\u1fef\ufe64\uff1c\uff40\uff5e]")
 _PLAIN = re.compile("[\u4e00-\u9fff!-;=?-_a-}，。、《》“”‘’【】]+")
 
 
+#: A reasoning model's sections opened by turn tokens (s1's budget forcing writes
+#: ``<|im_start|>think`` … ``<|im_start|>answer``): the think section is reasoning, as a
+#: ``<think>`` block, and the answer section what the model answers.
+_THINK_SECTION = re.compile(r"<\|im_start\|>[ \t]*(?:think|thinking|reasoning)(?![a-z])", re.IGNORECASE)
+_ANSWER_SECTION = re.compile(r"<\|im_start\|>[ \t]*answer(?!ing)", re.IGNORECASE)
+
+
 def strip_reasoning(text: str) -> str:
     """Remove ``<think>`` reasoning as described in the module docstring (rule 1)."""
+    if "<|im_start|>" in text and _THINK_SECTION.search(text):
+        text = _ANSWER_SECTION.sub("</think>\n", _THINK_SECTION.sub("<think>", text))
     # Only the part up to the last closing tag can hold closed blocks; searching beyond it
     # would rescan the tail once per opening tag (quadratic on hostile input).
     closes = list(_THINK_CLOSE.finditer(text))
