@@ -372,3 +372,15 @@ def test_a_reasoning_models_think_section_is_reasoning_and_its_answer_section_th
               "$35,000 + $22,500 = \\(\\boxed{57500}\\).<|im_end|>")
     item = _read("TaxCalc", record, output)
     assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.extracted)
+
+
+def test_an_answer_statement_in_other_languages_outranks_the_derivation() -> None:
+    query = "Jerry has 2 more white hens than red hens and 10 hens in all. How many red hens does he have?"
+    for output in ("Er hat 10 Hennen, 2 mehr weiße: (10 - 2) / 2 = 4. Dann prüfen wir 4 + 6 = 10.\nDie Antwort lautet 4.",
+                   "10 - 2 = 8, 8 / 2 = 4, et 4 + 6 = 10.\nRéponse : 4",
+                   "10 - 2 = 8 y 8 / 2 = 4; comprobamos 4 + 6 = 10.\nRespuesta: 4",
+                   "10 - 2 = 8, 8 / 2 = 4, проверка: 4 + 6 = 10.\nОтвет: 4",
+                   "10 - 2 = 8、8 / 2 = 4。確認：4 + 6 = 10。\n答えは 4 です。"):
+        item = _read("TaxCalc", {"id": "l1", "query": query, "answer": 4}, output)
+        assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement", (
+            output, item.read_by, item.extracted)
