@@ -384,3 +384,11 @@ def test_an_answer_statement_in_other_languages_outranks_the_derivation() -> Non
         item = _read("TaxCalc", {"id": "l1", "query": query, "answer": 4}, output)
         assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement", (
             output, item.read_by, item.extracted)
+
+
+def test_a_result_stated_later_with_a_unit_in_brackets_outranks_a_conclusion_on_the_way() -> None:
+    record = {"id": "r9", "query": "Estimate the free cash flow (in millions).", "answer": 804.22}
+    output = ("Net income in 2012 = 626 (million dollars)\nTherefore, the FCFF is 2447 (million dollars).\n\n"
+              "Then we adjust for working capital:\n(535 * 1.53846153) = 804.22 (million dollars)")
+    item = _read("TaxCalc", record, output)
+    assert item.extracted != "2447" and item.read_by != "rule:conclusion.statement", (item.read_by, item.extracted)

@@ -732,7 +732,8 @@ def _conclusion(view: NumberView) -> Reading | None:
 #: A line that states a result: a copula, an equals sign or a colon, then a number and at most
 #: a short unit, at the line's end ("总收入为：400 + 60 = 460美元。").
 _STATES_RESULT = re.compile(
-    r"(?:=|＝|为|是|:|：)\s*[$¥￥]?\s*-?\d[\d,]*(?:\.\d+)?\s*[%A-Za-z\u4e00-\u9fff/]{0,6}\s*[。.!！]?$"
+    r"(?:=|＝|为|是|:|：)\s*[$¥￥£€]?\s*-?\d[\d,]*(?:\.\d+)?\s*[%A-Za-z\u4e00-\u9fff/]{0,6}\s*"
+    r"(?:[(（][^()（）\n]{1,24}[)）])?\s*[。.!！]?$"  # "= 804.22 (million dollars)"
 )
 #: A line that checks a result already given ("验算：", "Check:"): it states no new one.
 _CHECKS = re.compile(r"^\W*(?:检验|验算|验证|校验|检查|(?i:check|verify|verification))")
