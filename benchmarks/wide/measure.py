@@ -68,6 +68,7 @@ class Tally:
     ambiguous: int = 0
     confidence: Counter[str] = field(default_factory=Counter)
     high_wrong: int = 0
+    high_wrong_read: int = 0
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
@@ -79,6 +80,7 @@ class Tally:
         self.ambiguous += other.ambiguous
         self.confidence.update(other.confidence)
         self.high_wrong += other.high_wrong
+        self.high_wrong_read += other.high_wrong_read
 
     def line(self, name: str) -> str:
         if not self.n:
@@ -88,7 +90,8 @@ class Tally:
         return (f"{name}: {self.agree}/{self.n} agree ({self.agree / self.n:.1%}), reading agree "
                 f"{self.agree_read}/{self.n} ({self.agree_read / self.n:.1%}); given {self.given} "
                 f"({self.given / self.n:.2%}), withheld {self.withheld}; ambiguous left out {self.ambiguous}; "
-                f"high {high} (wrong {self.high_wrong}, {self.high_wrong / high if high else 0:.2%}), "
+                f"high {high} (wrong {self.high_wrong}, {self.high_wrong / high if high else 0:.2%}; "
+                f"reading wrong {self.high_wrong_read}, {self.high_wrong_read / high if high else 0:.2%}), "
                 f"low {self.confidence['low']} ({self.confidence['low'] / self.n:.1%}), "
                 f"none read {self.confidence['none']}; misses by confidence {dict(miss_conf)}")
 
@@ -128,6 +131,7 @@ def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | Non
         tally.n += 1
         tally.agree += same
         tally.confidence[level] += 1
+        tally.high_wrong_read += level == "high" and not same_read
         if not same:
             if got is not None:
                 tally.given += got > expect["score"]

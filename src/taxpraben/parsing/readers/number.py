@@ -368,7 +368,9 @@ _ALTERNATIVES = re.compile(
 _SAME_VARIABLE = re.compile(
     r"(?<![A-Za-z])([A-Za-z])\s*=\s*([-−]?\d[\d.,/]*)\s*(?:,|，|;|；|\band\b|\bor\b|或)\s*(?:and\s+|or\s+)?\1\s*=\s*([-−]?\d[\d.,/]*)")
 #: An answer statement that gives two numbers at once: "is 0.5 and 1.5".
-_TWO_AT_ONCE = re.compile(r"^[\s:：*]*(?:(?i:is|are|was|were)\s+)?[-−]?[$¥€£]?\d[\d.,]*\s*%?\s*(?:,|\band\b)\s*[-−]?[$¥€£]?\d")
+_TWO_AT_ONCE = re.compile(
+    r"^[\s:：*]*(?:(?i:is|are|was|were)\s+)?[-−]?[$¥€£]?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\d,.]\d)\s*%?\s*(?:,\s|\band\b)\s*"
+    r"[-−]?[$¥€£]?\d")
 
 
 def _offers_alternatives(sentence: str, opening: bool = False) -> bool:
