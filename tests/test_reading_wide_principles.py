@@ -392,3 +392,14 @@ def test_a_result_stated_later_with_a_unit_in_brackets_outranks_a_conclusion_on_
               "Then we adjust for working capital:\n(535 * 1.53846153) = 804.22 (million dollars)")
     item = _read("TaxCalc", record, output)
     assert item.extracted != "2447" and item.read_by != "rule:conclusion.statement", (item.read_by, item.extracted)
+
+
+def test_an_output_cut_inside_its_own_steps_before_any_answer_answers_nothing() -> None:
+    record = {"id": "c1", "query": "Fred grabbed the football. Fred gave it to Jeff.\nQuestion: Who gave the football?",
+              "text": "Fred grabbed the football in the kitchen. Fred gave it to Jeff.", "answer": "Fred"}
+    item = _read("TaxRead", record, "A fun little scenario!\n\nLet's break it down:\n\n1. Fred grabbed the football in the kitchen.\n"
+                                     "2. Fred dropped")
+    assert item.status == "format_failure" and item.veto == "veto.cut-off", (item.read_by, item.veto)
+    # a finished answer sentence before the cut still answers
+    item = _read("TaxRead", record, "Fred gave the football to Jeff.\n\nLet's break it down:\n1. Fred grabbed")
+    assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.veto, item.extracted)

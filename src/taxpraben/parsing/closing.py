@@ -211,9 +211,13 @@ def stops_mid_sentence(text: str) -> bool:
     """``text`` finishes no sentence and stops before its first is said: it is unfinished
     (:func:`unfinished`: on a colon, a comma, an open bracket, an empty list item) or ends on
     the question it quotes ("Based on the context, the answer to the question "What is west of
-    the kitchen?""): a preamble the length limit cut before any answer."""
+    the kitchen?""): a preamble the length limit cut before any answer; or it is cut inside its
+    own list of steps before any answer is said ("Let's break it down:\n1. Fred grabbed the
+    football.\n2. Fred dropped")."""
     closed = _closed_text(text).rstrip()
     quoted = _QUOTED_QUESTION_END.search(closed)
+    if closed and _cut_in_its_own_steps(closed):
+        return True
     if not closed or _SENTENCE_DONE.search(closed[: quoted.start()] if quoted else closed):
         return False  # a finished sentence may hold the answer ("The garden. Based on the context, the")
     head = re.split(r"[(（:：\"“\n]", closed, maxsplit=1)[0].strip()
@@ -222,6 +226,23 @@ def stops_mid_sentence(text: str) -> bool:
             and (cjk or len(head.split()) <= _BARE_WORDS):
         return False  # a bare answer and the start of its note: 'Bill (Document[129]):"Bill (Doc'
     return quoted is not None or unfinished(closed)
+
+
+#: A list item of the output's own working ("1. Jeff journeyed to the office", "- Step 2").
+_STEP = re.compile(r"^\s*(?:\d{1,2}[.)、]|[-*•])\s+\S")
+#: A finished line that says nothing yet: an announcement ("Let's break it down:") or a short
+#: exclamation ("A fun little scenario!").
+_SAYS_NOTHING_YET = re.compile(r"^[^\n]*[:：]\s*$|^\W*(?:\w+\W+){0,5}\w*\s*[!！]\s*$")
+
+
+def _cut_in_its_own_steps(closed: str) -> bool:
+    """The output is cut off inside its own list of steps before any answer is said: it ends
+    on an unfinished list item ("2. Fred dropped"), and every line before it is an
+    announcement, an exclamation or a finished step ("1. Fred grabbed the football.")."""
+    lines = [line for line in closed.split("\n") if line.strip()]
+    if len(lines) < 2 or not _STEP.match(lines[-1]) or _SENTENCE_DONE.search(lines[-1][-1:]):
+        return False
+    return all(_STEP.match(line) or _SAYS_NOTHING_YET.match(line) for line in lines[:-1])
 
 
 #: A bare answer before a note: at most this many words and characters.
