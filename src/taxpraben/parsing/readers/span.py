@@ -473,6 +473,28 @@ def _cut_off(view: SpanView) -> Reading | None:
     return Reading(view.cleaned, NO_ANSWER, rule=CUT_OFF_RULE.name) if stops_mid_sentence(view.cleaned) else None
 
 
+ASKS_BACK_RULE = register_rule(
+    "veto.asks-back", kinds=("span",), tier=7, confidence="high",
+    description="No statement and nothing marked, and every sentence of the output asks a question (the question "
+                "written back, questions of its own, a question to the user): it answers nothing.",
+    examples=(Example("span", "Who is the voice actor for Phineas on the TV show Phineas and Ferb?", None),
+              Example("span", "1. What is cellular respiration?\n2. What is the terminal electron acceptor?", None)),
+    leaves_alone=(Example("span", "万分之五? 是的，按日加收万分之五。", "万分之五? 是的，按日加收万分之五。"),),
+)
+#: A sentence of an output: up to its end mark, the mark kept.
+_ASKED = re.compile(r"[^。！？!?.\n]*[。！？!?.\n]?")
+
+
+@ASKS_BACK_RULE.reads("span")
+@_on_text
+def _asks_back(view: SpanView) -> Reading | None:
+    said = [m.group(0).strip() for m in _ASKED.finditer(view.cleaned) if m.group(0).strip(" \n\t。.!！")]
+    said = [one for one in said if not re.fullmatch(r"\W*\d{1,2}[.)、]?\W*", one)]  # list numbers
+    if view.checks and said and all(one.endswith(("?", "？")) for one in said):
+        return Reading(view.cleaned, NO_ANSWER, rule=ASKS_BACK_RULE.name)
+    return None
+
+
 WHOLE_OUTPUT_RULE = register_rule(
     "span.whole-output", kinds=("span",), tier=6, confidence="low",
     description="No statement and nothing marked: the output itself (matched as a phrase).",
@@ -501,6 +523,7 @@ SPAN_CHAIN: tuple[str, ...] = (
     "span.marked",
     "veto.refusal",
     "veto.cut-off",
+    "veto.asks-back",
     "span.bare-answer",
     "span.whole-output",
     "veto.no-answer",
