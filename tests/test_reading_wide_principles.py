@@ -290,7 +290,10 @@ def test_a_count_written_in_words_is_a_number() -> None:
     query = "David has three sisters. Each of them has one brother. How many brothers does David have?"
     for output, expect in (("David would have six brothers.", 6.0),
                            ("David has three sisters, so he would have two brothers if each has two.", 2.0),
-                           ("The answer is twenty-one.", 21.0)):
+                           ("The answer is twenty-one.", 21.0),
+                           # the count in the unit asked, even where the question says it too
+                           ("David would still have only one brother.", 1.0),
+                           ("Each of David's three sisters would have two brothers, for a total of three brothers.", 3.0)):
         item = _read("TaxCalc", {"id": "w1", "query": query, "answer": expect}, output)
         assert item.status == "ok" and item.scores["em"] == 1.0, (output, item.read_by, item.extracted)
     item = _read("TaxCalc", {"id": "w2", "query": query, "answer": 1}, "No one can say without knowing the family.")

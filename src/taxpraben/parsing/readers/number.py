@@ -825,10 +825,17 @@ def _in_words(view: NumberView) -> Reading | None:
     asked = view.query.casefold()
     for m in _SENTENCE_OF_WORDS.finditer(view.cleaned):
         sentence = m.group(0)
-        for found in number_words(sentence):
+        words = number_words(sentence)
+        if not words:
+            continue
+        # the count in the unit the question counts, the last the sentence gives ("… three sisters,
+        # … for a total of three brothers"); else the first count that is not the question's own
+        in_unit = [w for w in words if view.unit and re.match(r"\s*" + re.escape(view.unit) + r"(?:e?s)?(?![a-z])",
+                                                              sentence[w.end :], re.IGNORECASE)]
+        for found in in_unit[-1:] or words:
             counted = re.match(r"\s*[A-Za-z]+", sentence[found.end :])
             phrase = found.text + (counted.group(0) if counted else "")
-            if counted and re.sub(r"\s+", " ", phrase).casefold() in asked:
+            if not in_unit and counted and re.sub(r"\s+", " ", phrase).casefold() in asked:
                 continue  # "three sisters": the question's own quantity restated
             return Reading(_detached(found), rule=IN_WORDS_RULE.name, source=sentence.strip())
     return None
