@@ -354,7 +354,8 @@ def test_two_values_offered_for_one_number_are_no_single_answer() -> None:
     query = "Find the smallest n. Give one number."
     for output in ("In summary the smallest n is 4 or 5.\nThe answer is 4 or 5.",
                    "x = (13 ± 7)/4\n\nTherefore, x = 13/4 and x = -6/4 are the two values that make f(x) = 0.",
-                   "This gives the approximations 0.5 and 1.5.\n\nTherefore, the answer is 0.5 and 1.5."):
+                   "This gives the approximations 0.5 and 1.5.\n\nTherefore, the answer is 0.5 and 1.5.",
+                   "(x - 1)(x - 4) = 0\n\nthe values of x such that f(x) = 0 are x = -1/2 and x = 4"):
         item = _read("TaxCalc", {"id": "a1", "query": query, "answer": 4}, output)
         assert item.status == "format_failure", (output, item.read_by, item.extracted)
 

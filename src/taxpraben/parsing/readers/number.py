@@ -477,9 +477,15 @@ def _two_boxed_values(cleaned: str, statements: list[Statement], expect_percent:
 def _one_of_alternatives(text: str, found: NumberMatch) -> bool:
     """The number read is one of two the text offers ("可能为257.5万元，也可能为250万元"), not a
     number beside alternatives of something else ("税率为3%或5%，应纳税额为4000元")."""
-    return found.start >= 0 and any((m.start() <= found.start < m.end() or m.start() < found.end <= m.end())
-                                    and len(_values(_alternatives_window(text, m))) > 1
-                                    for m in _ALTERNATIVES.finditer(text))  # fmt: skip
+    if found.start < 0:
+        return False
+    # "x = -1/2 and x = 4": the number read is one of two values of one quantity
+    if any(m.start() <= found.start < m.end() and _differ(m.group(2), m.group(3))
+           for m in _SAME_VARIABLE.finditer(text)):
+        return True
+    return any((m.start() <= found.start < m.end() or m.start() < found.end <= m.end())
+               and len(_values(_alternatives_window(text, m))) > 1
+               for m in _ALTERNATIVES.finditer(text))  # fmt: skip
 
 
 def _without_asides(text: str) -> str | None:
