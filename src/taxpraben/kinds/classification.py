@@ -123,13 +123,6 @@ def _lettered(spec_says: bool, choices: tuple[str, ...], query: str) -> bool:
     return len(listed_option_letters(query, "ABCDEFGH")) == len(choices) >= 2
 
 
-def _numbered(choices: tuple[str, ...], query: str) -> bool:
-    """The question lists its options by number (``1. …`` … ``n. …``), not by letter."""
-    from taxpraben.parsing.readers.letters import options_numbered
-
-    return options_numbered(query, choices)
-
-
 def option_names(choices: tuple[str, ...], query: str) -> list[str] | None:
     """When the choices are the letters themselves, the option texts the question lists."""
     if not _letters_are_choices(choices):
@@ -197,6 +190,7 @@ class ClassificationKind(Kind):
     def prepare(self, spec: TaskSpec, record: Record, item: Sample, text: str, failed: bool) -> Prepared:
         # The readers are imported on first use: loading data needs the kind, not them.
         from taxpraben.parsing.readers.label import read_choice
+        from taxpraben.parsing.readers.letters import options_numbered
         from taxpraben.parsing.rules import chain_comparison
 
         assert record.choices is not None
@@ -209,6 +203,7 @@ class ClassificationKind(Kind):
         failure: str | None = None
         answers: list[str] = []
         if not failed:
+            numbered = options_numbered(record.query, choices)
             names = option_names(choices, record.query)
             reading = read_choice(
                 text,
@@ -220,7 +215,7 @@ class ClassificationKind(Kind):
                 names=names,
                 chain=names_of_chain,
                 raw=item.text,
-                option_numbers=_numbered(choices, record.query),
+                option_numbers=numbered,
             )
             index = reading.value if isinstance(reading.value, int) else None
             label = None if index is None else form.label(choices, index)
@@ -228,7 +223,7 @@ class ClassificationKind(Kind):
             if index is not None:  # the texts the answer may be written as, preferred first
                 answers = [*(names[index:index + 1] if names else ()), choices[index],
                            *(opts.aliases or {}).get(choices[index], ()),
-                           str(index + 1) if _numbered(choices, record.query) else chr(65 + index)]
+                           str(index + 1) if numbered else chr(65 + index)]
         status: Status = "error" if failed else ("format_failure" if label is None else "ok")
         how = Noted() if reading is None else noted(status, item.text, reading.rule, reading.source, answers,
                                                     reading.span)  # fmt: skip

@@ -184,7 +184,7 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # the answer in the other languages models answer in: Japanese, Korean, German, French,
     # Spanish, Russian, Swahili, Indonesian, Bengali, Thai ("答えは", "Antwort:", "Réponse :", "Ответ:")
     r"(?:答え|正解)\s*(?:は|:|：)|정답\s*(?:은|는|:|：)|"
-    r"(?<![A-Za-z])(?i:(?:die\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?r[ée]ponse\s*(?:est|:)|(?:la\s+)?respuesta\s*(?:es|:)|"
+    r"(?=[ADJLRadjlrОо])(?<![A-Za-z])(?i:(?:die\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?r[ée]ponse\s*(?:est|:)|(?:la\s+)?respuesta\s*(?:es|:)|"
     r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawaban(?:nya)?\s*(?:adalah|:))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
     r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
     r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))",

@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
-from functools import cached_property, wraps
+from functools import cached_property, lru_cache, wraps
 from typing import TYPE_CHECKING
 
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
@@ -235,6 +235,7 @@ _NOT_A_UNIT = frozenset({"more", "less", "fewer", "does", "did", "will", "would"
                          "were", "has", "have", "the", "times", "money", "total", "longer", "greater"})
 
 
+@lru_cache(maxsize=1024)
 def asked_unit(query: str) -> str | None:
     """The unit the question counts in ("gallons" for "How many gallons does she drink?"),
     singular, or None."""
