@@ -25,6 +25,13 @@ question, for every reader (labels, letters, numbers, spans) alike:
    ``B. 不动产租赁服务``, ``非法出售增值税专用发票`` for ``…发票罪``) is not blanked: naming an option is how an answer is given. With a ``document`` (the
    context of a reading task, whose answers are spans of it by design), only runs that
    repeat the rest of the prompt (instruction, question) are blanked.
+   Not copies either: a tagged answer (``<ANSWER>1</ANSWER>``, the prompt's own example of its
+   answer format, filled in), an answer marker the prompt asks for with its copula ("The final
+   answer is"), the short answer the prompt gives to one of its own demonstration questions
+   ("A: Not in background."), and an output that is one short phrase as a whole ("Kansas City
+   Royals") unless it is a whole line of the prompt. The prompt's data written again (its list
+   items, ``* Richard is Gloria's parent.``) starts no new turn: only a line that asks or instructs
+   does.
 3. **Nothing of its own.** When nothing is left but punctuation, Markdown and answer
    headings (``答案：``, ``解析：``), the output is a *copy of the prompt*; when the output
    began with an invented question, it *answers another question*. Either is a format
