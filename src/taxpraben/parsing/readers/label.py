@@ -14,10 +14,11 @@ reader (:mod:`taxpraben.parsing.region`):
    read with rules 3 and 4. A value that names nothing falls through to the text.
 3. **Final statements, latest first** (``\boxed{B}``, ``答案：B``, ``应选C``, a
    self-correction ``不对，应为D``): in each, a letter right after the marker (lettered
-   choices only: ``B``, ``(B)``, ``选项B``, ``b``), else the first choice named in it that is
+   choices only: ``B``, ``(B)``, ``选项B``, ``b``; where the question numbers its options
+   ``1.`` … ``n.``, the option's number: ``<ANSWER>2</ANSWER>``), else the first choice named in it that is
    not negated, else a letter named as ``选项X``/``X项`` in it.
-4. **A bare answer line**: a line that is nothing but an option letter or a choice
-   (``B``, ``**C. 消费税**``, ``增值税``), the latest such line.
+4. **A bare answer line**: a line that is nothing but an option letter (or number, where the
+   question numbers its options) or a choice (``B``, ``**C. 消费税**``, ``增值税``), the latest such line.
 5. **Conclusions, latest first** (``综上``, ``因此``, ``所以`` and the task's
    ``answer_markers`` such as ``属于``, ``构成``, ``应认定为``, ``主要涉及``; not after a
    negation such as ``不属于``): read as in 3.
