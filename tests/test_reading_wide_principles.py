@@ -407,3 +407,29 @@ def test_an_output_cut_inside_its_own_steps_before_any_answer_answers_nothing() 
     # a finished answer sentence before the cut still answers
     item = _read("TaxRead", record, "Fred gave the football to Jeff.\n\nLet's break it down:\n1. Fred grabbed")
     assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.veto, item.extracted)
+
+
+def test_options_the_prompt_numbers_with_circled_numerals_are_given_by_them() -> None:
+    record = {"id": "k1", "query": "Question: Which drug is made by the Fischer indole synthesis?\n\n① fluoxetine\n② modafinil\n"
+              "③ paroxetine\n④ quetiapine\n⑤ sumatriptan\n\nAnswer:",
+              "choices": ["fluoxetine", "modafinil", "paroxetine", "quetiapine", "sumatriptan"], "gold": 4, "answer": "sumatriptan"}
+    for output in ("⑤", "⑤<|END_OF_TURN_TOKEN|>", ": ⑤<|im_end|>"):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == "sumatriptan", (output, item.read_by, item.veto)
+    # circled numerals label options even where the options are numbers
+    record = {"id": "k2", "query": "How many mg?\n\n① 56\n② 350\n③ 0.42\n\nAnswer:", "choices": ["56", "350", "0.42"],
+              "gold": 1, "answer": "350"}
+    item = _read("TaxSCQ", record, "②")
+    assert item.status == "ok" and item.extracted == "350", (item.read_by, item.veto)
+
+
+def test_options_labelled_in_lower_case_are_answered_in_lower_case() -> None:
+    query = ("確定診断のために必要な検査はどれか。2つ選べ。\na: 頭部MRI\nb: 冠動脈造影\nc: 胸部造影CT\nd: 心エコー検査\ne: FDG-PET/CT\n"
+             "必ずa,b,c,d,eの中からちょうど2個選んでください。\n答え:")
+    for output, expect in (("c,d", "CD"), ("b, d", "BD")):
+        item = _read("TaxMCQ", {"id": "i1", "query": query, "answer": "CD"}, output)
+        assert item.status == "ok" and item.extracted == expect, (output, item.read_by, item.veto, item.extracted)
+    record = {"id": "i2", "query": "最も考えられるのはどれか。\na: 丹毒\nb: 上顎癌再発\nc: 急性副鼻腔炎\n答え:",
+              "choices": ["丹毒", "上顎癌再発", "急性副鼻腔炎"], "gold": 1, "answer": "上顎癌再発"}
+    item = _read("TaxSCQ", record, "b")
+    assert item.status == "ok" and item.extracted == "上顎癌再発", (item.read_by, item.veto)

@@ -79,6 +79,7 @@ from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_va
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, OwnAnswer, own_answer
+from taxpraben.parsing.readers.letters import with_upper_letters
 from taxpraben.parsing.readers.shared import (
     ANOTHER_QUESTION_RULE,
     ANSWER_STATEMENT_RULE,
@@ -148,7 +149,7 @@ _STATEMENT_NUMBER = re.compile(
 )
 #: A line that is nothing but an option's number (``2``, ``(3)``, ``**4.**``, ``Option 1``).
 _BARE_NUMBER = re.compile(
-    r"^[\s*#>_`\"'“”‘’【\[(（]*(?:选项|第|(?i:option|number|choice)\s*)?\s*(\d{1,2})\s*(?:项|个)?[)）\]】.。:：]?"
+    r"^[\s*#>_`\"'“”‘’【\[(（:：]*(?:选项|第|(?i:option|number|choice)\s*)?\s*(\d{1,2})\s*(?:项|个)?[)）\]】.。:：]?"
     r"[\s*_`\"'“”‘’】\])）.。]*$"
 )
 _LEADING_LETTER = re.compile(r"^[\s*#>\]】]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
@@ -471,7 +472,9 @@ class LabelView:
         self.markers = markers
         self.query = query
         self.aliases = aliases
-        self.full = strip_latex(clean_prediction(text))
+        # options labelled "a: …" are answered in lower case ("b"): their letters, as A, B, …
+        self.full = with_upper_letters(strip_latex(clean_prediction(text)), query) if lettered \
+            else strip_latex(clean_prediction(text))
         self.own: OwnAnswer = own_answer(self.full, query, options=self.texts)
         self.cleaned = self.own.text
         #: Nothing to read: no own answer, or no options.

@@ -50,7 +50,7 @@ from collections.abc import Callable
 from functools import cached_property, lru_cache, wraps
 
 from taxpraben.parsing.chain import Chain, chain_for
-from taxpraben.parsing.clean import clean_prediction
+from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.prompt_copy import (
@@ -97,9 +97,12 @@ __all__ = [
     "letters_chain",
     "listed_option_letters",
     "listed_option_texts",
+    "options_lower_lettered",
     "options_numbered",
     "read_letter_set",
     "read_letters",
+    "with_upper_labels",
+    "with_upper_letters",
 ]
 
 
@@ -156,19 +159,50 @@ _NUMBER_MARK = re.compile(r"^[ \t*>-]*[(（]?(\d{1,2})[.．、:：)）][ \t]*(\S
 @lru_cache(maxsize=1024)
 def options_numbered(query: str, choices: tuple[str, ...]) -> bool:
     """Whether the question lists its options by number instead of by letter: every choice, in
-    order, on a line of its own after its number ``1.`` … ``n.`` (``1. Amber is Hannah's aunt``).
+    order, on a line of its own after its number ``1.`` … ``n.``, ``(1)``, ``①`` (``1. Amber is
+    Hannah's aunt``).
     Choices that are numbers themselves are never numbered (the number may be the value)."""
-    if len(choices) < 2 or any(_PLAIN_NUMBER.match(str(c).strip()) for c in choices):
+    # circled numbers ("① 56") label options, whatever the options are; plain ones may be values
+    circled = _CIRCLED.search(query or "") is not None
+    if len(choices) < 2 or (not circled and any(_PLAIN_NUMBER.match(str(c).strip()) for c in choices)):
         return False
     listed: dict[int, list[str]] = {}
-    for m in _NUMBER_MARK.finditer(query or ""):
+    # read as the output is read: folded, so that circled numbers ("① fluoxetine") are numbers
+    for m in _NUMBER_MARK.finditer(fold_characters(query or "")):
         listed.setdefault(int(m.group(1)), []).append(m.group(2).casefold())
-    return all(
-        any(text.startswith(str(choice).strip().casefold()) for text in listed.get(i + 1, ()))
-        for i, choice in enumerate(choices)
-    )
+    firsts = [fold_characters(str(choice).strip().split("\n", 1)[0]).casefold() for choice in choices]
+    return all(any(text.startswith(first) for text in listed.get(i + 1, ())) for i, first in enumerate(firsts))
 
 
+#: An option the question labels with a lower-case letter at the start of a line: "a: 硝酸薬投与".
+_LOWER_LABEL = re.compile(r"^[ \t]*([a-j])[ \t]*[:：.．、)）][ \t]*\S", re.MULTILINE)
+#: A lower-case letter standing alone (not inside a word).
+_LONE_LOWER_LETTER = re.compile(r"(?<![A-Za-z])[a-j](?![A-Za-z])")
+
+
+@lru_cache(maxsize=1024)
+def options_lower_lettered(query: str) -> bool:
+    """Whether the question labels its options with lower-case letters only ("a: …", "b: …"):
+    then its answer is written in them too ("c,d", "b, e"), and they are its options' letters."""
+    labels = {m.group(1) for m in _LOWER_LABEL.finditer(query or "")}
+    return {"a", "b"} <= labels and not re.search(r"^[ \t]*[A-J][ \t]*[:：.．、)）]", query or "", re.MULTILINE)
+
+
+def with_upper_letters(text: str, query: str) -> str:
+    """``text`` with its lone lower-case letters written in upper case, where the question labels
+    its options in lower case (length kept: offsets stay valid); else ``text`` as it is."""
+    return _LONE_LOWER_LETTER.sub(lambda m: m.group(0).upper(), text) if options_lower_lettered(query) else text
+
+
+def with_upper_labels(query: str) -> str:
+    """The question with its lower-case option labels in upper case ("a: …" -> "A: …"), where it
+    labels its options in lower case only."""
+    if not options_lower_lettered(query):
+        return query
+    return _LOWER_LABEL.sub(lambda m: m.group(0)[: m.start(1) - m.start()] + m.group(1).upper() + m.group(0)[m.end(1) - m.start():], query)
+
+
+_CIRCLED = re.compile("[\u2460-\u2473\u2776-\u277f\u2780-\u2793]")
 _PLAIN_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?\s*%?$")
 
 
@@ -454,9 +488,10 @@ class LettersView:
         self.raw = text if raw is None else raw
         self.query = query
         self.allowed = "".join(sorted(set(letters.upper())))
-        self.listed = listed_option_letters(query, self.allowed)
-        self.options = listed_option_texts(query)
-        self.full = strip_latex(clean_prediction(text))
+        labelled = with_upper_labels(query)  # "a: …" options are A, B, … (the answer "c,d" is CD)
+        self.listed = listed_option_letters(labelled, self.allowed)
+        self.options = listed_option_texts(labelled)
+        self.full = with_upper_letters(strip_latex(clean_prediction(text)), query)
         self.own: OwnAnswer = own_answer(
             self.full, query,
             options=[self.options[x] for x in sorted(self.options) if x in self.allowed], several=True,
