@@ -335,17 +335,32 @@ def _declining(line: str) -> bool:
     for m in _CANNOT.finditer(line):
         begin = max((x.end() for x in _CLAUSE_END.finditer(line, 0, m.start())), default=0)
         end = _CLAUSE_END.search(line, m.end())
-        if not find_numbers(line[begin : end.start() if end else len(line)]):
+        if not _values_in(line[begin : end.start() if end else len(line)]):
             return True
     for m in DECLINES_NUMBER.finditer(line):
         if _CONDITION_BEFORE.search(line, max(0, m.start() - 24), m.start()):
             continue  # "as R goes to infinity, I(R) approaches pi/2": a condition, not the result
+        later = _CONCLUDES_LATER.search(line, m.end())
+        if later is not None and _values_in(line[later.end() :]):
+            continue  # "the 10-K does not mention any … Therefore, … is $0": concluded after all
         end = _CLAUSE_END.search(line, m.end())
-        if not find_numbers(line[m.start() : end.start() if end else len(line)]):
+        if not _values_in(line[m.start() : end.start() if end else len(line)]):
             return True  # the predicate gives no number: "the limit of 3n(a_n)^3 … is infinity"
     return False
 
 
+def _values_in(clause: str) -> list[NumberMatch]:
+    """The numbers of ``clause`` that are values, not parts of a name ("FY2018", "3M", "COVID-19")."""
+    return [n for n in find_numbers(clause) if not _NAMED_NUMBER.match(clause, n.start)
+            and not re.match(r"[A-Z]\b", clause[n.end : n.end + 2])]
+
+
+#: A number written inside a name: right after a Latin letter or a hyphenated word ("FY2018", "COVID-19").
+_NAMED_NUMBER = re.compile(r"(?<=[A-Za-z])\d|(?<=[A-Za-z]-)\d")
+
+
+#: A conclusion drawn after a sentence that seemed to decline.
+_CONCLUDES_LATER = re.compile(r"(?i:(?<![A-Za-z])(?:therefore|thus|hence|so)(?![A-Za-z]))|因此|所以|综上")
 #: A condition a limit is taken under ("as n goes to infinity", "when x approaches infinity").
 _CONDITION_BEFORE = re.compile(r"(?i:(?<![A-Za-z])(?:as|when|while|if)\s+\S+\s*)$")
 
