@@ -438,7 +438,7 @@ def test_options_labelled_in_lower_case_are_answered_in_lower_case() -> None:
 def test_an_english_refusal_gives_no_number_even_where_it_names_the_fiscal_year() -> None:
     query = "What is the FY2018 capital expenditure amount (in USD millions) for 3M? Use the cash flow statement."
     for output in ("The text doesn't provide information on the FY2018 capital expenditure amount for 3M.",
-                   "I'm sorry, but as an AI, I don't have real-time access to the 2018 filings of 3M."):
+                   "I'm sorry, but as an AI, I don't have real-time access to the FY2018 filings of 3M."):
         item = _read("TaxCalc", {"id": "d1", "query": query, "answer": 1577}, output)
         assert item.status == "format_failure", (output, item.read_by, item.extracted)
     # a figure concluded after the model says the filing does not mention it stands
