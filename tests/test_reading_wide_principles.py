@@ -446,3 +446,14 @@ def test_an_english_refusal_gives_no_number_even_where_it_names_the_fiscal_year(
               "restructuring costs outlined in the FY2022 income statement are $0.")
     item = _read("TaxCalc", {"id": "d2", "query": "Restructuring costs in FY2022 (USD millions)?", "answer": 0}, output)
     assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.veto, item.extracted)
+
+
+def test_a_year_the_question_names_is_no_amount() -> None:
+    query = "Using the balance sheet, how much total assets did Costco have at the end of FY2021? Answer in USD millions."
+    item = _read("TaxCalc", {"id": "y1", "query": query, "answer": 59268},
+                 "Costco reported $59,268 million in total assets at the end of fiscal 2021")
+    assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.extracted)
+    # a count that merely looks like a year is a count
+    item = _read("TaxCalc", {"id": "y2", "query": "他每天走10000步，还剩2000步。慢跑走了多少步？", "answer": 2000},
+                 "10000 - 8000 = 2000步")
+    assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.extracted)

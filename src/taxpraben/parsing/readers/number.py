@@ -254,11 +254,41 @@ def _counted_in(sentence: str, unit: str) -> NumberMatch | None:
     return hits[0] if hits and len({n.value for n in hits}) == 1 else None
 
 
-def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None) -> NumberMatch | None:
+#: A year: four digits from 1900 to 2099, alone ("2021", "FY2021"), not part of an amount.
+_YEAR_WRITTEN = re.compile(r"(?<![\d.,$¥€£])(?:FY|fy|Fiscal\s+|fiscal\s+)?((?:19|20)\d{2})(?![\d]|[.,]\d|\s*%)")
+#: A year as a question names it: "FY2021", "fiscal 2020", "in 2019", "2019年", "2019-2021".
+_YEAR_NAMED = re.compile(r"(?:\b(?:FY|fy)|(?i:fiscal|in|during|for|of|year|since|by|from|to|between|and)\s+)((?:19|20)\d{2})\b"
+                         r"|(?<!\d)((?:19|20)\d{2})(?=\s*年|\s*[-–]\s*(?:FY)?(?:19|20)\d{2}\b)")
+#: A question that asks for a year.
+_ASKS_YEAR = re.compile(r"(?i:\b(?:which|what)\s+(?:fiscal\s+|calendar\s+)?year\b|\bwhen\b|\byear\s+did\b)|哪一?年|何年|年份")
+
+
+@lru_cache(maxsize=1024)
+def named_years(query: str) -> frozenset[str]:
+    """The years a question names ("FY2021", "in 2019"), unless it asks for a year: a year it
+    names is the period it asks about, not the amount asked for."""
+    if not query or _ASKS_YEAR.search(query):
+        return frozenset()
+    return frozenset(m.group(1) or m.group(2) for m in _YEAR_NAMED.finditer(query))
+
+
+def _without_years(text: str, years: frozenset[str]) -> str:
+    """``text`` with the question's own years blanked (offsets kept): "FY2021" is no value."""
+    if not years:
+        return text
+    return _YEAR_WRITTEN.sub(lambda m: " " * len(m.group(0)) if m.group(1) in years else m.group(0), text)
+
+
+def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None,
+                      years: frozenset[str] = frozenset()) -> NumberMatch | None:
     """The number a final-answer statement gives (module docstring, "Final answer"); where
     the question counts in a unit (``unit``) and the statement's sentence gives one value in
-    it, that value: the quantity asked for, not another figure of the sentence."""
+    it, that value: the quantity asked for, not another figure of the sentence. A conclusion
+    whose number is a year the question names (``years``) gives none ("In 2020, Corning's
+    sales rose": the period asked about, not the amount)."""
     found = _stated_number(statement, expect_percent)
+    if found is not None and statement.kind == "conclusion" and not found.is_percent and found.text.strip() in years:
+        return None
     if unit and found is not None and statement.kind in ("answer", "conclusion"):
         counted = _counted_in(_sentence_of(statement.text), unit)
         if counted is not None and counted.value != found.value:
@@ -584,6 +614,11 @@ class NumberView:
         self.cleaned = "" if self.empty or self.failure else tables_with_units(cleaned)
 
     @cached_property
+    def years(self) -> frozenset[str]:
+        """The years the question names, unless it asks for one."""
+        return named_years(self.query) if self.query else frozenset()
+
+    @cached_property
     def unit(self) -> str | None:
         """The unit the question counts in ("gallons"), if it names one."""
         return asked_unit(self.query) if self.query else None
@@ -609,7 +644,7 @@ class NumberView:
         for statement in self.statements:
             if statement.kind == "conclusion":
                 break
-            found = _statement_number(statement, self.expect_percent, self.unit)
+            found = _statement_number(statement, self.expect_percent, self.unit, self.years)
             if found is not None:
                 return statement, _detached(found), _FINAL_RULE.get(statement.kind, ANSWER_STATEMENT_RULE.name)
         return None
@@ -620,7 +655,7 @@ class NumberView:
         text it was found in."""
         for text in (_before_note(self.cleaned), _without_asides(self.cleaned), self.cleaned):
             if text is not None:
-                found = _final_in_text(text, self.expect_percent)
+                found = _final_in_text(_without_years(text, self.years), self.expect_percent)
                 if found is not None:
                     # a figure that names the quantity ("the 99% VaR of the portfolio") gives no value
                     return None if found.start >= 0 and _in_a_name(text, found) else (text, found)
@@ -738,7 +773,7 @@ def _conclusion(view: NumberView) -> Reading | None:
         return None
     for statement in view.statements:
         if statement.kind == "conclusion":
-            found = _statement_number(statement, view.expect_percent, view.unit)
+            found = _statement_number(statement, view.expect_percent, view.unit, view.years)
             if found is None:
                 if _declining(_sentence_of(statement.text)):
                     # the latest conclusion says the number cannot be computed: earlier ones
