@@ -65,26 +65,26 @@ def _key(metric: str, settings: ScoringSettings) -> tuple[object, ...]:
     return (metric, *dataclasses.astuple(settings))
 
 
+def _scorer(metric: str, settings: ScoringSettings) -> BertLike | BartLike:
+    """The ``metric`` scorer ("bertscore" or "bartscore") of ``settings``, built once per process."""
+    key = _key(metric, settings)
+    if key not in _BUILT:
+        built = build_scorers(settings, {metric})
+        scorer = built.bert if metric == "bertscore" else built.bart
+        if scorer is None:
+            raise _unavailable(metric, built.unavailable.get(metric, "not available"))
+        _BUILT[key] = scorer
+    return _BUILT[key]
+
+
 def bert_scorer(settings: ScoringSettings) -> BertLike:
     """The BERTScore scorer of ``settings``, built once per process."""
-    key = _key("bertscore", settings)
-    if key not in _BUILT:
-        built = build_scorers(settings, {"bertscore"})
-        if built.bert is None:
-            raise _unavailable("bertscore", built.unavailable.get("bertscore", "not available"))
-        _BUILT[key] = built.bert
-    return cast("BertLike", _BUILT[key])
+    return cast("BertLike", _scorer("bertscore", settings))
 
 
 def bart_scorer(settings: ScoringSettings) -> BartLike:
     """The BARTScore scorer of ``settings``, built once per process."""
-    key = _key("bartscore", settings)
-    if key not in _BUILT:
-        built = build_scorers(settings, {"bartscore"})
-        if built.bart is None:
-            raise _unavailable("bartscore", built.unavailable.get("bartscore", "not available"))
-        _BUILT[key] = built.bart
-    return cast("BartLike", _BUILT[key])
+    return cast("BartLike", _scorer("bartscore", settings))
 
 
 def bertscore(pairs: Sequence[Pair], settings: ScoringSettings | None = None) -> list[float]:

@@ -132,8 +132,13 @@ def _prompt_lines(query: str) -> tuple[str, ...]:
     ``1. 销售货物取得收入80万元``) that the output writes again is the model working through the
     data, not the prompt asked again: such a line starts no new turn. A list item that asks
     (``2. 下列说法正确的是（ ）``, ``3. Who is …?``) stays."""
-    return tuple(k for line in plain_prompt(query).split("\n")
-                 if (k := key_only(line)) and not (_DATA_ITEM.match(line) and not _ASKS.search(line)))
+    return tuple(k for line, k in _keyed_prompt_lines(query) if not (_DATA_ITEM.match(line) and not _ASKS.search(line)))
+
+
+@lru_cache(maxsize=1024)
+def _keyed_prompt_lines(query: str) -> tuple[tuple[str, str], ...]:
+    """Each non-empty line of the prompt with its key (cached)."""
+    return tuple((line, k) for line in plain_prompt(query).split("\n") if (k := key_only(line)))
 
 
 #: A list item: a bullet or a number opens the line.
@@ -202,12 +207,9 @@ def _short_phrase(text: str, query: str) -> bool:
     if not residue(line) or _CLAUSE_MARK.search(line.rstrip("。.!！")) or len(_CJK_CHAR.findall(line)) > _PHRASE_CJK:
         return False  # a list ("D：……，E：……") or a clause is no phrase
     own = key_only(line)
-    return bool(own) and not any(own == k for k in _all_prompt_lines(query))
+    return bool(own) and all(own != k for _line, k in _keyed_prompt_lines(query))
 
 
-@lru_cache(maxsize=1024)
-def _all_prompt_lines(query: str) -> frozenset[str]:
-    return frozenset(k for k in map(key_only, plain_prompt(query).split("\n")) if k)
 
 
 class _Copies(NamedTuple):

@@ -57,7 +57,7 @@ _ASKS_SUBJECT = re.compile(r"^\W*who\s+(?!did|does|do|was|is|were|are|has|have|h
 #: A question about the subject by its kind: "Which receiver had the longest reception?", "What
 #: team scored last?" (not "Which team did they beat?").
 _ASKS_WHICH_SUBJECT = re.compile(
-    r"^\W*(?:which|what)\s+[a-z]+\s+(?!did|does|do|will|would|can|could|should)[a-z]+(?:ed|s|ored)?\b", re.IGNORECASE)
+    r"^\W*(?:which|what)\s+[a-z]+\s+(?!did|does|do|will|would|can|could|should)[a-z]+\b", re.IGNORECASE)
 #: A question that offers its answers: "…, Tulu or Hindi?", "…: Indians or Pakistanis?".
 _OFFERS = re.compile(r"[,:]\s*(?:the\s+)?([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+or\s+(?:the\s+)?"
                      r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s*\?\s*$")

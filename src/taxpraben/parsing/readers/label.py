@@ -473,8 +473,8 @@ class LabelView:
         self.query = query
         self.aliases = aliases
         # options labelled "a: …" are answered in lower case ("b"): their letters, as A, B, …
-        self.full = with_upper_letters(strip_latex(clean_prediction(text)), query) if lettered \
-            else strip_latex(clean_prediction(text))
+        full = strip_latex(clean_prediction(text))
+        self.full = with_upper_letters(full, query) if lettered else full
         self.own: OwnAnswer = own_answer(self.full, query, options=self.texts)
         self.cleaned = self.own.text
         #: Nothing to read: no own answer, or no options.

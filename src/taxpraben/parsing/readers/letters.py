@@ -175,7 +175,7 @@ def options_numbered(query: str, choices: tuple[str, ...]) -> bool:
 
 
 #: An option the question labels with a lower-case letter at the start of a line: "a: 硝酸薬投与".
-_LOWER_LABEL = re.compile(r"^[ \t]*([a-j])[ \t]*[:：.．、)）][ \t]*\S", re.MULTILINE)
+_LOWER_LABEL = re.compile(r"^([ \t]*)([a-j])(?=[ \t]*[:：.．、)）][ \t]*\S)", re.MULTILINE)
 #: A lower-case letter standing alone (not inside a word).
 _LONE_LOWER_LETTER = re.compile(r"(?<![A-Za-z])[a-j](?![A-Za-z])")
 
@@ -184,7 +184,7 @@ _LONE_LOWER_LETTER = re.compile(r"(?<![A-Za-z])[a-j](?![A-Za-z])")
 def options_lower_lettered(query: str) -> bool:
     """Whether the question labels its options with lower-case letters only ("a: …", "b: …"):
     then its answer is written in them too ("c,d", "b, e"), and they are its options' letters."""
-    labels = {m.group(1) for m in _LOWER_LABEL.finditer(query or "")}
+    labels = {m.group(2) for m in _LOWER_LABEL.finditer(query or "")}
     return {"a", "b"} <= labels and not re.search(r"^[ \t]*[A-J][ \t]*[:：.．、)）]", query or "", re.MULTILINE)
 
 
@@ -199,7 +199,7 @@ def with_upper_labels(query: str) -> str:
     labels its options in lower case only."""
     if not options_lower_lettered(query):
         return query
-    return _LOWER_LABEL.sub(lambda m: m.group(0)[: m.start(1) - m.start()] + m.group(1).upper() + m.group(0)[m.end(1) - m.start():], query)
+    return _LOWER_LABEL.sub(lambda m: m.group(1) + m.group(2).upper(), query)
 
 
 _CIRCLED = re.compile("[\u2460-\u2473\u2776-\u277f\u2780-\u2793]")

@@ -237,7 +237,7 @@ _NOT_A_UNIT = frozenset({"more", "less", "fewer", "does", "did", "will", "would"
 
 
 @lru_cache(maxsize=1024)
-def asked_unit(query: str) -> str | None:
+def counted_noun(query: str) -> str | None:
     """The unit the question counts in ("gallons" for "How many gallons does she drink?"),
     singular, or None."""
     found = [m.group(1).lower() for m in _HOW_MANY.finditer(query)]
@@ -247,11 +247,15 @@ def asked_unit(query: str) -> str | None:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+def _counts_in(text: str, end: int, unit: str) -> bool:
+    """The number that ends at ``end`` of ``text`` counts in ``unit`` (``15 gallons``, ``one brother``)."""
+    return re.match(r"\s*" + re.escape(unit) + r"(?:e?s)?(?![a-z])", text[end:], re.IGNORECASE) is not None
+
+
 def _counted_in(sentence: str, unit: str) -> NumberMatch | None:
     """The one value ``sentence`` gives in the asked unit ("15 gallons of water in 30 days" for
     gallons: 15), or None when it gives none or several."""
-    hits = [n for n in find_numbers(sentence)
-            if re.match(r"\s*" + re.escape(unit) + r"(?:e?s)?(?![a-z])", sentence[n.end :], re.IGNORECASE)]
+    hits = [n for n in find_numbers(sentence) if _counts_in(sentence, n.end, unit)]
     return hits[0] if hits and len({n.value for n in hits}) == 1 else None
 
 
@@ -537,7 +541,7 @@ class NumberView:
     @cached_property
     def unit(self) -> str | None:
         """The unit the question counts in ("gallons"), if it names one."""
-        return asked_unit(self.query) if self.query else None
+        return counted_noun(self.query) if self.query else None
 
     @cached_property
     def raw_final_text(self) -> str | None:
@@ -803,8 +807,7 @@ def _in_words(view: NumberView) -> Reading | None:
             continue
         # the count in the unit the question counts, the last the sentence gives ("… three sisters,
         # … for a total of three brothers"); else the first count that is not the question's own
-        in_unit = [w for w in words if view.unit and re.match(r"\s*" + re.escape(view.unit) + r"(?:e?s)?(?![a-z])",
-                                                              sentence[w.end :], re.IGNORECASE)]
+        in_unit = [w for w in words if view.unit and _counts_in(sentence, w.end, view.unit)]
         for found in in_unit[-1:] or words:
             counted = re.match(r"\s*[A-Za-z]+", sentence[found.end :])
             phrase = found.text + (counted.group(0) if counted else "")
