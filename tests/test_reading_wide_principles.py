@@ -457,3 +457,75 @@ def test_a_year_the_question_names_is_no_amount() -> None:
     item = _read("TaxCalc", {"id": "y2", "query": "他每天走10000步，还剩2000步。慢跑走了多少步？", "answer": 2000},
                  "10000 - 8000 = 2000步")
     assert item.status == "ok" and item.scores["em"] == 1.0, (item.read_by, item.extracted)
+
+
+# ---------------------------------------------------------------- round 4 (development sources)
+
+
+def test_a_calculator_note_left_open_is_an_unfinished_derivation() -> None:
+    # GSM8K-trained models annotate each step "<<66+42=108>>108"; the length limit that cuts one
+    # open leaves a derivation that never reached its answer
+    record = {"id": "w1", "query": "Kory's dog weighs 66 pounds ... Total combined weight?", "answer": 143}
+    output = ("1. Dogs weigh 1/3 * 66 = <<1/3*66=26>>26 pounds.\n2. Kory's dog weighs 1/2 * 66 = <<1/2*66=42>>42 pounds.\n"
+              "3. Together, the dogs weigh 66 + 42 + 26 = <<66+42+26=126")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "format_failure" and item.veto == "veto.unfinished"
+
+
+def test_a_list_of_steps_that_loops_reaches_no_result() -> None:
+    record = {"id": "w2", "query": "Jack and 3 friends play at an arcade ... Total cost?", "answer": 12}
+    output = "1. Jack spends 15 minutes.\n" + "".join(f"{n}. Jack spends 3 times longer than Jack.\n" for n in range(2, 10))
+    item = _read("TaxCalc", record, output)
+    assert item.status == "format_failure" and item.veto == "veto.unfinished"
+    # a finished derivation is read as before
+    done = _read("TaxCalc", record, "1. Jack plays 12 quarters.\n2. The friends play 0 more.\n3. In total 12 quarters = $12")
+    assert done.status == "ok" and done.scores["em"] == 1.0
+
+
+def test_an_output_that_declines_anywhere_gives_none_of_the_numbers_it_discusses() -> None:
+    record = {"id": "w3", "query": "What is AES's FY2022 return on assets? Round to two decimals.", "answer": -0.02}
+    output = ("I'm sorry, but as an AI language model, I do not have access to external databases or filings. "
+              "To calculate AES's FY2022 ROA, divide the net income by the average total assets between FY2021 and FY2022.\n\n"
+              "You would then round your answer to 2 decimal places.")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "format_failure" and item.veto == "veto.declined"
+
+
+def test_an_aside_naming_the_answers_form_is_part_of_the_marker() -> None:
+    record = {"id": "w4", "query": "Q: Should oysters be avoided by people with ADHD?\nA:",
+              "choices": ["yes", "no"], "gold": 1, "answer": "no"}
+    output = "Oysters are high in zinc. Thus, oysters should not be avoided. Therefore, the answer (yes or no) is no."
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "no" and item.read_by == "rule:final.answer-statement"
+
+
+JUDGE_PROMPT = ("Give your judgment between Answerable or Unanswerable. Finally summarize your answer in the format:\n"
+                "The answer is: ...\n\nQuestion: James sprints meters, 3 sprints a session. How many meters a week?\nJudgement: ")
+
+
+def test_the_prompts_answer_template_filled_in_is_the_answer_not_a_new_section() -> None:
+    record = {"id": "w5", "query": JUDGE_PROMPT, "choices": ["Answerable", "Unanswerable"], "gold": 1, "answer": "Unanswerable"}
+    output = "The distance of each sprint is missing, so we cannot determine the total.\n\nThe answer is: Unanswerable"
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "Unanswerable" and item.read_by == "rule:final.answer-statement"
+
+
+def test_the_label_the_prompt_ends_on_heads_the_answer() -> None:
+    record = {"id": "w6", "query": JUDGE_PROMPT, "choices": ["Answerable", "Unanswerable"], "gold": 0, "answer": "Answerable"}
+    item = _read("TaxSCQ", record, "Judgement: Answerable\n\nThe answer is: $20")
+    assert item.status == "ok" and item.extracted == "Answerable" and item.read_by == "rule:final.answer-statement"
+    bold = _read("TaxSCQ", record, "**Judgement:** Answerable\n\n**Reasoning:** every figure is given.")
+    assert bold.status == "ok" and bold.extracted == "Answerable"
+
+
+def test_a_letter_that_names_a_figures_part_is_no_option() -> None:
+    record = {"id": "w7", "query": JUDGE_PROMPT, "choices": ["Answerable", "Unanswerable"], "gold": 0, "answer": "Answerable"}
+    item = _read("TaxSCQ", record, "In triangle ABC, the bisectors meet at O. Therefore, angle BOC = 180° - angle A")
+    assert item.status == "format_failure"
+
+
+def test_a_term_the_question_quotes_is_not_the_answer_when_quoted_back() -> None:
+    record = {"id": "w8", "query": 'One character name is replaced with "$$MASK$$".\n\nWhich character is most likely "$$MASK$$"?',
+              "text": "ROSE: Where is he?\n$$MASK$$: Gone.", "answer": "Isabella"}
+    item = _read("TaxRead", record, 'Based on the dialogue, the character most likely referred to as "$$MASK$$" is Isabella.')
+    assert item.extracted != "MASK"

@@ -30,7 +30,8 @@ from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.region import sentences
 
 __all__ = [
-    "DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_off", "stops_mid_sentence",
+    "DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_off", "loops_in_steps",
+    "stops_mid_sentence",
     "unfinished", "without_loop",
 ]
 
@@ -71,6 +72,31 @@ def without_loop(text: str) -> str:
     return "\n".join(lines[: first + 1])
 
 
+#: A list item's label: "9. ", "(3) ", "- ".
+_ITEM_LABEL = re.compile(r"^\s*(?:\(?\d{1,3}[.)、]|[-*•])\s*")
+
+
+def loops_in_steps(text: str) -> bool:
+    """The output ends in a list of steps that loops: its last :data:`LOOP_MIN` or more list items
+    say the same thing under new numbers ("8. Jack spends 3 times longer than Jack.\n9. Jack
+    spends 3 times longer than Jack."). The model degenerated before it reached a result; the
+    looping step is no conclusion (a finished sentence said again without a label is
+    :func:`without_loop`'s, which closes on its first copy)."""
+    lines = [line for line in text.rstrip().split("\n") if line.strip()]
+    if len(lines) < LOOP_MIN or not _ITEM_LABEL.match(lines[-1]):
+        return False
+    last = _ITEM_LABEL.sub("", lines[-1]).strip()
+    repeats = 0
+    for line in reversed(lines[:-1]):
+        if not _ITEM_LABEL.match(line):
+            break
+        body = _ITEM_LABEL.sub("", line).strip()
+        if not (body == last or body.startswith(last)) or not last:
+            break
+        last, repeats = body, repeats + 1
+    return repeats + 1 >= LOOP_MIN
+
+
 @lru_cache(maxsize=64)
 def _closed_text(text: str) -> str:
     return _TRAILING_MARKUP.sub("", without_loop(text))
@@ -106,11 +132,12 @@ _EMPTY_ITEM = re.compile(r"\n[ \t]*(?:(?:\d{1,2}|[a-z])[.)、]|[*•])[ \t]*$")
 def unfinished(text: str) -> bool:
     """The output stops mid-derivation: its closing sentence ends on an operator, an equals
     sign, an open bracket, a comma or a colon, on an operation between numbers it never
-    evaluates ("18.0 + 1.2") or on an empty list item ("4."), or its last line leaves a bracket
-    or an inline formula (``$``) open."""
+    evaluates ("18.0 + 1.2") or on an empty list item ("4."), or its last line leaves a bracket,
+    a calculator note (``<<36-3=``) or an inline formula (``$``) open."""
     closed = _closed_text(text)
     last_line = closed[closed.rfind("\n") + 1 :]
-    opened = last_line.count("(") + last_line.count("（") - last_line.count(")") - last_line.count("）")
+    opened = last_line.count("(") + last_line.count("（") - last_line.count(")") - last_line.count("）") \
+        + last_line.count("<<") - last_line.count(">>")  # a calculator note "<<66+42=108>>" left open
     # a formula opened on the last line of an output that writes its formulas in $…$ ("$4"); a
     # lone "$" elsewhere is a currency sign
     open_maths = (last_line.count("$") == 1 and last_line.lstrip().startswith("$") and _FORMULA.search(closed) is not None) \

@@ -226,9 +226,15 @@ _PROMPT_LABEL = re.compile(
 @lru_cache(maxsize=1024)
 def section_labels(prompt: str) -> frozenset[str]:
     """The keys of the section labels the prompt's lines open with (``Context:``, ``<context>``,
-    ``材料一：``, ``Passage 1:``)."""
-    return frozenset(key for m in _PROMPT_LABEL.finditer(prompt)
-                     if (key := key_only(m.group("tag") or m.group("label") or "")))
+    ``材料一：``, ``Passage 1:``). The label the prompt ends on, left for the model to fill
+    (``Judgement:``, ``A:``), is the slot of its answer, not a section: the model that writes it
+    again answers after it."""
+    labels = {key for m in _PROMPT_LABEL.finditer(prompt) if (key := key_only(m.group("tag") or m.group("label") or ""))}
+    last_line = prompt.rstrip().rsplit("\n", 1)[-1]
+    slot = _PROMPT_LABEL.match(last_line)
+    if slot is not None and not last_line[slot.end() :].strip():
+        labels.discard(key_only(slot.group("tag") or slot.group("label") or ""))
+    return frozenset(labels)
 
 
 def _is_prompt_label(label: str, labels: frozenset[str]) -> bool:
@@ -250,7 +256,7 @@ def _section_points(text: str, labels: frozenset[str]) -> list[int]:
 
 
 #: Labels that head an answer, not a section of the prompt.
-_ANSWER_WORDS = re.compile(r"(?:final|the|your|correct)?(?:answer|answers|response|output|label|result|解|解答|回答|答)")
+_ANSWER_WORDS = re.compile(r"(?:final|the|your|correct)?(?:answer|answers|response|output|label|result|解|解答|回答|答)(?:is|was)?")
 
 
 def continuation(

@@ -132,7 +132,17 @@ def _prompt_lines(query: str) -> tuple[str, ...]:
     ``1. 销售货物取得收入80万元``) that the output writes again is the model working through the
     data, not the prompt asked again: such a line starts no new turn. A list item that asks
     (``2. 下列说法正确的是（ ）``, ``3. Who is …?``) stays."""
-    return tuple(k for line, k in _keyed_prompt_lines(query) if not (_DATA_ITEM.match(line) and not _ASKS.search(line)))
+    return tuple(k for line, k in _keyed_prompt_lines(query)
+                 if not (_DATA_ITEM.match(line) and not _ASKS.search(line)) and not _ANSWER_TEMPLATE.match(line))
+
+
+#: A line of the prompt that is the answer's template: an answer marker and a blank for the
+#: answer ("The answer is: ...", "Answer: (A|B)", "答案：____"). The model that writes it with its
+#: own answer answers; it does not ask the question again.
+_ANSWER_TEMPLATE = re.compile(
+    r"^[\s*#>\-]*(?:" + ANSWER_MARKER.pattern + r")\s*(?i:is|was|为|是)?\s*[:：]?\s*"
+    r"(?:\.{2,}|…+|_+|\[[^\]\n]{0,30}\]|\([^)\n]{0,30}\)|<[^>\n]{0,30}>|\{[^}\n]{0,30}\}|X|\?)?[\s.。*]*$"
+)
 
 
 @lru_cache(maxsize=1024)

@@ -49,6 +49,7 @@ question (:func:`~taxpraben.parsing.prompt_copy.own_answer`), never what it copi
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -169,7 +170,9 @@ class Statement:
 ANSWER_MARKER = _ANSWER = re.compile(
     r"最终答案|正确答案|参考答案|标准答案|(?<!没有)(?<!具体)(?<!无)(?<!唯一)答案|正确选项|正确的选项|应选|故选|本题选|因此选|所以选|我选|"
     r"正确的(?:是|有|为)|说法正确的(?:是|有)|"
-    r"(?<![a-z])(?i:final\s+answer|the\s+answer\s+is|answer\s*[:：]|answer\s+is|answer\s+(?:should|would|must|will)\s+be|"
+    # an aside that names the answer's form is part of the marker: "the answer (yes or no) is",
+    # zero-shot-CoT's "the answer (arabic numerals) is"
+    r"(?<![a-z])(?i:final\s+answer|the\s+answer(?:\s*[(（][^()（）\n]{1,40}[)）])?\s+is|answer\s*[:：]|answer\s+is|answer\s+(?:should|would|must|will)\s+be|"
     r"(?:correct|right|best|final)\s+(?:option|choice)(?:\s+(?:is|would\s+be|should\s+be)|\s*[:：])|"
     r"my\s+(?:final\s+)?choice\s+is|i\s+(?:would\s+)?(?:choose|pick|select)(?=\s+(?:option\s+)?[(\[]?[A-J](?![A-Za-z]))|"
     # "The most likely diagnosis is C: …", "the best next step would be option (B)": a superlative
@@ -364,12 +367,32 @@ def answer_tags(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _TAGGED.finditer(text)]
 
 
-def answer_statements(text: str, conclusion_markers: Sequence[str] = ()) -> list[Statement]:
-    """The statements of ``text`` that may hold its answer, most authoritative first."""
+#: The label a prompt ends on, for the model to fill: a word or two and a colon on its last line
+#: ("Judgement:", "Sentiment:", "判断：").
+_SLOT = re.compile(r"^[ \t#*>]*(?P<label>[A-Za-z][A-Za-z ]{1,24}?|[\u4e00-\u9fff]{2,6})[ \t]*[:：][ \t]*$")
+
+
+@lru_cache(maxsize=1024)
+def answer_slot(query: str) -> re.Pattern[str] | None:
+    """The prompt's answer slot: the label its last line opens and leaves for the model to fill
+    ("Judgement: ", "Label:"). The model that writes that label answers after it, as after
+    "Answer:" (a single letter, "A:", is an option's label and no slot)."""
+    lines = query.rstrip().rsplit("\n", 1)
+    slot = _SLOT.match(lines[-1]) if lines else None
+    if slot is None or _ANSWER.fullmatch(slot.group(0).strip(" \t#*>")):
+        return None
+    words = r"\s+".join(map(re.escape, slot.group("label").split()))
+    return re.compile(r"(?<![A-Za-z\u4e00-\u9fff])(?i:" + words + r")\**[ \t]*[:：]\**", re.MULTILINE)
+
+
+def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: str = "") -> list[Statement]:
+    """The statements of ``text`` that may hold its answer, most authoritative first (with
+    ``query``, the prompt's :func:`answer_slot` filled in is an answer statement too)."""
     final: list[Statement] = []
     for start, _end, content in find_boxed(text):
         final.append(Statement("boxed", "\\boxed", start, content))
-    for m in _ANSWER.finditer(text):
+    slot = answer_slot(query) if query else None
+    for m in itertools.chain(_ANSWER.finditer(text), slot.finditer(text) if slot else ()):
         if _SENTENCE_ENDS_AT.match(text, m.end()):
             continue  # "这个选项也不是正确答案。": the marker ends its sentence, it states nothing
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))

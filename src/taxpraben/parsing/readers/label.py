@@ -157,7 +157,11 @@ _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*
 #: A letter said to be right ("C正确", "C项是正确的", "C对"), read where the negated ones are gone.
 _AFFIRMED_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])\s*(?:项|选项)?\s*(?:是|为)?\s*(?:正确|对|当选|符合题意)")
 # Not before a Chinese character either: "A股" (A-shares) is a word, not an option.
-_STANDALONE_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])(?!\s+[a-z])")
+# Nor a letter that names a figure's part ("angle A", "point B", "∠C"): a name, not an option.
+_STANDALONE_LETTER = re.compile(
+    r"(?<![A-Za-z0-9∠△⊙])(?<!(?i:angle|point|plane) )(?<!(?i:vertex|circle) )(?<!(?i:side|line) )(?<!(?i:triangle) )"
+    r"([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])(?!\s+[a-z])"
+)
 _NONE_CORRECT = re.compile(
     r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
     r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
@@ -498,7 +502,7 @@ class LabelView:
 
     @cached_property
     def final(self) -> list[Statement]:
-        return [st for st in answer_statements(self.cleaned, self.markers) if st.kind != "conclusion"]
+        return [st for st in answer_statements(self.cleaned, self.markers, self.query) if st.kind != "conclusion"]
 
     @cached_property
     def settled(self) -> Reading | None:

@@ -501,7 +501,7 @@ class LettersView:
 
     @cached_property
     def statements(self) -> list[Statement]:
-        return answer_statements(self.cleaned)
+        return answer_statements(self.cleaned, query=self.query)
 
     @cached_property
     def final(self) -> list[Statement]:

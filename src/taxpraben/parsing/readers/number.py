@@ -46,7 +46,13 @@ from taxpraben.parsing.alternatives import offers_alternatives, one_of_alternati
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
-from taxpraben.parsing.closing import DECLINES_NUMBER, NOTHING_DUE, closes_on_number, cut_by_limit
+from taxpraben.parsing.closing import (
+    DECLINES_NUMBER,
+    NOTHING_DUE,
+    closes_on_number,
+    cut_by_limit,
+    loops_in_steps,
+)
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import (
@@ -556,7 +562,7 @@ class NumberView:
 
     @cached_property
     def statements(self) -> list[Statement]:
-        return answer_statements(self.cleaned)
+        return answer_statements(self.cleaned, query=self.query)
 
     @cached_property
     def first_final(self) -> tuple[Statement, NumberMatch, str] | None:
@@ -839,8 +845,31 @@ UNFINISHED_RULE = register_rule(
 def _unfinished(view: NumberView) -> Reading | None:
     if view.last_number is None:
         return None
-    if not closes_on_number(view.cleaned) or cut_by_limit(view.cleaned):
+    if not closes_on_number(view.cleaned) or cut_by_limit(view.cleaned) or loops_in_steps(view.cleaned):
         return Reading(None, NO_ANSWER, rule=UNFINISHED_RULE.name)
+    return None
+
+
+DECLINED_RULE = register_rule(
+    "veto.declined", kinds=("number",), tier=7, confidence="high",
+    description="No statement, and the output says somewhere that it cannot give the number (no access to the "
+                "data, the material lacks it, it cannot be computed): the numbers it discusses are no answer.",
+    examples=(Example("number", "I'm sorry, but I don't have access to the company's statements.\nTo compute the ratio, "
+                                "take the FY2021 revenue.\nDivide it by the average assets.\nRound it to 2 decimals.", None),
+              Example("number", "Without the capital expenditure, it's not possible to calculate the average.\n"
+                                "The 2018 revenue was 11,763 million.\nThe 2019 figure was 739 million.", None)),
+    leaves_alone=(Example("number", "800000×13%=104000\n104000-60000=44000", "44000"),
+                  Example("number", "I can't see the invoice, so assume sales of 800000: 800000×13%=104000", "104000")),
+)
+
+
+@DECLINED_RULE.reads("number")
+@_on_text
+def _declined(view: NumberView) -> Reading | None:
+    # tried after every statement, conclusion and sole number: what is left is the last number
+    # of a text that said it would not give one (a figure it discusses, a year, a count it restates)
+    if view.last_number is not None and any(_declining(line) for line in view.cleaned.split("\n")):
+        return Reading(None, NOT_ASSERTED, rule=DECLINED_RULE.name)
     return None
 
 
@@ -874,6 +903,7 @@ NUMBER_CHAIN: tuple[str, ...] = (
     "number.sole-number",
     "number.in-words",
     "veto.unfinished",
+    "veto.declined",
     "number.last-number",
     "veto.no-answer",
 )

@@ -176,19 +176,24 @@ def _first_sentence(text: str, clause: bool = False) -> str:
     return _ASIDE.sub("", span).strip("*_` ") or span
 
 
-def _marked_span(text: str, clause: bool = True) -> str | None:
-    """A bold, quoted or titled span in the first clause (or sentence) of ``text``."""
+def _marked_span(text: str, clause: bool = True, query: str = "") -> str | None:
+    """A bold, quoted or titled span in the first clause (or sentence) of ``text``; not a term
+    the question itself marks ("the character referred to as "$$MASK$$" is …": what is asked
+    about, quoted back, is no answer)."""
     lead = _LEAD.match(text)
     body = text[lead.end() :] if lead else text
     end = (_CLAUSE_END if clause else _SENTENCE_END).search(body)
     sentence = body[: end.start()] if end else body
+    asked = _strip_punctuation(_folded(query))
     for pattern in (_BOLD, _QUOTED, _TITLED):
-        m = pattern.search(sentence)
-        if m:
+        for m in pattern.finditer(sentence):
             inner = next((g for g in m.groups() if g), m.group(0)) if m.groups() else m.group(0)
             inner = _ASIDE.sub("", inner.strip()).strip()
+            key = _strip_punctuation(_folded(inner))
+            if key and key in asked and re.search(r"[\"“'‘*«「『《$]\W{0,2}" + re.escape(_folded(inner)), _folded(query)):
+                continue  # marked in the question too: the question's own term
             # A bold line that is the whole answer keeps its own rules (first clause).
-            if inner and _strip_punctuation(_folded(inner)) != _strip_punctuation(_folded(sentence)):
+            if inner and key != _strip_punctuation(_folded(sentence)):
                 return inner
     return None
 
@@ -323,7 +328,7 @@ class SpanView:
     and a refusal are vetoes (the task reader); off, the span is what the output gives."""
 
     def __init__(self, text: str, clause: bool, failure: str | None = None, checks: bool = True,
-                 raw: str | None = None, gold: str | None = None) -> None:
+                 raw: str | None = None, gold: str | None = None, query: str = "") -> None:
         #: The raw output and the gold (TaxBen's rule R1 looks for the gold in the raw output).
         self.raw = text if raw is None else raw
         self.gold = gold
@@ -332,6 +337,8 @@ class SpanView:
         self.failure = failure
         self.checks = checks
         self.cleaned = strip_latex(clean_prediction(text))
+        #: The question (a term it marks, quoted back, is no answer).
+        self.query = query
 
     @classmethod
     def of_output(cls, output: str, query: str, document: str | None, clause: bool,
@@ -344,7 +351,8 @@ class SpanView:
         failure = own.failure
         if failure is None and document and restates_document(cleaned, query, document):
             failure = COPY_OF_PROMPT  # the material written back whole
-        return cls(own.text if failure is None else "", clause, failure, raw=output if raw is None else raw, gold=gold)
+        return cls(own.text if failure is None else "", clause, failure, raw=output if raw is None else raw, gold=gold,
+                   query=query)
 
     @cached_property
     def texts(self) -> list[tuple[str, str]]:
@@ -416,7 +424,7 @@ MARKED_RULE = register_rule(
 @MARKED_RULE.reads("span")
 @_on_text
 def _marked(view: SpanView) -> Reading | None:
-    marked = _marked_span(view.cleaned, view.clause)
+    marked = _marked_span(view.cleaned, view.clause, view.query)
     return view.result(marked, MARKED_RULE.name) if marked else None
 
 
