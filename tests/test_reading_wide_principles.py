@@ -529,3 +529,28 @@ def test_a_term_the_question_quotes_is_not_the_answer_when_quoted_back() -> None
               "text": "ROSE: Where is he?\n$$MASK$$: Gone.", "answer": "Isabella"}
     item = _read("TaxRead", record, 'Based on the dialogue, the character most likely referred to as "$$MASK$$" is Isabella.')
     assert item.extracted != "MASK"
+
+
+def test_an_opener_that_cites_the_material_frames_the_answer() -> None:
+    record = {"id": "w9", "query": "Answer from the facts.\nContext: [the facts given in text]\n\nQuestion: Who received the apple?",
+              "text": "Fred gave the apple to Jeff.", "answer": "Jeff"}
+    item = _read("TaxRead", record, "Based on the context you provided, the person who received the apple is Jeff.")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_the_question_is_the_sentence_that_asks_even_with_an_instruction_after_it() -> None:
+    from taxpraben.parsing.span_words import question_of
+
+    assert question_of('Dialogue.\nWhich character is most likely "$$MASK$$"? Just say the name and nothing else.') \
+        == 'Which character is most likely "$$MASK$$"?'
+    record = {"id": "w10", "query": 'One name is replaced with "$$MASK$$".\n\nWhich character is most likely "$$MASK$$"? '
+                                    "Just say the name of one single character and nothing else.",
+              "text": "ROSE: Where is he?\n$$MASK$$: Gone.", "answer": "ISABELLA"}
+    output = ('Based on the context, the character that was replaced by "$$MASK$$" is most likely Isabella. '
+              "This is clear from several hints.")
+    item = _read("TaxRead", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    # the doer of a "who" question is still the sentence's first name, not one after a copula
+    from taxpraben.parsing.readers.span import span_match
+
+    assert not span_match("Fred gave the milk to Jeff.", "Jeff", "Who gave the milk to Fred?")

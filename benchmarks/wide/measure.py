@@ -17,7 +17,9 @@ graders judged loosely ("Ricky Rubio" for "Ricard Rubio i Vives", "March 2, 1972
 1972"), while the benchmark's protocol is exact match after normalisation. There the expected
 score is the protocol's comparison of the grader's *reading* (``grade_read``) with the gold, so a
 case agrees when the reader read what the grader read, whatever the grader thought of the gold.
-Every other task compares the reading already (letter, letter set, number).
+For TaxCalc the grader compares its number with the gold at 2 decimals, the benchmark at the
+gold's own places ("7.8%" read, gold 0.079): a reading that is the number the grader read (in
+either notation: 7.8% is 0.078) agrees as read. TaxSCQ and TaxMCQ compare the reading already.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ class Tally:
 
 def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | None = None) -> dict[str, Tally]:
     from taxpraben.data.checks import check_record
+    from taxpraben.parsing.numbers import numbers_equal, parse_number
     from taxpraben.parsing.readers.span import span_match
     from taxpraben.parsing.span_words import question_of
     from taxpraben.scoring.items import prepare_item
@@ -123,6 +126,12 @@ def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | Non
         if case["task"] == "TaxRead" and expect["status"] == "ok" and case.get("grade_read"):
             protocol = float(span_match(case["grade_read"], case["record"]["answer"], question_of(case["record"]["query"])))
             same_read = item.status == "ok" and got == protocol
+        elif case["task"] == "TaxCalc" and expect["status"] == "ok" and case.get("grade_read") and not same:
+            # the grader compares its reading with the gold at 2 decimals, the benchmark at the
+            # gold's own places ("7.8%" for 0.079): the reading agrees when it is the number the
+            # grader read, in either notation
+            found = parse_number(str(item.extracted)) if item.status == "ok" and item.extracted is not None else None
+            same_read = found is not None and numbers_equal(found, case["grade_read"], 4)
         tally.agree_read += same_read
         if dump is not None:
             dump.append({"id": case["id"], "task": case["task"], "agree": same, "confidence": level,

@@ -78,9 +78,28 @@ def question_of(query: str) -> str:
     ("Question: Who gave the apple?" is "Who gave the apple?"); "" when none asks."""
     for line in reversed(query.splitlines()):
         line = line.strip()
-        if line.endswith(("?", "？")):
-            return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line)
+        asks = max(line.rfind("?"), line.rfind("？"))
+        if asks < 0:
+            continue
+        if asks < len(line) - 1:
+            # an instruction after the question on its line ('Which character is most likely
+            # "$$MASK$$"? Just say the name …'): the question is the sentence that asks
+            line = re.split(r"(?<=[.!。！])\s+", line[: asks + 1])[-1]
+        return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line)
     return ""
+
+
+#: A copula and the hedges a model puts after it ("is most likely", "was probably").
+_COPULA = frozenset({"is", "was", "are", "were"})
+_HEDGES = frozenset({"most", "likely", "probably", "clearly", "definitely", "therefore", "thus"})
+
+
+def _complement(written: list[str], start: int) -> bool:
+    """The word at ``start`` is what a copula says the subject is ("… is most likely Isabella")."""
+    i = start - 1
+    while i >= 0 and written[i].casefold() in _HEDGES:
+        i -= 1
+    return i >= 0 and written[i].casefold() in _COPULA
 
 
 def _names_answer(written: list[str], start: int, question: str) -> bool:
@@ -102,6 +121,8 @@ def _names_answer(written: list[str], start: int, question: str) -> bool:
         return False
     names = [i for i, w in enumerate(written) if _is_name(w) and w.casefold() not in _FUNCTION]
     if _ASKS_SUBJECT.match(question) or _ASKS_WHICH_SUBJECT.match(question):
+        if _complement(written, start) and all(written[i].casefold() in asked for i in names if i < start):
+            return True  # "the character referred to as "$$MASK$$" is most likely Isabella": named by the copula
         return names[:1] == [start]  # "Who gave the milk to Fred?" is not "Fred gave the milk to Jeff."
     return [i for i in names if written[i].casefold() not in asked] == [start]
 

@@ -93,9 +93,18 @@ __all__ = [
 #: JSON keys holding a short answer, in priority order.
 SPAN_ANSWER_KEYS: tuple[str, ...] = ("最终答案", "final_answer", "答案", "answer", "结果", "result")
 
-_LEAD = re.compile(r"[\s:：是为*#>】\]]*")
+#: What opens an answer without being part of it: markup, a copula, and an English opener that
+#: cites the material or the moment ("Based on the context you provided, …", "According to the
+#: passage, …", "At the moment, …"): the answer's frame, not its words.
+_LEAD = re.compile(
+    r"[\s:：是为*#>】\]]*(?:(?i:(?:based\s+on|according\s+to|from|in\s+light\s+of|given)\s+(?:the\s+|this\s+|your\s+)?"
+    r"(?:provided\s+|given\s+)?(?:context|passage|text|document|information|script|dialogue|story|facts|details|data)"
+    r"|at\s+the\s+moment|currently|as\s+of\s+now)[^,，.\n]{0,40}[,，]\s*)?"
+)
 _SENTENCE_END = re.compile(r"[。；;！!？?\n]")
 _CLAUSE_END = re.compile(r"[，。；;！!？?\n]")
+#: An English sentence's full stop: a period before the next sentence's capital (not a decimal point).
+_ENGLISH_STOP = re.compile(r"\.(?=\s+[A-Z\"“])")
 _BOLD = re.compile(r"\*\*([^*\n]{1,80}?)\*\*|__([^_\n]{1,80}?)__")
 _QUOTED = re.compile(r"[“「『\"]([^”」』\"\n]{1,80})[”」』\"]")
 _TITLED = re.compile(r"《[^》\n]{1,80}》")
@@ -288,7 +297,7 @@ def span_match(pred: str, gold: str, question: str = "") -> bool:
     body = texts[0][0]
     lead = _LEAD.match(body.lstrip("，,"))
     body = body.lstrip("，,")[lead.end() :] if lead else body
-    end = _SENTENCE_END.search(body)
+    end = _SENTENCE_END.search(body) or _ENGLISH_STOP.search(body)
     sentence = body[: end.start()] if end else body
     return _phrase_in(sentence, gold) or _same_amount(sentence, gold) or words_answer(sentence, str(gold), question)
 
