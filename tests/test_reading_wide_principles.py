@@ -554,3 +554,54 @@ def test_the_question_is_the_sentence_that_asks_even_with_an_instruction_after_i
     from taxpraben.parsing.readers.span import span_match
 
     assert not span_match("Fred gave the milk to Jeff.", "Jeff", "Who gave the milk to Fred?")
+
+
+def test_an_english_copula_gives_the_value_of_a_restated_question() -> None:
+    record = {"id": "w11", "query": "What is the order of the element 5 in U_8?", "answer": 2}
+    item = _read("TaxCalc", record, "5^2 = 1 (mod 8).\n\nTherefore, the answer is: the order of the element 5 in U_8 is 2.")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    # a copula before an adjective gives nothing: the value stated earlier stands
+    kept = _read("TaxCalc", {"id": "w12", "query": "Which threshold segments the image?", "answer": 6},
+                 "Therefore, the answer is a threshold of 6 would be appropriate for 2 regions.")
+    assert kept.status == "ok" and kept.scores["em"] == 1.0
+
+
+def test_a_decline_in_another_language_gives_no_number() -> None:
+    record = {"id": "w13", "query": "How many rabbits are there?", "answer": 348}
+    output = ("Hay 120 gatos y 60 perros.\n\nAnswer: El número de animales es mayor que 180, pero no se puede determinar "
+              "exactamente cuántos conejos hay.")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "format_failure" and item.veto == "veto.declines"
+
+
+def test_circled_numbers_of_every_unicode_block_name_options() -> None:
+    query = "Which is it?\n\n① Fatty liver\n② Paget's disease\n③ Raynaud's phenomenon\n④ Atopic dermatitis\n⑤ Oral candidiasis\n\nAnswer:"
+    choices = ["Fatty liver", "Paget's disease", "Raynaud's phenomenon", "Atopic dermatitis", "Oral candidiasis"]
+    record = {"id": "w14", "query": query, "choices": choices, "gold": 4, "answer": "Oral candidiasis"}
+    for five in ("➄", "❺", "➎", "⑸"):
+        item = _read("TaxSCQ", record, five + "<|END_OF_TURN_TOKEN|>")
+        assert item.status == "ok" and item.extracted == "Oral candidiasis", five
+
+
+def test_an_answer_tag_whose_last_bracket_was_cut_still_closes() -> None:
+    query = "Which is right?\n1. Amy is Bo's parent.\n2. Bo is Amy's parent.\nEnclose the selected answer number in the <ANSWER> tag."
+    record = {"id": "w15", "query": query, "choices": ["Amy is Bo's parent.", "Bo is Amy's parent."], "gold": 0,
+              "answer": "Amy is Bo's parent."}
+    item = _read("TaxSCQ", record, "\n\n<ANSWER>1</ANSWER")
+    assert item.status == "ok" and item.extracted == "Amy is Bo's parent."
+
+
+def test_a_line_repeated_to_the_end_is_read_once() -> None:
+    record = {"id": "w16", "query": "Find the smallest x with x = 1 mod 4 and x = 2 mod 3.", "answer": 5}
+    output = "By the CRT, x = 5 works.\nTherefore, the answer is 5.\n" + "This answer is correct.\n" * 90 + "This"
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_a_label_with_the_start_of_its_own_option_text_names_that_option() -> None:
+    query = ("Which drug suits a sustained-release tablet?\n\n① Hydrophilic protein drugs\n② Drugs degraded by enzymes\n"
+             "③ Drugs with uniform absorption rates throughout the tract\n\nAnswer:")
+    choices = ["Hydrophilic protein drugs", "Drugs degraded by enzymes", "Drugs with uniform absorption rates throughout the tract"]
+    record = {"id": "w17", "query": query, "choices": choices, "gold": 2, "answer": choices[2]}
+    item = _read("TaxSCQ", record, "③ Drugs with uniform absorption")
+    assert item.status == "ok" and item.extracted == choices[2]

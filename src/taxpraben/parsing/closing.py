@@ -27,7 +27,7 @@ import re
 from functools import lru_cache
 
 from taxpraben.parsing.numbers import find_numbers
-from taxpraben.parsing.region import sentences
+from taxpraben.parsing.region import LOOP_MIN, sentences, without_loop
 
 __all__ = [
     "DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_off", "loops_in_steps",
@@ -43,33 +43,6 @@ _TRAILING_MARKUP = re.compile(
 #: What an unfinished sentence ends on: an operator, an equals sign, an open bracket, a colon,
 #: a comma.
 _OPEN_END = re.compile(r"(?:[=+\-−×÷*/^(\[{（【,，:：]|\\(?:times|cdot|div|frac|left|sqrt))\s*$")
-
-
-#: How many times a line repeats at the end before the output counts as looping.
-LOOP_MIN = 3
-
-
-def without_loop(text: str) -> str:
-    """``text`` up to the end of the first copy of a line it repeats to its end (a model that
-    loops: "This answer is correct." forty times, the last copy cut short); ``text`` when it
-    does not loop."""
-    lines = text.rstrip().split("\n")
-    content = [i for i, line in enumerate(lines) if line.strip()]
-    if len(content) < LOOP_MIN:
-        return text
-    last = lines[content[-1]].strip()
-    repeated = lines[content[-2]].strip()
-    if not (last == repeated or repeated.startswith(last)) or not re.search(r"[.。!?！？]$", repeated):
-        return text  # only a finished sentence loops; a formula written again is still a derivation
-    first = content[-2]
-    count = 1
-    for i in reversed(content[:-2]):
-        if lines[i].strip() != repeated:
-            break
-        first, count = i, count + 1
-    if count + 1 < LOOP_MIN:
-        return text
-    return "\n".join(lines[: first + 1])
 
 
 #: A list item's label: "9. ", "(3) ", "- ".

@@ -64,6 +64,7 @@ __all__ = [
     "ANSWER_MARKER",
     "CORRECTED_VALUE",
     "HEDGED",
+    "LOOP_MIN",
     "NONE_CORRECT",
     "NOT_AN_OPTION",
     "NOT_ASSERTED",
@@ -84,6 +85,7 @@ __all__ = [
     "sentences",
     "sentences_last_first",
     "settle_final",
+    "without_loop",
 ]
 
 #: Words that suppose another case ("若其后虚开使用，则可能构成……", "如不考虑进项则为……" with 如
@@ -194,9 +196,10 @@ ANSWER_MARKER = _ANSWER = re.compile(
     re.MULTILINE,
 )
 #: A tagged answer: ``<answer>…</answer>``, ``[ANSWER]…[/ANSWER]`` (any case, the closing tag of
-#: the same bracket family); what the tags hold is the statement.
+#: the same bracket family, its last bracket cut off at the output's end too: ``<ANSWER>5</ANSWER``);
+#: what the tags hold is the statement.
 _TAGGED = re.compile(
-    r"<(?P<a>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))(?:\s[^<>]{0,80})?>(?P<ab>[^<>]{0,400}?)</(?P=a)\s*>|"
+    r"<(?P<a>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))(?:\s[^<>]{0,80})?>(?P<ab>[^<>]{0,400}?)</(?P=a)\s*(?:>|\Z)|"
     r"\[(?P<s>(?i:final[_ ]?answer|answer|ans|result|choice|option|答案))\](?P<sb>[^\[\]]{0,400}?)\[/(?P=s)\]|"
     # an agent's answer action (ReAct: "Action: Finish[Adam Levine]")
     r"(?<![A-Za-z])(?P<f>(?i:finish|final[_ ]?answer|answer))\[(?P<fb>[^\[\]\n]{1,300})\]"
@@ -385,9 +388,38 @@ def answer_slot(query: str) -> re.Pattern[str] | None:
     return re.compile(r"(?<![A-Za-z\u4e00-\u9fff])(?i:" + words + r")\**[ \t]*[:：]\**", re.MULTILINE)
 
 
+#: How many times a line repeats at the end before the output counts as looping.
+LOOP_MIN = 3
+
+
+def without_loop(text: str) -> str:
+    """``text`` up to the end of the first copy of a line it repeats to its end (a model that
+    loops: "This answer is correct." forty times, the last copy cut short); ``text`` when it
+    does not loop."""
+    lines = text.rstrip().split("\n")
+    content = [i for i, line in enumerate(lines) if line.strip()]
+    if len(content) < LOOP_MIN:
+        return text
+    last = lines[content[-1]].strip()
+    repeated = lines[content[-2]].strip()
+    if not (last == repeated or repeated.startswith(last)) or not re.search(r"[.。!?！？]$", repeated):
+        return text  # only a finished sentence loops; a formula written again is still a derivation
+    first = content[-2]
+    count = 1
+    for i in reversed(content[:-2]):
+        if lines[i].strip() != repeated:
+            break
+        first, count = i, count + 1
+    if count + 1 < LOOP_MIN:
+        return text
+    return "\n".join(lines[: first + 1])
+
+
 def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: str = "") -> list[Statement]:
     """The statements of ``text`` that may hold its answer, most authoritative first (with
     ``query``, the prompt's :func:`answer_slot` filled in is an answer statement too)."""
+    # a line the model repeats to its end is read once ("This answer is correct." forty times)
+    text = without_loop(text)
     final: list[Statement] = []
     for start, _end, content in find_boxed(text):
         final.append(Statement("boxed", "\\boxed", start, content))

@@ -271,6 +271,21 @@ def _read_statement(
     return _only_letter(_WEAK_LETTER, without_negated_letters(body), count) if lettered else None
 
 
+#: An option's number opening a line: "(5) ", "5. ".
+_LEADING_NUMBER = re.compile(r"^[\s*#>_`]*[(（]?(\d{1,2})[)）.、:：]\s*")
+#: The least of an option's text (characters, in naming form) that says which option a label
+#: followed by it names, when the length limit cut the rest.
+_TEXT_START = 12
+
+
+def _starts_its_text(after: str, index: int, needles: Sequence[tuple[str, int]]) -> bool:
+    """What follows an option's label is the start of that option's own text, cut off
+    ("⑤ Drugs with high dosages that" for "⑤ Drugs with high dosages that may result in …"):
+    the label and the text agree."""
+    start = after.strip(" .。:：*_`")
+    return len(start) >= _TEXT_START and any(i == index and needle.startswith(start) for needle, i in needles)
+
+
 def _bare_line(
     line: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]], numbered: bool = False
 ) -> int | None:
@@ -282,11 +297,14 @@ def _bare_line(
         rest = rest[:start] + rest[end:]
     if lettered:
         m = _LEADING_LETTER.match(rest.upper()) or _LONE_LOWER.match(rest) or _PICKED_LOWER.match(rest)
-        if m and _BARE_LINE.match(rest[m.end() :]):
+        if m:
             index = letter_index(m.group(1), count)
-            if index is not None:
+            if index is not None and (_BARE_LINE.match(rest[m.end() :]) or _starts_its_text(rest[m.end() :], index, needles)):
                 return index
     if numbered and (n := _BARE_NUMBER.match(rest)) and 1 <= int(n.group(1)) <= count:
+        return int(n.group(1)) - 1
+    if numbered and (n := _LEADING_NUMBER.match(rest)) and 1 <= int(n.group(1)) <= count \
+            and _starts_its_text(rest[n.end() :], int(n.group(1)) - 1, needles):
         return int(n.group(1)) - 1
     if len(named) == 1 and not named[0][3] and _BARE_LINE.match(rest):
         return named[0][2]

@@ -153,7 +153,12 @@ def _in_a_name(clause: str, found: NumberMatch) -> bool:
 
 
 #: A copula a stated value follows in a Chinese clause.
-_COPULA = re.compile(r"为|是|等于")
+#: A copula that gives the value: 为, 是, 等于; an English one right before its number ("the order of
+#: the element 5 in U_8 is 2", not "a threshold of 6 would be appropriate for 2 regions").
+_COPULA = re.compile(
+    r"为|是|等于|(?<![A-Za-z])(?:is|are|was|were|equals|will\s+be|would\s+be)"
+    r"(?=\s+(?:(?:approximately|about|around|roughly|exactly|equal\s+to|only)\s+)?[-−$€£¥]?\s?\d)"
+)
 _IN_BRACKETS = re.compile(r"[(（][^()（）]*[)）]")
 
 
@@ -367,6 +372,13 @@ def _says_zero(body: str) -> bool:
 _CANNOT = re.compile(
     r"(?:无法|不能|没法|难以|唔能|唔可以)[^，,。；;\n]{0,12}?(?:计算|計算|算出|确定|確定|得出|求出|给出|給出|回答)"
     r"|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)|没有(?:具体|确定|唯一)的?答案"
+    # the same in the other languages models answer in: Japanese, Korean, Spanish, German,
+    # French, Russian ("no se puede determinar", "kann nicht berechnet werden", "невозможно определить")
+    r"|(?:求め|計算|特定|決定|算出)(?:することが)?(?:でき|られ)ません|(?:계산|결정|확정)할\s*수\s*없"
+    r"|(?i:no\s+(?:se\s+puede|es\s+posible|podemos)\s+(?:\w+\s+){0,2}(?:determinar|calcular|encontrar|saber)"
+    r"|(?:kann|können|lässt\s+sich)\s+(?:\w+\s+){0,3}nicht\s+(?:\w+\s+){0,2}(?:bestimm|berechn|ermittel)\w*"
+    r"|(?:impossible\s+de|ne\s+(?:peut|peuvent|pouvons)\s+pas)\s+(?:\w+\s+){0,2}(?:déterminer|calculer|trouver)"
+    r"|(?:невозможно|нельзя)\s+(?:\w+\s+){0,2}(?:определить|вычислить|рассчитать|найти))"
 )
 
 
