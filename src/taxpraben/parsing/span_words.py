@@ -86,12 +86,31 @@ def question_of(query: str) -> str:
             # "$$MASK$$"? Just say the name …'): the question is the sentence that asks
             line = re.split(r"(?<=[.!。！])\s+", line[: asks + 1])[-1]
         return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line)
-    return ""
+    # no line asks with a question mark: the question a label introduces ("Question: Who took over
+    # for Mirwais", "Instruction: when did season 2 of handmaid's tale start")
+    labelled = _LABELLED_QUESTION.findall(query)
+    return labelled[-1].strip() if labelled else ""
+
+
+#: A question introduced by its label and opening with a question word, up to its line's end.
+_LABELLED_QUESTION = re.compile(
+    r"(?:^|\s)(?i:question|instruction|q)\s*[:：]\s*((?i:who|whom|whose|what|which|when|where|why|how)\b[^\n]*)"
+)
 
 
 #: A copula and the hedges a model puts after it ("is most likely", "was probably").
 _COPULA = frozenset({"is", "was", "are", "were"})
 _HEDGES = frozenset({"most", "likely", "probably", "clearly", "definitely", "therefore", "thus"})
+
+
+def _passive_agent(written: list[str], start: int) -> bool:
+    """The word at ``start`` is the doer a passive sentence names after "by" ("was given the
+    football by Fred", "was succeeded by his brother Abdul Aziz")."""
+    words = [w.casefold() for w in written]
+    by = next((i for i in range(start - 1, max(-1, start - 4), -1) if words[i] == "by"), None)
+    if by is None or any(_is_name(w) for w in written[by + 1 : start]):
+        return False
+    return any(w in _COPULA or w in ("been", "be", "being") for w in words[:by])
 
 
 def _complement(written: list[str], start: int) -> bool:
@@ -123,6 +142,8 @@ def _names_answer(written: list[str], start: int, question: str) -> bool:
     if _ASKS_SUBJECT.match(question) or _ASKS_WHICH_SUBJECT.match(question):
         if _complement(written, start) and all(written[i].casefold() in asked for i in names if i < start):
             return True  # "the character referred to as "$$MASK$$" is most likely Isabella": named by the copula
+        if _passive_agent(written, start):
+            return True  # "Jeff was given the football by Fred": the doer of a passive sentence
         return names[:1] == [start]  # "Who gave the milk to Fred?" is not "Fred gave the milk to Jeff."
     return [i for i in names if written[i].casefold() not in asked] == [start]
 
