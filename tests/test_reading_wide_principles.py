@@ -605,3 +605,17 @@ def test_a_label_with_the_start_of_its_own_option_text_names_that_option() -> No
     record = {"id": "w17", "query": query, "choices": choices, "gold": 2, "answer": choices[2]}
     item = _read("TaxSCQ", record, "③ Drugs with uniform absorption")
     assert item.status == "ok" and item.extracted == choices[2]
+
+
+def test_a_stand_in_for_an_answer_is_no_answer() -> None:
+    query = ("Answer in the format: The ’item’ is in ’location’. Do not write anything else.\n"
+             "Context: [the facts given in text]\n\nQuestion: Where is the apple?")
+    record = {"id": "w18", "query": query, "text": "John took the apple to the kitchen.", "answer": "kitchen"}
+    for output in ("Answer: The apple is in ’location’.", "to be a character name.", " a character's name."):
+        item = _read("TaxRead", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.placeholder", output
+    markup = _read("TaxRead", {**record, "query": "Context: [the facts given in text]\n\nQuestion: Where is the apple?"},
+                   "</question>")
+    assert markup.status == "format_failure"
+    item = _read("TaxRead", record, "Answer: The apple is in the kitchen.")
+    assert item.status == "ok" and item.scores["em"] == 1.0

@@ -47,6 +47,7 @@ GOLD_OF: dict[str, Any] = {
     "text": {"answer": "小规模纳税人适用3%的征收率。"}, "label-rates": {"answer": "2%", "gold": 0},
     "label-months": {"answer": "3个月", "gold": 1}, "label-numbers": {"answer": "15", "gold": 2},
     "true-false": {"answer": "True", "gold": 0}, "label-numbered": {"answer": "parent", "gold": 0},
+    "span-template": {"answer": "kitchen"},
 }
 
 

@@ -173,6 +173,11 @@ EXAMPLE_CONTEXT: dict[str, dict[str, object]] = {
                  "从滞纳税款之日起，按日加收滞纳税款万分之五的滞纳金。\n\n问题：税务机关按日加收滞纳金的比例是多少？",
         "text": "纳税人未按照规定期限缴纳税款的，税务机关除责令限期缴纳外，从滞纳税款之日起，按日加收滞纳税款万分之五的滞纳金。",
     },
+    "span-template": {
+        "query": "Answer in the format: The ’item’ is in ’location’. Do not write anything else.\n"
+                 "Context: John went to the kitchen. John took the apple.\n\nQuestion: Where is the apple?",
+        "text": "John went to the kitchen. John took the apple.",
+    },
     "fields": {
         "query": "请阅读以下税务稽查案例，判断违法行为的性质，计算少缴税款。\n案例：A公司通过个人账户收取货款，隐匿含税销售收入"
                  "2,260,000元，未申报纳税，适用13%的税率。\n请严格按照以下JSON格式输出：\n"

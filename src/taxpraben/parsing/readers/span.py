@@ -74,7 +74,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.registry import Example, register_rule
-from taxpraben.parsing.span_words import words_answer
+from taxpraben.parsing.span_words import question_of, words_answer
 
 __all__ = [
     "SPAN_ANSWER_KEYS",
@@ -415,6 +415,49 @@ def _texts_of(rule: str) -> SpanAttempt:
     return attempt
 
 
+PLACEHOLDER_RULE = register_rule(
+    "veto.placeholder", kinds=("span",), tier=7, confidence="high",
+    description="The answer read stands in for one instead of giving it: markup only ('</question>'), a slot of "
+                "the prompt's answer template left unfilled ('The apple is in ’location’.'), or a generic stand-in "
+                "('a character's name', 'to be a common word').",
+    examples=(Example("span", "</question>\n</example>", None),
+              Example("span", "to be a character name.", None),
+              Example("span", "Answer: The apple is in ’location’.", None, context="span-template")),
+    leaves_alone=(Example("span", "Answer: The apple is in the kitchen.", "The apple is in the kitchen.", context="span-template"),
+                  Example("span", "a red car", "a red car")),
+)
+#: Markup alone: tags, special tokens.
+_MARKUP_ONLY = re.compile(r"^(?:\s|</?[A-Za-z][\w-]*\s*/?>|<\|[^|>]*\|>|[*_#`>])*$")
+#: A generic stand-in for a name or a word ("a character's name", "that of a male character",
+#: "to be a common word"): an indefinite noun phrase whose head is a placeholder noun.
+_STAND_IN = re.compile(
+    r"^\W*(?i:(?:to\s+be\s+|that\s+of\s+)?(?:a|an|some|one)\s+(?:[\w'-]+\s+){0,3}"
+    r"(?:character(?:'s)?(?:\s+name)?|name|word|person|someone|somebody|thing|reference|occurrence(?:\s+of\s+[\w\s']+)?))\W*$"
+)
+#: A slot of an answer template: a word in quotes or brackets ("’location’", "[answer]", "<item>").
+_SLOT = re.compile(r"(?<![A-Za-z])(?:[’‘]([A-Za-z_][\w ]{0,20})’|'([A-Za-z_][\w ]{0,20})'|\"([A-Za-z_][\w ]{0,20})\""
+                   r"|“([A-Za-z_][\w ]{0,20})”|\[([A-Za-z_][\w ]{0,20})\]|<([A-Za-z_][\w ]{0,20})>|\{([A-Za-z_][\w ]{0,20})\})")
+
+
+def _placeholder(span: str, query: str) -> bool:
+    """``span`` stands in for an answer (:data:`PLACEHOLDER_RULE`)."""
+    if _MARKUP_ONLY.match(span) or _STAND_IN.match(span):
+        return True
+    # the slot as the prompt's template writes it, in the same brackets, and not the question's own words
+    return any(m.group(0) in query and m.group(0) not in question_of(query) for m in _SLOT.finditer(span))
+
+
+@PLACEHOLDER_RULE.reads("span")
+@_on_text
+def _placeholder_attempt(view: SpanView) -> Reading | None:
+    for body, _named_by in view.texts:
+        span = _span_of(body, view.clause)
+        if span:
+            return Reading(span, NO_ANSWER, rule=PLACEHOLDER_RULE.name) if view.checks and _placeholder(span, view.query) \
+                else None
+    return None
+
+
 ANSWER_STATEMENT_SPAN_RULE = register_rule(
     "span.answer-statement", kinds=("span",), tier=2, confidence="high",
     description="The first clause of an answer statement (答案/结论/综上).",
@@ -535,6 +578,7 @@ def _no_answer(view: SpanView) -> Reading | None:
 SPAN_CHAIN: tuple[str, ...] = (
     "veto.copy-of-prompt",
     "veto.another-question",
+    "veto.placeholder",
     "json.answer-field",
     "span.answer-statement",
     "span.marked",
