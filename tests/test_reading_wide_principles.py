@@ -619,3 +619,27 @@ def test_a_stand_in_for_an_answer_is_no_answer() -> None:
     assert markup.status == "format_failure"
     item = _read("TaxRead", record, "Answer: The apple is in the kitchen.")
     assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_a_question_that_asks_for_a_percentage_takes_the_percent_figure() -> None:
+    record = {"id": "w19", "query": "How much more likely is it (expressed as a percentage) that he rolls a number greater "
+                                    "than 3 than that he rolls two even numbers in a row?", "answer": 25}
+    output = "Difference = 0.5 - 0.25 = 0.25, or 25%.\n\nSo, Jerry is 25% more likely to roll a number greater than 3."
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_a_year_inside_the_span_the_question_names_is_a_period() -> None:
+    from taxpraben.parsing.readers.number import named_years
+
+    assert {"2019", "2020", "2021"} <= named_years("What is the FY2019 - FY2021 3 year average margin for Corning?")
+    assert named_years("Which year between 2019 and 2021 had the highest margin?") == frozenset()
+
+
+def test_a_number_joined_to_a_noun_by_a_hyphen_states_no_quantity() -> None:
+    record = {"id": "w20", "query": "What is the FY2017 - FY2019 3 year average of capex as a % of revenue? Answer in percents.",
+              "answer": 0.019}
+    output = ("I'm sorry, but the information provided does not include capital expenditures. "
+              "Therefore, I cannot calculate the 3-year average of capex as a percentage of revenue.")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "format_failure"

@@ -341,15 +341,22 @@ def read_gold_number(value: object) -> NumberMatch:
 _RATE_WORDS = re.compile(r"税率|征收率|税负率|负担率|比例|百分比|百分之|利润率|扣除率|%")
 
 
+#: A question that asks for its answer as a percentage.
+_ASKS_PERCENT = re.compile(
+    r"(?i:(?:expressed|given|written|answer(?:ed)?)\s+(?:as|in)\s+(?:a\s+)?percent(?:age)?s?\b|\bwhat\s+percent(?:age)?\b"
+    r"|\bin\s+percent(?:age)?\s+points\b)|百分之几|百分比是多少|用百分数表示"
+)
+
+
 def expects_percent(gold: NumberMatch, query: str) -> bool | None:
     """Whether the answer to ``query`` is a rate (True), an amount (False) or either (None).
 
-    A gold written with ``%`` is a rate. A gold of magnitude at most 1 is a rate when the
-    query speaks of rates (税率, 比例, ``%``...) and either when it does not; any other gold
-    is an amount.
+    A gold written with ``%``, or a question that asks for a percentage, is a rate. A gold of
+    magnitude at most 1 is a rate when the query speaks of rates (税率, 比例, ``%``...) and
+    either when it does not; any other gold is an amount.
     """
-    if gold.is_percent:
-        return True
+    if gold.is_percent or _ASKS_PERCENT.search(query or ""):
+        return True  # the question asks for a percentage: "(expressed as a percentage)", "what percent"
     if abs(gold.value) <= 1:
         return True if _RATE_WORDS.search(query or "") else None
     return False

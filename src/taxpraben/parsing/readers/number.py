@@ -148,7 +148,14 @@ _NAME_BEFORE = re.compile(r"(?i:(?<![A-Za-z])the)\s+$")
 _NAME_AFTER = re.compile(r"\s*[A-Z][A-Za-z]")
 
 
+#: A number joined by a hyphen to the word after it modifies a noun ("the 3-year average", "a
+#: 45-yard pass", "8 2-dollar games"): it names a kind of thing, it states no quantity.
+_COMPOUND_AFTER = re.compile(r"-[a-z]{2,}")
+
+
 def _in_a_name(clause: str, found: NumberMatch) -> bool:
+    if _COMPOUND_AFTER.match(clause, found.end):
+        return True
     return bool(_NAME_BEFORE.search(clause[max(0, found.start - 5) : found.start])) and bool(_NAME_AFTER.match(clause, found.end))
 
 
@@ -285,7 +292,17 @@ def named_years(query: str) -> frozenset[str]:
     names is the period it asks about, not the amount asked for."""
     if not query or _ASKS_YEAR.search(query):
         return frozenset()
-    return frozenset(m.group(1) or m.group(2) for m in _YEAR_NAMED.finditer(query))
+    years = {m.group(1) or m.group(2) for m in _YEAR_NAMED.finditer(query)}
+    for m in _YEAR_RANGE.finditer(query):  # "FY2019 - FY2021" names 2020 too
+        first, last = int(m.group(1)), int(m.group(2))
+        if 0 < last - first <= _RANGE_YEARS:
+            years.update(str(year) for year in range(first + 1, last))
+    return frozenset(years)
+
+
+#: A span of years a question names ("FY2019 - FY2021", "2018 to 2020"), at most this long.
+_YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*(?:[-–~]|to|through|until|至|到)\s*(?:FY|fy)?((?:19|20)\d{2})(?!\d)")
+_RANGE_YEARS = 10
 
 
 def _without_years(text: str, years: frozenset[str]) -> str:
@@ -405,7 +422,7 @@ def _declining(line: str) -> bool:
 def _values_in(clause: str) -> list[NumberMatch]:
     """The numbers of ``clause`` that are values, not parts of a name ("FY2018", "3M", "COVID-19")."""
     return [n for n in find_numbers(clause) if not _NAMED_NUMBER.match(clause, n.start)
-            and not re.match(r"[A-Z]\b", clause[n.end : n.end + 2])]
+            and not re.match(r"[A-Z]\b", clause[n.end : n.end + 2]) and not _COMPOUND_AFTER.match(clause, n.end)]
 
 
 #: A number written inside a name: right after a Latin letter or a hyphenated word ("FY2018", "COVID-19").
