@@ -643,3 +643,14 @@ def test_a_number_joined_to_a_noun_by_a_hyphen_states_no_quantity() -> None:
               "Therefore, I cannot calculate the 3-year average of capex as a percentage of revenue.")
     item = _read("TaxCalc", record, output)
     assert item.status == "format_failure"
+
+
+def test_options_labelled_in_brackets_in_lower_case_are_answered_in_lower_case() -> None:
+    from taxpraben.parsing.readers.letters import options_lower_lettered
+
+    query = "Q: It was sold for what percent more?\nAnswer Choices:\n(a) 20%\n(b) 28%\n(c) 36%\nA: Let's think."
+    assert options_lower_lettered(query)
+    assert not options_lower_lettered("Which?\nA. x\nB. y\n(a) is a note\n(b) another")
+    record = {"id": "w21", "query": query, "choices": ["20%", "28%", "36%"], "gold": 1, "answer": "28%"}
+    item = _read("TaxSCQ", record, "The price is 1.28 times the cost. So the answer is (b).")
+    assert item.status == "ok" and item.extracted == "28%"

@@ -175,17 +175,20 @@ def options_numbered(query: str, choices: tuple[str, ...]) -> bool:
 
 
 #: An option the question labels with a lower-case letter at the start of a line: "a: 硝酸薬投与".
-_LOWER_LABEL = re.compile(r"^([ \t]*)([a-j])(?=[ \t]*[:：.．、)）][ \t]*\S)", re.MULTILINE)
+_LOWER_LABEL = re.compile(r"^([ \t]*[(（]?)([a-j])(?=[ \t]*[:：.．、)）][ \t]*\S)", re.MULTILINE)
+#: An option the question labels with an upper-case letter at the start of a line: "B. …", "(C) …".
+_UPPER_LABEL = re.compile(r"^[ \t]*[(（]?([A-J])[ \t]*[:：.．、)）]", re.MULTILINE)
 #: A lower-case letter standing alone (not inside a word).
 _LONE_LOWER_LETTER = re.compile(r"(?<![A-Za-z])[a-j](?![A-Za-z])")
 
 
 @lru_cache(maxsize=1024)
 def options_lower_lettered(query: str) -> bool:
-    """Whether the question labels its options with lower-case letters only ("a: …", "b: …"):
+    """Whether the question labels its options with lower-case letters only ("a: …", "(b) …"):
     then its answer is written in them too ("c,d", "b, e"), and they are its options' letters."""
     labels = {m.group(2) for m in _LOWER_LABEL.finditer(query or "")}
-    return {"a", "b"} <= labels and not re.search(r"^[ \t]*[A-J][ \t]*[:：.．、)）]", query or "", re.MULTILINE)
+    # "(a) 20%", "(b) 28%" with "A: To answer …" (a Q/A head, not an option) is lower-case labelled
+    return {"a", "b"} <= labels and not {"A", "B"} <= {m.group(1) for m in _UPPER_LABEL.finditer(query or "")}
 
 
 def with_upper_letters(text: str, query: str) -> str:
