@@ -654,3 +654,27 @@ def test_options_labelled_in_brackets_in_lower_case_are_answered_in_lower_case()
     record = {"id": "w21", "query": query, "choices": ["20%", "28%", "36%"], "gold": 1, "answer": "28%"}
     item = _read("TaxSCQ", record, "The price is 1.28 times the cost. So the answer is (b).")
     assert item.status == "ok" and item.extracted == "28%"
+
+
+def test_a_step_of_working_the_prompt_holds_is_no_new_turn() -> None:
+    query = ("User: Dana runs 3 mph.\nAssistant: Шаг 1: Найдем скорость.\nШаг 2: Найдем время.\n"
+             "User: Now solve it step by step. Finally, format your answer as 'Answer: [num]'.")
+    record = {"id": "w22", "query": query, "answer": 18}
+    output = "Шаг 1: Найдем скорость.\n6 : 4 = 1.5\nШаг 2: Найдем время.\n12 + 6 = 18 миль\n\nОтвет: 18."
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+
+
+def test_the_templates_own_words_before_the_value_are_no_copy() -> None:
+    query = ("Identify the first wrong step. Finally summarize your answer in the format:\nThe answer is: Step X\n\n"
+             "Solution:\nStep 1: AD = 5.\nStep 2: AB = 13.\nStep 3: AE = 6.5.\nJudgement: ")
+    record = {"id": "w23", "query": query, "answer": 3}
+    output = "The error begins at Step 3, where AE = AB/2 = 13/2 = 6.5 is taken.\n\nThe answer is: Step 3"
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+
+
+def test_an_answer_head_on_its_own_line_in_japanese() -> None:
+    record = {"id": "w24", "query": "トレーシーは何本のピースを得ますか？", "answer": 8}
+    item = _read("TaxCalc", record, "4フィートは48インチです。\n48 ÷ 6 = 8\n\n回答：8")
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"

@@ -152,7 +152,11 @@ def _keyed_prompt_lines(query: str) -> tuple[tuple[str, str], ...]:
 
 
 #: A list item: a bullet or a number opens the line.
-_DATA_ITEM = re.compile(r"^\s*(?:[*\-•·]|\d{1,3}[.)、．]|[(（]\d{1,3}[)）])\s*\S")
+_DATA_ITEM = re.compile(
+    r"^\s*(?:[*\-•·]|\d{1,3}[.)、．]|[(（]\d{1,3}[)）]"
+    # a step of working, in the languages models work in ("Step 2:", "Шаг 2:", "Schritt 2:", "步骤2：")
+    r"|(?i:step|шаг|schritt|paso|étape|etape|passo|langkah|hatua)\s*\d{1,3}\s*[:：.]|ステップ\s*\d{1,3}|步骤\s*\d{1,3}|第\s*\d{1,3}\s*步)\s*\S"
+)
 #: A line that asks: it ends on a question mark or on the blank of a choice question.
 _ASKS = re.compile(r"(?:[?？]|[（(]\s*[）)])\s*[。.]?\s*$")
 
@@ -268,13 +272,17 @@ def _answering_markers(
         # the marker's copula is the marker's ("The final answer is 240": the answer is 240)
         copula = _MARKER_COPULA.match(text, m.end())
         after = copula.end() if copula else m.end()
-        own = _KEY_CHAR.search(text, after, len(text) if stop < 0 else stop)
+        line_end = len(text) if stop < 0 else stop
+        own = _KEY_CHAR.search(text, after, line_end)
         if own is None:
             continue
         copied = _copied_at(own.start(), where, runs)
+        if copied and _own_value_after(text, own.start(), line_end, where, runs):
+            # the template's own words, then the model's value: "The answer is: Step 3" for the
+            # prompt's "The answer is: Step X"
+            copied = False
         word = _WORD_AT.match(text, own.start()) if copied and offered else None
         chosen = word is not None and word.group(0).casefold() in offered and not text[word.end() :].lstrip().startswith("/")
-        line_end = len(text) if stop < 0 else stop
         opens = not text[: text.rfind("\n", 0, m.start()) + 1].strip()  # on the output's first line
         rest = text[own.start() : line_end]
         short = len(rest.split()) <= _SHORT_ANSWER_WORDS and len(rest) <= _SHORT_ANSWER_CHARS and not ANSWER_MARKER.search(rest)
@@ -283,6 +291,19 @@ def _answering_markers(
             # example of the prompt has the same line
             kept.append(m.span())
     return kept
+
+
+#: The most characters of the template's own words between an answer marker and the value.
+_TEMPLATE_WORDS = 12
+
+
+def _own_value_after(text: str, start: int, line_end: int, where: list[int], runs: list[tuple[int, int]]) -> bool:
+    """After a few copied characters at ``start`` (the template's words, "Step"), the marker's
+    line goes on with a value of the model's own: a digit or a letter that is not copied."""
+    for m in _KEY_CHAR.finditer(text, start, min(line_end, start + _TEMPLATE_WORDS + 8)):
+        if not _copied_at(m.start(), where, runs):
+            return m.start() - start <= _TEMPLATE_WORDS and m.group(0).isdigit()
+    return False
 
 
 #: The copula after an answer marker ("final answer is", "答案为"): part of the marker.

@@ -187,11 +187,12 @@ ANSWER_MARKER = _ANSWER = re.compile(
     r"(?<![#\w])####(?=[ \t]*(?:[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*(?:%|元|万元)?|[(\[]?[A-J][)\]]?)[ \t]*$|"
     r"[^\n#]*\d[^\n]*\s*\Z)|"
     # the answer in the other languages models answer in: Japanese, Korean, German, French,
-    # Spanish, Russian, Swahili, Indonesian, Bengali, Thai ("答えは", "Antwort:", "Réponse :", "Ответ:")
+    # Spanish, Russian, Swahili, Indonesian, Bengali, Thai ("答えは", "Antwort:", "Réponse :", "Ответ:");
+    # "回答：" heading a line (Japanese; a Chinese answer head too, not "请回答：" inside a sentence)
     r"(?:答え|正解)\s*(?:は|:|：)|정답\s*(?:은|는|:|：)|"
     r"(?=[ADJLRadjlrОо])(?<![A-Za-z])(?i:(?:die\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?r[ée]ponse\s*(?:est|:)|(?:la\s+)?respuesta\s*(?:es|:)|"
     r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawaban(?:nya)?\s*(?:adalah|:))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
-    r"(?<![问回解])答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
+    r"(?<![问回解])答\s*[:：]|^[ \t*#>]*回答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
     r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))",
     re.MULTILINE,
 )
