@@ -678,3 +678,22 @@ def test_an_answer_head_on_its_own_line_in_japanese() -> None:
     record = {"id": "w24", "query": "トレーシーは何本のピースを得ますか？", "answer": 8}
     item = _read("TaxCalc", record, "4フィートは48インチです。\n48 ÷ 6 = 8\n\n回答：8")
     assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+
+
+def test_subquestions_the_output_numbers_itself_are_its_working() -> None:
+    query = ("Q: The original retail price of an appliance was 60 percent more than its wholesale cost. If the appliance "
+             "was actually sold for 20 percent less than the original retail price, then it was sold for what percent more "
+             "than its wholesale cost?\n# Answer option: ['A)20%', 'B)28%', 'C)36%']\nAnswer Choices:\n(a) 20%\n(b) 28%\n"
+             "(c) 36%\nA: To answer the above question, we need to answer the following subquestions:")
+    record = {"id": "w25", "query": query, "choices": ["20%", "28%", "36%"], "gold": 1, "answer": "28%"}
+    output = ("\nQ1. What's the original retail price?\nThe original retail price is 60% more than the wholesale cost. So the "
+              "original retail price is 1.6 times the wholesale cost.\nQ2. What's the actual retail price?\nThe actual retail "
+              "price is 20% less than the original retail price. So the actual retail price is 0.8 times the original retail "
+              "price.\nQ3. What's the actual retail price in terms of the wholesale cost?\nThe actual retail price is 0.8 "
+              "times 1.6 times the wholesale cost.\nFinal Answer: What's the actual retail price in terms of the wholesale "
+              "cost?\nThe actual retail price is 1.28 times the wholesale cost. So the answer is (b).\n\n")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "28%"
+    # a question the output invents after answering still ends its answer
+    invented = _read("TaxSCQ", record, "So the answer is (b).\n\nQuestion 2: What is 2 + 2?\nSo the answer is (a).")
+    assert invented.status == "ok" and invented.extracted == "28%"

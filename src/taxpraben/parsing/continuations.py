@@ -106,18 +106,21 @@ _QUESTION_STEM = re.compile(r"(?:[(（]\s*[)）]|[?？]|_{2,})\s*$")
 
 
 #: A Markdown heading of a numbered part ("### 问题2：", "## Problem 3:").
-_NUMBERED_PART = re.compile(r"[ \t]*#{1,6}[ \t]*(?P<word>问题|題目|题目|問題|(?i:question|problem|part|step))[ \t]*(?P<n>\d{1,2})")
+_NUMBERED_PART = re.compile(r"[ \t*]*(?P<marks>#{0,6})[ \t]*(?P<word>问题|題目|题目|問題|(?i:question|problem|part|step|q))[ \t]*(?P<n>\d{1,2})")
 
 
 def _own_part(text: str, start: int) -> bool:
-    """A numbered Markdown heading whose numbering the output started itself ("### 问题1：" …
-    "### 问题2："): the parts of its own solution, not another question."""
+    """A numbered heading whose numbering the output started itself ("### 问题1：" … "### 问题2：",
+    the subquestions "Q1." … "Q3." it poses to work a problem out): the parts of its own
+    solution, not another question. Without Markdown, the numbering must have started in the
+    output, at 1."""
     m = _NUMBERED_PART.match(text, start)
     if m is None:
         return False
     if m.group("n") == "1":
-        return True
-    first = re.compile(r"^[ \t]*#{1,6}[ \t]*" + re.escape(m.group("word")) + r"[ \t]*1(?!\d)", re.MULTILINE | re.IGNORECASE)
+        return bool(m.group("marks")) or _NUMBERED_PART.search(text, m.end()) is not None
+    marks = r"#{1,6}" if m.group("marks") else r"[*]*"
+    first = re.compile(r"^[ \t]*" + marks + r"[ \t]*" + re.escape(m.group("word")) + r"[ \t]*1(?!\d)", re.MULTILINE | re.IGNORECASE)
     return first.search(text, 0, start) is not None
 
 
