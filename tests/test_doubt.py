@@ -28,3 +28,12 @@ def test_a_sure_rule_on_a_cut_off_output_reads_with_low_confidence() -> None:
     cut = prepare_item(spec, record, 0, "5 + 3 = 8\n答案：8元。\n接下来计算附加税，附加税 =", None)
     assert sure.confidence == "high" and sure.extracted == "8"
     assert cut.status == "ok" and cut.extracted == "8" and cut.confidence == "low"
+
+
+def test_a_conclusion_of_a_long_derivation_is_in_doubt() -> None:
+    from taxpraben.parsing.doubt import LONG_DERIVATION
+
+    long = "Step: 5 + 3 = 8.\n" * (LONG_DERIVATION // 16 + 1) + "So the total is 8."
+    assert doubt("number", long, "8", "rule:conclusion.statement") is not None
+    assert doubt("number", long, "8", "rule:final.answer-statement") is None
+    assert doubt("number", "5 + 3 = 8\nSo the total is 8.", "8", "rule:conclusion.statement") is None
