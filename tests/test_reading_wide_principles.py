@@ -697,3 +697,28 @@ def test_subquestions_the_output_numbers_itself_are_its_working() -> None:
     # a question the output invents after answering still ends its answer
     invented = _read("TaxSCQ", record, "So the answer is (b).\n\nQuestion 2: What is 2 + 2?\nSo the answer is (a).")
     assert invented.status == "ok" and invented.extracted == "28%"
+
+
+# ---------------------------------------------------------------- round 5 (round 4's held-out sources, after their measurement)
+
+
+def test_a_latex_thin_space_after_a_thousands_comma_is_notation() -> None:
+    record = {"id": "w26", "query": "How much does the house cost?", "answer": 224000}
+    item = _read("TaxCalc", record, "The price is 200000 + 24000.\n\nThe answer is \\boxed{\\$224,\\!000}.")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_digits_written_until_the_length_limit_are_no_number() -> None:
+    record = {"id": "w27", "query": "What is the length of the side?", "answer": 5}
+    item = _read("TaxCalc", record, "9" * 120)
+    assert item.status == "format_failure" and item.veto == "veto.unfinished"
+    # the decimals of a repeating fraction are a number
+    kept = _read("TaxCalc", {"id": "w28", "query": "What is 16/3?", "answer": 5.33}, "16/3 = 5." + "3" * 40)
+    assert kept.status == "ok" and kept.scores["em"] == 1.0
+
+
+def test_markdown_emphasis_is_never_part_of_a_span() -> None:
+    record = {"id": "w29", "query": "Context: [the passage given in text]\n\nQuestion: Who wrote De Rerum Natura?",
+              "text": "De Rerum Natura is a poem by Lucretius.", "answer": "Lucretius"}
+    item = _read("TaxRead", record, "De Rerum Natura is a Latin poem.\n\nThe answer is: **Lucretius**.")
+    assert item.status == "ok" and item.extracted == "Lucretius." and item.scores["em"] == 1.0

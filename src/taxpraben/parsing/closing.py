@@ -30,9 +30,8 @@ from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.region import LOOP_MIN, sentences, without_loop
 
 __all__ = [
-    "DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_off", "loops_in_steps",
-    "stops_mid_sentence",
-    "unfinished", "without_loop",
+    "DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_in_a_number",
+    "cut_off", "loops_in_steps", "stops_mid_sentence", "unfinished", "without_loop",
 ]
 
 #: Markup that may close an output after its last sentence: display-math and code fences,
@@ -100,6 +99,17 @@ _UNEVALUATED = re.compile(r"(?:^|[=:：]|\s)\s*[$¥]?\d[\d,]*(?:\.\d+)?(?:\s*(?:
 _FORMULA = re.compile(r"\$[^$\n]*[=^\\][^$\n]*\$")
 #: A list item opened and left empty at the end ("\n\n4."): the next step never written.
 _EMPTY_ITEM = re.compile(r"\n[ \t]*(?:(?:\d{1,2}|[a-z])[.)、]|[*•])[ \t]*$")
+
+
+#: A whole number the output was still writing when the length limit cut it ("9999…", "1000…0"):
+#: 30 digits or more at its end, not the decimals of a repeating fraction ("5.3333…").
+_DIGITS_TO_THE_LIMIT = re.compile(r"(?<![\d.])\d{30,}$")
+
+
+def cut_in_a_number(text: str) -> bool:
+    """The output ends inside a whole number of 30 digits or more: the model wrote digits until
+    the length limit cut it, and no number was completed."""
+    return _DIGITS_TO_THE_LIMIT.search(_closed_text(text)) is not None
 
 
 def unfinished(text: str) -> bool:
@@ -196,7 +206,7 @@ def closes_on_number(text: str) -> bool:
     and a closing sentence without a number neither declines one nor concludes with something
     else (a closing remark, or a conclusion that points back at a table, leaves the
     derivation's number standing)."""
-    if unfinished(text) or cut_off(text):
+    if unfinished(text) or cut_off(text) or cut_in_a_number(text):
         return False
     closed = _closed_text(text)
     closing = closed[closing_sentence_start(text):]

@@ -7,7 +7,7 @@ matching, so nested groups stay inside; :func:`strip_latex` turns the markup tha
 meaning for a tax answer into plain text:
 
 - ``{,}`` (the LaTeX thousands separator) -> ``,``; thin spaces ``\\,`` ``\\;`` ``\\!``
-  ``\\ `` and ``~`` between digits -> nothing (``3\\,250`` is 3250);
+  ``\\ `` and ``~`` between digits -> nothing (``3\\,250`` is 3250, ``224,\\!000`` is 224,000);
 - ``\\text{..}``, ``\\mathrm{..}``, ``\\textbf{..}``, ``\\mathbf{..}``, ``\\operatorname{..}``
   -> their content; ``\\%`` -> ``%``; ``\\times`` -> ``×``; ``\\cdot`` -> ``·``;
   ``\\div`` -> ``÷``; ``\\left``/``\\right`` dropped; ``\\frac{a}{b}`` -> ``a/b``, or its value when both are plain numbers
@@ -83,7 +83,7 @@ _SYMBOLS = {
     r"\$": "$",
 }
 _SYMBOL = re.compile("|".join(re.escape(k) for k in sorted(_SYMBOLS, key=len, reverse=True)) + r"(?![A-Za-z])")
-_THIN_SPACE = re.compile(r"(?<=\d)(?:\\[,;!: ]|~)(?=\d)")
+_THIN_SPACE = re.compile(r"(?<=\d)(,?)(?:\\[,;!: ]|~)(?=\d)")  # "224,\!000": the comma is kept
 _SPACING = re.compile(r"\\[,;!: ]|\\quad|\\qquad")
 _LEFT_RIGHT = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")
 _DELIMITERS = re.compile(r"\$\$?|\\[()\[\]]")
@@ -111,7 +111,7 @@ def strip_latex(text: str) -> str:
     # LaTeX inside a JSON string arrives with its backslashes escaped ("\\times"): one each.
     text = _ESCAPED_COMMAND.sub(r"\\", text)
     text = text.replace("{,}", ",")
-    text = _THIN_SPACE.sub("", text)
+    text = _THIN_SPACE.sub(r"\1", text)
     for _ in range(3):  # nested wrappers: \text{\textbf{元}}
         new = _FRAC.sub(_fraction, _WRAPPERS.sub(r"\1", text))
         if new == text:

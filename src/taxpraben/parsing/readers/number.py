@@ -51,6 +51,7 @@ from taxpraben.parsing.closing import (
     NOTHING_DUE,
     closes_on_number,
     cut_by_limit,
+    cut_in_a_number,
     loops_in_steps,
 )
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
@@ -814,8 +815,8 @@ SOLE_NUMBER_RULE = register_rule(
 @_on_text
 def _sole(view: NumberView) -> Reading | None:
     last = view.last_number
-    if last is None or len(find_numbers(view.cleaned)) != 1:
-        return None
+    if last is None or len(find_numbers(view.cleaned)) != 1 or cut_in_a_number(view.cleaned):
+        return None  # the one number of an output cut while writing it is no answer (veto.unfinished)
     return Reading(last[1], rule=SOLE_NUMBER_RULE.name, source=_around(*last))
 
 

@@ -180,9 +180,13 @@ def _first_sentence(text: str, clause: bool = False) -> str:
     lead = _LEAD.match(text)
     text = text[lead.end() :] if lead else text
     end = (_CLAUSE_END if clause else _SENTENCE_END).search(text)
-    # Markdown emphasis around the answer (**三十日**) is not part of it.
-    span = (text[: end.start()] if end else text).strip().strip("*_`").strip()
+    # Markdown emphasis around the answer (**三十日**) or closing inside it ("1**.") is not part of it.
+    span = _EMPHASIS.sub("", (text[: end.start()] if end else text)).strip().strip("*_`").strip()
     return _ASIDE.sub("", span).strip("*_` ") or span
+
+
+#: Markdown emphasis markers: bold and italic pairs, never an answer's words.
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 
 def _marked_span(text: str, clause: bool = True, query: str = "") -> str | None:
