@@ -24,6 +24,7 @@ from taxpraben.parsing.overlap import (
     key_only,
     single_option,
 )
+from taxpraben.parsing.region import PROMPT_LABEL, ending_label
 
 __all__ = [
     "ANSWER_HEADS",
@@ -218,12 +219,6 @@ _SECTION_LABEL = re.compile(
 )
 
 
-#: A label that opens a line of the prompt: a tag, or words (digits allowed: "Passage 1") before a colon.
-_PROMPT_LABEL = re.compile(
-    r"^[ \t#*>]*(?:<(?P<tag>/?[A-Za-z][\w-]{0,20})>|(?P<label>[A-Za-z][A-Za-z0-9 ]{0,30}?"
-    r"|[\u4e00-\u9fff]{1,6}[0-9一二三四五六七八九十]{0,2})\s*[:：])",
-    re.MULTILINE,
-)
 
 
 @lru_cache(maxsize=1024)
@@ -232,11 +227,10 @@ def section_labels(prompt: str) -> frozenset[str]:
     ``材料一：``, ``Passage 1:``). The label the prompt ends on, left for the model to fill
     (``Judgement:``, ``A:``), is the slot of its answer, not a section: the model that writes it
     again answers after it."""
-    labels = {key for m in _PROMPT_LABEL.finditer(prompt) if (key := key_only(m.group("tag") or m.group("label") or ""))}
-    last_line = prompt.rstrip().rsplit("\n", 1)[-1]
-    slot = _PROMPT_LABEL.match(last_line)
-    if slot is not None and not last_line[slot.end() :].strip():
-        labels.discard(key_only(slot.group("tag") or slot.group("label") or ""))
+    labels = {key for m in PROMPT_LABEL.finditer(prompt) if (key := key_only(m.group("tag") or m.group("label") or ""))}
+    slot = ending_label(prompt)
+    if slot is not None:
+        labels.discard(key_only(slot))
     return frozenset(labels)
 
 

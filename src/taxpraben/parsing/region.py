@@ -69,6 +69,7 @@ __all__ = [
     "NOT_AN_OPTION",
     "NOT_ASSERTED",
     "NO_ANSWER",
+    "PROMPT_LABEL",
     "REFUSAL",
     "STRONG_MARKER",
     "SUPPOSITION",
@@ -78,6 +79,7 @@ __all__ = [
     "answer_tags",
     "conclusion_sentence",
     "corrected_part",
+    "ending_label",
     "is_refusal",
     "lead_sentence",
     "lines_last_first",
@@ -373,19 +375,38 @@ def answer_tags(text: str) -> list[tuple[int, int]]:
 
 #: The label a prompt ends on, for the model to fill: a word or two and a colon on its last line
 #: ("Judgement:", "Sentiment:", "判断：").
-_SLOT = re.compile(r"^[ \t#*>]*(?P<label>[A-Za-z][A-Za-z ]{1,24}?|[\u4e00-\u9fff]{2,6})[ \t]*[:：][ \t]*$")
+#: A label opening a prompt's line: a tag (``<context>``), a word or a few ("Judgement", "Passage
+#: 1"), or a Chinese one ("材料一"), then a colon.
+PROMPT_LABEL = re.compile(
+    r"^[ \t#*>]*(?:<(?P<tag>/?[A-Za-z][\w-]{0,20})>|(?P<label>[A-Za-z][A-Za-z0-9 ]{0,30}?"
+    r"|[\u4e00-\u9fff]{1,6}[0-9一二三四五六七八九十]{0,2})\s*[:：])",
+    re.MULTILINE,
+)
+
+
+def ending_label(prompt: str) -> str | None:
+    """The label the prompt's last line opens and leaves empty, for the model to fill
+    ("Judgement: ", "A:", "答案："), or None."""
+    last_line = prompt.rstrip().rsplit("\n", 1)[-1]
+    label = PROMPT_LABEL.match(last_line)
+    if label is None or last_line[label.end() :].strip():
+        return None
+    return label.group("tag") or label.group("label")
+
+
+#: A slot's label: words of two letters or more ("A:" is an option's label), or Chinese.
+_SLOT_WORDS = re.compile(r"[A-Za-z][A-Za-z ]{1,24}|[\u4e00-\u9fff]{2,6}")
 
 
 @lru_cache(maxsize=1024)
 def answer_slot(query: str) -> re.Pattern[str] | None:
     """The prompt's answer slot: the label its last line opens and leaves for the model to fill
-    ("Judgement: ", "Label:"). The model that writes that label answers after it, as after
-    "Answer:" (a single letter, "A:", is an option's label and no slot)."""
-    lines = query.rstrip().rsplit("\n", 1)
-    slot = _SLOT.match(lines[-1]) if lines else None
-    if slot is None or _ANSWER.fullmatch(slot.group(0).strip(" \t#*>")):
+    (:func:`ending_label`: "Judgement: ", "Label:"). The model that writes that label answers
+    after it, as after "Answer:" (a single letter, "A:", is an option's label and no slot)."""
+    label = ending_label(query)
+    if label is None or not _SLOT_WORDS.fullmatch(label.strip()) or _ANSWER.fullmatch(label.strip() + ":"):
         return None
-    words = r"\s+".join(map(re.escape, slot.group("label").split()))
+    words = r"\s+".join(map(re.escape, label.split()))
     return re.compile(r"(?<![A-Za-z\u4e00-\u9fff])(?i:" + words + r")\**[ \t]*[:：]\**", re.MULTILINE)
 
 

@@ -160,7 +160,6 @@ def _in_a_name(clause: str, found: NumberMatch) -> bool:
     return bool(_NAME_BEFORE.search(clause[max(0, found.start - 5) : found.start])) and bool(_NAME_AFTER.match(clause, found.end))
 
 
-#: A copula a stated value follows in a Chinese clause.
 #: A copula that gives the value: 为, 是, 等于; an English one right before its number ("the order of
 #: the element 5 in U_8 is 2", not "a threshold of 6 would be appropriate for 2 regions").
 _COPULA = re.compile(
