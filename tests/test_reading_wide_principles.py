@@ -722,3 +722,43 @@ def test_markdown_emphasis_is_never_part_of_a_span() -> None:
               "text": "De Rerum Natura is a poem by Lucretius.", "answer": "Lucretius"}
     item = _read("TaxRead", record, "De Rerum Natura is a Latin poem.\n\nThe answer is: **Lucretius**.")
     assert item.status == "ok" and item.extracted == "Lucretius." and item.scores["em"] == 1.0
+
+
+def test_an_answer_marker_that_heads_a_derivation_gives_its_result_not_its_first_figure() -> None:
+    record = {"id": "r-derivation", "query": "Tickets cost $12 for adults and $10 for children. She buys one of each and "
+              "gets $8 in change. How much money did she give the cashier?", "answer": 30}
+    output = ("Answer: She paid for 1 child ticket ($10) and 1 adult ticket ($12), which totals to $22. She received $8 "
+              "in change, so she gave the cashier $22 + $8 = $30.")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+    record = {"id": "r-derivation-zh", "query": "甲一小时跑10圈，乙跑5圈。甲比乙多跑几圈？", "answer": 5}
+    item = _read("TaxCalc", record, "先算乙。\n\n#### 甲可以跑10圈，乙可以跑5圈，所以甲比乙多跑 10 - 5 = 5圈。")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    # a statement that gives its number itself keeps it, whatever its line computes after it
+    record = {"id": "r-given", "query": "How many apples are left?", "answer": 5}
+    item = _read("TaxCalc", record, "The answer is 5 apples, because 10 - 5 = 5 and 2 + 2 = 4 is another story.")
+    assert item.extracted == "5"
+
+
+def test_a_calculator_note_is_markup_and_a_q_and_a_answer_head_states_the_number() -> None:
+    record = {"id": "r-gsm", "query": "Jane saves $4 a week. She has $208 and needs $60. How much more does she need?", "answer": -148}
+    output = ("Jane has saved $4 * 52 = $<<4*52=208>>208.\nJane needs to save $60 - $208 = $<<60-208=-148>>148 more.\nA: 148")
+    item = _read("TaxCalc", record, output)
+    assert item.extracted == "148" and item.read_by == "rule:final.answer-statement" and item.confidence == "high"
+    # without the answer head, the value the model writes after its note, not the note's own
+    item = _read("TaxCalc", record, "Jane needs to save $60 - $208 = $<<60-208=-148>>148 more.")
+    assert item.extracted == "148"
+    # "A:" heading a line the output goes on after is no answer head
+    record = {"id": "r-cases", "query": "Carly has 80 cards. How many cards have the letter D?", "answer": 9}
+    item = _read("TaxCalc", record, "Cards with the letter A:\nA: 32\nThe other 48 split further, so the cards with D number 9.")
+    assert item.extracted == "9"
+
+
+def test_the_question_written_again_under_a_label_of_the_models_own_ends_the_answer() -> None:
+    options = ["公安机关发现物品应当收缴", "对宣扬行为应当及时制止", "应当将有关人员强行带离现场", "必要时可以加以制止"]
+    listed = "\n".join(f"{letter}. {text}" for letter, text in zip("ABCD", options, strict=True))
+    query = "以下说法中有错误的是\n" + listed
+    record = {"id": "r-relabel", "query": query, "choices": options, "gold": 3, "answer": options[3]}
+    output = "D\n\n問題：以下说法中有错误的是\n" + listed + "\n答案：A"
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == options[3]

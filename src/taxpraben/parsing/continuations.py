@@ -295,8 +295,12 @@ def continuation(
         line_start = _line_start(text, where[start])
         if cut is not None and line_start >= cut:
             break
-        line_key = key_only(_line_at(text, line_start))
-        repeated = any(line_key.startswith(k[: COPY_MIN * 2]) for k in asked if not single_option(k, option_keys))
+        # a question label before it ("問題：以下說法……", "Question: …") writes the question again too
+        line = _line_at(text, line_start)
+        label = _HEADING.match(line)
+        line_keys = {key_only(line), key_only(line[label.end() :] if label else line)}
+        repeated = any(line_key.startswith(k[: COPY_MIN * 2])
+                       for k in asked if not single_option(k, option_keys) for line_key in line_keys)
         if repeated and _answered_before(text, line_start, where, spans, option_keys):
             return line_start, False  # this prompt's instruction or question written again
     return cut, first

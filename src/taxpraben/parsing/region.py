@@ -188,6 +188,9 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # output's last line; never a Markdown heading ("#### Step 1" with more lines after it)
     r"(?<![#\w])####(?=[ \t]*(?:[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*(?:%|元|万元)?|[(\[]?[A-J][)\]]?)[ \t]*$|"
     r"[^\n#]*\d[^\n]*\s*\Z)|"
+    # the "Q: … A: …" format's answer head before a number alone on the output's last line ("A: 148");
+    # never a list of options or cases ("A: 32" with "B: 24" after it)
+    r"(?<![^\n])[ \t]*A[ \t]*:(?=[ \t]*[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*[^\s\d]{0,8}[ \t]*\Z)|"
     # the answer in the other languages models answer in: Japanese, Korean, German, French,
     # Spanish, Russian, Swahili, Indonesian, Bengali, Thai ("答えは", "Antwort:", "Réponse :", "Ответ:");
     # "回答：" heading a line (Japanese; a Chinese answer head too, not "请回答：" inside a sentence)

@@ -351,6 +351,8 @@ def _stated_number(statement: Statement, expect_percent: bool | None) -> NumberM
         found = _final_in_text(body, expect_percent)
     else:
         found = _clause_number(body, 0, expect_percent)
+        if found is not None and statement.kind == "answer":
+            found = _derived(statement, found, expect_percent) or found
         if found is None:  # the answer may follow a clause without a number: "答案：经计算，为8000元"
             found = _final_in_text(body, expect_percent)
             if found is not None and found.start >= 0 and _in_a_name(body, found):
@@ -360,6 +362,34 @@ def _stated_number(statement: Statement, expect_percent: bool | None) -> NumberM
     if found is not None and found.start >= 0 and _REFUND.search(body[max(0, found.start - 12) : found.start]):
         found = replace(found, refund=True)
     return found
+
+
+#: What lets a statement give the number right after it: its marker and a lead, or a copula.
+_GIVES = re.compile(
+    r"^(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*$"
+    r"|(?:为|是|等于|约|[:：]|(?<![A-Za-z])(?i:is|are|was|were|equals|be|of|to))"
+    r"\s*(?:(?:approximately|about|around|roughly|exactly|only)\s+)?[-−$¥€£]?\s*$"
+)
+
+
+def _derived(statement: Statement, found: NumberMatch, expect_percent: bool | None) -> NumberMatch | None:
+    """The result of the derivation an answer marker heads, where its first number is only a
+    figure the derivation starts from ("Answer: Brittany's mom gave … for 1 child ticket ($10) …
+    $22 + $8 = $30."; "#### Bethany可以跑10圈，Quinn可以跑5圈，所以……10 - 5 = 5圈"): the result after
+    the last ``=`` of the marker's line, the quantity asked for; None where the statement gives
+    its number itself (right after the marker or a copula) or its line computes nothing after it."""
+    if found.start < 0 or _GIVES.search(statement.text[: found.start]):
+        return None
+    line_end = statement.source.find("\n", statement.body_start)
+    line = statement.source[statement.body_start : line_end if line_end >= 0 else len(statement.source)]
+    equals = [m for m in _EQUALS.finditer(line) if m.start() >= found.end]
+    if not equals:
+        return None
+    end = _CLAUSE_END.search(line, equals[-1].end())
+    result = _prefer(find_numbers(line[equals[-1].end() : end.start() if end else len(line)]), expect_percent)
+    if not result or _OPERATOR_AFTER.match(line, equals[-1].end() + result[0].end):
+        return None  # "= 3 × 4": an expression, not a result
+    return _shift(result[0], equals[-1].end())
 
 
 #: What may stand before the number a statement writes in words ("is", ":", "**", "only").
@@ -551,6 +581,16 @@ _NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
 _FINAL_RULE = {"boxed": BOXED_RULE.name, "correction": SELF_CORRECTION_RULE.name}
 
 
+#: A calculator note of GSM8K's format ("<<60-208=-148>>"): markup for a tool, never the value the
+#: model writes after it ("… = $<<60-208=-148>>148 more").
+_CALCULATOR_NOTE = re.compile(r"<<[^<>\n]*=[^<>\n]*>>")
+
+
+def _without_notes(text: str) -> str:
+    """``text`` with its calculator notes blanked (offsets kept)."""
+    return _CALCULATOR_NOTE.sub(lambda m: " " * len(m.group(0)), text) if "<<" in text else text
+
+
 class NumberView:
     """One output as the number rules read it, built once: cleaned with LaTeX made plain,
     its own answer (with a query), tables given their units, and (on first use) its
@@ -566,7 +606,7 @@ class NumberView:
         self.failure = own.failure if own is not None else None
         cleaned = own.text if own is not None and not own.failure else self.full
         self.empty = not cleaned.strip()
-        self.cleaned = "" if self.empty or self.failure else tables_with_units(cleaned)
+        self.cleaned = "" if self.empty or self.failure else _without_notes(tables_with_units(cleaned))
 
     @cached_property
     def years(self) -> frozenset[str]:
