@@ -1,6 +1,7 @@
 """Second-grader audit of the wide corpus's hand grades.
 
     python3 benchmarks/wide/audit.py --draw              # -> audit/blind.jsonl (no grades, no hints)
+    python3 benchmarks/wide/audit.py --draw --later      # -> audit/blind-later.jsonl (sources added since)
     python3 benchmarks/wide/audit.py --compare [--list]  # audit/grades.tsv vs the sources' first grades
 
 ``--draw`` takes, with ``random.Random(20261207)``, 12 cases from each source's ``cases.jsonl``
@@ -53,6 +54,22 @@ def draw() -> None:
     print(f"{len(out)} cases -> {AUDIT / 'blind.jsonl'}")
 
 
+def draw_later() -> None:
+    audited = {i.rsplit("-", 1)[0] for i in read_grades(AUDIT / "grades.tsv")}
+    out = []
+    for folder in source_folders():
+        if folder.name in audited:
+            continue
+        cases = read_jsonl(folder / "cases.jsonl")
+        rng = random.Random(f"{SEED}-{folder.name}")
+        chosen = cases if len(cases) <= PER_SOURCE else rng.sample(cases, PER_SOURCE)
+        out.extend({key: case[key] for key in BLIND_KEYS} for case in chosen)
+        print(f"{folder.name}: {len(chosen)} of {len(cases)}")
+    (AUDIT / "blind-later.jsonl").write_text(
+        "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in out), encoding="utf-8")
+    print(f"{len(out)} cases -> {AUDIT / 'blind-later.jsonl'}")
+
+
 def read_grades(path: Path) -> dict[str, tuple[str, str, str, str]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     if not lines or lines[0].split("\t")[:5] != ["id", "status", "read", "score", "reason"]:
@@ -95,6 +112,8 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 def compare(show: bool) -> None:
     second = read_grades(AUDIT / "grades.tsv")
+    if (AUDIT / "grades-later.tsv").is_file():
+        second.update(read_grades(AUDIT / "grades-later.tsv"))
     total = same_total = 0
     listing = []
     for folder in source_folders():
@@ -133,11 +152,12 @@ def compare(show: bool) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--draw", action="store_true")
+    parser.add_argument("--later", action="store_true", help="with --draw: the sources added after the first audit")
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args(argv)
     if args.draw:
-        draw()
+        draw_later() if args.later else draw()
     if args.compare:
         compare(args.list)
     if not (args.draw or args.compare):
