@@ -762,3 +762,12 @@ def test_the_question_written_again_under_a_label_of_the_models_own_ends_the_ans
     output = "D\n\n問題：以下说法中有错误的是\n" + listed + "\n答案：A"
     item = _read("TaxSCQ", record, output)
     assert item.status == "ok" and item.extracted == options[3]
+
+
+def test_a_table_row_of_the_prompt_written_again_is_working_not_a_new_turn() -> None:
+    query = ("以下の財務データを読み、質問に答えてください。\n\n| 科目 | 金額 |\n| --- | --- |\n| 流動資産 | 2,180,790 |\n"
+             "| 固定資産 | 5,657,563 |\n\n質問: 資産の合計は8,000,000を超えるか。\n\n最終行に「Answer: 値」の形式で答えを出力してください。")
+    record = {"id": "r-row", "query": query, "choices": ["はい", "いいえ"], "gold": 1, "answer": "いいえ"}
+    output = "まず計算します。\n\n流動資産 = 2,180,790\n固定資産 = 5,657,563\n\n合計 = 7,838,353 で、超えません。\n\nAnswer: いいえ"
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "いいえ"

@@ -153,7 +153,8 @@ def _keyed_prompt_lines(query: str) -> tuple[tuple[str, str], ...]:
 
 #: A list item: a bullet or a number opens the line.
 _DATA_ITEM = re.compile(
-    r"^\s*(?:[*\-•·]|\d{1,3}[.)、．]|[(（]\d{1,3}[)）]"
+    # a table row too ("| 流動資産 | 2,180,790 |": the model writes the figure it works with)
+    r"^\s*(?:[*\-•·|]|\d{1,3}[.)、．]|[(（]\d{1,3}[)）]"
     # a step of working, in the languages models work in ("Step 2:", "Шаг 2:", "Schritt 2:", "步骤2：")
     r"|(?i:step|шаг|schritt|paso|étape|etape|passo|langkah|hatua)\s*\d{1,3}\s*[:：.]|ステップ\s*\d{1,3}|步骤\s*\d{1,3}|第\s*\d{1,3}\s*步)\s*\S"
 )
