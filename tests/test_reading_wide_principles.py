@@ -771,3 +771,15 @@ def test_a_table_row_of_the_prompt_written_again_is_working_not_a_new_turn() -> 
     output = "まず計算します。\n\n流動資産 = 2,180,790\n固定資産 = 5,657,563\n\n合計 = 7,838,353 で、超えません。\n\nAnswer: いいえ"
     item = _read("TaxSCQ", record, output)
     assert item.status == "ok" and item.extracted == "いいえ"
+
+
+def test_a_role_name_alone_on_its_line_is_a_turn_the_decoding_left() -> None:
+    options = ["500", "1000", "5000", "10000"]
+    query = "问题:\n退税额应未超过____元。\n选项:\n" + "\n".join(f"({letter}) {text}" for letter, text in zip("ABCD", options, strict=True)) + "\n答案:"
+    record = {"id": "r-role", "query": query, "choices": options, "gold": 3, "answer": "10000"}
+    item = _read("TaxSCQ", record, "(D) 10000\nanswer\n退税额应未超过10000元。\nanswer\n(A) 500\nanswer\n(B) 1000")
+    assert item.status == "ok" and item.extracted == "10000"
+    # the word opening a line that goes on is no turn
+    record = {"id": "r-role-2", "query": "How many apples are left?", "answer": 4}
+    item = _read("TaxCalc", record, "She eats 6 of 10 apples, so the\nanswer is 4 apples.\nuser: thanks")
+    assert item.extracted == "4"
