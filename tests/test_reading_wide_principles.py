@@ -630,7 +630,7 @@ def test_a_question_that_asks_for_a_percentage_takes_the_percent_figure() -> Non
 
 
 def test_a_year_inside_the_span_the_question_names_is_a_period() -> None:
-    from taxpraben.parsing.readers.number import named_years
+    from taxpraben.parsing.asked import named_years
 
     assert {"2019", "2020", "2021"} <= named_years("What is the FY2019 - FY2021 3 year average margin for Corning?")
     assert named_years("Which year between 2019 and 2021 had the highest margin?") == frozenset()
@@ -783,3 +783,12 @@ def test_a_role_name_alone_on_its_line_is_a_turn_the_decoding_left() -> None:
     record = {"id": "r-role-2", "query": "How many apples are left?", "answer": 4}
     item = _read("TaxCalc", record, "She eats 6 of 10 apples, so the\nanswer is 4 apples.\nuser: thanks")
     assert item.extracted == "4"
+
+
+def test_an_output_that_concludes_it_cannot_answer_names_no_option() -> None:
+    record = {"id": "r-cannot", "query": "What is the final result of the collisions of the 5 balls shown? Solve the problem.\n"
+              "(A) 1\n(B) 2\n(C) 3\n(D) 4\n(E) 5", "choices": ["A", "B", "C", "D", "E"], "gold": 2, "answer": "C"}
+    output = ("The problem doesn’t provide any visual information about the balls. Therefore, I can’t solve the problem as "
+              "it is now. If you provide these details I will be happy to help.")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "format_failure" and item.veto == "veto.concludes-no-answer"

@@ -148,16 +148,16 @@ _FINISHED = re.compile(r"[.。!?！？;；…)）\]】」』\"”'’`*_|>]\s*$"
 #: A closing sentence that declines a number: it cannot be determined, it is undefined, there
 #: is no closed form or no real solution, a proof is complete.
 DECLINES_NUMBER = re.compile(
-    r"(?i:can(?:no|')t\s+(?:be\s+)?(?:determine|calculate|compute|find|solve|say)"
+    r"(?i:can(?:no|['’])t\s+(?:be\s+)?(?:determine|calculate|compute|find|solve|say)"
     r"|(?:is|are)\s+(?:undefined|indeterminate|not\s+defined|infinity|infinite)|(?:approaches|goes\s+to)\s+infinity"
     r"|(?:no|not\s+have\s+an?)\s+(?:simple\s+)?(?:closed[- ]form|real\s+solution|solution|numerical\s+(?:answer|value))"
     r"|not\s+possible\s+to\s+(?:determine|calculate|compute)|not\s+a\s+perfect|does\s+not\s+(?:exist|converge)"
     r"|(?:completes|concludes)\s+the\s+proof|insufficient\s+information|not\s+enough\s+information"
     # the material or the model lacks the figure: "the text doesn't provide …", "I don't have
     # (real-time) access to …", "I can't provide the answer", "is not provided in the context"
-    r"|(?:does\s*n[o']t|do\s*n[o']t|did\s*n[o']t)\s+(?:provide|contain|include|mention|give|specify)"
-    r"|(?:do\s*n[o']t|does\s*n[o']t)\s+have\s+(?:real-time\s+|direct\s+|the\s+)?access"
-    r"|(?:can(?:no|')t|unable\s+to)\s+(?:provide|access|give|answer)"
+    r"|(?:does\s*n[o'’]t|do\s*n[o'’]t|did\s*n[o'’]t)\s+(?:provide|contain|include|mention|give|specify)"
+    r"|(?:do\s*n[o'’]t|does\s*n[o'’]t)\s+have\s+(?:real-time\s+|direct\s+|the\s+)?access"
+    r"|(?:can(?:no|['’])t|unable\s+to)\s+(?:provide|access|give|answer)"
     r"|(?:is|are)\s+not\s+(?:provided|included|available|given|mentioned)\s+in\s+the)"
 )
 

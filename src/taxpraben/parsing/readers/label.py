@@ -75,6 +75,7 @@ from taxpraben.parsing.choice_hedges import (
 )
 from taxpraben.parsing.choice_names import choice_needles, named_choices, naming_form
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.closing import DECLINES_NUMBER
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
@@ -112,6 +113,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.registry import Example, register_rule
+from taxpraben.parsing.yes_no import yes_no_options, yes_or_no
 
 __all__ = ["CHOICE_ANSWER_KEYS", "LABEL_CHAIN", "ChoiceOptions", "LabelView", "extract_choice", "label_chain", "read_choice"]
 
@@ -694,38 +696,19 @@ YES_OR_NO_RULE = register_rule(
     leaves_alone=(Example("label", "Not every such matrix is invertible, so the statement is False.", "False",
                           "true-false"),),
 )
-#: What an answer opens with when it says yes or no, and which of True/False it means.
-_YES_NO = re.compile(r"^[\s:：*\"'“‘(（\[【]*(?:(?P<yes>(?i:yes)|是|对)|(?P<no>(?i:no)|否|错))(?![A-Za-z\u4e00-\u9fff])")
-_TRUE_FALSE = (frozenset({"true", "false"}), frozenset({"正确", "错误"}), frozenset({"对", "错"}), frozenset({"是", "否"}))
-
-
-def _yes_no_options(texts: Sequence[str]) -> tuple[int, int] | None:
-    """(index of True, index of False) when the options are a true/false pair."""
-    folded = [str(t).strip().casefold() for t in texts]
-    if len(folded) != 2 or frozenset(folded) not in _TRUE_FALSE:
-        return None
-    true_first = folded[0] in ("true", "正确", "对", "是")
-    return (0, 1) if true_first else (1, 0)
-
-
-def _yes_or_no(text: str, options: tuple[int, int]) -> int | None:
-    m = _YES_NO.match(text)
-    if m is None:
-        return None
-    return options[0] if m.group("yes") else options[1]
 
 
 @YES_OR_NO_RULE.reads("label")
 @_on_text
 def _yes_no(view: LabelView) -> Reading | None:
-    options = _yes_no_options(view.texts)
+    options = yes_no_options(view.texts)
     if options is None:
         return None
     for statement in view.final:  # latest first
-        picked = _yes_or_no(statement.text, options)
+        picked = yes_or_no(statement.text, options)
         if picked is not None:
             return Reading(picked, rule=YES_OR_NO_RULE.name, source=statement.full_text)
-    picked = _yes_or_no(view.lead_text, options)
+    picked = yes_or_no(view.lead_text, options)
     return None if picked is None else Reading(picked, rule=YES_OR_NO_RULE.name, source=view.lead_text)
 
 
@@ -776,6 +759,27 @@ BOLD_ANSWER_RULE = register_rule(
 def _bold(view: LabelView) -> Reading | None:
     bold = _bold_answer(view.listless, view.count, view.lettered, view.needles, view.numbered)
     return None if bold is None else Reading(bold[0], rule=BOLD_ANSWER_RULE.name, source=bold[1])
+
+
+CONCLUDES_NO_ANSWER_RULE = register_rule(
+    "veto.concludes-no-answer", kinds=("label",), tier=5, confidence="high",
+    description="No answer statement, and the output's last conclusion says it cannot answer ('Therefore, I can't "
+                "solve the problem as it is now'): no option is read from it, nor from the text before it.",
+    examples=(Example("label", "The problem does not show the figure. Therefore, I can't solve the problem as it is now.",
+                      None),),
+    leaves_alone=(Example("label", "I can't see the figure, so I assume a typical layout. Therefore, the answer is (C).",
+                          "信息技术服务"),),
+)
+
+
+@CONCLUDES_NO_ANSWER_RULE.reads("label")
+@_on_text
+def _concludes_no_answer(view: LabelView) -> Reading | None:
+    # read on the whole text: the own answer blanks the prompt's words it repeats ("solve the problem")
+    last = next((st for st in answer_statements(view.full, view.markers) if st.kind == "conclusion"), None)
+    if last is not None and DECLINES_NUMBER.search(_SEMICOLON.split(last.text, maxsplit=1)[0]):
+        return Reading(None, NOT_ASSERTED, rule=CONCLUDES_NO_ANSWER_RULE.name)
+    return None
 
 
 @CONCLUSION_RULE.reads("label")
@@ -916,6 +920,7 @@ LABEL_CHAIN: tuple[str, ...] = (
     "veto.not-an-option",
     "choice.bare-answer",
     "choice.bold-answer",
+    "veto.concludes-no-answer",
     "conclusion.statement",
     "veto.several-letters",
     "choice.lead-sentence",

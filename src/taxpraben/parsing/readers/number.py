@@ -39,11 +39,12 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
-from functools import cached_property, lru_cache, wraps
+from functools import cached_property, wraps
 from typing import TYPE_CHECKING
 
 from taxpraben.parsing.alternatives import offers_alternatives, one_of_alternatives
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
+from taxpraben.parsing.asked import counted_in, counted_noun, counts_in, named_years, without_years
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import (
@@ -247,71 +248,6 @@ def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch
     return _last_number(text, expect_percent)
 
 
-#: What a question counts: "How many gallons …", "how much money …" (the noun after "how many/much").
-_HOW_MANY = re.compile(r"(?i:\bhow\s+(?:many|much)\s+([a-z]{3,}))")
-#: Words after "how many/much" that name no unit ("how many more", "how much does").
-_NOT_A_UNIT = frozenset({"more", "less", "fewer", "does", "did", "will", "would", "can", "could", "are", "was",
-                         "were", "has", "have", "the", "times", "money", "total", "longer", "greater"})
-
-
-@lru_cache(maxsize=1024)
-def counted_noun(query: str) -> str | None:
-    """The unit the question counts in ("gallons" for "How many gallons does she drink?"),
-    singular, or None."""
-    found = [m.group(1).lower() for m in _HOW_MANY.finditer(query)]
-    if not found or found[-1] in _NOT_A_UNIT:
-        return None
-    word = found[-1]
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
-
-
-def _counts_in(text: str, end: int, unit: str) -> bool:
-    """The number that ends at ``end`` of ``text`` counts in ``unit`` (``15 gallons``, ``one brother``)."""
-    return re.match(r"\s*" + re.escape(unit) + r"(?:e?s)?(?![a-z])", text[end:], re.IGNORECASE) is not None
-
-
-def _counted_in(sentence: str, unit: str) -> NumberMatch | None:
-    """The one value ``sentence`` gives in the asked unit ("15 gallons of water in 30 days" for
-    gallons: 15), or None when it gives none or several."""
-    hits = [n for n in find_numbers(sentence) if _counts_in(sentence, n.end, unit)]
-    return hits[0] if hits and len({n.value for n in hits}) == 1 else None
-
-
-#: A year: four digits from 1900 to 2099, alone ("2021", "FY2021"), not part of an amount.
-_YEAR_WRITTEN = re.compile(r"(?<![\d.,$¥€£])(?:FY|fy|Fiscal\s+|fiscal\s+)?((?:19|20)\d{2})(?![\d]|[.,]\d|\s*%)")
-#: A year as a question names it: "FY2021", "fiscal 2020", "in 2019", "2019年", "2019-2021".
-_YEAR_NAMED = re.compile(r"(?:\b(?:FY|fy)|(?i:fiscal|in|during|for|of|year|since|by|from|to|between|and)\s+)((?:19|20)\d{2})\b"
-                         r"|(?<!\d)((?:19|20)\d{2})(?=\s*年|\s*[-–]\s*(?:FY)?(?:19|20)\d{2}\b)")
-#: A question that asks for a year.
-_ASKS_YEAR = re.compile(r"(?i:\b(?:which|what)\s+(?:fiscal\s+|calendar\s+)?year\b|\bwhen\b|\byear\s+did\b)|哪一?年|何年|年份")
-
-
-@lru_cache(maxsize=1024)
-def named_years(query: str) -> frozenset[str]:
-    """The years a question names ("FY2021", "in 2019"), unless it asks for a year: a year it
-    names is the period it asks about, not the amount asked for."""
-    if not query or _ASKS_YEAR.search(query):
-        return frozenset()
-    years = {m.group(1) or m.group(2) for m in _YEAR_NAMED.finditer(query)}
-    for m in _YEAR_RANGE.finditer(query):  # "FY2019 - FY2021" names 2020 too
-        first, last = int(m.group(1)), int(m.group(2))
-        if 0 < last - first <= _RANGE_YEARS:
-            years.update(str(year) for year in range(first + 1, last))
-    return frozenset(years)
-
-
-#: A span of years a question names ("FY2019 - FY2021", "2018 to 2020"), at most this long.
-_YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*(?:[-–~]|to|through|until|至|到)\s*(?:FY|fy)?((?:19|20)\d{2})(?!\d)")
-_RANGE_YEARS = 10
-
-
-def _without_years(text: str, years: frozenset[str]) -> str:
-    """``text`` with the question's own years blanked (offsets kept): "FY2021" is no value."""
-    if not years:
-        return text
-    return _YEAR_WRITTEN.sub(lambda m: " " * len(m.group(0)) if m.group(1) in years else m.group(0), text)
-
-
 def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None,
                       years: frozenset[str] = frozenset()) -> NumberMatch | None:
     """The number a final-answer statement gives (module docstring, "Final answer"); where
@@ -323,7 +259,7 @@ def _statement_number(statement: Statement, expect_percent: bool | None, unit: s
     if found is not None and statement.kind == "conclusion" and not found.is_percent and found.text.strip() in years:
         return None
     if unit and found is not None and statement.kind in ("answer", "conclusion"):
-        counted = _counted_in(_sentence_of(statement.text), unit)
+        counted = counted_in(_sentence_of(statement.text), unit)
         if counted is not None and counted.value != found.value:
             return _detached(counted)
     return found
@@ -650,7 +586,7 @@ class NumberView:
         text it was found in."""
         for text in (_before_note(self.cleaned), _without_asides(self.cleaned), self.cleaned):
             if text is not None:
-                found = _final_in_text(_without_years(text, self.years), self.expect_percent)
+                found = _final_in_text(without_years(text, self.years), self.expect_percent)
                 if found is not None:
                     # a figure that names the quantity ("the 99% VaR of the portfolio") gives no value
                     return None if found.start >= 0 and _in_a_name(text, found) else (text, found)
@@ -882,7 +818,7 @@ def _in_words(view: NumberView) -> Reading | None:
             continue
         # the count in the unit the question counts, the last the sentence gives ("… three sisters,
         # … for a total of three brothers"); else the first count that is not the question's own
-        in_unit = [w for w in words if view.unit and _counts_in(sentence, w.end, view.unit)]
+        in_unit = [w for w in words if view.unit and counts_in(sentence, w.end, view.unit)]
         for found in in_unit[-1:] or words:
             counted = re.match(r"\s*[A-Za-z]+", sentence[found.end :])
             phrase = found.text + (counted.group(0) if counted else "")
