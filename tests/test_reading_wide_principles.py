@@ -792,3 +792,12 @@ def test_an_output_that_concludes_it_cannot_answer_names_no_option() -> None:
               "it is now. If you provide these details I will be happy to help.")
     item = _read("TaxSCQ", record, output)
     assert item.status == "format_failure" and item.veto == "veto.concludes-no-answer"
+
+
+def test_a_role_between_bars_opens_a_turn_of_the_prompts_format() -> None:
+    record = {"id": "r-bars", "query": "|system| Write the last line as \"### Answer: <<your final answer here.>>\".\n@@@\n"
+              "|user| Peter divided $85 among 5 friends. How much did each get?\n|assistant|", "answer": 17}
+    output = (" Reasoning: $85/5 = <<85/5=17>>17.\nEach friend received $17.\n### Answer: $17\n###\n|user| A triangle has a base "
+              "of 10 cm and a height of 6 cm. What is its area?\n###|assistant| Reasoning: 1/2 x 10 x 6 = 30.\n### Answer: 30 cm^2")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.extracted == "17"

@@ -311,7 +311,9 @@ _TURN = re.compile(
     r"^[ \t]*(?:#{1,4}[ \t]*|\d{1,2}[.、)][ \t]*)?(?:Human|Assistant|User|USER|HUMAN|ASSISTANT|用户|助手|<\|im_start\|>\w*)[ \t]*[:：\n]"
     # a chat template's role name alone on its line, left when decoding dropped the turn token
     # before it ("<|im_start|>answer" -> "answer", "<start_of_turn>model" -> "model")
-    r"|^[ \t]*(?:user|assistant|system|human|model|question|answer)[ \t]*$",
+    r"|^[ \t]*(?:user|assistant|system|human|model|question|answer)[ \t]*$"
+    # a role between bars, the turn format some prompts write ("|user| …", "###|assistant|")
+    r"|^[ \t#]*\|(?i:user|assistant|system|human)\|",
     re.MULTILINE,
 )
 
