@@ -801,3 +801,16 @@ def test_a_role_between_bars_opens_a_turn_of_the_prompts_format() -> None:
               "of 10 cm and a height of 6 cm. What is its area?\n###|assistant| Reasoning: 1/2 x 10 x 6 = 30.\n### Answer: 30 cm^2")
     item = _read("TaxCalc", record, output)
     assert item.status == "ok" and item.extracted == "17"
+
+
+def test_a_sentence_that_opens_with_the_questions_first_words_is_the_models_own() -> None:
+    options = ["no two electrons can pair up", "no two protons can have the same four quantum numbers",
+               "no two electrons can have the same four quantum numbers", "all electrons must have the same spin"]
+    query = ("Answer the following multiple choice question. The last line of your response should be 'Answer: $LETTER'.\n\n"
+             "The Pauli exclusion principle states that\n\n"
+             + "\n".join(f"{letter}) {text}" for letter, text in zip("ABCD", options, strict=True)))
+    record = {"id": "r-pauli", "query": query, "choices": options, "gold": 2, "answer": options[2]}
+    output = ("To answer this question, let's analyze the principle.\n\nThe Pauli exclusion principle is a fundamental concept "
+              "in quantum mechanics: no two electrons in an atom share all four quantum numbers.\n\nAnswer: C")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == options[2]

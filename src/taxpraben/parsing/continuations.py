@@ -299,7 +299,10 @@ def continuation(
         line = _line_at(text, line_start)
         label = _HEADING.match(line)
         line_keys = {key_only(line), key_only(line[label.end() :] if label else line)}
-        repeated = any(line_key.startswith(k[: COPY_MIN * 2])
+        # the line writes the prompt's line again, most of it: a line that opens with the question's
+        # first words and goes on in its own ("The Pauli exclusion principle is a fundamental
+        # concept …" for "The Pauli exclusion principle states that") is the model's own sentence
+        repeated = any(line_key.startswith(k[: max(COPY_MIN * 2, len(k) * 4 // 5)])
                        for k in asked if not single_option(k, option_keys) for line_key in line_keys)
         if repeated and _answered_before(text, line_start, where, spans, option_keys):
             return line_start, False  # this prompt's instruction or question written again
