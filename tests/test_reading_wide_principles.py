@@ -814,3 +814,16 @@ def test_a_sentence_that_opens_with_the_questions_first_words_is_the_models_own(
               "in quantum mechanics: no two electrons in an atom share all four quantum numbers.\n\nAnswer: C")
     item = _read("TaxSCQ", record, output)
     assert item.status == "ok" and item.extracted == options[2]
+
+
+def test_an_option_written_as_a_name_and_its_description_is_named_by_its_name() -> None:
+    options = ["Color 1: $(\\pi, 0.3,0.5)$", "Color 2: $(0.5 \\pi, 0.8,0.3)$"]
+    record = {"id": "r-head", "query": "Which color looks closer to blue? (a) " + options[0] + ", (b) " + options[1],
+              "choices": options, "gold": 0, "answer": options[0]}
+    item = _read("TaxSCQ", record, "The hue of Color 1 is pi, the hue of Color 2 is 0.5 pi.\nThe answer is Color 1.")
+    assert item.status == "ok" and item.extracted == options[0]
+    # a name that two options share names neither
+    options = ["Plan: pay in 2023", "Plan: pay in 2024"]
+    record = {"id": "r-head-2", "query": "Which plan?\nA. " + options[0] + "\nB. " + options[1], "choices": options, "gold": 0,
+              "answer": options[0]}
+    assert _read("TaxSCQ", record, "The answer is the plan.").status == "format_failure"

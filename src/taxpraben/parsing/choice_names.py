@@ -101,7 +101,17 @@ def choice_needles(
         if len(stem) >= 2 and stem not in seen:
             seen.add(stem)
             needles.append((stem, index))
+    # an option written as "name: what it is" ("Color 1: $(\pi, 0.3, 0.5)$") is named by its name
+    heads = [(naming_form(m.group(1)), i) for i, c in enumerate(choices) if (m := _HEAD.match(str(c)))]
+    for head, index in heads:
+        if len(head) >= 2 and head not in seen and sum(h == head for h, _ in heads) == 1:
+            seen.add(head)
+            needles.append((head, index))
     return needles
+
+
+#: The name an option opens with, before a colon and what it describes.
+_HEAD = re.compile(r"^\s*([^:：\n$]{2,24}?)\s*[:：]\s*\S")
 
 
 def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
