@@ -827,3 +827,12 @@ def test_an_option_written_as_a_name_and_its_description_is_named_by_its_name() 
     record = {"id": "r-head-2", "query": "Which plan?\nA. " + options[0] + "\nB. " + options[1], "choices": options, "gold": 0,
               "answer": options[0]}
     assert _read("TaxSCQ", record, "The answer is the plan.").status == "format_failure"
+
+
+def test_a_colon_continuing_the_prompts_answer_slot_and_a_dash_of_another_width_change_no_option() -> None:
+    options = ["무스카린 수용체 – atropine", "무스카린 수용체 – cyclopentolate", "니코틴 수용체 – pyridostigmine",
+               "니코틴 수용체 – mecamylamine", "아드레날린 α1 수용체 – doxazosin"]
+    query = "Question: 옳게 연결한 것은?\n\n" + "\n".join(f"{mark} {text}" for mark, text in zip("①②③④⑤", options, strict=True)) + "\n\nAnswer:"
+    record = {"id": "r-colon", "query": query, "choices": options, "gold": 2, "answer": options[2]}
+    item = _read("TaxSCQ", record, ": ③ 니코틴 수용체 - pyridostigmine\n\nExplanation: the symptoms indicate myasthenia gravis.")
+    assert item.status == "ok" and item.extracted == options[2]

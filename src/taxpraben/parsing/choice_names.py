@@ -50,6 +50,10 @@ _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}|\\sqrt\s*(\d+)")
 _MATH_SPACE = re.compile(r"\s*([-+=/×*])\s*")
 
 
+#: Dashes of every width are one hyphen: "수용체 – atropine" and "수용체 - atropine" name one option.
+_DASHES = str.maketrans({dash: "-" for dash in "‐‑‒–—―"})
+
+
 @lru_cache(maxsize=4096)
 def naming_form(text: str) -> str:
     """Comparison form for naming, the same for an output and for the choices (both sides
@@ -57,7 +61,7 @@ def naming_form(text: str) -> str:
     no thousands separators,
     ``百分之五十`` as ``50%`` and ``五倍`` as ``5倍`` (the law's wording of an option;
     cached: a question's options are put in this form by every rule that reads a name)."""
-    text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",").rstrip("。.;；")
+    text = " ".join(fold_characters(strip_latex(text)).lower().split()).replace("，", ",").rstrip("。.;；").translate(_DASHES)
     text = _DIGIT_COMMA.sub("", text)
     if "\\" in text or "$" in text:  # maths left by strip_latex: "\sqrt{2}" is √2, "-1 - i" is -1-i
         text = _MATH_SPACE.sub(r"\1", _SQRT.sub(lambda m: "√" + (m.group(1) or m.group(2)), text.replace("$", "").replace("\\pi", "π"))).strip()

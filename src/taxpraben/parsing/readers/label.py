@@ -154,7 +154,7 @@ _BARE_NUMBER = re.compile(
     r"^[\s*#>_`\"'“”‘’【\[(（:：]*(?:选项|第|(?i:option|number|choice)\s*)?\s*(\d{1,2})\s*(?:项|个)?[)）\]】.。:：]?"
     r"[\s*_`\"'“”‘’】\])）.。]*$"
 )
-_LEADING_LETTER = re.compile(r"^[\s*#>\]】]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
+_LEADING_LETTER = re.compile(r"^[\s*#>\]】:：]*" + _OPEN + r"\s*([A-Z])(?:[.)）\]】、:：。,，\s*]|$)")
 _WEAK_LETTER = re.compile(r"选项\s*([A-Z])(?![A-Za-z])|(?<![A-Za-z])([A-Z])\s*项")
 #: A letter said to be right ("C正确", "C项是正确的", "C对"), read where the negated ones are gone.
 _AFFIRMED_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])\s*(?:项|选项)?\s*(?:是|为)?\s*(?:正确|对|当选|符合题意)")
@@ -274,7 +274,7 @@ def _read_statement(
 
 
 #: An option's number opening a line: "(5) ", "5. ".
-_LEADING_NUMBER = re.compile(r"^[\s*#>_`]*[(（]?(\d{1,2})[)）.、:：]\s*")
+_LEADING_NUMBER = re.compile(r"^[\s*#>_`:：]*[(（]?(\d{1,2})[)）.、:：]\s*")
 #: The least of an option's text (characters, in naming form) that says which option a label
 #: followed by it names, when the length limit cut the rest.
 _TEXT_START = 12
