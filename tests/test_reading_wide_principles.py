@@ -836,3 +836,10 @@ def test_a_colon_continuing_the_prompts_answer_slot_and_a_dash_of_another_width_
     record = {"id": "r-colon", "query": query, "choices": options, "gold": 2, "answer": options[2]}
     item = _read("TaxSCQ", record, ": ③ 니코틴 수용체 - pyridostigmine\n\nExplanation: the symptoms indicate myasthenia gravis.")
     assert item.status == "ok" and item.extracted == options[2]
+
+
+def test_a_reserved_token_ends_the_answer() -> None:
+    query = "獲得が見込まれる活動はどれか。2つ選べ。\na: 自己導尿\nb: 車いす移乗動作\nc: 箸を使用しての食事動作\nd: 平地歩行\ne: 階段昇降\n答え:"
+    record = {"id": "r-unused", "query": query, "answer": "AC"}
+    item = _read("TaxMCQ", record, "a,c<unused95>a, c")
+    assert item.status == "ok" and item.extracted == "AC"

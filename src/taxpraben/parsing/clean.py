@@ -113,9 +113,9 @@ _SPACE_AT_BREAK = re.compile(r" ?\n ?")
 _FULL_WIDTH = re.compile("[\uff01-\uff0b\uff0d-\uff5e\u3000]+")
 _HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: chr(cp - 0xFEE0) for cp in range(0xFF01, 0xFF5F) if cp != 0xFF0C}})
 #: Where a model's answer ends: end-of-sequence, end-of-answer and chat-turn tokens (``</s>``,
-#: ``<eoa>``/``<eoh>``/``<eos>``..., any ``<|...|>`` token such as ``<|im_end|>``,
+#: ``<eoa>``/``<eoh>``/``<eos>``..., any ``<|...|>`` token such as ``<|im_end|>``, a reserved token (``<unused95>``),
 #: ``<|endoftext|>``, ``<|eot_id|>``, ``<|end▁of▁sentence|>``, ``<|user|>``, Gemma's turn tokens).
-_END_TOKEN = re.compile(r"</s>|<(?i:eo[a-z]{1,3})>|<\|[^<>|\s]{1,40}\|>|<(?:end|start)_of_turn>")
+_END_TOKEN = re.compile(r"</s>|<(?i:eo[a-z]{1,3})>|<\|[^<>|\s]{1,40}\|>|<(?:end|start)_of_turn>|<unused\d{1,3}>")
 #: Tokens that carry nothing wherever they stand: begin-of-sequence, padding, unknown, masks.
 _NOISE_TOKEN = re.compile(r"<(?:s|unk|pad|bos|mask|sep|cls|extra_id_\d{1,3})>")
 #: The role a turn token opens (``<|im_start|>assistant``), dropped with it before any content.
