@@ -5,6 +5,7 @@ new question, and 选 answers only before an option letter."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -843,3 +844,15 @@ def test_a_reserved_token_ends_the_answer() -> None:
     record = {"id": "r-unused", "query": query, "answer": "AC"}
     item = _read("TaxMCQ", record, "a,c<unused95>a, c")
     assert item.status == "ok" and item.extracted == "AC"
+
+
+def test_a_fraction_written_as_the_value_is_one_number() -> None:
+    record = {"id": "r-fraction", "query": "Find the value of x such that f(x) = 0.", "answer": 0.5}
+    for output, value in (("The value of x such that f(x) = 0 is x = 1/2.", Decimal("0.5")),
+                          ("Therefore, the value of x that makes f(x) = 0 is x = 3/2.", Decimal("1.5")),
+                          ("So the probability is 11/12.", Decimal(11) / Decimal(12))):
+        item = _read("TaxCalc", record, output)
+        assert item.status == "ok" and Decimal(item.extracted) == value, output
+    # a fraction that an operator goes on from, or a date, is no value of its own
+    assert _read("TaxCalc", record, "y = 1/2 × 8 = 4").extracted == "4"
+    assert _read("TaxCalc", record, "The deadline is 12/31/2020.").extracted == "2020"

@@ -192,9 +192,28 @@ def _clause_number(
         after = [n for n in numbers if n.start >= equals[-1].end()]
         if after:
             numbers = after
+    fraction = _fraction_at(clause, numbers[0])
+    if fraction is not None:  # "x = 1/2": one value, not its numerator over an operator
+        return _shift(fraction, begin)
     if result_only and _OPERATOR_AFTER.match(clause[numbers[0].end :]):
         return None
     return _shift(numbers[0], begin)
+
+
+#: A fraction written inline as a value ("1/2", "-3 / 4"), the whole of what its clause gives: no
+#: operator, digit or slash after it (not a date "12/31/2020", not "1/2 × 8").
+_FRACTION = re.compile(r"[-−]?\d{1,6}[ \t]*/[ \t]*\d{1,6}(?![\d/.,]\d|[ \t]*[-+×*÷/^(（\d])")
+
+
+def _fraction_at(clause: str, found: NumberMatch) -> NumberMatch | None:
+    """The fraction that opens at ``found`` in ``clause`` as one value, or None."""
+    m = _FRACTION.match(clause, found.start)
+    if m is None or found.is_percent or re.search(r"[\d/]\s*$", clause[max(0, found.start - 2) : found.start]):
+        return None  # the middle of a date ("12/31/2020") or of a longer expression
+    numerator, denominator = (Decimal(part.strip().replace("−", "-")) for part in m.group(0).split("/"))
+    if denominator == 0:
+        return None
+    return NumberMatch(numerator / denominator, False, m.start(), m.end(), m.group(0))
 
 
 def _from_markers(
@@ -236,6 +255,10 @@ def _denied(text: str, number: NumberMatch) -> bool:
 
 def _last_number(text: str, expect_percent: bool | None) -> NumberMatch | None:
     numbers = [n for n in _prefer(find_numbers(text), expect_percent) if not _denied(text, n)]
+    if len(numbers) >= 2:  # "… is 11/12.": the fraction the text ends on, not its denominator
+        fraction = _fraction_at(text, numbers[-2])
+        if fraction is not None and fraction.end == numbers[-1].end:
+            return fraction
     return numbers[-1] if numbers else None
 
 
