@@ -856,3 +856,17 @@ def test_a_fraction_written_as_the_value_is_one_number() -> None:
     # a fraction that an operator goes on from, or a date, is no value of its own
     assert _read("TaxCalc", record, "y = 1/2 × 8 = 4").extracted == "4"
     assert _read("TaxCalc", record, "The deadline is 12/31/2020.").extracted == "2020"
+
+
+def test_a_latex_fraction_without_braces_is_the_same_value() -> None:
+    from taxpraben.parsing.latex import strip_latex
+
+    assert strip_latex(r"\frac{35}2") == strip_latex(r"\frac{35}{2}") == "17.5"
+    assert strip_latex(r"\frac12") == "0.5" and strip_latex(r"\frac ab") == "a/b"
+    assert strip_latex(r"\fraction") == r"\fraction"  # another command, no fraction
+    options = ["$\\frac{35}2$", "$15\\sqrt{2}$", "$\\frac{64}3$", "$16\\sqrt{2}$", "$24$"]
+    record = {"id": "r-frac-option", "query": "What is the area?\n" + "\n".join(f"({letter}) {text}" for letter, text in
+                                                                             zip("ABCDE", options, strict=True)),
+              "choices": options, "gold": 0, "answer": options[0]}
+    item = _read("TaxSCQ", record, "Its area is $(1/2)(5)(7)=\\boxed{\\frac{35}{2}}$.")
+    assert item.status == "ok" and item.extracted == options[0]

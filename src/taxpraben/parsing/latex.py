@@ -68,7 +68,8 @@ _WRAPPERS = re.compile(
 )
 #: A wrapper given one character without braces: ``\\text A``.
 _BARE_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mathbf|textrm|mathit)\s+([A-Za-z0-9])(?![A-Za-z0-9])")
-_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+#: A fraction; LaTeX lets either part be one character without braces ("\\frac{35}2", "\\frac12").
+_FRAC = re.compile(r"\\[dt]?frac(?:\s*\{([^{}]*)\}|\s+([0-9A-Za-z])|([0-9]))\s*(?:\{([^{}]*)\}|([0-9A-Za-z]))")
 _SYMBOLS = {
     r"\%": "%",
     r"\times": "×",
@@ -96,7 +97,8 @@ _PLAIN_NUMBER = re.compile(r"\s*-?\d+(?:\.\d+)?\s*")
 def _fraction(m: re.Match[str]) -> str:
     """``\\frac{1}{2}`` of two plain numbers is its value (``0.5``, ``0.333333``), so that a
     reader does not take its denominator for the answer; any other fraction is ``a/b``."""
-    top, bottom = m.group(1), m.group(2)
+    top = next(part for part in m.group(1, 2, 3) if part is not None)
+    bottom = next(part for part in m.group(4, 5) if part is not None)
     if _PLAIN_NUMBER.fullmatch(top) and _PLAIN_NUMBER.fullmatch(bottom) and float(bottom) != 0:
         value = Decimal(top.strip()) / Decimal(bottom.strip())
         text = format(value.quantize(Decimal("0.000001")).normalize(), "f")
