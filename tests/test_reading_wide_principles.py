@@ -870,3 +870,14 @@ def test_a_latex_fraction_without_braces_is_the_same_value() -> None:
               "choices": options, "gold": 0, "answer": options[0]}
     item = _read("TaxSCQ", record, "Its area is $(1/2)(5)(7)=\\boxed{\\frac{35}{2}}$.")
     assert item.status == "ok" and item.extracted == options[0]
+
+
+def test_one_numbered_option_written_back_and_cut_selects_it() -> None:
+    options = ["They should secure the financial resources for national health.",
+               "They should establish necessary legal and institutional measures for national health.",
+               "They should devise measures to protect the health of the people.",
+               "They should support private health services when necessary."]
+    query = "Which is not a duty of the state?\n" + "\n".join(f"{mark} {text}" for mark, text in zip("①②③④", options, strict=True)) + "\n\nAnswer:"
+    record = {"id": "r-numbered-cut", "query": query, "choices": options, "gold": 1, "answer": options[1]}
+    item = _read("TaxSCQ", record, "② They should establish necessary legal and institutional")
+    assert item.status == "ok" and item.extracted == options[1]

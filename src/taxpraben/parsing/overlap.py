@@ -306,17 +306,18 @@ def end_before(where: list[int], start: int, end: int, limit: int) -> int:
 
 
 def single_option(run_key: str, option_keys: Sequence[str]) -> bool:
-    """A run that is one option: its text or part of it, with or without its letter, and
+    """A run that is one option: its text or part of it, with or without its letter (or number), and
     less than :data:`COPY_MIN` characters of the prompt around it (``是A. 承受……的单位和个人``
     after the question's ``……纳税人是（ ）。``)."""
     for i, key in enumerate(option_keys):
-        letter = chr(ord("a") + i)
-        if run_key in key or (run_key.startswith(letter) and run_key[1:] in key):
+        # its label: the letter, or the number where the options are numbered ("② …" is "(2) …")
+        labels = (chr(ord("a") + i), str(i + 1))
+        if run_key in key or any(run_key.startswith(label) and run_key[len(label) :] in key for label in labels):
             return True
         at = run_key.find(key) if key else -1
         if at >= 0:
             head = run_key[:at]
-            head = head[:-1] if head.endswith(letter) else head
+            head = next((head[: -len(label)] for label in labels if head.endswith(label)), head)
             tail = run_key[at + len(key) :]
             others = [k for j, k in enumerate(option_keys) if j != i and k]
             if len(head) < COPY_MIN and len(tail) < COPY_MIN and not any(k in head or k in tail for k in others):
