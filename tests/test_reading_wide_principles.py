@@ -881,3 +881,13 @@ def test_one_numbered_option_written_back_and_cut_selects_it() -> None:
     record = {"id": "r-numbered-cut", "query": query, "choices": options, "gold": 1, "answer": options[1]}
     item = _read("TaxSCQ", record, "② They should establish necessary legal and institutional")
     assert item.status == "ok" and item.extracted == options[1]
+
+
+def test_a_summing_up_phrase_opens_a_conclusion() -> None:
+    options = ["生命体征监护", "右大腿X线摄片检查", "腹部超声检查", "建立静脉输液通道", "立位胸腹部透视检查"]
+    query = "不恰当的急诊处置是（　　）。\n" + "\n".join(f"{letter}：{text}" for letter, text in zip("ABCDE", options, strict=True))
+    record = {"id": "r-summing-up", "query": query, "choices": options, "gold": 4, "answer": options[4]}
+    output = ("首先需要进行生命体征监护，然后建立静脉输液通道。\n\n综合考虑，不恰当的急诊处置是E：立位胸腹部透视检查。"
+              "最紧急的措施是确保生命体征稳定，建立静脉输液通道。")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == options[4] and item.read_by == "rule:conclusion.statement"

@@ -273,7 +273,7 @@ def corrected_part(body: str) -> str | None:
     return body[picks[-1].end() :] if picks else None
 
 
-_SUMMARY = re.compile(r"综上所述|综上|总之|最终|结论|(?<![A-Za-z])(?i:in\s+conclusion|in\s+summary|to\s+summarize|overall)(?![A-Za-z])")
+_SUMMARY = re.compile(r"综上所述|综上|总之|总而言之|总的来说|综合(?:考虑|来看|以上|分析|判断)|最终|结论|(?<![A-Za-z])(?i:in\s+conclusion|in\s+summary|to\s+summarize|overall)(?![A-Za-z])")
 _CONSEQUENCE = re.compile(
     r"因此|所以|故(?!意|事|障)|由此可见|(?<![A-Za-z])(?:[Tt]herefore|[Tt]hus|[Hh]ence|[Cc]onsequently|So(?=,))(?![A-Za-z])"
 )
