@@ -891,3 +891,18 @@ def test_a_summing_up_phrase_opens_a_conclusion() -> None:
               "最紧急的措施是确保生命体征稳定，建立静脉输液通道。")
     item = _read("TaxSCQ", record, output)
     assert item.status == "ok" and item.extracted == options[4] and item.read_by == "rule:conclusion.statement"
+
+
+def test_an_expression_on_the_way_vetoes_nothing_where_the_output_closes_on_its_value() -> None:
+    record = {"id": "r-expression-on-the-way", "query": "How much water is in the small pool now?", "answer": 2}
+    output = ("Let x be the water in the small pool. So, the big pool has 4x gallons of water. 2x = 3x - 2, "
+              "so x = 2 gallons. The amount of water in the small pool now is 2 gallons.")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.extracted == "2"
+    # a past-tense copula gives the value too, whatever the subject's name ("3M")
+    record = {"id": "r-was", "query": "What was 3M's net PP&E at the end of FY2018 (USD billions)?", "answer": 23.014}
+    item = _read("TaxCalc", record, "$36,500 - $13,486 = $23,014\n\nSo, the year-end FY2018 net PP&E for 3M was $23.014 billion.")
+    assert item.status == "ok" and item.extracted == "23.014"
+    # an expression that the output closes on stays no number
+    record = {"id": "r-expression-closing", "query": "What is the area?", "answer": 6}
+    assert _read("TaxCalc", record, "So, the area is 1/2 (a + b) h.").status == "format_failure"

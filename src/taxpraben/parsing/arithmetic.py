@@ -238,7 +238,7 @@ def _closed_value(node: ast.expr) -> Decimal:
 
 
 #: What a stated value follows: a copula or an equals sign ("… is", "=", "为", "是", "等于").
-_COPULA = re.compile(r"(?<![A-Za-z])(?:is|are|equals?|be|approaches|tends\s+to)(?![A-Za-z])|[=≈]|为|是|等于")
+_COPULA = re.compile(r"(?<![A-Za-z])(?:is|are|was|were|equals?|be|approaches|tends\s+to)(?![A-Za-z])|[=≈]|为|是|等于")
 #: Where a sentence's own statement ends and a clause about it begins (", where w is the wage").
 _ASIDE_CLAUSE = re.compile(r"[,，;；]\s*(?:where|which|with|since|because|given|如果|其中|因为)(?![A-Za-z])")
 _UNIT_TAIL = re.compile(r"\s+[A-Za-z°µ][A-Za-z/^·\d\s.]*$")

@@ -738,7 +738,14 @@ def _conclusion(view: NumberView) -> Reading | None:
                 # "因此加班工资为……= 60美元。\n总收入为：400 + 60 = 460美元。": the consequence was
                 # drawn on the way; the output goes on to the result it closes on
                 return None
-            return _checked(statement, _detached(found), CONCLUSION_RULE.name)
+            reading = _checked(statement, _detached(found), CONCLUSION_RULE.name)
+            closing = conclusion_sentence(view.cleaned)
+            if reading.rule == EXPRESSION_RULE.name and closing not in statement.full_text \
+                    and find_numbers(closing) and not symbolic_answer(closing):
+                # "So, the big pool has 4x gallons. … x = 2 gallons. The amount … is 2 gallons.":
+                # an expression on the way, and the output closes on a value
+                return None
+            return reading
     return None
 
 
