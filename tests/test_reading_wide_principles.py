@@ -906,3 +906,11 @@ def test_an_expression_on_the_way_vetoes_nothing_where_the_output_closes_on_its_
     # an expression that the output closes on stays no number
     record = {"id": "r-expression-closing", "query": "What is the area?", "answer": 6}
     assert _read("TaxCalc", record, "So, the area is 1/2 (a + b) h.").status == "format_failure"
+
+
+def test_a_long_output_whose_last_line_gives_a_result_and_its_unit_is_finished() -> None:
+    record = {"id": "r-result-line", "query": "What is Walmart's FY2018 days payable outstanding?", "answer": 72.8}
+    working = "".join(f"Step {n}: the accounts payable and the cost of sales are read from the statements.\n" for n in range(1, 9))
+    output = working + "= 365 * 2,731.4 million / 38,549.1 million\n= 72.8 days\nRounding, we get:\nFY2018 DPO for Walmart: 72.8 days"
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.extracted == "72.8"

@@ -197,7 +197,12 @@ def cut_by_limit(text: str) -> bool:
     ("... we can use the CRT to solve this system", "... = £337" aside): the length limit cut
     the derivation before it reached its answer. Its last number is no answer."""
     closed = _closed_text(text)
-    return len(closed) >= LONG and not _FINISHED.search(closed) and not re.search(r"[\d%]\s*$", closed)
+    return len(closed) >= LONG and not _FINISHED.search(closed) and not re.search(r"[\d%]\s*$", closed) \
+        and not _RESULT_LINE_END.search(closed)
+
+
+#: A last line that gives its result and its unit, with no full stop ("FY2018 DPO for Walmart: 72.8 days").
+_RESULT_LINE_END = re.compile(r"(?:[:：=＝]|\b(?:is|are|was|were)\b)\s*[$¥€£]?\s*-?\d[\d,]*(?:\.\d+)?\s*%?\s*[A-Za-z\u4e00-\u9fff]{1,12}\s*$")
 
 
 @lru_cache(maxsize=256)
@@ -210,7 +215,11 @@ def closes_on_number(text: str) -> bool:
         return False
     closed = _closed_text(text)
     closing = closed[closing_sentence_start(text):]
-    if any(DECLINES_NUMBER.search(one) and not find_numbers(one) for one in _last_sentences(closed)):
+    last = _last_sentences(closed)
+    # a sentence that declines a number, unless a later one gives it ("… has no solution. There
+    # are 0 integers that satisfy it.")
+    if any(DECLINES_NUMBER.search(one) and not find_numbers(one) and not any(find_numbers(later) for later in last[i + 1 :])
+           for i, one in enumerate(last)):
         return False
     if find_numbers(closing) or NOTHING_DUE.search(closing):
         return True
