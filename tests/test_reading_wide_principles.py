@@ -914,3 +914,13 @@ def test_a_long_output_whose_last_line_gives_a_result_and_its_unit_is_finished()
     output = working + "= 365 * 2,731.4 million / 38,549.1 million\n= 72.8 days\nRounding, we get:\nFY2018 DPO for Walmart: 72.8 days"
     item = _read("TaxCalc", record, output)
     assert item.status == "ok" and item.extracted == "72.8"
+
+
+def test_a_question_that_asks_for_the_wrong_one_is_answered_by_the_incorrect_option() -> None:
+    options = ["生产数量=(销售数量+期末存量)-期初存量", "购货付现=本期付现+以前期赊购本期付现", "采购数量=(耗用数量+期末存量)-期初存量",
+               "销售收到的现金=销售收入+期末应收账款-期初应收账款"]
+    query = "下列关于营业预算的计算等式中，不正确的是____。\n" + "\n".join(f"({letter}) {text}" for letter, text in zip("ABCD", options, strict=True))
+    record = {"id": "r-wrong-one", "query": query, "choices": options, "gold": 3, "answer": options[3]}
+    output = f"Based on the given equations, the incorrect option is:\n\n(D) {options[3]}\n\nThe correct equation is:\n\n(A) {options[0]}"
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == options[3]

@@ -401,6 +401,16 @@ def ending_label(prompt: str) -> str | None:
 _SLOT_WORDS = re.compile(r"[A-Za-z][A-Za-z ]{1,24}|[\u4e00-\u9fff]{2,6}")
 
 
+#: A question that asks for the option that is wrong ("下列说法中不正确的是", "Which is NOT true",
+#: "all of the following EXCEPT").
+_ASKS_WRONG_ONE = re.compile(r"不正确|错误的是|有误的是|不恰当|不符合|(?i:\b(?:incorrect|not\s+(?:true|correct)|false)\b)|\bEXCEPT\b")
+#: The statement that names the wrong one, the answer to such a question.
+_WRONG_ONE_MARKER = re.compile(
+    r"(?i:the\s+(?:incorrect|wrong|false|untrue)\s+(?:option|answer|choice|statement|one)\s+(?:is|would\s+be)\b\s*:?)"
+    r"|(?:错误|有误|不恰当)的(?:选项|说法|一项|是)(?:是|为)?"
+)
+
+
 @lru_cache(maxsize=1024)
 def answer_slot(query: str) -> re.Pattern[str] | None:
     """The prompt's answer slot: the label its last line opens and leaves for the model to fill
@@ -449,7 +459,10 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
     for start, _end, content in find_boxed(text):
         final.append(Statement("boxed", "\\boxed", start, content))
     slot = answer_slot(query) if query else None
-    for m in itertools.chain(_ANSWER.finditer(text), slot.finditer(text) if slot else ()):
+    # a question that asks for the wrong one is answered by "the incorrect option is …"
+    wrong = _WRONG_ONE_MARKER if query and _ASKS_WRONG_ONE.search(query) else None
+    for m in itertools.chain(_ANSWER.finditer(text), slot.finditer(text) if slot else (),
+                             wrong.finditer(text) if wrong else ()):
         if _SENTENCE_ENDS_AT.match(text, m.end()):
             continue  # "这个选项也不是正确答案。": the marker ends its sentence, it states nothing
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
