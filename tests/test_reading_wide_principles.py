@@ -924,3 +924,18 @@ def test_a_question_that_asks_for_the_wrong_one_is_answered_by_the_incorrect_opt
     output = f"Based on the given equations, the incorrect option is:\n\n(D) {options[3]}\n\nThe correct equation is:\n\n(A) {options[0]}"
     item = _read("TaxSCQ", record, output)
     assert item.status == "ok" and item.extracted == options[3]
+
+
+def test_options_listed_with_an_english_verdict_are_the_set() -> None:
+    query = ("Choose the correct statement(s).\n(A) NF3 is more covalent than BiF3\n(B) PH3 boils lower than NH3\n"
+             "(C) N-N is stronger than P-P\n(D) Bi2O5 is more basic than N2O5")
+    record = {"id": "r-english-verdict", "query": query, "answer": "BCD"}
+    item = _read("TaxMCQ", record, "So, option (D) is correct.\n\nFinal answer: (B), (C), and (D) are correct.")
+    assert item.status == "ok" and item.extracted == "BCD"
+    assert _read("TaxMCQ", record, "Final Answer: (A), (C), and (D) are correct.").extracted == "ACD"
+
+
+def test_a_latex_command_named_by_letters_ends_where_its_letters_do() -> None:
+    from taxpraben.parsing.latex import strip_latex
+
+    assert strip_latex(r"\left(\frac{a}{b}\right) \le 3") == "(a/b) ≤ 3"

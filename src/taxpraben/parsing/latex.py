@@ -83,7 +83,9 @@ _SYMBOLS = {
     r"\yen": "¥",
     r"\$": "$",
 }
-_SYMBOL = re.compile("|".join(re.escape(k) for k in sorted(_SYMBOLS, key=len, reverse=True)) + r"(?![A-Za-z])")
+#: A command named by letters ends where its letters do: "\\le" is no part of "\\left".
+_SYMBOL = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() else "")
+                              for k in sorted(_SYMBOLS, key=len, reverse=True)))
 _THIN_SPACE = re.compile(r"(?<=\d)(,?)(?:\\[,;!: ]|~)(?=\d)")  # "224,\!000": the comma is kept
 _SPACING = re.compile(r"\\[,;!: ]|\\quad|\\qquad")
 _LEFT_RIGHT = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?![A-Za-z])")

@@ -51,6 +51,7 @@ from functools import cached_property, lru_cache, wraps
 
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.closing import cut_by_limit
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.prompt_copy import (
@@ -127,8 +128,10 @@ _NEGATIVE = re.compile(
     r"(?:不正确|错误|不对|有误|不符合|不选|不应选|应排除|排除|错|❌|✗|✘|×|不当)"
 )
 _POSITIVE = re.compile(
-    r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
-    r"(?:正确|对的|对|符合|当选|应选|✅|✔|√|☑)"
+    r"\s*[)）\]】]?\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
+    r"(?:正确|对的|对|符合|当选|应选|✅|✔|√|☑"
+    # the same verdict in English: "(B), (C), and (D) are correct"
+    r"|(?i:(?:is|are)\s+(?:all\s+|both\s+)?(?:correct|true|right)(?![a-z])))"
 )
 _EXCLUDED_BEFORE = re.compile(r"(?:排除|不选|除了?|去掉|错误的是|不正确的是|错误选项为?)\s*(?:选项)?\s*$")
 _ALL_OPTIONS = re.compile(r"全选|以上(?:选项)?(?:都|均|全部|全都)(?:对|正确|是正确的|符合)|(?:全部|都)正确|都对")
@@ -649,6 +652,8 @@ OPTION_VERDICTS_RULE = register_rule(
 @OPTION_VERDICTS_RULE.reads("letters")
 @_on_text
 def _option_verdicts(view: LettersView) -> Reading | None:
+    if cut_by_limit(view.cleaned):
+        return None  # the verdicts so far of an output cut off before it judged every option
     verdicts = view.verdicts
     return Reading(verdicts, rule=OPTION_VERDICTS_RULE.name, source=view.cleaned) if verdicts else None
 
