@@ -939,3 +939,27 @@ def test_a_latex_command_named_by_letters_ends_where_its_letters_do() -> None:
     from taxpraben.parsing.latex import strip_latex
 
     assert strip_latex(r"\left(\frac{a}{b}\right) \le 3") == "(a/b) ≤ 3"
+
+
+def test_a_field_the_prompt_names_for_the_answer_gives_it() -> None:
+    options = ["HAWKISH", "DOVISH", "NEUTRAL"]
+    query = ("Classify the sentence as 'HAWKISH', 'DOVISH' or 'NEUTRAL'. Provide the label in the first line and a short "
+             "explanation in the second line. This is the sentence: price pressures would emerge only gradually.")
+    record = {"id": "r-field", "query": query, "choices": options, "gold": 1, "answer": "DOVISH"}
+    output = " Label: DOVISH\n\nExplanation: The sentence is dovish; a hawkish stance would tighten policy sooner."
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "DOVISH" and item.read_by == "rule:final.answer-statement"
+    # a field of the prompt's data ("Target aspect: TSLA") names no answer
+    record = {"id": "r-field-data", "query": "Give the sentiment score between -1 and 1.\nTarget aspect: TSLA", "answer": 0.5}
+    item = _read("TaxCalc", record, "Target aspect: 3\nThe sentiment score is 0.5")
+    assert item.extracted == "0.5"
+
+
+def test_words_that_announce_a_structured_answer_are_no_answer_before_a_prompt_section() -> None:
+    query = ("Give the sentiment score between -1 and 1.\n\nFinancial sentence:\nSentence: Daily Mail owner considering "
+             "Yahoo bid. Target aspect: YHOO")
+    record = {"id": "r-announce", "query": query, "answer": 0.85}
+    output = ("Here's my analysis of the provided sentence:\n\n**Sentence:** Daily Mail owner considering Yahoo bid\n\n"
+              "**Target Aspect:** YHOO\n\n**Score:** 0.850\n\n**Explanation:** a bid lifts the target's value.")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and float(item.extracted) == 0.85

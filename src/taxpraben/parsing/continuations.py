@@ -277,8 +277,11 @@ def continuation(
         if any(where[a] <= point <= where[b - 1] for a, b in spans):
             continue  # the label inside a copy of the prompt: the copy, not a new section
         own_before_it = residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point]))
-        # the prompt's next section, after the output's own words: the answer ended before it
-        if (cut is None or point < cut) and own_before_it:
+        # the prompt's next section, after the output's own words: the answer ended before it;
+        # not after words that announce what follows ("Here's my analysis of the sentence:"), which
+        # open a structured answer that writes the input's fields back before its own
+        announces = text[:point].rstrip(" \t\n*#>").endswith((":", "："))
+        if (cut is None or point < cut) and own_before_it and not announces:
             cut, first = point, False
             break
         label = _SECTION_LABEL.match(text, point)

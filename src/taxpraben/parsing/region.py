@@ -401,6 +401,29 @@ def ending_label(prompt: str) -> str | None:
 _SLOT_WORDS = re.compile(r"[A-Za-z][A-Za-z ]{1,24}|[\u4e00-\u9fff]{2,6}")
 
 
+#: A line that gives a field and a short value ("**Sentiment Score:** 0.450", "Label: DOVISH").
+_FIELD_LINE = re.compile(
+    r"^[ \t*#>]*(?P<label>[A-Za-z][A-Za-z ]{2,30}?)[ \t]*\**[ \t]*:[ \t]*\**[ \t]*(?=[^\s:][^\n:]{0,40}$)", re.MULTILINE
+)
+
+
+def _names_the_answer(label: str, query: str) -> bool:
+    """``label`` is the name the prompt gives its answer ("the sentiment score should be …",
+    "Provide the label in the first line"), not the label of a field of its data ("Target
+    aspect: TSLA", which the prompt writes with its own value)."""
+    words = label.strip().lower()
+    lowered = query.lower()
+    if len(words) < 4 or re.search(re.escape(words) + r"\s*[:：]", lowered):
+        return False
+    named = re.compile(r"(?<![a-z])" + re.escape(words) + r"(?![a-z])")
+    # named in an instruction about the answer, not in the question or its data
+    return any(named.search(sentence) and _INSTRUCTS.search(sentence) for sentence in re.split(r"(?<=[.!?\n])\s+", lowered))
+
+
+#: A sentence of the prompt that tells the model what to give.
+_INSTRUCTS = re.compile(r"(?<![a-z])(?:provide|give|output|assign|return|write|respond|predict|classify|format|should\s+be|must\s+be)(?![a-z])")
+
+
 #: A question that asks for the option that is wrong ("下列说法中不正确的是", "Which is NOT true",
 #: "all of the following EXCEPT").
 _ASKS_WRONG_ONE = re.compile(r"不正确|错误的是|有误的是|不恰当|不符合|(?i:\b(?:incorrect|not\s+(?:true|correct)|false)\b)|\bEXCEPT\b")
@@ -461,8 +484,9 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
     slot = answer_slot(query) if query else None
     # a question that asks for the wrong one is answered by "the incorrect option is …"
     wrong = _WRONG_ONE_MARKER if query and _ASKS_WRONG_ONE.search(query) else None
+    named = [m for m in _FIELD_LINE.finditer(text) if _names_the_answer(m.group("label"), query)] if query and ":" in text else []
     for m in itertools.chain(_ANSWER.finditer(text), slot.finditer(text) if slot else (),
-                             wrong.finditer(text) if wrong else ()):
+                             wrong.finditer(text) if wrong else (), named):
         if _SENTENCE_ENDS_AT.match(text, m.end()):
             continue  # "这个选项也不是正确答案。": the marker ends its sentence, it states nothing
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
