@@ -963,3 +963,15 @@ def test_words_that_announce_a_structured_answer_are_no_answer_before_a_prompt_s
               "**Target Aspect:** YHOO\n\n**Score:** 0.850\n\n**Explanation:** a bid lifts the target's value.")
     item = _read("TaxCalc", record, output)
     assert item.status == "ok" and float(item.extracted) == 0.85
+
+
+def test_an_output_that_says_no_option_is_correct_selects_none_in_any_language() -> None:
+    query = "Which statements are correct?\n(A) x > 0\n(B) y > 0\n(C) x = y\n(D) x + y = 0"
+    record = {"id": "r-none", "query": query, "answer": "AB"}
+    for output in ("Checking (A): false. Checking (D): false.\nالإجابة النهائية: لا يوجد خيار صحيح",
+                   "(A) गलत है। (D) गलत है।\nइस समस्या का कोई सही विकल्प नहीं है",
+                   "(A) fails and (D) fails.\nSo none of the given options is correct."):
+        item = _read("TaxMCQ", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.none-correct", output
+    # a verdict that names the right ones is read
+    assert _read("TaxMCQ", record, "None of (C) and (D) holds.\nFinal answer: (A) and (B)").extracted == "AB"

@@ -18,7 +18,29 @@ from itertools import pairwise
 
 from taxpraben.parsing.choice_names import Named, named_choices, naming_form
 
-__all__ = ["NEGATED_LETTER", "Hedge", "hedged", "letter_index", "offered_with_another", "without_negated_letters"]
+__all__ = [
+    "NEGATED_LETTER",
+    "NO_OPTION_CORRECT",
+    "Hedge",
+    "hedged",
+    "letter_index",
+    "offered_with_another",
+    "without_negated_letters",
+]
+
+
+#: An output's own verdict that no option is right, in the languages models answer in: "none of the
+#: (given) options is correct", "all (the) statements are false", "لا يوجد خيار صحيح" (Arabic: there
+#: is no correct option), "कोई सही विकल्प नहीं" (Hindi: no correct option), "सभी कथन गलत हैं" (all
+#: statements are wrong), "以上都不正确".
+NO_OPTION_CORRECT = re.compile(
+    r"(?i:\bnone\s+of\s+the\s+(?:given\s+|above\s+|four\s+)?(?:options|statements|choices|answers)\s+(?:is|are)\s+(?:correct|true|right)"
+    r"|\bno\s+(?:option|statement|choice)\s+is\s+(?:correct|true)"
+    r"|\ball\s+(?:of\s+)?(?:the\s+)?(?:given\s+|four\s+)?(?:options|statements|choices)\s+are\s+(?:incorrect|false|wrong))"
+    r"|لا\s+يوجد\s+(?:أي\s+)?(?:خيار|إجابة|بديل)\s+صحيح"
+    r"|कोई\s+(?:भी\s+)?सही\s+विकल्प\s+नहीं|सभी\s+कथन\s+गलत"
+    r"|(?:以上|所有)(?:选项)?(?:均|都|全)(?:不正确|错误)|没有(?:一个)?正确(?:的)?(?:答案|选项)"
+)
 
 
 def letter_index(letter: str, count: int) -> int | None:

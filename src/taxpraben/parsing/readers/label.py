@@ -91,6 +91,7 @@ from taxpraben.parsing.readers.shared import (
     HEDGE_RULE,
     JSON_ANSWER_RULE,
     NO_ANSWER_RULE,
+    NONE_CORRECT_RULE,
     NOT_AN_OPTION_RULE,
     SELF_CORRECTION_RULE,
     SEVERAL_ANSWERS_RULE,
@@ -645,14 +646,6 @@ def _json_answer(view: LabelView) -> Reading | None:
 @_on_text
 def _answers_hedged(view: LabelView) -> Reading | None:
     return _HEDGE if _answers_listed(view.cleaned, view.count, view.lettered, view.needles) else None
-
-
-NONE_CORRECT_RULE = register_rule(
-    "veto.none-correct", kinds=("label",), tier=7, confidence="high",
-    description="The output says that no option is correct.",
-    examples=(Example("label", "以上选项都不正确", None),),
-    decides=NONE_CORRECT,
-)
 
 
 @NONE_CORRECT_RULE.reads("label")

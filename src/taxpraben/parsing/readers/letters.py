@@ -50,6 +50,7 @@ from collections.abc import Callable
 from functools import cached_property, lru_cache, wraps
 
 from taxpraben.parsing.chain import Chain, chain_for
+from taxpraben.parsing.choice_hedges import NO_OPTION_CORRECT
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.closing import cut_by_limit
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
@@ -71,6 +72,7 @@ from taxpraben.parsing.readers.shared import (
     HEDGE_RULE,
     JSON_ANSWER_RULE,
     NO_ANSWER_RULE,
+    NONE_CORRECT_RULE,
     NOT_AN_OPTION_RULE,
     SELF_CORRECTION_RULE,
     SEVERAL_ANSWERS_RULE,
@@ -79,6 +81,7 @@ from taxpraben.parsing.region import (
     CORRECTED_VALUE,
     HEDGED,
     NO_ANSWER,
+    NONE_CORRECT,
     NOT_AN_OPTION,
     Reading,
     Statement,
@@ -658,6 +661,17 @@ def _option_verdicts(view: LettersView) -> Reading | None:
     return Reading(verdicts, rule=OPTION_VERDICTS_RULE.name, source=view.cleaned) if verdicts else None
 
 
+@NONE_CORRECT_RULE.reads("letters")
+@_on_text
+def _none_correct(view: LettersView) -> Reading | None:
+    # the output's last line, or its final statement, says no option is right and names none
+    lines = [line for line in view.cleaned.split("\n") if line.strip()]
+    decisive = view.final[0].text if view.final else (lines[-1] if lines else "")
+    if NO_OPTION_CORRECT.search(decisive) and not _groups(_prepare(decisive), view.allowed):
+        return Reading(None, NONE_CORRECT, rule=NONE_CORRECT_RULE.name)
+    return None
+
+
 @CONCLUSION_RULE.reads("letters")
 @_on_text
 def _conclusion(view: LettersView) -> Reading | None:
@@ -756,6 +770,7 @@ LETTERS_CHAIN: tuple[str, ...] = (
     "letters.all-or-all-but",
     "letters.all-options-concluded",
     "letters.option-verdicts",
+    "veto.none-correct",
     "conclusion.statement",
     "letters.restated-option-lines",
     "letters.lead-sentence",

@@ -10,7 +10,7 @@ kind only are declared in that kind's module.
 from __future__ import annotations
 
 from taxpraben.parsing.prompt_copy import ANOTHER_QUESTION, COPY_OF_PROMPT
-from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NO_ANSWER, NOT_AN_OPTION
+from taxpraben.parsing.region import AMBIGUOUS, HEDGED, NO_ANSWER, NONE_CORRECT, NOT_AN_OPTION
 from taxpraben.parsing.registry import Example, register_rule
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "FINAL_RULES",
     "HEDGE_RULE",
     "JSON_ANSWER_RULE",
+    "NONE_CORRECT_RULE",
     "NOT_AN_OPTION_RULE",
     "NO_ANSWER_RULE",
     "SELF_CORRECTION_RULE",
@@ -142,3 +143,13 @@ FINAL_RULES: dict[str, str] = {
     "answer": ANSWER_STATEMENT_RULE.name,
     "several": SEVERAL_ANSWERS_RULE.name,
 }
+
+
+NONE_CORRECT_RULE = register_rule(
+    "veto.none-correct", kinds=("label", "letters"), tier=7, confidence="high",
+    description="The output says that no option is correct ('以上选项都不正确', 'none of the options is correct', "
+                "'لا يوجد خيار صحيح', 'कोई सही विकल्प नहीं है').",
+    examples=(Example("label", "以上选项都不正确", None),
+              Example("letters", "After checking each of them:\nFinal answer: none of the given options is correct.", None)),
+    decides=NONE_CORRECT,
+)
