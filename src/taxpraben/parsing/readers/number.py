@@ -323,10 +323,9 @@ def _stated_number(statement: Statement, expect_percent: bool | None) -> NumberM
     return found
 
 
-#: What lets a statement give the number right after it: its marker and a lead, or a copula.
-_GIVES = re.compile(
-    r"^(?:[\s:：是为约*#>]|\(\d{1,2}\)|\d{1,2}[.、](?!\d))*$"
-    r"|(?:为|是|等于|约|[:：]|(?<![A-Za-z])(?i:is|are|was|were|equals|be|of|to))"
+#: What lets a statement give the number right after it, besides its marker and a lead: a copula.
+_GIVEN_AFTER = re.compile(
+    r"(?:为|是|等于|约|[:：]|(?<![A-Za-z])(?i:is|are|was|were|equals|be|of|to))"
     r"\s*(?:(?:approximately|about|around|roughly|exactly|only)\s+)?[-−$¥€£]?\s*$"
 )
 
@@ -337,7 +336,8 @@ def _derived(statement: Statement, found: NumberMatch, expect_percent: bool | No
     $22 + $8 = $30."; "#### Bethany可以跑10圈，Quinn可以跑5圈，所以……10 - 5 = 5圈"): the result after
     the last ``=`` of the marker's line, the quantity asked for; None where the statement gives
     its number itself (right after the marker or a copula) or its line computes nothing after it."""
-    if found.start < 0 or _GIVES.search(statement.text[: found.start]):
+    head = statement.text[: found.start] if found.start >= 0 else ""
+    if found.start < 0 or _LEAD.fullmatch(head) or _GIVEN_AFTER.search(head):
         return None
     line_end = statement.source.find("\n", statement.body_start)
     line = statement.source[statement.body_start : line_end if line_end >= 0 else len(statement.source)]
