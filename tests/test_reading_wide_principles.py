@@ -975,3 +975,13 @@ def test_an_output_that_says_no_option_is_correct_selects_none_in_any_language()
         assert item.status == "format_failure" and item.veto == "veto.none-correct", output
     # a verdict that names the right ones is read
     assert _read("TaxMCQ", record, "None of (C) and (D) holds.\nFinal answer: (A) and (B)").extracted == "AB"
+
+
+def test_the_prompts_words_in_the_models_own_sentence_are_its_own_with_options_too() -> None:
+    query = ("In this problem, more than one option may be correct. Which of the following statements are dimensionally "
+             "correct?\n(A) x = a\n(B) y = b\n(C) z = c\n(D) w = d")
+    record = {"id": "r-own-words", "query": query, "answer": "ABD"}
+    item = _read("TaxMCQ", record, "So, option (D) is also fine.\n\nFinal Answer: (A), (B), and (D) are dimensionally correct.")
+    assert item.status == "ok" and item.extracted == "ABD"
+    item = _read("TaxMCQ", record, "Each one checks out.\n\nFinal Answer: All the statements (A), (B), (C), and (D) are correct.")
+    assert item.status == "ok" and item.extracted == "ABCD"

@@ -405,8 +405,12 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     # The question's words restated inside a sentence that adds the model's own ("Fred gave the
     # apple to Bill." for "Who gave the apple?"): the answer sentence, not a copy. (With options,
     # a sentence names the options it copies: the option rules above decide what it selects.)
-    if not option_keys:
-        spans = [span for span in spans if not _in_own_sentence(text, where, span)]
+    # With options, a sentence names the options it copies (the option rules above decide what it
+    # selects); the prompt's other words in the model's own sentence ("Therefore, I can't solve the
+    # problem as it is now") are its own sentence all the same.
+    spans = [span for span in spans if not (_in_own_sentence(text, where, span)
+                                            and not any(k and (k in key[span[0]:span[1]] or key[span[0]:span[1]] in k)
+                                                        for k in option_keys))]
     spans = [span for span in spans if span[1] > span[0]]
     spans = merge_spans(spans + listed_spans)
     if option_keys and invented_options(text, where, spans, prompt_key, option_keys):

@@ -134,7 +134,7 @@ _POSITIVE = re.compile(
     r"\s*[)）\]】]?\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
     r"(?:正确|对的|对|符合|当选|应选|✅|✔|√|☑"
     # the same verdict in English: "(B), (C), and (D) are correct"
-    r"|(?i:(?:is|are)\s+(?:all\s+|both\s+)?(?:correct|true|right)(?![a-z])))"
+    r"|(?i:(?:is|are)\s+(?:all\s+|both\s+)?(?:[a-z]+ly\s+)?(?:correct|true|right)(?![a-z])))"
 )
 _EXCLUDED_BEFORE = re.compile(r"(?:排除|不选|除了?|去掉|错误的是|不正确的是|错误选项为?)\s*(?:选项)?\s*$")
 _ALL_OPTIONS = re.compile(r"全选|以上(?:选项)?(?:都|均|全部|全都)(?:对|正确|是正确的|符合)|(?:全部|都)正确|都对")
