@@ -20,6 +20,7 @@ from taxpraben.parsing.choice_names import Named, named_choices, naming_form
 
 __all__ = [
     "NEGATED_LETTER",
+    "NONE_CORRECT_ZH",
     "NO_OPTION_CORRECT",
     "Hedge",
     "hedged",
@@ -29,17 +30,22 @@ __all__ = [
 ]
 
 
+#: That no option is correct, said in Chinese: "以上选项都不正确", "无正确答案", "没有正确的选项" (with
+#: a subject "A、B都不对" it says so of those only: the reader checks the subject).
+NONE_CORRECT_ZH = re.compile(
+    r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
+    r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
+)
 #: An output's own verdict that no option is right, in the languages models answer in: "none of the
 #: (given) options is correct", "all (the) statements are false", "لا يوجد خيار صحيح" (Arabic: there
 #: is no correct option), "कोई सही विकल्प नहीं" (Hindi: no correct option), "सभी कथन गलत हैं" (all
-#: statements are wrong), "以上都不正确".
+#: statements are wrong), and :data:`NONE_CORRECT_ZH`.
 NO_OPTION_CORRECT = re.compile(
     r"(?i:\bnone\s+of\s+the\s+(?:given\s+|above\s+|four\s+)?(?:options|statements|choices|answers)\s+(?:is|are)\s+(?:correct|true|right)"
     r"|\bno\s+(?:option|statement|choice)\s+is\s+(?:correct|true)"
     r"|\ball\s+(?:of\s+)?(?:the\s+)?(?:given\s+|four\s+)?(?:options|statements|choices)\s+are\s+(?:incorrect|false|wrong))"
     r"|لا\s+يوجد\s+(?:أي\s+)?(?:خيار|إجابة|بديل)\s+صحيح"
-    r"|कोई\s+(?:भी\s+)?सही\s+विकल्प\s+नहीं|सभी\s+कथन\s+गलत"
-    r"|(?:以上|所有)(?:选项)?(?:均|都|全)(?:不正确|错误)|没有(?:一个)?正确(?:的)?(?:答案|选项)"
+    r"|कोई\s+(?:भी\s+)?सही\s+विकल्प\s+नहीं|सभी\s+कथन\s+गलत|" + NONE_CORRECT_ZH.pattern
 )
 
 

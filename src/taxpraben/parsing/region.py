@@ -407,6 +407,7 @@ _FIELD_LINE = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def _names_the_answer(label: str, query: str) -> bool:
     """``label`` is the name the prompt gives its answer ("the sentiment score should be …",
     "Provide the label in the first line"), not the label of a field of its data ("Target

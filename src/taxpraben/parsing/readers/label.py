@@ -67,6 +67,7 @@ from typing import Required, TypedDict, Unpack
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.choice_hedges import (
     NEGATED_LETTER,
+    NONE_CORRECT_ZH,
     Hedge,
     hedged,
     letter_index,
@@ -164,10 +165,6 @@ _AFFIRMED_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Z])\s*(?:项|选项)?\s*(?:�
 _STANDALONE_LETTER = re.compile(
     r"(?<![A-Za-z0-9∠△⊙])(?<!(?i:angle|point|plane) )(?<!(?i:vertex|circle) )(?<!(?i:side|line) )(?<!(?i:triangle) )"
     r"([A-Z])(?![A-Za-z0-9\u4e00-\u9fff])(?!\s+[a-z])"
-)
-_NONE_CORRECT = re.compile(
-    r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
-    r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
 )
 #: Room for Markdown, a letter and punctuation around a choice on a bare answer line.
 _BARE_SLACK = 24
@@ -317,10 +314,10 @@ def _bare_line(
 def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
     """The decisive statement says no option is correct (and names none itself): "以上均不正确",
     not "A、B都不对" (those two are wrong, the others not said to be)."""
-    m = _NONE_CORRECT.search(text)
+    m = NONE_CORRECT_ZH.search(text)
     if not m or m.start() > 12:
         return False
-    if any(_NONE_CORRECT.search(fold_characters(str(c))) for c in choices):
+    if any(NONE_CORRECT_ZH.search(fold_characters(str(c))) for c in choices):
         return False
     if re.match(r"以上|四个|所有|各|全部|选项|答案|无|没有|都不是", m.group()):  # says it of them all
         return True
@@ -769,6 +766,8 @@ CONCLUDES_NO_ANSWER_RULE = register_rule(
 @_on_text
 def _concludes_no_answer(view: LabelView) -> Reading | None:
     # read on the whole text: the own answer blanks the prompt's words it repeats ("solve the problem")
+    if not DECLINES_NUMBER.search(view.full):
+        return None  # no sentence declines, so no conclusion does: the statements need not be built
     last = next((st for st in answer_statements(view.full, view.markers) if st.kind == "conclusion"), None)
     if last is not None and DECLINES_NUMBER.search(_SEMICOLON.split(last.text, maxsplit=1)[0]):
         return Reading(None, NOT_ASSERTED, rule=CONCLUDES_NO_ANSWER_RULE.name)
