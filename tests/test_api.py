@@ -212,13 +212,16 @@ def test_score_equals_read_answer_and_task_figures_item_for_item(
             assert (reading.value, reading.read_by, reading.evidence) == (line.extracted, line.read_by, line.span)
         expected = scored.tasks[task]
         assert expected.status == "ok", task
+        # The scorers compute in float32 (about 7 significant digits) and torch's thread pool may
+        # sum in another order from one call to the next: equal to float32 precision, not to the bit.
+        close = 1e-6
         for got, want in zip(figures.per_run, expected.per_run, strict=True):
             assert got.metrics is not None and want.metrics is not None
             assert got.metrics.keys() == want.metrics.keys()
             for key, value in want.metrics.items():
-                assert got.metrics[key] == pytest.approx(value, abs=1e-9), (task, key)
-            assert got.score == pytest.approx(want.score, abs=1e-9)
-        assert figures.score.mean == pytest.approx(expected.score.mean, abs=1e-9)
+                assert got.metrics[key] == pytest.approx(value, abs=close), (task, key)
+            assert got.score == pytest.approx(want.score, abs=close)
+        assert figures.score.mean == pytest.approx(expected.score.mean, abs=close)
 
 
 def test_the_scorers_are_built_once_per_process(tiny_xlnet_dir: Path, tiny_bart_dir: Path) -> None:
