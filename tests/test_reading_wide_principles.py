@@ -985,3 +985,64 @@ def test_the_prompts_words_in_the_models_own_sentence_are_its_own_with_options_t
     assert item.status == "ok" and item.extracted == "ABD"
     item = _read("TaxMCQ", record, "Each one checks out.\n\nFinal Answer: All the statements (A), (B), (C), and (D) are correct.")
     assert item.status == "ok" and item.extracted == "ABCD"
+
+
+_SEVERAL = {"id": "r-several", "answer": "CD",
+            "query": ("In this problem, multiple options can be correct.\nWhich statements about a plate pulled over a viscous "
+                      "liquid are true?\n(A) 阻力与液体高度成反比\n(B) 阻力与板的面积无关\n(C) 底部的切向应力随速度增加\n(D) 板上的切向应力与粘度线性变化")}
+
+
+def test_a_statement_that_writes_each_options_text_after_its_label_gives_every_label() -> None:
+    for output in ("逐项分析如下……\n\n最终答案：(C) 底部的切向应力随速度增加 和 (D) 板上的切向应力与粘度线性变化。",
+                   "逐项分析如下……\n\nFinal answer: (C) 底部的切向应力随速度增加, (D) 板上的切向应力与粘度线性变化"):
+        item = _read("TaxMCQ", _SEVERAL, output)
+        assert item.status == "ok" and item.extracted == "CD", output
+    # the label alone, with reasons of the model's own after it, is still that label only
+    item = _read("TaxMCQ", _SEVERAL, "最终答案：(C)，因为底部的应力随速度增加，其余都不对。")
+    assert item.extracted == "C"
+
+
+def test_a_statement_that_judges_every_option_in_turn_gives_the_ones_it_calls_right() -> None:
+    for output in ("Solution: each option checked above.\n\nFinal Answer: A) False, B) False, C) True, D) True",
+                   "逐项分析如下……\n\n最终答案：\n(A) 错误\n(B) 错误\n(C) 正确\n(D) 正确",
+                   "تحليل كل خيار……\n\nالإجابة النهائية هي:\n(A) خاطئ\n(B) خاطئ\n(C) صحيح\n(D) صحيح"):
+        item = _read("TaxMCQ", _SEVERAL, output)
+        assert item.status == "ok" and item.extracted == "CD", output
+
+
+def test_answer_statements_in_arabic_and_hindi_give_every_option_they_join() -> None:
+    for output in ("(C) هذه العبارة صحيحة.\n(D) هذه العبارة صحيحة.\n\nالإجابة النهائية: العبارات (C), و (D) صحيحة.",
+                   "(C) यह कथन सही है।\n(D) यह कथन सही है।\n\nअंतिम उत्तर: (C) और (D) सही हैं।"):
+        item = _read("TaxMCQ", _SEVERAL, output)
+        assert item.status == "ok" and item.extracted == "CD", output
+        assert item.read_by == "rule:final.answer-statement", output
+
+
+def test_options_written_back_as_the_answer_are_read_and_option_headings_of_an_analysis_are_not() -> None:
+    query = ("病原体と悪性腫瘍の組合せで正しいのはどれか。2つ選べ。\na: ヒトパピローマウイルス ---- 子宮体癌\n"
+             "b: 成人T細胞白血病ウイルス ---- 肺癌\nc: C型肝炎ウイルス ---- 肝細胞癌\nd: Helicobacter pylori ---- 胃癌\n答え:")
+    record = {"id": "r-lower", "query": query, "answer": "CD"}
+    output = "c: C型肝炎ウイルス ---- 肝細胞癌\nd: Helicobacter pylori ---- 胃癌\n\nこれらの組み合わせは強い関連があります。"
+    item = _read("TaxMCQ", record, output)
+    assert item.status == "ok" and item.extracted == "CD"
+    assert item.read_by == "rule:letters.restated-option-lines"
+    # each option written as the heading of its own reasons selects nothing by itself
+    headings = ("(A) 阻力与液体高度成反比\n这个说法不对，阻力与高度无关。\n\n(B) 阻力与板的面积无关\n这个说法也不对。\n\n"
+                "(C) 底部的切向应力随速度增加\n这个说法正确。\n\n(D) 板上的切向应力与粘度线性变化\n这个说法也正确。")
+    item = _read("TaxMCQ", _SEVERAL, headings)
+    assert item.read_by != "rule:letters.restated-option-lines"
+
+
+def test_a_conclusion_that_announces_the_options_on_its_next_lines_gives_them_all() -> None:
+    output = ("阻力与高度、面积的关系都不成立；底部应力和粘度的两个说法成立。\n\n综上所述，正确的陈述是：\n"
+              "(C) 底部的切向应力随速度增加\n(D) 板上的切向应力与粘度线性变化")
+    item = _read("TaxMCQ", _SEVERAL, output)
+    assert item.status == "ok" and item.extracted == "CD"
+
+
+def test_the_correct_statements_are_an_answer_statement() -> None:
+    query = "Which of the following hold for x = 2?\n(A) x > 1\n(B) x < 0\n(C) x is even\n(D) x is prime"
+    record = {"id": "r-statements", "query": query, "answer": "ACD"}
+    item = _read("TaxMCQ", record, "2 > 1 and 2 is both even and prime; 2 < 0 fails.\n\nThe correct statement(s) is (are): A, C, and D.")
+    assert item.status == "ok" and item.extracted == "ACD"
+    assert item.read_by == "rule:final.answer-statement"

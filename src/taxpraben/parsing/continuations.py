@@ -59,7 +59,8 @@ _NUMBERED_QUESTION = re.compile(r"^[\s*#>]*\d{1,3}\s*[.、．)）]\s*(?P<stem>.*
 
 
 ANSWER_HEADS = re.compile(
-    r"最终答案|正确答案|参考答案|标准答案|答案|解析|分析|解答|答|(?i:final\s+answer|answer|solution)"
+    r"最终答案|正确答案|参考答案|标准答案|答案|解析|分析|解答|答|(?i:final\s+answer|answer|solution)|"
+    r"الإجابة|उत्तर"
 )
 
 
@@ -137,7 +138,9 @@ def _cut_points(text: str, option_keys: Sequence[str]) -> list[int]:
         if index == 0 and nxt[1] == 1 and not (own or nxt[2]) and start > 0 and _listed_together(text, start, nxt[0]):
             previous = _line_start(text, start - 1)
             stem = text[previous:start].strip()
-            if _QUESTION_STEM.search(stem) or (len(key_only(stem)) >= _STEM_MIN and not _OPTION_LINE.match(stem)):
+            # a line that heads the answer ("الإجابة النهائية هي:") announces a verdict on each option
+            heads_answer = stem.endswith((":", "：")) and ANSWER_HEADS.search(stem)
+            if not heads_answer and (_QUESTION_STEM.search(stem) or (len(key_only(stem)) >= _STEM_MIN and not _OPTION_LINE.match(stem))):
                 points.add(previous)
     return sorted(points)
 

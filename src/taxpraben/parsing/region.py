@@ -177,7 +177,7 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # an aside that names the answer's form is part of the marker: "the answer (yes or no) is",
     # zero-shot-CoT's "the answer (arabic numerals) is"
     r"(?<![a-z])(?i:final\s+answer|the\s+answer(?:\s*[(（][^()（）\n]{1,40}[)）])?\s+is|answer\s*[:：]|answer\s+is|answer\s+(?:should|would|must|will)\s+be|"
-    r"(?:correct|right|best|final)\s+(?:option|choice)(?:\s+(?:is|would\s+be|should\s+be)|\s*[:：])|"
+    r"(?:correct|right|best|final)\s+(?:option|choice|statement)s?(?:\(s\))?(?:\s+(?:is|are|would\s+be|should\s+be)(?:\s*\((?:is|are)\))?|\s*[:：])|"
     r"my\s+(?:final\s+)?choice\s+is|i\s+(?:would\s+)?(?:choose|pick|select)(?=\s+(?:option\s+)?[(\[]?[A-J](?![A-Za-z]))|"
     # "The most likely diagnosis is C: …", "the best next step would be option (B)": a superlative
     # that names an option is the answer
@@ -192,11 +192,13 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # never a list of options or cases ("A: 32" with "B: 24" after it)
     r"(?<![^\n])[ \t]*A[ \t]*:(?=[ \t]*[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*[^\s\d]{0,8}[ \t]*\Z)|"
     # the answer in the other languages models answer in: Japanese, Korean, German, French,
-    # Spanish, Russian, Swahili, Indonesian, Bengali, Thai ("答えは", "Antwort:", "Réponse :", "Ответ:");
+    # Spanish, Russian, Swahili, Indonesian, Bengali, Thai, Arabic, Hindi ("答えは", "Antwort:", "Réponse :", "Ответ:");
     # "回答：" heading a line (Japanese; a Chinese answer head too, not "请回答：" inside a sentence)
     r"(?:答え|正解)\s*(?:は|:|：)|정답\s*(?:은|는|:|：)|"
     r"(?=[ADJLRadjlrОо])(?<![A-Za-z])(?i:(?:die\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?r[ée]ponse\s*(?:est|:)|(?:la\s+)?respuesta\s*(?:es|:)|"
     r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawaban(?:nya)?\s*(?:adalah|:))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
+    # Arabic and Hindi ("الإجابة النهائية:", "अंतिम उत्तर:")
+    r"الإجابة(?:\s+(?:النهائية|الصحيحة))?\s*(?:هي|[:：])|(?:अंतिम\s+|सही\s+)?उत्तर\s*(?:है|[:：])|"
     r"(?<![问回解])答\s*[:：]|^[ \t*#>]*回答\s*[:：]|结论\s*(?=[:：])|选择(?=\s*[:：]?\s*[(（【\[]?[A-Ea-e](?![A-Za-z]))|"
     r"只有(?=\s*(?:选项)?\s*[(（【\[]?[A-H](?![A-Za-z]))",
     re.MULTILINE,

@@ -121,20 +121,22 @@ LETTER_ANSWER_KEYS: tuple[str, ...] = (
 
 _RUN = re.compile(r"[A-Za-z]+")
 _SEPARATORS = re.compile(
-    r"(?:[\s、,，/;；&+和与及或.·()（）【】\[\]\"'“”‘’*]|以及|选项|项|(?i:and|or)(?![A-Za-z]))*"
+    r"(?:[\s、,，/;；&+和与及或.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z]))*"
 )
 _ASIDE = re.compile(r"[(（][^()（）\n]*[\u4e00-\u9fff][^()（）\n]*[)）]")
 _AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?i:and|or)\s+(?=[A-Za-z])")
 _MARKER_GAP = 12
 _NEGATIVE = re.compile(
     r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
-    r"(?:不正确|错误|不对|有误|不符合|不选|不应选|应排除|排除|错|❌|✗|✘|×|不当)"
+    r"(?:不正确|错误|不对|有误|不符合|不选|不应选|应排除|排除|错|❌|✗|✘|×|不当|غير\s+صحيح|गलत)"
 )
 _POSITIVE = re.compile(
     r"\s*[)）\]】]?\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
     r"(?:正确|对的|对|符合|当选|应选|✅|✔|√|☑"
     # the same verdict in English: "(B), (C), and (D) are correct"
-    r"|(?i:(?:is|are)\s+(?:all\s+|both\s+)?(?:[a-z]+ly\s+)?(?:correct|true|right)(?![a-z])))"
+    r"|(?i:(?:is|are)\s+(?:all\s+|both\s+)?(?:[a-z]+ly\s+)?(?:correct|true|right)(?![a-z]))"
+    # and in Arabic and Hindi: "العبارات (A), (C), و (D) صحيحة", "(A) और (C) सही हैं"
+    r"|صحيح|सही)"
 )
 _EXCLUDED_BEFORE = re.compile(r"(?:排除|不选|除了?|去掉|错误的是|不正确的是|错误选项为?)\s*(?:选项)?\s*$")
 _ALL_OPTIONS = re.compile(r"全选|以上(?:选项)?(?:都|均|全部|全都)(?:对|正确|是正确的|符合)|(?:全部|都)正确|都对")
@@ -300,8 +302,83 @@ def _prepare(text: str) -> str:
     return _AND.sub("和", _RANGE.sub(" ", _ASIDE.sub(" ", text)))
 
 
-def _statement_letters(body: str, letters: str, listed: str, kind: str) -> frozenset[str] | None:
-    body = _prepare(body)
+#: A statement that announces what its next lines give: its marker closes on a colon.
+_ANNOUNCES = re.compile(r"[:：][ \t*]*\n")
+#: An option's label in a statement, where its text may follow: ``(C)``, ``C.``, ``C)``.
+_STATED_LABEL = re.compile(r"[(（]([A-H])[)）]|(?<![A-Za-z])([A-H])[.．、:：)）]")
+#: What ends an option's text written in a statement: the line or the sentence.
+_STATED_TEXT_END = re.compile(r"[。\n]")
+#: Connectives and punctuation between one option's text and the next label.
+_STATED_JOIN = re.compile(r"(?:[\s、,，;；]|和|与|及|以及|(?i:and)(?![A-Za-z]))*$")
+
+
+def _without_option_texts(body: str, options: dict[str, str]) -> str:
+    """``body`` with each option's own text taken out where it is written after the option's
+    label ("最终答案：(C) 容器底部的切向应力随u₀增加 和 (D) 板上的切向应力与粘度线性变化" reads as
+    "(C) 和 (D)"): the text names the option the label names, and the labels then stand
+    together as one answer instead of the first label alone."""
+    if not options:
+        return body
+    labels = list(_STATED_LABEL.finditer(body))
+    pieces: list[str] = []
+    kept = 0
+    for k, label in enumerate(labels):
+        letter = label.group(1) or label.group(2)
+        own = comparison_key(options.get(letter, ""))
+        stop = labels[k + 1].start() if k + 1 < len(labels) else len(body)
+        end_of_line = _STATED_TEXT_END.search(body, label.end(), stop)
+        stop = end_of_line.start() if end_of_line else stop
+        written = body[label.end() : stop]
+        joins = _STATED_JOIN.search(written)
+        written = written[: joins.start()] if joins else written
+        key = comparison_key(written)
+        if own and key and (key == own or (own in key and len(key) < len(own) + 4) or gram_share(key, own) >= _RESTATED):
+            pieces.append(body[kept : label.end()])
+            kept = label.end() + len(written)
+    pieces.append(body[kept:])
+    return " ".join(pieces)
+
+
+#: One option's verdict in a statement that judges every option: "A) False", "(C) True", "B：正确".
+_STATED_VERDICT = re.compile(
+    r"(?<![A-Za-z])[(（]?([A-H])[)）.．:：]?[ \t]*[:：-]?[ \t]*"
+    r"(?:(?i:(true|correct|right)|(false|incorrect|wrong))(?![A-Za-z])|(正确|对|صحيحة?|सही)|(不正确|错误|错|خاطئة?|غير\s+صحيحة?|गलत))"
+)
+_VERDICT_JOIN = re.compile(r"[\s,，;；、.。]*")
+
+
+def _stated_verdicts(body: str, letters: str) -> frozenset[str] | None:
+    """The options a statement calls right when it gives a verdict on each in turn ("Final
+    Answer: A) False, B) False, C) True, D) False" is C), at least two verdicts, one after
+    the other from the statement's head."""
+    chosen: set[str] = set()
+    at, judged = 0, 0
+    for m in _STATED_VERDICT.finditer(body):
+        gap = body[at : m.start()]
+        if not (_VERDICT_JOIN.fullmatch(gap) or (judged == 0 and len(gap) <= _MARKER_GAP)):
+            break
+        if m.group(1) not in letters:
+            return None
+        judged += 1
+        if m.group(2) or m.group(4):
+            chosen.add(m.group(1))
+        at = m.end()
+    return frozenset(chosen) if judged >= 2 and chosen else None
+
+
+def _read_statement(statement: Statement, view: LettersView) -> frozenset[str] | None:
+    """The letters ``statement`` gives: a verdict on each option, which may run over the lines
+    after its marker ("最终答案：\n(A) 错误\n(B) 正确"), or the letters its text names."""
+    rest = statement.text if statement.kind == "boxed" or statement.body_end is not None else (
+        statement.source[statement.body_start :])
+    return _stated_verdicts(rest, view.allowed) or _statement_letters(
+        statement.text, view.allowed, view.listed, statement.kind, view.options)
+
+
+def _statement_letters(
+    body: str, letters: str, listed: str, kind: str, options: dict[str, str] | None = None
+) -> frozenset[str] | None:
+    body = _prepare(_without_option_texts(body, options or {}))
     if kind == "correction":
         picks = list(_CORRECTION_PICK.finditer(body))
         if not picks:
@@ -402,18 +479,26 @@ _RESTATED = 0.6
 
 
 def _option_line_letters(text: str, query: str, allowed: str, start: int = 0) -> frozenset[str] | None:
-    """Two or more lines from offset ``start`` on that are options of the question written
-    back (``A. 犯罪人死亡``): the options they select."""
-    listed = listed_option_texts(query)
+    """Two or more lines from offset ``start`` on, one after the other, that are options of
+    the question written back (``A. 犯罪人死亡``): the options they select. The first such block
+    counts; an option written back as the heading of its own analysis (a line of reasons after
+    each) is no answer. A question that labels its options in lower case (``a: …``) is read
+    with them in upper case, as the output is."""
+    listed = listed_option_texts(with_upper_labels(query))
     chosen: set[str] = set()
     for line in _ITEM_END.split(text[text.rfind("\n", 0, start) + 1 :]):
-        m = _OPTION_TEXT.match(_ANSWER_LEAD.sub("", line.strip().lstrip("*#>-] ")))
-        if m is None:
-            continue
-        own = comparison_key(listed.get(m.group(1), ""))
-        line_key = comparison_key(m.group(2))
-        if m.group(1) in allowed and own and (own in line_key or gram_share(line_key, own) >= _RESTATED):
-            chosen.add(m.group(1))
+        m = _OPTION_TEXT.match(_ANSWER_LEAD.sub("", line.strip().lstrip("*#>-] ")).lstrip("(（"))
+        own = comparison_key(listed.get(m.group(1), "")) if m else ""
+        if m and m.group(1) in allowed and own:
+            line_key = comparison_key(m.group(2))
+            # the option's text, not the option and its reasons on one line
+            if (own in line_key and len(line_key) <= 2 * len(own) + 8) or gram_share(line_key, own) >= _RESTATED:
+                chosen.add(m.group(1))
+                continue
+        if line.strip():
+            if len(chosen) >= 2:
+                break
+            chosen = set()
     return frozenset(chosen) if len(chosen) >= 2 else None
 
 
@@ -522,7 +607,7 @@ class LettersView:
         reading itself is the options restated on the lines after ``答案：B. …`` when those
         are more)."""
         settled = settle_final(
-            self.final, lambda st: _statement_letters(st.text, self.allowed, self.listed, st.kind) or None, FINAL_RULES
+            self.final, lambda st: _read_statement(st, self) or None, FINAL_RULES
         )
         if settled is None:
             return None
@@ -677,8 +762,14 @@ def _none_correct(view: LettersView) -> Reading | None:
 def _conclusion(view: LettersView) -> Reading | None:
     for statement in view.statements:
         if statement.kind == "conclusion":
-            picked = _statement_letters(statement.text, view.allowed, view.listed, statement.kind)
+            picked = _read_statement(statement, view)
             if picked:
+                # "正确的陈述是：" and the options it announces written back on the lines after it
+                restated = _option_line_letters(view.cleaned, view.query, view.allowed, statement.start)
+                line_end = view.cleaned.find("\n", statement.start)
+                announces = line_end > 0 and _ANNOUNCES.search(view.cleaned, statement.start, line_end + 1)
+                if restated and picked < restated and announces:
+                    return Reading(restated, rule=CONCLUSION_RULE.name, source=view.cleaned[statement.start :])
                 return Reading(picked, rule=CONCLUSION_RULE.name, source=statement.full_text)
     return None
 
