@@ -17,6 +17,7 @@ Stdlib only.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import random
@@ -32,11 +33,16 @@ BLIND_KEYS = ("id", "task", "record", "output")
 
 
 def source_folders() -> list[Path]:
-    return sorted(p for p in SOURCES.iterdir() if (p / "cases.jsonl").is_file())
+    return sorted(p for p in SOURCES.iterdir() if (p / "cases.jsonl").is_file() or (p / "cases.jsonl.gz").is_file())
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """A source's cases (``cases.jsonl``, or ``cases.jsonl.gz`` where the benchmark asks not to be
+    posted in plain text: see join.py)."""
+    if not path.is_file() and path.with_name(path.name + ".gz").is_file():
+        path = path.with_name(path.name + ".gz")
+    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
 
 
 def draw() -> None:

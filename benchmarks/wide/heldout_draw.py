@@ -109,7 +109,9 @@ def draw_again(round_no: int, since: str | None, hold: int | None, seed: int, ou
     text = out.read_text(encoding="utf-8")
     if f"## Round {round_no}:" in text or f"round {round_no} draw" in text:
         sys.exit(f"round {round_no} was drawn already: the held-out sources are drawn once a round")
-    everything = claims()
+    # a claim its grader found unusable (its folder holds UNUSABLE.md and no cases) is no source
+    everything = [(r, at) for r, at in claims()
+                  if not (HERE / "sources" / r.replace("/", "__") / "UNUSABLE.md").is_file()]
     earlier = [r for r, at in everything if at < since]
     new = sorted({r for r, at in everything if at >= since}, key=str.lower)
     families = family_of(sorted(set(earlier) | set(new), key=str.lower))

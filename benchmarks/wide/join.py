@@ -13,6 +13,7 @@ Stdlib only (the graders run it with any python3).
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -121,14 +122,27 @@ def expect_of(case: dict, status: str, read: str, score: str, where: str) -> dic
     return {"status": "ok", "score": float(score.strip())}
 
 
+def sealed(folder: Path) -> bool:
+    """Whether ``folder`` keeps its cases gzipped (``drawn.jsonl.gz``, ``cases.jsonl.gz``): for a
+    benchmark whose authors ask that its questions not be posted online in plain text (GPQA)."""
+    return (folder / "drawn.jsonl.gz").is_file()
+
+
+def read_lines(path: Path) -> list[str]:
+    """The lines of a JSON-lines file, gzipped or not."""
+    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return data.decode("utf-8").splitlines()
+
+
 def join(folder: Path) -> tuple[int, dict[str, int]]:
-    drawn_path, grades_path = folder / "drawn.jsonl", folder / "grades.tsv"
+    suffix = ".jsonl.gz" if sealed(folder) else ".jsonl"
+    drawn_path, grades_path = folder / ("drawn" + suffix), folder / "grades.tsv"
     for path in (drawn_path, grades_path, folder / "SOURCE.md", folder / "draw.py"):
         if not path.is_file():
             raise Problem(f"{path}: missing")
     cases: list[dict] = []
     seen: set[str] = set()
-    for number, line in enumerate(drawn_path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_lines(drawn_path), 1):
         if not line.strip():
             continue
         where = f"{drawn_path}:{number}"
@@ -174,8 +188,11 @@ def join(folder: Path) -> tuple[int, dict[str, int]]:
             joined["grade_read"] = read.strip()
         out.append(joined)
         counts[status] = counts.get(status, 0) + 1
-    (folder / "cases.jsonl").write_text(
-        "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in out), encoding="utf-8")
+    text = "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in out)
+    if sealed(folder):
+        (folder / "cases.jsonl.gz").write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        (folder / "cases.jsonl").write_text(text, encoding="utf-8")
     return len(out), counts
 
 
@@ -192,9 +209,10 @@ def main(argv: list[str]) -> int:
             print(f"error: {problem}", file=sys.stderr)
             status = 1
             continue
-        models = {json.loads(line)["source"]["model"] for line in (folder / "cases.jsonl").open(encoding="utf-8")}
+        cases_path = folder / ("cases.jsonl.gz" if sealed(folder) else "cases.jsonl")
+        models = {json.loads(line)["source"]["model"] for line in read_lines(cases_path) if line.strip()}
         print(f"{folder.name}: {n} cases ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}), "
-              f"{len(models)} models -> {folder / 'cases.jsonl'}")
+              f"{len(models)} models -> {cases_path}")
     return status
 
 
