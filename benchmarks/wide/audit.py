@@ -62,18 +62,23 @@ def draw() -> None:
 
 def draw_later() -> None:
     audited = {i.rsplit("-", 1)[0] for i in read_grades(AUDIT / "grades.tsv")}
-    out = []
+    out: list[dict] = []
+    sealed: list[dict] = []
     for folder in source_folders():
         if folder.name in audited:
             continue
         cases = read_jsonl(folder / "cases.jsonl")
         rng = random.Random(f"{SEED}-{folder.name}")
         chosen = cases if len(cases) <= PER_SOURCE else rng.sample(cases, PER_SOURCE)
-        out.extend({key: case[key] for key in BLIND_KEYS} for case in chosen)
+        # a source kept gzipped (its benchmark is not to be posted in plain text) stays so here
+        into = sealed if (folder / "cases.jsonl.gz").is_file() else out
+        into.extend({key: case[key] for key in BLIND_KEYS} for case in chosen)
         print(f"{folder.name}: {len(chosen)} of {len(cases)}")
     (AUDIT / "blind-later.jsonl").write_text(
         "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in out), encoding="utf-8")
-    print(f"{len(out)} cases -> {AUDIT / 'blind-later.jsonl'}")
+    (AUDIT / "blind-later-sealed.jsonl.gz").write_bytes(gzip.compress(
+        "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in sealed).encode("utf-8"), mtime=0))
+    print(f"{len(out)} cases -> {AUDIT / 'blind-later.jsonl'}, {len(sealed)} -> {AUDIT / 'blind-later-sealed.jsonl.gz'}")
 
 
 def read_grades(path: Path) -> dict[str, tuple[str, str, str, str]]:
