@@ -1046,3 +1046,13 @@ def test_the_correct_statements_are_an_answer_statement() -> None:
     item = _read("TaxMCQ", record, "2 > 1 and 2 is both even and prime; 2 < 0 fails.\n\nThe correct statement(s) is (are): A, C, and D.")
     assert item.status == "ok" and item.extracted == "ACD"
     assert item.read_by == "rule:final.answer-statement"
+
+
+def test_the_end_of_an_explanation_ends_the_reasoning_and_the_answer_follows_it() -> None:
+    query = ("请你做一道选择题\n请你一步一步思考并将思考过程写在【解析】和<eoe>之间。你将从A，B，C，D中选出正确的答案，并写在【答案】和<eoa>之间。\n"
+             "题目如下：\n下列适用9%税率的是\nA. 有形动产租赁 B. 交通运输服务 C. 现代服务 D. 金融服务")
+    record = {"id": "r-eoe", "query": query, "choices": ["有形动产租赁", "交通运输服务", "现代服务", "金融服务"], "gold": 1,
+              "answer": "交通运输服务"}
+    item = _read("TaxSCQ", record, "【解析】 交通运输服务适用9%的税率，其余不是。\n<eoe>\n【答案】 B <eoa>\n\n【解析】 下一题……<eoe>\n【答案】 C <eoa>")
+    assert item.status == "ok" and item.extracted == "交通运输服务"
+    assert item.read_by == "rule:final.answer-statement"

@@ -27,7 +27,8 @@
    ``<|eot_id|>``, any ``<|...|>`` token, ``<end_of_turn>``): what follows (a base model's next
    invented turn, another question and its answer) is cut off. Tokens before any content are
    dropped (with the role ``<|im_start|>assistant`` opens), noise tokens (``<s>``, ``<unk>``,
-   ``<pad>``) wherever they stand: a token is never read as content.
+   ``<pad>``, and ``<eoe>``, which closes an explanation the answer follows) wherever they
+   stand: a token is never read as content.
 
 4. **Character folding** (done first, so full-width look-alikes of tags and fences count). Unicode NFKC (full-width digits and letters, ``：`` -> ``:``,
    ``（）`` -> ``()``, ``％`` -> ``%``, ideographic space -> space, ...) with three deliberate
@@ -115,9 +116,11 @@ _HALF_WIDTH = str.maketrans({0x3000: " ", **{cp: chr(cp - 0xFEE0) for cp in rang
 #: Where a model's answer ends: end-of-sequence, end-of-answer and chat-turn tokens (``</s>``,
 #: ``<eoa>``/``<eoh>``/``<eos>``..., any ``<|...|>`` token such as ``<|im_end|>``, a reserved token (``<unused95>``),
 #: ``<|endoftext|>``, ``<|eot_id|>``, ``<|end▁of▁sentence|>``, ``<|user|>``, Gemma's turn tokens).
-_END_TOKEN = re.compile(r"</s>|<(?i:eo[a-z]{1,3})>|<\|[^<>|\s]{1,40}\|>|<(?:end|start)_of_turn>|<unused\d{1,3}>")
-#: Tokens that carry nothing wherever they stand: begin-of-sequence, padding, unknown, masks.
-_NOISE_TOKEN = re.compile(r"<(?:s|unk|pad|bos|mask|sep|cls|extra_id_\d{1,3})>")
+_END_TOKEN = re.compile(r"</s>|<(?i:eo(?!e>)[a-z]{1,3})>|<\|[^<>|\s]{1,40}\|>|<(?:end|start)_of_turn>|<unused\d{1,3}>")
+#: Tokens that carry nothing wherever they stand: begin-of-sequence, padding, unknown, masks,
+#: and the end of an explanation (``<eoe>``: GAOKAO-style prompts ask for "【解析】 … <eoe>
+#: 【答案】 … <eoa>", so the answer comes after it; it ends the reasoning, not the answer).
+_NOISE_TOKEN = re.compile(r"<(?:s|unk|pad|bos|mask|sep|cls|eoe|extra_id_\d{1,3})>")
 #: The role a turn token opens (``<|im_start|>assistant``), dropped with it before any content.
 _OPENS_TURN = re.compile(r"<\|(?:im_start|start_header_id)\|>|<start_of_turn>")
 _ROLE = re.compile(r"[ \t]*(?i:assistant|user|system|model|bot|human)\b[ \t]*\n?")
