@@ -1056,3 +1056,13 @@ def test_the_end_of_an_explanation_ends_the_reasoning_and_the_answer_follows_it(
     item = _read("TaxSCQ", record, "【解析】 交通运输服务适用9%的税率，其余不是。\n<eoe>\n【答案】 B <eoa>\n\n【解析】 下一题……<eoe>\n【答案】 C <eoa>")
     assert item.status == "ok" and item.extracted == "交通运输服务"
     assert item.read_by == "rule:final.answer-statement"
+
+
+def test_an_options_number_is_named_only_as_a_whole_number() -> None:
+    query = "正切值为？\nA. $\\frac{1}{2}$\nB. 1\nC. 2\nD. 3\n请把最终答案放置于 \\boxed{}中。"
+    record = {"id": "r-whole", "query": query, "choices": ["$\\frac{1}{2}$", "1", "2", "3"], "gold": 1, "answer": "1"}
+    for output in ("所以正切值为 $\\boxed{\\frac{16\\sqrt{3}}{39}}$。", "所以正切值为 $\\boxed{16/39}$。", "所以正切值为 $\\boxed{10.5}$。"):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.not-an-option", output
+    assert _read("TaxSCQ", record, "所以正切值为 $\\boxed{1}$。").extracted == "1"
+    assert _read("TaxSCQ", record, "所以正切值为 $\\boxed{\\frac{1}{2}}$。").extracted == "$\\frac{1}{2}$"

@@ -118,11 +118,27 @@ def choice_needles(
 _HEAD = re.compile(r"^\s*([^:：\n$]{2,24}?)\s*[:：]\s*\S")
 
 
+#: What makes a number part of an expression when it stands right before the number (a root,
+#: a power, a denominator) or right after it (a numerator, a power's base).
+_PART_BEFORE = frozenset("√^/")
+_PART_AFTER = frozenset("/^")
+
+
 def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
+    """Where ``needle`` occurs in ``haystack``; an option's number names it only as a whole
+    number, not as part of another number, a fraction, a root or a power ("1" and "3" are not
+    named by "16√3/39", nor "0.5" by "10.5" or "0.55")."""
     found: list[int] = []
     start = haystack.find(needle)
+    opens_number, closes_number = needle[:1].isdigit(), needle[-1:].isdigit()
     while start >= 0 and len(found) < limit:
-        found.append(start)
+        end = start + len(needle)
+        before = haystack[max(0, start - 2) : start].rjust(2)  # the two characters before it
+        after = haystack[end : end + 2].ljust(2)  # and after it
+        joined_before = before[1].isdigit() or before[1] in _PART_BEFORE or (before[1] == "." and before[0].isdigit())
+        joined_after = after[0].isdigit() or after[0] in _PART_AFTER or (after[0] == "." and after[1].isdigit())
+        if not ((opens_number and joined_before) or (closes_number and joined_after)):
+            found.append(start)
         start = haystack.find(needle, start + 1)
     return found
 
