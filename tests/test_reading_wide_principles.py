@@ -1066,3 +1066,16 @@ def test_an_options_number_is_named_only_as_a_whole_number() -> None:
         assert item.status == "format_failure" and item.veto == "veto.not-an-option", output
     assert _read("TaxSCQ", record, "所以正切值为 $\\boxed{1}$。").extracted == "1"
     assert _read("TaxSCQ", record, "所以正切值为 $\\boxed{\\frac{1}{2}}$。").extracted == "$\\frac{1}{2}$"
+
+
+def test_an_option_read_from_an_output_cut_off_before_its_answer_is_in_doubt() -> None:
+    query = "下列适用9%税率的是\nA. 有形动产租赁\nB. 交通运输服务\nC. 现代服务\nD. 金融服务"
+    record = {"id": "r-cut", "query": query, "choices": ["有形动产租赁", "交通运输服务", "现代服务", "金融服务"], "gold": 1,
+              "answer": "交通运输服务"}
+    analysis = "逐项分析各选项的适用税率。" + "有形动产租赁适用13%的税率，现代服务一般适用6%的税率，金融服务也适用6%的税率，" * 20
+    cut = "B. 交通运输服务\n\n" + analysis + "而交通运输服务"
+    item = _read("TaxSCQ", record, cut)
+    assert item.extracted == "交通运输服务" and item.confidence == "low"
+    # the same reading from an output that finished, or from an answer statement before the cut, stays sure
+    assert _read("TaxSCQ", record, "B. 交通运输服务\n\n" + analysis + "所以选B。").confidence == "high"
+    assert _read("TaxSCQ", record, "答案：B\n\n" + analysis + "而交通运输服务").confidence == "high"

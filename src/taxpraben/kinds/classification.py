@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from taxpraben.kinds.base import (
@@ -227,6 +227,11 @@ class ClassificationKind(Kind):
         status: Status = "error" if failed else ("format_failure" if label is None else "ok")
         how = Noted() if reading is None else noted(status, item.text, reading.rule, reading.source, answers,
                                                     reading.span)  # fmt: skip
+        if how.confidence == "high":
+            from taxpraben.parsing.doubt import doubt
+
+            if doubt("label", text, label, how.read_by) is not None:
+                how = replace(how, confidence="low")  # a sure rule on an output in doubt
         return _labelled(label, form.gold(record), failed, failure, how)
 
     def finish(self, spec: TaskSpec, item: Sample, values: SemanticValues) -> Finished:
