@@ -1079,3 +1079,16 @@ def test_an_option_read_from_an_output_cut_off_before_its_answer_is_in_doubt() -
     # the same reading from an output that finished, or from an answer statement before the cut, stays sure
     assert _read("TaxSCQ", record, "B. 交通运输服务\n\n" + analysis + "所以选B。").confidence == "high"
     assert _read("TaxSCQ", record, "答案：B\n\n" + analysis + "而交通运输服务").confidence == "high"
+
+
+def test_different_options_each_alone_on_a_line_are_several_answers() -> None:
+    query = "Classify the sentence as HAWKISH, DOVISH or NEUTRAL. Give the label on the first line and a short explanation."
+    record = {"id": "r-labels", "query": query, "choices": ["HAWKISH", "DOVISH", "NEUTRAL"], "gold": 1, "answer": "DOVISH"}
+    output = ("HAWKISH\nInflation is projected to stay subdued, so no tightening is needed.\n\n"
+              "DOVISH\nInflation is projected to stay subdued, so no tightening is needed.\n\n"
+              "NEUTRAL\nThe sentence only describes the staff's forecasts.")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "format_failure" and item.veto == "veto.several-answers"
+    # one label, with its reasons under it, is the answer
+    item = _read("TaxSCQ", record, "DOVISH\nInflation is projected to stay subdued, so no tightening is needed.")
+    assert item.status == "ok" and item.extracted == "DOVISH"

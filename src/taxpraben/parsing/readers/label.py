@@ -729,8 +729,10 @@ def _bare_answer(view: LabelView) -> Reading | None:
         if picked is not None:
             return Reading(picked, rule=BARE_ANSWER_RULE.name, source=view.listless)
     bare = [view.bare(line) if len(line) <= view.longest + _BARE_SLACK else None for line in lines]
-    if len(lines) > 1 and None not in bare and len(set(bare)) > 1:
-        return Reading(None, AMBIGUOUS, rule=SEVERAL_ANSWERS_RULE.name)  # different answers ("增值税\n消费税")
+    if len({b for b in bare if b is not None}) > 1:
+        # different options, each alone on its line ("增值税\n消费税", each label of a classification
+        # with its reasons under it): several answers
+        return Reading(None, AMBIGUOUS, rule=SEVERAL_ANSWERS_RULE.name)
     for line, picked in zip(reversed(lines), reversed(bare), strict=True):  # the latest bare answer line
         if picked is not None:
             return Reading(picked, rule=BARE_ANSWER_RULE.name, source=line)

@@ -110,7 +110,8 @@ CONCLUSION_RULE = register_rule(
 
 SEVERAL_ANSWERS_RULE = register_rule(
     "veto.several-answers", kinds=("label", "letters", "number"), tier=7, confidence="high",
-    description="Different answers in strong statements with no correction between, answer lines that differ, or "
+    description="Different answers in strong statements with no correction between, different options each alone on "
+                "its line (reasons between them or not), or "
                 "two different values boxed on the last line that boxes one.",
     examples=(Example("label", "答案：B\n\n答案：C", None), Example("label", "不动产租赁服务\n信息技术服务", None),
               Example("number", "应纳税额可能是 $\\boxed{44000}$ 或 $\\boxed{104000}$", None)),
