@@ -1092,3 +1092,17 @@ def test_different_options_each_alone_on_a_line_are_several_answers() -> None:
     # one label, with its reasons under it, is the answer
     item = _read("TaxSCQ", record, "DOVISH\nInflation is projected to stay subdued, so no tightening is needed.")
     assert item.status == "ok" and item.extracted == "DOVISH"
+
+
+def test_bold_options_that_head_their_own_analysis_are_headings_not_answers() -> None:
+    query = "最可能的诊断是\nA. 房间隔缺损\nB. 二尖瓣关闭不全\nC. 主动脉瓣狭窄\nD. 室间隔缺损"
+    record = {"id": "r-bold", "query": query, "choices": ["房间隔缺损", "二尖瓣关闭不全", "主动脉瓣狭窄", "室间隔缺损"], "gold": 3,
+              "answer": "室间隔缺损"}
+    output = ("逐一分析：\n1. **房间隔缺损**：杂音位置不符。\n2. **二尖瓣关闭不全**：心尖部全收缩期杂音，与症状相符。\n"
+              "3. **主动脉瓣狭窄**：杂音在胸骨右缘。\n4. **室间隔缺损**：胸骨左缘全收缩期杂音，与症状相符。\n\n"
+              "二者都可能，信息不足，我无法给出一个确定的答案。")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "format_failure"
+    # a bold option that answers, after the headings, is read
+    item = _read("TaxSCQ", record, output.replace("二者都可能，信息不足，我无法给出一个确定的答案。", "综合来看最可能是 **室间隔缺损**。"))
+    assert item.status == "ok" and item.extracted == "室间隔缺损"

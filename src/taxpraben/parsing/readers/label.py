@@ -432,12 +432,18 @@ def _bold_answer(
     text: str, count: int, lettered: bool, needles: Sequence[tuple[str, int]], numbered: bool = False
 ) -> tuple[int, str] | None:
     """The last bold span that is nothing but an answer (``最大值是 **2**``, ``**C**``), and
-    the span as written."""
-    for m in reversed(list(_BOLD.finditer(text))):
-        picked = _bare_line(m.group(1), count, lettered, needles, numbered)
-        if picked is not None:
-            return picked, m.group(0)
-    return None
+    the span as written. Bold options that head their own analysis (``**A**: suggests …``,
+    ``5. **室间隔缺损**：通常会……``), two different ones or more, are headings, not answers."""
+    found = [(m, picked) for m in _BOLD.finditer(text)
+             if (picked := _bare_line(m.group(1), count, lettered, needles, numbered)) is not None]
+    headings = [(m, picked) for m, picked in found if _HEADS_ANALYSIS.match(text, m.end())]
+    if len({picked for _m, picked in headings}) > 1:
+        found = [pair for pair in found if pair not in headings]
+    return (found[-1][1], found[-1][0].group(0)) if found else None
+
+
+#: What follows a bold option that heads its own analysis: a colon and words on the same line.
+_HEADS_ANALYSIS = re.compile(r"[ \t]*[:：][ \t]*\S")
 
 
 _LISTED_LINE = re.compile(r"^[\s*#>\-]*[(（【\[]?([A-H])[)）】\]]?\s*[.．、:：)）]", re.MULTILINE)
