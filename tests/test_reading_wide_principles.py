@@ -1106,3 +1106,11 @@ def test_bold_options_that_head_their_own_analysis_are_headings_not_answers() ->
     # a bold option that answers, after the headings, is read
     item = _read("TaxSCQ", record, output.replace("二者都可能，信息不足，我无法给出一个确定的答案。", "综合来看最可能是 **室间隔缺损**。"))
     assert item.status == "ok" and item.extracted == "室间隔缺损"
+
+
+def test_digits_written_against_a_letter_are_no_sure_value() -> None:
+    record = {"id": "r-exponent", "query": "What is the area of a circle with a radius of 5 cm?", "answer": 78.54}
+    item = _read("TaxCalc", record, "The area of a circle is πr2, where r is the radius of the circle.")
+    assert item.read_by != "rule:number.sole-number" and item.confidence != "high"
+    item = _read("TaxCalc", record, "The area is about 78.54 square centimetres.")
+    assert item.read_by == "rule:number.sole-number" and item.scores["em"] == 1.0

@@ -822,7 +822,10 @@ def _sole(view: NumberView) -> Reading | None:
     last = view.last_number
     if last is None or len(find_numbers(view.cleaned)) != 1 or cut_in_a_number(view.cleaned):
         return None  # the one number of an output cut while writing it is no answer (veto.unfinished)
-    return Reading(last[1], rule=SOLE_NUMBER_RULE.name, source=_around(*last))
+    text, number = last
+    if number.start > 0 and text[number.start - 1 : number.start].isascii() and text[number.start - 1].isalpha():
+        return None  # digits written against a letter are an exponent or an index ("πr2", "x2"), no value
+    return Reading(number, rule=SOLE_NUMBER_RULE.name, source=_around(*last))
 
 
 IN_WORDS_RULE = register_rule(
