@@ -1114,3 +1114,13 @@ def test_digits_written_against_a_letter_are_no_sure_value() -> None:
     assert item.read_by != "rule:number.sole-number" and item.confidence != "high"
     item = _read("TaxCalc", record, "The area is about 78.54 square centimetres.")
     assert item.read_by == "rule:number.sole-number" and item.scores["em"] == 1.0
+
+
+def test_a_span_an_answer_statement_gives_that_refuses_is_no_answer() -> None:
+    record = {"id": "r-refuse", "query": "Which film did she star in?", "text": "She starred in Beyond the Clouds.",
+              "answer": "Beyond the Clouds"}
+    for output in ("Thought: I could not find it in 5 steps.\nAction: finish[I don't have the answer]",
+                   "I searched the passage.\nAnswer: I don't know.", "Answer: I do not have enough information."):
+        item = _read("TaxRead", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.refusal", output
+    assert _read("TaxRead", record, "Action: finish[Beyond the Clouds]").scores["em"] == 1.0

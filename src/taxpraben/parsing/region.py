@@ -558,7 +558,7 @@ def sentences_last_first(text: str) -> Iterator[str]:
 
 _REFUSAL = re.compile(
     r"^(?:[\s*#>]*)(?:抱歉|对不起|很遗憾|我无法|无法回答|无法确定|不能回答|我不能|我不确定|不知道|"
-    r"(?i:i'?m\s+sorry|sorry|i\s+can(?:no|')t|i\s+am\s+unable|i\s+don'?t\s+know|as\s+an\s+ai))"
+    r"(?i:i'?m\s+sorry|sorry|i\s+can(?:no|')t|i\s+am\s+unable|i\s+do(?:n'?t|\s+not)\s+(?:know|have\s+(?:the|an|enough))|as\s+an\s+ai))"
 )
 
 

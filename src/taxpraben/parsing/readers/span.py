@@ -372,9 +372,11 @@ class SpanView:
         return _answer_texts(self.cleaned)
 
     def result(self, span: str, rule: str) -> Reading:
-        """``span`` read by ``rule``; with checks, an empty span or a refusal is a veto."""
-        if self.checks and (not span.strip() or (span == self.text and is_refusal(self.text))):
-            failure = REFUSAL if is_refusal(self.text) else NO_ANSWER
+        """``span`` read by ``rule``; with checks, an empty span or a refusal is a veto: the whole
+        output refusing, or the span an answer statement gives ("Answer: I don't know",
+        ``finish[I don't have the answer]``)."""
+        if self.checks and (not span.strip() or is_refusal(span) or (span == self.text and is_refusal(self.text))):
+            failure = REFUSAL if is_refusal(span) or is_refusal(self.text) else NO_ANSWER
             return Reading(span, failure, rule=veto_of(failure))
         return Reading(span, rule=rule, source=span)
 
