@@ -1124,3 +1124,14 @@ def test_a_span_an_answer_statement_gives_that_refuses_is_no_answer() -> None:
         item = _read("TaxRead", record, output)
         assert item.status == "format_failure" and item.veto == "veto.refusal", output
     assert _read("TaxRead", record, "Action: finish[Beyond the Clouds]").scores["em"] == 1.0
+
+
+def test_chinese_outputs_that_say_they_lack_the_information_or_that_no_option_is_right_answer_nothing() -> None:
+    record = {"id": "r-lacks", "query": "皮筋拉长4cm后长度是原来的1.25倍，原长多少cm？", "answer": 16}
+    item = _read("TaxCalc", record, "设原长为x cm，则 x + 4 = x + 4。\n这个方程恒成立，这意味着我们没有足够的信息来计算x的值。")
+    assert item.status == "format_failure"
+    query = "实数a的取值范围是\nA. (-∞, 0]\nB. [-1, 0]\nC. [-1, 1]\nD. [0, +∞)"
+    record = {"id": "r-none-zh", "query": query, "choices": ["(-∞, 0]", "[-1, 0]", "[-1, 1]", "[0, +∞)"], "gold": 1,
+              "answer": "[-1, 0]"}
+    item = _read("TaxSCQ", record, "a 必须满足 a ≥ 0 且 a = -1，这是矛盾的。\n\n因此，没有一个选项是正确的。")
+    assert item.status == "format_failure" and item.veto == "veto.none-correct"

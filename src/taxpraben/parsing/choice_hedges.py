@@ -34,7 +34,7 @@ __all__ = [
 #: a subject "A、B都不对" it says so of those only: the reader checks the subject).
 NONE_CORRECT_ZH = re.compile(
     r"(?:以上|四个|所有|各|全部)?(?:选项|答案)?(?:均|都|全)(?:不正确|错误|不对|不符合)|"
-    r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确"
+    r"无正确(?:答案|选项)|没有(?:一个)?正确(?:的)?(?:答案|选项)|都不是正确|没有(?:一个|任何)?(?:选项|答案)(?:是|为)?正确"
 )
 #: An output's own verdict that no option is right, in the languages models answer in: "none of the
 #: (given) options is correct", "all (the) statements are false", "لا يوجد خيار صحيح" (Arabic: there

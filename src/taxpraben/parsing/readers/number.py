@@ -377,7 +377,7 @@ def _says_zero(body: str) -> bool:
 #: "It cannot be computed": the output declines to give a number.
 _CANNOT = re.compile(
     r"(?:无法|不能|没法|难以|唔能|唔可以)[^，,。；;\n]{0,12}?(?:计算|計算|算出|确定|確定|得出|求出|给出|給出|回答)"
-    r"|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)|没有(?:具体|确定|唯一)的?答案"
+    r"|信息不足|条件不足|缺少(?:必要的)?(?:信息|条件|数据)|没有(?:足够|充分)的?(?:信息|条件|数据)|没有(?:具体|确定|唯一)的?答案"
     # the same in the other languages models answer in: Japanese, Korean, Spanish, German,
     # French, Russian ("no se puede determinar", "kann nicht berechnet werden", "невозможно определить")
     r"|(?:求め|計算|特定|決定|算出)(?:することが)?(?:でき|られ)ません|(?:계산|결정|확정)할\s*수\s*없"
