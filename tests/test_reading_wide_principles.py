@@ -1135,3 +1135,15 @@ def test_chinese_outputs_that_say_they_lack_the_information_or_that_no_option_is
               "answer": "[-1, 0]"}
     item = _read("TaxSCQ", record, "a 必须满足 a ≥ 0 且 a = -1，这是矛盾的。\n\n因此，没有一个选项是正确的。")
     assert item.status == "format_failure" and item.veto == "veto.none-correct"
+
+
+def test_japanese_conclusions_answer_and_an_options_text_before_its_label_is_its_name() -> None:
+    query = "オリックスの総資産は2023年3月期から2024年3月期にかけて増加か減少か。\n最終行に「Answer: 値」の形式で答えてください。"
+    record = {"id": "r-ja", "query": query, "choices": ["増加", "減少"], "gold": 0, "answer": "増加"}
+    output = "2024年3月期: 355,777\n2023年3月期: 304,580\n\n結論として、オリックスの総資産は増加しました。\n\nAnswer: はい"
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "増加" and item.read_by == "rule:conclusion.statement"
+    query = "前縦隔腫瘤で考えられるのはどれか。2つ選べ。\na: 胸腺腫\nb: 神経鞘腫\nc: 心膜嚢胞\nd: 肺過誤腫"
+    record = {"id": "r-ja-several", "query": query, "answer": "AC"}
+    item = _read("TaxMCQ", record, "所見を検討します。\n\nしたがって、胸腺腫（a）と心膜嚢胞（c）が適切な選択肢です。")
+    assert item.status == "ok" and item.extracted == "AC"

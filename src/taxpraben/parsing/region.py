@@ -275,9 +275,11 @@ def corrected_part(body: str) -> str | None:
     return body[picks[-1].end() :] if picks else None
 
 
-_SUMMARY = re.compile(r"综上所述|综上|总之|总而言之|总的来说|综合(?:考虑|来看|以上|分析|判断)|最终|结论|(?<![A-Za-z])(?i:in\s+conclusion|in\s+summary|to\s+summarize|overall)(?![A-Za-z])")
+_SUMMARY = re.compile(r"综上所述|综上|总之|总而言之|总的来说|综合(?:考虑|来看|以上|分析|判断)|最终|结论|結論|以上より|まとめると|(?<![A-Za-z])(?i:in\s+conclusion|in\s+summary|to\s+summarize|overall)(?![A-Za-z])")
 _CONSEQUENCE = re.compile(
     r"因此|所以|故(?!意|事|障)|由此可见|(?<![A-Za-z])(?:[Tt]herefore|[Tt]hus|[Hh]ence|[Cc]onsequently|So(?=,))(?![A-Za-z])"
+    # Japanese and Korean ("したがって、総資産は減少しました", "따라서 정답은")
+    r"|したがって|従って|よって|ゆえに|そのため|따라서|그러므로"
 )
 _NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
 #: Where a sentence may end: a Chinese full stop, ``!`` (not a factorial, ``3!``), ``?``, a line

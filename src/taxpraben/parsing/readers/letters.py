@@ -121,7 +121,7 @@ LETTER_ANSWER_KEYS: tuple[str, ...] = (
 
 _RUN = re.compile(r"[A-Za-z]+")
 _SEPARATORS = re.compile(
-    r"(?:[\s、,，/;；&+和与及或.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z]))*"
+    r"(?:[\s、,，/;；&+和与及或と.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z]))*"
 )
 _ASIDE = re.compile(r"[(（][^()（）\n]*[\u4e00-\u9fff][^()（）\n]*[)）]")
 _AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?i:and|or)\s+(?=[A-Za-z])")
@@ -336,7 +336,26 @@ def _without_option_texts(body: str, options: dict[str, str]) -> str:
             pieces.append(body[kept : label.end()])
             kept = label.end() + len(written)
     pieces.append(body[kept:])
-    return " ".join(pieces)
+    return _without_texts_before_labels(" ".join(pieces), options)
+
+
+#: Where the text of an option written before its bracketed label may begin: a clause mark, a
+#: connective, the end of the label before it.
+_TEXT_BEFORE_START = re.compile(r"[、，,。:：;；\n]|[)）]|和|与|及|と|(?i:\band\b)")
+
+
+def _without_texts_before_labels(body: str, options: dict[str, str]) -> str:
+    """``body`` with each option's text taken out where it is written before its label in
+    brackets ("胸腺腫（a）と心膜嚢胞（c）が適切" reads as "（a）と（c）が適切")."""
+    out = body
+    for label in reversed(list(re.finditer(r"[(（]([A-H])[)）]", body))):
+        own = comparison_key(options.get(label.group(1), ""))
+        starts = [m.end() for m in _TEXT_BEFORE_START.finditer(body, 0, label.start())]
+        begin = starts[-1] if starts else 0
+        key = comparison_key(body[begin : label.start()])
+        if own and key and (key == own or gram_share(key, own) >= _RESTATED):
+            out = out[:begin] + " " + out[label.start() :]
+    return out
 
 
 #: One option's verdict in a statement that judges every option: "A) False", "(C) True", "B：正确".
