@@ -1147,3 +1147,12 @@ def test_japanese_conclusions_answer_and_an_options_text_before_its_label_is_its
     record = {"id": "r-ja-several", "query": query, "answer": "AC"}
     item = _read("TaxMCQ", record, "所見を検討します。\n\nしたがって、胸腺腫（a）と心膜嚢胞（c）が適切な選択肢です。")
     assert item.status == "ok" and item.extracted == "AC"
+
+
+def test_yes_and_no_answer_a_yes_or_no_pair_of_options_in_any_language() -> None:
+    query = "資産の部の合計は、負債・純資産合計と一致するか。はい、いいえで答えてください。"
+    record = {"id": "r-hai", "query": query, "choices": ["はい", "いいえ"], "gold": 1, "answer": "いいえ"}
+    item = _read("TaxSCQ", record, "No, the two totals differ (99,188 against 113,112).")
+    assert item.status == "ok" and item.extracted == "いいえ"
+    record = {"id": "r-ye", "query": "두 합계가 일치합니까?", "choices": ["예", "아니요"], "gold": 0, "answer": "예"}
+    assert _read("TaxSCQ", record, "Yes. Both totals are 6,533,721.").extracted == "예"
