@@ -1156,3 +1156,13 @@ def test_yes_and_no_answer_a_yes_or_no_pair_of_options_in_any_language() -> None
     assert item.status == "ok" and item.extracted == "いいえ"
     record = {"id": "r-ye", "query": "두 합계가 일치합니까?", "choices": ["예", "아니요"], "gold": 0, "answer": "예"}
     assert _read("TaxSCQ", record, "Yes. Both totals are 6,533,721.").extracted == "예"
+
+
+def test_a_json_field_the_prompt_names_for_the_option_gives_it_and_is_a_statement() -> None:
+    query = ('Think step by step, then respond in JSON with the "correct_answer_key".\n\n'
+             '{"question":"ภาษีมูลค่าเพิ่มอัตราใด","a":"5%","b":"7%","c":"10%","d":"12%"}')
+    record = {"id": "r-key", "query": query, "choices": ["5%", "7%", "10%", "12%"], "gold": 1, "answer": "7%"}
+    reasons = "อัตราภาษีมูลค่าเพิ่มของไทยในปัจจุบันคือร้อยละเจ็ด ซึ่งตรงกับตัวเลือก b " * 12
+    item = _read("TaxSCQ", record, reasons + '\n\n```json\n{"correct_answer_key":"b"}\n```')
+    assert item.status == "ok" and item.extracted == "7%" and item.read_by == "rule:json.answer-field"
+    assert item.confidence == "high"  # an answer field is stated: a long output that ends on "}" is no cut-off one

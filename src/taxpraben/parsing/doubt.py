@@ -18,7 +18,7 @@ rest of their rule's readings.
   readings wrong, against 8 of 402 in shorter outputs);
 - an option read from an output the length limit cut off or left unfinished
   (:func:`taxpraben.parsing.closing.cut_by_limit`, :func:`~taxpraben.parsing.closing.unfinished`)
-  by a rule that is no final answer statement (a bare option line, a lead sentence, a bold
+  by a rule that is no answer statement (a bare option line, a lead sentence, a bold
   option, verdicts on the options): the model never stated its answer, and the option read
   may be the one it was analysing when it stopped (on the development sources: 6 of 47 such
   readings wrong, against 47 of 6,790 high-confidence readings in all).
@@ -35,6 +35,9 @@ __all__ = ["LONG_DERIVATION", "SPAN_WORDS", "doubt"]
 
 #: The most words a span read with a sure rule may have before it is in doubt.
 SPAN_WORDS = 5
+#: The rules that read an answer statement (a marker, a box, a tag, an answer field of JSON):
+#: an option they give was stated, even where the output runs on after it.
+_STATEMENT_RULES = ("rule:final.", "rule:json.")
 #: How long a derivation is before a conclusion drawn in it is in doubt (characters).
 LONG_DERIVATION = 1500
 
@@ -48,6 +51,6 @@ def doubt(kind: str, text: str, value: object, rule: str | None = None) -> str |
         return "a conclusion of a long derivation, with no answer statement"
     if kind == "span" and isinstance(value, str) and len(value.split()) > SPAN_WORDS:
         return "the span read is a whole sentence"
-    if kind in ("label", "letters") and not (rule or "").startswith("rule:final.") and (cut_by_limit(text) or unfinished(text)):
+    if kind in ("label", "letters") and not (rule or "").startswith(_STATEMENT_RULES) and (cut_by_limit(text) or unfinished(text)):
         return "an option read from an output cut off before it stated its answer"
     return None

@@ -394,6 +394,8 @@ def find_json_values(text: str) -> list[JSONValue]:
 #: classification and multiple-choice parsers extend this list with keys of their own.
 OPTION_ANSWER_KEYS: tuple[str, ...] = (
     "最终答案", "final_answer", "答案", "answer", "正确答案", "正确选项", "选项", "选择",
+    # the keys prompts name for the chosen option ("respond in JSON with the correct_answer_key")
+    "correct_answer_key", "correct_answer", "answer_key", "correct_option", "correct_choice",
 )  # fmt: skip
 
 
