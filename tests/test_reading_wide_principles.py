@@ -1166,3 +1166,13 @@ def test_a_json_field_the_prompt_names_for_the_option_gives_it_and_is_a_statemen
     item = _read("TaxSCQ", record, reasons + '\n\n```json\n{"correct_answer_key":"b"}\n```')
     assert item.status == "ok" and item.extracted == "7%" and item.read_by == "rule:json.answer-field"
     assert item.confidence == "high"  # an answer field is stated: a long output that ends on "}" is no cut-off one
+
+
+def test_an_output_that_is_one_object_in_the_prompts_form_answers_even_the_examples_value() -> None:
+    query = ('Respond with exactly one JSON object of this form:\n{\n  "answer": "B"\n}\n\nQuestion: Which rate applies?\n'
+             "A) 13%\nB) 9%\nC) 6%\n\nYour response (JSON object with the single correct option letter):")
+    record = {"id": "r-form", "query": query, "choices": ["13%", "9%", "6%"], "gold": 1, "answer": "9%"}
+    item = _read("TaxSCQ", record, '{\n    "answer": "B"\n}')
+    assert item.status == "ok" and item.extracted == "9%" and item.read_by == "rule:json.answer-field"
+    # the form written back inside a copy of the prompt answers nothing
+    assert _read("TaxSCQ", record, query).status == "format_failure"

@@ -457,7 +457,16 @@ def own_json_values(full: str, query: str) -> list[JSONValue]:
     if not values or not query:
         return values
     prompt = _prompt_json_values(query)
-    return [value for value in values if value not in prompt]
+    own = [value for value in values if value not in prompt]
+    if not own and len(values) == 1 and _ONLY_JSON.fullmatch(full):
+        # the whole output is one object in the prompt's form that gives the example's value
+        # ({"answer": "B"} where the prompt shows {"answer": "B"} as the form): it answers that
+        return values
+    return own
+
+
+#: An output that is one JSON object and nothing else (a code fence around it at most).
+_ONLY_JSON = re.compile(r"\s*(?:```[A-Za-z]*\s*)?\{[\s\S]*\}\s*(?:```)?\s*")
 
 
 @lru_cache(maxsize=256)
