@@ -1176,3 +1176,12 @@ def test_an_output_that_is_one_object_in_the_prompts_form_answers_even_the_examp
     assert item.status == "ok" and item.extracted == "9%" and item.read_by == "rule:json.answer-field"
     # the form written back inside a copy of the prompt answers nothing
     assert _read("TaxSCQ", record, query).status == "format_failure"
+
+
+def test_a_variable_under_a_latex_brace_makes_an_expression_not_a_number() -> None:
+    record = {"id": "r-brace", "query": "Give the density of u at 3 degrees of freedom.", "answer": 0.3}
+    for output in ('{ "answer": "\\\\boxed{\\\\frac{1}{2\\\\pi}\\\\left\\\\{1+\\\\frac{u^{2}}{4}\\\\right\\\\}^{-5}}" }',
+                   "The density is $\\boxed{\\frac{1}{2\\pi}\\left\\{1+\\frac{u^{2}}{4}\\right\\}^{-5}}$",
+                   '{"answer": "2 * (3y-1)"}'):
+        item = _read("TaxCalc", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.expression", output

@@ -245,7 +245,7 @@ _UNIT_TAIL = re.compile(r"\s+[A-Za-z°µ][A-Za-z/^·\d\s.]*$")
 #: A variable in an expression: a lone letter beside an operator ("/ m", "x +", "^x") or after a
 #: digit ("3y", "5w"), an absolute value bar ("|S|"); ``e`` is Euler's number, not a variable.
 _VARIABLE = re.compile(
-    r"[-+*/^×÷=]\s*[(|]?\s*(?!e(?![A-Za-z]))[A-Za-z](?![A-Za-z])|(?<![A-Za-z\\])(?!e(?![A-Za-z]))[A-Za-z]\s*[-+*/^×÷]\s*[\d(A-Za-z]"
+    r"[-+*/^×÷=]\s*[(|{]?\s*(?!e(?![A-Za-z]))[A-Za-z](?![A-Za-z])|(?<![A-Za-z\\])(?!e(?![A-Za-z]))[A-Za-z]\s*[-+*/^×÷]\s*[\d({A-Za-z]"
     r"|\d(?!e(?![A-Za-z]))[A-Za-z](?![A-Za-z])|\|[A-Za-z]\|"
 )
 #: A number and its unit ("22.1 m", "7.22 m/s2", "$36,000", "12%"): a value, not an expression.

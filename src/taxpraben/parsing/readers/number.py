@@ -647,6 +647,8 @@ def _json_answer(view: NumberView) -> Reading | None:
     found_key, value = answer_value(view.json_values, NUMBER_ANSWER_KEYS)
     if not found_key:
         return None
+    if isinstance(value, str) and symbolic_answer(value):  # {"answer": "e^(1.2)/(1+e^(1.2))"}: no number
+        return Reading(None, NOT_ASSERTED, rule=EXPRESSION_RULE.name)
     from_json = _from_json_value(value, view.expect_percent)
     if from_json is None:
         return None
