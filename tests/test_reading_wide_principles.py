@@ -1185,3 +1185,15 @@ def test_a_variable_under_a_latex_brace_makes_an_expression_not_a_number() -> No
                    '{"answer": "2 * (3y-1)"}'):
         item = _read("TaxCalc", record, output)
         assert item.status == "format_failure" and item.veto == "veto.expression", output
+
+
+def test_a_line_that_is_only_an_option_letter_is_no_part_of_a_copy_of_the_prompt() -> None:
+    query = ("###Instruction: The following are multiple choice questions (MCQs).\nYou should directly answer the question by "
+             "choosing the correct option and then provide a rationale for your answer. \n\n###Question: On examination of "
+             "the oral mucosa of a 35-year-old female you notice strawberry gums. This finding is pathognomonic for \n"
+             "###Options:\nA.  Wegener granulomatosis\nB.  Acute leukemia\nC.  Turner syndrome\n\n###Answer:")
+    record = {"id": "r-lone", "query": query, "choices": ["Wegener granulomatosis", "Acute leukemia", "Turner syndrome"],
+              "gold": 0, "answer": "Wegener granulomatosis"}
+    item = _read("TaxSCQ", record, "A\n\nRationale: Strawberry gums are pathognomonic for Wegener granulomatosis.\n"
+                                   "Reference: Harrison's Internal Medicine, 18th edition")
+    assert item.status == "ok" and item.extracted == "Wegener granulomatosis"

@@ -199,15 +199,23 @@ def _longest_piece(key: str, start: int, end: int, prompt_key: str) -> int:
     return good
 
 
+#: A line that is nothing but an option letter ("A", "(B)", "C."): an answer of the model's own.
+_LONE_LABEL = re.compile(r"[ \t*]*[(（]?[A-Ja-j][)）.．:：]?[ \t*]*")
+
+
 def split_at_own_lines(runs: list[tuple[int, int]], text: str, where: list[int]) -> list[tuple[int, int]]:
-    """Runs that start inside a line of the model's own and go on over a line break are
-    split there, each piece kept when it is :data:`COPY_MIN` characters long: the end of
-    one analysis line and the letter of the next ("……是否存在心力衰竭。\nD. 感染性心内膜炎")
-    are no copy, whatever the prompt runs together."""
+    """Runs that start inside a line of the model's own, or on a line that is nothing but an
+    option letter, and go on over a line break are split there, each piece kept when it is
+    :data:`COPY_MIN` characters long: the end of one analysis line and the letter of the next
+    ("……是否存在心力衰竭。\nD. 感染性心内膜炎"), an answer letter and the heading after it
+    ("A\n\nRationale:" beside a prompt that asks for "a rationale") are no copy, whatever the
+    prompt runs together."""
     out: list[tuple[int, int]] = []
     for start, end in runs:
         line_start = text.rfind("\n", 0, where[start]) + 1
-        if not key_only(text[line_start : where[start]]):
+        line_end = text.find("\n", where[start])
+        lone_label = line_end > 0 and _LONE_LABEL.fullmatch(text, line_start, line_end) is not None
+        if not key_only(text[line_start : where[start]]) and not lone_label:
             out.append((start, end))
             continue
         cut = next((i for i in range(start + 1, end) if "\n" in text[where[i - 1] : where[i]]), end)
