@@ -1197,3 +1197,20 @@ def test_a_line_that_is_only_an_option_letter_is_no_part_of_a_copy_of_the_prompt
     item = _read("TaxSCQ", record, "A\n\nRationale: Strawberry gums are pathognomonic for Wegener granulomatosis.\n"
                                    "Reference: Harrison's Internal Medicine, 18th edition")
     assert item.status == "ok" and item.extracted == "Wegener granulomatosis"
+
+
+def test_a_line_that_announces_the_options_opens_their_analysis_and_option_headings_are_no_answers() -> None:
+    query = ("Which starting material gives the ring?\n\nOptions:\nA. octa-2,6-diene\nB. octa-1,6-diene\nC. octa-1,7-diene\n"
+             "D. nona-1,7-diene")
+    record = {"id": "r-announce-options", "query": query, "choices": ["octa-2,6-diene", "octa-1,6-diene", "octa-1,7-diene",
+                                                                        "nona-1,7-diene"], "gold": 1, "answer": "octa-1,6-diene"}
+    output = ("To answer this question, we work backwards from the product.\n\n1) Looking at our options:\n\n"
+              "   A. Has double bonds at positions 2 and 6, which won't work.\n   B. Has double bonds at 1 and 6, which could work.\n"
+              "   C. Gives a seven-membered ring.\n\nTherefore, the correct answer is B: octa-1,6-diene.")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "octa-1,6-diene" and item.read_by == "rule:final.answer-statement"
+    headings = ("Let's evaluate the options:\n\nA. **octa-2,6-diene:**\n   - Its bonds are in the wrong places.\n\n"
+                "B. **octa-1,6-diene:**\n   - Closes to a six-membered ring.\n\nC. **octa-1,7-diene:**\n   - Seven-membered ring.\n\n"
+                "The most reasonable starting material is:\n\n**B. octa-1,6-diene**")
+    item = _read("TaxSCQ", record, headings)
+    assert item.status == "ok" and item.extracted == "octa-1,6-diene"

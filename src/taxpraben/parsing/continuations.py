@@ -126,6 +126,10 @@ def _own_part(text: str, start: int) -> bool:
     return first.search(text, 0, start) is not None
 
 
+#: Words that name a question's options ("our options", "each choice", "各选项", "選択肢").
+_NAMES_OPTIONS = re.compile(r"(?i:\b(?:options?|choices?|alternatives?)\b)|选项|選項|選択肢|보기|선택지")
+
+
 def _cut_points(text: str, option_keys: Sequence[str]) -> list[int]:
     """Offsets where another question may begin, in order."""
     points = {m.start() for m in _HEADING.finditer(text) if not _own_part(text, m.start())}
@@ -138,8 +142,9 @@ def _cut_points(text: str, option_keys: Sequence[str]) -> list[int]:
         if index == 0 and nxt[1] == 1 and not (own or nxt[2]) and start > 0 and _listed_together(text, start, nxt[0]):
             previous = _line_start(text, start - 1)
             stem = text[previous:start].strip()
-            # a line that heads the answer ("الإجابة النهائية هي:") announces a verdict on each option
-            heads_answer = stem.endswith((":", "：")) and ANSWER_HEADS.search(stem)
+            # a line that heads the answer ("الإجابة النهائية هي:") announces a verdict on each option,
+            # one that names the options ("Looking at our options:", "逐项分析各选项：") their analysis
+            heads_answer = stem.endswith((":", "：")) and (ANSWER_HEADS.search(stem) or _NAMES_OPTIONS.search(stem))
             if not heads_answer and (_QUESTION_STEM.search(stem) or (len(key_only(stem)) >= _STEM_MIN and not _OPTION_LINE.match(stem))):
                 points.add(previous)
     return sorted(points)

@@ -726,6 +726,10 @@ BARE_ANSWER_RULE = register_rule(
 )
 
 
+#: The end of a line that heads what follows it: a colon, in or out of Markdown emphasis.
+_HEADING_END = re.compile(r"[:：][*_`\s]*$")
+
+
 @BARE_ANSWER_RULE.reads("label")
 @_on_text
 def _bare_answer(view: LabelView) -> Reading | None:
@@ -734,7 +738,9 @@ def _bare_answer(view: LabelView) -> Reading | None:
         picked = view.bare(" ".join(lines))
         if picked is not None:
             return Reading(picked, rule=BARE_ANSWER_RULE.name, source=view.listless)
-    bare = [view.bare(line) if len(line) <= view.longest + _BARE_SLACK else None for line in lines]
+    # an option heading its analysis ("A. **2-chlorobenzoic acid:**") is a heading, not an answer line
+    bare = [view.bare(line) if len(line) <= view.longest + _BARE_SLACK and not _HEADING_END.search(line) else None
+            for line in lines]
     if len({b for b in bare if b is not None}) > 1:
         # different options, each alone on its line ("增值税\n消费税", each label of a classification
         # with its reasons under it): several answers
