@@ -1214,3 +1214,14 @@ def test_a_line_that_announces_the_options_opens_their_analysis_and_option_headi
                 "The most reasonable starting material is:\n\n**B. octa-1,6-diene**")
     item = _read("TaxSCQ", record, headings)
     assert item.status == "ok" and item.extracted == "octa-1,6-diene"
+
+
+def test_a_superlative_answer_that_names_a_bold_option_answers() -> None:
+    query = "Which approach fits best?\nA. cDNA sequencing, then real-time PCR\nB. Symptoms, then nested PCR\nC. IgG ELISA"
+    record = {"id": "r-bold-best", "query": query, "choices": ["cDNA sequencing, then real-time PCR", "Symptoms, then nested PCR",
+                                                                 "IgG ELISA"], "gold": 0, "answer": "cDNA sequencing, then real-time PCR"}
+    output = ("The best answer here is **A. cDNA sequencing, then real-time PCR.** Here's why:\n\n* **Why not B:** symptoms are "
+              "not specific.\n* **Why not C:** antibodies take time.")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "cDNA sequencing, then real-time PCR"
+    assert item.read_by == "rule:final.answer-statement"

@@ -182,7 +182,7 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # "The most likely diagnosis is C: …", "the best next step would be option (B)": a superlative
     # that names an option is the answer
     r"the\s+(?:most\s+(?:likely|appropriate|probable|effective|accurate|suitable|correct)|best|correct|right)"
-    r"(?:\s+[\w'-]+){0,8}?\s+(?:is|would\s+be|should\s+be|will\s+be)(?=\s+(?:option\s+)?[(\[]?[A-J](?:[)\]:：.]|\s*$)))|"
+    r"(?:\s+[\w'-]+){0,8}?\s+(?:is|would\s+be|should\s+be|will\s+be)(?=\s+\**(?:option\s+)?[(\[]?[A-J](?:[)\]:：.]|\s*$)))|"
     r"最(?:可能|符合|合适|恰当|佳|有效|适合)[^，。,\n]{0,12}?(?:是|为)(?=\s*(?:选项)?\s*[(（【\[]?[A-J](?![A-Za-z]))|"
     # GSM8K's final line: "#### 45" (after a space too: "…is $6. #### 6"), or "####" opening the
     # output's last line; never a Markdown heading ("#### Step 1" with more lines after it)
