@@ -1225,3 +1225,33 @@ def test_a_superlative_answer_that_names_a_bold_option_answers() -> None:
     item = _read("TaxSCQ", record, output)
     assert item.status == "ok" and item.extracted == "cDNA sequencing, then real-time PCR"
     assert item.read_by == "rule:final.answer-statement"
+
+
+_TEMPLATE_QUERY = ("Score the student solution.\nStep 1: 20 * 3 = 60\nStep 2: 60 - 60 = 0\n\nHere's the format I want:\n"
+                   "Step-by-step Evaluation: [Provide a step by step examination of the student solution here.]\n"
+                   "Final Judgement: [Insert only **correct** or **wrong** here]\n"
+                   "First Error Step: [Insert either N/A or the step number where the first error occurs]\n"
+                   "Error Analysis: [Insert either N/A or the analysis of the first error]\n\n### Response:")
+_TEMPLATE_OUTPUT = ("Step-by-step Evaluation: Step 1 is right; step 2 subtracts the wrong amount, 60 - 20 = 40.\n"
+                    "Final Judgement: wrong\nFirst Error Step: 2\nError Analysis: The student subtracts 60 instead of 20, "
+                    "so 40 people is the right count.")
+
+
+def test_the_fields_of_the_prompts_answer_template_are_the_answer() -> None:
+    record = {"id": "r-template", "query": _TEMPLATE_QUERY, "choices": ["correct", "wrong"], "gold": 1, "answer": "wrong"}
+    item = _read("TaxSCQ", record, _TEMPLATE_OUTPUT)
+    assert item.status == "ok" and item.extracted == "wrong" and item.read_by == "rule:final.answer-statement"
+    item = _read("TaxCalc", {"id": "r-template-step", "query": _TEMPLATE_QUERY, "answer": 2}, _TEMPLATE_OUTPUT)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+
+
+def test_a_latin_word_names_an_option_only_whole() -> None:
+    from taxpraben.parsing.choice_names import named_choices
+
+    needles = [("correct", 0), ("wrong", 1), ("u", 2)]
+    assert [index for _s, _e, index, _n in named_choices("Final Judgement: incorrect", needles)] == []
+    assert [index for _s, _e, index, _n in named_choices("5-FU is an analogue of uracil", needles)] == []
+    assert [index for _s, _e, index, _n in named_choices("Final Judgement: correct.", needles)] == [0]
+    record = {"id": "r-whole-word", "query": _TEMPLATE_QUERY, "choices": ["correct", "wrong"], "gold": 1, "answer": "wrong"}
+    item = _read("TaxSCQ", record, _TEMPLATE_OUTPUT.replace("Final Judgement: wrong", "Final Judgement: incorrect"))
+    assert item.extracted != "correct"

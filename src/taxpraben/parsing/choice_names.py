@@ -124,6 +124,10 @@ _PART_BEFORE = frozenset("√^/")
 _PART_AFTER = frozenset("/^")
 
 
+def _latin(character: str) -> bool:
+    return character.isascii() and character.isalpha()
+
+
 def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
     """Where ``needle`` occurs in ``haystack``; an option's number names it only as a whole
     number, not as part of another number, a fraction, a root or a power ("1" and "3" are not
@@ -131,13 +135,16 @@ def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
     found: list[int] = []
     start = haystack.find(needle)
     opens_number, closes_number = needle[:1].isdigit(), needle[-1:].isdigit()
+    opens_word, closes_word = _latin(needle[:1]), _latin(needle[-1:])
     while start >= 0 and len(found) < limit:
         end = start + len(needle)
         before = haystack[max(0, start - 2) : start].rjust(2)  # the two characters before it
         after = haystack[end : end + 2].ljust(2)  # and after it
         joined_before = before[1].isdigit() or before[1] in _PART_BEFORE or (before[1] == "." and before[0].isdigit())
         joined_after = after[0].isdigit() or after[0] in _PART_AFTER or (after[0] == "." and after[1].isdigit())
-        if not ((opens_number and joined_before) or (closes_number and joined_after)):
+        # a Latin word names an option only whole: "correct" is no part of "incorrect"
+        inside_word = (opens_word and _latin(before[1])) or (closes_word and _latin(after[0]))
+        if not ((opens_number and joined_before) or (closes_number and joined_after) or inside_word):
             found.append(start)
         start = haystack.find(needle, start + 1)
     return found

@@ -24,7 +24,7 @@ from taxpraben.parsing.overlap import (
     key_only,
     single_option,
 )
-from taxpraben.parsing.region import PROMPT_LABEL, ending_label
+from taxpraben.parsing.region import PROMPT_LABEL, TEMPLATE_FIELD, ending_label
 
 __all__ = [
     "ANSWER_HEADS",
@@ -236,6 +236,9 @@ def section_labels(prompt: str) -> frozenset[str]:
     (``Judgement:``, ``A:``), is the slot of its answer, not a section: the model that writes it
     again answers after it."""
     labels = {key for m in PROMPT_LABEL.finditer(prompt) if (key := key_only(m.group("tag") or m.group("label") or ""))}
+    # the fields of the answer's own template, each with a slot to fill ("Final Judgement: [Insert
+    # only correct or wrong here]"): the model that writes them answers in them
+    labels -= {key_only(m.group("label")) for m in TEMPLATE_FIELD.finditer(prompt)}
     slot = ending_label(prompt)
     if slot is not None:
         labels.discard(key_only(slot))

@@ -84,7 +84,7 @@ from taxpraben.parsing.overlap import (
     split_at_own_lines,
     text_key,
 )
-from taxpraben.parsing.region import ANSWER_MARKER, answer_tags
+from taxpraben.parsing.region import ANSWER_MARKER, TEMPLATE_FIELD, answer_tags
 
 __all__ = [
     "ANOTHER_QUESTION",
@@ -257,15 +257,19 @@ _WORD_AT = re.compile(r"[A-Za-z]+|[\u4e00-\u9fff]{1,2}")
 
 
 def _answering_markers(
-    text: str, where: list[int], runs: list[tuple[int, int]], offered: frozenset[str] = frozenset()
+    text: str, where: list[int], runs: list[tuple[int, int]], offered: frozenset[str] = frozenset(),
+    fields: re.Pattern[str] | None = None,
 ) -> list[tuple[int, int]]:
     """The answer markers of ``text`` that the model answers after: an answer of its own (not
     copied) follows on the marker's line. The prompt may ask for the marker word for word
     ("Therefore, the answer is ..."); the model that writes it and its answer states its answer,
     it does not copy the prompt (a marker with nothing after it, the end of a copied prompt,
     stays a copy). One of the alternatives the prompt offers ("…the answer is True/False") written
-    alone after the marker ("the answer is True.") is the model's choice, copied or not."""
-    if not runs or (markers := list(ANSWER_MARKER.finditer(text))) == []:
+    alone after the marker ("the answer is True.") is the model's choice, copied or not. The
+    fields of the prompt's answer template (``fields``: "First Error Step: [Insert …]") are
+    markers too: "First Error Step: 9" answers in the template."""
+    markers = [*ANSWER_MARKER.finditer(text), *(fields.finditer(text) if fields else ())]
+    if not runs or not markers:
         return []
     kept = []
     for m in markers:
@@ -292,6 +296,15 @@ def _answering_markers(
             # example of the prompt has the same line
             kept.append(m.span())
     return kept
+
+
+@lru_cache(maxsize=256)
+def _template_fields(query: str) -> re.Pattern[str] | None:
+    """The labels of the prompt's answer template, as they open a line of an output, or None."""
+    labels = sorted({m.group("label").strip() for m in TEMPLATE_FIELD.finditer(query)}, key=len, reverse=True)
+    if not labels:
+        return None
+    return re.compile(r"^[ \t*#>-]*(?i:" + "|".join(re.escape(label) for label in labels) + r")[ \t*]*[:：][ \t*]*", re.MULTILINE)
 
 
 #: The most characters of the template's own words between an answer marker and the value.
@@ -382,7 +395,8 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     demos = _demonstration_answers(query)
     copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)
               and not _within_one(key[run[0] : run[1]], demos)]
-    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query)) + answer_tags(text))
+    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query), _template_fields(query))
+                           + answer_tags(text))
     spans = [
         (start, end)
         for n, (start, end) in enumerate(runs)

@@ -73,6 +73,7 @@ __all__ = [
     "REFUSAL",
     "STRONG_MARKER",
     "SUPPOSITION",
+    "TEMPLATE_FIELD",
     "Reading",
     "Statement",
     "answer_statements",
@@ -411,6 +412,15 @@ _FIELD_LINE = re.compile(
 )
 
 
+#: A field of an answer template: a label, a colon and a slot in brackets that says what to fill
+#: in ("Final Judgement: [Insert only **correct** or **wrong** here]").
+TEMPLATE_FIELD = re.compile(
+    r"^[ \t*#>-]*(?P<label>[^\n:：\[\]<>]{2,40}?)[ \t]*[:：][ \t]*[\[<{][ \t]*"
+    r"(?P<slot>(?i:insert|provide|write|give|enter|fill|put|state|your|填写|填入|写出|给出|请填)[^\]>}\n]{0,200})[\]>}][ \t]*$",
+    re.MULTILINE,
+)
+
+
 @lru_cache(maxsize=4096)
 def _names_the_answer(label: str, query: str) -> bool:
     """``label`` is the name the prompt gives its answer ("the sentiment score should be …",
@@ -418,13 +428,23 @@ def _names_the_answer(label: str, query: str) -> bool:
     aspect: TSLA", which the prompt writes with its own value)."""
     words = label.strip().lower()
     lowered = query.lower()
-    if len(words) < 4 or re.search(re.escape(words) + r"\s*[:：]", lowered):
+    if len(words) < 4:
+        return False
+    template = next((m for m in TEMPLATE_FIELD.finditer(query) if m.group("label").strip().lower() == words), None)
+    if template is not None:
+        # a field of the prompt's answer template, with a slot that says what to put there
+        # ("Final Judgement: [Insert only **correct** or **wrong** here]"), not one for the
+        # working ("Error Analysis: [… the analysis …]")
+        return _WORKING_SLOT.search(template.group("slot")) is None
+    if re.search(re.escape(words) + r"\s*[:：]", lowered):
         return False
     named = re.compile(r"(?<![a-z])" + re.escape(words) + r"(?![a-z])")
     # named in an instruction about the answer, not in the question or its data
     return any(named.search(sentence) and _INSTRUCTS.search(sentence) for sentence in re.split(r"(?<=[.!?\n])\s+", lowered))
 
 
+#: A template slot for the working, not the answer: an analysis, an explanation, the steps.
+_WORKING_SLOT = re.compile(r"(?<![a-z])(?:analys[ie]s|analy[sz]e|explanation|explain|examination|evaluation|reason(?:ing|s)?|rationale|steps?\s+by\s+steps?)(?![a-z])")
 #: A sentence of the prompt that tells the model what to give.
 _INSTRUCTS = re.compile(r"(?<![a-z])(?:provide|give|output|assign|return|write|respond|predict|classify|format|should\s+be|must\s+be)(?![a-z])")
 
