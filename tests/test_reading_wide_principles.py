@@ -1243,6 +1243,9 @@ def test_the_fields_of_the_prompts_answer_template_are_the_answer() -> None:
     assert item.status == "ok" and item.extracted == "wrong" and item.read_by == "rule:final.answer-statement"
     item = _read("TaxCalc", {"id": "r-template-step", "query": _TEMPLATE_QUERY, "answer": 2}, _TEMPLATE_OUTPUT)
     assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+    # what the output states after the template it filled (the student's value repeated) is no answer
+    item = _read("TaxCalc", {"id": "r-template-after", "query": _TEMPLATE_QUERY, "answer": 2}, _TEMPLATE_OUTPUT + "\n#### 0")
+    assert item.status == "ok" and item.scores["em"] == 1.0
 
 
 def test_a_latin_word_names_an_option_only_whole() -> None:

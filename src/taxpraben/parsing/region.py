@@ -422,6 +422,13 @@ TEMPLATE_FIELD = re.compile(
 
 
 @lru_cache(maxsize=4096)
+def _in_template(label: str, query: str) -> bool:
+    """``label`` is a field of the prompt's answer template (:data:`TEMPLATE_FIELD`)."""
+    words = label.strip().lower()
+    return any(m.group("label").strip().lower() == words for m in TEMPLATE_FIELD.finditer(query))
+
+
+@lru_cache(maxsize=4096)
 def _names_the_answer(label: str, query: str) -> bool:
     """``label`` is the name the prompt gives its answer ("the sentiment score should be …",
     "Provide the label in the first line"), not the label of a field of its data ("Target
@@ -515,6 +522,11 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
         if _SENTENCE_ENDS_AT.match(text, m.end()):
             continue  # "这个选项也不是正确答案。": the marker ends its sentence, it states nothing
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
+    filled = [m for m in named if _in_template(m.group("label"), query)]
+    if filled:
+        # the output fills the answer template the prompt asks for: its fields are the answer, and
+        # what else it states (a "#### 54" after the template, the student's value repeated) is not
+        final = [Statement("answer", m.group(0), m.start(), text, m.end()) for m in filled]
     if "<" in text or "[" in text:
         for m in _TAGGED.finditer(text):
             body = "ab" if m.group("a") else "sb" if m.group("s") else "fb"
