@@ -136,18 +136,25 @@ def _occurrences(haystack: str, needle: str, limit: int = 10_000) -> list[int]:
     start = haystack.find(needle)
     opens_number, closes_number = needle[:1].isdigit(), needle[-1:].isdigit()
     opens_word, closes_word = _latin(needle[:1]), _latin(needle[-1:])
+    bounded = opens_number or closes_number or opens_word or closes_word  # else any occurrence names it
     while start >= 0 and len(found) < limit:
-        end = start + len(needle)
-        before = haystack[max(0, start - 2) : start].rjust(2)  # the two characters before it
-        after = haystack[end : end + 2].ljust(2)  # and after it
-        joined_before = before[1].isdigit() or before[1] in _PART_BEFORE or (before[1] == "." and before[0].isdigit())
-        joined_after = after[0].isdigit() or after[0] in _PART_AFTER or (after[0] == "." and after[1].isdigit())
-        # a Latin word names an option only whole: "correct" is no part of "incorrect"
-        inside_word = (opens_word and _latin(before[1])) or (closes_word and _latin(after[0]))
-        if not ((opens_number and joined_before) or (closes_number and joined_after) or inside_word):
+        if not bounded or _whole(haystack, start, start + len(needle), opens_number, closes_number, opens_word, closes_word):
             found.append(start)
         start = haystack.find(needle, start + 1)
     return found
+
+
+def _whole(haystack: str, start: int, end: int, opens_number: bool, closes_number: bool,
+           opens_word: bool, closes_word: bool) -> bool:
+    """The occurrence ``haystack[start:end]`` of a needle that opens or closes on a digit or a
+    Latin letter stands whole: no number, part of an expression or word runs on from it."""
+    before = haystack[max(0, start - 2) : start].rjust(2)  # the two characters before it
+    after = haystack[end : end + 2].ljust(2)  # and after it
+    joined_before = before[1].isdigit() or before[1] in _PART_BEFORE or (before[1] == "." and before[0].isdigit())
+    joined_after = after[0].isdigit() or after[0] in _PART_AFTER or (after[0] == "." and after[1].isdigit())
+    # a Latin word names an option only whole: "correct" is no part of "incorrect"
+    inside_word = (opens_word and _latin(before[1])) or (closes_word and _latin(after[0]))
+    return not ((opens_number and joined_before) or (closes_number and joined_after) or inside_word)
 
 
 def named_choices(text: str, needles: Sequence[tuple[str, int]]) -> list[Named]:

@@ -268,8 +268,10 @@ def _answering_markers(
     alone after the marker ("the answer is True.") is the model's choice, copied or not. The
     fields of the prompt's answer template (``fields``: "First Error Step: [Insert …]") are
     markers too: "First Error Step: 9" answers in the template."""
+    if not runs:
+        return []
     markers = [*ANSWER_MARKER.finditer(text), *(fields.finditer(text) if fields else ())]
-    if not runs or not markers:
+    if not markers:
         return []
     kept = []
     for m in markers:
