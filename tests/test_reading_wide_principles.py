@@ -1258,3 +1258,16 @@ def test_a_latin_word_names_an_option_only_whole() -> None:
     record = {"id": "r-whole-word", "query": _TEMPLATE_QUERY, "choices": ["correct", "wrong"], "gold": 1, "answer": "wrong"}
     item = _read("TaxSCQ", record, _TEMPLATE_OUTPUT.replace("Final Judgement: wrong", "Final Judgement: incorrect"))
     assert item.extracted != "correct"
+
+
+def test_an_answer_label_in_brackets_heads_the_answer_and_lower_case_labels_before_kana_are_labels() -> None:
+    query = ("問題を読み、正解を2つ選んでください。\n\n最終回答は必ず以下の形式で出力してください:\n【回答】a,c\n\n"
+             "神経診察で予想される異常はどれか。２つ選べ。\n\na　片側性の筋力低下\nb　四肢協調運動の障害\nc　アキレス腱反射の亢進\n"
+             "d　足先および足底の触覚の鈍麻\ne　足関節内側における振動覚の低下")
+    record = {"id": "r-bracket-label", "query": query, "answer": "DE"}
+    output = "したがって、予想される異常は d と e です。\n\n【回答】d,e"
+    item = _read("TaxMCQ", record, output)
+    assert item.status == "ok" and item.extracted == "DE" and item.read_by == "rule:final.answer-statement"
+    assert item.evidence is not None and output[item.evidence[0] : item.evidence[1]].startswith("【回答】")
+    # the prompt's example line, written as the whole answer, answers with the example's letters
+    assert _read("TaxMCQ", record, "【回答】a,c").extracted == "AC"

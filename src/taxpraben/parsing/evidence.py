@@ -93,6 +93,11 @@ def evidence_span(raw: str, source: str | None, answers: Iterable[str]) -> tuple
             inside = raw.find(text, at, at + len(source)) if text else -1
             if inside >= 0:
                 return inside, inside + len(text)
+    if source and raw.rfind(source) < 0 and len(raw.lower()) == len(raw) and raw.lower().rfind(source.lower()) >= 0:
+        # read with its letters in upper case ("【回答】d,e" for options labelled a-e): the stretch
+        # as written, its case aside
+        at = raw.lower().rfind(source.lower())
+        return at, at + len(source)
     source_key = _key(source) if source else ""
     needles = [k for k in map(_key, answers) if k]
     if not source_key and not needles:  # nothing to look for (a reading without a stretch)

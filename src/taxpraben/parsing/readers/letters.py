@@ -183,7 +183,10 @@ def options_numbered(query: str, choices: tuple[str, ...]) -> bool:
 
 
 #: An option the question labels with a lower-case letter at the start of a line: "a: 硝酸薬投与".
-_LOWER_LABEL = re.compile(r"^([ \t]*[(（]?)([a-j])(?=[ \t]*[:：.．、)）][ \t]*\S)", re.MULTILINE)
+_LOWER_LABEL = re.compile(
+    # "a: …", "(b) …", or a letter and a space before Chinese or Japanese text ("a　保健師")
+    r"^([ \t\u3000]*[(（]?)([a-j])(?=[ \t]*[:：.．、)）][ \t]*\S|[ \t\u3000]+[\u3040-\u30ff\u4e00-\u9fff])", re.MULTILINE
+)
 #: An option the question labels with an upper-case letter at the start of a line: "B. …", "(C) …".
 _UPPER_LABEL = re.compile(r"^[ \t]*[(（]?([A-J])[ \t]*[:：.．、)）]", re.MULTILINE)
 #: A lower-case letter standing alone (not inside a word).
