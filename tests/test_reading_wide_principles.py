@@ -1271,3 +1271,13 @@ def test_an_answer_label_in_brackets_heads_the_answer_and_lower_case_labels_befo
     assert item.evidence is not None and output[item.evidence[0] : item.evidence[1]].startswith("【回答】")
     # the prompt's example line, written as the whole answer, answers with the example's letters
     assert _read("TaxMCQ", record, "【回答】a,c").extracted == "AC"
+
+
+def test_turkish_answer_statements_answer_and_a_words_first_letter_is_no_second_option() -> None:
+    query = "Soru: Hangi kaynak yenilenebilir?\nA) Doğal gaz\nB) Taş kömürü\nC) Rüzgâr\nD) Linyit kömürü\nÇözüm: "
+    record = {"id": "r-tr", "query": query, "choices": ["Doğal gaz", "Taş kömürü", "Rüzgâr", "Linyit kömürü"], "gold": 2,
+              "answer": "Rüzgâr"}
+    for output in ("Rüzgâr tükenmez.\n\nCevap: C) Rüzgâr", "Kömür tükenir.\n\nDoğru cevap C şıkkıdır çünkü rüzgâr yenilenir.",
+                   "Dolayısıyla doğru cevap C'dir."):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == "Rüzgâr" and item.read_by == "rule:final.answer-statement", output

@@ -80,7 +80,7 @@ def without_negated_letters(text: str) -> str:
 #: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D").
 _OR = r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为|(?<![A-Za-z])(?i:or|or\s+possibly|or\s+maybe|or\s+perhaps)(?![A-Za-z]))"
 _HEDGE_LETTERS = re.compile(
-    r"(?<![A-Za-z])[A-Z][)）\]】]?(?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项|(?i:option))?\s*[(（\[【]?[A-Z](?![A-Za-z])"
+    r"(?<![A-Za-z])[A-Z][)）\]】]?(?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项|(?i:option))?\s*[(（\[【]?[A-Z](?![A-Za-z\u00c0-\u024f])"
 )
 _HEDGE_JOIN = re.compile(r"^\s*(?:罪)?\s*" + _OR + r"\s*(?:构成|是|为)?\s*$")
 #: Two letters offered together, as alternatives or as a set ("A或C", "A和C", "A、C", "A/C").
@@ -105,7 +105,7 @@ class Hedge(Exception):
 #: A statement that opens with a set of letters ("答案：C、D", "AB"): several options.
 _LETTER_SET = re.compile(
     r"^[\s:：*#>】\],，]*(?:是|为|应选|选)?[\s:：*]*(?:选项)?\s*[(（\[【]?\s*([A-Z])[)）\]】]?\s*(?:项)?\s*(?:[、,，/和与及]|\s)?\s*"
-    r"[(（\[【]?([A-Z])(?![A-Za-z])"
+    r"[(（\[【]?([A-Z])(?![A-Za-z\u00c0-\u024f])"  # no word's first letter ("C) Rüzgâr")
 )
 
 
