@@ -37,9 +37,10 @@ PIECES = [
     "。", "，", "；", "（", "）", "：", " ", "计算", "销项税额", "进项税额", "应纳税额",
     "以上都对", "均不正确", "或",
 ]  # fmt: skip
-#: Reasoning with earlier candidates, corrections and conclusions, but no answer statement.
+#: Reasoning with earlier candidates, corrections and conclusions, but no answer statement (four
+#: "#" pieces in a row are GSM8K's answer marker: "####A" states A, a strong answer of its own).
 NO_ANSWER_PIECES = [p for p in PIECES if p not in ("答案：", "最终答案")]
-reasoning = st.lists(st.sampled_from(NO_ANSWER_PIECES), max_size=40).map("".join)
+reasoning = st.lists(st.sampled_from(NO_ANSWER_PIECES), max_size=40).map("".join).filter(lambda text: "####" not in text)
 #: Reasoning that may state answers of its own.
 answering = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 amounts = st.decimals(min_value=Decimal(0), max_value=Decimal(10) ** 9, places=2)
