@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
 
+from taxpraben.parsing.answer_fields import TEMPLATE_FIELD
 from taxpraben.parsing.overlap import (
     COPY_MIN,
     SIMILAR_N,
@@ -24,7 +25,7 @@ from taxpraben.parsing.overlap import (
     key_only,
     single_option,
 )
-from taxpraben.parsing.region import PROMPT_LABEL, TEMPLATE_FIELD, ending_label
+from taxpraben.parsing.region import PROMPT_LABEL, ending_label
 
 __all__ = [
     "ANSWER_HEADS",

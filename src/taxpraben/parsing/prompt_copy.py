@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from taxpraben.parsing.answer_fields import TEMPLATE_FIELD
 from taxpraben.parsing.continuations import (
     ANSWER_HEADS,
     continuation,
@@ -84,7 +85,7 @@ from taxpraben.parsing.overlap import (
     split_at_own_lines,
     text_key,
 )
-from taxpraben.parsing.region import ANSWER_MARKER, TEMPLATE_FIELD, answer_tags
+from taxpraben.parsing.region import ANSWER_MARKER, answer_tags
 
 __all__ = [
     "ANOTHER_QUESTION",

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from taxpraben.parsing.answer_fields import FIELD_LINE, in_template, names_the_answer
 from taxpraben.parsing.latex import find_boxed
 from taxpraben.parsing.registry import deciding
 
@@ -73,7 +74,6 @@ __all__ = [
     "REFUSAL",
     "STRONG_MARKER",
     "SUPPOSITION",
-    "TEMPLATE_FIELD",
     "Reading",
     "Statement",
     "answer_statements",
@@ -410,54 +410,6 @@ def ending_label(prompt: str) -> str | None:
 _SLOT_WORDS = re.compile(r"[A-Za-z][A-Za-z ]{1,24}|[\u4e00-\u9fff]{2,6}")
 
 
-#: A line that gives a field and a short value ("**Sentiment Score:** 0.450", "Label: DOVISH").
-_FIELD_LINE = re.compile(
-    r"^[ \t*#>]*(?P<label>[A-Za-z][A-Za-z ]{2,30}?)[ \t]*\**[ \t]*:[ \t]*\**[ \t]*(?=[^\s:][^\n:]{0,40}$)", re.MULTILINE
-)
-
-
-#: A field of an answer template: a label, a colon and a slot in brackets that says what to fill
-#: in ("Final Judgement: [Insert only **correct** or **wrong** here]").
-TEMPLATE_FIELD = re.compile(
-    r"^[ \t*#>-]*(?P<label>[^\n:：\[\]<>]{2,40}?)[ \t]*[:：][ \t]*[\[<{][ \t]*"
-    r"(?P<slot>(?i:insert|provide|write|give|enter|fill|put|state|your|填写|填入|写出|给出|请填)[^\]>}\n]{0,200})[\]>}][ \t]*$",
-    re.MULTILINE,
-)
-
-
-@lru_cache(maxsize=4096)
-def _in_template(label: str, query: str) -> bool:
-    """``label`` is a field of the prompt's answer template (:data:`TEMPLATE_FIELD`)."""
-    words = label.strip().lower()
-    return any(m.group("label").strip().lower() == words for m in TEMPLATE_FIELD.finditer(query))
-
-
-@lru_cache(maxsize=4096)
-def _names_the_answer(label: str, query: str) -> bool:
-    """``label`` is the name the prompt gives its answer ("the sentiment score should be …",
-    "Provide the label in the first line"), not the label of a field of its data ("Target
-    aspect: TSLA", which the prompt writes with its own value)."""
-    words = label.strip().lower()
-    lowered = query.lower()
-    if len(words) < 4:
-        return False
-    template = next((m for m in TEMPLATE_FIELD.finditer(query) if m.group("label").strip().lower() == words), None)
-    if template is not None:
-        # a field of the prompt's answer template, with a slot that says what to put there
-        # ("Final Judgement: [Insert only **correct** or **wrong** here]"), not one for the
-        # working ("Error Analysis: [… the analysis …]")
-        return _WORKING_SLOT.search(template.group("slot")) is None
-    if re.search(re.escape(words) + r"\s*[:：]", lowered):
-        return False
-    named = re.compile(r"(?<![a-z])" + re.escape(words) + r"(?![a-z])")
-    # named in an instruction about the answer, not in the question or its data
-    return any(named.search(sentence) and _INSTRUCTS.search(sentence) for sentence in re.split(r"(?<=[.!?\n])\s+", lowered))
-
-
-#: A template slot for the working, not the answer: an analysis, an explanation, the steps.
-_WORKING_SLOT = re.compile(r"(?<![a-z])(?:analys[ie]s|analy[sz]e|explanation|explain|examination|evaluation|reason(?:ing|s)?|rationale|steps?\s+by\s+steps?)(?![a-z])")
-#: A sentence of the prompt that tells the model what to give.
-_INSTRUCTS = re.compile(r"(?<![a-z])(?:provide|give|output|assign|return|write|respond|predict|classify|format|should\s+be|must\s+be)(?![a-z])")
 
 
 #: A question that asks for the option that is wrong ("下列说法中不正确的是", "Which is NOT true",
@@ -520,13 +472,13 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
     slot = answer_slot(query) if query else None
     # a question that asks for the wrong one is answered by "the incorrect option is …"
     wrong = _WRONG_ONE_MARKER if query and _ASKS_WRONG_ONE.search(query) else None
-    named = [m for m in _FIELD_LINE.finditer(text) if _names_the_answer(m.group("label"), query)] if query and ":" in text else []
+    named = [m for m in FIELD_LINE.finditer(text) if names_the_answer(m.group("label"), query)] if query and ":" in text else []
     for m in itertools.chain(_ANSWER.finditer(text), slot.finditer(text) if slot else (),
                              wrong.finditer(text) if wrong else (), named):
         if _SENTENCE_ENDS_AT.match(text, m.end()):
             continue  # "这个选项也不是正确答案。": the marker ends its sentence, it states nothing
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
-    filled = [m for m in named if _in_template(m.group("label"), query)]
+    filled = [m for m in named if in_template(m.group("label"), query)]
     if filled:
         # the output fills the answer template the prompt asks for: its fields are the answer, and
         # what else it states (a "#### 54" after the template, the student's value repeated) is not

@@ -1,0 +1,73 @@
+"""The fields in which a prompt asks for its answer, and the outputs' lines that fill them.
+
+A prompt may name the field its answer goes in: in an instruction ("Provide the label in the
+first line", so "Label: DOVISH" answers), or in an answer template with a slot to fill ("Final
+Judgement: [Insert only **correct** or **wrong** here]"). A line of the output that gives such a
+field its value is an answer statement (:func:`taxpraben.parsing.region.answer_statements`); a
+field of the prompt's data ("Target aspect: TSLA", written with its own value) is not, nor a
+template's slot for the working ("Error Analysis: [… the analysis …]").
+
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["FIELD_LINE", "TEMPLATE_FIELD", "in_template", "names_the_answer"]
+
+
+#: A line that gives a field and a short value ("**Sentiment Score:** 0.450", "Label: DOVISH").
+FIELD_LINE = re.compile(
+    r"^[ \t*#>]*(?P<label>[A-Za-z][A-Za-z ]{2,30}?)[ \t]*\**[ \t]*:[ \t]*\**[ \t]*(?=[^\s:][^\n:]{0,40}$)", re.MULTILINE
+)
+
+
+#: A field of an answer template: a label, a colon and a slot in brackets that says what to fill
+#: in ("Final Judgement: [Insert only **correct** or **wrong** here]").
+TEMPLATE_FIELD = re.compile(
+    r"^[ \t*#>-]*(?P<label>[^\n:：\[\]<>]{2,40}?)[ \t]*[:：][ \t]*[\[<{][ \t]*"
+    r"(?P<slot>(?i:insert|provide|write|give|enter|fill|put|state|your|填写|填入|写出|给出|请填)[^\]>}\n]{0,200})[\]>}][ \t]*$",
+    re.MULTILINE,
+)
+
+
+@lru_cache(maxsize=4096)
+def _slot_of(label: str, query: str) -> str | None:
+    """The slot the prompt's answer template gives field ``label`` (:data:`TEMPLATE_FIELD`), or None."""
+    words = label.strip().lower()
+    return next((m.group("slot") for m in TEMPLATE_FIELD.finditer(query) if m.group("label").strip().lower() == words), None)
+
+
+def in_template(label: str, query: str) -> bool:
+    """``label`` is a field of the prompt's answer template."""
+    return _slot_of(label, query) is not None
+
+
+@lru_cache(maxsize=4096)
+def names_the_answer(label: str, query: str) -> bool:
+    """``label`` is the name the prompt gives its answer ("the sentiment score should be …",
+    "Provide the label in the first line"), not the label of a field of its data ("Target
+    aspect: TSLA", which the prompt writes with its own value)."""
+    words = label.strip().lower()
+    lowered = query.lower()
+    if len(words) < 4:
+        return False
+    slot = _slot_of(label, query)
+    if slot is not None:
+        # a field of the prompt's answer template, with a slot that says what to put there
+        # ("Final Judgement: [Insert only **correct** or **wrong** here]"), not one for the
+        # working ("Error Analysis: [… the analysis …]")
+        return _WORKING_SLOT.search(slot) is None
+    if re.search(re.escape(words) + r"\s*[:：]", lowered):
+        return False
+    named = re.compile(r"(?<![a-z])" + re.escape(words) + r"(?![a-z])")
+    # named in an instruction about the answer, not in the question or its data
+    return any(named.search(sentence) and _INSTRUCTS.search(sentence) for sentence in re.split(r"(?<=[.!?\n])\s+", lowered))
+
+
+#: A template slot for the working, not the answer: an analysis, an explanation, the steps.
+_WORKING_SLOT = re.compile(r"(?<![a-z])(?:analys[ie]s|analy[sz]e|explanation|explain|examination|evaluation|reason(?:ing|s)?|rationale|steps?\s+by\s+steps?)(?![a-z])")
+#: A sentence of the prompt that tells the model what to give.
+_INSTRUCTS = re.compile(r"(?<![a-z])(?:provide|give|output|assign|return|write|respond|predict|classify|format|should\s+be|must\s+be)(?![a-z])")
