@@ -345,13 +345,15 @@ def _without_option_texts(body: str, options: dict[str, str]) -> str:
 #: Where the text of an option written before its bracketed label may begin: a clause mark, a
 #: connective, the end of the label before it.
 _TEXT_BEFORE_START = re.compile(r"[、，,。:：;；\n]|[)）]|和|与|及|と|(?i:\band\b)")
+#: An option's label in brackets: "（a）", "(C)".
+_BRACKETED_LABEL = re.compile(r"[(（]([A-H])[)）]")
 
 
 def _without_texts_before_labels(body: str, options: dict[str, str]) -> str:
     """``body`` with each option's text taken out where it is written before its label in
     brackets ("胸腺腫（a）と心膜嚢胞（c）が適切" reads as "（a）と（c）が適切")."""
     out = body
-    for label in reversed(list(re.finditer(r"[(（]([A-H])[)）]", body))):
+    for label in reversed(list(_BRACKETED_LABEL.finditer(body))):
         own = comparison_key(options.get(label.group(1), ""))
         starts = [m.end() for m in _TEXT_BEFORE_START.finditer(body, 0, label.start())]
         begin = starts[-1] if starts else 0
