@@ -1281,3 +1281,13 @@ def test_turkish_answer_statements_answer_and_a_words_first_letter_is_no_second_
                    "Dolayısıyla doğru cevap C'dir."):
         item = _read("TaxSCQ", record, output)
         assert item.status == "ok" and item.extracted == "Rüzgâr" and item.read_by == "rule:final.answer-statement", output
+
+
+def test_a_json_answer_that_writes_an_options_expression_otherwise_names_it() -> None:
+    query = "Which is the intercept form of y = 64x^2 - 49?\nA. y=(8x+49)(8x-1)\nB. y=(8x+7)(8x-7)\nC. y=(8x-7)^2\nD. y=64(x-7)"
+    choices = ["y=(8x+49)(8x-1)", "y=(8x+7)(8x-7)", "y=(8x-7)^2", "y=64(x-7)"]
+    record = {"id": "r-expression", "query": query, "choices": choices, "gold": 1, "answer": "y=(8x+7)(8x-7)"}
+    for output in ('{"answer": "(8x+7)(8x-7)", "reasoning": "difference of squares"}', '{"answer": "y = (8x + 7)(8x - 7)"}'):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == "y=(8x+7)(8x-7)" and item.read_by == "rule:json.answer-field", output
+    assert _read("TaxSCQ", record, '{"answer": "(8x+7)"}').extracted != "y=(8x+7)(8x-7)"

@@ -628,6 +628,9 @@ def _another_question(view: LabelView) -> Reading | None:
     return Reading(None, failure, rule=veto_of(failure)) if failure else None
 
 
+_ASSIGNED = re.compile(r"^[A-Za-z](?:\([A-Za-z]\))?=")  # the variable an expression is assigned to: "y=", "f(x)="
+
+
 @JSON_ANSWER_RULE.reads("label")
 @_on_text
 def _json_answer(view: LabelView) -> Reading | None:
@@ -641,6 +644,11 @@ def _json_answer(view: LabelView) -> Reading | None:
     for index, choice in enumerate(view.texts):
         if naming_form(str(choice)) == folded:
             return Reading(index, rule=JSON_ANSWER_RULE.name, source=value_text)
+    spaceless = "".join(value_text.strip(" .。、:：*").split())  # an option's expression spaced otherwise, or unassigned
+    same = [index for index, choice in enumerate(view.texts)
+            if spaceless in (written := "".join(strip_latex(str(choice)).split()), _ASSIGNED.sub("", written, count=1))]
+    if len(same) == 1:
+        return Reading(same[0], rule=JSON_ANSWER_RULE.name, source=value_text)
     picked = view.read(value_text)
     return None if picked is None else Reading(picked, rule=JSON_ANSWER_RULE.name, source=value_text)
 
