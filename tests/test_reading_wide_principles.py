@@ -1291,3 +1291,24 @@ def test_a_json_answer_that_writes_an_options_expression_otherwise_names_it() ->
         item = _read("TaxSCQ", record, output)
         assert item.status == "ok" and item.extracted == "y=(8x+7)(8x-7)" and item.read_by == "rule:json.answer-field", output
     assert _read("TaxSCQ", record, '{"answer": "(8x+7)"}').extracted != "y=(8x+7)(8x-7)"
+
+
+def test_an_amount_with_the_scale_the_output_gives_the_prompts_figures_is_in_their_unit() -> None:
+    # A Japanese statement's table with bare figures: the model writes them with 百万円, and so
+    # its answer "3,095百万円" is the table's 3,095, not 3,095,000,000.
+    table = "| 項目 | 2024年3月期 |\n| --- | --- |\n| 売上総利益 | 26,457 |\n| 販売費及び一般管理費 | 23,362 |\n"
+    record = {"id": "r-units", "query": table + "\n質問: 売上総利益から販売費及び一般管理費を差し引いた額はいくらか。", "answer": 3095}
+    output = ("売上総利益は26,457百万円、販売費及び一般管理費は23,362百万円です。\n26,457 - 23,362 = 3,095\n\n"
+              "Answer: 3,095百万円")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.extracted == "3095百万円"
+    # a prompt that names its unit (Japanese 単位) says it without the model
+    named = dict(record, query="なお、金額は百万円単位で表示している。\n" + record["query"])
+    item = _read("TaxCalc", named, "Answer: 3,095百万円")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    # where the model attaches its multiplier to no figure of the prompt, the amount is what it says
+    item = _read("TaxCalc", record, "差し引いた額は3,095百万円です。\n\nAnswer: 3,095百万円")
+    assert item.status == "ok" and item.scores["em"] == 0.0
+    # a percent is shown as a percent, never with the amount's unit
+    item = _read("TaxCalc", dict(named, answer=11.7), "Answer: 11.7%")
+    assert item.extracted == "11.7%"

@@ -170,16 +170,18 @@ def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_te
     from taxpraben.parsing.numbers import numbers_equal, read_gold_number
     from taxpraben.parsing.readers.span import span_match
     from taxpraben.parsing.span_words import question_of
-    from taxpraben.parsing.units import gold_unit
+    from taxpraben.parsing.units import YUAN, gold_unit
 
     opts = spec.structured
     assert opts is not None
     if kind == "number":
         # Both sides in the gold's unit: the one its text is written in, else the one the
-        # question asks for (parsing.units.gold_unit); compared at N decimals of it.
-        unit = gold_unit(record.answer, record.query)
-        gold = unit.convert(read_gold_number(record.answer))
+        # question asks for, else the one the output gives the prompt's own figures
+        # (parsing.units.gold_unit); compared at N decimals of it.
         match = cast("NumberMatch | None", reading.value)
+        # an answer with a multiplier may be in the unit the output gives the prompt's figures
+        unit = gold_unit(record.answer, record.query, own_text if match is not None and match.scaled else "")
+        gold = unit.convert(read_gold_number(record.answer))
         if match is None:
             return Compared(0.0, [], None, reading.failure, False)
         answers = [match.text]
@@ -187,7 +189,8 @@ def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_te
         if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
             match = replace(match, value=-match.value)
         em = numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
-        return Compared(float(em), answers, unit.show(match.value) + ("%" if match.is_percent else ""),
+        shown = YUAN.show(match.value) + "%" if match.is_percent else unit.show(match.value)  # "5%", not "5万元%"
+        return Compared(float(em), answers, shown,
                         reading.failure, True)  # fmt: skip
     if kind == "letters":
         letters = cast("frozenset[str] | None", reading.value)

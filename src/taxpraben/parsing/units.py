@@ -2,7 +2,9 @@
 
 The unit of a gold amount (:func:`gold_unit`, :class:`AnswerUnit`) is the one its text is
 written in (``"17.14万元"``), else the one the query asks for (:func:`asked_unit`:
-``单位：万元``, ``多少万元``, ``以万元为单位``, ``（万元）``), else 元. A predicted number written
+``单位：万元``, ``多少万元``, ``以万元为单位``, ``（万元）``, Japanese ``百万円単位``), else the
+unit the output gives the prompt's own figures (:func:`figures_unit`: "売上総利益は26,457百万円"
+for the prompt's bare "26,457"), else 元. A predicted number written
 with a multiplier or currency word (``28.50万元``, ``285000元``, ``2.8（万元）``) is converted
 into that unit; a bare number is taken as already in it. Both sides are compared in that
 unit. In an output's Markdown tables a unit named by a column's header or by a ``单位：万元``
@@ -22,22 +24,28 @@ from taxpraben.parsing.numbers import MULTIPLIERS, NumberMatch, parse_number
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONValue
 
-__all__ = ["YUAN", "AnswerUnit", "asked_unit", "gold_unit", "tables_with_units"]
+__all__ = ["YUAN", "AnswerUnit", "asked_unit", "figures_unit", "gold_unit", "tables_with_units"]
 
 
-#: Units an answer may be asked in, by the factor from 元.
+#: Units an answer may be asked in, by the factor from the currency's unit (元, or Japan's 円;
+#: 億 is Japan's 亿).
 _UNIT_FACTORS: dict[str, Decimal] = {
     "元": Decimal(1),
-    **{m + "元": MULTIPLIERS[m] for m in ("千", "万", "十万", "百万", "千万", "亿")},
+    "円": Decimal(1),
+    **{m + c: MULTIPLIERS[m] for m in ("千", "万", "十万", "百万", "千万", "亿") for c in "元円"},
+    "億円": MULTIPLIERS["亿"],
 }
-_UNIT_WORD = r"(?P<u>亿元|千万元|百万元|十万元|万元|千元|元)"
+_UNIT_WORD = r"(?P<u>亿元|千万元|百万元|十万元|万元|千元|元|億円|亿円|千万円|百万円|十万円|万円|千円|円)"
+#: "单位：万元" (単位 in Japanese).
+_UNIT_LABEL = r"[单単]位\s*[:：为是]?\s*(?:人民币)?\s*"
 _UNIT_ASKED = re.compile(
-    r"单位\s*[:：为是]?\s*(?:人民币)?\s*" + _UNIT_WORD
+    _UNIT_LABEL + _UNIT_WORD
     + r"|多少\s*" + _UNIT_WORD.replace("?P<u>", "?P<u2>")
     + r"|以\s*" + _UNIT_WORD.replace("?P<u>", "?P<u3>") + r"\s*(?:为单位|计|表示)"
+    + r"|" + _UNIT_WORD.replace("?P<u>", "?P<u4>") + r"\s*単位"  # "金額は百万円単位で表示している"
 )
 _UNIT_BRACKET = re.compile(r"[(（]\s*" + _UNIT_WORD + r"\s*[)）]")
-_UNIT_LINE = re.compile(r"单位\s*[:：为是]?\s*(?:人民币)?\s*" + _UNIT_WORD)
+_UNIT_LINE = re.compile(_UNIT_LABEL + _UNIT_WORD)
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,11 @@ def asked_unit(query: str) -> AnswerUnit:
     An explicit request wins over a unit in brackets; of several, the last one (the
     question usually comes last). 元 when the query names none.
     """
+    return _named_unit(query) or YUAN
+
+
+def _named_unit(query: str) -> AnswerUnit | None:
+    """The unit the query names for its amounts (:func:`asked_unit`), or None."""
     query = fold_characters(query or "")
     for pattern in (_UNIT_ASKED, _UNIT_BRACKET):
         found = [m for m in pattern.finditer(query)]
@@ -82,19 +95,49 @@ def asked_unit(query: str) -> AnswerUnit:
             m = found[-1]
             name = next(g for g in m.groups() if g)
             return AnswerUnit(name, _UNIT_FACTORS[name])
-    return YUAN
+    return None
 
 
-def gold_unit(gold: JSONValue, query: str) -> AnswerUnit:
+#: An amount with a multiplier and a currency word ("26,457百万円", "3,095 百万元"): its figure
+#: and its unit.
+_SCALED_AMOUNT = re.compile(r"(?<![\d,.])(?P<figure>\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[ \t]*"
+                            r"(?P<unit>(?:千万|百万|十万|万|千|亿|億)[元円])")
+
+
+def figures_unit(query: str, output: str) -> AnswerUnit | None:
+    """The unit the output gives the prompt's own figures, where the prompt names none.
+
+    A model that writes a figure of the prompt's table with a multiplier ("売上総利益は
+    26,457百万円" for the table's bare "26,457") says in which unit the prompt's figures,
+    and so the gold computed from them, are written: its answer "3,095百万円" is 3,095 in
+    that unit, not 3,095,000,000. None when the output gives no prompt figure a unit, or
+    gives them different ones.
+    """
+    if "万" not in output and "千" not in output and "亿" not in output and "億" not in output:
+        return None
+    query = fold_characters(query or "")
+    units = set()
+    for m in _SCALED_AMOUNT.finditer(fold_characters(output)):
+        figure = re.escape(m.group("figure"))
+        if re.search(r"(?<![\d,.])" + figure + r"(?![\d,]|\.\d|[ \t]*(?:千万|百万|十万|万|千|亿|億))", query):
+            units.add(m.group("unit").replace("億", "亿") if m.group("unit").endswith("元") else m.group("unit"))
+    if len(units) != 1:
+        return None
+    name = units.pop()
+    return AnswerUnit(name, _UNIT_FACTORS[name])
+
+
+def gold_unit(gold: JSONValue, query: str, output: str = "") -> AnswerUnit:
     """The unit of a gold amount: the one its text is written in (``"17.14万元"``), else
-    the unit the query asks for, else 元."""
+    the unit the query asks for, else the unit the output gives the prompt's own figures
+    (:func:`figures_unit`), else 元."""
     if isinstance(gold, str):
         match = parse_number(gold)
         if match is not None and match.scaled:
             for name, factor in sorted(_UNIT_FACTORS.items(), key=lambda kv: -kv[1]):
                 if name[:-1] and name[:-1] in match.text:
                     return AnswerUnit(name, factor)
-    return asked_unit(query)
+    return _named_unit(query) or (figures_unit(query, output) if output else None) or YUAN
 
 
 def tables_with_units(text: str) -> str:
