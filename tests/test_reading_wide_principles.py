@@ -1312,3 +1312,17 @@ def test_an_amount_with_the_scale_the_output_gives_the_prompts_figures_is_in_the
     # a percent is shown as a percent, never with the amount's unit
     item = _read("TaxCalc", dict(named, answer=11.7), "Answer: 11.7%")
     assert item.extracted == "11.7%"
+
+
+def test_a_bare_number_answering_a_rate_question_may_be_in_percent_points() -> None:
+    query = ("Return exactly one final answer as [FINAL_ANSWER]<number>[/FINAL_ANSWER]. No text outside the tag.\n\n"
+             "Question:\nwhat is the percentage change in inventory balance in 2014?")
+    record = {"id": "r-rate", "query": query, "answer": -0.044}
+    item = _read("TaxCalc", record, "[FINAL_ANSWER]-4.38[/FINAL_ANSWER]")
+    assert item.status == "ok" and item.scores["em"] == 1.0  # -4.38% is -0.0438, the gold at its places
+    item = _read("TaxCalc", record, "[FINAL_ANSWER]-0.0438[/FINAL_ANSWER]")  # as a fraction: the same
+    assert item.scores["em"] == 1.0
+    assert _read("TaxCalc", record, "[FINAL_ANSWER]-4.6[/FINAL_ANSWER]").scores["em"] == 0.0
+    # an amount question gives a bare number no percent reading
+    amount = dict(record, query=query.replace("the percentage change in inventory balance", "the inventory balance, in billions,"))
+    assert _read("TaxCalc", amount, "[FINAL_ANSWER]-4.38[/FINAL_ANSWER]").scores["em"] == 0.0

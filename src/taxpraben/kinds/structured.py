@@ -167,7 +167,7 @@ def _expects_percent(record: Record) -> bool | None:
 
 def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_text: str) -> Compared:
     """This project's comparison of what was read with the gold."""
-    from taxpraben.parsing.numbers import numbers_equal, read_gold_number
+    from taxpraben.parsing.numbers import asks_for_rate, numbers_equal, read_gold_number
     from taxpraben.parsing.readers.span import span_match
     from taxpraben.parsing.span_words import question_of
     from taxpraben.parsing.units import YUAN, gold_unit
@@ -189,6 +189,11 @@ def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_te
         if match.refund and gold.value < 0 < match.value:  # "应退税2520元" for gold -2520
             match = replace(match, value=-match.value)
         em = numbers_equal(match, gold, decimals=opts.decimals, percent_as_fraction=opts.percent_as_fraction)
+        if not em and opts.percent_as_fraction and not match.is_percent and not gold.is_percent \
+                and abs(gold.value) <= 1 and asks_for_rate(question_of(record.query)):
+            # a bare number answering "what is the percentage change …" in percent points
+            # ("-4.38" for the gold -0.044), as models told "no units" write it
+            em = numbers_equal(replace(match, is_percent=True), gold, decimals=opts.decimals)
         shown = YUAN.show(match.value) + "%" if match.is_percent else unit.show(match.value)  # "5%", not "5万元%"
         return Compared(float(em), answers, shown,
                         reading.failure, True)  # fmt: skip

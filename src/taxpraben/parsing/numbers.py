@@ -65,6 +65,7 @@ from taxpraben.parsing.clean import fold_characters
 __all__ = [
     "MULTIPLIERS",
     "NumberMatch",
+    "asks_for_rate",
     "expects_percent",
     "find_numbers",
     "number_words",
@@ -360,6 +361,21 @@ def expects_percent(gold: NumberMatch, query: str) -> bool | None:
     if abs(gold.value) <= 1:
         return True if _RATE_WORDS.search(query or "") else None
     return False
+
+
+#: A question that asks for a rate in percent: "what percentage of …", "the percentage change",
+#: "the growth rate", 税率, 比例.
+_ASKS_RATE = re.compile(
+    r"(?i:\bpercent(?:age)?s?\b|\bgrowth\s+rates?\b|\brates?\s+of\s+(?:growth|change|return|increase|decrease|decline)\b)"
+    r"|税率|征收率|税负率|负担率|比例|百分比|百分之|利润率|增长率|变化率|增長率|変化率|比率"
+)
+
+
+def asks_for_rate(question: str) -> bool:
+    """The question asks for a rate in percent ("what is the percentage change …", "the growth
+    rate"): a bare number answering it may be written in percent points, as models asked for
+    "only the number, no units" write "-4.38" for -4.38%."""
+    return _ASKS_RATE.search(question or "") is not None
 
 
 def parse_gold_number(value: object) -> Decimal:
