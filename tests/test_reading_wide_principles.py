@@ -1326,3 +1326,17 @@ def test_a_bare_number_answering_a_rate_question_may_be_in_percent_points() -> N
     # an amount question gives a bare number no percent reading
     amount = dict(record, query=query.replace("the percentage change in inventory balance", "the inventory balance, in billions,"))
     assert _read("TaxCalc", amount, "[FINAL_ANSWER]-4.38[/FINAL_ANSWER]").scores["em"] == 0.0
+
+
+def test_one_answer_tag_closed_around_different_values_is_several_answers() -> None:
+    query = "Return exactly one final answer as [FINAL_ANSWER]<number>[/FINAL_ANSWER].\n\nQuestion:\nwhat was the maximum net derivative liability?"
+    record = {"id": "r-tags", "query": query, "answer": 35066}
+    looping = "Output:\n" + " ".join(f"[FINAL_ANSWER]{v}[/FINAL_ANSWER]" for v in (27885, 35066) * 4)
+    item = _read("TaxCalc", record, looping)
+    assert item.status == "format_failure" and item.scores["em"] == 0.0
+    # the same value at two precisions, or one tag repeated, is one answer
+    same = "[FINAL_ANSWER]35066.000000000001[/FINAL_ANSWER] | [FINAL_ANSWER]35066[/FINAL_ANSWER]"
+    assert _read("TaxCalc", record, same).scores["em"] == 1.0
+    # a correction between two tags settles it
+    corrected = "[FINAL_ANSWER]27885[/FINAL_ANSWER]\nWait, that is 2011. Correction: [FINAL_ANSWER]35066[/FINAL_ANSWER]"
+    assert _read("TaxCalc", record, corrected).scores["em"] == 1.0

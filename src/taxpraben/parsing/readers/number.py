@@ -655,10 +655,27 @@ def _json_answer(view: NumberView) -> Reading | None:
     return Reading(_detached(from_json), rule=JSON_ANSWER_RULE.name, source=answer_text(value))
 
 
+def _tags_disagree(view: NumberView) -> bool:
+    """One answer tag, closed each time, holds different values since the last correction
+    ("[FINAL_ANSWER]27885[/FINAL_ANSWER] [FINAL_ANSWER]35066[/FINAL_ANSWER] …"): the model
+    gave two answers in the very form it was asked for, and neither is its answer."""
+    values: dict[str, list[Decimal]] = {}
+    for statement in view.statements:  # latest first
+        if statement.kind == "correction":
+            break
+        if statement.kind != "answer" or statement.body_end is None:
+            continue
+        found = _statement_number(statement, view.expect_percent, view.unit, view.years)
+        if found is not None:
+            values.setdefault(statement.marker.strip().lower(), []).append(found.value / 100 if found.is_percent else found.value)
+    # one value written at two precisions ("16.500000000000001", "16.5") is one answer
+    return any(abs(v - found[0]) > abs(found[0]) * Decimal("1e-9") for found in values.values() for v in found[1:])
+
+
 @SEVERAL_ANSWERS_RULE.reads("number")
 @_on_text
 def _two_boxed(view: NumberView) -> Reading | None:
-    if _two_boxed_values(view.cleaned, view.statements, view.expect_percent):
+    if _two_boxed_values(view.cleaned, view.statements, view.expect_percent) or _tags_disagree(view):
         return Reading(None, AMBIGUOUS, rule=SEVERAL_ANSWERS_RULE.name)
     return None
 

@@ -112,10 +112,14 @@ SEVERAL_ANSWERS_RULE = register_rule(
     "veto.several-answers", kinds=("label", "letters", "number"), tier=7, confidence="high",
     description="Different answers in strong statements with no correction between, different options each alone on "
                 "its line (reasons between them or not), or "
-                "two different values boxed on the last line that boxes one.",
+                "two different values boxed on the last line that boxes one, or one answer tag closed "
+                "around different values.",
     examples=(Example("label", "答案：B\n\n答案：C", None), Example("label", "不动产租赁服务\n信息技术服务", None),
-              Example("number", "应纳税额可能是 $\\boxed{44000}$ 或 $\\boxed{104000}$", None)),
-    leaves_alone=(Example("number", "先算销项 $\\boxed{104000}$\n最终应纳税额 $\\boxed{44000}$", "44000"),),
+              Example("number", "应纳税额可能是 $\\boxed{44000}$ 或 $\\boxed{104000}$", None),
+              Example("number", "[FINAL_ANSWER]27885[/FINAL_ANSWER] [FINAL_ANSWER]35066[/FINAL_ANSWER]", None)),
+    leaves_alone=(Example("number", "先算销项 $\\boxed{104000}$\n最终应纳税额 $\\boxed{44000}$", "44000"),
+                  Example("number", "[FINAL_ANSWER]16.500000000000001[/FINAL_ANSWER] | [FINAL_ANSWER]16.5[/FINAL_ANSWER]",
+                          "16.5")),
     decides=AMBIGUOUS,
 )
 
