@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from taxpraben.parsing.alternatives import offers_alternatives, one_of_alternatives
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
+from taxpraben.parsing.asides import before_note, without_asides, without_calculator_notes
 from taxpraben.parsing.asked import counted_in, counted_noun, counts_in, named_years, without_years
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
@@ -81,7 +82,6 @@ from taxpraben.parsing.region import (
     CORRECTED_VALUE,
     NO_ANSWER,
     NOT_ASSERTED,
-    SUPPOSITION,
     Reading,
     Statement,
     answer_statements,
@@ -476,41 +476,6 @@ def _two_boxed_values(cleaned: str, statements: list[Statement], expect_percent:
     return len(values) > 1
 
 
-
-
-def _without_asides(text: str) -> str | None:
-    """``text`` with its bracketed formulas and suppositions blanked (offsets kept), when it
-    has any and a number stands outside them; None otherwise."""
-    if not _BRACKETED_ASIDE.search(text):
-        return None
-    blanked = _BRACKETED_ASIDE.sub(lambda m: " " * len(m.group(0)), text)
-    return blanked if find_numbers(blanked) else None
-
-
-#: A note after the answer ("……104000元。注：如不考虑进项则为260000元", "104000元（注：……）"):
-#: commentary.
-_NOTE = re.compile(
-    r"(?:(?:^|(?<=[。！？!?\n]))\s*[(（]?|[(（])\s*[*_]*\s*(?:注|备注|注意|说明|提示|验算)\s*[*_]*\s*[:：]", re.MULTILINE
-)
-#: A bracketed formula or supposition after an amount ("104,000元（2,260,000÷1.13×13%−156,000）",
-#: "（若进项税额不得抵扣，则为260000元）"): how it was reached or what else it could be.
-_BRACKETED_ASIDE = re.compile(r"[(（](?:[^()（）]*[×÷*/−+]|\s*(?:" + SUPPOSITION + r"|如))[^()（）]*[)）]")
-
-
-_SUPPOSES = re.compile(SUPPOSITION + r"|如|不考虑|否则")
-
-
-def _before_note(text: str) -> str | None:
-    """``text`` up to a note that follows a number and gives no result of its own (it
-    supposes something else, or names no result): without a final statement, the number of
-    the text before it is the answer, not one the note supposes. None when there is none."""
-    for m in _NOTE.finditer(text):
-        note = text[m.end() :]
-        if find_numbers(text[: m.start()]) and (_SUPPOSES.search(note) or not _CONCLUSION.search(note)):
-            return text[: m.start()]
-    return None
-
-
 def _sentence_of(body: str) -> str:
     """The first sentence of a statement's text."""
     end = _SENTENCE_END.search(body)
@@ -540,16 +505,6 @@ _NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
 _FINAL_RULE = {"boxed": BOXED_RULE.name, "correction": SELF_CORRECTION_RULE.name}
 
 
-#: A calculator note of GSM8K's format ("<<60-208=-148>>"): markup for a tool, never the value the
-#: model writes after it ("… = $<<60-208=-148>>148 more").
-_CALCULATOR_NOTE = re.compile(r"<<[^<>\n]*=[^<>\n]*>>")
-
-
-def _without_notes(text: str) -> str:
-    """``text`` with its calculator notes blanked (offsets kept)."""
-    return _CALCULATOR_NOTE.sub(lambda m: " " * len(m.group(0)), text) if "<<" in text else text
-
-
 class NumberView:
     """One output as the number rules read it, built once: cleaned with LaTeX made plain,
     its own answer (with a query), tables given their units, and (on first use) its
@@ -565,7 +520,7 @@ class NumberView:
         self.failure = own.failure if own is not None else None
         cleaned = own.text if own is not None and not own.failure else self.full
         self.empty = not cleaned.strip()
-        self.cleaned = "" if self.empty or self.failure else _without_notes(tables_with_units(cleaned))
+        self.cleaned = "" if self.empty or self.failure else without_calculator_notes(tables_with_units(cleaned))
 
     @cached_property
     def years(self) -> frozenset[str]:
@@ -607,7 +562,7 @@ class NumberView:
     def last_number(self) -> tuple[str, NumberMatch] | None:
         """The last number of the text (before a note, without asides, or the whole), and the
         text it was found in."""
-        for text in (_before_note(self.cleaned), _without_asides(self.cleaned), self.cleaned):
+        for text in (before_note(self.cleaned, _CONCLUSION), without_asides(self.cleaned), self.cleaned):
             if text is not None:
                 found = _final_in_text(without_years(text, self.years), self.expect_percent)
                 if found is not None:
