@@ -19,7 +19,8 @@ score is the protocol's comparison of the grader's *reading* (``grade_read``) wi
 case agrees when the reader read what the grader read, whatever the grader thought of the gold.
 For TaxCalc the grader compares its number with the gold at 2 decimals, the benchmark at the
 gold's own places ("7.8%" read, gold 0.079): a reading that is the number the grader read (in
-either notation: 7.8% is 0.078) agrees as read. TaxSCQ and TaxMCQ compare the reading already.
+either notation: 7.8% is 0.078) agrees as read. TaxSCQ and TaxMCQ compare the reading already;
+where options share one text, the reader's "C. kg.m" is the grader's letter C (``_same_option``).
 """
 
 from __future__ import annotations
@@ -101,6 +102,17 @@ class Tally:
                 f"none read {self.confidence['none']}; misses by confidence {dict(miss_conf)}")
 
 
+def _same_option(extracted: object, case: dict) -> bool:
+    """The reading names the option the grader read, where options share one text: the reader
+    then writes the option's letter before its text ("C. kg.m" where B and C both read "kg.m",
+    their superscripts lost in the data), the grade's expected text alone cannot say which."""
+    choices = case["record"].get("choices") or []
+    letter = case.get("grade_read", "")
+    if len(letter) != 1 or not isinstance(extracted, str) or choices.count(case["expect"].get("extracted")) < 2:
+        return False
+    return extracted == f"{letter}. {case['expect']['extracted']}"
+
+
 def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | None = None) -> dict[str, Tally]:
     from taxpraben.data.checks import check_record
     from taxpraben.parsing.numbers import numbers_equal, parse_number
@@ -122,7 +134,8 @@ def measure(cases: list[dict], list_misses: bool = False, dump: list[dict] | Non
         item = prepare_item(spec, record, 0, case["output"], None)
         got = item.scores.get("acc", item.scores.get("em"))
         same = item.status == expect["status"] and got == expect["score"]
-        if "extracted" in expect and item.status == "ok" and item.extracted != expect["extracted"]:
+        if "extracted" in expect and item.status == "ok" and item.extracted != expect["extracted"] \
+                and not _same_option(item.extracted, case):
             same = False
         level = item.confidence or "none"
         same_read = same
