@@ -1340,3 +1340,19 @@ def test_one_answer_tag_closed_around_different_values_is_several_answers() -> N
     # a correction between two tags settles it
     corrected = "[FINAL_ANSWER]27885[/FINAL_ANSWER]\nWait, that is 2011. Correction: [FINAL_ANSWER]35066[/FINAL_ANSWER]"
     assert _read("TaxCalc", record, corrected).scores["em"] == 1.0
+
+
+def test_the_turkish_answer_word_in_its_forms_states_the_answer() -> None:
+    query = "Soru: Hangileri doğrudur?\nA) I, II ve III\nB) Yalnız III\nC) Yalnız I\nD) Yalnız II\n\nCevap: "
+    record = {"id": "r-tr", "query": query, "choices": ["I, II ve III", "Yalnız III", "Yalnız I", "Yalnız II"],
+              "gold": 1, "answer": "Yalnız III"}
+    for output in ("Bu sorunun doğru cevabı B) Yalnız III seçeneğidir.\n\nAçıklama: I ve II yanlıştır.",
+                   "I. ifade yanlış, III. ifade doğrudur. Yani cevap B seçeneğidir.",
+                   "Cevap B\n\nNeden: III doğrudur; A ve C yanlıştır."):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == "Yalnız III", output
+    # a roman numeral in an option's text is no second option letter: no hedge between A and "I"
+    item = _read("TaxSCQ", dict(record, gold=0, answer="I, II ve III"), "Bu sorunun doğru cevabı A) I, II ve III olmalıdır.")
+    assert item.status == "ok" and item.extracted == "I, II ve III"
+    # the answer word that opens a sentence about something else gives no option
+    assert _read("TaxSCQ", record, "Cevap vermek zor; I ve III tartışmalıdır.").status == "format_failure"

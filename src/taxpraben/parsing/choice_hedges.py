@@ -119,25 +119,34 @@ _NEXT_CLAUSE = re.compile(r"[A-Z]\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)�
 _EN_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z][a-z])")
 
 
-def hedged(body: str, named: Sequence[Named], lettered: bool) -> bool:
+def hedged(body: str, named: Sequence[Named], lettered: bool, count: int = 26) -> bool:
     """Whether the statement ``body`` offers two options: its first sentence (in English, up
-    to a full stop before the next capitalised sentence)."""
+    to a full stop before the next capitalised sentence). A letter past the ``count`` options
+    is none of them ("A) I, II ve III": a roman numeral in option A's text)."""
     if (end := _EN_SENTENCE_END.search(body)) is not None:
         body = body[: end.start()]
         limit = len(naming_form(body))  # the names are placed in the naming form
         named = [n for n in named if n[1] <= limit]
-    if lettered and any(not _DENIED_BEFORE.search(body, 0, m.start()) for m in _HEDGE_LETTERS.finditer(body)):
+    if lettered and any(not _DENIED_BEFORE.search(body, 0, m.start())
+                        and _options(re.findall(r"(?<![A-Za-z])[A-Z](?![a-z])", m.group(0)), count)
+                        for m in _HEDGE_LETTERS.finditer(body)):
         return True  # "B或D"; not after a denial: "答案：C，而非B或D" denies both
     if lettered:
         pair = _LETTER_SET.match(body)
         comma = pair is not None and bool(re.search(r"[，,]", body[pair.end(1) : pair.start(2)]))
-        if pair and pair.group(1) != pair.group(2) and not (comma and _NEXT_CLAUSE.match(body, pair.start(2))):
+        if pair and pair.group(1) != pair.group(2) and _options((pair.group(1), pair.group(2)), count) \
+                and not (comma and _NEXT_CLAUSE.match(body, pair.start(2))):
             return True
     haystack = naming_form(body)
     return any(  # not after a denial: "而不是逃税罪或抗税罪" denies both
         a[2] != b[2] and not a[3] and _HEDGE_JOIN.match(haystack[a[1] : b[0]])
         for a, b in pairwise(named)
     )
+
+
+def _options(letters: Sequence[str], count: int) -> bool:
+    """Every one of ``letters`` is the letter of one of the ``count`` options."""
+    return all(ord(letter) - ord("A") < count for letter in letters)
 
 
 def offered_with_another(

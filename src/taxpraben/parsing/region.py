@@ -198,8 +198,11 @@ ANSWER_MARKER = _ANSWER = re.compile(
     r"(?:答え|正解)\s*(?:は|:|：)|정답\s*(?:은|는|:|：)|"
     r"(?=[ADJLRadjlrОо])(?<![A-Za-z])(?i:(?:die\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?r[ée]ponse\s*(?:est|:)|(?:la\s+)?respuesta\s*(?:es|:)|"
     r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawaban(?:nya)?\s*(?:adalah|:))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
-    # Turkish ("Doğru cevap C şıkkıdır", "Cevap: C) Rüzgâr")
-    r"(?i:doğru\s+(?:cevap|yanıt)|(?<![A-Za-zçğıöşü])(?:cevap|yanıt)\s*[:：])|"
+    # Turkish, the answer word in its forms ("Doğru cevap C şıkkıdır", "Bu sorunun doğru cevabı A)
+    # …", "Cevap: C) Rüzgâr", "Yani cevap B seçeneğidir", "Cevap D"): the copula comes last, so
+    # the answer word stands right before the option it gives
+    r"(?i:doğru\s+(?:cevap|cevabı|yanıt|yanıtı)|(?<![A-Za-zçğıöşü])(?:cevap|cevabı|yanıt|yanıtı)\s*[:：]"
+    r"|(?<![A-Za-zçğıöşü])(?:cevap|cevabı|yanıt|yanıtı)(?=[ \t]+\**[(\[]?[A-E](?:[)\].:：*]|[ \t]+(?:şık|seçene)|[ \t]*$)))|"  # seçeneği, şıkkı
     # Arabic and Hindi ("الإجابة النهائية:", "अंतिम उत्तर:")
     r"الإجابة(?:\s+(?:النهائية|الصحيحة))?\s*(?:هي|[:：])|(?:अंतिम\s+|सही\s+)?उत्तर\s*(?:है|[:：])|"
     r"(?<![问回解])答\s*[:：]|^[ \t*#>]*回答\s*[:：]|"

@@ -252,7 +252,7 @@ def _read_statement(
             return None
         body = corrected
     named = named_choices(body, needles)
-    if hedged(body, named, lettered):
+    if hedged(body, named, lettered, count):
         raise Hedge
     if lettered:
         m = _STATEMENT_LETTER.match(body)
