@@ -1356,3 +1356,17 @@ def test_the_turkish_answer_word_in_its_forms_states_the_answer() -> None:
     assert item.status == "ok" and item.extracted == "I, II ve III"
     # the answer word that opens a sentence about something else gives no option
     assert _read("TaxSCQ", record, "Cevap vermek zor; I ve III tartışmalıdır.").status == "format_failure"
+
+
+def test_a_final_field_of_the_models_own_states_the_answer() -> None:
+    query = ("Act as a grade school math teacher and score the following problem solution.\nQuestion: …\n"
+             "Student Solution:\nStep 1: 480 - 480 = 0\nStep 2: The answer is: 0\n\n### Response: Let's think step by step.")
+    record = {"id": "r-final", "query": query, "choices": ["correct", "wrong"], "gold": 1, "answer": "wrong"}
+    output = ("The student correctly adds the people in the cars and the buses.\nThe student's final answer is: 0.\n\n"
+              "Final Judgement: wrong\nFirst Error Step: Step 1\nError Analysis: the people inside are 480.")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "wrong" and item.read_by == "rule:final.answer-statement"
+    # a final step of the working states nothing
+    calc = {"id": "r-final-step", "query": "How many apples are left?", "answer": 7}
+    item = _read("TaxCalc", calc, "First, 10 - 2 = 8.\nFinal step: subtract the 1 she ate, 8 - 1 = 7")
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by != "rule:final.answer-statement"

@@ -179,6 +179,9 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # zero-shot-CoT's "the answer (arabic numerals) is"
     r"(?<![a-z])(?i:final\s+answer|the\s+answer(?:\s*[(（][^()（）\n]{1,40}[)）])?\s+is|answer\s*[:：]|answer\s+is|answer\s+(?:should|would|must|will)\s+be|"
     r"(?:correct|right|best|final)\s+(?:option|choice|statement)s?(?:\(s\))?(?:\s+(?:is|are|would\s+be|should\s+be)(?:\s*\((?:is|are)\))?|\s*[:：])|"
+    # a final field of the model's own heading its line ("Final Judgement: wrong", "Final Verdict: B"),
+    # not a step of the working ("Final step: multiply …")
+    r"(?<![^\n])[ \t*#>-]*final\s+(?!steps?\b|calculations?\b|computations?\b)[a-z]{4,20}\**[ \t]*[:：]|"
     r"my\s+(?:final\s+)?choice\s+is|i\s+(?:would\s+)?(?:choose|pick|select)(?=\s+(?:option\s+)?[(\[]?[A-J](?![A-Za-z]))|"
     # "The most likely diagnosis is C: …", "the best next step would be option (B)": a superlative
     # that names an option is the answer
