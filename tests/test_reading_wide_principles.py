@@ -1370,3 +1370,17 @@ def test_a_final_field_of_the_models_own_states_the_answer() -> None:
     calc = {"id": "r-final-step", "query": "How many apples are left?", "answer": 7}
     item = _read("TaxCalc", calc, "First, 10 - 2 = 8.\nFinal step: subtract the 1 she ate, 8 - 1 = 7")
     assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by != "rule:final.answer-statement"
+
+
+def test_a_json_answer_that_gives_an_options_value_without_its_unit_names_it() -> None:
+    choices = ["42.1^{\\circ}", "45.0^{\\circ}", "47.9^{\\circ}", "50.2^{\\circ}"]
+    query = ("Present your final answer in a JSON format: {\"answer\": \"<answer>\", \"reasoning\": \"<solution>\"}\n"
+             "Here is the question: find the angle.\n(A) 42.1° (B) 45.0° (C) 47.9° (D) 50.2°")
+    record = {"id": "r-value", "query": query, "choices": choices, "gold": 2, "answer": choices[2]}
+    item = _read("TaxSCQ", record, '{"answer": 47.9, "reasoning": "tan(x) = 1.105, so x = 47.9 degrees"}')
+    assert item.status == "ok" and item.extracted == choices[2] and item.read_by == "rule:json.answer-field"
+    # a value two options state, or none states, names no option
+    twice = dict(record, choices=["47.9^{\\circ}", "47.9 \\mathrm{~rad}", "45.0^{\\circ}", "50.2^{\\circ}"], gold=0,
+                 answer="47.9^{\\circ}")
+    assert _read("TaxSCQ", twice, '{"answer": 47.9, "reasoning": "x = 47.9"}').status == "format_failure"
+    assert _read("TaxSCQ", record, '{"answer": 46.3, "reasoning": "x = 46.3"}').status == "format_failure"

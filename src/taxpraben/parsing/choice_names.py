@@ -18,9 +18,9 @@ from functools import lru_cache
 
 from taxpraben.parsing.clean import fold_characters
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.numbers import parse_number
+from taxpraben.parsing.numbers import find_numbers, parse_number
 
-__all__ = ["Named", "choice_needles", "named_choices", "naming_form"]
+__all__ = ["Named", "choice_needles", "named_choices", "naming_form", "option_written_otherwise"]
 
 #: An occurrence of a choice: (start, end, choice index, negated), offsets in the naming form.
 Named = tuple[int, int, int, bool]
@@ -176,3 +176,27 @@ def named_choices(text: str, needles: Sequence[tuple[str, int]]) -> list[Named]:
             accepted.append((start, end, index, negated))
     accepted.sort()
     return accepted
+
+
+#: The variable an expression is assigned to: "y=", "f(x)=".
+_ASSIGNED = re.compile(r"^[A-Za-z](?:\([A-Za-z]\))?=")
+
+
+def option_written_otherwise(answer: str, texts: Sequence[str]) -> int | None:
+    """The one option that an answer value (a JSON answer: the value alone) writes otherwise,
+    or None when it names none or several: the option's expression spaced otherwise or
+    without the variable it is assigned to ("(8x+7)(8x-7)" for "y=(8x+7)(8x-7)"), or the
+    option's value without its unit and markup ("47.9" for "47.9^{\\circ}", "16.91" for
+    "16.91 \\mathrm{~cm}": an option that states one number, and no other option that number)."""
+    answer = answer.strip(" .。、:：*")
+    spaceless = "".join(answer.split())
+    same = [index for index, text in enumerate(texts)
+            if spaceless in (written := "".join(strip_latex(str(text)).split()), _ASSIGNED.sub("", written, count=1))]
+    if len(same) == 1:
+        return same[0]
+    value = parse_number(answer)
+    if same or value is None or value.is_percent:
+        return None
+    stated = [[n.value for n in find_numbers(strip_latex(str(text)))] for text in texts]
+    same = [index for index, numbers in enumerate(stated) if numbers == [value.value]]
+    return same[0] if len(same) == 1 else None

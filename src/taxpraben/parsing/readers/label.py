@@ -74,7 +74,12 @@ from taxpraben.parsing.choice_hedges import (
     offered_with_another,
     without_negated_letters,
 )
-from taxpraben.parsing.choice_names import choice_needles, named_choices, naming_form
+from taxpraben.parsing.choice_names import (
+    choice_needles,
+    named_choices,
+    naming_form,
+    option_written_otherwise,
+)
 from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.closing import DECLINES_NUMBER
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
@@ -628,9 +633,6 @@ def _another_question(view: LabelView) -> Reading | None:
     return Reading(None, failure, rule=veto_of(failure)) if failure else None
 
 
-_ASSIGNED = re.compile(r"^[A-Za-z](?:\([A-Za-z]\))?=")  # the variable an expression is assigned to: "y=", "f(x)="
-
-
 @JSON_ANSWER_RULE.reads("label")
 @_on_text
 def _json_answer(view: LabelView) -> Reading | None:
@@ -644,11 +646,9 @@ def _json_answer(view: LabelView) -> Reading | None:
     for index, choice in enumerate(view.texts):
         if naming_form(str(choice)) == folded:
             return Reading(index, rule=JSON_ANSWER_RULE.name, source=value_text)
-    spaceless = "".join(value_text.strip(" .。、:：*").split())  # an option's expression spaced otherwise, or unassigned
-    same = [index for index, choice in enumerate(view.texts)
-            if spaceless in (written := "".join(strip_latex(str(choice)).split()), _ASSIGNED.sub("", written, count=1))]
-    if len(same) == 1:
-        return Reading(same[0], rule=JSON_ANSWER_RULE.name, source=value_text)
+    written = option_written_otherwise(value_text, view.texts)  # "(8x+7)(8x-7)" for "y=(8x+7)(8x-7)", "47.9" for "47.9°"
+    if written is not None:
+        return Reading(written, rule=JSON_ANSWER_RULE.name, source=value_text)
     picked = view.read(value_text)
     return None if picked is None else Reading(picked, rule=JSON_ANSWER_RULE.name, source=value_text)
 
