@@ -1384,3 +1384,12 @@ def test_a_json_answer_that_gives_an_options_value_without_its_unit_names_it() -
                  answer="47.9^{\\circ}")
     assert _read("TaxSCQ", twice, '{"answer": 47.9, "reasoning": "x = 47.9"}').status == "format_failure"
     assert _read("TaxSCQ", record, '{"answer": 46.3, "reasoning": "x = 46.3"}').status == "format_failure"
+
+
+def test_a_question_under_its_label_is_the_question() -> None:
+    from taxpraben.parsing.span_words import question_of
+
+    query = "Context:\n[the table]\n\nQuestion:\nin 2018 what was the percent of the cib markets net interest income\n\nAnswer:"
+    assert question_of(query) == "in 2018 what was the percent of the cib markets net interest income"
+    item = _read("TaxCalc", {"id": "r-q", "query": query, "answer": 0.0554}, "[FINAL_ANSWER]5.54[/FINAL_ANSWER]")
+    assert item.status == "ok" and item.scores["em"] == 1.0

@@ -88,10 +88,13 @@ def question_of(query: str) -> str:
         return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line)
     # no line asks with a question mark: the question a label introduces ("Question: Who took over
     # for Mirwais", "Instruction: when did season 2 of handmaid's tale start")
-    labelled = _LABELLED_QUESTION.findall(query)
+    labelled = _LABELLED_QUESTION.findall(query) or _QUESTION_UNDER_LABEL.findall(query)
     return labelled[-1].strip() if labelled else ""
 
 
+#: A question on the line under its label, the label alone on its line ("Question:\nin 2018 what
+#: was the percent of …").
+_QUESTION_UNDER_LABEL = re.compile(r"(?im)^[ \t#*]*question[ \t]*[:：]?[ \t*]*\n+[ \t]*([^\n]*[A-Za-z\u4e00-\u9fff][^\n]*)")
 #: A question introduced by its label and opening with a question word, up to its line's end.
 _LABELLED_QUESTION = re.compile(
     r"(?:^|\s)(?i:question|instruction|q)\s*[:：]\s*((?i:who|whom|whose|what|which|when|where|why|how)\b[^\n]*)"
