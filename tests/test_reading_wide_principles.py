@@ -1393,3 +1393,17 @@ def test_a_question_under_its_label_is_the_question() -> None:
     assert question_of(query) == "in 2018 what was the percent of the cib markets net interest income"
     item = _read("TaxCalc", {"id": "r-q", "query": query, "answer": 0.0554}, "[FINAL_ANSWER]5.54[/FINAL_ANSWER]")
     assert item.status == "ok" and item.scores["em"] == 1.0
+
+
+def test_an_answer_statement_that_opens_on_a_year_the_question_names_gives_no_value() -> None:
+    query = "Question:\nwhat was the percentage change in total managed consumer loans from 2007 to 2008?\n\nAnswer:"
+    record = {"id": "r-year", "query": query, "answer": -0.07}
+    output = ("Answer:\nOkay, let's see. The question asks for the change from 2007 to 2008. Hmm, first I need to find "
+              "the right figures in the table, and the table lists several of them for each year, so I have to be careful "
+              "about which line is the managed one and which is the held one. " * 3
+              + "There are two different numbers for 2007 and 2008. Let me check again. The first line says the")
+    item = _read("TaxCalc", record, output)
+    assert item.status == "format_failure"  # cut off before any answer; "2008" is the period asked about
+    # a question that asks for a year is answered by one
+    asks = {"id": "r-year2", "query": "In which year did the loans peak?", "answer": 2008}
+    assert _read("TaxCalc", asks, "Answer: 2008").scores["em"] == 1.0

@@ -279,8 +279,8 @@ def _statement_number(statement: Statement, expect_percent: bool | None, unit: s
     whose number is a year the question names (``years``) gives none ("In 2020, Corning's
     sales rose": the period asked about, not the amount)."""
     found = _stated_number(statement, expect_percent)
-    if found is not None and statement.kind == "conclusion" and not found.is_percent and found.text.strip() in years:
-        return None
+    if found is not None and statement.kind in ("conclusion", "answer") and not found.is_percent and found.text.strip() in years:
+        return None  # "Answer:\nOkay, the change from 2007 to 2008 …": the period asked about, no value
     if unit and found is not None and statement.kind in ("answer", "conclusion"):
         counted = counted_in(_sentence_of(statement.text), unit)
         if counted is not None and counted.value != found.value:
