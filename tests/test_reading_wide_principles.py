@@ -1407,3 +1407,24 @@ def test_an_answer_statement_that_opens_on_a_year_the_question_names_gives_no_va
     # a question that asks for a year is answered by one
     asks = {"id": "r-year2", "query": "In which year did the loans peak?", "answer": 2008}
     assert _read("TaxCalc", asks, "Answer: 2008").scores["em"] == 1.0
+
+
+def test_the_correct_answer_in_romance_and_german_names_its_option_by_number_article_or_letter() -> None:
+    query = ("Tu respuesta debe seguir estrictamente este formato:\n'La respuesta correcta es la número X' (donde X es un "
+             "número del 1 al 4).\n\n¿Qué apolipoproteína?:\n\n1. Apolipoproteína E.\n2. Apolipoproteína B.\n"
+             "3. Apolipoproteína CII.\n4. Apolipoproteína AI.\n")
+    choices = ["Apolipoproteína E.", "Apolipoproteína B.", "Apolipoproteína CII.", "Apolipoproteína AI."]
+    record = {"id": "r-es", "query": query, "choices": choices, "gold": 1, "answer": choices[1]}
+    for output in ("La respuesta correcta es la número 2.\n\nLa apoB es el ligando del receptor LDL; la apoE no lo es.",
+                   "**La respuesta correcta es la 2.**\n\nLa apoB se une al receptor.",
+                   "La respuesta correcta es la número 2: Apolipoproteína B. La 1 y la 4 no intervienen."):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == choices[1], output
+        assert item.read_by == "rule:final.answer-statement" and item.confidence == "high", output
+    pt = {"id": "r-pt", "query": "Alternativas:\nA. I.\nB. II.\nC. III.\nD. IV.\nE. V.\nResposta:",
+          "choices": ["I.", "II.", "III.", "IV.", "V."], "gold": 3, "answer": "IV."}
+    item = _read("TaxSCQ", pt, "A resposta correta é a letra D, modelo IV.")
+    assert item.status == "ok" and item.extracted == "IV." and item.read_by == "rule:final.answer-statement"
+    de = {"id": "r-de", "query": "Welche Aussage stimmt?\nA) Eins\nB) Zwei\nC) Drei", "choices": ["Eins", "Zwei", "Drei"],
+          "gold": 2, "answer": "Drei"}
+    assert _read("TaxSCQ", de, "Die richtige Antwort ist C, denn A und B widersprechen dem Text.").extracted == "Drei"

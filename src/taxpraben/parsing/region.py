@@ -199,7 +199,10 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # Spanish, Russian, Swahili, Indonesian, Bengali, Thai, Arabic, Hindi ("答えは", "Antwort:", "Réponse :", "Ответ:");
     # "回答：" heading a line (Japanese; a Chinese answer head too, not "请回答：" inside a sentence)
     r"(?:答え|正解)\s*(?:は|:|：)|정답\s*(?:은|는|:|：)|"
-    r"(?=[ADJLRadjlrОо])(?<![A-Za-z])(?i:(?:die\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?r[ée]ponse\s*(?:est|:)|(?:la\s+)?respuesta\s*(?:es|:)|"
+    # ("die richtige Antwort ist", "la bonne réponse est", "la respuesta correcta es", "a resposta correta é",
+    # "la risposta corretta è": the answer word, with the word for "right" or without it)
+    r"(?=[ABDJLRabdjlrОо])(?<![A-Za-z])(?i:(?:die\s+)?(?:richtige\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?(?:bonne\s+)?r[ée]ponse(?:\s+correcte)?\s*(?:est|:)|"
+    r"(?:la\s+)?respuesta(?:\s+correcta)?\s*(?:es|:)|(?:a\s+)?resposta(?:\s+corret[ao])?\s*(?:é|:)|(?:la\s+)?risposta(?:\s+corretta)?\s*(?:è|:)|"
     r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawaban(?:nya)?\s*(?:adalah|:))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
     # Turkish, the answer word in its forms ("Doğru cevap C şıkkıdır", "Bu sorunun doğru cevabı A)
     # …", "Cevap: C) Rüzgâr", "Yani cevap B seçeneğidir", "Cevap D"): the copula comes last, so
