@@ -203,6 +203,8 @@ def main(argv: list[str]) -> int:
     status = 0
     for name in argv:
         folder = Path(name)
+        if not folder.is_dir() and (Path(__file__).resolve().parent / name).is_dir():
+            folder = Path(__file__).resolve().parent / name  # "sources/OWNER__NAME" from anywhere
         try:
             n, counts = join(folder)
         except Problem as problem:
