@@ -181,7 +181,7 @@ ANSWER_MARKER = _ANSWER = re.compile(
     r"(?:correct|right|best|final)\s+(?:option|choice|statement)s?(?:\(s\))?(?:\s+(?:is|are|would\s+be|should\s+be)(?:\s*\((?:is|are)\))?|\s*[:：])|"
     # a final field of the model's own heading its line ("Final Judgement: wrong", "Final Verdict: B"),
     # not a step of the working ("Final step: multiply …")
-    r"(?<![^\n])[ \t*#>-]*final\s+(?!steps?\b|calculations?\b|computations?\b)[a-z]{4,20}\**[ \t]*[:：]|"
+    r"(?<![^\n])[ \t*#>-]*(?=f)final\s+(?!steps?\b|calculations?\b|computations?\b)[a-z]{4,20}\**[ \t]*[:：]|"
     r"my\s+(?:final\s+)?choice\s+is|i\s+(?:would\s+)?(?:choose|pick|select)(?=\s+(?:option\s+)?[(\[]?[A-J](?![A-Za-z]))|"
     # "The most likely diagnosis is C: …", "the best next step would be option (B)": a superlative
     # that names an option is the answer
@@ -207,8 +207,8 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # Turkish, the answer word in its forms ("Doğru cevap C şıkkıdır", "Bu sorunun doğru cevabı A)
     # …", "Cevap: C) Rüzgâr", "Yani cevap B seçeneğidir", "Cevap D"): the copula comes last, so
     # the answer word stands right before the option it gives
-    r"(?i:doğru\s+(?:cevap|cevabı|yanıt|yanıtı)|(?<![A-Za-zçğıöşü])(?:cevap|cevabı|yanıt|yanıtı)\s*[:：]"
-    r"|(?<![A-Za-zçğıöşü])(?:cevap|cevabı|yanıt|yanıtı)(?=[ \t]+\**[(\[]?[A-E](?:[)\].:：*]|[ \t]+(?:şık|seçene)|[ \t]*$)))|"  # seçeneği, şıkkı
+    r"(?i:doğru\s+(?:cevap|cevabı|yanıt|yanıtı)|(?=[cy])(?<![A-Za-zçğıöşü])(?:cevap|cevabı|yanıt|yanıtı)"
+    r"(?:\s*[:：]|(?=[ \t]+\**[(\[]?[A-E](?:[)\].:：*]|[ \t]+(?:şık|seçene)|[ \t]*$))))|"  # seçeneği, şıkkı
     # Arabic and Hindi ("الإجابة النهائية:", "अंतिम उत्तर:")
     r"الإجابة(?:\s+(?:النهائية|الصحيحة))?\s*(?:هي|[:：])|(?:अंतिम\s+|सही\s+)?उत्तर\s*(?:है|[:：])|"
     r"(?<![问回解])答\s*[:：]|^[ \t*#>]*回答\s*[:：]|"
