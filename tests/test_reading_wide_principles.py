@@ -1428,3 +1428,16 @@ def test_the_correct_answer_in_romance_and_german_names_its_option_by_number_art
     de = {"id": "r-de", "query": "Welche Aussage stimmt?\nA) Eins\nB) Zwei\nC) Drei", "choices": ["Eins", "Zwei", "Drei"],
           "gold": 2, "answer": "Drei"}
     assert _read("TaxSCQ", de, "Die richtige Antwort ist C, denn A und B widersprechen dem Text.").extracted == "Drei"
+
+
+def test_a_conclusion_that_restates_the_questions_data_gives_the_value_it_does_not_give() -> None:
+    query = ("Tommy sells brownies for $3 a slice and cheesecakes for $4 a slice. If Tommy sells 43 brownies and 23 "
+             "slices of cheesecake, how much money does Tommy raise?")
+    output = ("Total money raised = $129 + $92 = $221\n\nSo, Tommy raises $221 from selling 43 brownies and 23 slices "
+              "of cheesecake.")
+    item = _read("TaxCalc", {"id": "r-given", "query": query, "answer": 221}, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:conclusion.statement"
+    # a conclusion whose result happens to be one of the question's values still gives it
+    same = _read("TaxCalc", {"id": "r-given2", "query": "Ann has 5 apples and eats none. How many are left?", "answer": 5},
+                 "She eats none of them.\nSo, Ann has 5 apples left.")
+    assert same.status == "ok" and same.scores["em"] == 1.0

@@ -89,6 +89,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.registry import Example, register_rule
+from taxpraben.parsing.span_words import question_of
 from taxpraben.parsing.units import tables_with_units
 
 if TYPE_CHECKING:
@@ -272,7 +273,7 @@ def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch
 
 
 def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None,
-                      years: frozenset[str] = frozenset()) -> NumberMatch | None:
+                      years: frozenset[str] = frozenset(), given: frozenset[Decimal] = frozenset()) -> NumberMatch | None:
     """The number a final-answer statement gives (module docstring, "Final answer"); where
     the question counts in a unit (``unit``) and the statement's sentence gives one value in
     it, that value: the quantity asked for, not another figure of the sentence. A conclusion
@@ -281,6 +282,12 @@ def _statement_number(statement: Statement, expect_percent: bool | None, unit: s
     found = _stated_number(statement, expect_percent)
     if found is not None and statement.kind in ("conclusion", "answer") and not found.is_percent and found.text.strip() in years:
         return None  # "Answer:\nOkay, the change from 2007 to 2008 …": the period asked about, no value
+    if given and found is not None and statement.kind == "conclusion" and found.value in given:
+        # "So, Tommy raises $221 from selling 43 brownies and 23 slices": the question's data
+        # restated beside the result, which is the one value of the sentence it does not give
+        result = [n for n in find_numbers(_sentence_of(statement.text)) if n.value not in given]
+        if len(result) == 1:
+            return result[0]
     if unit and found is not None and statement.kind in ("answer", "conclusion"):
         counted = counted_in(_sentence_of(statement.text), unit)
         if counted is not None and counted.value != found.value:
@@ -528,6 +535,11 @@ class NumberView:
         return named_years(self.query) if self.query else frozenset()
 
     @cached_property
+    def given(self) -> frozenset[Decimal]:
+        """The values the question gives (its data): a conclusion restates them beside its result."""
+        return frozenset(n.value for n in find_numbers(question_of(self.query))) if self.query else frozenset()
+
+    @cached_property
     def unit(self) -> str | None:
         """The unit the question counts in ("gallons"), if it names one."""
         return counted_noun(self.query) if self.query else None
@@ -701,7 +713,7 @@ def _conclusion(view: NumberView) -> Reading | None:
         return None
     for statement in view.statements:
         if statement.kind == "conclusion":
-            found = _statement_number(statement, view.expect_percent, view.unit, view.years)
+            found = _statement_number(statement, view.expect_percent, view.unit, view.years, view.given)
             if found is None:
                 if _declining(_sentence_of(statement.text)):
                     # the latest conclusion says the number cannot be computed: earlier ones
