@@ -339,7 +339,9 @@ def read_gold_number(value: object) -> NumberMatch:
     return _gold_match(value)
 
 
-_RATE_WORDS = re.compile(r"税率|征收率|税负率|负担率|比例|百分比|百分之|利润率|扣除率|%")
+#: The Chinese names of a rate (税率, 比例, 百分比 …).
+_RATE_NAMES = r"税率|征收率|税负率|负担率|比例|百分比|百分之|利润率|扣除率"
+_RATE_WORDS = re.compile(_RATE_NAMES + r"|%")
 
 
 #: A question that asks for its answer as a percentage.
@@ -367,7 +369,7 @@ def expects_percent(gold: NumberMatch, query: str) -> bool | None:
 #: "the growth rate", 税率, 比例.
 _ASKS_RATE = re.compile(
     r"(?i:\bpercent(?:age)?s?\b|\bgrowth\s+rates?\b|\brates?\s+of\s+(?:growth|change|return|increase|decrease|decline)\b)"
-    r"|税率|征收率|税负率|负担率|比例|百分比|百分之|利润率|增长率|变化率|增長率|変化率|比率"
+    r"|" + _RATE_NAMES + r"|增长率|变化率|增長率|変化率|比率"
 )
 
 

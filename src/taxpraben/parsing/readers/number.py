@@ -636,7 +636,7 @@ def _tags_disagree(view: NumberView) -> bool:
         if found is not None:
             values.setdefault(statement.marker.strip().lower(), []).append(found.value / 100 if found.is_percent else found.value)
     # one value written at two precisions ("16.500000000000001", "16.5") is one answer
-    return any(abs(v - found[0]) > abs(found[0]) * Decimal("1e-9") for found in values.values() for v in found[1:])
+    return any(abs(value - stated[0]) > abs(stated[0]) * Decimal("1e-9") for stated in values.values() for value in stated[1:])
 
 
 @SEVERAL_ANSWERS_RULE.reads("number")
