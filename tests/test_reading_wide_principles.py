@@ -1441,3 +1441,26 @@ def test_a_conclusion_that_restates_the_questions_data_gives_the_value_it_does_n
     same = _read("TaxCalc", {"id": "r-given2", "query": "Ann has 5 apples and eats none. How many are left?", "answer": 5},
                  "She eats none of them.\nSo, Ann has 5 apples left.")
     assert same.status == "ok" and same.scores["em"] == 1.0
+
+
+def test_a_yes_or_no_to_an_either_or_question_names_no_option_the_conclusion_before_it_does() -> None:
+    query = ("| 売上高 | 72,221.3 | 64,063.5 |\n\n質問: エーザイは2023年3月期から2024年3月期にかけて増収か減収か。\n\n"
+             "計算過程を示した後、最終行に「Answer: 値」の形式で答えを出力してください。")
+    record = {"id": "r-ja-either", "query": query, "choices": ["増収", "減収"], "gold": 0, "answer": "増収"}
+    # "…なので、" gives its consequence: a conclusion
+    item = _read("TaxSCQ", record, "売上高を比較する。\n2024年3月期: 72,221.3\n2023年3月期: 64,063.5\n\n"
+                                   "72,221.3 > 64,063.5なので、増収である。\n\nAnswer: はい\n")
+    assert item.status == "ok" and item.extracted == "増収" and item.read_by == "rule:conclusion.statement"
+    # a last sentence that names the option without a conclusion word, then the yes or no
+    worse = dict(record, choices=["改善", "悪化"], gold=1, answer="悪化")
+    item = _read("TaxSCQ", worse, "- 2023年3月期: 約7.76%\n- 2024年3月期: 約-12.30%\n\n"
+                                  "営業利益率は2023年3月期から2024年3月期にかけて悪化しています。\n\nAnswer: 値は「いいえ」")
+    assert item.status == "ok" and item.extracted == "悪化"
+    english = {"id": "r-en-either", "query": "Did the margin improve or worsen from 2023 to 2024?",
+               "choices": ["improve", "worsen"], "gold": 1, "answer": "worsen"}
+    item = _read("TaxSCQ", english, "The margin fell from 7.8% to -12.3%, so it got worse: it did worsen.\n\nAnswer: Yes")
+    assert item.status == "ok" and item.extracted == "worsen"
+    # where the options are a yes/no pair, the yes or no is the answer
+    pair = {"id": "r-yn", "query": "Did revenue rise? Answer yes or no.", "choices": ["はい", "いいえ"], "gold": 0,
+            "answer": "はい"}
+    assert _read("TaxSCQ", pair, "売上高は増加したので、増収である。\n\nAnswer: はい").extracted == "はい"

@@ -292,8 +292,9 @@ def corrected_part(body: str) -> str | None:
 _SUMMARY = re.compile(r"综上所述|综上|总之|总而言之|总的来说|综合(?:考虑|来看|以上|分析|判断)|最终|结论|結論|以上より|まとめると|(?<![A-Za-z])(?i:in\s+conclusion|in\s+summary|to\s+summarize|overall)(?![A-Za-z])")
 _CONSEQUENCE = re.compile(
     r"因此|所以|故(?!意|事|障)|由此可见|(?<![A-Za-z])(?:[Tt]herefore|[Tt]hus|[Hh]ence|[Cc]onsequently|So(?=,))(?![A-Za-z])"
-    # Japanese and Korean ("したがって、総資産は減少しました", "따라서 정답은")
-    r"|したがって|従って|よって|ゆえに|そのため|따라서|그러므로"
+    # Japanese and Korean ("したがって、総資産は減少しました", "따라서 정답은"); "…なので、" closes its
+    # reason and gives the consequence ("72,221.3 > 64,063.5なので、増収である")
+    r"|したがって|従って|よって|ゆえに|そのため|なので(?=[、,])|따라서|그러므로"
 )
 _NEGATED = re.compile(r"(?:不|并非|并不|非|未|没有|无|而非|不是|不应|不能)\s*$")
 #: Where a sentence may end: a Chinese full stop, ``!`` (not a factorial, ``3!``), ``?``, a line
@@ -542,11 +543,13 @@ def lead_sentence(text: str) -> str:
     return text[start : m.start()]
 
 
-def conclusion_sentence(text: str) -> str:
+def conclusion_sentence(text: str, skip: Callable[[str], bool] | None = None) -> str:
     """The conclusion sentence of ``text``: its last sentence (split at ``。！？`` and line
-    breaks), where an answer stated without any marker is still *asserted*."""
+    breaks), where an answer stated without any marker is still *asserted*; the last one that
+    ``skip`` does not pass over, where given (a sentence that says nothing of the options)."""
     for sentence in sentences_last_first(text):
-        return sentence
+        if skip is None or not skip(sentence):
+            return sentence
     return ""
 
 

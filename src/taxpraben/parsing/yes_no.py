@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["yes_no_options", "yes_or_no"]
+__all__ = ["says_only_yes_or_no", "yes_no_options", "yes_or_no"]
 
 
 #: What an answer opens with when it says yes or no, and which of True/False it means.
@@ -33,3 +33,18 @@ def yes_or_no(text: str, options: tuple[int, int]) -> int | None:
     if m is None:
         return None
     return options[0] if m.group("yes") else options[1]
+
+
+#: A sentence that says nothing but yes or no, after an answer label at most: "Answer: はい",
+#: "Answer: 値は「はい」" (the prompt's template word "値" given its value), "答案：是。", "Yes."
+_ONLY_YES_NO = re.compile(
+    r"^[\s*#>]*(?:[^\s:：]{1,12}\s*[:：]\s*)?(?:[^\s\"'「」:：]{1,4}は)?[\s\"'“‘(（\[【「*]*"
+    r"(?:(?i:yes|no)|是|否|はい|いいえ|예|아니요|아니오)[\s\"'”’)）\]】」*.。!！]*$"
+)
+
+
+def says_only_yes_or_no(sentence: str) -> bool:
+    """``sentence`` says yes or no and nothing else (an answer label aside). Where the options are
+    no true/false pair (an either-or question: "増収か減収か", "did it rise or fall?"), such a
+    sentence names no option: the model's conclusion is the sentence before it."""
+    return _ONLY_YES_NO.match(sentence) is not None

@@ -120,7 +120,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.registry import Example, register_rule
-from taxpraben.parsing.yes_no import yes_no_options, yes_or_no
+from taxpraben.parsing.yes_no import says_only_yes_or_no, yes_no_options, yes_or_no
 
 __all__ = ["CHOICE_ANSWER_KEYS", "LABEL_CHAIN", "ChoiceOptions", "LabelView", "extract_choice", "label_chain", "read_choice"]
 
@@ -577,8 +577,8 @@ class LabelView:
         return lead_sentence(self.listless)
 
     @cached_property
-    def last(self) -> str:
-        return conclusion_sentence(self.listless)
+    def last(self) -> str:  # a yes or no to options that are no yes/no pair names none (yes_no.py)
+        return conclusion_sentence(self.listless, None if yes_no_options(self.texts) else says_only_yes_or_no)
 
     def offered(self, sentence: str, picked: int) -> bool:
         return offered_with_another(sentence, picked, self.count, self.lettered, self.needles)
