@@ -1464,3 +1464,41 @@ def test_a_yes_or_no_to_an_either_or_question_names_no_option_the_conclusion_bef
     pair = {"id": "r-yn", "query": "Did revenue rise? Answer yes or no.", "choices": ["はい", "いいえ"], "gold": 0,
             "answer": "はい"}
     assert _read("TaxSCQ", pair, "売上高は増加したので、増収である。\n\nAnswer: はい").extracted == "はい"
+
+
+def test_a_derivation_that_closes_by_announcing_its_next_step_has_no_answer() -> None:
+    query = "The hospital tests 25 vials and finds two ineffective. What is the probability the shipment came from Vendor A?"
+    output = ("Let's denote:\n- Event A: the shipment came from Vendor A.\n- Event B: two of 25 vials are ineffective.\n\n"
+              "### Step 2: Apply Bayes' Theorem\nP(A|B) = P(B|A) P(A) / P(B)\n\nNow, let's proceed with the calculations.")
+    item = _read("TaxCalc", {"id": "r-announce", "query": query, "answer": 0.24}, output)
+    assert item.status == "format_failure" and item.veto == "veto.unfinished"
+    # the same derivation that closes on its result is read at it
+    done = output.replace("Now, let's proceed with the calculations.", "P(A|B) = 0.24")
+    assert _read("TaxCalc", {"id": "r-announce2", "query": query, "answer": 0.24}, done).scores["em"] == 1.0
+
+
+def test_think_and_answer_sections_logged_without_their_turn_tokens() -> None:
+    query = "Kira bought 3 apples, 5 bananas and 6 oranges. Lola ate 2 pieces of the fruit. How many pieces are left?"
+    output = ("think\nOkay, let me add them: 3 + 5 + 6 = 14. Lola ate 2, so 12 are left.\n"
+              "But let me confirm. Let's read the problem again.\n" + query + "\nSo 12 again.\n"
+              "**Final Answer**\n\\boxed{12}\nanswer\nAnswer: Kira bought 14 pieces of fruit in all.\n\n"
+              "14 - 2 = 12\n\nThus, the number of pieces of fruit left is \\(\\boxed{12}\\).")
+    item = _read("TaxCalc", {"id": "r-bare-think", "query": query, "answer": 12}, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.boxed"
+    # cut off inside the think section: nothing was answered
+    cut = "think\nOkay, let me add them: 3 + 5 + 6 = 14. Lola ate 2, so the number left is 14 - 2 ="
+    assert _read("TaxCalc", {"id": "r-bare-think2", "query": query, "answer": 12}, cut).status == "format_failure"
+
+
+def test_an_answer_marker_that_heads_a_restatement_of_the_data_gives_the_derivations_result() -> None:
+    query = ("Tom buys a bedroom set for $3000. He sells his old bedroom for $1000 and uses that to pay for part of the "
+             "bedroom set. He then has to pay 10% a month for the bedroom set. How much does he have to pay per month?")
+    output = ("Answer: Tom buys a bedroom set for $3000 and sells his old bedroom set for $1000, reducing the remaining "
+              "balance to $2000.\n\n1. **Remaining Balance**: $3000 - $1000 = $2000.\n2. **Monthly Payment**: 10% of "
+              "$2000 = $200.\n\nThus, Tom has to pay **$200 per month**.")
+    item = _read("TaxCalc", {"id": "r-restated", "query": query, "answer": 200}, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:conclusion.statement"
+    # an answer that gives one of the question's values right after its marker still gives it
+    same = _read("TaxCalc", {"id": "r-restated2", "query": "Tom has $3000 and spends $1000 of it on Monday. "
+                             "How much did he spend?", "answer": 1000}, "Answer: $1000, of his $3000.")
+    assert same.status == "ok" and same.scores["em"] == 1.0

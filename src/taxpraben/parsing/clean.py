@@ -9,7 +9,9 @@
      prompt, e.g. DeepSeek-R1): everything up to and including the *last* stray ``</think>``
      is reasoning and is dropped;
    - a reasoning model's sections opened by turn tokens (``<|im_start|>think`` … then
-     ``<|im_start|>answer``) are a ``<think>`` block and the answer after it;
+     ``<|im_start|>answer``) are a ``<think>`` block and the answer after it, and so are the
+     same sections logged without their tokens (a first line ``think`` alone, a later line
+     ``answer`` alone);
    - an opening tag that is never closed (the model was cut off, or forgot the tag): the text
      before the tag is kept; the text after it is reasoning and is dropped, **unless** it
      contains a line that starts with an explicit final-answer heading (``最终答案``,
@@ -141,12 +143,20 @@ _PLAIN = re.compile("[\u4e00-\u9fff!-;=?-_a-}，。、《》“”‘’【】]+
 #: ``<think>`` block, and the answer section what the model answers.
 _THINK_SECTION = re.compile(r"<\|im_start\|>[ \t]*(?:think|thinking|reasoning)(?![a-z])", re.IGNORECASE)
 _ANSWER_SECTION = re.compile(r"<\|im_start\|>[ \t]*answer(?!ing)", re.IGNORECASE)
+#: The same sections where the log kept the role names and dropped the turn tokens: an output
+#: whose first line is "think" alone, its answer section after a later line "answer" alone.
+_BARE_THINK = re.compile(r"\A[ \t\n]*(?:think|thinking)[ \t]*\n", re.IGNORECASE)
+_BARE_ANSWER = re.compile(r"\n[ \t]*answer[ \t]*(?=\n)", re.IGNORECASE)
 
 
 def strip_reasoning(text: str) -> str:
     """Remove ``<think>`` reasoning as described in the module docstring (rule 1)."""
     if "<|im_start|>" in text and _THINK_SECTION.search(text):
         text = _ANSWER_SECTION.sub("</think>\n", _THINK_SECTION.sub("<think>", text))
+    elif (bare := _BARE_THINK.match(text)) is not None:
+        answers = list(_BARE_ANSWER.finditer(text, bare.end() - 1))
+        text = "<think>" + (text[bare.end() - 1 : answers[-1].start()] + "</think>" + text[answers[-1].end() :]
+                            if answers else text[bare.end() - 1 :])
     # Only the part up to the last closing tag can hold closed blocks; searching beyond it
     # would rescan the tail once per opening tag (quadratic on hostile input).
     closes = list(_THINK_CLOSE.finditer(text))

@@ -13,6 +13,8 @@ grader takes that number only when the output does close on it:
   open bracket or a colon (``... = (2.9``, ``Adjusted bond value =``), on an operation it never
   evaluates (``18.0 + 1.2``), on an empty list item (``4.``) or inside a formula it opened
   (``$4``): an output cut off mid-derivation (the length limit reached) never reached its answer;
+- the closing sentence does not **announce** the work still to do ("Now, let's proceed with the
+  calculations.", "We need to calculate …"): the derivation stopped before its result;
 - a long output (:data:`LONG` characters) that stops mid-sentence on a word was stopped by the
   length limit (:func:`cut_by_limit`): the derivation's last number is no answer there;
 - an output that **loops** (the same sentence again and again to its end, the last copy cut
@@ -205,6 +207,16 @@ def cut_by_limit(text: str) -> bool:
 _RESULT_LINE_END = re.compile(r"(?:[:：=＝]|\b(?:is|are|was|were)\b)\s*[$¥€£]?\s*-?\d[\d,]*(?:\.\d+)?\s*%?\s*[A-Za-z\u4e00-\u9fff]{1,12}\s*$")
 
 
+#: A closing sentence that announces work still to do ("Now, let's proceed with the calculations.",
+#: "We need to calculate the standard deviation …", "We'll substitute 3P", "接下来我们计算税额"): the
+#: derivation stopped before its result.
+_ANNOUNCES = re.compile(
+    r"^\W*(?:(?i:now|next|then|first|finally)\s*,?\s*)?"
+    r"(?i:let['’]s|let\s+us|we\s+(?:need|have|will|can|must|should)\s+to|we\s+will|we['’]ll|i['’]ll|i\s+(?:need|will))(?![A-Za-z])"
+    r"|^\W*(?:接下来|下面|现在)?(?:让我们|我们(?:需要|将|来|要)|(?:接下来|下面)(?:需要|将|来|要)?(?:计算|求))"
+)
+
+
 @lru_cache(maxsize=256)
 def closes_on_number(text: str) -> bool:
     """The output closes on a number (module docstring): it is neither unfinished nor cut off,
@@ -221,6 +233,8 @@ def closes_on_number(text: str) -> bool:
     if any(DECLINES_NUMBER.search(one) and not find_numbers(one) and not any(find_numbers(later) for later in last[i + 1 :])
            for i, one in enumerate(last)):
         return False
+    if _ANNOUNCES.search(closing) and not re.search(r"[=＝]", closing):
+        return False  # it announces the step that would give the result
     if find_numbers(closing) or NOTHING_DUE.search(closing):
         return True
     return not (_CONCLUDES.search(closing) and not _REFERS_BACK.search(closing))

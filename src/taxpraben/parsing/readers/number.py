@@ -288,11 +288,25 @@ def _statement_number(statement: Statement, expect_percent: bool | None, unit: s
         result = [n for n in find_numbers(_sentence_of(statement.text)) if n.value not in given]
         if len(result) == 1:
             return result[0]
+    if given and found is not None and statement.kind == "answer" and found.value in given \
+            and _restates_data(_sentence_of(statement.text), given):
+        return None  # "Answer: Tom buys a set for $3000 and sells his old one for $1000, …": the data restated
     if unit and found is not None and statement.kind in ("answer", "conclusion"):
         counted = counted_in(_sentence_of(statement.text), unit)
         if counted is not None and counted.value != found.value:
             return _detached(counted)
     return found
+
+
+def _restates_data(sentence: str, given: frozenset[Decimal]) -> bool:
+    """``sentence`` opens by restating the question's data: its first two numbers are values the
+    question gives, the first after words of a clause and not right after a copula (an answer
+    heading a derivation)."""
+    numbers = find_numbers(sentence)
+    if len(numbers) < 2 or not all(n.value in given for n in numbers[:2]):
+        return False
+    head = sentence[: numbers[0].start]
+    return re.search(r"[^\W\d_]{2,}", head) is not None and not _GIVEN_AFTER.search(head)
 
 
 def _stated_number(statement: Statement, expect_percent: bool | None) -> NumberMatch | None:
@@ -565,7 +579,7 @@ class NumberView:
         for statement in self.statements:
             if statement.kind == "conclusion":
                 break
-            found = _statement_number(statement, self.expect_percent, self.unit, self.years)
+            found = _statement_number(statement, self.expect_percent, self.unit, self.years, self.given)
             if found is not None:
                 return statement, _detached(found), _FINAL_RULE.get(statement.kind, ANSWER_STATEMENT_RULE.name)
         return None
