@@ -1502,3 +1502,27 @@ def test_an_answer_marker_that_heads_a_restatement_of_the_data_gives_the_derivat
     same = _read("TaxCalc", {"id": "r-restated2", "query": "Tom has $3000 and spends $1000 of it on Monday. "
                              "How much did he spend?", "answer": 1000}, "Answer: $1000, of his $3000.")
     assert same.status == "ok" and same.scores["em"] == 1.0
+
+
+def test_cells_of_the_prompts_table_written_back_are_several_values() -> None:
+    query = ("Person | Clean water | Animal rights\nBridget | $16 | $9\nAnne | $19 | $18\n"
+             "How much more money did Anne donate to clean water than Bridget?")
+    for output in ("$16 | $9", "high heels | 3 | 7"):
+        item = _read("TaxCalc", {"id": "r-cells", "query": query, "answer": 3}, output)
+        assert item.status == "format_failure" and item.veto == "veto.alternatives", output
+    # an absolute value's bars are no table ("|x + 5| 10"), and one cell is one value
+    one = _read("TaxCalc", {"id": "r-cells2", "query": query, "answer": 3}, "Anne | $3")
+    assert one.status == "ok" and one.scores["em"] == 1.0
+
+
+def test_a_closing_sentence_that_restates_the_data_gives_the_value_it_does_not_give() -> None:
+    query = ("ticket for a Caribbean cruise | $4,761\nQuestion: How much money does Aisha need to buy 8 tickets for a "
+             "Caribbean cruise?")
+    item = _read("TaxCalc", {"id": "r-last-given", "query": query, "answer": 38088},
+                 "Aisha needs $38,088 to buy 8 tickets for a Caribbean cruise.")
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    # where the line holds two values the question does not give, neither is picked for it
+    two = _read("TaxCalc", {"id": "r-last-given2", "query": query, "answer": 38088},
+                "She pays $4,000 now and $34,088 later for 8 tickets")
+    assert two.status == "ok" and two.read_by == "rule:number.last-number" and two.scores["em"] == 0.0
+    assert "4000" not in str(two.extracted) and "34088" not in str(two.extracted)

@@ -3,7 +3,8 @@
 An output that offers different amounts as alternatives ("6棵、15棵或20棵", "4 or 5"), gives one
 quantity two values ("x = 2, x = -2", "x = 13/4 and x = -6/4") or, in an answer statement, two
 numbers at once ("the answer is 0.5 and 1.5") gives no single number. One value written two ways
-("约等于0.179或者17.9%", "1/4 or 25%", "0.63, or 63%") is one answer, and "60, or 15" restates. Used
+("约等于0.179或者17.9%", "1/4 or 25%", "0.63, or 63%") is one answer, and "60, or 15" restates. Cells of
+a table side by side ("$16 | $9") are several values too. Used
 by the number reader (:mod:`taxpraben.parsing.readers.number`) on its statements and on the last
 number it reads. Pure.
 """
@@ -24,6 +25,8 @@ _ALTERNATIVES = re.compile(
     # "4 or 5": English "or" between two numbers, no comma before it ("60, or 15" restates)
     r"|\d(?:[\d,]*\d)?(?:\.\d+)?\s*%?[ \t]+or[ \t]+[-−]?[$¥€£]?\d"
     r"|可能(?:为|是)\s*\d[^。；;]*?[，,]\s*也可能(?:为|是)\s*\d"  # "可能为257.5万元，也可能为250万元"
+    # table cells side by side, written back from the prompt's table: "$16 | $9", "high heels | 3 | 7"
+    r"|\d(?:[\d,]*\d)?(?:\.\d+)?\s*%?[ \t]+\|[ \t]+[-−]?[$¥€£]?\d"
 )
 
 

@@ -915,7 +915,16 @@ def _declined(view: NumberView) -> Reading | None:
 @_on_text
 def _last(view: NumberView) -> Reading | None:
     last = view.last_number
-    return None if last is None else Reading(last[1], rule=LAST_NUMBER_RULE.name, source=_around(*last))
+    if last is None:
+        return None
+    line = _around(*last)
+    if line is not None and last[1].value in view.given and not re.search(r"[=＝+×*/÷]", line):
+        # "Aisha needs $38,088 to buy 8 tickets for a Caribbean cruise.": the question's data
+        # restated after the result, which is the one value of the line it does not give
+        result = [n for n in find_numbers(line) if n.value not in view.given]
+        if len(result) == 1:
+            return Reading(_detached(result[0]), rule=LAST_NUMBER_RULE.name, source=line)
+    return Reading(last[1], rule=LAST_NUMBER_RULE.name, source=line)
 
 
 @NO_ANSWER_RULE.reads("number")
