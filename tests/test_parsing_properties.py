@@ -255,3 +255,15 @@ def test_accounting_negatives(value: Decimal) -> None:
     for written in (f"({format(value, ',f')})", f"（{plain(value)}）元"):
         parsed = parse_number(written)
         assert parsed is not None and parsed.value == -value, written
+
+
+@given(st.integers(-10**6, 10**6), st.integers(1, 997), st.integers(2, 6), st.integers(6, 9))
+def test_a_value_and_its_rounding_are_one_value(top: int, bottom: int, places: int, tenths: int) -> None:
+    from taxpraben.parsing.alternatives import same_at_precision
+
+    exact = Decimal(top) / Decimal(bottom)
+    rounded = exact.quantize(Decimal(1).scaleb(-places))
+    assert same_at_precision(exact, rounded) and same_at_precision(rounded, exact)
+    # a value more than half a unit of the rounded figure's last place away from it is another value
+    farther = rounded + Decimal(tenths).scaleb(-places - 1) * (1 if top >= 0 else -1)
+    assert not same_at_precision(rounded, farther) and not same_at_precision(farther, rounded)

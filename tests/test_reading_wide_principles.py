@@ -1526,3 +1526,14 @@ def test_a_closing_sentence_that_restates_the_data_gives_the_value_it_does_not_g
                 "She pays $4,000 now and $34,088 later for 8 tickets")
     assert two.status == "ok" and two.read_by == "rule:number.last-number" and two.scores["em"] == 0.0
     assert "4000" not in str(two.extracted) and "34088" not in str(two.extracted)
+
+
+def test_one_value_boxed_exact_and_rounded_is_one_answer() -> None:
+    query = "Twenty grams of ice at 0°C are dropped into 120 grams of water at 70°C. Find the final temperature."
+    output = ("\\[ T_f = \\frac{340}{7} \\approx 48.57^\\circ C \\]\nTherefore, the final temperature of the mixture is:\n"
+              "\\[ \\boxed{\\frac{340}{7}^\\circ C} \\] or approximately \\( \\boxed{48.57^\\circ C} \\).")
+    item = _read("TaxCalc", {"id": "r-rounded", "query": query, "answer": 48.57}, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.boxed"
+    # two different values boxed on one line are still two answers, and so are 1 and 1.4
+    for two in ("\\boxed{\\frac{340}{7}} or \\boxed{48.6}", "\\boxed{1} or \\boxed{1.4}"):
+        assert _read("TaxCalc", {"id": "r-rounded2", "query": query, "answer": 48.57}, two).veto == "veto.several-answers", two

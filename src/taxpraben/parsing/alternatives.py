@@ -6,17 +6,18 @@ numbers at once ("the answer is 0.5 and 1.5") gives no single number. One value 
 ("约等于0.179或者17.9%", "1/4 or 25%", "0.63, or 63%") is one answer, and "60, or 15" restates. Cells of
 a table side by side ("$16 | $9") are several values too. Used
 by the number reader (:mod:`taxpraben.parsing.readers.number`) on its statements and on the last
-number it reads. Pure.
+number it reads, and on its boxes (:func:`boxes_disagree`). Pure.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 
-from taxpraben.parsing.numbers import NumberMatch, find_numbers
+from taxpraben.parsing.numbers import NumberMatch, find_numbers, parse_number
 
-__all__ = ["offers_alternatives", "one_of_alternatives"]
+__all__ = ["boxes_disagree", "offers_alternatives", "one_of_alternatives", "same_at_precision"]
 
 
 #: Amounts offered as alternatives: "6棵、15棵或20棵", "100或200".
@@ -105,3 +106,53 @@ def one_of_alternatives(text: str, found: NumberMatch) -> bool:
     return any((m.start() <= found.start < m.end() or m.start() < found.end <= m.end())
                and len(_values(_alternatives_window(text, m))) > 1
                for m in _ALTERNATIVES.finditer(text))  # fmt: skip
+
+
+#: A box that lists values: numbers joined by commas, semicolons, "and", "or".
+_LISTED_VALUES = re.compile(r"^\s*[-+]?\d+(?:\.\d+)?(?:\s*(?:[,，;；、]|和|或|(?i:or|and))\s*[-+]?\d+(?:\.\d+)?)+\s*$")
+#: "Or" alone on a line between two results.
+_OR_LINE = re.compile(r"(?m)^[ \t]*(?:或者|或是|或|(?i:or))[ \t]*$")
+
+
+def boxes_disagree(cleaned: str, boxes: list[tuple[int, str]], value_of: Callable[[str], NumberMatch | None]) -> bool:
+    """The boxes of ``cleaned`` (their offsets and texts, in order; ``value_of`` reads a box's
+    number) give two answers: the latest line that boxes a value boxes two different ones
+    ("$\\boxed{10}$ 或 $\\boxed{-10}$"), the last two boxes are joined by "or" on a line of its
+    own, or the last box lists values ("\\boxed{2,3}"). One value boxed twice ("\\boxed{85\\%} 或
+    \\boxed{0.85}", "\\boxed{\\frac{340}{7}} or approximately \\boxed{48.57}") is one answer."""
+    if boxes and _LISTED_VALUES.match(boxes[-1][1]) and parse_number(boxes[-1][1]) is None \
+            and len({n.value for n in find_numbers(boxes[-1][1])}) > 1:
+        return True  # one box, a list of values: "the possible values of m are \boxed{2,3}"
+    if len(boxes) < 2:
+        return False
+    (first_at, first), (last_at, last) = boxes[-2], boxes[-1]
+    if _OR_LINE.search(cleaned[first_at + len(first) : last_at]):  # "\boxed{15}\n\n或者\n\n… = \boxed{-15}"
+        joined = [value_of(first), value_of(last)]
+        if all(joined) and len({f.value for f in joined if f is not None}) > 1:
+            return True
+    last_line = max(cleaned.count("\n", 0, at) for at, _ in boxes)
+    values = set()
+    for at, text in boxes:
+        found = value_of(text) if cleaned.count("\n", 0, at) == last_line else None
+        if found is not None:
+            values.add(found.value / 100 if found.is_percent else found.value)
+    return any(not same_at_precision(a, b) for a in values for b in values)
+
+
+def same_at_precision(a: Decimal, b: Decimal) -> bool:
+    """``a`` and ``b`` are one value written at two precisions: the one with fewer decimals, two
+    at least, is the other rounded to its places (48.57 and 340/7; not 1 and 1.4)."""
+    if a == b:
+        return True
+    coarse, fine = sorted((a, b), key=_places)
+    if _places(coarse) < 2:
+        return False
+    try:
+        return fine.quantize(coarse) == coarse
+    except ArithmeticError:
+        return False
+
+
+def _places(value: Decimal) -> int:
+    exponent = value.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) else 0

@@ -42,7 +42,7 @@ from decimal import Decimal
 from functools import cached_property, wraps
 from typing import TYPE_CHECKING
 
-from taxpraben.parsing.alternatives import offers_alternatives, one_of_alternatives
+from taxpraben.parsing.alternatives import boxes_disagree, offers_alternatives, one_of_alternatives
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.asides import before_note, without_asides, without_calculator_notes
 from taxpraben.parsing.asked import counted_in, counted_noun, counts_in, named_years, without_years
@@ -464,39 +464,6 @@ def _around(text: str, found: NumberMatch) -> str | None:
     return text[start : end if end >= 0 else len(text)]
 
 
-#: A box that lists values: numbers joined by commas, semicolons, "and", "or".
-_LISTED_VALUES = re.compile(r"^\s*[-+]?\d+(?:\.\d+)?(?:\s*(?:[,，;；、]|和|或|(?i:or|and))\s*[-+]?\d+(?:\.\d+)?)+\s*$")
-#: "Or" alone on a line between two results.
-_OR_LINE = re.compile(r"(?m)^[ \t]*(?:或者|或是|或|(?i:or))[ \t]*$")
-
-
-def _two_boxed_values(cleaned: str, statements: list[Statement], expect_percent: bool | None) -> bool:
-    """The latest line that boxes a value boxes two different ones ("$\\boxed{10}$ 或
-    $\\boxed{-10}$"), the last two boxes are joined by "or" on a line of its own, or the last box
-    lists values ("\\boxed{2,3}"): two answers, not the last of them."""
-    boxes = sorted((st for st in statements if st.kind == "boxed"), key=lambda st: st.start)
-    if boxes and _LISTED_VALUES.match(boxes[-1].text) and parse_number(boxes[-1].text) is None:
-        values = {n.value for n in find_numbers(boxes[-1].text)}
-        if len(values) > 1:
-            return True  # one box, a list of values: "the possible values of m are \boxed{2,3}"
-    if len(boxes) < 2:
-        return False
-    first, last = boxes[-2], boxes[-1]
-    between = cleaned[first.start + len(first.text) : last.start]
-    if _OR_LINE.search(between):  # "\boxed{15}\n\n或者\n\n… = \boxed{-15}": two answers joined by "or"
-        joined = [_final_in_text(st.text, expect_percent) for st in (first, last)]
-        if all(joined) and len({f.value for f in joined if f is not None}) > 1:
-            return True
-    last_line = max(cleaned.count("\n", 0, st.start) for st in boxes)
-    values = set()
-    for st in boxes:
-        if cleaned.count("\n", 0, st.start) == last_line:
-            found = _final_in_text(st.text, expect_percent)
-            if found is not None:  # "\boxed{85\%} 或 \boxed{0.85}": one value boxed twice
-                values.add(found.value / 100 if found.is_percent else found.value)
-    return len(values) > 1
-
-
 def _sentence_of(body: str) -> str:
     """The first sentence of a statement's text."""
     end = _SENTENCE_END.search(body)
@@ -656,7 +623,8 @@ def _tags_disagree(view: NumberView) -> bool:
 @SEVERAL_ANSWERS_RULE.reads("number")
 @_on_text
 def _two_boxed(view: NumberView) -> Reading | None:
-    if _two_boxed_values(view.cleaned, view.statements, view.expect_percent) or _tags_disagree(view):
+    boxes = sorted((st.start, st.text) for st in view.statements if st.kind == "boxed")
+    if boxes_disagree(view.cleaned, boxes, lambda box: _final_in_text(box, view.expect_percent)) or _tags_disagree(view):
         return Reading(None, AMBIGUOUS, rule=SEVERAL_ANSWERS_RULE.name)
     return None
 
