@@ -1537,3 +1537,16 @@ def test_one_value_boxed_exact_and_rounded_is_one_answer() -> None:
     # two different values boxed on one line are still two answers, and so are 1 and 1.4
     for two in ("\\boxed{\\frac{340}{7}} or \\boxed{48.6}", "\\boxed{1} or \\boxed{1.4}"):
         assert _read("TaxCalc", {"id": "r-rounded2", "query": query, "answer": 48.57}, two).veto == "veto.several-answers", two
+
+
+def test_a_closing_box_of_words_is_no_number_and_none_is_read_from_the_derivation() -> None:
+    query = ("A particle moves in a circular orbit in a force field F(r) = -k/r^2. Show that, if k suddenly decreases to "
+             "half its original value, the particle's orbit becomes parabolic. Provide the final answer in \\boxed{}.")
+    output = ("The kinetic energy remains the same. Therefore, the new total energy is E' = k/2r - k/2r = 0.\n"
+              "Since the new total energy is zero, the particle is no longer bound.\n"
+              "Thus the orbit becomes parabolic. The final answer is:\n\\[ \\boxed{\\text{parabolic}}. \\]")
+    item = _read("TaxCalc", {"id": "r-word-box", "query": query, "answer": 1}, output)
+    assert item.status == "format_failure" and item.veto == "veto.word-box"
+    # a box with its number and unit is read as ever
+    unit = _read("TaxCalc", {"id": "r-word-box2", "query": query, "answer": 44000}, "The tax is \\boxed{44000\\text{ yuan}}")
+    assert unit.status == "ok" and unit.scores["em"] == 1.0

@@ -629,6 +629,31 @@ def _two_boxed(view: NumberView) -> Reading | None:
     return None
 
 
+WORD_BOX_RULE = register_rule(
+    "veto.word-box", kinds=("number",), tier=7, confidence="high",
+    description="The output closes on a box that holds words and no number ('\\boxed{\\text{parabolic}}', "
+                "'\\boxed{True}'): its answer is no number, and none is read from its derivation.",
+    examples=(Example("number", "E' = k/2r - k/2r = 0, so the orbit is open.\nThe final answer is:\n\\boxed{\\text{parabolic}}", None),),
+    leaves_alone=(Example("number", "The tax due is \\boxed{44000 \\text{ yuan}}", "44000"),),
+)
+
+
+@WORD_BOX_RULE.reads("number")
+@_on_text
+def _word_box(view: NumberView) -> Reading | None:
+    final = next((st for st in view.statements if st.kind in ("answer", "boxed", "correction")), None)
+    if final is None or final.kind != "boxed" or len(view.cleaned) - final.start > _WORD_BOX_TAIL:
+        return None
+    words = final.text.strip()
+    if re.search(r"[^\W\d_]{3,}", words) and not find_numbers(words) and not number_words(words):
+        return Reading(None, NOT_ASSERTED, rule=WORD_BOX_RULE.name)
+    return None
+
+
+#: How near the output's end a box must stand to be the answer it closes on (characters).
+_WORD_BOX_TAIL = 300
+
+
 def _final_by(rule: str) -> NumberAttempt:
     """The attempt of a final-statement rule: the latest final statement's number, when it
     is a statement of ``rule`` (unless it offers alternatives: ``veto.alternatives``)."""
@@ -907,6 +932,7 @@ NUMBER_CHAIN: tuple[str, ...] = (
     "veto.another-question",
     "json.answer-field",
     "veto.several-answers",
+    "veto.word-box",
     "final.self-correction",
     "final.answer-statement",
     "final.boxed",
