@@ -1416,6 +1416,7 @@ def test_the_correct_answer_in_romance_and_german_names_its_option_by_number_art
     choices = ["Apolipoproteína E.", "Apolipoproteína B.", "Apolipoproteína CII.", "Apolipoproteína AI."]
     record = {"id": "r-es", "query": query, "choices": choices, "gold": 1, "answer": choices[1]}
     for output in ("La respuesta correcta es la número 2.\n\nLa apoB es el ligando del receptor LDL; la apoE no lo es.",
+                   "La respuesta correcta es la opción número 2. \nExplicación: la apoB se une al receptor LDL.",
                    "**La respuesta correcta es la 2.**\n\nLa apoB se une al receptor.",
                    "La respuesta correcta es la número 2: Apolipoproteína B. La 1 y la 4 no intervienen."):
         item = _read("TaxSCQ", record, output)

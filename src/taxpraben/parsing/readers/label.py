@@ -152,7 +152,7 @@ _STATEMENT_LETTER = re.compile(
 #: (``<ANSWER>2</ANSWER>``, ``The answer is 3.``, ``答案：(2)``, ``option 4``): not a value
 #: (``2.5``, ``2%``, ``2,000``) nor the start of a sum (``2 + 3``).
 _STATEMENT_NUMBER = re.compile(
-    r"^[\s:：*#>】\]]*(?:是|为|应为|应选|选|选择)?[\s:：*]*(?:选项|第|(?i:(?:la|el|a|o)\s+)?(?i:(?:option|opción|opção|number|número|numero|no\.?|choice|alternativa)\s*)?)?\s*"
+    r"^[\s:：*#>】\]]*(?:是|为|应为|应选|选|选择)?[\s:：*]*(?:选项|第|(?i:(?:la|el|a|o)\s+)?(?i:(?:option|opción|opção|number|número|numero|no\.?|choice|alternativa)\s*){0,2})?\s*"
     + _OPEN
     + r"\s*(\d{1,2})(?![\d.,:：%/+*×x-]\d|\d|\s*[%+*/×÷=-]|\s*(?:元|万|个|岁|年))"
 )
