@@ -185,3 +185,15 @@ def test_without_markup_one_pass_cleans(text: str) -> None:
     once = _clean_once(text)
     assert _clean_once(once) == once
     assert clean_prediction(text) == once
+
+
+def test_html_is_read_as_the_text_it_shows() -> None:
+    from taxpraben.parsing.clean import html_as_text
+
+    assert clean_prediction("<div><p>The tax is 44000.</p><p>So 44000.</p></div>") == "The tax is 44000.\nSo 44000."
+    assert html_as_text("5 &lt;&lt;2*3=6&gt;&gt; and &quot;A&quot;") == '5 <<2*3=6>> and "A"'
+    # prose with a lone tag, and an escaped ampersand (whose unescaping would make a new reference), stay
+    assert html_as_text("Use <b> for bold") == "Use <b> for bold"
+    assert html_as_text("R&amp;lt;D") == "R&amp;lt;D"
+    for text in ("&lt;p&gt;hi", "<div>&amp;lt;</div>", "a &lt;b&gt; c"):
+        assert clean_prediction(clean_prediction(text)) == clean_prediction(text)

@@ -1551,3 +1551,14 @@ def test_a_closing_box_of_words_is_no_number_and_none_is_read_from_the_derivatio
     # a box with its number and unit is read as ever
     unit = _read("TaxCalc", {"id": "r-word-box2", "query": query, "answer": 44000}, "The tax is \\boxed{44000\\text{ yuan}}")
     assert unit.status == "ok" and unit.scores["em"] == 1.0
+
+
+def test_an_answer_logged_as_html_is_read_as_the_text_it_shows() -> None:
+    query = ("<div><p>How many people got on the bus?</p></div>\n\n[user]\nIf the ticket is $2 per person, how much is "
+             "the total money earned by the bus?")
+    output = ("<div><div><p>The total money earned by the bus is the number of tickets sold times the price.</p>"
+              "<p>In this case 16.5 people got on and each ticket is $2, so the total money earned by the bus is "
+              "16.5 * $2 = &lt;&lt;16.5*2=33&gt;&gt;33.</p></div></div>")
+    item = _read("TaxCalc", {"id": "r-html", "query": query, "answer": 33}, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0
+    assert "<p>" not in (item.evidence or "") and "&lt;" not in (item.evidence or "")

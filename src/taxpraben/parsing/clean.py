@@ -32,7 +32,11 @@
    ``<pad>``, and ``<eoe>``, which closes an explanation the answer follows) wherever they
    stand: a token is never read as content.
 
-4. **Character folding** (done first, so full-width look-alikes of tags and fences count). Unicode NFKC (full-width digits and letters, ``：`` -> ``:``,
+4. **HTML** (done right after the folding). An answer a chat front end logged as HTML (``<div><p>…</p></div>``) is the text it
+   shows: block tags become line breaks, inline tags go, character references (``&lt;``) become
+   their characters. Text without block tags or references is left as it is.
+
+5. **Character folding** (done first, so full-width look-alikes of tags and fences count). Unicode NFKC (full-width digits and letters, ``：`` -> ``:``,
    ``（）`` -> ``()``, ``％`` -> ``%``, ideographic space -> space, ...) with three deliberate
    exceptions, so that later parsers keep the meaning of Chinese text:
 
@@ -46,7 +50,7 @@
    ``。``, ``、``, ``《》``, ``“”`` and ``【】`` have no NFKC mapping and stay as they are. The
    minus sign ``−`` (U+2212) becomes ``-``; zero-width characters and the BOM are removed.
 
-5. **Whitespace.** Line breaks are kept (the field and final-answer parsers need lines): each
+6. **Whitespace.** Line breaks are kept (the field and final-answer parsers need lines): each
    line is stripped, runs of horizontal whitespace become one space, runs of blank lines
    collapse to a single line break; the result is stripped.
 
@@ -55,6 +59,7 @@ The function is total (any ``str`` in, a ``str`` out, never an exception) and id
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from functools import lru_cache
@@ -63,6 +68,7 @@ __all__ = [
     "answer_region",
     "clean_prediction",
     "fold_characters",
+    "html_as_text",
     "normalize_text",
     "strip_reasoning",
     "unwrap_code_fences",
@@ -133,9 +139,10 @@ _BLANK_LINES = re.compile(r"\n{2,}")
 _MARKUP = re.compile("[<`~\u1fef\ufe64\uff1c\uff40\uff5e]")
 #: Text that every rule leaves as it is: CJK ideographs, ASCII but whitespace and the
 #: characters that open tags and fences (``<``, backquote, ``~``), and Chinese punctuation
-#: with no NFKC mapping (the protected comma among them). None of these composes under
+#: with no NFKC mapping (the protected comma among them); not ``&``, which may open a character
+#: reference. None of these composes under
 #: NFKC, so a text of them is its own cleaning (tests/test_parsing_clean.py checks each one).
-_PLAIN = re.compile("[\u4e00-\u9fff!-;=?-_a-}，。、《》“”‘’【】]+")
+_PLAIN = re.compile("[\u4e00-\u9fff!-%'-;=?-_a-}，。、《》“”‘’【】]+")
 
 
 #: A reasoning model's sections opened by turn tokens (s1's budget forcing writes
@@ -304,10 +311,32 @@ def _clean_once(text: str) -> str:
         .replace("\u2029", "\n")
     )
     # Folding comes first so that full-width look-alikes of tags and fences are handled too.
-    text = strip_reasoning(fold_characters(text))
+    text = strip_reasoning(html_as_text(fold_characters(text)))
     text = answer_region(text)
     text = unwrap_code_fences(text)
     return _collapse_whitespace(text)
+
+
+#: HTML that a chat front end wrapped the answer in: block tags (a line break each), inline tags
+#: (nothing), and character references ("&lt;&lt;16.5*2=33.25&gt;&gt;"; not "&amp;", whose
+#: unescaping would make a new reference of "&amp;lt;").
+_HTML_BLOCK = re.compile(r"</?(?:p|div|br|li|ul|ol|h[1-6]|tr|table|tbody|thead|blockquote|pre)\b[^<>]{0,200}?/?>", re.IGNORECASE)
+_HTML_INLINE = re.compile(r"</?(?:span|b|i|em|strong|code|u|sup|sub|td|th|a)\b[^<>]{0,200}?>", re.IGNORECASE)
+_HTML_REFERENCE = re.compile(r"&(?:lt|gt|quot|apos|nbsp|#\d{1,6}|#x[0-9A-Fa-f]{1,6});")
+
+
+def html_as_text(text: str) -> str:
+    """Markup is never content: an answer written as HTML (``<div><p>…</p></div>``, as chat
+    front ends log it) is read as the text it shows: its character references as their
+    characters (by :func:`html.unescape`), then its block tags as line breaks and its inline
+    tags as nothing. Text without block tags or references is returned as it is (a lone ``<b>``
+    in prose stays)."""
+    if "&" not in text and "<" not in text:
+        return text
+    text = _HTML_REFERENCE.sub(lambda m: html.unescape(m.group(0)), text)
+    if _HTML_BLOCK.search(text) is None:
+        return text
+    return _HTML_INLINE.sub("", _HTML_BLOCK.sub("\n", text))
 
 
 def normalize_text(text: str) -> str:
