@@ -42,7 +42,8 @@ NOISE_TOKENS = ["<s>", "<unk>", "<pad>", "<bos>", "<mask>", "<|begin_of_text|>",
 #: Markup that holds option letters or digits in its name: never an answer by itself.
 MARKUP = ["<answer>", "</answer>", "<Answer>", "[ANSWER]", "[/ANSWER]", "\\Delta", "\\cdot", "\\frac{}{}",
           "\\begin{aligned}", "\\end{aligned}", "\\mathrm{}", "\\text{}", "\\left(", "\\right)", "<br>", "<br/>",
-          "<|reserved_special_token_3|>", "<extra_id_0>", "<eoa>", "</s>"]
+          "<|reserved_special_token_3|>", "<extra_id_0>", "<eoa>", "</s>", "<div>", "</div>", "<p class=\"a1\">",
+          "</p>", "<h2>", "<li>", "<td>", "&lt;", "&gt;"]
 FILLER = [" ", "\n", "：", "。", "**", "#"]
 
 TOKENS_ONLY = st.lists(st.sampled_from(END_TOKENS + NOISE_TOKENS + MARKUP + FILLER), min_size=1, max_size=12).map("".join)
