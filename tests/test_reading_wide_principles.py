@@ -1503,6 +1503,10 @@ def test_an_answer_marker_that_heads_a_restatement_of_the_data_gives_the_derivat
     same = _read("TaxCalc", {"id": "r-restated2", "query": "Tom has $3000 and spends $1000 of it on Monday. "
                              "How much did he spend?", "answer": 1000}, "Answer: $1000, of his $3000.")
     assert same.status == "ok" and same.scores["em"] == 1.0
+    # one datum named and a result equal to it is no restatement of the data
+    named = _read("TaxCalc", {"id": "r-restated3", "query": "循环群Z/100Z有多少个子群？", "answer": 100},
+                  "结论：循环群Z/100Z有100个子群。")
+    assert named.status == "ok" and named.scores["em"] == 1.0
 
 
 def test_cells_of_the_prompts_table_written_back_are_several_values() -> None:

@@ -299,12 +299,12 @@ def _statement_number(statement: Statement, expect_percent: bool | None, unit: s
 
 
 def _restates_data(sentence: str, given: frozenset[Decimal]) -> bool:
-    """``sentence`` opens by restating the question's data: its first two numbers are values the
-    question gives, the first after words of a clause and not right after a copula (an answer
-    heading a derivation)."""
+    """``sentence`` opens by restating the question's data: its first two numbers are two different
+    values the question gives, the first after words of a clause and not right after a copula (an
+    answer heading a derivation)."""
     numbers = find_numbers(sentence)
-    if len(numbers) < 2 or not all(n.value in given for n in numbers[:2]):
-        return False
+    if len(numbers) < 2 or not all(n.value in given for n in numbers[:2]) or numbers[0].value == numbers[1].value:
+        return False  # "循环群Z/100Z有100个子群": one datum named, and a result that happens to equal it
     head = sentence[: numbers[0].start]
     return re.search(r"[^\W\d_]{2,}", head) is not None and not _GIVEN_AFTER.search(head)
 
