@@ -1566,3 +1566,20 @@ def test_an_answer_logged_as_html_is_read_as_the_text_it_shows() -> None:
     item = _read("TaxCalc", {"id": "r-html", "query": query, "answer": 33}, output)
     assert item.status == "ok" and item.scores["em"] == 1.0
     assert "<p>" not in (item.evidence or "") and "&lt;" not in (item.evidence or "")
+
+
+def test_a_conclusion_that_restates_a_true_false_questions_claim_affirms_or_denies_it() -> None:
+    def record(question: str, gold: int) -> dict[str, Any]:
+        return {"id": "r-claim", "query": f"The answer needs to be True or False.\n\n{question}", "choices": ["True", "False"],
+                "gold": gold, "answer": ["True", "False"][gold]}
+
+    residue = record("Is 7 a quadratic residue modulo 19? Use Gauss's Lemma to answer it.", 0)
+    item = _read("TaxSCQ", residue, "By Gauss's Lemma the count is even.\nTherefore, 7 is a quadratic residue modulo 19.</s>")
+    assert item.status == "ok" and item.extracted == "True"
+    line = record("Does r(t) = [8 - 4t^3, 2 + 5t^2, 9t^3] parametrize a line?", 1)
+    item = _read("TaxSCQ", line, "The components are cubic in t.\nTherefore, the answer is that r(t) = [8 - 4t^3, 2 + 5t^2, "
+                                 "9t^3] does not parametrize a line, since the components are not linear functions of t.")
+    assert item.status == "ok" and item.extracted == "False"
+    # a last sentence that does not restate the claim gives no option by it
+    other = _read("TaxSCQ", residue, "By Gauss's Lemma we count the residues.\nThe count of them is even.")
+    assert other.status == "format_failure"

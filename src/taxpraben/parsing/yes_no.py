@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["says_only_yes_or_no", "yes_no_options", "yes_or_no"]
+__all__ = ["claim_restated", "says_only_yes_or_no", "yes_no_options", "yes_or_no"]
 
 
 #: What an answer opens with when it says yes or no, and which of True/False it means.
@@ -48,3 +48,32 @@ def says_only_yes_or_no(sentence: str) -> bool:
     no true/false pair (an either-or question: "増収か減収か", "did it rise or fall?"), such a
     sentence names no option: the model's conclusion is the sentence before it."""
     return _ONLY_YES_NO.match(sentence) is not None
+
+
+#: A yes/no question of English: "Is 7 a quadratic residue modulo 19?", "Does r(t) parametrize a line?"
+_CLAIM_QUESTION = re.compile(r"(?:^|(?<=[.?!,;:\n]))\s*(?i:is|are|was|were|does|do|did|can|could|will|would|has|have)\b[^?\n]{3,300}\?")
+#: Words of a question that carry no part of its claim.
+_NOT_THE_CLAIM = frozenset((
+    "this", "that", "these", "those", "there", "their", "with", "from", "into", "than", "then", "what",
+    "which", "when", "where", "does", "have", "been", "being", "will", "would", "could", "should", "must",
+    "also", "only", "just", "given", "following", "consider", "answer", "question", "true", "false", "whether",
+))
+_CLAIM_WORD = re.compile(r"[A-Za-z]{4,}")
+_NEGATION = re.compile(r"(?i:\b(?:not|never|cannot)\b|n['’]t\b)")
+
+
+def claim_restated(query: str, sentence: str, options: tuple[int, int]) -> int | None:
+    """The option a conclusion gives to a True/False question by restating its claim: the
+    question's last yes/no question ("Is 7 a quadratic residue modulo 19?") has its words of
+    claim (two at least) all in ``sentence``; the claim restated is True ("Therefore, 7 is a
+    quadratic residue modulo 19."), and False where a negation stands before its last word
+    ("… does not parametrize a line, since …"). None when the sentence does not restate it."""
+    questions = _CLAIM_QUESTION.findall(query)
+    if not questions:
+        return None
+    claim = {w.casefold()[:5] for w in _CLAIM_WORD.findall(questions[-1]) if w.casefold() not in _NOT_THE_CLAIM}
+    words = [(m.group().casefold()[:5], m.end()) for m in _CLAIM_WORD.finditer(sentence)]
+    if len(claim) < 2 or not claim <= {w for w, _ in words}:
+        return None
+    last = max(end for w, end in words if w in claim)
+    return options[1] if _NEGATION.search(sentence[:last]) else options[0]

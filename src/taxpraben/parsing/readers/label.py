@@ -45,11 +45,9 @@ occurrence inside a longer accepted one is dropped, so ``企业所得税`` does 
 negation (``不属于``, ``不是``, ``并非``, ``不涉及``, ``排除``, ``不构成``, ...) is negated.
 Letters count only outside Latin words (``VAT``, ``Answer`` hold no options).
 
-**Repeated option texts.** When two options have the same text, the letter decides; a text
-that names a repeated option gives its first position.
+**Repeated option texts.** When two options have the same text, the letter decides; a text naming one gives its first.
 
-:func:`extract_choice` returns ``choices[index]`` for callers that want the label.
-TaxBen's rule (profile ``taxben``) lives in :mod:`taxpraben.parsing.readers.taxben`.
+:func:`extract_choice` returns ``choices[index]``; TaxBen's rule is in :mod:`taxpraben.parsing.readers.taxben`.
 
 **The rules.** Each step above is a rule declared here, beside its attempt over one
 :class:`LabelView` of the output (the rules several kinds share are declared in
@@ -120,26 +118,14 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.registry import Example, register_rule
-from taxpraben.parsing.yes_no import says_only_yes_or_no, yes_no_options, yes_or_no
+from taxpraben.parsing.yes_no import claim_restated, says_only_yes_or_no, yes_no_options, yes_or_no
 
 __all__ = ["CHOICE_ANSWER_KEYS", "LABEL_CHAIN", "ChoiceOptions", "LabelView", "extract_choice", "label_chain", "read_choice"]
 
 
 #: JSON keys holding a classification answer, in priority order.
 CHOICE_ANSWER_KEYS: tuple[str, ...] = (
-    *OPTION_ANSWER_KEYS,
-    "结论",
-    "类别",
-    "分类",
-    "类型",
-    "主题",
-    "税种",
-    "罪名",
-    "label",
-    "category",
-    "choice",
-    "结果",
-    "result",
+    *OPTION_ANSWER_KEYS, "结论", "类别", "分类", "类型", "主题", "税种", "罪名", "label", "category", "choice", "结果", "result",
 )
 
 _OPEN = r"[(（\[【]?"
@@ -692,13 +678,13 @@ SEVERAL_ANSWERS_RULE.reads("label")(_settled_by(SEVERAL_ANSWERS_RULE.name))
 YES_OR_NO_RULE = register_rule(
     "choice.yes-or-no", kinds=("label",), tier=2, confidence="high",
     description="Options True/False (正确/错误) answered by yes or no: an answer statement, a box or the first "
-                "sentence that opens with Yes/No (是/否, 对/错).",
+                "sentence that opens with Yes/No (是/否, 对/错); else a last sentence that restates the question's claim "
+                "(True) or denies it (False).",
     examples=(Example("label", "Both eigenvalues are positive, so A is positive definite.\nThe answer is Yes.", "True",
                       "true-false"),
               Example("label", "No, aliasing does not occur here because the sampling rate exceeds twice the "
                       "highest frequency.", "False", "true-false")),
-    leaves_alone=(Example("label", "Not every such matrix is invertible, so the statement is False.", "False",
-                          "true-false"),),
+    leaves_alone=(Example("label", "Not every such matrix is invertible, so the statement is False.", "False", "true-false"),),
 )
 
 
@@ -713,7 +699,10 @@ def _yes_no(view: LabelView) -> Reading | None:
         if picked is not None:
             return Reading(picked, rule=YES_OR_NO_RULE.name, source=statement.full_text)
     picked = yes_or_no(view.lead_text, options)
-    return None if picked is None else Reading(picked, rule=YES_OR_NO_RULE.name, source=view.lead_text)
+    if picked is not None:
+        return Reading(picked, rule=YES_OR_NO_RULE.name, source=view.lead_text)
+    picked = claim_restated(view.query, view.last, options)  # "Therefore, 7 is a quadratic residue modulo 19."
+    return None if picked is None else Reading(picked, rule=YES_OR_NO_RULE.name, source=view.last)
 
 
 @NOT_AN_OPTION_RULE.reads("label")
