@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
-from functools import cached_property, wraps
+from functools import cached_property, lru_cache, wraps
 from typing import TYPE_CHECKING
 
 from taxpraben.parsing.alternatives import boxes_disagree, offers_alternatives, one_of_alternatives
@@ -272,6 +272,11 @@ def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch
     return _last_number(text, expect_percent)
 
 
+@lru_cache(maxsize=256)
+def _given_values(query: str) -> frozenset[Decimal]:  # a task's outputs share their queries
+    return frozenset(n.value for n in find_numbers(question_of(query)))
+
+
 def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None,
                       years: frozenset[str] = frozenset(), given: frozenset[Decimal] = frozenset()) -> NumberMatch | None:
     """The number a final-answer statement gives (module docstring, "Final answer"); where
@@ -299,9 +304,8 @@ def _statement_number(statement: Statement, expect_percent: bool | None, unit: s
 
 
 def _restates_data(sentence: str, given: frozenset[Decimal]) -> bool:
-    """``sentence`` opens by restating the question's data: its first two numbers are two different
-    values the question gives, the first after words of a clause and not right after a copula (an
-    answer heading a derivation)."""
+    """``sentence`` opens by restating the question's data (an answer heading a derivation): its first two
+    numbers are two different values the question gives, the first after words, not after a copula."""
     numbers = find_numbers(sentence)
     if len(numbers) < 2 or not all(n.value in given for n in numbers[:2]) or numbers[0].value == numbers[1].value:
         return False  # "循环群Z/100Z有100个子群": one datum named, and a result that happens to equal it
@@ -518,7 +522,7 @@ class NumberView:
     @cached_property
     def given(self) -> frozenset[Decimal]:
         """The values the question gives (its data): a conclusion restates them beside its result."""
-        return frozenset(n.value for n in find_numbers(question_of(self.query))) if self.query else frozenset()
+        return _given_values(self.query) if self.query else frozenset()
 
     @cached_property
     def unit(self) -> str | None:
@@ -650,8 +654,7 @@ def _word_box(view: NumberView) -> Reading | None:
     return None
 
 
-#: How near the output's end a box must stand to be the answer it closes on (characters).
-_WORD_BOX_TAIL = 300
+_WORD_BOX_TAIL = 300  #: how near the output's end a box stands to be the answer it closes on (characters)
 
 
 def _final_by(rule: str) -> NumberAttempt:
