@@ -1583,3 +1583,14 @@ def test_a_conclusion_that_restates_a_true_false_questions_claim_affirms_or_deni
     # a last sentence that does not restate the claim gives no option by it
     other = _read("TaxSCQ", residue, "By Gauss's Lemma we count the residues.\nThe count of them is even.")
     assert other.status == "format_failure"
+
+
+def test_an_answer_under_a_supposition_answers_another_case_not_the_question() -> None:
+    query = "已知 z = 3 + 2i，则（ ）\nA. 甲\nB. |z| = 5\nC. 丙\nD. 丁"
+    output = ("**总结：** 选项 A、C、D 正确，选项 B 错误。\n\n如果是**单项选择题**且题目问的是“下列结论错误的是”，则答案为 B。"
+              "如果是**多项选择题**，则答案为 A、C、D。\n\n\\boxed{ACD}")
+    item = _read("TaxMCQ", {"id": "r-supposed", "query": query, "answer": "ACD"}, output)
+    assert item.status == "ok" and item.extracted == "ACD" and item.read_by == "rule:final.boxed"
+    # two different answers both stated outright are still several answers
+    both = _read("TaxMCQ", {"id": "r-supposed2", "query": query, "answer": "ACD"}, "答案为 B。\n\n\\boxed{ACD}")
+    assert both.status == "format_failure" and both.veto == "veto.several-answers"

@@ -249,12 +249,25 @@ CORRECTED_VALUE = re.compile(
 STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed|####")
 
 
+#: A supposition that opens the sentence of a statement: 若, 如果, "if", "suppose".
+_SUPPOSED = re.compile(SUPPOSITION + r"|(?<![A-Za-z])(?i:if|suppose|supposing|assuming)(?![A-Za-z])")
+
+
+def supposed(text: str, at: int) -> bool:
+    """The statement at ``at`` in ``text`` stands in a sentence that supposes another case
+    ("如果是单项选择题，则答案为 B", "If the question asks for the wrong one, the answer is B")."""
+    start = max(text.rfind("\n", 0, at), text.rfind("。", 0, at), text.rfind(". ", 0, at)) + 1
+    return _SUPPOSED.search(text, start, at) is not None
+
+
 def settle_final(
     final: Sequence[Statement], read: Callable[[Statement], object | None], rules: Mapping[str, str]
 ) -> tuple[Reading, Statement | None] | None:
     """What the final statements give (latest first), and the statement that gave it: a
     self-correction wins over what it follows; different answers in strong statements
-    (:data:`STRONG_MARKER`, boxes) with no correction between them are :data:`AMBIGUOUS`.
+    (:data:`STRONG_MARKER`, boxes) with no correction between them are :data:`AMBIGUOUS`; an
+    earlier statement under a supposition (:func:`supposed`) answers another case and counts for
+    neither.
     None when no final statement gives anything (``read`` returns None for nothing).
     ``rules``: the rule each statement kind reads by (``correction``, ``boxed``, ``answer``)
     and the veto of ``several`` answers, as the caller's reader declares them."""
@@ -271,6 +284,8 @@ def settle_final(
             continue
         if picked is None:
             continue
+        if first is not None and supposed(statement.source, statement.start):
+            continue  # "如果是单项选择题……则答案为 B": the answer to a case the model supposes
         if first is None:
             first, given_by = picked, statement
         if statement.kind == "boxed" or STRONG_MARKER.search(statement.marker):
