@@ -1594,3 +1594,13 @@ def test_an_answer_under_a_supposition_answers_another_case_not_the_question() -
     # two different answers both stated outright are still several answers
     both = _read("TaxMCQ", {"id": "r-supposed2", "query": query, "answer": "ACD"}, "答案为 B。\n\n\\boxed{ACD}")
     assert both.status == "format_failure" and both.veto == "veto.several-answers"
+
+
+def test_a_copy_of_the_questions_words_does_not_swallow_the_first_letter_of_the_answer() -> None:
+    query = ("In this problem, multiple options can be correct.\n\nProblem: Based on the compounds of group 15 elements, "
+             "the correct statement(s) is (are)\n(A) Bi2O5 is more basic than N2O5\n(B) NF3 is more covalent than BiF3\n"
+             "(C) PH3 boils at lower temperature than NH3\n(D) The N-N single bond is stronger than the P-P single bond")
+    output = ("Bismuth is more metallic, so its oxide is more basic. Fluorine bonds to N covalently. NH3 has hydrogen "
+              "bonds. The N-N bond is weak.\n\nThe correct statement(s) is (are): A, C, and D.")
+    item = _read("TaxMCQ", {"id": "r-copy-letter", "query": query, "answer": "ACD"}, output)
+    assert item.status == "ok" and item.extracted == "ACD"

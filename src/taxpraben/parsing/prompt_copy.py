@@ -418,7 +418,7 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     # The question's stem restated right before the option it answers with ("……最重要的并发症
     # 可能是：B. 肺部感染") is the model's answer sentence, not a copy.
     spans = [span for span in spans if not answers_stem(key, span, option_keys, listed_spans)]
-    spans = [answer_kept(key, span, option_keys) for span in spans]
+    spans = [_list_kept(text, where, key, answer_kept(key, span, option_keys)) for span in spans]
     # The question's words restated inside a sentence that adds the model's own ("Fred gave the
     # apple to Bill." for "Who gave the apple?"): the answer sentence, not a copy. (With options,
     # a sentence names the options it copies: the option rules above decide what it selects.)
@@ -435,6 +435,23 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     cut_at, invented_first = continuation(text, where, spans, option_keys, prompt_key, prompt_lines,
                                           section_labels(plain_prompt(query)))
     return _Copies(where, spans, cut_at, invented_first, False)
+
+
+#: What follows the first option letter of a list of them: "A, C, and D", "A、C", "A and C".
+_MORE_LETTERS = re.compile(r"\s*(?:,|、|，|;|and|和|及|与)\s*(?:and\s+)?[(（]?[A-Ja-j](?![A-Za-z])")
+
+
+def _list_kept(text: str, where: list[int], key: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A copy of the question's words that ends on the first option letter of a list the output
+    gives ("The correct statement(s) is (are): A, C, and D" for a prompt whose "… is (are)" runs on
+    to "(A)"): the letter is the answer's, not the copy's."""
+    start, end = span
+    if end - start < 2 or not key[end - 1].isalpha():
+        return span
+    at = where[end - 1]
+    if (at > 0 and text[at - 1].isalpha()) or not _MORE_LETTERS.match(text, at + 1):
+        return span
+    return (start, end - 1)
 
 
 @dataclass(frozen=True)
