@@ -1604,3 +1604,16 @@ def test_a_copy_of_the_questions_words_does_not_swallow_the_first_letter_of_the_
               "bonds. The N-N bond is weak.\n\nThe correct statement(s) is (are): A, C, and D.")
     item = _read("TaxMCQ", {"id": "r-copy-letter", "query": query, "answer": "ACD"}, output)
     assert item.status == "ok" and item.extracted == "ACD"
+
+
+def test_option_letters_joined_by_the_word_for_and_in_french_german_or_spanish_are_one_set() -> None:
+    query = ("La concentration plasmatique du glucose:\n(a) Est variable.\n(b) Est plus faible chez le nouveau-né.\n"
+             "(c) Est plus élevée.\n(d) Est augmentée.\n(e) Influence l'osmolarité.\nRéponse(s) :")
+    for output, expect in ((" (b) et (d)", "BD"), (" (a) et (e).\n(a) Le glucose varie au cours de la journée.", "AE"),
+                           ("Die richtigen Antworten sind B und D.", "BD"), ("Las respuestas correctas son A y C.", "AC")):
+        item = _read("TaxMCQ", {"id": "r-et", "query": query, "answer": expect}, output)
+        assert item.status == "ok" and item.extracted == expect, output
+    # the English list with its verdict is read as before
+    english = _read("TaxMCQ", {"id": "r-et2", "query": query, "answer": "ABD"},
+                    "Final Answer: (A), (B), and (D) are dimensionally correct.")
+    assert english.extracted == "ABD"

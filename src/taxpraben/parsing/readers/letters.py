@@ -10,8 +10,9 @@ options written back on their own select them, all of them are a copy):
   ``Answer`` and ``bad`` are not, so English words never contribute letters. Lower-case
   letters count only right after a final-answer marker (``答案：abd``, ``answer: a, c``).
 - **Groups.** Consecutive tokens joined only by separators (spaces, ``、 , ， / ; ； + &``,
-  ``和 与 及 以及 或 and``, ``.``, brackets, quotes, Markdown ``*``, and the words
-  ``选项``/``项``) form one answer group: ``A、B和D``, ``A, C and E``, ``(A)(C)``,
+  ``和 与 及 以及 或 and or``, the same words in French, German and Spanish ``et ou und oder y``,
+  ``.``, brackets, quotes, Markdown ``*``, and the words ``选项``/``项``) form one answer group:
+  ``A、B和D``, ``A, C and E``, ``(b) et (d)``, ``(A)(C)``,
   ``A项和C项``. A bracketed aside with Chinese text ends nothing and adds nothing:
   ``BD（A错误，因为…）`` is {B, D}; ``A（增值税）和C（消费税）`` is {A, C}.
 - **Rejections.** A group followed by a negative verdict (``不正确``, ``错误``, ``不选``,
@@ -121,10 +122,12 @@ LETTER_ANSWER_KEYS: tuple[str, ...] = (
 
 _RUN = re.compile(r"[A-Za-z]+")
 _SEPARATORS = re.compile(
-    r"(?:[\s、,，/;；&+和与及或と.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z]))*"
+    r"(?:[\s、,，/;；&+和与及或と.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z])|(?<![A-Za-z])(?i:et|ou|und|oder|y)(?![A-Za-z]))*"
 )
 _ASIDE = re.compile(r"[(（][^()（）\n]*[\u4e00-\u9fff][^()（）\n]*[)）]")
-_AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?i:and|or)\s+(?=[A-Za-z])")
+#: "and"/"or" between letters, in English and the languages beside it ("(b) et (d)", "B und D", "A y C"):
+#: not the one-letter "e"/"o" of Italian and Portuguese, which may be option E and a letter.
+_AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?:(?i:and|or)\s+(?=[A-Za-z])|(?<![A-Za-z])(?i:et|ou|und|oder|y)\s+(?=[A-Za-z(（]))")
 _MARKER_GAP = 12
 _NEGATIVE = re.compile(
     r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
