@@ -212,7 +212,7 @@ _RESULT_LINE_END = re.compile(r"(?:[:：=＝]|\b(?:is|are|was|were)\b)\s*[$¥€
 #: derivation stopped before its result.
 _ANNOUNCES = re.compile(
     r"^\W*(?:(?i:now|next|then|first|finally)\s*,?\s*)?"
-    r"(?i:let['’]s|let\s+us|we\s+(?:need|have|will|can|must|should)\s+to|we\s+will|we['’]ll|i['’]ll|i\s+(?:need|will))(?![A-Za-z])"
+    r"(?i:let['’]s|let\s+us|we\s+(?:need|have)\s+to|we\s+will|we['’]ll|i['’]ll|i\s+(?:need|will))(?![A-Za-z])"
     r"|^\W*(?:接下来|下面|现在)?(?:让我们|我们(?:需要|将|来|要)|(?:接下来|下面)(?:需要|将|来|要)?(?:计算|求))"
 )
 

@@ -251,13 +251,16 @@ STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed|####")
 
 #: A supposition that opens the sentence of a statement: 若, 如果, "if", "suppose".
 _SUPPOSED = re.compile(SUPPOSITION + r"|(?<![A-Za-z])(?i:if|suppose|supposing|assuming)(?![A-Za-z])")
+#: Where a sentence before a statement ends (for :func:`supposed`).
+_SENTENCE_ENDS = re.compile(r"[。！!？?\n]|\.(?= )")
 
 
 def supposed(text: str, at: int) -> bool:
-    """The statement at ``at`` in ``text`` stands in a sentence that supposes another case
-    ("如果是单项选择题，则答案为 B", "If the question asks for the wrong one, the answer is B")."""
-    start = max(text.rfind("\n", 0, at), text.rfind("。", 0, at), text.rfind(". ", 0, at)) + 1
-    return _SUPPOSED.search(text, start, at) is not None
+    """The statement or conclusion marker at ``at`` in ``text`` stands in a sentence that
+    supposes another case ("如果是单项选择题，则答案为 B", "If the question asks for the wrong
+    one, the answer is B")."""
+    ends = [m.end() for m in _SENTENCE_ENDS.finditer(text, 0, at)]
+    return _SUPPOSED.search(text, ends[-1] if ends else 0, at) is not None
 
 
 def settle_final(

@@ -107,7 +107,6 @@ from taxpraben.parsing.region import (
     NONE_CORRECT,
     NOT_AN_OPTION,
     NOT_ASSERTED,
-    SUPPOSITION,
     Reading,
     Statement,
     answer_statements,
@@ -115,6 +114,7 @@ from taxpraben.parsing.region import (
     corrected_part,
     lead_sentence,
     settle_final,
+    supposed,
     veto_of,
 )
 from taxpraben.parsing.registry import Example, register_rule
@@ -385,7 +385,6 @@ _SEMICOLON = re.compile(r"[；;]")
 _SENTENCE = re.compile(r"[。！!？?\n]")
 #: A supposition before a conclusion word in its sentence ("若其后虚开使用，则可能构成……"):
 #: what would follow in another case, not the answer.
-_SUPPOSITION = re.compile(SUPPOSITION)
 
 
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}|[一二三四五])\s*[.、)）:：]\s*(.+)$", re.MULTILINE)
@@ -412,10 +411,6 @@ def _first_sentence(text: str) -> str:
     return _SENTENCE.split(text, maxsplit=1)[0]
 
 
-def _supposed(text: str, at: int) -> bool:
-    """The conclusion marker at ``at`` stands in a sentence that supposes another case."""
-    ends = [m.end() for m in _SENTENCE.finditer(text, 0, at)]
-    return bool(_SUPPOSITION.search(text, ends[-1] if ends else 0, at))
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 
 
@@ -789,7 +784,7 @@ def _concludes_no_answer(view: LabelView) -> Reading | None:
 @_on_text
 def _conclusion(view: LabelView) -> Reading | None:
     for statement in answer_statements(view.listless, view.markers):
-        if statement.kind == "conclusion" and not _supposed(view.listless, statement.start):
+        if statement.kind == "conclusion" and not supposed(view.listless, statement.start):
             # a conclusion holds its answer before its first semicolon ("因此X；另外……")
             body = _SEMICOLON.split(statement.text, maxsplit=1)[0]
             picked = view.read(body)
