@@ -363,10 +363,16 @@ def test_a_command_whose_leader_exits_while_something_still_answers_fails(tmp_pa
     run does not go on talking to a server it no longer controls."""
     port = free_port()
     out = tmp_path / "out"
-    server = shlex.join([sys.executable, str(MOCK), "--port", str(port), "--latency", "0.2"])
+    server = shlex.join([sys.executable, str(MOCK), "--port", str(port), "--latency", "30"])
+    # The leader exits once the run's first request is in flight (the mock's /stats counts it),
+    # not after a guessed delay: on a loaded machine the server may take longer to start.
+    in_flight = (f"import json, time, urllib.request\nwhile True:\n    try:\n        with urllib.request.urlopen("
+                 f"'http://127.0.0.1:{port}/stats') as r:\n            if json.load(r)['requests']: break\n"
+                 "    except OSError: pass\n    time.sleep(0.05)\n")  # fmt: skip
+    waiter = shlex.join([sys.executable, "-c", in_flight])
     code, output = invoke("--model", "openai:mock", "--data", "sample", "--limit", "2", "--runs", "1",
                           "--no-semantic", "--no-cache", "--concurrency", "1", "--out", str(out),
-                          "--serve", f"{server} & sleep 1; exit 7")  # fmt: skip
+                          "--serve", f"{server} & {waiter}; exit 7")  # fmt: skip
     assert code == 2, output
     assert "exited (status 7) while the run was using it" in output
 
