@@ -1617,3 +1617,101 @@ def test_option_letters_joined_by_the_word_for_and_in_french_german_or_spanish_a
     english = _read("TaxMCQ", {"id": "r-et2", "query": query, "answer": "ABD"},
                     "Final Answer: (A), (B), and (D) are dimensionally correct.")
     assert english.extracted == "ABD"
+
+
+_DEMOS = ("Contoh soalan 1\nsoalan: Ain berasa .......... kerana tidak dapat menjawab soalan.\nA. senang hati\nB. terang hati\n"
+          "C. buta hati\nD. susah hati\n{label}: D\n\nsoalan: Tutuplah ....... botol itu supaya air tidak tumpah.\n"
+          "A. kemas-kemas\nB. ketat-ketat\nC. sempit-sempit\nD. dalam-dalam")
+_BOTTLE = ["kemas-kemas", "ketat-ketat", "sempit-sempit", "dalam-dalam"]
+
+
+def test_the_label_of_the_demonstrations_answers_is_the_slot_of_the_models_answer() -> None:
+    # the few-shot prompt gives each demonstration's answer under its label and does not end on
+    # it; the model that writes that label with its own letter answers, in any language
+    for label in ("jawapan", "Pilihan"):
+        record = {"id": "r-demo-label", "query": _DEMOS.format(label=label), "choices": _BOTTLE, "gold": 1, "answer": "ketat-ketat"}
+        item = _read("TaxSCQ", record, f"{label}: B\n\nUntuk menutup botol dengan rapat, kita perlu menutupnya dengan ketat.")
+        assert item.status == "ok" and item.extracted == "ketat-ketat", label
+    # a label whose lines in the prompt hold more than an answer is still a section of the prompt
+    record = {"id": "r-demo-label2", "query": _DEMOS.format(label="jawapan"), "choices": _BOTTLE, "gold": 1, "answer": "ketat-ketat"}
+    item = _read("TaxSCQ", record, "B. ketat-ketat\n\nsoalan: Tutuplah pintu itu.\nA. rapat\nB. luas")
+    assert item.status == "ok" and item.extracted == "ketat-ketat"
+
+
+def test_malay_answer_statements_and_answer_heads() -> None:
+    record = {"id": "r-ms", "query": "objektif: Jawab soalan yang diberikan\nsoalan: Orang yang .......... tentu dapat "
+              "menyelesaikan masalah ini.\nA. otak cair\nB. otak beku\nC. otak udang\nD. otak telur",
+              "choices": ["otak cair", "otak beku", "otak udang", "otak telur"], "gold": 0, "answer": "otak cair"}
+    outputs = ("Jawapan yang betul ialah A. otak cair\n\nFrasa ini bermaksud seseorang yang bijak. Pilihan B dan D kurang sesuai.",
+               "Jawapan yang paling sesuai untuk soalan \"Orang yang .......... tentu dapat menyelesaikan masalah ini\" ialah A. "
+               "otak cair.\n\nPilihan D kurang tepat kerana maksudnya negatif.",
+               # the prompt's labels written back, then the answer under the Malay answer head
+               "Objektif: Menjawab soalan yang diberikan\n\nSoalan: Orang yang .......... tentu dapat menyelesaikan masalah "
+               "ini.\nA. otak cair\nB. otak beku\nC. otak udang\nD. otak telur\n\nJawapan: A. otak cair\n\nPenjelasan: "
+               "Pilihan B, C dan D membawa maksud yang negatif.")
+    for output in outputs:
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == "otak cair", output
+        assert item.read_by == "rule:final.answer-statement"
+
+
+def test_a_set_of_letters_joined_by_and_in_a_one_answer_statement_is_no_answer() -> None:
+    record = {"id": "r-set", "query": "Which word is wrong?\nA. ketimuran\nB. setengah-setengah\nC. pada\nD. tiada kesalahan",
+              "choices": ["ketimuran", "setengah-setengah", "pada", "tiada kesalahan"], "gold": 1, "answer": "setengah-setengah"}
+    for output in ("So the correct answer is A, B and C.", "Jadi, jawapan yang betul ialah A, B dan C.", "Jawapan: B atau C"):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.hedge", output
+    # a letter after a comma that opens a clause about its option is still no second answer
+    item = _read("TaxSCQ", record, "The answer is B, D is a different case.")
+    assert item.status == "ok" and item.extracted == "setengah-setengah"
+
+
+_PHARMA = ("Réponds avec la ou les lettres correspondant à la bonne réponse.\n\nLe diagnostic de l'infection à VIH repose sur :\n"
+           "(a) La numération des lymphocytes T CD4.\n(b) La charge virale en copies d'ARN par mL.\n(c) L'antigénémie p24.\n"
+           "(d) Le dosage des anticorps neutralisants.\n(e) L'étude des anticorps anti-VIH.\nRéponse(s) :")
+
+
+def test_the_option_list_written_back_and_cut_off_inside_the_next_option_is_no_selection() -> None:
+    record = {"id": "r-cut", "query": _PHARMA, "answer": "ABC"}
+    for output in ("(a) La numération des lymphocytes T CD4.\n(b) La charge virale en copies d",
+                   "\n(a) La numération des lymphocytes T CD4.\n(b) La charge virale en copies d'ARN par mL.\n(c) L'antigénémie p24.\n(",
+                   "a) La numération des lymphocytes T CD4.\n(b) La charge virale en copies d'ARN par mL.\n(c) L'ant"):
+        item = _read("TaxMCQ", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.copy-of-prompt", output
+    # whole lines alone select; a selection that skips the first options, cut off, still selects
+    whole = _read("TaxMCQ", record, "(a) La numération des lymphocytes T CD4.\n(b) La charge virale en copies d'ARN par mL.")
+    assert whole.status == "ok" and whole.extracted == "AB"
+    skipped = _read("TaxMCQ", record, " (c) L'antigénémie p24.\n(d) Le dos")
+    assert skipped.status == "ok" and skipped.extracted == "CD"
+
+
+def test_an_output_that_goes_through_the_options_and_stops_inside_the_next_has_not_chosen() -> None:
+    record = {"id": "r-walk", "query": _PHARMA, "answer": "ABC"}
+    item = _read("TaxMCQ", record, "\n(a) La numération des CD4 est un marqueur de suivi.\n(b) La charge vir")
+    assert item.status == "format_failure" and item.veto == "veto.cut-off-in-options"
+    # a last line that ends its sentence is no line cut off
+    whole = _read("TaxMCQ", record, "\n(a) La numération des CD4 est un marqueur de suivi.\n(b) La charge virale aussi.")
+    assert whole.veto != "veto.cut-off-in-options"
+
+
+def test_different_answers_under_the_answer_word_of_any_language_are_several() -> None:
+    record = {"id": "r-several", "query": _PHARMA, "answer": "B"}
+    for output in ("a)\n\nRéponse : (b)\n\nRéponse : (c)\n\nRéponse : (d)", "Antwort: B\n\nAntwort: C"):
+        item = _read("TaxMCQ", record, output)
+        assert item.status == "format_failure" and item.veto == "veto.several-answers", output
+    # the same answer twice is one answer
+    same = _read("TaxMCQ", record, "Réponse : (b)\n\nRéponse : (b)")
+    assert same.status == "ok" and same.extracted == "B"
+
+
+def test_an_answer_that_names_a_demonstrations_option_answers_the_demonstration() -> None:
+    # a few-shot model answers each example again, then the question asked: the statements that
+    # name an example's option by its text answer the example, not the question
+    query = ("Contoh soalan 1\nsoalan: Ali tidak datang .......... dia sakit.\nA. walaupun\nB. kerana\nC. tetapi\nD. jika\n"
+             "jawapan: B\n\nsoalan: Tutuplah ....... botol itu supaya air tidak tumpah.\nA. kemas-kemas\nB. ketat-ketat\n"
+             "C. sempit-sempit\nD. dalam-dalam")
+    record = {"id": "r-demo-again", "query": query, "choices": _BOTTLE, "gold": 1, "answer": "ketat-ketat"}
+    item = _read("TaxSCQ", record, "Contoh soalan 1:\nJawapan: B. kerana\n\nSoalan 2:\nJawapan: B. ketat-ketat")
+    assert item.status == "ok" and item.extracted == "ketat-ketat"
+    wrong = _read("TaxSCQ", record, "Contoh soalan 1:\nJawapan: B. kerana\n\nSoalan 2:\nJawapan: C. sempit-sempit")
+    assert wrong.status == "ok" and wrong.extracted == "sempit-sempit"

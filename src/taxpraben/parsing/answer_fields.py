@@ -5,7 +5,9 @@ first line", so "Label: DOVISH" answers), or in an answer template with a slot t
 Judgement: [Insert only **correct** or **wrong** here]"). A line of the output that gives such a
 field its value is an answer statement (:func:`taxpraben.parsing.region.answer_statements`); a
 field of the prompt's data ("Target aspect: TSLA", written with its own value) is not, nor a
-template's slot for the working ("Error Analysis: [… the analysis …]").
+template's slot for the working ("Error Analysis: [… the analysis …]"). A few-shot prompt names
+the field by example: the label under which it gives each demonstration's option letter
+("jawapan: C") is the field of the model's answer too.
 
 Pure; no I/O.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["FIELD_LINE", "TEMPLATE_FIELD", "in_template", "names_the_answer"]
+__all__ = ["FIELD_LINE", "TEMPLATE_FIELD", "demonstrated_labels", "in_template", "names_the_answer"]
 
 
 #: A line that gives a field and a short value ("**Sentiment Score:** 0.450", "Label: DOVISH").
@@ -71,3 +73,21 @@ def names_the_answer(label: str, query: str) -> bool:
 _WORKING_SLOT = re.compile(r"(?<![a-z])(?:analys[ie]s|analy[sz]e|explanation|explain|examination|evaluation|reason(?:ing|s)?|rationale|steps?\s+by\s+steps?)(?![a-z])")
 #: A sentence of the prompt that tells the model what to give.
 _INSTRUCTS = re.compile(r"(?<![a-z])(?:provide|give|output|assign|return|write|respond|predict|classify|format|should\s+be|must\s+be)(?![a-z])")
+
+
+#: A line of the prompt that opens with a label, and what follows the label.
+_LABEL_LINE = re.compile(r"^[ \t#*>]*(?P<label>[A-Za-z][A-Za-z ]{0,30}?|[\u4e00-\u9fff]{1,6})[ \t]*[:：](?P<value>[^\n]*)$", re.MULTILINE)
+#: A demonstration's answer on its label's line: option letters alone ("C", "(B)", "ABD").
+_DEMONSTRATED = re.compile(r"[ \t*]*[(（\[]?[A-J]{1,5}[)）\]]?[ \t.。*]*$")
+
+
+@lru_cache(maxsize=1024)
+def demonstrated_labels(prompt: str) -> frozenset[str]:
+    """The labels under which the prompt gives its demonstrations' answers ("jawapan: C" after
+    each example question): every line the label opens holds option letters alone. The model that
+    writes one with its own letter answers, though the prompt does not end on the label."""
+    answers: dict[str, bool] = {}
+    for m in _LABEL_LINE.finditer(prompt):
+        label = m.group("label").strip().lower()
+        answers[label] = answers.get(label, True) and _DEMONSTRATED.match(m.group("value")) is not None
+    return frozenset(label for label, demonstrated in answers.items() if demonstrated)

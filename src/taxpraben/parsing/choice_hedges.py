@@ -77,8 +77,12 @@ def without_negated_letters(text: str) -> str:
     return NEGATED_LETTER.sub(" ", text)
 
 
-#: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D").
-_OR = r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为|(?<![A-Za-z])(?i:or|or\s+possibly|or\s+maybe|or\s+perhaps)(?![A-Za-z]))"
+#: Words that offer an alternative ("B或D", "C，或者D", "C也可能是D"; "or" in English, French,
+#: German, Malay and Indonesian).
+_OR = (r"[,，]?\s*(?:或者|或是|或|还是|也可能是|也可能为|"
+       r"(?<![A-Za-z])(?i:or|or\s+possibly|or\s+maybe|or\s+perhaps|ou|oder|atau)(?![A-Za-z]))")
+#: The word for "and" or "or" between option letters, in the languages the letter readers know.
+_JOINER_WORD = r"(?<![A-Za-z])(?i:and|or|dan|atau|et|ou|und|oder|y)(?![A-Za-z])"
 _HEDGE_LETTERS = re.compile(
     r"(?<![A-Za-z])[A-Z][)）\]】]?(?![A-Za-z])\s*(?:项)?\s*" + _OR + r"\s*(?:选项|(?i:option))?\s*[(（\[【]?[A-Z](?![A-Za-z\u00c0-\u024f])"
 )
@@ -111,7 +115,8 @@ _LETTER_SET = re.compile(
 
 #: After a comma, a letter that opens a clause about its option ("答案：B，D项25%是基本税率"): no
 #: second answer.
-_NEXT_CLAUSE = re.compile(r"[A-Z]\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)）\]】。.!！]")
+#: A word for "and"/"or" and the next letter continue the set ("A, B and C", "A, B dan C").
+_NEXT_CLAUSE = re.compile(r"[A-Z](?!\s*" + _JOINER_WORD + r"\s+[(（\[]?[A-Z](?![A-Za-z]))\s*(?:项|选项)?\s*[^\s、,，/和与及A-Z)）\]】。.!！]")
 
 
 #: Where an English sentence ends inside a statement ("C. Options A or B are wrong."): a full

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
 
-from taxpraben.parsing.answer_fields import TEMPLATE_FIELD
+from taxpraben.parsing.answer_fields import TEMPLATE_FIELD, demonstrated_labels
 from taxpraben.parsing.overlap import (
     COPY_MIN,
     SIMILAR_N,
@@ -25,7 +25,7 @@ from taxpraben.parsing.overlap import (
     key_only,
     single_option,
 )
-from taxpraben.parsing.region import PROMPT_LABEL, ending_label
+from taxpraben.parsing.region import ANSWER_WORDS, PROMPT_LABEL, ending_label
 
 __all__ = [
     "ANSWER_HEADS",
@@ -60,8 +60,7 @@ _NUMBERED_QUESTION = re.compile(r"^[\s*#>]*\d{1,3}\s*[.、．)）]\s*(?P<stem>.*
 
 
 ANSWER_HEADS = re.compile(
-    r"最终答案|正确答案|参考答案|标准答案|答案|解析|分析|解答|答|(?i:final\s+answer|answer|solution)|"
-    r"الإجابة|उत्तर"
+    r"最终答案|正确答案|参考答案|标准答案|答案|解析|分析|解答|答|(?i:final\s+answer|answer|solution)|" + ANSWER_WORDS
 )
 
 
@@ -228,8 +227,6 @@ _SECTION_LABEL = re.compile(
 )
 
 
-
-
 @lru_cache(maxsize=1024)
 def section_labels(prompt: str) -> frozenset[str]:
     """The keys of the section labels the prompt's lines open with (``Context:``, ``<context>``,
@@ -237,6 +234,9 @@ def section_labels(prompt: str) -> frozenset[str]:
     (``Judgement:``, ``A:``), is the slot of its answer, not a section: the model that writes it
     again answers after it."""
     labels = {key for m in PROMPT_LABEL.finditer(prompt) if (key := key_only(m.group("tag") or m.group("label") or ""))}
+    # the label of the demonstrations' answers ("jawapan: C" after each example question) is the
+    # slot of the model's answer too, though the prompt does not end on it
+    labels -= {key_only(label) for label in demonstrated_labels(prompt)}
     # the fields of the answer's own template, each with a slot to fill ("Final Judgement: [Insert
     # only correct or wrong here]"): the model that writes them answers in them
     labels -= {key_only(m.group("label")) for m in TEMPLATE_FIELD.finditer(prompt)}

@@ -3,7 +3,9 @@
 An option list written back (three or more options, in any layout or order, verbatim or
 reworded), one line listing the options (``A. 89 （……） B. 200 …``) and an option list of the
 model's own are no answer; one option written back, a multiple choice's selection written back,
-and the question's stem restated with the option it answers with are. Used by
+and the question's stem restated with the option it answers with are. The option lines written
+back from the first, in order, up to a line cut off inside the next one, are the list copied when
+the generation stopped, not a selection (:func:`list_cut_off`). Used by
 :mod:`taxpraben.parsing.prompt_copy`.
 """
 
@@ -29,6 +31,7 @@ __all__ = [
     "answers_stem",
     "inline_enumerations",
     "invented_options",
+    "list_cut_off",
     "listing_lines",
     "option_keys_of",
     "option_list_spans",
@@ -87,6 +90,41 @@ def option_list_spans(key: str, option_keys: Sequence[str]) -> list[tuple[int, i
             run = [item]
     close()
     return spans
+
+
+#: The letter that opens an option line ("(a) ", "a) " after the prompt's "(", "B. ").
+_OPTION_HEAD = re.compile(r"[(（]?([A-Ja-j])[)）.．:：]")
+
+
+_SENTENCE_ENDS = (".", "。", "!", "?", "！", "？")
+
+
+def list_cut_off(text: str, options: Sequence[str], *, walked: bool = False) -> bool:
+    """``text`` writes the option lines back from the first option, in order, each whole, and
+    stops inside the next one ("(a) X.\n(b) Y.\n(c) Te", "…\n("): the model copied the prompt's
+    list when its generation was cut off. Whole lines alone select (a model that answers "A. X\nB.
+    Y" names A and B); the line cut off in the list's order shows a copy. ``walked``: a sentence
+    per option in its own words is enough ("(a) : X est une caractéristique ….\n(b) L'"), the
+    last one unfinished: the model went through the options and was cut off before it chose."""
+    lines = [line.strip() for line in text.strip().split("\n")]
+    keys = option_keys_of(tuple(options))
+    if not 2 <= len(lines) <= len(keys):
+        return False
+    for index, line in enumerate(lines[:-1]):
+        head = _OPTION_HEAD.match(line)
+        if head is None or head.group(1).lower() != chr(ord("a") + index):
+            return False
+        if not walked and (comparison_key(line[head.end() :]) != keys[index] or not keys[index]):
+            return False
+    if walked:  # each line a sentence, the last one started on the next option and unfinished
+        head = _OPTION_HEAD.match(lines[-1])
+        started = lines[-1][head.end() :].strip() if head else ""
+        return head is not None and head.group(1).lower() == chr(ord("a") + len(lines) - 1) and bool(started) \
+            and comparison_key(started) != keys[len(lines) - 1] and not started.endswith(_SENTENCE_ENDS) \
+            and all(line.endswith(_SENTENCE_ENDS) for line in lines[:-1])
+    following = chr(ord("a") + len(lines) - 1) + keys[len(lines) - 1]
+    cut = comparison_key(lines[-1])
+    return following.startswith(cut) and cut != following
 
 
 def _some_options(run_key: str, block: str, option_keys: Sequence[str]) -> bool:

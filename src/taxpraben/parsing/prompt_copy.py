@@ -64,6 +64,7 @@ from taxpraben.parsing.option_lists import (
     answers_stem,
     inline_enumerations,
     invented_options,
+    list_cut_off,
     option_keys_of,
     option_list_spans,
     restated_option_lines,
@@ -183,6 +184,8 @@ def own_answer(
         return OwnAnswer(text)
     if _short_phrase(text, query):
         return OwnAnswer(text)
+    if options and list_cut_off(text, options):
+        return OwnAnswer("", True, True, COPY_OF_PROMPT)
     where, spans, cut_at, invented_first, new_options = _copies(text, query, options, document, several)
     if new_options:
         return OwnAnswer("", bool(spans), True, ANOTHER_QUESTION)

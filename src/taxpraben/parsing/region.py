@@ -56,39 +56,21 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from taxpraben.parsing.answer_fields import FIELD_LINE, in_template, names_the_answer
+from taxpraben.parsing.answer_fields import (
+    FIELD_LINE,
+    demonstrated_labels,
+    in_template,
+    names_the_answer,
+)
 from taxpraben.parsing.latex import find_boxed
 from taxpraben.parsing.registry import deciding
 
 __all__ = [
-    "AMBIGUOUS",
-    "ANSWER_MARKER",
-    "CORRECTED_VALUE",
-    "HEDGED",
-    "LOOP_MIN",
-    "NONE_CORRECT",
-    "NOT_AN_OPTION",
-    "NOT_ASSERTED",
-    "NO_ANSWER",
-    "PROMPT_LABEL",
-    "REFUSAL",
-    "STRONG_MARKER",
-    "SUPPOSITION",
-    "Reading",
-    "Statement",
-    "answer_statements",
-    "answer_tags",
-    "conclusion_sentence",
-    "corrected_part",
-    "ending_label",
-    "is_refusal",
-    "lead_sentence",
-    "lines_last_first",
-    "sentence_end",
-    "sentences",
-    "sentences_last_first",
-    "settle_final",
-    "without_loop",
+    "AMBIGUOUS", "ANSWER_MARKER", "ANSWER_WORDS", "CORRECTED_VALUE", "HEDGED", "LOOP_MIN", "NONE_CORRECT",
+    "NOT_AN_OPTION", "NOT_ASSERTED", "NO_ANSWER", "PROMPT_LABEL", "REFUSAL", "STRONG_MARKER", "SUPPOSITION",
+    "Reading", "Statement", "answer_statements", "answer_tags", "conclusion_sentence", "corrected_part",
+    "ending_label", "is_refusal", "lead_sentence", "lines_last_first", "sentence_end", "sentences",
+    "sentences_last_first", "settle_final", "without_loop",
 ]
 
 #: Words that suppose another case ("若其后虚开使用，则可能构成……", "如不考虑进项则为……" with 如
@@ -196,14 +178,15 @@ ANSWER_MARKER = _ANSWER = re.compile(
     # never a list of options or cases ("A: 32" with "B: 24" after it)
     r"(?<![^\n])[ \t]*A[ \t]*:(?=[ \t]*[-+]?[$¥€£]?\d[\d,]*(?:\.\d+)?[ \t]*[^\s\d]{0,8}[ \t]*\Z)|"
     # the answer in the other languages models answer in: Japanese, Korean, German, French,
-    # Spanish, Russian, Swahili, Indonesian, Bengali, Thai, Arabic, Hindi ("答えは", "Antwort:", "Réponse :", "Ответ:");
+    # Spanish, Russian, Swahili, Indonesian and Malay, Bengali, Thai, Arabic, Hindi ("答えは", "Antwort:", "Réponse :", "Ответ:");
     # "回答：" heading a line (Japanese; a Chinese answer head too, not "请回答：" inside a sentence)
     r"(?:答え|正解)\s*(?:は|:|：)|정답\s*(?:은|는|:|：)|"
     # ("die richtige Antwort ist", "la bonne réponse est", "la respuesta correcta es", "a resposta correta é",
     # "la risposta corretta è": the answer word, with the word for "right" or without it)
     r"(?=[ABDJLRabdjlrОо])(?<![A-Za-z])(?i:(?:die\s+)?(?:richtige\s+)?antwort\s*(?:lautet|ist|:)|(?:la\s+)?(?:bonne\s+)?r[ée]ponse(?:\s+correcte)?\s*(?:est|:)|"
     r"(?:la\s+)?respuesta(?:\s+correcta)?\s*(?:es|:)|(?:a\s+)?resposta(?:\s+corret[ao])?\s*(?:é|:)|(?:la\s+)?risposta(?:\s+corretta)?\s*(?:è|:)|"
-    r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawaban(?:nya)?\s*(?:adalah|:))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
+    r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawa[bp]an(?:nya)?(?:\s+yang\s+(?:paling\s+)?(?:betul|benar|tepat|sesuai))?\s*(?:adalah|ialah|:)|"
+    r"jawa[bp]an[^\n.。]{1,120}?\s(?:ialah|adalah)(?=\s+\**[(\[]?[A-J](?:[)\].:：]|\s*$)))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
     # Turkish, the answer word in its forms ("Doğru cevap C şıkkıdır", "Bu sorunun doğru cevabı A)
     # …", "Cevap: C) Rüzgâr", "Yani cevap B seçeneğidir", "Cevap D"): the copula comes last, so
     # the answer word stands right before the option it gives
@@ -246,7 +229,10 @@ CORRECTED_VALUE = re.compile(
 
 #: Final statements whose answers must agree: the answer markers proper and boxes (not
 #: 选择/应选, which reasoning also uses: "如果选择A，……").
-STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed|####")
+#: The word for "answer" in the other languages the answer statements know.
+ANSWER_WORDS = (r"答え|正解|정답|(?i:antwort|r[ée]ponse|respuesta|resposta|risposta|ответ|jibu|jawa[bp]an|cevap|yanıt)"
+                r"|উত্তর|คำตอบ|الإجابة|उत्तर")
+STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed|####|" + ANSWER_WORDS)
 
 
 #: A supposition that opens the sentence of a statement: 若, 如果, "if", "suppose".
@@ -438,8 +424,6 @@ def ending_label(prompt: str) -> str | None:
 _SLOT_WORDS = re.compile(r"[A-Za-z][A-Za-z ]{1,24}|[\u4e00-\u9fff]{2,6}")
 
 
-
-
 #: A question that asks for the option that is wrong ("下列说法中不正确的是", "Which is NOT true",
 #: "all of the following EXCEPT").
 _ASKS_WRONG_ONE = re.compile(r"不正确|错误的是|有误的是|不恰当|不符合|(?i:\b(?:incorrect|not\s+(?:true|correct)|false)\b)|\bEXCEPT\b")
@@ -453,12 +437,14 @@ _WRONG_ONE_MARKER = re.compile(
 @lru_cache(maxsize=1024)
 def answer_slot(query: str) -> re.Pattern[str] | None:
     """The prompt's answer slot: the label its last line opens and leaves for the model to fill
-    (:func:`ending_label`: "Judgement: ", "Label:"). The model that writes that label answers
-    after it, as after "Answer:" (a single letter, "A:", is an option's label and no slot)."""
-    label = ending_label(query)
-    if label is None or not _SLOT_WORDS.fullmatch(label.strip()) or _ANSWER.fullmatch(label.strip() + ":"):
+    (:func:`ending_label`: "Judgement: ", "Label:"), or the one its demonstrations give their
+    answers under (:func:`demonstrated_labels`: "jawapan: C"). The model that writes that label
+    answers after it, as after "Answer:" (a single letter, "A:", is an option's label and no slot)."""
+    labels = [label for label in (ending_label(query), *sorted(demonstrated_labels(query)))
+              if label is not None and _SLOT_WORDS.fullmatch(label.strip()) and not _ANSWER.fullmatch(label.strip() + ":")]
+    if not labels:
         return None
-    words = r"\s+".join(map(re.escape, label.split()))
+    words = "|".join(r"\s+".join(map(re.escape, label.split())) for label in labels)
     return re.compile(r"(?<![A-Za-z\u4e00-\u9fff])(?i:" + words + r")\**[ \t]*[:：]\**", re.MULTILINE)
 
 

@@ -83,7 +83,7 @@ from taxpraben.parsing.closing import DECLINES_NUMBER
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
 from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
-from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, OwnAnswer, own_answer
+from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, OwnAnswer, comparison_key, own_answer
 from taxpraben.parsing.readers.letters import with_upper_letters
 from taxpraben.parsing.readers.shared import (
     ANOTHER_QUESTION_RULE,
@@ -459,6 +459,10 @@ _HEDGE = Reading(None, HEDGED, rule=HEDGE_RULE.name)
 _NO_ANSWER = Reading(None, NO_ANSWER, rule=NO_ANSWER_RULE.name)
 
 
+#: An option letter and its text on one line ("B. Oleh itu", "(C) 9%").
+_LETTER_AND_TEXT = re.compile(r"^[ \t*]*[(（]?[A-J][)）.．、:：][ \t]*(\S[^\n]*?)[ \t*]*$", re.MULTILINE)
+
+
 class LabelView:
     """One output as the label rules read it, built once: cleaned with LaTeX made plain,
     its own answer, and (on first use) its statements, lines, the options it names."""
@@ -515,12 +519,21 @@ class LabelView:
         return [st for st in answer_statements(self.cleaned, self.markers, self.query) if st.kind != "conclusion"]
 
     @cached_property
+    def demonstrated(self) -> frozenset[str]:
+        """The keys of the options the prompt lists for its demonstrations, none of this question's."""
+        own = {comparison_key(text) for text in self.texts}
+        return frozenset(k for m in _LETTER_AND_TEXT.finditer(self.query) if (k := comparison_key(m.group(1))) not in own)
+
+    @cached_property
     def settled(self) -> Reading | None:
         """What the final statements give (region.settle_final), the hedge of one, or None."""
 
         def read_final(st: Statement) -> int | None:
             # Latest first: a hedge ("因此选AB") that a later statement has answered ("答案：A")
             # is superseded by it; the latest answer statement hedging leaves the answer hedged.
+            named = _LETTER_AND_TEXT.match(st.text)
+            if named and comparison_key(named.group(1)) in self.demonstrated:
+                return None  # "Jawapan: B. Oleh itu", an option of a demonstration: it answers that one
             try:
                 picked = self.read(st.text, st.kind == "correction")
             except Hedge:

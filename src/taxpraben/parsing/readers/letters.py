@@ -10,7 +10,7 @@ options written back on their own select them, all of them are a copy):
   ``Answer`` and ``bad`` are not, so English words never contribute letters. Lower-case
   letters count only right after a final-answer marker (``答案：abd``, ``answer: a, c``).
 - **Groups.** Consecutive tokens joined only by separators (spaces, ``、 , ， / ; ； + &``,
-  ``和 与 及 以及 或 and or``, the same words in French, German and Spanish ``et ou und oder y``,
+  ``和 与 及 以及 或 and or``, the same words in French, German, Spanish and Malay ``et ou und oder y dan atau``,
   ``.``, brackets, quotes, Markdown ``*``, and the words ``选项``/``项``) form one answer group:
   ``A、B和D``, ``A, C and E``, ``(b) et (d)``, ``(A)(C)``,
   ``A项和C项``. A bracketed aside with Chinese text ends nothing and adds nothing:
@@ -56,6 +56,7 @@ from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.closing import cut_by_limit
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
+from taxpraben.parsing.option_lists import list_cut_off
 from taxpraben.parsing.prompt_copy import (
     COPY_OF_PROMPT,
     OwnAnswer,
@@ -122,12 +123,12 @@ LETTER_ANSWER_KEYS: tuple[str, ...] = (
 
 _RUN = re.compile(r"[A-Za-z]+")
 _SEPARATORS = re.compile(
-    r"(?:[\s、,，/;；&+和与及或と.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z])|(?<![A-Za-z])(?i:et|ou|und|oder|y)(?![A-Za-z]))*"
+    r"(?:[\s、,，/;；&+和与及或と.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z])|(?<![A-Za-z])(?i:et|ou|und|oder|y|dan|atau)(?![A-Za-z]))*"
 )
 _ASIDE = re.compile(r"[(（][^()（）\n]*[\u4e00-\u9fff][^()（）\n]*[)）]")
 #: "and"/"or" between letters, in English and the languages beside it ("(b) et (d)", "B und D", "A y C"):
 #: not the one-letter "e"/"o" of Italian and Portuguese, which may be option E and a letter.
-_AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?:(?i:and|or)\s+(?=[A-Za-z])|(?<![A-Za-z])(?i:et|ou|und|oder|y)\s+(?=[A-Za-z(（]))")
+_AND = re.compile(r"(?<=[A-Za-z\s,，])\s*(?:(?i:and|or)\s+(?=[A-Za-z])|(?<![A-Za-z])(?i:et|ou|und|oder|y|dan|atau)\s+(?=[A-Za-z(（]))")
 _MARKER_GAP = 12
 _NEGATIVE = re.compile(
     r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
@@ -678,6 +679,22 @@ def _another_question(view: LettersView) -> Reading | None:
     return Reading(None, failure, rule=veto_of(failure)) if failure else None
 
 
+CUT_OFF_RULE = register_rule(
+    "veto.cut-off-in-options", kinds=("letters",), tier=0, confidence="high",
+    description="The output goes through the options in order, a line each, and stops inside the next one's line: "
+                "it was cut off before it chose.",
+    examples=(Example("letters", "A. 交通运输服务适用9%税率。\nB. 不动产租", None),),
+    leaves_alone=(Example("letters", "A. 交通运输服务\nB. 不动产租赁服务\nD. 建筑服务", "ABD"),
+                  Example("letters", "A. 正确\nB. 正确\nC. 错误，适用13%", "AB")),
+)
+
+
+@CUT_OFF_RULE.reads("letters")
+def _cut_off(view: LettersView) -> Reading | None:
+    options = [view.options[x] for x in sorted(view.options) if x in view.allowed]
+    return Reading(None, NO_ANSWER, rule=CUT_OFF_RULE.name) if list_cut_off(view.full, options, walked=True) else None
+
+
 @HEDGE_RULE.reads("letters")
 @_on_text
 def _hedge(view: LettersView) -> Reading | None:
@@ -878,6 +895,7 @@ def _no_answer(view: LettersView) -> Reading | None:
 LETTERS_CHAIN: tuple[str, ...] = (
     "veto.copy-of-prompt",
     "veto.another-question",
+    "veto.cut-off-in-options",
     "veto.hedge",
     "json.answer-field",
     "final.self-correction",
