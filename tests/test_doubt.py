@@ -37,3 +37,22 @@ def test_a_conclusion_of_a_long_derivation_is_in_doubt() -> None:
     assert doubt("number", long, "8", "rule:conclusion.statement") is not None
     assert doubt("number", long, "8", "rule:final.answer-statement") is None
     assert doubt("number", "5 + 3 = 8\nSo the total is 8.", "8", "rule:conclusion.statement") is None
+
+
+def test_a_conclusion_after_an_opening_sentence_that_states_another_number_is_in_doubt() -> None:
+    query = "A startup invests $8000 in the first year and half of that each year after. How much in three years?"
+    output = ("They will invest $2200 in the third year.\n\nIn the second year they invested half of $8000, which is "
+              "$4000, and in the third year $2000.\n\nTherefore, the total amount invested is $14000")
+    rule = "rule:conclusion.statement"
+    assert doubt("number", output, "14000", rule, query) is not None
+    # an opening that states the same number, only the question's numbers, or a step of working is no doubt
+    assert doubt("number", output.replace("$2200 in the third year", "$14000 in all"), "14000", rule, query) is None
+    assert doubt("number", output.replace("$2200 in the third year", "$8000 in the first year"), "14000", rule, query) is None
+    assert doubt("number", output.replace("$2200 in the third year", "8000 / 2 = 4000 in the second year"), "14000", rule,
+                 query) is None
+    assert doubt("number", output, "14000", "rule:final.answer-statement", query) is None  # stated: no doubt
+    spec = REGISTRY["TaxCalc"]
+    record, _ = check_record({"id": "d-open", "query": query, "answer": 14000}, spec, Path("t"), 1, "line")
+    assert record is not None
+    item = prepare_item(spec, record, 0, output, None)
+    assert item.status == "ok" and item.extracted == "14000" and item.confidence == "low"

@@ -119,7 +119,7 @@ class StructuredKind(Kind):
         if how.confidence == "high":
             from taxpraben.parsing.doubt import doubt
 
-            if doubt(opts.kind, text, compared.extracted, how.read_by) is not None:
+            if doubt(opts.kind, text, compared.extracted, how.read_by, record.query) is not None:
                 how = replace(how, confidence="low")  # a sure rule on an output in doubt
         return Prepared(status, compared.extracted, failure, {"em": compared.em}, reading=how)
 

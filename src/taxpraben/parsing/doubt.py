@@ -21,7 +21,10 @@ rest of their rule's readings.
   by a rule that is no answer statement (a bare option line, a lead sentence, a bold
   option, verdicts on the options): the model never stated its answer, and the option read
   may be the one it was analysing when it stopped (on the development sources: 6 of 47 such
-  readings wrong, against 47 of 6,790 high-confidence readings in all).
+  readings wrong, against 47 of 6,790 high-confidence readings in all);
+- a number a conclusion gives where the output's opening sentence states another one, not one
+  of the question's (``query``): "… they will invest $2200 in the third year." opening, "…
+  which is $14000" closing; with no correction between, which of them answers is in doubt.
 
 Pure; no I/O.
 """
@@ -29,7 +32,9 @@ Pure; no I/O.
 from __future__ import annotations
 
 from taxpraben.parsing.closing import closes_on_number, cut_by_limit, unfinished
+from taxpraben.parsing.numbers import find_numbers, numbers_equal
 from taxpraben.parsing.readers.shared import CONCLUSION_RULE
+from taxpraben.parsing.region import lead_sentence
 
 __all__ = ["LONG_DERIVATION", "SPAN_WORDS", "doubt"]
 
@@ -42,15 +47,32 @@ _STATEMENT_RULES = ("rule:final.", "rule:json.")
 LONG_DERIVATION = 1500
 
 
-def doubt(kind: str, text: str, value: object, rule: str | None = None) -> str | None:
+def doubt(kind: str, text: str, value: object, rule: str | None = None, query: str = "") -> str | None:
     """Why the reading ``value`` of a ``kind`` reader ("number", "span", ...) from ``text``
-    (the cleaned output), read by ``rule``, is in doubt, or None."""
+    (the cleaned output; ``query``, its question), read by ``rule``, is in doubt, or None."""
     if kind == "number" and not closes_on_number(text):
         return "the output does not close on a number"
     if kind == "number" and rule == f"rule:{CONCLUSION_RULE.name}" and len(text) >= LONG_DERIVATION:
         return "a conclusion of a long derivation, with no answer statement"
+    if kind == "number" and rule == f"rule:{CONCLUSION_RULE.name}" and _opens_on_another(text, value, query):
+        return "the opening sentence states another number"
     if kind == "span" and isinstance(value, str) and len(value.split()) > SPAN_WORDS:
         return "the span read is a whole sentence"
     if kind in ("label", "letters") and not (rule or "").startswith(_STATEMENT_RULES) and (cut_by_limit(text) or unfinished(text)):
         return "an option read from an output cut off before it stated its answer"
     return None
+
+
+def _opens_on_another(text: str, value: object, query: str) -> bool:
+    """The opening sentence of ``text`` states a number, neither ``value`` nor one of ``query``'s."""
+    if value is None or not (opening := lead_sentence(text)) or len(opening) == len(text.strip()):
+        return False
+    if any(sign in opening for sign in _WORKING):
+        return False  # a step of the working, not a statement of the answer
+    given = [found.value for found in find_numbers(query)]
+    stated = [found for found in find_numbers(opening) if not any(numbers_equal(found, g) for g in given)]
+    return bool(stated) and not any(numbers_equal(found, str(value)) for found in stated)
+
+
+#: Signs of a computation in a sentence.
+_WORKING = ("=", "×", "*", "+", "÷", "/", "\\times", "\\frac")
