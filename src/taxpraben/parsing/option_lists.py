@@ -94,8 +94,7 @@ def option_list_spans(key: str, option_keys: Sequence[str]) -> list[tuple[int, i
 
 #: The letter that opens an option line ("(a) ", "a) " after the prompt's "(", "B. ").
 _OPTION_HEAD = re.compile(r"[(（]?([A-Ja-j])[)）.．:：]")
-
-
+#: What ends a sentence at the end of a line.
 _SENTENCE_ENDS = (".", "。", "!", "?", "！", "？")
 
 

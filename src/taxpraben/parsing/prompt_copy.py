@@ -184,8 +184,8 @@ def own_answer(
         return OwnAnswer(text)
     if _short_phrase(text, query):
         return OwnAnswer(text)
-    if options and list_cut_off(text, options):
-        return OwnAnswer("", True, True, COPY_OF_PROMPT)
+    if options and list_cut_off(text, options):  # the option list copied until the generation stopped
+        return OwnAnswer("", True, False, COPY_OF_PROMPT)
     where, spans, cut_at, invented_first, new_options = _copies(text, query, options, document, several)
     if new_options:
         return OwnAnswer("", bool(spans), True, ANOTHER_QUESTION)

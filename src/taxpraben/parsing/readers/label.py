@@ -522,7 +522,7 @@ class LabelView:
     def demonstrated(self) -> frozenset[str]:
         """The keys of the options the prompt lists for its demonstrations, none of this question's."""
         own = {comparison_key(text) for text in self.texts}
-        return frozenset(k for m in _LETTER_AND_TEXT.finditer(self.query) if (k := comparison_key(m.group(1))) not in own)
+        return frozenset(k for m in _LETTER_AND_TEXT.finditer(self.query) if (k := comparison_key(m.group(1))) and k not in own)
 
     @cached_property
     def settled(self) -> Reading | None:
