@@ -1715,3 +1715,38 @@ def test_an_answer_that_names_a_demonstrations_option_answers_the_demonstration(
     assert item.status == "ok" and item.extracted == "ketat-ketat"
     wrong = _read("TaxSCQ", record, "Contoh soalan 1:\nJawapan: B. kerana\n\nSoalan 2:\nJawapan: C. sempit-sempit")
     assert wrong.status == "ok" and wrong.extracted == "sempit-sempit"
+
+
+def test_an_output_that_goes_on_with_the_prompts_open_json_object_fills_its_template() -> None:
+    # the prompt ends inside the JSON object it asks for, with a key of its own for the answer
+    query = ('Return your answer as a JSON like: JSON = {"explanation": <your step by step solution>, "age": <num_days>}. '
+             "Do not include the units in the JSON value.\n\nChris was born on 2000-01-14. Compute his age in days on "
+             '2003-05-25.\n\nJSON = {"explanation":')
+    output = (' "From 2000-01-14 to 2000-12-31 there are 352 days, then 365 and 365, and 145 days in 2003: '
+              '352 + 365 + 365 + 145 = 1227 days. A check with another method gives 1230", "age": 1227}')
+    item = _read("TaxCalc", {"id": "r-json-open", "query": query, "answer": 1227}, output)
+    assert item.status == "ok" and item.extracted == "1227" and item.read_by == "rule:json.answer-field"
+    # the template's key for the working is no answer
+    working = _read("TaxCalc", {"id": "r-json-open2", "query": query, "answer": 1227}, ' "352 + 365 + 365 + 145 = 1227"}')
+    assert working.read_by != "rule:json.answer-field"
+
+
+def test_the_field_the_prompt_names_as_its_answer_is_no_copy_of_the_prompts_words() -> None:
+    query = ("You are a financial sentiment analysis expert. Assign a sentiment score for the target. The sentiment "
+             "score should be between -1 (highly negative) and 1 (highly positive).\n\nSentence: Daily Mail owner "
+             "considering Yahoo bid, up 2.05%. Target aspect: YHOO")
+    output = ("Here's my analysis of the provided sentence:\n\n**Target Aspect:** YHOO (Yahoo)\n\n**Sentiment Score:** 0.450\n\n"
+              "**Explanation:** The bid lifts the price 2.05%: moderately positive.")
+    item = _read("TaxCalc", {"id": "r-field-named", "query": query, "answer": 0.45}, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0 and item.read_by == "rule:final.answer-statement"
+
+
+def test_a_minus_sign_before_a_currency_symbol_is_the_amounts_sign() -> None:
+    query = "What is the change in the Stock-based compensation from 2018 to 2019?"
+    output = ("The Stock-based compensation in 2018 was $2,306 and in 2019 it was $1,966. Therefore, the change from 2018 "
+              "to 2019 is $1,966 - $2,306 = -$340 (in thousands).")
+    item = _read("TaxCalc", {"id": "r-minus-dollar", "query": query, "answer": -340}, output)
+    assert item.status == "ok" and item.extracted == "-340"
+    # a minus right after an amount is still an operator
+    item = _read("TaxCalc", {"id": "r-minus-dollar2", "query": query, "answer": 8000}, "So it is $13,000-$5,000")
+    assert item.status == "ok" and item.extracted == "5000"

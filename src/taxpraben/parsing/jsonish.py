@@ -420,13 +420,14 @@ def _dicts(value: JSONValue, depth: int = 0) -> Iterator[Mapping[str, JSONValue]
             yield from _dicts(v, depth + 1)
 
 
-def answer_value(values: Sequence[JSONValue], keys: Sequence[str]) -> tuple[bool, JSONValue]:
+def answer_value(values: Sequence[JSONValue], keys: Sequence[str], query: str = "") -> tuple[bool, JSONValue]:
     """The value of the first answer-like key, searching the last JSON value first.
 
-    ``keys`` are in priority order and compared with :func:`normalize_key`. Returns
-    ``(found, value)``; ``found`` is False when no JSON value has such a key.
+    ``keys`` are in priority order and compared with :func:`normalize_key`, then the keys the
+    prompt's JSON template leaves for the answer (:func:`template_answer_keys` of ``query``).
+    Returns ``(found, value)``; ``found`` is False when no JSON value has such a key.
     """
-    wanted = [normalize_key(k) for k in keys]
+    wanted = [normalize_key(k) for k in keys] + list(template_answer_keys(query) if "<" in query else ())
     for value in reversed(values):
         for obj in _dicts(value):
             normalized = {normalize_key(k): v for k, v in reversed(list(obj.items()))}
@@ -434,6 +435,21 @@ def answer_value(values: Sequence[JSONValue], keys: Sequence[str]) -> tuple[bool
                 if key in normalized:
                     return True, normalized[key]
     return False, None
+
+
+#: A key of the prompt's JSON template with a placeholder for its value ('"age": <num_days>').
+_TEMPLATE_KEY = re.compile(r'"([^"\n]{1,40})"\s*:\s*<[^<>\n]{1,60}>')
+#: Template keys for the working, not the answer.
+_WORKING_KEY = re.compile(r"explanation|explain|reason|rationale|step|analysis|thought|solution|work|justification")
+
+
+@lru_cache(maxsize=256)
+def template_answer_keys(query: str) -> tuple[str, ...]:
+    """The keys the prompt's JSON template leaves for the answer, normalised
+    (``{"explanation": <your step by step solution>, "age": <num_days>}`` gives ``age``): those
+    with a placeholder value that are not for the working."""
+    keys = (normalize_key(m.group(1)) for m in _TEMPLATE_KEY.finditer(query))
+    return tuple(key for key in keys if key and not _WORKING_KEY.search(key))
 
 
 def answer_text(value: JSONValue, sep: str = "、", *, dict_values: bool = False) -> str:
@@ -453,7 +469,10 @@ def own_json_values(full: str, query: str) -> list[JSONValue]:
     (``{"reasoning": "5+10", "answer": "15"}`` beside the options 5, 10, 15 is no option list
     written back: blanking cut its answer up), leaving out the values the prompt itself holds
     (its template or example, copied)."""
-    values = find_json_values(full)
+    # the prompt ends inside the object its answer fills ('JSON = {"explanation":'): the output
+    # goes on from there, and the object is the prompt's opening and the output together
+    opened = _opened_object(query)
+    values = find_json_values(opened + full if opened and not full.lstrip().startswith("{") else full)
     if not values or not query:
         return values
     prompt = _prompt_json_values(query)
@@ -463,6 +482,16 @@ def own_json_values(full: str, query: str) -> list[JSONValue]:
         # ({"answer": "B"} where the prompt shows {"answer": "B"} as the form): it answers that
         return values
     return own
+
+
+def _opened_object(query: str) -> str:
+    """The JSON object the prompt opens at its end and leaves for the model to go on with
+    (``{"explanation":``), or ""."""
+    tail = query.rstrip()
+    start = tail.rfind("{")
+    if start < 0 or "}" in tail[start:] or not tail[start + 1 :].lstrip().startswith('"'):
+        return ""
+    return tail[start:]
 
 
 #: An output that is one JSON object and nothing else (a code fence around it at most).

@@ -108,6 +108,10 @@ def _fraction(m: re.Match[str]) -> str:
     return f"{top}/{bottom}"
 
 
+#: A sign, then a dollar sign and a digit ("= -$340").
+_SIGNED_DOLLARS = re.compile(r"(?<![0-9A-Za-z)\]}.%])([-+−])\$(?=\d)")
+
+
 def strip_latex(text: str) -> str:
     """``text`` with LaTeX markup made plain (rules in the module docstring)."""
     if "\\" not in text and "$" not in text and "{,}" not in text:
@@ -125,4 +129,5 @@ def strip_latex(text: str) -> str:
     text = _SYMBOL.sub(lambda m: _SYMBOLS[m.group(0)], text)
     text = _LEFT_RIGHT.sub("", text)
     text = _SPACING.sub(" ", text)
-    return _DELIMITERS.sub(" ", text)
+    # a "$" between a sign and a digit is the currency's, not a delimiter: "-$340" is -340
+    return _DELIMITERS.sub(" ", _SIGNED_DOLLARS.sub(r"\1", text))

@@ -8,7 +8,7 @@ an amount is asked in in :mod:`taxpraben.parsing.units`.
 - Arabic digits, full-width digits (folded), optional decimals, thousands separators
   ``12,000.00`` (a comma counts only between groups of exactly three digits; the Chinese
   comma ``，`` is never a separator, so ``3000，500`` is two numbers);
-- a sign: ``-300``, ``+5``, ``负300``. A ``-`` right after a digit, letter, ``)`` or ``%`` is
+- a sign: ``-300``, ``+5``, ``负300``, and before a currency symbol (``-$340``). A ``-`` right after a digit, letter, ``)`` or ``%`` is
   an operator, not a sign (``13000-5000`` is 13000 and 5000);
 - scientific notation ``1.2e4``, ``1.2E+04``, ``1.2×10^4`` (also ``x``, ``*``, ``·``,
   ``**``), and integer powers ``10^4`` (superscripts ``10⁴`` are turned into ``10^4`` by the
@@ -137,7 +137,7 @@ MULTIPLIERS: dict[str, Decimal] = {
 _NUMBER = re.compile(
     r"""
     (?:
-      (?P<sign>(?<![0-9A-Za-z)\]}.%])[-+]|负)?
+      (?P<sign>(?<![0-9A-Za-z)\]}.%])[-+−](?:[$¥€£](?=\d))?|负)?
       (?P<num>(?:\d{1,3}(?:,\d{3})+(?![0-9])|\d+)(?:\.\d+)?|(?<![\w.])\.\d+)
       (?:
          [eE](?P<exp>[-+]?\d{1,2})(?![A-Za-z0-9])
@@ -215,7 +215,7 @@ def _build(m: re.Match[str], *, whole: bool) -> NumberMatch | None:
             return None
         if not value.is_finite():
             return None
-        if m.group("sign") in ("-", "负"):
+        if m.group("sign") is not None and m.group("sign")[0] in "-−负":  # "-340", "-$340", "负300"
             value = -value
     # Per-mille and per-ten-thousand forms are read in percent points: 千分之五 = 5‰ = 0.5%.
     per = (m.group("cnpct") or "") + (m.group("pct") or "").strip()

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from taxpraben.parsing.answer_fields import TEMPLATE_FIELD
+from taxpraben.parsing.answer_fields import FIELD_LINE, TEMPLATE_FIELD, names_the_answer
 from taxpraben.parsing.continuations import (
     ANSWER_HEADS,
     continuation,
@@ -304,10 +304,19 @@ def _answering_markers(
     return kept
 
 
+def _answer_fields(text: str, query: str) -> re.Pattern[str] | None:
+    """The labels of the prompt's answer template, and the fields of ``text`` that the prompt
+    names as its answer ("**Sentiment Score:** 0.450" where it asks to "assign a sentiment score"),
+    as they open a line of an output, or None: their words are the answer's label, no copy."""
+    named = {m.group("label").strip() for m in FIELD_LINE.finditer(text) if names_the_answer(m.group("label"), query)} \
+        if ":" in text else set()
+    return _template_fields(query, frozenset(named))
+
+
 @lru_cache(maxsize=256)
-def _template_fields(query: str) -> re.Pattern[str] | None:
-    """The labels of the prompt's answer template, as they open a line of an output, or None."""
-    labels = sorted({m.group("label").strip() for m in TEMPLATE_FIELD.finditer(query)}, key=len, reverse=True)
+def _template_fields(query: str, named: frozenset[str] = frozenset()) -> re.Pattern[str] | None:
+    """The labels of the prompt's answer template and ``named``, as they open a line of an output, or None."""
+    labels = sorted({m.group("label").strip() for m in TEMPLATE_FIELD.finditer(query)} | named, key=len, reverse=True)
     if not labels:
         return None
     return re.compile(r"^[ \t*#>-]*(?i:" + "|".join(re.escape(label) for label in labels) + r")[ \t*]*[:：][ \t*]*", re.MULTILINE)
@@ -401,7 +410,7 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     demos = _demonstration_answers(query)
     copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)
               and not _within_one(key[run[0] : run[1]], demos)]
-    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query), _template_fields(query))
+    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query), _answer_fields(text, query))
                            + answer_tags(text))
     spans = [
         (start, end)

@@ -630,7 +630,7 @@ def _another_question(view: LabelView) -> Reading | None:
 @JSON_ANSWER_RULE.reads("label")
 @_on_text
 def _json_answer(view: LabelView) -> Reading | None:
-    found, value = answer_value(own_json_values(view.full, view.query), CHOICE_ANSWER_KEYS)
+    found, value = answer_value(own_json_values(view.full, view.query), CHOICE_ANSWER_KEYS, view.query)
     if not found:
         return None
     value_text = strip_latex(clean_prediction(answer_text(value, " ", dict_values=True)))

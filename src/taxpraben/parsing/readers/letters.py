@@ -707,7 +707,7 @@ def _hedge(view: LettersView) -> Reading | None:
 @JSON_ANSWER_RULE.reads("letters")
 @_on_text
 def _json_answer(view: LettersView) -> Reading | None:
-    found, value = answer_value(own_json_values(view.full, view.query), LETTER_ANSWER_KEYS)
+    found, value = answer_value(own_json_values(view.full, view.query), LETTER_ANSWER_KEYS, view.query)
     if not found:
         return None
     value_text = clean_prediction(answer_text(value))

@@ -596,7 +596,7 @@ def _another_question(view: NumberView) -> Reading | None:
 @JSON_ANSWER_RULE.reads("number")
 @_on_text
 def _json_answer(view: NumberView) -> Reading | None:
-    found_key, value = answer_value(view.json_values, NUMBER_ANSWER_KEYS)
+    found_key, value = answer_value(view.json_values, NUMBER_ANSWER_KEYS, view.query)
     if not found_key:
         return None
     if isinstance(value, str) and symbolic_answer(value):  # {"answer": "e^(1.2)/(1+e^(1.2))"}: no number
