@@ -1750,3 +1750,15 @@ def test_a_minus_sign_before_a_currency_symbol_is_the_amounts_sign() -> None:
     # a minus right after an amount is still an operator
     item = _read("TaxCalc", {"id": "r-minus-dollar2", "query": query, "answer": 8000}, "So it is $13,000-$5,000")
     assert item.status == "ok" and item.extracted == "5000"
+
+
+def test_a_change_given_as_a_fall_in_words_is_negative() -> None:
+    output = ("The Stock-based compensation moved from $2,306 in 2018 to $1,966 in 2019. Therefore, the change in "
+              "Stock-based compensation from 2018 to 2019 is a decrease of $340.")
+    change = _read("TaxCalc", {"id": "r-fall", "query": "What is the change in the Stock-based compensation from 2018 to 2019?",
+                               "answer": -340}, output)
+    assert change.status == "ok" and change.extracted == "-340"
+    # a question that asks for the size of the fall keeps the amount
+    fall = _read("TaxCalc", {"id": "r-fall2", "query": "By how much did the Stock-based compensation decrease from 2018 to 2019?",
+                             "answer": 340}, output)
+    assert fall.status == "ok" and fall.extracted == "340"

@@ -1,15 +1,17 @@
 """What the question asks for, beside the number itself: the unit it counts in ("How many
-gallons …": the value given in gallons is the one asked for) and the years it names (the period
-asked about: "FY2021" in an answer is no value)."""
+gallons …": the value given in gallons is the one asked for), the years it names (the period
+asked about: "FY2021" in an answer is no value) and a change, signed (a change given as "a
+decrease of $340" is -340)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from taxpraben.parsing.numbers import NumberMatch, find_numbers
 
-__all__ = ["counted_in", "counted_noun", "counts_in", "named_years", "without_years"]
+__all__ = ["counted_in", "counted_noun", "counts_in", "named_years", "signed_change", "without_years"]
 
 
 #: What a question counts: "How many gallons …", "how much money …" (the noun after "how many/much").
@@ -75,3 +77,19 @@ def without_years(text: str, years: frozenset[str]) -> str:
     if not years:
         return text
     return _YEAR_WRITTEN.sub(lambda m: " " * len(m.group(0)) if m.group(1) in years else m.group(0), text)
+
+
+#: A question that asks for a signed change ("What is the change in …", "the increase / (decrease)
+#: in …", "the difference"), not for the size of a fall ("By how much did it decrease?").
+_ASKS_CHANGE = re.compile(r"(?i:\bchange\b|\bincrease\s*/\s*\(?\s*decrease\b|\bdifference\b)")
+_ASKS_FALL = re.compile(r"(?i:\bhow\s+much\s+(?:\w+\s+){0,8}(?:decrease|decline|drop|fall|fell|shrink|reduce)|\b(?:decrease|decline|reduction)\s+in\b)")
+#: A fall given in words right before its amount: "a decrease of $340", "decreased by 12".
+_FALL = re.compile(r"(?i:\b(?:decrease|decline|drop|reduction|fall)\s+of|\b(?:decreased|declined|dropped|fell|reduced)\s+by)\s*[$¥€£]?\s*$")
+
+
+def signed_change(found: NumberMatch | None, text: str, query: str) -> NumberMatch | None:
+    """``found`` (an amount read from ``text``), negative when the question asks for a change and
+    ``text`` gives it as a fall ("… is a decrease of $340" for "What is the change in …?")."""
+    if found is None or found.start < 0 or found.value <= 0 or not _ASKS_CHANGE.search(query) or _ASKS_FALL.search(query):
+        return found
+    return replace(found, value=-found.value) if _FALL.search(text[: found.start]) else found

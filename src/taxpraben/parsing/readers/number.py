@@ -46,6 +46,7 @@ from taxpraben.parsing.alternatives import boxes_disagree, offers_alternatives, 
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.asides import before_note, without_asides, without_calculator_notes
 from taxpraben.parsing.asked import counted_in, counted_noun, counts_in, named_years, without_years
+from taxpraben.parsing.asked import signed_change as signed
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import (
@@ -279,11 +280,10 @@ def _given_values(query: str) -> frozenset[Decimal]:  # a task's outputs share t
 
 def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None,
                       years: frozenset[str] = frozenset(), given: frozenset[Decimal] = frozenset()) -> NumberMatch | None:
-    """The number a final-answer statement gives (module docstring, "Final answer"); where
-    the question counts in a unit (``unit``) and the statement's sentence gives one value in
-    it, that value: the quantity asked for, not another figure of the sentence. A conclusion
-    whose number is a year the question names (``years``) gives none ("In 2020, Corning's
-    sales rose": the period asked about, not the amount)."""
+    """The number a final-answer statement gives (module docstring, "Final answer"); where the question
+    counts in a unit (``unit``) and the statement's sentence gives one value in it, that value: the quantity
+    asked for. A conclusion whose number is a year the question names (``years``) gives none ("In 2020,
+    Corning's sales rose": the period asked about, not the amount)."""
     found = _stated_number(statement, expect_percent)
     if found is not None and statement.kind in ("conclusion", "answer") and not found.is_percent and found.text.strip() in years:
         return None  # "Answer:\nOkay, the change from 2007 to 2008 …": the period asked about, no value
@@ -550,7 +550,7 @@ class NumberView:
         for statement in self.statements:
             if statement.kind == "conclusion":
                 break
-            found = _statement_number(statement, self.expect_percent, self.unit, self.years, self.given)
+            found = signed(_statement_number(statement, self.expect_percent, self.unit, self.years, self.given), statement.text, self.query)
             if found is not None:
                 return statement, _detached(found), _FINAL_RULE.get(statement.kind, ANSWER_STATEMENT_RULE.name)
         return None
@@ -723,7 +723,7 @@ def _conclusion(view: NumberView) -> Reading | None:
         return None
     for statement in view.statements:
         if statement.kind == "conclusion":
-            found = _statement_number(statement, view.expect_percent, view.unit, view.years, view.given)
+            found = signed(_statement_number(statement, view.expect_percent, view.unit, view.years, view.given), statement.text, view.query)
             if found is None:
                 if _declining(_sentence_of(statement.text)):
                     # the latest conclusion says the number cannot be computed: earlier ones
