@@ -1762,3 +1762,21 @@ def test_a_change_given_as_a_fall_in_words_is_negative() -> None:
     fall = _read("TaxCalc", {"id": "r-fall2", "query": "By how much did the Stock-based compensation decrease from 2018 to 2019?",
                              "answer": 340}, output)
     assert fall.status == "ok" and fall.extracted == "340"
+
+
+def test_the_answer_wrapper_the_prompt_shows_marks_the_answer() -> None:
+    query = ("### Question:\nWho led the First War?\nOptions: A. King Arthur ##B. Alison Ravenport ##C. Anduin Lothar ##D. "
+             "George Washington\nProvide your final answer as a single uppercase letter and wrap it in double square "
+             "brackets, like this: [[A]].\n\n### Answer:\n[[C]]\n\n### Question:\nWho founded the city?\nOptions: A. Ada "
+             "##B. Bo ##C. Cy ##D. Di\nProvide your final answer as a single uppercase letter and wrap it in double square "
+             "brackets, like this: [[A]].\n\n### Answer:\n")
+    record = {"id": "r-wrap", "query": query, "choices": ["Ada", "Bo", "Cy", "Di"], "gold": 2, "answer": "Cy"}
+    item = _read("TaxSCQ", record, "Given the story, the correct answer is [[C]]. Cy built the first walls.")
+    assert item.status == "ok" and item.extracted == "Cy" and item.read_by == "rule:final.answer-statement"
+    # a base model's answer before the next question it invents, the demonstration's layout copied after it
+    item = _read("TaxSCQ", record, "[[C]]\n\n### Question:\nWho led the First War?\nOptions: A. King Arthur ##B. Alison")
+    assert item.status == "ok" and item.extracted == "Cy"
+    number = _read("TaxCalc", {"id": "r-wrap2", "answer": 2, "query": "If 2◎3 + 1◎X = -8 + 16i, find X.\nPlease wrap the "
+                                                                     "answer in double square brackets, like this: [[your answer]]."},
+                   "Expanding, 1 - X^2 = -3 and 2X = 4.\n\nFinal Answer: [[2]]\n\nCheck: -3 = -3.")
+    assert number.status == "ok" and number.extracted == "2"

@@ -411,7 +411,7 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)
               and not _within_one(key[run[0] : run[1]], demos)]
     runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query), _answer_fields(text, query))
-                           + answer_tags(text))
+                           + answer_tags(text, query))
     spans = [
         (start, end)
         for n, (start, end) in enumerate(runs)

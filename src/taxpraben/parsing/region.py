@@ -388,15 +388,17 @@ def _conclusion_pattern(conclusion_markers: tuple[str, ...]) -> re.Pattern[str]:
 _SENTENCE_ENDS_AT = re.compile(r"[ \t]*(?:[。！？!?；;]|\.(?!\d))")
 
 
-def answer_tags(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` gives a tagged answer (``<ANSWER>2</ANSWER>``, ``[answer]B[/answer]``): the
-    tags and what they hold. A prompt that shows its answer format (``for example:
-    <ANSWER>1</ANSWER>``, ``output this text: '<ANSWER>True</ANSWER>'``) is answered by a model
+def answer_tags(text: str, query: str = "") -> list[tuple[int, int]]:
+    """Where ``text`` gives a tagged answer (``<ANSWER>2</ANSWER>``, ``[answer]B[/answer]``, the
+    wrapper ``query`` shows: ``[[C]]``): the tags and what they hold. A prompt that shows its
+    answer format (``for example: <ANSWER>1</ANSWER>``, ``like this: [[A]]``) is answered by a model
     that fills it, even with the example's own value: a tagged answer is a statement of the
     model's, never a copy of the prompt."""
+    wrapper = answer_wrapper(query) if query else None
+    wrapped = [m.span() for m in wrapper.finditer(text)] if wrapper else []
     if "<" not in text and "[" not in text:
-        return []
-    return [m.span() for m in _TAGGED.finditer(text)]
+        return wrapped
+    return [m.span() for m in _TAGGED.finditer(text)] + wrapped
 
 
 #: The label a prompt ends on, for the model to fill: a word or two and a colon on its last line
@@ -448,6 +450,19 @@ def answer_slot(query: str) -> re.Pattern[str] | None:
     return re.compile(r"(?<![A-Za-z\u4e00-\u9fff])(?i:" + words + r")\**[ \t]*[:：]\**", re.MULTILINE)
 
 
+#: The answer wrapper a prompt shows ("wrap it in double square brackets, like this: [[A]]", "{{answer}}").
+_WRAPPER_EXAMPLE = re.compile(r"(\[\[|\{\{|<<)\s*(?:[A-J]|(?i:(?:your\s+)?(?:final\s+)?answer)|X|\.\.\.|…)\s*(\]\]|\}\}|>>)")
+
+
+@lru_cache(maxsize=1024)
+def answer_wrapper(query: str) -> re.Pattern[str] | None:
+    """The output's spans in the answer wrapper the prompt shows (``[[C]]``), or None."""
+    m = _WRAPPER_EXAMPLE.search(query)
+    if m is None:
+        return None
+    return re.compile(re.escape(m.group(1)) + r"(?P<body>[^\n\[\]{}<>]{1,80}?)" + re.escape(m.group(2)))
+
+
 #: How many times a line repeats at the end before the output counts as looping.
 LOOP_MIN = 3
 
@@ -497,6 +512,9 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
         # the output fills the answer template the prompt asks for: its fields are the answer, and
         # what else it states (a "#### 54" after the template, the student's value repeated) is not
         final = [Statement("answer", m.group(0), m.start(), text, m.end()) for m in filled]
+    wrapper = answer_wrapper(query) if query else None
+    for m in wrapper.finditer(text) if wrapper else ():  # the wrapper the prompt asks for: "[[C]]"
+        final.append(Statement("answer", text[m.start() : m.start("body")], m.start(), text, m.start("body"), body_end=m.end("body")))
     if "<" in text or "[" in text:
         for m in _TAGGED.finditer(text):
             body = "ab" if m.group("a") else "sb" if m.group("s") else "fb"
