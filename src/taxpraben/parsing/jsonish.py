@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONValue
 
-__all__ = ["answer_value", "find_json_values", "normalize_key"]
+__all__ = ["answer_value", "find_json_values", "normalize_key", "template_answer_keys"]
 
 #: Spans longer than this are only parsed strictly: json-repair is pure Python and slow on
 #: megabytes, and no real answer object is that large.

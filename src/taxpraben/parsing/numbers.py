@@ -8,8 +8,9 @@ an amount is asked in in :mod:`taxpraben.parsing.units`.
 - Arabic digits, full-width digits (folded), optional decimals, thousands separators
   ``12,000.00`` (a comma counts only between groups of exactly three digits; the Chinese
   comma ``，`` is never a separator, so ``3000，500`` is two numbers);
-- a sign: ``-300``, ``+5``, ``负300``, and before a currency symbol (``-$340``). A ``-`` right after a digit, letter, ``)`` or ``%`` is
-  an operator, not a sign (``13000-5000`` is 13000 and 5000);
+- a sign: ``-300``, ``+5``, ``负300``, also before a currency symbol (``-$340``). A ``-`` right
+  after a digit, letter, ``)`` or ``%`` is an operator, not a sign (``13000-5000`` is 13000 and
+  5000);
 - scientific notation ``1.2e4``, ``1.2E+04``, ``1.2×10^4`` (also ``x``, ``*``, ``·``,
   ``**``), and integer powers ``10^4`` (superscripts ``10⁴`` are turned into ``10^4`` by the
   cleaner);

@@ -46,7 +46,7 @@ from taxpraben.parsing.alternatives import boxes_disagree, offers_alternatives, 
 from taxpraben.parsing.arithmetic import closed_form_value, symbolic_answer
 from taxpraben.parsing.asides import before_note, without_asides, without_calculator_notes
 from taxpraben.parsing.asked import counted_in, counted_noun, counts_in, named_years, without_years
-from taxpraben.parsing.asked import signed_change as signed
+from taxpraben.parsing.asked import signed_change as signed  # a change given as a fall is negative
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import (
