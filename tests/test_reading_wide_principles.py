@@ -1780,3 +1780,15 @@ def test_the_answer_wrapper_the_prompt_shows_marks_the_answer() -> None:
                                                                      "answer in double square brackets, like this: [[your answer]]."},
                    "Expanding, 1 - X^2 = -3 and 2X = 4.\n\nFinal Answer: [[2]]\n\nCheck: -3 = -3.")
     assert number.status == "ok" and number.extracted == "2"
+
+
+def test_options_the_prompt_lists_on_one_line_each_end_where_the_next_label_opens() -> None:
+    query = ("Solve the following question. Write the correct answer inside a list at the end.\nIdentify the correct "
+             "statement(s) on nickel in steels.\n(A) It increases the Ms temperature (B) It is an austenite stabiliser "
+             "(C) It decreases the Ms temperature (D) It is a carbide former ")
+    item = _read("TaxMCQ", {"id": "r-inline", "query": query, "answer": "BC"},
+                 "Answer: \n\n(B) It is an austenite stabiliser\n\n(D) It is a carbide former")
+    assert item.status == "ok" and item.extracted == "BD"
+    listed = _read("TaxMCQ", {"id": "r-inline2", "query": query, "answer": "BC"},
+                   "Nickel widens the austenite field and lowers Ms.\n\nThe correct answer is [B, C].")
+    assert listed.status == "ok" and listed.extracted == "BC"

@@ -225,7 +225,7 @@ _PLAIN_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?\s*%?$")
 
 
 _OPTION_TEXT = re.compile(
-    r"(?:^|(?<=[\s(（]))" + _LETTER_MARK + r"\s*(.+?)(?=\s+[A-H](?:\s*[.．、:：)）]|[ \t]+[\u4e00-\u9fff])|\n|$)",
+    r"(?:^|(?<=[\s(（]))" + _LETTER_MARK + r"\s*(.+?)(?=\s+[(（]?[A-H](?:\s*[.．、:：)）]|[ \t]+[\u4e00-\u9fff])|\n|$)",
     re.MULTILINE,
 )
 
