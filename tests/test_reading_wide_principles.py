@@ -1792,3 +1792,39 @@ def test_options_the_prompt_lists_on_one_line_each_end_where_the_next_label_open
     listed = _read("TaxMCQ", {"id": "r-inline2", "query": query, "answer": "BC"},
                    "Nickel widens the austenite field and lowers Ms.\n\nThe correct answer is [B, C].")
     assert listed.status == "ok" and listed.extracted == "BC"
+
+
+def test_a_letter_elided_before_an_apostrophe_is_a_word_not_an_option() -> None:
+    query = ("Réponds avec la ou les lettres correspondant à la bonne réponse.\nParmi les affirmations suivantes, une seule "
+             "est fausse. Laquelle?\n(a) C'est un ester.\n(b) Il est conjugué par le foie.\n(c) Il est hépatotoxique.\n"
+             "(d) Il est utilisable chez l'enfant.\nRéponse(s) :")
+    item = _read("TaxMCQ", {"id": "r-elision", "query": query, "answer": "A"}, "(a) C'est l'ester acétique.")
+    assert item.status == "ok" and item.extracted == "A"
+    item = _read("TaxMCQ", {"id": "r-elision2", "query": query, "answer": "B"}, "D'après moi : (b)")
+    assert item.status == "ok" and item.extracted == "B"
+    # an English possessive still names its option
+    item = _read("TaxMCQ", {"id": "r-elision3", "query": query, "answer": "B"}, "Option B's statement is the false one: B")
+    assert item.status == "ok" and item.extracted == "B"
+
+
+def test_an_amount_written_in_full_is_the_tables_figure_in_thousands() -> None:
+    table = ("A reconciliation of the gross unrecognized tax benefit is as follows (in thousands):\n"
+             ",2019,2018,2017\nEnding balance,\"$8,840\",\"$8,217\",\"$7,527\"\n\n"
+             "What is the total unrecognized tax benefit - ending balance across all 3 years?")
+    record = {"id": "r-scale", "query": table, "answer": 24584}
+    for output, em in (("8,840 + 8,217 + 7,527 = 24,584. Therefore, the answer is: $24,584,000", 1.0),
+                       ("Therefore, the answer is: $24,584", 1.0),
+                       ("Therefore, the answer is: $24,584,000,000", 0.0),
+                       ("Therefore, the answer is: $24,585,000", 0.0)):
+        item = _read("TaxCalc", record, output)
+        assert item.status == "ok" and item.scores["em"] == em, output
+    # no scale declared: the output shows it by writing the prompt's figures in full
+    plain = ("Net receivables,\"23,524\",\"1,965\",728,\"1,362\",\"27,579\"\n\n"
+             "What was the difference between total net receivables and current net receivables?")
+    shown = _read("TaxCalc", {"id": "r-scale2", "query": plain, "answer": 4055},
+                  "Total net receivables were $27,579,000 and current ones $23,524,000. The difference was "
+                  "$27,579,000 - $23,524,000 = $4,055,000.")
+    assert shown.status == "ok" and shown.scores["em"] == 1.0
+    # neither the prompt nor the output says the figures are in thousands: a thousand times the gold is wrong
+    unsaid = _read("TaxCalc", {"id": "r-scale3", "query": plain, "answer": 4055}, "The difference was $4,055,000.")
+    assert unsaid.status == "ok" and unsaid.scores["em"] == 0.0

@@ -170,7 +170,7 @@ def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_te
     from taxpraben.parsing.numbers import asks_for_rate, numbers_equal, read_gold_number
     from taxpraben.parsing.readers.span import span_match
     from taxpraben.parsing.span_words import question_of
-    from taxpraben.parsing.units import YUAN, gold_unit
+    from taxpraben.parsing.units import YUAN, figures_scale, gold_unit, same_amount_at_scale
 
     opts = spec.structured
     assert opts is not None
@@ -194,6 +194,9 @@ def _compare(kind: str, spec: TaskSpec, record: Record, reading: Reading, own_te
             # a bare number answering "what is the percentage change …" in percent points
             # ("-4.38" for the gold -0.044), as models told "no units" write it
             em = numbers_equal(replace(match, is_percent=True), gold, decimals=opts.decimals)
+        if not em and unit.factor == 1 and (scale := figures_scale(record.query, own_text)) is not None:
+            # figures in thousands (millions): "$24,584,000" is the table's 24,584, either way round
+            em = same_amount_at_scale(match, gold, scale, opts.decimals)
         shown = YUAN.show(match.value) + "%" if match.is_percent else unit.show(match.value)  # "5%", not "5万元%"
         return Compared(float(em), answers, shown,
                         reading.failure, True)  # fmt: skip

@@ -19,12 +19,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from taxpraben.parsing.clean import fold_characters
-from taxpraben.parsing.numbers import MULTIPLIERS, NumberMatch, parse_number
+from taxpraben.parsing.numbers import MULTIPLIERS, NumberMatch, numbers_equal, parse_number
 
 if TYPE_CHECKING:
     from taxpraben.results.json_value import JSONValue
 
-__all__ = ["YUAN", "AnswerUnit", "asked_unit", "figures_unit", "gold_unit", "tables_with_units"]
+__all__ = ["YUAN", "AnswerUnit", "asked_unit", "figures_scale", "figures_unit", "gold_unit", "same_amount_at_scale", "tables_with_units"]
 
 
 #: Units an answer may be asked in, by the factor from the currency's unit (元, or Japan's 円;
@@ -138,6 +138,47 @@ def gold_unit(gold: JSONValue, query: str, output: str = "") -> AnswerUnit:
                 if name[:-1] and name[:-1] in match.text:
                     return AnswerUnit(name, factor)
     return _named_unit(query) or (figures_unit(query, output) if output else None) or YUAN
+
+
+#: A prompt's statement that its figures are in thousands, millions or billions: "(in thousands)",
+#: "(dollars in millions)", "$ in millions", "in thousands of dollars", "(€ thousands)", "($000s)".
+_SCALE_DECLARED = re.compile(
+    r"(?i:\bin\s+(?:[$€£]\s*)?(?P<w>thousands|millions|billions)\b"
+    r"|[(（]\s*[$€£]\s*(?P<w2>thousands|millions|billions|000s|'000)\s*[)）])"
+)
+_SCALE_FACTORS = {"thousands": Decimal(10) ** 3, "millions": Decimal(10) ** 6, "billions": Decimal(10) ** 9,
+                  "000s": Decimal(10) ** 3, "'000": Decimal(10) ** 3}
+#: A figure of three or more digits written with thousands separators or none ("27,579", "8840").
+_FIGURE = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d)|(?<![\d,.])\d{3,}(?![\d,]|\.\d)")
+
+
+def figures_scale(query: str, output: str) -> Decimal | None:
+    """How many units one figure of the prompt counts where its figures are in thousands,
+    millions or billions (the accounts' convention an English table states): the scale the
+    prompt declares ("(in thousands)", "$ in millions"), else the one the output shows by
+    writing a figure of the prompt in full ("$27,579,000" for the table's "27,579"). None when
+    neither says."""
+    declared = {(m.group("w") or m.group("w2")).lower() for m in _SCALE_DECLARED.finditer(query or "")}
+    if len(declared) == 1:
+        return _SCALE_FACTORS[declared.pop()]
+    if declared or ",000" not in output:
+        return None
+    figures = {m.group(0) for m in _FIGURE.finditer(query or "") if "," in m.group(0)}
+    shown = {zeros for figure in figures for zeros in (",000", ",000,000")
+             if re.search(r"(?<![\d,.])" + re.escape(figure + zeros) + r"(?![\d,]|\.\d)", output)}
+    if len(shown) != 1:
+        return None
+    return Decimal(10) ** (3 * shown.pop().count(","))
+
+
+def same_amount_at_scale(match: NumberMatch, gold: NumberMatch, scale: Decimal, decimals: int) -> bool:
+    """Whether ``match`` and ``gold`` are one amount, one written in full and the other in the
+    prompt's figures of ``scale`` units ("$24,584,000" and the gold 24,584 of a table in
+    thousands, either way round), compared at ``decimals`` places of the gold."""
+    if match.is_percent or gold.is_percent:
+        return False
+    return any(numbers_equal(replace(match, value=value), gold, decimals=decimals, percent_as_fraction=False)
+               for value in (match.value / scale, match.value * scale))
 
 
 def tables_with_units(text: str) -> str:

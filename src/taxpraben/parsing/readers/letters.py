@@ -121,7 +121,9 @@ LETTER_ANSWER_KEYS: tuple[str, ...] = (
     "结果",
 )
 
-_RUN = re.compile(r"[A-Za-z]+")
+#: A run of Latin letters, whole; a letter elided before an apostrophe ("C'est", "l'ester", "D'après")
+#: is a French or Italian word, no option (an English possessive, "B's", still names one).
+_RUN = re.compile(r"(?<![A-Za-z])[A-Za-z]+(?![A-Za-z])(?!['’][A-Za-z]{2})")
 _SEPARATORS = re.compile(
     r"(?:[\s、,，/;；&+和与及或と.·()（）【】\[\]\"'“”‘’*و]|以及|选项|项|और|(?i:and|or)(?![A-Za-z])|(?<![A-Za-z])(?i:et|ou|und|oder|y|dan|atau)(?![A-Za-z]))*"
 )
