@@ -24,7 +24,11 @@ rest of their rule's readings.
   readings wrong, against 47 of 6,790 high-confidence readings in all);
 - a number a conclusion gives where the output's opening sentence states another one, not one
   of the question's (``query``): "… they will invest $2200 in the third year." opening, "…
-  which is $14000" closing; with no correction between, which of them answers is in doubt.
+  which is $14000" closing; with no correction between, which of them answers is in doubt;
+- options written back on lines of their own from the first one, in order, none left out
+  ("(a) X.\n(b) Y."): the model may have chosen them or may be copying the prompt's list, and
+  the lines alone do not say which (on the development sources: 3 of 6 such readings wrong,
+  against none of the 14 other readings of the rule).
 
 Pure; no I/O.
 """
@@ -58,9 +62,20 @@ def doubt(kind: str, text: str, value: object, rule: str | None = None, query: s
         return "the opening sentence states another number"
     if kind == "span" and isinstance(value, str) and len(value.split()) > SPAN_WORDS:
         return "the span read is a whole sentence"
+    if kind == "letters" and rule == _RESTATED_LINES and _from_the_first(value):
+        return "the options written back from the first, in order: a copy of the list as much as a choice"
     if kind in ("label", "letters") and not (rule or "").startswith(_STATEMENT_RULES) and (cut_by_limit(text) or unfinished(text)):
         return "an option read from an output cut off before it stated its answer"
     return None
+
+
+#: The rule that reads options written back on lines of their own.
+_RESTATED_LINES = "rule:letters.restated-option-lines"
+
+
+def _from_the_first(value: object) -> bool:
+    """``value`` (letters, "ABC") is two or more options from the first one, none skipped."""
+    return isinstance(value, str) and len(value) >= 2 and value == "ABCDEFGHIJ"[: len(value)]
 
 
 def _opens_on_another(text: str, value: object, query: str) -> bool:

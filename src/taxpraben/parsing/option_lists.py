@@ -118,7 +118,8 @@ def list_cut_off(text: str, options: Sequence[str], *, walked: bool = False) -> 
     if walked:  # each line a sentence, the last one started on the next option and unfinished
         head = _OPTION_HEAD.match(lines[-1])
         started = lines[-1][head.end() :].strip() if head else ""
-        return head is not None and head.group(1).lower() == chr(ord("a") + len(lines) - 1) and bool(started) \
+        # the next option's text started and unfinished, or its label alone ("…\n(b)")
+        return head is not None and head.group(1).lower() == chr(ord("a") + len(lines) - 1) \
             and comparison_key(started) != keys[len(lines) - 1] and not started.endswith(_SENTENCE_ENDS) \
             and all(line.endswith(_SENTENCE_ENDS) for line in lines[:-1])
     following = chr(ord("a") + len(lines) - 1) + keys[len(lines) - 1]

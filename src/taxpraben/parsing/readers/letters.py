@@ -136,6 +136,13 @@ _NEGATIVE = re.compile(
     r"\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
     r"(?:不正确|错误|不对|有误|不符合|不选|不应选|应排除|排除|错|❌|✗|✘|×|不当|غير\s+صحيح|गलत)"
 )
+#: The verdict that the option just named is wrong, in the languages beside Chinese: after "is"
+#: ("C is incorrect", "(d) est faux"), or standing alone before punctuation ("(a) Faux, …", "B: False.").
+_FALSE_WORD = r"(?:incorrect[oa]?|false|wrong|faux|fausse|falsch|fals[oa]|incorret[oa]|errad[oa]|sai|salah)"
+_NEGATIVE_WORD = re.compile(
+    r"[)）\]】]?\s*(?:[:：\-–—]\s*)?(?i:(?:(?:is|are|est|ist|es|é)\s+(?:not\s+(?:correct|true|right)|" + _FALSE_WORD
+    + r")(?![A-Za-zÀ-ÿ])|" + _FALSE_WORD + r"\s*(?=[,.;:!)—–\-]|$)))"
+)
 _POSITIVE = re.compile(
     r"\s*[)）\]】]?\s*(?:项|选项)?\s*(?:的)?(?:说法|表述|描述|观点|选项)?\s*(?:均|都|是|为)?\s*"
     r"(?:正确|对的|对|符合|当选|应选|✅|✔|√|☑"
@@ -580,15 +587,26 @@ def _written_options(body: str, options: dict[str, str], allowed: str) -> frozen
     return frozenset(found) if found and all(_TEXT_JOINS.fullmatch(p) for p in rest.split(" ")) else None
 
 
-def _lead_letters(sentence: str, allowed: str) -> frozenset[str] | None:
+def _lead_letters(sentence: str, allowed: str, query: str = "") -> frozenset[str] | None:
     """The letters the lead sentence opens with (``A、C选项属于……``, ``A B C 都是……``), when
-    they are not rejected: an answer given first and explained after."""
+    they are not rejected: an answer given first and explained after. A verdict that they are
+    false ("(a) Faux, …") rejects them too, unless the question asks for the false one."""
     prepared = _prepare(sentence)
     for start, end, group in _groups(prepared, allowed):
         if start > 4 or _rejected(prepared, start, end):
             return None
+        if _NEGATIVE_WORD.match(prepared, end) and not _ASKS_FALSE.search(query):
+            return None
         return group
     return None
+
+
+#: A question that asks for the false or incorrect statement ("Laquelle est fausse ?", "Which is NOT
+#: correct?", "下列说法错误的是").
+_ASKS_FALSE = re.compile(
+    r"(?i:(?<![A-Za-zÀ-ÿ])(?:false|incorrect|wrong|not\s+(?:correct|true)|except|faux|fausses?|inexactes?|falsch\w*"
+    r"|incorrect[oa]s?|fals[oa]s?)(?![A-Za-zÀ-ÿ]))|错误|不正确|不属于|不符合"
+)
 
 
 def conclusion_tail(text: str) -> str:
@@ -845,7 +863,7 @@ LEAD_LETTERS_RULE = register_rule(
 @_on_text
 def _lead(view: LettersView) -> Reading | None:
     lead_text = lead_sentence(view.cleaned)
-    lead = _lead_letters(lead_text, view.allowed)
+    lead = _lead_letters(lead_text, view.allowed, view.query)
     return Reading(lead, rule=LEAD_LETTERS_RULE.name, source=lead_text) if lead else None
 
 
