@@ -1830,36 +1830,36 @@ def test_an_amount_written_in_full_is_the_tables_figure_in_thousands() -> None:
     assert unsaid.status == "ok" and unsaid.scores["em"] == 0.0
 
 
-_PHARMA = ("Réponds avec la ou les lettres correspondant à la bonne réponse.\nParmi les propositions suivantes, laquelle "
+_LAM3 = ("Réponds avec la ou les lettres correspondant à la bonne réponse.\nParmi les propositions suivantes, laquelle "
            "(lesquelles) est (sont) vraie(s) ?\n(a) Recherche de la myéloperoxydase négative.\n(b) Risque de CIVD.\n"
            "(c) Présence de translocation t(15;17).\n(d) Présence de corps d'Auer.\n(e) Sensible à l'acide rétinoïque.\n"
            "Réponse(s) :")
 
 
 def test_an_option_the_lead_sentence_calls_false_is_not_chosen() -> None:
-    item = _read("TaxMCQ", {"id": "r-false-lead", "query": _PHARMA, "answer": "BCDE"},
+    item = _read("TaxMCQ", {"id": "r-false-lead", "query": _LAM3, "answer": "BCDE"},
                  "(a) Faux, la myéloperoxydase est positive dans les blastes de la LAM3, ce qui")
     assert not (item.status == "ok" and item.confidence == "high")
-    english = _read("TaxMCQ", {"id": "r-false-lead2", "query": _PHARMA.replace("(lesquelles) est (sont) vraie(s)", "are true"),
+    english = _read("TaxMCQ", {"id": "r-false-lead2", "query": _LAM3.replace("(lesquelles) est (sont) vraie(s)", "are true"),
                                "answer": "BCDE"}, "(a) False, myeloperoxidase is positive in the blasts of APL, so")
     assert not (english.status == "ok" and english.confidence == "high")
     # where the question asks for the false one, calling it false answers
-    asked = _PHARMA.replace("laquelle (lesquelles) est (sont) vraie(s)", "une seule est fausse. Laquelle")
+    asked = _LAM3.replace("laquelle (lesquelles) est (sont) vraie(s)", "une seule est fausse. Laquelle")
     item = _read("TaxMCQ", {"id": "r-false-lead3", "query": asked, "answer": "A"},
                  "(a) est fausse\n(b) est vrai\n(c) est vrai\n(d) est vrai\n(e)")
     assert item.status == "ok" and item.extracted == "A"
 
 
 def test_options_walked_a_sentence_each_and_cut_at_the_next_label_are_no_choice() -> None:
-    item = _read("TaxMCQ", {"id": "r-walk-label", "query": _PHARMA, "answer": "BCDE"},
+    item = _read("TaxMCQ", {"id": "r-walk-label", "query": _LAM3, "answer": "BCDE"},
                  "(a) : La myéloperoxydase négative est une caractéristique pathologique.\n(b)")
     assert item.status == "format_failure"
 
 
 def test_options_written_back_from_the_first_in_order_are_in_doubt() -> None:
-    copied = _read("TaxMCQ", {"id": "r-prefix", "query": _PHARMA, "answer": "AB"},
+    copied = _read("TaxMCQ", {"id": "r-prefix", "query": _LAM3, "answer": "AB"},
                    "(a) Recherche de la myéloperoxydase négative.\n(b) Risque de CIVD.")
     assert copied.status == "ok" and copied.extracted == "AB" and copied.confidence == "low"
-    chosen = _read("TaxMCQ", {"id": "r-prefix2", "query": _PHARMA, "answer": "BD"},
+    chosen = _read("TaxMCQ", {"id": "r-prefix2", "query": _LAM3, "answer": "BD"},
                    "(b) Risque de CIVD.\n(d) Présence de corps d'Auer.")
     assert chosen.status == "ok" and chosen.extracted == "BD" and chosen.confidence == "high"

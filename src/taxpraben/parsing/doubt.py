@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from taxpraben.parsing.closing import closes_on_number, cut_by_limit, unfinished
 from taxpraben.parsing.numbers import find_numbers, numbers_equal
+from taxpraben.parsing.readers.letters import RESTATED_RULE
 from taxpraben.parsing.readers.shared import CONCLUSION_RULE
 from taxpraben.parsing.region import lead_sentence
 
@@ -62,15 +63,13 @@ def doubt(kind: str, text: str, value: object, rule: str | None = None, query: s
         return "the opening sentence states another number"
     if kind == "span" and isinstance(value, str) and len(value.split()) > SPAN_WORDS:
         return "the span read is a whole sentence"
-    if kind == "letters" and rule == _RESTATED_LINES and _from_the_first(value):
+    if kind == "letters" and rule == f"rule:{RESTATED_RULE.name}" and _from_the_first(value):
         return "the options written back from the first, in order: a copy of the list as much as a choice"
     if kind in ("label", "letters") and not (rule or "").startswith(_STATEMENT_RULES) and (cut_by_limit(text) or unfinished(text)):
         return "an option read from an output cut off before it stated its answer"
     return None
 
 
-#: The rule that reads options written back on lines of their own.
-_RESTATED_LINES = "rule:letters.restated-option-lines"
 
 
 def _from_the_first(value: object) -> bool:
