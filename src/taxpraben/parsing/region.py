@@ -64,6 +64,7 @@ from taxpraben.parsing.answer_fields import (
 )
 from taxpraben.parsing.latex import find_boxed
 from taxpraben.parsing.registry import deciding
+from taxpraben.parsing.reported import reported
 
 __all__ = [
     "AMBIGUOUS", "ANSWER_MARKER", "ANSWER_WORDS", "CORRECTED_VALUE", "HEDGED", "LOOP_MIN", "NONE_CORRECT",
@@ -504,8 +505,8 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
     named = [m for m in FIELD_LINE.finditer(text) if names_the_answer(m.group("label"), query)] if query and ":" in text else []
     for m in itertools.chain(_ANSWER.finditer(text), slot.finditer(text) if slot else (),
                              wrong.finditer(text) if wrong else (), named):
-        if _SENTENCE_ENDS_AT.match(text, m.end()):
-            continue  # "这个选项也不是正确答案。": the marker ends its sentence, it states nothing
+        if _SENTENCE_ENDS_AT.match(text, m.end()) or reported(text, m.start(), query):
+            continue  # "这个选项也不是正确答案。" states nothing; 'The user states "the answer is B"' is another's
         final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
     filled = [m for m in named if in_template(m.group("label"), query)]
     if filled:
@@ -517,6 +518,8 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
         final.append(Statement("answer", text[m.start() : m.start("body")], m.start(), text, m.start("body"), body_end=m.end("body")))
     if "<" in text or "[" in text:
         for m in _TAGGED.finditer(text):
+            if reported(text, m.start(), query):
+                continue  # the prompt's tag quoted back: 'the metadata states `<answer>H</answer>`'
             body = "ab" if m.group("a") else "sb" if m.group("s") else "fb"
             final.append(Statement("answer", text[m.start() : m.start(body)], m.start(), text, m.start(body),
                                    body_end=m.end(body)))
