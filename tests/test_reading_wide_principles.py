@@ -1887,3 +1887,32 @@ def test_an_answer_the_output_quotes_from_the_prompt_or_retells_is_not_its_own()
                                "query": "Evaluate True xor True. Give the result as <ANSWER>True</ANSWER> or <ANSWER>False</ANSWER>."},
                    "True xor True is False.\n\nThe output should be: `<ANSWER>False</ANSWER>`.")
     assert tagged.status == "ok" and tagged.extracted == "False" and tagged.read_by == "rule:span.answer-statement"
+
+
+def test_the_answer_marker_the_demonstrations_close_their_line_on_announces_the_next_line() -> None:
+    demo = ("Read the following text and table, and then answer a question:\nRevenue | 2019 | 2018\nHotels | 1,671 | 1,612\n"
+            "Question: Which year had the higher Hotels revenue?\nThe Hotels revenue in 2019 is 1,671 and in 2018 is 1,612. "
+            "So the answer is:\n2019\n\n\n")
+    query = demo + ("Read the following text and table, and then answer a question:\nNet income | 2019 | 2018\nTotal | 24,193 | "
+                    "20,402\nQuestion: In which year is net income the highest?\n")
+    output = "The net income in 2019 is 24,193 and in 2018 is 20,402. 2019 has the highest net income. So the answer is:\n2019"
+    item = _read("TaxRead", {"id": "r-announce", "query": query, "answer": "2019"}, output)
+    assert item.status == "ok" and item.extracted == "2019" and item.read_by == "rule:span.answer-statement"
+
+
+def test_a_statement_that_announces_a_list_of_letters_reads_the_whole_list() -> None:
+    query = ("Which of the following parameter(s) influence(s) the melting rate of the consumable wire?\n(A) Stick-out "
+             "length (B) Welding speed (C) Welding current (D) Diameter of the wire")
+    item = _read("TaxMCQ", {"id": "r-items", "query": query, "answer": "ABCD"},
+                 "Each of them changes the heat input.\n\nThe correct answer is:\n\n- A\n- B\n- C\n- D")
+    assert item.status == "ok" and item.extracted == "ABCD"
+
+
+def test_an_option_text_written_whole_after_its_label_holds_no_other_label() -> None:
+    # "(A) … (B) …" labels the options; the stem's "material B." is no label, and the text of (A) ends in "B"
+    query = ("Vickers microhardness of a ductile material A is higher than another ductile material B. Which of the "
+             "following is/are true?\n(A) Young’s modulus of A is greater than B (B) Yield strength of A is greater than B "
+             "(C) Ductility of A is greater than B")
+    item = _read("TaxMCQ", {"id": "r-whole-text", "query": query, "answer": "B"},
+                 "The correct answer is:\n\n(A) Young's modulus of A is greater than B. \n\nHardness tracks stiffness.")
+    assert item.status == "ok" and item.extracted == "A"

@@ -274,7 +274,8 @@ def _answering_markers(
     markers too: "First Error Step: 9" answers in the template."""
     if not runs:
         return []
-    markers = [*ANSWER_MARKER.finditer(text), *(fields.finditer(text) if fields else ())]
+    statements = list(ANSWER_MARKER.finditer(text))
+    markers = [*statements, *(fields.finditer(text) if fields else ())]
     if not markers:
         return []
     kept = []
@@ -284,6 +285,11 @@ def _answering_markers(
         copula = _MARKER_COPULA.match(text, m.end())
         after = copula.end() if copula else m.end()
         line_end = len(text) if stop < 0 else stop
+        if m in statements and stop >= 0 and text[after:stop].strip(" \t*:：") == "" and any(c in text[m.start() : stop] for c in ":："):
+            # "So the answer is:" closing its line announces the answer on the next one, as the
+            # prompt's demonstrations give theirs
+            following = text.find("\n", stop + 1)
+            after, line_end = stop + 1, len(text) if following < 0 else following
         own = _KEY_CHAR.search(text, after, line_end)
         if own is None:
             continue

@@ -244,7 +244,11 @@ def listed_option_texts(query: str) -> dict[str, str]:
     first listing of a letter wins (an instruction such as "输出字母（A、B、C或D）" comes
     after the options)."""
     found: dict[str, str] = {}
-    for m in _OPTION_TEXT.finditer(query or ""):
+    matches = list(_OPTION_TEXT.finditer(query or ""))
+    bracketed = [m for m in matches if query[m.start(1) - 1 : m.start(1)] in ("(", "（")]
+    if len({m.group(1) for m in bracketed}) >= 2:
+        matches = bracketed  # "(A) … (B) …": a bare "B." in the stem ("… material B. Which …") is no label
+    for m in matches:
         text = m.group(2).strip().rstrip("；;。")
         if text and m.group(1) not in found:
             found[m.group(1)] = text
@@ -339,8 +343,15 @@ def _without_option_texts(body: str, options: dict[str, str]) -> str:
     pieces: list[str] = []
     kept = 0
     for k, label in enumerate(labels):
+        if label.start() < kept:
+            continue  # a letter inside the option text just taken out ("(A) … greater than B.")
         letter = label.group(1) or label.group(2)
         own = comparison_key(options.get(letter, ""))
+        whole = _whole_option_text(body, label.end(), options.get(letter, ""), own)
+        if whole:
+            pieces.append(body[kept : label.end()])
+            kept = whole
+            continue
         stop = labels[k + 1].start() if k + 1 < len(labels) else len(body)
         end_of_line = _STATED_TEXT_END.search(body, label.end(), stop)
         stop = end_of_line.start() if end_of_line else stop
@@ -353,6 +364,18 @@ def _without_option_texts(body: str, options: dict[str, str]) -> str:
             kept = label.end() + len(written)
     pieces.append(body[kept:])
     return _without_texts_before_labels(" ".join(pieces), options)
+
+
+def _whole_option_text(body: str, at: int, text: str, own: str) -> int:
+    """Where the option's whole ``text`` (``own``, its key) ends when ``body`` writes it from ``at``,
+    letters of other options inside it and all ("(A) Young's modulus of A is greater than B"), or 0."""
+    if not own or not text:
+        return 0
+    start = len(body) - len(body[at:].lstrip(" \t*"))
+    for end in range(start + max(1, len(text) - 2), min(len(body), start + len(text) + 6) + 1):
+        if comparison_key(body[start:end]) == own:
+            return end
+    return 0
 
 
 #: Where the text of an option written before its bracketed label may begin: a clause mark, a
@@ -408,8 +431,23 @@ def _read_statement(statement: Statement, view: LettersView) -> frozenset[str] |
     after its marker ("最终答案：\n(A) 错误\n(B) 正确"), or the letters its text names."""
     rest = statement.text if statement.kind == "boxed" or statement.body_end is not None else (
         statement.source[statement.body_start :])
-    return _stated_verdicts(rest, view.allowed) or _statement_letters(
+    return _stated_verdicts(rest, view.allowed) or _letter_items(rest, view.allowed) or _statement_letters(
         statement.text, view.allowed, view.listed, statement.kind, view.options)
+
+
+#: A marker that closes its line ("The correct answer is:"), and the list of option letters, an
+#: item a line, that it announces ("- A\n- B\n- D").
+_ANNOUNCED_ITEMS = re.compile(r"[ \t*]*[:：][ \t*]*\n\s*((?:[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]*\**[(（\[]?[A-J][)）\]]?\**[.．]?[ \t]*(?:\n|$)\s*){2,})")
+_LETTER_ITEM = re.compile(r"[A-J]")
+
+
+def _letter_items(rest: str, allowed: str) -> frozenset[str] | None:
+    """The letters of the list a statement announces, an item a line ("is:\n\n- A\n- B"), or None."""
+    announced = _ANNOUNCED_ITEMS.match(rest)
+    if announced is None:
+        return None
+    found = frozenset(_LETTER_ITEM.findall(announced.group(1)))
+    return found if found <= set(allowed) else None
 
 
 def _statement_letters(
