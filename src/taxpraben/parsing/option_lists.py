@@ -37,6 +37,7 @@ __all__ = [
     "option_list_spans",
     "restated_option_lines",
     "selection",
+    "whole_option_text",
 ]
 
 
@@ -342,3 +343,15 @@ def listing_lines(text: str, option_keys: Sequence[str]) -> list[tuple[int, int]
         run = [m]
     close()
     return spans
+
+
+def whole_option_text(body: str, at: int, text: str, own: str) -> int:
+    """Where the option's whole ``text`` (``own``, its key) ends when ``body`` writes it from ``at``,
+    letters of other options inside it and all ("(A) Young's modulus of A is greater than B"), or 0."""
+    if not own or not text:
+        return 0
+    start = len(body) - len(body[at:].lstrip(" \t*"))
+    for end in range(start + max(1, len(text) - 2), min(len(body), start + len(text) + 6) + 1):
+        if comparison_key(body[start:end]) == own:
+            return end
+    return 0

@@ -56,7 +56,7 @@ from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.closing import cut_by_limit
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.option_lists import list_cut_off
+from taxpraben.parsing.option_lists import list_cut_off, whole_option_text
 from taxpraben.parsing.prompt_copy import (
     COPY_OF_PROMPT,
     OwnAnswer,
@@ -347,7 +347,7 @@ def _without_option_texts(body: str, options: dict[str, str]) -> str:
             continue  # a letter inside the option text just taken out ("(A) … greater than B.")
         letter = label.group(1) or label.group(2)
         own = comparison_key(options.get(letter, ""))
-        whole = _whole_option_text(body, label.end(), options.get(letter, ""), own)
+        whole = whole_option_text(body, label.end(), options.get(letter, ""), own)
         if whole:
             pieces.append(body[kept : label.end()])
             kept = whole
@@ -364,18 +364,6 @@ def _without_option_texts(body: str, options: dict[str, str]) -> str:
             kept = label.end() + len(written)
     pieces.append(body[kept:])
     return _without_texts_before_labels(" ".join(pieces), options)
-
-
-def _whole_option_text(body: str, at: int, text: str, own: str) -> int:
-    """Where the option's whole ``text`` (``own``, its key) ends when ``body`` writes it from ``at``,
-    letters of other options inside it and all ("(A) Young's modulus of A is greater than B"), or 0."""
-    if not own or not text:
-        return 0
-    start = len(body) - len(body[at:].lstrip(" \t*"))
-    for end in range(start + max(1, len(text) - 2), min(len(body), start + len(text) + 6) + 1):
-        if comparison_key(body[start:end]) == own:
-            return end
-    return 0
 
 
 #: Where the text of an option written before its bracketed label may begin: a clause mark, a
