@@ -1916,3 +1916,25 @@ def test_an_option_text_written_whole_after_its_label_holds_no_other_label() -> 
     item = _read("TaxMCQ", {"id": "r-whole-text", "query": query, "answer": "B"},
                  "The correct answer is:\n\n(A) Young's modulus of A is greater than B. \n\nHardness tracks stiffness.")
     assert item.status == "ok" and item.extracted == "A"
+
+
+def test_the_last_number_of_a_long_derivation_with_no_statement_is_no_answer() -> None:
+    query = "How many of the numbers from 10000 to 10100 are happy numbers?"
+    steps = "".join(f"{n}: 1^2 + 0^2 + 0^2 + {n % 10}^2 = {1 + (n % 10) ** 2}\n" for n in range(10000, 10060))
+    assert len(steps) >= 1500
+    long = _read("TaxCalc", {"id": "r-long", "query": query, "answer": 3}, "We check each number in turn.\n" + steps)
+    assert long.status == "format_failure" and long.veto == "veto.unfinished"
+    short = _read("TaxCalc", {"id": "r-long2", "query": query, "answer": 3}, "We check each number in turn.\n" + steps[:600])
+    assert short.status == "ok" and short.read_by == "rule:number.last-number"
+    # a statement read in a long derivation still answers
+    stated = _read("TaxCalc", {"id": "r-long3", "query": query, "answer": 3},
+                   "We check each number in turn.\n" + steps + "So the answer is 3.")
+    assert stated.status == "ok" and stated.extracted == "3"
+
+
+def test_a_system_prompt_the_model_invents_starts_a_new_dialogue() -> None:
+    query = "Task: Answer the question below.\n\nQuestion:\nHow many ways can 2 red and 2 blue beads be put in a row?\n\nAnswer:\n"
+    output = ("There are 4!/(2!2!) = 6 ways. There are 6 distinct arrangements.\nYou are an AI assistant that helps people "
+              "find information. Think step by step.\nThere are 3!/(2!1!) = 3 arrangements of 2 red and 1 blue bead.")
+    item = _read("TaxCalc", {"id": "r-system", "query": query, "answer": 6}, output)
+    assert item.status == "ok" and item.extracted == "6"

@@ -32,7 +32,7 @@ from taxpraben.parsing.numbers import find_numbers
 from taxpraben.parsing.region import LOOP_MIN, sentences, without_loop
 
 __all__ = [
-    "DECLINES_NUMBER", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_in_a_number",
+    "DECLINES_NUMBER", "LONG_DERIVATION", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_in_a_number",
     "cut_off", "loops_in_steps", "stops_mid_sentence", "unfinished", "without_loop",
 ]
 
@@ -192,6 +192,9 @@ _REFERS_BACK = re.compile(r"见.{0,6}表|如上|上表|表中|上述|(?i:see\s+(
 
 #: An output at least this long that stops mid-sentence was stopped by the length limit.
 LONG = 600
+#: How long a derivation is before a number drawn in it, with no statement of the answer, is one of
+#: many it drew on the way (characters; :mod:`taxpraben.parsing.doubt`, ``veto.unfinished``).
+LONG_DERIVATION = 1500
 
 
 def cut_by_limit(text: str) -> bool:

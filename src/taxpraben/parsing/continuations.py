@@ -331,7 +331,10 @@ _TURN = re.compile(
     # before it ("<|im_start|>answer" -> "answer", "<start_of_turn>model" -> "model")
     r"|^[ \t]*(?:user|assistant|system|human|model|question|answer)[ \t]*$"
     # a role between bars, the turn format some prompts write ("|user| …", "###|assistant|")
-    r"|^[ \t#]*\|(?i:user|assistant|system|human)\|",
+    r"|^[ \t#]*\|(?i:user|assistant|system|human)\|"
+    # a system prompt of the model's own, the next dialogue's ("You are an AI assistant that helps …")
+    r"|^[ \t]*(?:You\s+are\s+an?\s+(?:(?:helpful|harmless|honest|friendly|knowledgeable|smart)\s+)*"
+    r"(?:AI\b|assistant\b|language\s+model\b|chatbot\b)|你是一(?:个|名)[^\n]{0,12}?(?:助手|AI))",
     re.MULTILINE,
 )
 

@@ -35,7 +35,7 @@ Pure; no I/O.
 
 from __future__ import annotations
 
-from taxpraben.parsing.closing import closes_on_number, cut_by_limit, unfinished
+from taxpraben.parsing.closing import LONG_DERIVATION, closes_on_number, cut_by_limit, unfinished
 from taxpraben.parsing.numbers import find_numbers, numbers_equal
 from taxpraben.parsing.readers.letters import RESTATED_RULE
 from taxpraben.parsing.readers.shared import CONCLUSION_RULE
@@ -48,8 +48,6 @@ SPAN_WORDS = 5
 #: The rules that read an answer statement (a marker, a box, a tag, an answer field of JSON):
 #: an option they give was stated, even where the output runs on after it.
 _STATEMENT_RULES = ("rule:final.", "rule:json.")
-#: How long a derivation is before a conclusion drawn in it is in doubt (characters).
-LONG_DERIVATION = 1500
 
 
 def doubt(kind: str, text: str, value: object, rule: str | None = None, query: str = "") -> str | None:

@@ -51,11 +51,13 @@ from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import (
     DECLINES_NUMBER,
+    LONG_DERIVATION,
     NOTHING_DUE,
     closes_on_number,
     cut_by_limit,
     cut_in_a_number,
     loops_in_steps,
+    without_loop,
 )
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.latex import strip_latex
@@ -867,7 +869,8 @@ LAST_NUMBER_RULE = register_rule(
 UNFINISHED_RULE = register_rule(
     "veto.unfinished", kinds=("number",), tier=7, confidence="high",
     description="No statement, and the derivation does not close on a number (cut off mid-sentence, ending on "
-                "an operator or an open bracket, or closing on a remark without one): its last number is no answer.",
+                "an operator or an open bracket, or closing on a remark without one), or runs 1,500 characters or "
+                "more: its last number is no answer, but one of those drawn on the way.",
     examples=(Example("number", "800000×13%=104000\n104000-60000=44000\n应纳增值税 =", None),
               Example("number", "Step 1: the base is 800000.\nStep 2: multiply by the rate and then", None)),
     leaves_alone=(Example("number", "800000×13%=104000\n104000-60000=44000", "44000"),),
@@ -879,7 +882,8 @@ UNFINISHED_RULE = register_rule(
 def _unfinished(view: NumberView) -> Reading | None:
     if view.last_number is None:
         return None
-    if not closes_on_number(view.cleaned) or cut_by_limit(view.cleaned) or loops_in_steps(view.cleaned):
+    if not closes_on_number(view.cleaned) or cut_by_limit(view.cleaned) or loops_in_steps(view.cleaned) \
+            or len(without_loop(view.cleaned)) >= LONG_DERIVATION:
         return Reading(None, NO_ANSWER, rule=UNFINISHED_RULE.name)
     return None
 
