@@ -33,7 +33,7 @@ from taxpraben.parsing.region import LOOP_MIN, sentences, without_loop
 
 __all__ = [
     "DECLINES_NUMBER", "LONG_DERIVATION", "LOOP_MIN", "NOTHING_DUE", "closes_on_number", "closing_sentence_start", "cut_in_a_number",
-    "cut_off", "loops_in_steps", "stops_mid_sentence", "unfinished", "without_loop",
+    "cut_off", "gives_no_last_number", "loops_in_steps", "stops_mid_sentence", "unfinished", "without_loop",
 ]
 
 #: Markup that may close an output after its last sentence: display-math and code fences,
@@ -291,3 +291,12 @@ def _cut_in_its_own_steps(closed: str) -> bool:
 _BARE_WORDS = 3
 _BARE_CHARS = 24
 _BARE_CJK_CHARS = 8
+
+
+def gives_no_last_number(text: str) -> bool:
+    """Whether the last number of ``text``, an output with no statement of its answer, is no
+    answer: the derivation does not close on a number, the length limit cut it, it loops over
+    its steps, or it runs :data:`LONG_DERIVATION` characters or more (read once where it loops)
+    and its last number is one of many drawn on the way."""
+    return not closes_on_number(text) or cut_by_limit(text) or loops_in_steps(text) \
+        or len(without_loop(text)) >= LONG_DERIVATION

@@ -51,13 +51,10 @@ from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import (
     DECLINES_NUMBER,
-    LONG_DERIVATION,
     NOTHING_DUE,
     closes_on_number,
-    cut_by_limit,
     cut_in_a_number,
-    loops_in_steps,
-    without_loop,
+    gives_no_last_number,
 )
 from taxpraben.parsing.jsonish import answer_text, answer_value, find_json_values, own_json_values
 from taxpraben.parsing.latex import strip_latex
@@ -882,8 +879,7 @@ UNFINISHED_RULE = register_rule(
 def _unfinished(view: NumberView) -> Reading | None:
     if view.last_number is None:
         return None
-    if not closes_on_number(view.cleaned) or cut_by_limit(view.cleaned) or loops_in_steps(view.cleaned) \
-            or len(without_loop(view.cleaned)) >= LONG_DERIVATION:
+    if gives_no_last_number(view.cleaned):
         return Reading(None, NO_ANSWER, rule=UNFINISHED_RULE.name)
     return None
 
