@@ -1938,3 +1938,32 @@ def test_a_system_prompt_the_model_invents_starts_a_new_dialogue() -> None:
               "find information. Think step by step.\nThere are 3!/(2!1!) = 3 arrangements of 2 red and 1 blue bead.")
     item = _read("TaxCalc", {"id": "r-system", "query": query, "answer": 6}, output)
     assert item.status == "ok" and item.extracted == "6"
+
+
+def test_the_first_ranked_field_of_the_prompts_template_holds_the_answer() -> None:
+    query = ("Imagine you're taking the CPA exam.  Please answer the question in this format:\n---\nFirst Choice: <LETTER>\n"
+             "Second Choice: <LETTER>\nThird Choice: <LETTER>\nExplanation: <EXPLANATION>; <REFERENCES OR CITATIONS TO "
+             "AUTHORITY>\n---\nQuestion: All of the following are ways in which agency power can arise, except:\nA. Actual "
+             "authority\nB. Apparent authority\nC. Ratification by a disclosed principal\nD. Ratification by an undisclosed "
+             "principal\n####\n")
+    record = {"id": "r-ranked", "query": query, "choices": ["Actual authority", "Apparent authority",
+                                                            "Ratification by a disclosed principal",
+                                                            "Ratification by an undisclosed principal"],
+              "gold": 3, "answer": "Ratification by an undisclosed principal"}
+    output = ("First Choice: D\nSecond Choice: A\nThird Choice: B\nExplanation: Ratification needs a disclosed principal. "
+              "References: Restatement (Third) of Agency § 2.03(2).")
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.extracted == "Ratification by an undisclosed principal"
+    assert item.read_by == "rule:final.answer-statement"
+
+
+def test_option_numbers_answer_a_question_that_numbers_its_options() -> None:
+    query = ("問題: かぜ症状の来局者への説明として、適切なのはどれか。2つ選べ。\n1: 胃の弱い人でも安心して服用できる。\n"
+             "2: インターフェロン製剤との併用は禁忌である。\n3: 頭痛や肩こりにも効果がある。\n4: 食前又は食間に服用する。\n"
+             "必ず1,2,3,4の中から2個選んでください。\n答え:\n")
+    item = _read("TaxMCQ", {"id": "r-numbered", "query": query, "answer": "CD"}, "3,4")
+    assert item.status == "ok" and item.extracted == "CD" and item.scores["em"] == 1.0
+    # a question that letters its options reads a bare number as no option
+    lettered = query.replace("1: ", "A: ").replace("2: ", "B: ").replace("3: ", "C: ").replace("4: ", "D: ")
+    item = _read("TaxMCQ", {"id": "r-numbered2", "query": lettered, "answer": "CD"}, "3,4")
+    assert item.extracted != "CD"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["FIELD_LINE", "TEMPLATE_FIELD", "demonstrated_labels", "in_template", "names_the_answer"]
+__all__ = ["FIELD_LINE", "TEMPLATE_FIELD", "demonstrated_labels", "in_template", "names_the_answer", "ranked_below_first"]
 
 
 #: A line that gives a field and a short value ("**Sentiment Score:** 0.450", "Label: DOVISH").
@@ -30,7 +30,9 @@ FIELD_LINE = re.compile(
 #: in ("Final Judgement: [Insert only **correct** or **wrong** here]").
 TEMPLATE_FIELD = re.compile(
     r"^[ \t*#>-]*(?P<label>[^\n:：\[\]<>]{2,40}?)[ \t]*[:：][ \t]*[\[<{][ \t]*"
-    r"(?P<slot>(?i:insert|provide|write|give|enter|fill|put|state|your|填写|填入|写出|给出|请填)[^\]>}\n]{0,200})[\]>}][ \t]*$",
+    # or a placeholder that names what goes there ("First Choice: <LETTER>", "Explanation: <EXPLANATION>")
+    r"(?P<slot>(?i:insert|provide|write|give|enter|fill|put|state|your|填写|填入|写出|给出|请填|"
+    r"(?:letter|answer|number|option|choice|value|label|explanation|reasoning)s?(?=[ \t]*[\]>}]))[^\]>}\n]{0,200})[\]>}][ \t]*$",
     re.MULTILINE,
 )
 
@@ -91,3 +93,20 @@ def demonstrated_labels(prompt: str) -> frozenset[str]:
         label = m.group("label").strip().lower()
         answers[label] = answers.get(label, True) and _DEMONSTRATED.match(m.group("value")) is not None
     return frozenset(label for label, demonstrated in answers.items() if demonstrated)
+
+
+#: An ordinal that ranks a field among alternatives ("First Choice", "Second Choice", "2nd guess").
+_RANKED = re.compile(r"^\W*(?P<rank>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|primary|secondary|tertiary)\s+(?P<noun>.+?)\W*$", re.IGNORECASE)
+_FIRST_RANK = ("first", "1st", "primary")
+
+
+def ranked_below_first(label: str, labels: list[str]) -> bool:
+    """Whether field ``label`` ranks an alternative below the first of its kind among ``labels``
+    ("Second Choice: A" beside "First Choice: C"): the first-ranked field holds the answer, the
+    others the model's next guesses, no second answer."""
+    ranked = _RANKED.match(label)
+    if ranked is None or ranked.group("rank").lower() in _FIRST_RANK:
+        return False
+    noun = ranked.group("noun").lower()
+    return any((other := _RANKED.match(one)) is not None and other.group("rank").lower() in _FIRST_RANK
+               and other.group("noun").lower() == noun for one in labels)

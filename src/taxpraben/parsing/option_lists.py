@@ -33,6 +33,7 @@ __all__ = [
     "invented_options",
     "list_cut_off",
     "listing_lines",
+    "numbers_as_letters",
     "option_keys_of",
     "option_list_spans",
     "restated_option_lines",
@@ -355,3 +356,38 @@ def whole_option_text(body: str, at: int, text: str, own: str) -> int:
         if comparison_key(body[start:end]) == own:
             return end
     return 0
+
+
+#: An option the question numbers at the start of a line ("1: バシリキシマブ", "(2) …", "3. …").
+_NUMBERED_OPTION = re.compile(r"^[ \t]*[(（]?([1-9])[)）]?[ \t]*[.．:：、)）][ \t]*\S", re.MULTILINE)
+#: An option the question letters at the start of a line ("A. …", "(b) …").
+_LETTERED_OPTION = re.compile(r"^[ \t]*[(（]?[A-Ha-h][)）]?[ \t]*[.．:：、)）][ \t]*\S", re.MULTILINE)
+#: A line that is nothing but option numbers, after an answer word or none ("3,4", "答え: 2、4").
+_NUMBERS_LINE = re.compile(
+    r"^(?P<head>[ \t*]*(?:(?:答え|正解|解答|回答|答案|(?i:answer))[ \t]*[:：は]?[ \t]*)?)"
+    r"(?P<numbers>[1-9](?:[ \t]*(?:[,、，/&]|(?i:and)|と|和)[ \t]*[1-9])*)(?P<tail>[ \t]*[。.]?[ \t*]*)$",
+    re.MULTILINE,
+)
+
+
+def numbers_as_letters(text: str, query: str) -> str:
+    """``text`` with the option numbers it answers in written as the options' letters ("3,4" ->
+    "C,D"), where the question numbers its last list of options from 1 ("1: …\\n2: …") and letters
+    none: a line of the output that is nothing but option numbers names those options. Length kept."""
+    numbered = [int(m.group(1)) for m in _NUMBERED_OPTION.finditer(query or "")]
+    starts = [i for i, n in enumerate(numbered) if n == 1]
+    if not starts or _LETTERED_OPTION.search(query or "") or not _NUMBERS_LINE.search(text):
+        return text
+    last = numbered[starts[-1] :]
+    count = next((k for k in range(len(last)) if last[k] != k + 1), len(last))
+    if count < 2:
+        return text
+
+    def letters(m: re.Match[str]) -> str:
+        digits = re.findall(r"[1-9]", m.group("numbers"))
+        if any(int(d) > count for d in digits):
+            return m.group(0)
+        written = re.sub(r"[1-9]", lambda d: chr(ord("A") + int(d.group(0)) - 1), m.group("numbers"))
+        return m.group("head") + written + m.group("tail")
+
+    return _NUMBERS_LINE.sub(letters, text)

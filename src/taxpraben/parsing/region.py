@@ -61,6 +61,7 @@ from taxpraben.parsing.answer_fields import (
     demonstrated_labels,
     in_template,
     names_the_answer,
+    ranked_below_first,
 )
 from taxpraben.parsing.latex import find_boxed
 from taxpraben.parsing.registry import deciding
@@ -503,6 +504,7 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
     # a question that asks for the wrong one is answered by "the incorrect option is …"
     wrong = _WRONG_ONE_MARKER if query and _ASKS_WRONG_ONE.search(query) else None
     named = [m for m in FIELD_LINE.finditer(text) if names_the_answer(m.group("label"), query)] if query and ":" in text else []
+    named = [m for m in named if not ranked_below_first(m.group("label"), [n.group("label") for n in named])]  # "Second Choice: A"
     for m in itertools.chain(_ANSWER.finditer(text), slot.finditer(text) if slot else (),
                              wrong.finditer(text) if wrong else (), named):
         if _SENTENCE_ENDS_AT.match(text, m.end()) or reported(text, m.start(), query):

@@ -56,7 +56,7 @@ from taxpraben.parsing.clean import clean_prediction, fold_characters
 from taxpraben.parsing.closing import cut_by_limit
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.option_lists import list_cut_off, whole_option_text
+from taxpraben.parsing.option_lists import list_cut_off, numbers_as_letters, whole_option_text
 from taxpraben.parsing.prompt_copy import (
     COPY_OF_PROMPT,
     OwnAnswer,
@@ -659,7 +659,7 @@ class LettersView:
         labelled = with_upper_labels(query)  # "a: …" options are A, B, … (the answer "c,d" is CD)
         self.listed = listed_option_letters(labelled, self.allowed)
         self.options = listed_option_texts(labelled)
-        self.full = with_upper_letters(strip_latex(clean_prediction(text)), query)
+        self.full = numbers_as_letters(with_upper_letters(strip_latex(clean_prediction(text)), query), query)
         self.own: OwnAnswer = own_answer(
             self.full, query,
             options=[self.options[x] for x in sorted(self.options) if x in self.allowed], several=True,
