@@ -1967,3 +1967,31 @@ def test_option_numbers_answer_a_question_that_numbers_its_options() -> None:
     lettered = query.replace("1: ", "A: ").replace("2: ", "B: ").replace("3: ", "C: ").replace("4: ", "D: ")
     item = _read("TaxMCQ", {"id": "r-numbered2", "query": lettered, "answer": "CD"}, "3,4")
     assert item.extracted != "CD"
+
+
+_SEARCH = ("Question: Find the position of the target value {t} in the sorted array. The array elements are: {a}. Your "
+           "output should be enclosed in <root></root> tags. Include your search process in <reasoning></reasoning> tags "
+           "and the final position of the target value in <final_answer></final_answer> tags, like "
+           "<final_answer>{{'Position': 'TARGET_POSITION'}}</final_answer>. \nAnswer:\n")
+
+
+def _search_answer(reasoning: str, position: int) -> str:
+    return f"<root>\n<reasoning>\n{reasoning}\n</reasoning>\n<final_answer>{{'Position': '{position}'}}</final_answer>\n</root>\n\n"
+
+
+def test_the_tags_the_prompt_asks_the_answer_in_are_no_sections_of_the_prompt() -> None:
+    demo = _SEARCH.format(t=15, a="6, 7, 15") + _search_answer("The middle element is 7; 15 is greater, so it is at index 2.", 2)
+    query = demo + _SEARCH.format(t=6, a="6, 10, 14, 15")
+    output = _search_answer("The middle element is 10; 6 is less, so the search goes left and finds it at index 0.", 0)
+    item = _read("TaxCalc", {"id": "r-asked-tags", "query": query, "answer": 0}, output)
+    assert item.status == "ok" and item.extracted == "0" and item.read_by == "rule:final.answer-statement"
+
+
+def test_a_question_the_model_writes_after_answering_with_other_values_or_a_demonstrations_is_another() -> None:
+    demo = _SEARCH.format(t=15, a="6, 7, 15") + _search_answer("The middle element is 7; 15 is greater, so it is at index 2.", 2)
+    query = demo + _SEARCH.format(t=6, a="6, 10, 14, 15")
+    answer = _search_answer("The middle element is 10; 6 is less, so it is at index 0.", 0)
+    for invented in (_SEARCH.format(t=10, a="1, 2, 3, 10") + _search_answer("10 is the last, at index 3.", 3),
+                     _SEARCH.format(t=15, a="6, 7, 15") + _search_answer("15 is at index 2.", 2)):
+        item = _read("TaxCalc", {"id": "r-other-question", "query": query, "answer": 0}, answer + invented)
+        assert item.status == "ok" and item.extracted == "0", invented

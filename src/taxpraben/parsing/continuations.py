@@ -240,10 +240,17 @@ def section_labels(prompt: str) -> frozenset[str]:
     # the fields of the answer's own template, each with a slot to fill ("Final Judgement: [Insert
     # only correct or wrong here]"): the model that writes them answers in them
     labels -= {key_only(m.group("label")) for m in TEMPLATE_FIELD.finditer(prompt)}
+    # the tags the prompt asks the answer to be written in, each written empty ("Include your search
+    # process in <reasoning></reasoning> tags"): the model that opens them answers in them
+    labels -= {key_only(tag) for tag in _ASKED_TAG.findall(prompt)} | {key_only("/" + tag) for tag in _ASKED_TAG.findall(prompt)}
     slot = ending_label(prompt)
     if slot is not None:
         labels.discard(key_only(slot))
     return frozenset(labels)
+
+
+#: A tag written as an empty pair, the form an instruction names a tag in: ``<reasoning></reasoning>``.
+_ASKED_TAG = re.compile(r"<([A-Za-z][\w-]{0,20})>\s*</\1>")
 
 
 def _is_prompt_label(label: str, labels: frozenset[str]) -> bool:
@@ -278,7 +285,7 @@ def continuation(
     for point in _cut_points(text, option_keys):
         line = _heading_line(text, point)
         answered = _answered_before(text, point, where, spans, option_keys)
-        if answered and not restates(line, prompt_key, _SAME_QUESTION):
+        if answered and (not restates(line, prompt_key, _SAME_QUESTION) or _other_values(line, prompt_lines)):
             cut = point
             break
         if not residue(blank_spans(text[:point], where, [s for s in spans if where[s[1] - 1] < point])) and \
@@ -322,6 +329,15 @@ def continuation(
         if repeated and _answered_before(text, line_start, where, spans, option_keys):
             return line_start, False  # this prompt's instruction or question written again
     return cut, first
+
+
+def _other_values(line: str, prompt_lines: Sequence[str]) -> bool:
+    """``line`` opens as the prompt's questions do and is not its last one written again: a
+    demonstration's question, or the template filled with other values ("Question: Find the
+    position of the target value 10 …" for the prompt's "… value 6 …"): another question."""
+    key = key_only(line)
+    alike = [k for k in prompt_lines if len(key) >= 20 and k[:20] == key[:20]]
+    return bool(alike) and not (alike[-1].startswith(key[: len(key) * 4 // 5]) or key.startswith(alike[-1][: len(alike[-1]) * 4 // 5]))
 
 
 #: A stray dialogue turn ("Assistant:", "### Human:", "User："): the answer ended before it.
