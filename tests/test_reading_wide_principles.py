@@ -1995,3 +1995,19 @@ def test_a_question_the_model_writes_after_answering_with_other_values_or_a_demo
                      _SEARCH.format(t=15, a="6, 7, 15") + _search_answer("15 is at index 2.", 2)):
         item = _read("TaxCalc", {"id": "r-other-question", "query": query, "answer": 0}, answer + invented)
         assert item.status == "ok" and item.extracted == "0", invented
+
+
+def test_an_output_that_says_the_information_is_not_there_gives_no_answer() -> None:
+    query = ("Context: [retrieved news headlines]\n\nQuestion: Today is May 01, 2026. Which European leader claimed on "
+             "Monday that America is being humiliated by the regime in Iran?\n\nAnswer:")
+    record = {"id": "r-declines", "query": query, "answer": "Emmanuel Macron"}
+    for output in ("The retrieved context does not contain information about a European leader claiming this.",
+                   "Information not provided in the context",
+                   "Insufficient information to answer the question based on the provided context.",
+                   "Based on the information provided, I cannot answer your question. The context holds only titles.",
+                   "No context was provided to answer this question."):
+        item = _read("TaxRead", record, output)
+        assert item.status == "format_failure", output
+    # an answer that goes on to say what the context lacks still answers
+    item = _read("TaxRead", record, "Emmanuel Macron. The context does not contain the date of the speech.")
+    assert item.status == "ok" and item.scores["em"] == 1.0

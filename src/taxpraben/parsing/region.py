@@ -63,6 +63,7 @@ from taxpraben.parsing.answer_fields import (
     names_the_answer,
     ranked_below_first,
 )
+from taxpraben.parsing.declines import is_refusal
 from taxpraben.parsing.latex import find_boxed
 from taxpraben.parsing.registry import deciding
 from taxpraben.parsing.reported import reported
@@ -583,18 +584,3 @@ def conclusion_sentence(text: str, skip: Callable[[str], bool] | None = None) ->
 def sentences_last_first(text: str) -> Iterator[str]:
     """The sentences of ``text`` (split at ``。！？`` and line breaks), from the last."""
     yield from reversed([s for s in sentences(text) if s.strip()])
-
-
-_REFUSAL = re.compile(
-    r"^(?:[\s*#>]*)(?:抱歉|对不起|很遗憾|我无法|无法回答|无法确定|不能回答|我不能|我不确定|不知道|"
-    r"(?i:i'?m\s+sorry|sorry|i\s+can(?:no|')t|i\s+am\s+unable|i\s+do(?:n'?t|\s+not)\s+(?:know|have\s+(?:the|an|enough))|as\s+an\s+ai))"
-)
-
-
-def is_refusal(text: str) -> bool:
-    """The output declines to answer ("抱歉，我无法回答", "I'm sorry, but I can't ...").
-
-    Only an output that *opens* with the refusal counts: "抱歉，上面算错了，应为…" is an answer,
-    and the callers check a refusal only when nothing else was read.
-    """
-    return bool(_REFUSAL.match(text))
