@@ -242,7 +242,7 @@ def section_labels(prompt: str) -> frozenset[str]:
     labels -= {key_only(m.group("label")) for m in TEMPLATE_FIELD.finditer(prompt)}
     # the tags the prompt asks the answer to be written in, each written empty ("Include your search
     # process in <reasoning></reasoning> tags"): the model that opens them answers in them
-    labels -= {key_only(tag) for tag in _ASKED_TAG.findall(prompt)} | {key_only("/" + tag) for tag in _ASKED_TAG.findall(prompt)}
+    labels -= {key_only(tag) for tag in _ASKED_TAG.findall(prompt)}  # "</reasoning>" keys as "reasoning" too
     slot = ending_label(prompt)
     if slot is not None:
         labels.discard(key_only(slot))
