@@ -49,6 +49,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cached_property, wraps
 
 from taxpraben.parsing.chain import Chain, chain_for
@@ -296,14 +297,16 @@ def span_match(pred: str, gold: str, question: str = "") -> bool:
     if not cleaned:
         return False
     texts = _answer_texts(cleaned)
-    if normalize_span(_extract(cleaned, texts, clause)[0]) == target:
+    extracted = _extract(cleaned, texts, clause)[0]
+    if normalize_span(extracted) == target or _bare_amount_in_gold(extracted, str(gold)):
         return True
     body = texts[0][0]
     lead = _LEAD.match(body.lstrip("，,"))
     body = body.lstrip("，,")[lead.end() :] if lead else body
     end = _SENTENCE_END.search(body) or _ENGLISH_STOP.search(body)
     sentence = body[: end.start()] if end else body
-    return _phrase_in(sentence, gold) or _same_amount(sentence, gold) or words_answer(sentence, str(gold), question)
+    return _phrase_in(sentence, gold) or _same_amount(sentence, gold) or _bare_amount_in_gold(sentence, str(gold)) \
+        or words_answer(sentence, str(gold), question)
 
 
 def _same_amount(sentence: str, gold: str) -> bool:
@@ -324,6 +327,31 @@ def _same_amount(sentence: str, gold: str) -> bool:
         return False
     after = digits[numbers[0].end :].lstrip()
     return unit is None or not _COUNT_UNIT.match(after) or after.startswith(unit)
+
+
+#: A span that is one amount and nothing else: a sign, a currency, the number, a percent or a unit
+#: of a word or two ("7%", "0.49", "-8.1 million", "13.0 years", "$987 million", "42").
+_BARE_AMOUNT = re.compile(
+    r"[-+−]?\s*[$£€¥]?\s*[-+]?\d[\d,]*(?:\.\d+)?\s*(?:%|(?i:per\s*cent|percent)|[A-Za-z]{1,12}(?:\s+[A-Za-z]{1,12})?)?\s*\.?"
+)
+#: The word for percent ("50 per cent").
+_PER_CENT = re.compile(r"\s*(?i:per\s*cent|percent)(?![A-Za-z])")
+
+
+def _bare_amount_in_gold(span: str, gold: str) -> bool:
+    """The span read is a bare amount and the gold states one amount, equal to it: "7%" for
+    "approximately 7%", "13.0 years" for "The amortization period … is 13.0 years.", "0.49" for
+    "49%", "-8.1 million" for "£(8.1m)" (an amount in brackets is negative, as accounts write it).
+    A qualifier the span adds ("after 1763") makes it no bare amount."""
+    if not _BARE_AMOUNT.fullmatch(span.strip()):
+        return False
+    mine, theirs = find_numbers(_PER_CENT.sub("%", span)), find_numbers(_PER_CENT.sub("%", gold))
+    if len(mine) != 1 or len(theirs) != 1:
+        return False
+    stated = theirs[0]
+    if gold[: stated.start].rstrip(" $£€¥").endswith("(") and gold[stated.end :].lstrip().startswith((")", "m)", "bn)", "k)")):
+        stated = replace(stated, value=-stated.value)
+    return numbers_equal(mine[0], stated, 2) or numbers_equal(stated, mine[0], 2)
 
 
 _COUNT_UNIT = re.compile(r"份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名")
