@@ -340,8 +340,8 @@ _PER_CENT = re.compile(r"\s*(?i:per\s*cent|percent)(?![A-Za-z])")
 
 def _bare_amount_in_gold(span: str, gold: str) -> bool:
     """The span read is a bare amount and the gold states one amount, equal to it: "7%" for
-    "approximately 7%", "13.0 years" for "The amortization period … is 13.0 years.", "0.49" for
-    "49%", "-8.1 million" for "£(8.1m)" (an amount in brackets is negative, as accounts write it).
+    "approximately 7%", "13.0 years" for "The amortization period … is 13.0 years.", "-8.1 million" for
+    "£(8.1m)" (an amount in brackets is negative, as accounts write it); a rate answers a rate only.
     A qualifier the span adds ("after 1763") makes it no bare amount."""
     if not _BARE_AMOUNT.fullmatch(span.strip()):
         return False
@@ -351,7 +351,8 @@ def _bare_amount_in_gold(span: str, gold: str) -> bool:
     stated = theirs[0]
     if gold[: stated.start].rstrip(" $£€¥").endswith("(") and gold[stated.end :].lstrip().startswith((")", "m)", "bn)", "k)")):
         stated = replace(stated, value=-stated.value)
-    return numbers_equal(mine[0], stated, 2) or numbers_equal(stated, mine[0], 2)
+    # a rate and an amount are different spans ("13%" is no span for "0.13"), as in _same_amount
+    return mine[0].is_percent == stated.is_percent and numbers_equal(mine[0], stated, 2, False)
 
 
 _COUNT_UNIT = re.compile(r"份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名")
