@@ -2025,3 +2025,49 @@ def test_a_bare_amount_answers_the_one_amount_the_gold_states() -> None:
     for gold, output in (("approximately 7%", "8%"), ("£(8.1m)", "8.1 million"), ("49%", "0.49")):
         item = _read("TaxRead", {"id": "r-amount2", "query": question.format(q="When?"), "answer": gold}, output)
         assert item.scores["em"] == 0.0, output
+
+
+def _review(question: str, steps: str) -> str:
+    return (f"### Instruction:\nAct as an auditor and review the following tax computation.\nQuestion: {question}\n\n"
+            f"Computation:\n{steps}\n\n### Response:\n")
+
+
+_REVIEW_DEMOS = (
+    _review("A shop sells 3 items at 100 yuan with VAT at 13%. What is the output VAT?", "Step 1: 3 * 100 = 300\nStep 2: 300 * 0.13 = 39")
+    + "The computation applies the rate to the sales amount.\n\nVerdict: correct\nFirst Wrong Step: N/A\nComment: N/A\n\n"
+    + _review("A salary of 12,000 yuan is paid; the deduction is 5,000. What is the taxable income?",
+              "Step 1: 12000 + 5000 = 17000\nStep 2: The taxable income is 17000")
+    + "Step 1 adds the deduction instead of subtracting it.\n\nVerdict: wrong\nFirst Wrong Step: Step 1\n"
+      "Comment: The deduction is subtracted.\n\n")
+_REVIEW_QUESTION = _review("Rent of 2,000 yuan a month is received for 6 months. What is the annual rent?",
+                           "Step 1: 2000 * 6 = 12000\nStep 2: 12000 * 2 = 24000\nStep 3: #### 24000")
+
+
+def test_the_fields_the_demonstrations_fill_are_the_answers_template() -> None:
+    # each demonstration's response fills "Verdict:" and "First Wrong Step:"; the model that fills them
+    # for its own question answers there, though its values are the demonstrations' own and the
+    # figure of the problem follows ("The answer is: 12000" is the question's value, not the step)
+    query = _REVIEW_DEMOS + _REVIEW_QUESTION
+    output = ("The rent for 6 months is 12,000, and step 2 doubles it without reason.\n\nVerdict: wrong\n"
+              "First Wrong Step: Step 2\nComment: The rent is received for 6 months only.\nThe answer is: 12000")
+    item = _read("TaxCalc", {"id": "r-demo-fields", "query": query, "answer": 2}, output)
+    assert item.status == "ok" and item.extracted == "2", (item.extracted, item.read_by)
+    record = {"id": "r-demo-fields2", "query": query, "choices": ["correct", "wrong"], "gold": 1, "answer": "wrong"}
+    item = _read("TaxSCQ", record, output)
+    assert item.status == "ok" and item.scores["acc"] == 1.0, (item.extracted, item.veto)
+    # a field of the questions' data, written for the last question too, is no answer field
+    data_query = "".join(f"Company: {c}\nRate: {r}\nQuestion: Is the rate right?\nVerdict: {v}\n\n"
+                         for c, r, v in (("Acme", "13%", "correct"), ("Beta", "9%", "wrong"))) + "Company: Gamma\nRate: 6%\nQuestion: Is the rate right?\nVerdict:"
+    from taxpraben.parsing.answer_fields import demonstrated_fields
+    assert demonstrated_fields(query) == {"verdict", "first wrong step"}
+    assert "rate" not in demonstrated_fields(data_query) and "company" not in demonstrated_fields(data_query)
+
+
+def test_a_word_negated_names_the_other_of_two_word_options() -> None:
+    query = "Is the student's solution correct or wrong? Reply with correct or wrong.\nJudgement:"
+    record = {"id": "r-negated", "query": query, "choices": ["correct", "wrong"], "gold": 1, "answer": "wrong"}
+    for output in ("Judgement: Incorrect", "The solution is not correct.", "Final Judgement: incorrect"):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == "wrong", (output, item.extracted, item.veto)
+    item = _read("TaxSCQ", record, "Judgement: correct")
+    assert item.extracted == "correct"

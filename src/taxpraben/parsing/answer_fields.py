@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["FIELD_LINE", "TEMPLATE_FIELD", "demonstrated_labels", "in_template", "names_the_answer", "ranked_below_first"]
+__all__ = ["FIELD_LINE", "TEMPLATE_FIELD", "demonstrated_fields", "demonstrated_labels", "in_template", "names_the_answer",
+           "ranked_below_first"]
 
 
 #: A line that gives a field and a short value ("**Sentiment Score:** 0.450", "Label: DOVISH").
@@ -45,8 +46,9 @@ def _slot_of(label: str, query: str) -> str | None:
 
 
 def in_template(label: str, query: str) -> bool:
-    """``label`` is a field of the prompt's answer template."""
-    return _slot_of(label, query) is not None
+    """``label`` is a field of the prompt's answer template, written out (:data:`TEMPLATE_FIELD`)
+    or by example (:func:`demonstrated_fields`)."""
+    return _slot_of(label, query) is not None or label.strip().lower() in demonstrated_fields(query)
 
 
 @lru_cache(maxsize=4096)
@@ -58,6 +60,8 @@ def names_the_answer(label: str, query: str) -> bool:
     lowered = query.lower()
     if len(words) < 4:
         return False
+    if words in demonstrated_fields(query):
+        return True  # the field each demonstration's answer fills ("Final Judgement: correct")
     slot = _slot_of(label, query)
     if slot is not None:
         # a field of the prompt's answer template, with a slot that says what to put there
@@ -93,6 +97,39 @@ def demonstrated_labels(prompt: str) -> frozenset[str]:
         label = m.group("label").strip().lower()
         answers[label] = answers.get(label, True) and _DEMONSTRATED.match(m.group("value")) is not None
     return frozenset(label for label, demonstrated in answers.items() if demonstrated)
+
+
+#: The longest value a demonstration gives an answer field: a verdict or a figure, not a sentence.
+_FIELD_VALUE_MAX = 40
+_FIELD_VALUE_WORDS = 3
+
+
+@lru_cache(maxsize=1024)
+def demonstrated_fields(prompt: str) -> frozenset[str]:
+    """The fields a few-shot prompt fills for each demonstration and leaves for its last question:
+    labels whose lines the demonstrations give short values ("Final Judgement: correct", "First
+    Error Step: N/A") and that alternate with a label that opens every question, the last one's
+    included ("Question: …" four times, "Final Judgement: …" after the first three). They are the
+    answer's template shown by example, as :data:`TEMPLATE_FIELD` shows it in words; a field of the
+    questions' data ("Target aspect: TSLA") is written for the last question too, and is not one,
+    nor the label of option letters alone ("jawapan: C"), the answer's slot (:func:`demonstrated_labels`)."""
+    lines = [(m.group("label").strip().lower(), m.group("value").strip(), m.start()) for m in _LABEL_LINE.finditer(prompt)]
+    values: dict[str, list[str]] = {}
+    for label, value, _ in lines:
+        values.setdefault(label, []).append(value)
+    short = {label for label, said in values.items()
+             if all(0 < len(value) <= _FIELD_VALUE_MAX and len(value.split()) <= _FIELD_VALUE_WORDS for value in said)
+             and _WORKING_SLOT.search(label) is None} - demonstrated_labels(prompt)
+    fields = set()
+    for label in short:
+        for opener in values:
+            if opener == label or len(values[opener]) != len(values[label]) + 1:
+                continue
+            order = [name for name, _, _ in lines if name in (label, opener)]
+            if order == [opener, label] * len(values[label]) + [opener]:
+                fields.add(label)
+                break
+    return frozenset(fields)
 
 
 #: An ordinal that ranks a field among alternatives ("First Choice", "Second Choice", "2nd guess").

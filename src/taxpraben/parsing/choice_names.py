@@ -105,6 +105,15 @@ def choice_needles(
         if len(stem) >= 2 and stem not in seen:
             seen.add(stem)
             needles.append((stem, index))
+    # of two options that are single words, one negated names the other: "incorrect" or "not
+    # correct" answers "wrong" of correct/wrong, "untrue" answers "false" of true/false
+    words = [needle for needle, index in needles if index < len(choices) and needle == naming_form(str(choices[index]))]
+    if len(choices) == 2 and len(words) == 2 and all(_WORD.fullmatch(word) for word in words):
+        for index, word in enumerate(words):
+            for negated in (prefix + word for prefix in _NEGATING_PREFIXES):
+                if negated not in seen:
+                    seen.add(negated)
+                    needles.append((negated, 1 - index))
     # an option written as "name: what it is" ("Color 1: $(\pi, 0.3, 0.5)$") is named by its name
     heads = [(naming_form(m.group(1)), i) for i, c in enumerate(choices) if (m := _HEAD.match(str(c)))]
     for head, index in heads:
@@ -112,6 +121,11 @@ def choice_needles(
             seen.add(head)
             needles.append((head, index))
     return needles
+
+
+#: A single Latin word, and the prefixes that negate one ("in|correct", "un|true", "not valid").
+_WORD = re.compile(r"[a-z]{2,20}")
+_NEGATING_PREFIXES = ("in", "im", "il", "ir", "un", "non", "non-", "not ")
 
 
 #: The name an option opens with, before a colon and what it describes.

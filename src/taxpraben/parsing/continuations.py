@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
 
-from taxpraben.parsing.answer_fields import TEMPLATE_FIELD, demonstrated_labels
+from taxpraben.parsing.answer_fields import TEMPLATE_FIELD, demonstrated_fields, demonstrated_labels
 from taxpraben.parsing.overlap import (
     COPY_MIN,
     SIMILAR_N,
@@ -240,6 +240,7 @@ def section_labels(prompt: str) -> frozenset[str]:
     # the fields of the answer's own template, each with a slot to fill ("Final Judgement: [Insert
     # only correct or wrong here]"): the model that writes them answers in them
     labels -= {key_only(m.group("label")) for m in TEMPLATE_FIELD.finditer(prompt)}
+    labels -= {key_only(label) for label in demonstrated_fields(prompt)}  # the same template shown by example
     # the tags the prompt asks the answer to be written in, each written empty ("Include your search
     # process in <reasoning></reasoning> tags"): the model that opens them answers in them
     labels -= {key_only(tag) for tag in _ASKED_TAG.findall(prompt)}  # "</reasoning>" keys as "reasoning" too

@@ -52,7 +52,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from taxpraben.parsing.answer_fields import FIELD_LINE, TEMPLATE_FIELD, names_the_answer
+from taxpraben.parsing.answer_fields import (
+    FIELD_LINE,
+    TEMPLATE_FIELD,
+    demonstrated_fields,
+    names_the_answer,
+)
 from taxpraben.parsing.continuations import (
     ANSWER_HEADS,
     continuation,
@@ -262,7 +267,7 @@ _WORD_AT = re.compile(r"[A-Za-z]+|[\u4e00-\u9fff]{1,2}")
 
 def _answering_markers(
     text: str, where: list[int], runs: list[tuple[int, int]], offered: frozenset[str] = frozenset(),
-    fields: re.Pattern[str] | None = None,
+    fields: re.Pattern[str] | None = None, shown: frozenset[str] = frozenset(),
 ) -> list[tuple[int, int]]:
     """The answer markers of ``text`` that the model answers after: an answer of its own (not
     copied) follows on the marker's line. The prompt may ask for the marker word for word
@@ -275,7 +280,8 @@ def _answering_markers(
     if not runs:
         return []
     statements = list(ANSWER_MARKER.finditer(text))
-    markers = [*statements, *(fields.finditer(text) if fields else ())]
+    filled = list(fields.finditer(text)) if fields else []
+    markers = [*statements, *filled]
     if not markers:
         return []
     kept = []
@@ -303,10 +309,12 @@ def _answering_markers(
         opens = not text[: text.rfind("\n", 0, m.start()) + 1].strip()  # on the output's first line
         rest = text[own.start() : line_end]
         short = len(rest.split()) <= _SHORT_ANSWER_WORDS and len(rest) <= _SHORT_ANSWER_CHARS and not ANSWER_MARKER.search(rest)
-        if not copied or chosen or (opens and short):
+        # a field the demonstrations fill (``shown``) holds the model's value, the same as one of theirs or not
+        demonstrated = short and m in filled and m.group(0).strip(" \t*#>-:：").lower() in shown
+        if not copied or chosen or (opens and short) or demonstrated:
             # the first line a model writes, "Answer: garden", answers even where a few-shot
             # example of the prompt has the same line
-            kept.append(m.span())
+            kept.append((m.start(), line_end) if demonstrated else m.span())
     return kept
 
 
@@ -416,7 +424,8 @@ def _copies(text: str, query: str, options: Sequence[str], document: str | None,
     demos = _demonstration_answers(query)
     copies = [run for run in runs if not single_option(key[run[0] : run[1]], option_keys)
               and not _within_one(key[run[0] : run[1]], demos)]
-    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query), _answer_fields(text, query))
+    runs = split_at_markup(runs, text, where, _answering_markers(text, where, copies, _offered(query), _answer_fields(text, query),
+                                                            demonstrated_fields(query))
                            + answer_tags(text, query))
     spans = [
         (start, end)

@@ -51,16 +51,30 @@ Error Analysis: [Insert either N/A or the analysis of error in the first error a
 Please follow this format without any additional introductory or concluding statements.
 """
 
-ALPACA_PROMPT = ("Below is an instruction that describes a task. \nWrite a response that appropriately completes "
-                 "the request.\n\n### Instruction:\nAct as a grade school math teacher and score the following "
-                 "problem solution.\nQuestion: {question}\n\nStudent Solution:\n{steps}\n\n### Response: Let's think "
-                 "step by step. \n")
+# the question part of grade_diagGSM8k (eval_open_source_models.py at 1c49cfe), after the 3 demonstrations
+ALPACA_QUESTION = ("Act as a grade school math teacher and score the following problem solution.\nQuestion: "
+                   "{question}\n\nStudent Solution:\n{steps}\n\n### Response: Let's think step by step. \n")
+DEMO_COMMIT = "1c49cfe"
 
 
 # the QLoRA fine-tuned Llama-2-70B (scripts/eval_finetuned_llama2.py at 1c49cfe): the API prompt as the
 # instruction of an Alpaca template ending in "### Response: Let's think step by step."
 FT_PROMPT = ("Below is an instruction that describes a task. Write a response that appropriately completes the "
              "request.\n\n### Instruction:\n{instruction}\n\n### Response: Let's think step by step.")
+
+
+def demo_prefix():
+    """The 3-shot prefix of get_k_shot_demo_str in scripts/eval_open_source_models.py at 1c49cfe."""
+    demos = json.loads(git("show", "%s:dataset/k-shot-demos.json" % DEMO_COMMIT))
+    s = ("Below is an instruction that describes a task. \nWrite a response that appropriately completes the "
+         "request.\n\n### Instruction:\n")
+    for d in demos[:3]:
+        steps = "\n".join(d["output_steps"])
+        s += ("Act as a grade school math teacher and score the following problem solution.\nQuestion: %s\n\n"
+              "Student Solution:\n%s" % (d["question"], steps))
+        s += "\n\n### Response:\n%s" % d["evaluation"]
+        s += "\n\n### Instruction:\n"
+    return s
 
 
 def git(*a):
@@ -74,6 +88,7 @@ def main():
         data = json.loads(git("show", "%s:%s" % (COMMIT, path)))
         key = [k for k in data[0] if k.endswith("_eval_output")][0]
         runs[stem] = (path, key, data)
+    prefix = demo_prefix()
     rng = random.Random(SEED)
     # small runs whole, the rest split evenly over the large runs
     small = [s for s in sorted(runs) if len(runs[s][2]) < 30]
@@ -91,7 +106,7 @@ def main():
             x = data[i]
             steps = "\n".join(x["model_output_steps"])
             if style == "alpaca":
-                query = ALPACA_PROMPT.format(question=x["question"], steps=steps)
+                query = prefix + ALPACA_QUESTION.format(question=x["question"], steps=steps)
             else:
                 query = API_PROMPT.format(question=x["question"], steps=steps)
                 if style == "ft":
