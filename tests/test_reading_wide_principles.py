@@ -2071,3 +2071,37 @@ def test_a_word_negated_names_the_other_of_two_word_options() -> None:
         assert item.status == "ok" and item.extracted == "wrong", (output, item.extracted, item.veto)
     item = _read("TaxSCQ", record, "Judgement: correct")
     assert item.extracted == "correct"
+
+
+_GLUED = ("The county's census of 2010 counted 412,003 people, and the regional council, formed by the Liberal and Farmers "
+          "parties, opposed the Labour group on the levy.{q}\nAnswer:")
+
+
+def test_an_answer_sentence_restating_a_question_glued_to_its_passage_answers_with_what_it_adds() -> None:
+    # the question is the sentence that asks, though the passage runs into it without a space
+    for q, gold, output in (("Which group did the regional council oppose?", "Labour",
+                             "The regional council opposed the Labour group."),
+                            ("The population of the county in 2010?", "412,003",
+                             "The population of the county in 2010 was 412,003."),
+                            ("Who did the council turn to for the levy?", "Farmers Union",
+                             "The council turned to the Farmers Union for the levy."),
+                            ("Which parties formed the council?", "Liberal and Farmers",
+                             "According to the passage, the council was formed by the Liberal and Farmers parties.")):
+        item = _read("TaxRead", {"id": "r-glued", "query": _GLUED.format(q=q), "answer": gold}, output)
+        assert item.status == "ok" and item.scores["em"] == 1.0, output
+    # another amount, or a sentence that names a second group of its own, is no answer
+    for q, gold, output in (("The population of the county in 2010?", "412,003", "The population of the county in 2010 was 380,000."),
+                            ("Which group did the regional council oppose?", "Labour",
+                             "The regional council opposed the Labour group and the Green Alliance.")):
+        item = _read("TaxRead", {"id": "r-glued2", "query": _GLUED.format(q=q), "answer": gold}, output)
+        assert item.scores["em"] == 0.0, output
+
+
+def test_the_question_of_a_line_is_its_asking_sentence_and_the_number_reader_keeps_the_lines_data() -> None:
+    from taxpraben.parsing.span_words import question_line, question_of
+    assert question_of("… on the levy.Which group did the council oppose?") == "Which group did the council oppose?"
+    assert question_of("its exports.when did the first war start?") == "when did the first war start?"
+    # an abbreviation or a tokenised full stop ends no sentence
+    assert question_of("What is the U.S. Army budget?") == "What is the U.S. Army budget?"
+    assert question_of("what is the rate of return of systems inc . of an investment from 2010 to 2011?").startswith("what is the rate")
+    assert question_line("Question: Janet has 16 ducks. How many eggs are left?") == "Janet has 16 ducks. How many eggs are left?"

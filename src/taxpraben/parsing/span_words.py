@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_WORDS", "question_of", "words_answer"]
+__all__ = ["MAX_WORDS", "question_line", "question_of", "words_answer"]
 
 #: The longest sentence read word by word.
 MAX_WORDS = 16
@@ -40,6 +40,18 @@ _FUNCTION = _ARTICLES | frozenset(
     ["is", "are", "was", "were", "be", "been", "being", "am", "it", "its", "it's", "this", "that", "these", "those", "there", "here", "he", "she", "they", "his", "her", "their", "him", "them", "in", "on", "at", "to", "of", "by", "for", "with", "from", "into", "onto", "within", "inside", "over", "under", "near", "answer", "final", "and", "or", "so", "then", "also", "just", "now", "currently", "still", "located", "found", "finally", "most", "recent", "latest", "location", "place", "person", "position"]
 )
 _NEGATION = frozenset({"not", "never", "no", "nor", "isn't", "wasn't", "aren't", "weren't", "isn’t", "wasn’t"})
+#: The words with which a sentence cites where its answer comes from ("According to the passage",
+#: "Based on the provided text", "as mentioned in the article").
+_CITING = frozenset(["according", "based", "passage", "text", "context", "article", "document", "information", "provided",
+                     "given", "mentioned", "stated", "states", "as", "per", "specifically", "explicitly"])
+#: The English endings of an inflected word ("participated", "plays", "opposing").
+_INFLECTION = re.compile(r"(?:ing|ed|es|s|d)$")
+
+
+def _stem(word: str) -> str:
+    """``word`` without its inflection, where a stem of three letters or more is left."""
+    bare = _INFLECTION.sub("", word)
+    return bare if len(bare) >= 3 else word
 
 
 def _words(text: str) -> list[str]:
@@ -73,23 +85,40 @@ def _offered_names(question: str) -> frozenset[str]:
     return frozenset(w.casefold() for alt in m.groups() for w in _WORD.findall(alt))
 
 
-def question_of(query: str) -> str:
-    """The question of a prompt: its last line that asks (ends in ``?``), without a label
-    ("Question: Who gave the apple?" is "Who gave the apple?"); "" when none asks."""
+def question_line(query: str) -> str:
+    """The line of a prompt that asks (ends in ``?``), up to its question mark and without a label
+    ("Question: Janet has 16 ducks. … How much does she make?" is all but "Question: "): the
+    question with the data it gives on its line; "" when no line asks."""
     for line in reversed(query.splitlines()):
         line = line.strip()
         asks = max(line.rfind("?"), line.rfind("？"))
-        if asks < 0:
-            continue
-        if asks < len(line) - 1:
-            # an instruction after the question on its line ('Which character is most likely
-            # "$$MASK$$"? Just say the name …'): the question is the sentence that asks
-            line = re.split(r"(?<=[.!。！])\s+", line[: asks + 1])[-1]
-        return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line)
+        if asks >= 0:
+            return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line[: asks + 1])
+    return ""
+
+
+def question_of(query: str) -> str:
+    """The question of a prompt: the sentence that asks in its last line that asks, without a
+    label ("Question: Who gave the apple?" is "Who gave the apple?"); "" when none asks."""
+    line = question_line(query)
+    if line:
+        # the question is the sentence that asks: not an instruction after it on its line ('Which
+        # character is most likely "$$MASK$$"? Just say the name …'), nor the passage before it,
+        # even glued to it ("… private entrepreneurs.Which faction did the Reformists oppose?")
+        return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", _SENTENCE_BREAK.split(line)[-1])
     # no line asks with a question mark: the question a label introduces ("Question: Who took over
     # for Mirwais", "Instruction: when did season 2 of handmaid's tale start")
     labelled = _LABELLED_QUESTION.findall(query) or _QUESTION_UNDER_LABEL.findall(query)
     return labelled[-1].strip() if labelled else ""
+
+
+#: Where one sentence ends and the next begins on a line: a full stop, then a space or its closing
+#: quote, then a capital or a question word ("… exports.when did the war start?"); "U.S. Army",
+#: "3.5" and the tokenised "systems inc . of an investment" go on.
+_SENTENCE_BREAK = re.compile(
+    r"(?:(?<=[.!])(?<![A-Z][.!])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\bNo\.)(?<!\bal\.)\s+"
+    r"|(?<=[a-z0-9)\]][.!])[\"”’']?)(?=[A-Z]|(?:who|whom|whose|what|which|when|where|why|how)\b)|(?<=[。！])"
+)
 
 
 #: A question on the line under its label, the label alone on its line ("Question:\nin 2018 what
@@ -124,7 +153,7 @@ def _complement(written: list[str], start: int) -> bool:
     return i >= 0 and written[i].casefold() in _COPULA
 
 
-def _names_answer(written: list[str], start: int, question: str) -> bool:
+def _names_answer(written: list[str], start: int, question: str, length: int = 1) -> bool:
     """Where the sentence names others beside the gold name, whether the question tells the
     gold is the one asked for: the names the question itself gives are not its answer; of the
     others, a question about the doer ("Who gave the apple?") asks for the sentence's first
@@ -148,7 +177,8 @@ def _names_answer(written: list[str], start: int, question: str) -> bool:
         if _passive_agent(written, start):
             return True  # "Jeff was given the football by Fred": the doer of a passive sentence
         return names[:1] == [start]  # "Who gave the milk to Fred?" is not "Fred gave the milk to Jeff."
-    return [i for i in names if written[i].casefold() not in asked] == [start]
+    # the gold's own words may be several names ("Piero Sraffa"): the others are the sentence's rest
+    return [i for i in names if written[i].casefold() not in asked and not start < i < start + length] == [start]
 
 
 def words_answer(sentence: str, gold: str, question: str = "") -> bool:
@@ -167,7 +197,10 @@ def words_answer(sentence: str, gold: str, question: str = "") -> bool:
     asked = {w.casefold() for w in _WORD.findall(question)}
     # the question's own words stand around its answer ("Mary gave the milk to Fred." for "What
     # did Mary give to Fred?"): what the sentence adds is the rest
-    content = [i for i, w in enumerate(words) if w not in _FUNCTION and w not in asked]
+    # in any inflection ("Schwarzenegger participated in …" for "… did Schwarzenegger participate
+    # in"), and the words that cite the source ("according to the passage", "as the text states")
+    stems = {_stem(w) for w in asked}
+    content = [i for i, w in enumerate(words) if w not in _FUNCTION and w not in _CITING and _stem(w) not in stems]
     n = len(target)
     for start in range(len(words) - n + 1):
         if words[start : start + n] != target:
@@ -183,7 +216,7 @@ def words_answer(sentence: str, gold: str, question: str = "") -> bool:
         outside = [i for i in content if i not in inside]
         if _is_name(written[start]) and any(_is_name(w) and i not in inside and words[i] not in _FUNCTION
                                             for i, w in enumerate(written)):
-            if _names_answer(written, start, question):
+            if _names_answer(written, start, question, n):
                 return True
             continue
         first = not [i for i in outside if i < start]

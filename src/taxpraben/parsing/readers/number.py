@@ -89,7 +89,7 @@ from taxpraben.parsing.region import (
     veto_of,
 )
 from taxpraben.parsing.registry import Example, register_rule
-from taxpraben.parsing.span_words import question_of
+from taxpraben.parsing.span_words import question_line
 from taxpraben.parsing.units import tables_with_units
 
 if TYPE_CHECKING:
@@ -274,7 +274,7 @@ def _final_in_text(text: str, expect_percent: bool | None = None) -> NumberMatch
 
 @lru_cache(maxsize=256)
 def _given_values(query: str) -> frozenset[Decimal]:  # a task's outputs share their queries
-    return frozenset(n.value for n in find_numbers(question_of(query)))
+    return frozenset(n.value for n in find_numbers(question_line(query)))
 
 
 def _statement_number(statement: Statement, expect_percent: bool | None, unit: str | None = None,

@@ -305,13 +305,15 @@ def span_match(pred: str, gold: str, question: str = "") -> bool:
     body = body.lstrip("，,")[lead.end() :] if lead else body
     end = _SENTENCE_END.search(body) or _ENGLISH_STOP.search(body)
     sentence = body[: end.start()] if end else body
-    return _phrase_in(sentence, gold) or _same_amount(sentence, gold) or _bare_amount_in_gold(sentence, str(gold)) \
+    return _phrase_in(sentence, gold) or _same_amount(sentence, gold, question) or _bare_amount_in_gold(sentence, str(gold)) \
         or words_answer(sentence, str(gold), question)
 
 
-def _same_amount(sentence: str, gold: str) -> bool:
+def _same_amount(sentence: str, gold: str, question: str = "") -> bool:
     """A gold that is one amount or rate: the sentence's only number of that kind equals it
-    (``162500元`` answers ``162,500.00元``; ``…百分之十二以内…`` answers ``12%``)."""
+    (``162500元`` answers ``162,500.00元``; ``…百分之十二以内…`` answers ``12%``), the numbers
+    of the question it restates aside ("The population of Greater New Haven in 2010 was 862,477."
+    for "The population of the Greater New Haven in 2010?")."""
     wanted = parse_number(str(gold))
     unit = None
     if wanted is None:  # a count or a multiple ("112份", "0.6倍"): the number, and no other unit
@@ -322,7 +324,8 @@ def _same_amount(sentence: str, gold: str) -> bool:
         if wanted is None:
             return False
     digits = _numerals_to_digits(sentence)
-    numbers = [n for n in find_numbers(digits) if n.is_percent == wanted.is_percent]
+    asked = {n.value for n in find_numbers(_numerals_to_digits(question))} - {wanted.value}
+    numbers = [n for n in find_numbers(digits) if n.is_percent == wanted.is_percent and n.value not in asked]
     if len(numbers) != 1 or not numbers_equal(numbers[0], wanted, 2, False):
         return False
     after = digits[numbers[0].end :].lstrip()
