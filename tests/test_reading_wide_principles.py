@@ -2105,3 +2105,29 @@ def test_the_question_of_a_line_is_its_asking_sentence_and_the_number_reader_kee
     assert question_of("What is the U.S. Army budget?") == "What is the U.S. Army budget?"
     assert question_of("what is the rate of return of systems inc . of an investment from 2010 to 2011?").startswith("what is the rate")
     assert question_line("Question: Janet has 16 ducks. How many eggs are left?") == "Janet has 16 ducks. How many eggs are left?"
+
+
+_STANCE = ("Classify the sentence into 'EXPANSIONARY', 'CONTRACTIONARY', or 'NEUTRAL' fiscal stance. Provide the label in "
+           "the first line and a short explanation in the second line. The sentence: {s}\n### Response:\n")
+_STANCE_RECORD = {"id": "r-stance", "choices": ["EXPANSIONARY", "CONTRACTIONARY", "NEUTRAL"], "gold": 2, "answer": "NEUTRAL"}
+
+
+def test_an_english_sentence_that_classifies_the_input_answers() -> None:
+    query = _STANCE.format(s="The ministry will publish the tax tables in May.")
+    for output in ('The sentence "The ministry will publish the tax tables in May." is classified as NEUTRAL. It states a date only.',
+                   "The ministry's stance is NEUTRAL. Nothing changes in spending or taxes.",
+                   "NEUTRAL - the sentence announces a publication date and no change of policy."):
+        item = _read("TaxSCQ", dict(_STANCE_RECORD, query=query), output)
+        assert item.status == "ok" and item.extracted == "NEUTRAL" and item.confidence == "high", (output, item.read_by, item.veto)
+
+
+def test_every_option_written_back_in_a_line_or_a_field_filled_with_each_is_no_answer() -> None:
+    query = _STANCE.format(s="The ministry will publish the tax tables in May.")
+    for output in ("CONTRACTIONARY, EXPANSIONARY, NEUTRAL",
+                   "EXPANSIONARY / NEUTRAL / CONTRACTIONARY\nExplanation: the sentence could be read either way.",
+                   "Label: EXPANSIONARY\nExplanation: spending rises.\nLabel: NEUTRAL\nExplanation: nothing changes."):
+        item = _read("TaxSCQ", dict(_STANCE_RECORD, query=query), output)
+        assert item.status == "format_failure", (output, item.extracted, item.read_by)
+    # one option in its line, then its reason: the answer
+    item = _read("TaxSCQ", dict(_STANCE_RECORD, query=query), "NEUTRAL, because no policy changes.\nLabel: NEUTRAL")
+    assert item.status == "ok" and item.extracted == "NEUTRAL"

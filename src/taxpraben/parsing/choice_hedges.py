@@ -25,6 +25,7 @@ __all__ = [
     "Hedge",
     "hedged",
     "letter_index",
+    "lists_options",
     "offered_with_another",
     "without_negated_letters",
 ]
@@ -177,3 +178,14 @@ def offered_with_another(
               if a[2] != b[2] and _JOINED_TEXTS.match(haystack[a[1] : b[0]]) for k in (0, 1)}  # fmt: skip
     return any(named[i][2] == index for i in joined) and not any(
         n[2] == index for i, n in enumerate(named) if i not in joined)  # fmt: skip
+
+
+def lists_options(sentence: str, needles: Sequence[tuple[str, int]]) -> bool:
+    """``sentence`` is nothing but two or more different options, named one after another
+    ("NEGATIVE, NEUTRAL, POSITIVE", "HAWKISH / DOVISH"): the options written back, no answer."""
+    named = named_choices(sentence, needles)
+    if len({index for _start, _end, index, _negated in named}) < 2:
+        return False
+    haystack = naming_form(sentence)
+    rest = "".join(haystack[end : following[0]] for (_s, end, _i, _n), following in pairwise([*named, (len(haystack), 0, 0, False)]))
+    return not re.search(r"[^\W_]", haystack[: named[0][0]] + rest)

@@ -137,6 +137,9 @@ class Statement:
     #: Where the statement's text ends, when its marker closes it (a tagged answer,
     #: ``<answer>C</answer>``: what the tags hold).
     body_end: int | None = None
+    #: A field the prompt asks its answer in ("Label: HAWKISH"): filled twice with different
+    #: values, it gives several answers, as a strong marker does (:func:`settle_final`).
+    field: bool = False
 
     @property
     def full_text(self) -> str:
@@ -280,7 +283,7 @@ def settle_final(
             continue  # "如果是单项选择题……则答案为 B": the answer to a case the model supposes
         if first is None:
             first, given_by = picked, statement
-        if statement.kind == "boxed" or STRONG_MARKER.search(statement.marker):
+        if statement.kind == "boxed" or statement.field or STRONG_MARKER.search(statement.marker):
             picks.append(picked)
     if first is None:
         return None
@@ -510,12 +513,12 @@ def answer_statements(text: str, conclusion_markers: Sequence[str] = (), query: 
                              wrong.finditer(text) if wrong else (), named):
         if _SENTENCE_ENDS_AT.match(text, m.end()) or reported(text, m.start(), query):
             continue  # "这个选项也不是正确答案。" states nothing; 'The user states "the answer is B"' is another's
-        final.append(Statement("answer", m.group(0), m.start(), text, m.end()))
+        final.append(Statement("answer", m.group(0), m.start(), text, m.end(), field=m.re not in (_ANSWER, _WRONG_ONE_MARKER)))
     filled = [m for m in named if in_template(m.group("label"), query)]
     if filled:
         # the output fills the answer template the prompt asks for: its fields are the answer, and
         # what else it states (a "#### 54" after the template, the student's value repeated) is not
-        final = [Statement("answer", m.group(0), m.start(), text, m.end()) for m in filled]
+        final = [Statement("answer", m.group(0), m.start(), text, m.end(), field=True) for m in filled]
     wrapper = answer_wrapper(query) if query else None
     for m in wrapper.finditer(text) if wrapper else ():  # the wrapper the prompt asks for: "[[C]]"
         final.append(Statement("answer", text[m.start() : m.start("body")], m.start(), text, m.start("body"), body_end=m.end("body")))

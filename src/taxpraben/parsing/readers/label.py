@@ -69,6 +69,7 @@ from taxpraben.parsing.choice_hedges import (
     Hedge,
     hedged,
     letter_index,
+    lists_options,
     offered_with_another,
     without_negated_letters,
 )
@@ -334,11 +335,14 @@ def _several_letters(sentence: str, count: int) -> bool:
 
 
 #: A lead sentence gives an option it names right after an answer verb ("可能是X", "为X").
-_ANSWER_VERB = re.compile(r"(?:是|为|属于|涉及|即|选|应为|可能是|可能为)\s*[:：]?\s*(?:从)?\s*(?:[a-z]\s*[.．、:：)）]?)?\s*$")
+_ANSWER_VERB = re.compile(  # also "… is classified as NEUTRAL", "The FOMC's stance is DOVISH", "labelled 'positive'"
+    r"(?:(?:是|为|属于|涉及|即|选|应为|可能是|可能为)\s*[:：]?\s*(?:从)?\s*(?:[a-z]\s*[.．、:：)）]?)?|(?<![a-z])(?:(?:is|are|was|were|be)\s+"
+    r"(?:(?:most\s+)?(?:likely|probably|clearly)\s+)?(?:(?:classified|labell?ed|categori[sz]ed|rated|considered)\s+as\s+)?"
+    r"|(?:classified|labell?ed|categori[sz]ed)\s+as\s+))[\s\"'“‘*]*$")
 _LETTER_FIRST = re.compile(
     r"^[\s*#>\]】]*(?:选项|应选|选择|选)?\s*[(（【\[]?\s*([A-Z])(?=\s*(?:是|为|项|选项|正确|对|[.．、:：)）\]】,，。!！(（【])|\s|$)"
 )
-_CLAUSE = re.compile(r"[，,；;。：:！!？?\n]")
+_CLAUSE = re.compile(r"[，,；;。：:！!？?\n]|\s[-–—]\s")  # "DOVISH - The sentence suggests …"
 _BRACKETED = re.compile(r"[（(【\[][^（）()【】\[\]]*[）)】\]]")
 
 
@@ -349,7 +353,7 @@ def _lead_answer(
     option (``B. 区群/层次谬误``), an option letter it opens with (``C是正确答案``, ``选项A：……``),
     or the one option it names, right after an answer verb (``可能是感染性心内膜炎``). A story
     or an analysis that merely mentions an option asserts nothing."""
-    if not sentence.strip():
+    if not sentence.strip() or lists_options(sentence, needles):  # "NEGATIVE, NEUTRAL, POSITIVE": no answer
         return None
     bare = _bare_line(sentence, count, lettered, needles, numbered)
     if bare is not None:
@@ -383,8 +387,6 @@ def _lead_answer(
 
 _SEMICOLON = re.compile(r"[；;]")
 _SENTENCE = re.compile(r"[。！!？?\n]")
-#: A supposition before a conclusion word in its sentence ("若其后虚开使用，则可能构成……"):
-#: what would follow in another case, not the answer.
 
 
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}|[一二三四五])\s*[.、)）:：]\s*(.+)$", re.MULTILINE)
