@@ -2131,3 +2131,14 @@ def test_every_option_written_back_in_a_line_or_a_field_filled_with_each_is_no_a
     # one option in its line, then its reason: the answer
     item = _read("TaxSCQ", dict(_STANCE_RECORD, query=query), "NEUTRAL, because no policy changes.\nLabel: NEUTRAL")
     assert item.status == "ok" and item.extracted == "NEUTRAL"
+
+
+def test_options_named_in_words_each_heading_a_line_are_walked_not_chosen() -> None:
+    query = _STANCE.format(s="Spending on schools rises while the levy on fuel falls.")
+    walked = ("EXPANSIONARY: spending on schools rises.\n\nCONTRACTIONARY: the budget may need cuts later.\n\n"
+              "NEUTRAL: the two changes may cancel out.")
+    item = _read("TaxSCQ", dict(_STANCE_RECORD, query=query), walked)
+    assert item.status == "format_failure" and item.veto == "veto.options-walked", (item.extracted, item.read_by)
+    # a conclusion after the walk chooses
+    item = _read("TaxSCQ", dict(_STANCE_RECORD, query=query), walked + "\nOverall, the sentence is classified as EXPANSIONARY.")
+    assert item.status == "ok" and item.extracted == "EXPANSIONARY", (item.extracted, item.read_by, item.veto)

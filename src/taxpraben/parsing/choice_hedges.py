@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from taxpraben.parsing.choice_names import Named, named_choices, naming_form
+from taxpraben.parsing.clean import fold_characters
 
 __all__ = [
     "NEGATED_LETTER",
@@ -27,6 +28,7 @@ __all__ = [
     "letter_index",
     "lists_options",
     "offered_with_another",
+    "says_none_correct",
     "without_negated_letters",
 ]
 
@@ -189,3 +191,18 @@ def lists_options(sentence: str, needles: Sequence[tuple[str, int]]) -> bool:
     haystack = naming_form(sentence)
     rest = "".join(haystack[end : following[0]] for (_s, end, _i, _n), following in pairwise([*named, (len(haystack), 0, 0, False)]))
     return not re.search(r"[^\W_]", haystack[: named[0][0]] + rest)
+
+
+def says_none_correct(text: str, choices: Sequence[str]) -> bool:
+    """The decisive statement says no option is correct (and names none itself): "以上均不正确",
+    not "A、B都不对" (those two are wrong, the others not said to be)."""
+    m = NONE_CORRECT_ZH.search(text)
+    if not m or m.start() > 12:
+        return False
+    if any(NONE_CORRECT_ZH.search(fold_characters(str(c))) for c in choices):
+        return False
+    if re.match(r"以上|四个|所有|各|全部|选项|答案|无|没有|都不是", m.group()):  # says it of them all
+        return True
+    subject = re.split(r"[，,。；;！!？?\n]", text[: m.start()])[-1]
+    letters = {c for c in re.findall(r"(?<![A-Za-z])[A-Z](?![A-Za-z])", subject)}
+    return not letters or len(letters) >= len(choices)

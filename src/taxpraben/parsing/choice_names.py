@@ -18,9 +18,9 @@ from functools import lru_cache
 
 from taxpraben.parsing.clean import fold_characters
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.numbers import find_numbers, parse_number
+from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
 
-__all__ = ["Named", "choice_needles", "named_choices", "naming_form", "option_written_otherwise"]
+__all__ = ["Named", "choice_needles", "named_choices", "naming_form", "numeric_choice", "option_written_otherwise"]
 
 #: An occurrence of a choice: (start, end, choice index, negated), offsets in the naming form.
 Named = tuple[int, int, int, bool]
@@ -214,3 +214,27 @@ def option_written_otherwise(answer: str, texts: Sequence[str]) -> int | None:
     stated = [[n.value for n in find_numbers(strip_latex(str(text)))] for text in texts]
     same = [index for index, numbers in enumerate(stated) if numbers == [value.value]]
     return same[0] if len(same) == 1 else None
+
+
+@lru_cache(maxsize=256)
+def _choice_amounts(choices: tuple[str, ...]) -> tuple[NumberMatch, ...] | None:
+    """Each choice as one amount or rate, or None unless every choice is one."""
+    values = tuple(v for c in choices if (v := parse_number(c)) is not None)
+    return values if len(values) == len(choices) else None
+
+
+def numeric_choice(body: str, choices: Sequence[str]) -> int | None:
+    """The one choice whose amount a number of ``body`` equals (``6万元`` = ``60000元``,
+    ``0.05%`` = ``万分之五``), when every choice is an amount; None when none or several."""
+    values = _choice_amounts(tuple(str(c) for c in choices))
+    if values is None:
+        return None
+    hits = {
+        i
+        for number in find_numbers(body)[:20]
+        for i, value in enumerate(values)
+        if value is not None
+        and value.is_percent == number.is_percent
+        and numbers_equal(number, value, 6, False)
+    }
+    return hits.pop() if len(hits) == 1 else None

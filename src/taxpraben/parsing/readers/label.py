@@ -59,31 +59,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property, lru_cache, wraps
+from functools import cached_property, wraps
 from typing import Required, TypedDict, Unpack
 
 from taxpraben.parsing.chain import Chain, chain_for
 from taxpraben.parsing.choice_hedges import (
     NEGATED_LETTER,
-    NONE_CORRECT_ZH,
     Hedge,
     hedged,
     letter_index,
     lists_options,
     offered_with_another,
+    says_none_correct,
     without_negated_letters,
 )
 from taxpraben.parsing.choice_names import (
     choice_needles,
     named_choices,
     naming_form,
+    numeric_choice,
     option_written_otherwise,
 )
-from taxpraben.parsing.clean import clean_prediction, fold_characters
+from taxpraben.parsing.clean import clean_prediction
 from taxpraben.parsing.closing import DECLINES_NUMBER
 from taxpraben.parsing.jsonish import OPTION_ANSWER_KEYS, answer_text, answer_value, own_json_values
 from taxpraben.parsing.latex import strip_latex
-from taxpraben.parsing.numbers import NumberMatch, find_numbers, numbers_equal, parse_number
 from taxpraben.parsing.prompt_copy import COPY_OF_PROMPT, OwnAnswer, comparison_key, own_answer
 from taxpraben.parsing.readers.letters import with_upper_letters
 from taxpraben.parsing.readers.shared import (
@@ -201,30 +201,6 @@ def _first_affirmed(text: str, needles: Sequence[tuple[str, int]]) -> int | None
     return _asserted_choice(named_choices(text, needles))
 
 
-@lru_cache(maxsize=256)
-def _choice_amounts(choices: tuple[str, ...]) -> tuple[NumberMatch, ...] | None:
-    """Each choice as one amount or rate, or None unless every choice is one."""
-    values = tuple(v for c in choices if (v := parse_number(c)) is not None)
-    return values if len(values) == len(choices) else None
-
-
-def _numeric_choice(body: str, choices: Sequence[str]) -> int | None:
-    """The one choice whose amount a number of ``body`` equals (``6万元`` = ``60000元``,
-    ``0.05%`` = ``万分之五``), when every choice is an amount; None when none or several."""
-    values = _choice_amounts(tuple(str(c) for c in choices))
-    if values is None:
-        return None
-    hits = {
-        i
-        for number in find_numbers(body)[:20]
-        for i, value in enumerate(values)
-        if value is not None
-        and value.is_percent == number.is_percent
-        and numbers_equal(number, value, 6, False)
-    }
-    return hits.pop() if len(hits) == 1 else None
-
-
 def _read_statement(
     body: str,
     count: int,
@@ -257,7 +233,7 @@ def _read_statement(
     asserted = _asserted_choice(named)
     if asserted is not None:
         return asserted
-    numeric = _numeric_choice(body, choices)
+    numeric = numeric_choice(body, choices)
     if numeric is not None:
         return numeric
     return _only_letter(_WEAK_LETTER, without_negated_letters(body), count) if lettered else None
@@ -301,21 +277,6 @@ def _bare_line(
     if len(named) == 1 and not named[0][3] and _BARE_LINE.match(rest):
         return named[0][2]
     return None
-
-
-def _says_none_correct(text: str, choices: Sequence[str]) -> bool:
-    """The decisive statement says no option is correct (and names none itself): "以上均不正确",
-    not "A、B都不对" (those two are wrong, the others not said to be)."""
-    m = NONE_CORRECT_ZH.search(text)
-    if not m or m.start() > 12:
-        return False
-    if any(NONE_CORRECT_ZH.search(fold_characters(str(c))) for c in choices):
-        return False
-    if re.match(r"以上|四个|所有|各|全部|选项|答案|无|没有|都不是", m.group()):  # says it of them all
-        return True
-    subject = re.split(r"[，,。；;！!？?\n]", text[: m.start()])[-1]
-    letters = {c for c in re.findall(r"(?<![A-Za-z])[A-Z](?![A-Za-z])", subject)}
-    return not letters or len(letters) >= len(choices)
 
 
 #: A sentence that is nothing but option letters ("A, B, C, D", "C,D", "B D", "(A)、(C)").
@@ -663,7 +624,7 @@ def _none_correct(view: LabelView) -> Reading | None:
     else:
         lines = [line for line in view.cleaned.split("\n") if line.strip()]
         decisive = lines[-1] if lines else ""
-    if _says_none_correct(decisive, view.texts):
+    if says_none_correct(decisive, view.texts):
         return Reading(None, NONE_CORRECT, rule=NONE_CORRECT_RULE.name)
     return None
 
@@ -721,6 +682,32 @@ def _not_an_option(view: LabelView) -> Reading | None:
     if view.settled is None and any(st.kind == "boxed" and st.text.strip() for st in view.final):
         return Reading(None, NOT_AN_OPTION, rule=NOT_AN_OPTION_RULE.name)  # boxed, and none of the options
     return None
+
+
+WALKED_RULE = register_rule(
+    "veto.options-walked", kinds=("label",), tier=3, confidence="high",
+    description="Options named in words, every one heading a line of its own ('HAWKISH: …', 'DOVISH: …', 'NEUTRAL: …'), "
+                "and no conclusion after the last: each option argued in turn, none chosen.",
+    examples=(Example("label", "True: both eigenvalues are positive.\nFalse: aliasing may occur.", None, "true-false"),),
+    leaves_alone=(Example("label", "True: both eigenvalues are positive.\nFalse: no.\nSo the answer is True.", "True", "true-false"),),
+)
+#: A conclusion after the options walked: it may choose one of them.
+_CONCLUDES = re.compile(r"(?<![A-Za-z])(?i:so|therefore|thus|hence|overall|in\s+conclusion|answer|classified|labell?ed)(?![A-Za-z])"
+                        r"|所以|因此|故|综上|答案|选")
+_OPENS_ON_LETTER = re.compile(r"[\s*#>]*[(（【\[]?[A-J](?![A-Za-z])")
+
+
+@WALKED_RULE.reads("label")
+@_on_text
+def _walked(view: LabelView) -> Reading | None:
+    if view.count < 2:
+        return None
+    # in words: options analysed one by one under their letters come to a conclusion the later rules read
+    heads = [(n, picked) for n, line in enumerate(view.lines) if not _OPENS_ON_LETTER.match(line)
+             and (picked := view.bare(_CLAUSE.split(line, maxsplit=1)[0])) is not None]
+    if {picked for _n, picked in heads} != set(range(view.count)) or _CONCLUDES.search("\n".join(view.lines[heads[-1][0] + 1 :])):
+        return None
+    return Reading(None, NOT_ASSERTED, rule=WALKED_RULE.name)
 
 
 BARE_ANSWER_RULE = register_rule(
@@ -874,7 +861,7 @@ VALUE_LAST_RULE = register_rule(
 @VALUE_LAST_RULE.reads("label")
 @_on_text
 def _value_last(view: LabelView) -> Reading | None:
-    return _asserted(view, _numeric_choice(view.last, view.texts), VALUE_LAST_RULE.name, view.last)
+    return _asserted(view, numeric_choice(view.last, view.texts), VALUE_LAST_RULE.name, view.last)
 
 
 LETTER_LAST_RULE = register_rule(
@@ -931,6 +918,7 @@ LABEL_CHAIN: tuple[str, ...] = (
     "choice.yes-or-no",
     "veto.several-answers",
     "veto.not-an-option",
+    "veto.options-walked",
     "choice.bare-answer",
     "choice.bold-answer",
     "veto.concludes-no-answer",
