@@ -1088,7 +1088,8 @@ def test_different_options_each_alone_on_a_line_are_several_answers() -> None:
               "DOVISH\nInflation is projected to stay subdued, so no tightening is needed.\n\n"
               "NEUTRAL\nThe sentence only describes the staff's forecasts.")
     item = _read("TaxSCQ", record, output)
-    assert item.status == "format_failure" and item.veto == "veto.several-answers"
+    # every option alone on its line, each argued: several answers, or the options walked
+    assert item.status == "format_failure" and item.veto in ("veto.several-answers", "veto.options-walked")
     # one label, with its reasons under it, is the answer
     item = _read("TaxSCQ", record, "DOVISH\nInflation is projected to stay subdued, so no tightening is needed.")
     assert item.status == "ok" and item.extracted == "DOVISH"
@@ -2142,3 +2143,23 @@ def test_options_named_in_words_each_heading_a_line_are_walked_not_chosen() -> N
     # a conclusion after the walk chooses
     item = _read("TaxSCQ", dict(_STANCE_RECORD, query=query), walked + "\nOverall, the sentence is classified as EXPANSIONARY.")
     assert item.status == "ok" and item.extracted == "EXPANSIONARY", (item.extracted, item.read_by, item.veto)
+
+
+def test_the_word_for_no_answer_alone_is_no_answer() -> None:
+    record = {"id": "r-unknown", "query": "Context: [a passage]\nQuestion: Who chaired the tax committee in 1998?\nAnswer:",
+              "answer": "Ruth Meyer"}
+    for output in ("Unknown.", "null", "N/A", "**Not mentioned**"):
+        item = _read("TaxRead", record, output)
+        assert item.status == "format_failure", output
+    item = _read("TaxRead", record, "Unknown author Ruth Meyer")  # a span that opens on the word is still read
+    assert item.status == "ok"
+
+
+def test_numbered_options_whose_texts_are_numbers_take_a_bare_number_as_their_number_unless_it_is_a_value() -> None:
+    query = ("問題: 税率として最も近い値を1つ選べ。\n1: 0.05\n2: 1.3\n3: 10\n4: 13\n5: 20\n"
+             "必ず1,2,3,4,5の中からちょうど1個選んでください。\n答え:")
+    record = {"id": "r-numbered-values", "query": query, "choices": ["0.05", "1.3", "10", "13", "20"], "gold": 2, "answer": "10"}
+    item = _read("TaxSCQ", record, "3")
+    assert item.status == "ok" and item.extracted == "10", (item.extracted, item.veto)
+    item = _read("TaxSCQ", record, "13")  # a value of an option names that option
+    assert item.status == "ok" and item.extracted == "13"

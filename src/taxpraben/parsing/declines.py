@@ -3,7 +3,8 @@
 A model that opens by declining ("抱歉，我无法回答", "I'm sorry, but I can't …") or by saying that what
 it was given does not hold the answer ("The retrieved context does not contain information about …",
 "Insufficient information to determine …", "Information not provided in the context", "Based on the
-information provided, I cannot answer your question") gives no answer: its words are no span, no
+information provided, I cannot answer your question"), or that is only the word for no answer
+("Unknown.", "null", "N/A"), gives no answer: its words are no span, no
 option and no amount. Only an output that *opens* so counts: "抱歉，上面算错了，应为…" is an answer, and
 the callers check a refusal only when nothing else was read.
 
@@ -35,7 +36,15 @@ _REFUSAL = re.compile(
 )
 
 
+#: A whole output that is only the word for "no answer" ("Unknown.", "null", "N/A", "Not mentioned", "未知").
+_NO_ANSWER_WORD = re.compile(
+    r"[\s*\"'“(\[]*(?:(?i:unknown|null|nil|n/?a|not\s+(?:mentioned|given|stated|specified|available|known)|no\s+answer"
+    r"|unanswerable|not\s+answerable)|未知|不详|无法得知|无答案)[\s*\"'”)\].。!]*"
+)
+
+
 def is_refusal(text: str) -> bool:
     """The output declines to answer (module docstring): it opens with a refusal or with a
-    statement that what it was given does not hold the answer."""
-    return bool(_REFUSAL.match(text))
+    statement that what it was given does not hold the answer, or it is nothing but the word
+    for no answer ("Unknown.", "null")."""
+    return bool(_REFUSAL.match(text)) or _NO_ANSWER_WORD.fullmatch(text) is not None

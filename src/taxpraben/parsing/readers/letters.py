@@ -182,10 +182,9 @@ def options_numbered(query: str, choices: tuple[str, ...]) -> bool:
     """Whether the question lists its options by number instead of by letter: every choice, in
     order, on a line of its own after its number ``1.`` … ``n.``, ``(1)``, ``①`` (``1. Amber is
     Hannah's aunt``).
-    Choices that are numbers themselves are never numbered (the number may be the value)."""
-    # circled numbers ("① 56") label options, whatever the options are; plain ones may be values
-    circled = _CIRCLED.search(query or "") is not None
-    if len(choices) < 2 or (not circled and any(_PLAIN_NUMBER.match(str(c).strip()) for c in choices)):
+    Choices that are numbers themselves are numbered too ("1: 0.05", "3: 10"): a bare number that
+    is an option's value names that option, and one that is no option's value its number."""
+    if len(choices) < 2:
         return False
     listed: dict[int, list[str]] = {}
     # read as the output is read: folded, so that circled numbers ("① fluoxetine") are numbers
@@ -227,10 +226,6 @@ def with_upper_labels(query: str) -> str:
     if not options_lower_lettered(query):
         return query
     return _LOWER_LABEL.sub(lambda m: m.group(1) + m.group(2).upper(), query)
-
-
-_CIRCLED = re.compile("[\u2460-\u2473\u2776-\u277f\u2780-\u2793]")
-_PLAIN_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?\s*%?$")
 
 
 _OPTION_TEXT = re.compile(
