@@ -2163,3 +2163,28 @@ def test_numbered_options_whose_texts_are_numbers_take_a_bare_number_as_their_nu
     assert item.status == "ok" and item.extracted == "10", (item.extracted, item.veto)
     item = _read("TaxSCQ", record, "13")  # a value of an option names that option
     assert item.status == "ok" and item.extracted == "13"
+
+
+_PIECES_TABLE = ",2019,2018\nLand tax,\"1,204\",\"1,150\"\nStamp duty,310,295\nTotal property taxes,\"1,514\",\"1,445\""
+_PIECES_NOTE = "(1) Property taxes are composed of land tax and stamp duty on transfers."
+
+
+def test_a_reading_tasks_material_given_in_pieces_is_the_answers_to_quote() -> None:
+    # the record's material is the table and its note, which the prompt gives apart (note first):
+    # both are material, not the prompt's own words that an output would copy
+    from taxpraben.parsing.overlap import key_only, prompt_key_of
+    query = (f"[INST]\nAnswer the question from the table.\n### [Table Text]\n\n{_PIECES_NOTE}\n\n### [Table]\n```\n"
+             f"{_PIECES_TABLE}\n```\n\n### [Question]\nWhat are Total property taxes composed of?\n\n### [Solution]\n[/INST]")
+    key = prompt_key_of(query, _PIECES_TABLE + "\n" + _PIECES_NOTE)
+    assert key_only("land tax and stamp duty on transfers") not in key
+    assert key_only("What are Total property taxes composed of") in key
+
+
+def test_a_long_sentence_that_restates_the_question_and_adds_only_the_gold_answers() -> None:
+    query = ("Context: [a report]\n\nQuestion: When did the Court of Appeals for the Second Circuit deny the taxpayer's "
+             "request for a rehearing of the transfer pricing case?\nAnswer:")
+    record = {"id": "r-long", "query": query, "answer": "November 12, 2019"}
+    output = ("The Court of Appeals for the Second Circuit denied the taxpayer's request for a rehearing of the transfer "
+              "pricing case on November 12, 2019. The ruling left the assessment in place.\nIt was final.")
+    item = _read("TaxRead", record, output)
+    assert item.status == "ok" and item.scores["em"] == 1.0, item.extracted

@@ -147,7 +147,16 @@ def prompt_key_of(query: str, document: str | None) -> str:
         doc = plain_prompt(document)
         if doc and doc in text:
             text = text.replace(doc, "\n")
+        elif doc:
+            # the document given in pieces (a passage before its table): each of its lines the prompt holds
+            for line in sorted({line.strip() for line in doc.split("\n")}, key=len, reverse=True):
+                if len(line) >= _DOCUMENT_LINE_MIN and line in text:
+                    text = text.replace(line, "\n")
     return key_only(text)
+
+
+#: The shortest line of a document given in pieces that is taken out of the prompt as document.
+_DOCUMENT_LINE_MIN = 8
 
 
 def copied_runs(key: str, prompt_key: str) -> list[tuple[int, int]]:

@@ -21,7 +21,8 @@ words by spaces is matched word by word. Such a sentence answers the gold when
 Content words are the words that are not function words (articles, copulas, prepositions,
 pronouns, conjunctions): a careful grader reads "In the garden." as *garden* and "The milk."
 as *milk*, as SQuAD's normalisation drops articles. The sentence is at most
-:data:`MAX_WORDS` words: a paragraph is not an answer sentence. Pure; no I/O.
+:data:`MAX_WORDS` words, or :data:`RESTATED_MAX_WORDS` where it adds nothing but the gold to the
+question's words: a paragraph is not an answer sentence. Pure; no I/O.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ import re
 
 __all__ = ["MAX_WORDS", "question_line", "question_of", "words_answer"]
 
-#: The longest sentence read word by word.
+#: The longest sentence read word by word, and the longest one that restates the question and adds
+#: nothing but the gold ("The Ninth Circuit Court of Appeals denied the plaintiff's request for an
+#: en banc rehearing on November 12, 2019.").
 MAX_WORDS = 16
+RESTATED_MAX_WORDS = 32
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _LATIN = re.compile(r"[A-Za-z]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -44,13 +48,14 @@ _NEGATION = frozenset({"not", "never", "no", "nor", "isn't", "wasn't", "aren't",
 #: "Based on the provided text", "as mentioned in the article").
 _CITING = frozenset(["according", "based", "passage", "text", "context", "article", "document", "information", "provided",
                      "given", "mentioned", "stated", "states", "as", "per", "specifically", "explicitly"])
-#: The English endings of an inflected word ("participated", "plays", "opposing").
+#: The English endings of an inflected word ("participated", "plays", "opposing"; "denied", "carries").
 _INFLECTION = re.compile(r"(?:ing|ed|es|s|d)$")
+_Y_INFLECTION = re.compile(r"i(?:ed|es)$")
 
 
 def _stem(word: str) -> str:
     """``word`` without its inflection, where a stem of three letters or more is left."""
-    bare = _INFLECTION.sub("", word)
+    bare = _INFLECTION.sub("", _Y_INFLECTION.sub("y", word))
     return bare if len(bare) >= 3 else word
 
 
@@ -192,7 +197,7 @@ def words_answer(sentence: str, gold: str, question: str = "") -> bool:
     target = _words(gold)
     while target and target[0] in _ARTICLES:
         target = target[1:]
-    if not target or not words or len(words) > MAX_WORDS:
+    if not target or not words or len(words) > RESTATED_MAX_WORDS:
         return False
     asked = {w.casefold() for w in _WORD.findall(question)}
     # the question's own words stand around its answer ("Mary gave the milk to Fred." for "What
@@ -221,6 +226,7 @@ def words_answer(sentence: str, gold: str, question: str = "") -> bool:
             continue
         first = not [i for i in outside if i < start]
         last = not [i for i in outside if i >= start + n]
-        if first or last:
+        # a longer sentence answers only where it adds nothing but the gold to the question's words
+        if (first or last) and (len(words) <= MAX_WORDS or not outside):
             return True
     return False

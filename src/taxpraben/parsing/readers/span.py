@@ -303,8 +303,8 @@ def span_match(pred: str, gold: str, question: str = "") -> bool:
     body = texts[0][0]
     lead = _LEAD.match(body.lstrip("，,"))
     body = body.lstrip("，,")[lead.end() :] if lead else body
-    end = _SENTENCE_END.search(body) or _ENGLISH_STOP.search(body)
-    sentence = body[: end.start()] if end else body
+    ends = [m.start() for m in (_SENTENCE_END.search(body), _ENGLISH_STOP.search(body)) if m]  # the first sentence
+    sentence = body[: min(ends)] if ends else body
     return _phrase_in(sentence, gold) or _same_amount(sentence, gold, question) or _bare_amount_in_gold(sentence, str(gold)) \
         or words_answer(sentence, str(gold), question)
 
