@@ -2188,3 +2188,13 @@ def test_a_long_sentence_that_restates_the_question_and_adds_only_the_gold_answe
               "pricing case on November 12, 2019. The ruling left the assessment in place.\nIt was final.")
     item = _read("TaxRead", record, output)
     assert item.status == "ok" and item.scores["em"] == 1.0, item.extracted
+
+
+def test_a_prompt_that_is_only_its_question_asked_without_a_mark_is_the_question() -> None:
+    from taxpraben.parsing.span_words import question_of
+    assert question_of("who audits the tax returns of the federal agencies") == "who audits the tax returns of the federal agencies"
+    record = {"id": "r-bare-question", "query": "who plays the tax inspector in the bureau of lost returns", "answer": "Dana Whitfield"}
+    item = _read("TaxRead", record, "Dana Whitfield plays the tax inspector in The Bureau of Lost Returns.")
+    assert item.status == "ok" and item.scores["em"] == 1.0, item.extracted
+    # an instruction that asks nothing has no question
+    assert question_of("Summarise the ruling in two sentences.") == ""

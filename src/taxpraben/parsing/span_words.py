@@ -114,7 +114,12 @@ def question_of(query: str) -> str:
     # no line asks with a question mark: the question a label introduces ("Question: Who took over
     # for Mirwais", "Instruction: when did season 2 of handmaid's tale start")
     labelled = _LABELLED_QUESTION.findall(query) or _QUESTION_UNDER_LABEL.findall(query)
-    return labelled[-1].strip() if labelled else ""
+    if labelled:
+        return labelled[-1].strip()
+    # a prompt that is nothing but its question, asked without a mark ("who plays the walking boss in
+    # cool hand luke"), or that ends on one
+    lines = [line.strip() for line in query.splitlines() if line.strip()]
+    return lines[-1] if lines and _WH_OPENING.match(lines[-1]) else ""
 
 
 #: Where one sentence ends and the next begins on a line: a full stop, then a space or its closing
@@ -124,6 +129,10 @@ _SENTENCE_BREAK = re.compile(
     r"(?:(?<=[.!])(?<![A-Z][.!])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\bNo\.)(?<!\bal\.)\s+"
     r"|(?<=[a-z0-9)\]][.!])[\"”’']?)(?=[A-Z]|(?:who|whom|whose|what|which|when|where|why|how)\b)|(?<=[。！])"
 )
+
+
+#: A line that opens as a question does, with a question word.
+_WH_OPENING = re.compile(r"(?i:who|whom|whose|what|which|when|where|why|how)\b")
 
 
 #: A question on the line under its label, the label alone on its line ("Question:\nin 2018 what
