@@ -113,7 +113,7 @@ def question_of(query: str) -> str:
         return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", _SENTENCE_BREAK.split(line)[-1])
     # no line asks with a question mark: the question a label introduces ("Question: Who took over
     # for Mirwais", "Instruction: when did season 2 of handmaid's tale start")
-    labelled = _LABELLED_QUESTION.findall(query) or _QUESTION_UNDER_LABEL.findall(query)
+    labelled: list[str] = _LABELLED_QUESTION.findall(query) or _QUESTION_UNDER_LABEL.findall(query)
     if labelled:
         return labelled[-1].strip()
     # a prompt that is nothing but its question, asked without a mark ("who plays the walking boss in
