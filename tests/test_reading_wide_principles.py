@@ -2198,3 +2198,14 @@ def test_a_prompt_that_is_only_its_question_asked_without_a_mark_is_the_question
     assert item.status == "ok" and item.scores["em"] == 1.0, item.extracted
     # an instruction that asks nothing has no question
     assert question_of("Summarise the ruling in two sentences.") == ""
+
+
+def test_an_apposition_after_the_answer_is_the_answers_own() -> None:
+    from taxpraben.parsing.span_words import question_of, words_answer
+    question = question_of("in which city is the tax tribunal held")
+    assert question == "in which city is the tax tribunal held"
+    assert words_answer("The tax tribunal is held in London, England.", "London", question)
+    assert words_answer("The longest term a commissioner may serve is two (8 years).", "two",
+                        "What is the longest term a commissioner may serve?")
+    # a place passed on the way to another is no apposition
+    assert not words_answer("The inspector went to the office, then the archive.", "office", "Where did the inspector go?")

@@ -132,7 +132,7 @@ _SENTENCE_BREAK = re.compile(
 
 
 #: A line that opens as a question does, with a question word.
-_WH_OPENING = re.compile(r"(?i:who|whom|whose|what|which|when|where|why|how)\b")
+_WH_OPENING = re.compile(r"(?i:(?:in|on|at|for|from|to|by|of|with|during)\s+)?(?i:who|whom|whose|what|which|when|where|why|how)\b")
 
 
 #: A question on the line under its label, the label alone on its line ("Question:\nin 2018 what
@@ -195,13 +195,31 @@ def _names_answer(written: list[str], start: int, question: str, length: int = 1
     return [i for i in names if written[i].casefold() not in asked and not start < i < start + length] == [start]
 
 
+#: The most words an apposition after the answer may have ("London, England", "Austin, Texas").
+_APPOSITION_WORDS = 3
+
+
+def _apposition(sentence: str, found: list[re.Match[str]], after: int) -> bool:
+    """The words from index ``after`` to the end of the sentence are an apposition of the answer
+    before them: set off by a comma or a bracket, a few names or a bracketed note ("… held in
+    London, England.", "… is two (8 years).")."""
+    tail = found[after:]
+    if not tail or len(tail) > _APPOSITION_WORDS:
+        return False
+    between = sentence[found[after - 1].end() : tail[0].start()]
+    if "(" in between:
+        return ")" in sentence[tail[-1].end() :]
+    return "," in between and all(_is_name(m.group(0)) for m in tail)
+
+
 def words_answer(sentence: str, gold: str, question: str = "") -> bool:
     """Whether ``sentence`` answers ``gold`` word by word (module docstring); False for text
     that is not written in space-separated words (Chinese) and for an empty gold. ``question``:
     what the prompt asks, which tells which of several names is the answer."""
     if _CJK.search(gold) or _CJK.search(sentence) or not _LATIN.search(gold):
         return False
-    written = _WORD.findall(sentence)
+    found = list(_WORD.finditer(sentence))
+    written = [m.group(0) for m in found]
     words = [w.casefold() for w in written]
     target = _words(gold)
     while target and target[0] in _ARTICLES:
@@ -227,10 +245,12 @@ def words_answer(sentence: str, gold: str, question: str = "") -> bool:
         if back >= 0 and words[back] in _NEGATION:
             continue
         inside = set(range(start, start + n))
-        outside = [i for i in content if i not in inside]
+        # an apposition after the answer ("… in London, England.") is the answer's own: the sentence ends with it
+        ends = start + n if _apposition(sentence, found, start + n) else len(words)
+        outside = [i for i in content if i not in inside and i < ends]
         if _is_name(written[start]) and any(_is_name(w) and i not in inside and words[i] not in _FUNCTION
-                                            for i, w in enumerate(written)):
-            if _names_answer(written, start, question, n):
+                                            for i, w in enumerate(written[:ends])):
+            if _names_answer(written[:ends], start, question, n):
                 return True
             continue
         first = not [i for i in outside if i < start]
