@@ -2209,3 +2209,11 @@ def test_an_apposition_after_the_answer_is_the_answers_own() -> None:
                         "What is the longest term a commissioner may serve?")
     # a place passed on the way to another is no apposition
     assert not words_answer("The inspector went to the office, then the archive.", "office", "Where did the inspector go?")
+
+
+def test_a_refusal_that_restates_the_questions_numbers_gives_no_number() -> None:
+    query = "What is Acme's 2 year total revenue CAGR from FY2020 to FY2022 (in percents)?"
+    output = ("I'm sorry, but the provided context does not include the necessary information to calculate the 2 year "
+              "total revenue CAGR from FY2020 to FY2022 for Acme.")
+    item = _read("TaxCalc", {"id": "r-refusal-numbers", "query": query, "answer": 3.4}, output)
+    assert item.status == "format_failure", (item.extracted, item.read_by)

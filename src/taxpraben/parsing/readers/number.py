@@ -412,13 +412,13 @@ _CANNOT = re.compile(
 )
 
 
-def _declining(line: str) -> bool:
+def _declining(line: str, given: frozenset[Decimal] = frozenset()) -> bool:
     """``line`` says the number cannot be given, in a clause without a number ("因此，我们无法
     根据题目中的条件计算出离心率", "we cannot determine an exact figure")."""
     for m in _CANNOT.finditer(line):
         begin = max((x.end() for x in _CLAUSE_END.finditer(line, 0, m.start())), default=0)
         end = _CLAUSE_END.search(line, m.end())
-        if not _values_in(line[begin : end.start() if end else len(line)]):
+        if not [n for n in _values_in(line[begin : end.start() if end else len(line)]) if n.value not in given]:
             return True
     for m in DECLINES_NUMBER.finditer(line):
         if _CONDITION_BEFORE.search(line, max(0, m.start() - 24), m.start()):
@@ -427,8 +427,8 @@ def _declining(line: str) -> bool:
         if later is not None and _values_in(line[later.end() :]):
             continue  # "the 10-K does not mention any … Therefore, … is $0": concluded after all
         end = _CLAUSE_END.search(line, m.end())
-        if not _values_in(line[m.start() : end.start() if end else len(line)]):
-            return True  # the predicate gives no number: "the limit of 3n(a_n)^3 … is infinity"
+        if not [n for n in _values_in(line[m.start() : end.start() if end else len(line)]) if n.value not in given]:
+            return True  # the predicate gives no number but the question's: "the limit of 3n(a_n)^3 … is infinity"
     return False
 
 
@@ -448,10 +448,10 @@ _CONCLUDES_LATER = re.compile(r"(?i:(?<![A-Za-z])(?:therefore|thus|hence|so)(?![
 _CONDITION_BEFORE = re.compile(r"(?i:(?<![A-Za-z])(?:as|when|while|if)\s+\S+\s*)$")
 
 
-def _declines(text: str) -> bool:
-    """The last line says the number cannot be given, in a clause without a number."""
+def _declines(text: str, given: frozenset[Decimal] = frozenset()) -> bool:
+    """The last line says the number cannot be given, in a clause without a number but the question's (``given``)."""
     lines = [line for line in text.split("\n") if line.strip()]
-    return bool(lines) and _declining(lines[-1])
+    return bool(lines) and _declining(lines[-1], given)
 
 
 def _detached(found: NumberMatch) -> NumberMatch:
@@ -708,7 +708,7 @@ DECLINES_RULE = register_rule(
 @DECLINES_RULE.reads("number")
 @_on_text
 def _declines_attempt(view: NumberView) -> Reading | None:
-    if _declines(view.cleaned):
+    if _declines(view.cleaned, view.given):
         return Reading(None, NOT_ASSERTED, rule=DECLINES_RULE.name)  # "无法直接计算出……": no number is given
     return None
 
@@ -902,7 +902,7 @@ DECLINED_RULE = register_rule(
 def _declined(view: NumberView) -> Reading | None:
     # tried after every statement, conclusion and sole number: what is left is the last number
     # of a text that said it would not give one (a figure it discusses, a year, a count it restates)
-    if view.last_number is not None and any(_declining(line) for line in view.cleaned.split("\n")):
+    if view.last_number is not None and any(_declining(line, view.given) for line in view.cleaned.split("\n")):
         return Reading(None, NOT_ASSERTED, rule=DECLINED_RULE.name)
     return None
 
