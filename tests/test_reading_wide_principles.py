@@ -2217,3 +2217,12 @@ def test_a_refusal_that_restates_the_questions_numbers_gives_no_number() -> None
               "total revenue CAGR from FY2020 to FY2022 for Acme.")
     item = _read("TaxCalc", {"id": "r-refusal-numbers", "query": query, "answer": 3.4}, output)
     assert item.status == "format_failure", (item.extracted, item.read_by)
+
+
+def test_a_yes_or_no_question_is_answered_by_the_word_in_any_language() -> None:
+    for query, gold, output in (("A empresa paga imposto sobre serviços?", "no", "Não, a empresa é isenta do imposto."),
+                                ("Este impozitul pe profit datorat?", "yes", "Da, impozitul este datorat pentru anul 2023."),
+                                ("这笔收入需要缴纳增值税吗", "yes", "是的，这笔收入属于应税服务。"),
+                                ("Est-ce que la taxe est due?", "yes", "Non, la taxe n'est pas due.")):
+        item = _read("TaxRead", {"id": "r-polar", "query": query, "answer": gold}, output)
+        assert item.scores["em"] == (0.0 if output.startswith("Non") else 1.0), output

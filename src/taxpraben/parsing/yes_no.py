@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["claim_restated", "says_only_yes_or_no", "yes_no_options", "yes_or_no"]
+__all__ = ["claim_restated", "opens_yes_or_no", "says_only_yes_or_no", "yes_no_options", "yes_or_no"]
 
 
 #: What an answer opens with when it says yes or no, and which of True/False it means.
@@ -77,3 +77,19 @@ def claim_restated(query: str, sentence: str, options: tuple[int, int]) -> int |
         return None
     last = max(end for w, end in words if w in claim)
     return options[1] if _NEGATION.search(sentence[:last]) else options[0]
+
+
+#: An answer that opens by saying yes or no, in the languages models answer in: the word, then
+#: the end of its clause ("Não, a crise …", "Da, înainte de …", "是的，在足球比赛中 …", "Nein.").
+_OPENS_POLAR = re.compile(
+    r"^[\s*#>\"'“‘(（\[【「]*(?:(?P<yes>(?i:yes|yeah|yep|s[ií]|oui|ja|sim|da|evet|ya|tak|igen)|是的|对|はい|네|예)"
+    r"|(?P<no>(?i:no|nope|non|nein|n[ãa]o|nu|hay[ıi]r|tidak|nie|nem)|不是|不对|否|いいえ|아니요|아니오))"
+    r"[\s\"'”’)）\]】」*]*(?:[,，.。!！:：;；]|$)"
+)
+
+
+def opens_yes_or_no(text: str) -> bool | None:
+    """True where ``text`` opens by saying yes, False where it opens by saying no, in any of the
+    languages of :data:`_OPENS_POLAR`; None where it opens otherwise. A yes/no gold is answered so."""
+    m = _OPENS_POLAR.match(text)
+    return None if m is None else m.group("yes") is not None

@@ -76,6 +76,7 @@ from taxpraben.parsing.region import (
 )
 from taxpraben.parsing.registry import Example, register_rule
 from taxpraben.parsing.span_words import question_of, words_answer
+from taxpraben.parsing.yes_no import opens_yes_or_no
 
 __all__ = [
     "SPAN_ANSWER_KEYS",
@@ -286,6 +287,10 @@ def _phrase_in(sentence: str, gold: str) -> bool:
     return False
 
 
+#: The golds of a yes/no question, as :func:`normalize_span` writes them.
+_POLAR_GOLDS = ("yes", "no")
+
+
 def span_match(pred: str, gold: str, question: str = "") -> bool:
     """Whether an output answers the gold span (rules in the module docstring); ``question``:
     what the prompt asks (:func:`~taxpraben.parsing.span_words.question_of`)."""
@@ -296,6 +301,9 @@ def span_match(pred: str, gold: str, question: str = "") -> bool:
     cleaned = strip_latex(clean_prediction(pred))
     if not cleaned:
         return False
+    polar = opens_yes_or_no(cleaned) if target in _POLAR_GOLDS else None
+    if polar is not None:  # a yes/no question answered in any language ("Não, …", "是的，…")
+        return polar == (target == "yes")
     texts = _answer_texts(cleaned)
     extracted = _extract(cleaned, texts, clause)[0]
     if normalize_span(extracted) == target or _bare_amount_in_gold(extracted, str(gold)):
