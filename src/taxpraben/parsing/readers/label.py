@@ -704,7 +704,8 @@ def _walked(view: LabelView) -> Reading | None:
         return None
     # in words: options analysed one by one under their letters come to a conclusion the later rules read
     heads = [(n, picked) for n, line in enumerate(view.lines) if not _OPENS_ON_LETTER.match(line)
-             and (picked := view.bare(_CLAUSE.split(line, maxsplit=1)[0])) is not None]
+             and len(clause := _CLAUSE.split(line, maxsplit=1)[0]) <= view.longest + _BARE_SLACK
+             and (picked := view.bare(clause)) is not None]
     if {picked for _n, picked in heads} != set(range(view.count)) or _CONCLUDES.search("\n".join(view.lines[heads[-1][0] + 1 :])):
         return None
     return Reading(None, NOT_ASSERTED, rule=WALKED_RULE.name)
