@@ -2226,3 +2226,16 @@ def test_a_yes_or_no_question_is_answered_by_the_word_in_any_language() -> None:
                                 ("Est-ce que la taxe est due?", "yes", "Non, la taxe n'est pas due.")):
         item = _read("TaxRead", {"id": "r-polar", "query": query, "answer": gold}, output)
         assert item.scores["em"] == (0.0 if output.startswith("Non") else 1.0), output
+
+
+def test_the_right_option_named_in_the_romance_languages_is_an_answer_statement() -> None:
+    query = ("Enunciado: Qual imposto incide sobre serviços?\nAlternativas:\nA. ICMS.\nB. ISS.\nC. IPI.\nD. IOF.\nE. ITR.\n"
+             "Explicação:")
+    record = {"id": "r-romance", "query": query, "choices": ["ICMS.", "ISS.", "IPI.", "IOF.", "ITR."], "gold": 1, "answer": "ISS."}
+    for output in ("O imposto municipal sobre serviços é o ISS, não o ICMS.\nA alternativa correta é B.",
+                   "Os serviços pagam ISS. A alternativa correta é a letra B.",
+                   "Os serviços pagam ISS, como explica a lei. A alternativa correta é a B.",
+                   "La opción correcta es la B, porque el ISS grava los servicios."):
+        item = _read("TaxSCQ", record, output)
+        assert item.status == "ok" and item.extracted == "ISS." and item.read_by == "rule:final.answer-statement", \
+            (output, item.extracted, item.read_by, item.veto)

@@ -193,6 +193,10 @@ ANSWER_MARKER = _ANSWER = re.compile(
     r"(?:la\s+)?respuesta(?:\s+correcta)?\s*(?:es|:)|(?:a\s+)?resposta(?:\s+corret[ao])?\s*(?:é|:)|(?:la\s+)?risposta(?:\s+corretta)?\s*(?:è|:)|"
     r"ответ\s*(?:[:—]|это)|jibu\s*(?:sahihi\s*)?(?:ni|:)|jawa[bp]an(?:nya)?(?:\s+yang\s+(?:paling\s+)?(?:betul|benar|tepat|sesuai))?\s*(?:adalah|ialah|:)|"
     r"jawa[bp]an[^\n.。]{1,120}?\s(?:ialah|adalah)(?=\s+\**[(\[]?[A-J](?:[)\].:：]|\s*$)))|উত্তর\s*[:ঃ]|คำตอบ\s*(?:คือ|:)|"
+    # the right option in the Romance languages, its letter after it: "A alternativa correta é a letra B",
+    # "La opción correcta es la C", "L'option correcte est B", "L'opzione corretta è D"
+    r"(?=[aAlLoO])(?<![A-Za-z])(?i:(?:a|la|l['’]|o)?\s*(?:alternativa|op[çc][ãa]o|opci[óo]n|option|opzione)\s+"
+    r"(?:corret[ao]|correct[ao]|correcte|corretta|certa|bonne)\s*(?:é|es|est|è|:)(?:\s+(?:a|la|el|l['’])?\s*(?:letra|alternativa|op[çc][ãa]o|opci[óo]n|option)|\s+(?:a|la|el)(?=\s+\(?[A-E](?![A-Za-z])))?)|"
     # Turkish, the answer word in its forms ("Doğru cevap C şıkkıdır", "Bu sorunun doğru cevabı A)
     # …", "Cevap: C) Rüzgâr", "Yani cevap B seçeneğidir", "Cevap D"): the copula comes last, so
     # the answer word stands right before the option it gives
