@@ -2239,3 +2239,13 @@ def test_the_right_option_named_in_the_romance_languages_is_an_answer_statement(
         item = _read("TaxSCQ", record, output)
         assert item.status == "ok" and item.extracted == "ISS." and item.read_by == "rule:final.answer-statement", \
             (output, item.extracted, item.read_by, item.veto)
+
+
+def test_chinese_non_answers_counts_and_lists_read_as_a_careful_grader_reads_them() -> None:
+    record = {"id": "r-zh", "query": "问题：该纳税人名下有几套房产？只输出答案，不知道就说'我不知道'。", "answer": "四套"}
+    assert _read("TaxRead", record, "我不知道").status == "format_failure"  # "I don't know"
+    from taxpraben.parsing.readers.span import span_match
+    assert span_match("4", "四颗") and span_match("第7卷", "第七卷") and not span_match("三颗", "四颗")
+    # the same list joined otherwise; a number's thousands comma joins nothing
+    assert span_match("增值税、消费税", "增值税和消费税") and span_match("消费税、增值税", "增值税和消费税")
+    assert not span_match("增值税", "增值税和消费税") and not span_match("250, 1", "1,250")

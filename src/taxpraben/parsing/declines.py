@@ -22,7 +22,7 @@ _GIVEN = (r"(?:the\s+)?(?:provided\s+|given\s+|retrieved\s+|available\s+)?"
           r"(?:context|text|information|passage|document|article|excerpt|data|sources?|search\s+results?)s?"
           r"(?:\s+(?:provided|given|above|available))?")
 _REFUSAL = re.compile(
-    r"^(?:[\s*#>]*)(?:抱歉|对不起|很遗憾|我无法|无法回答|无法确定|不能回答|我不能|我不确定|不知道|"
+    r"^(?:[\s*#>]*)(?:抱歉|对不起|很遗憾|我无法|无法回答|无法确定|不能回答|我不能|我不确定|我不知道|不知道|我不清楚|"
     r"(?i:i'?m\s+sorry|sorry|i\s+can(?:no|')t|i\s+am\s+unable|i\s+do(?:n'?t|\s+not)\s+(?:know|have\s+(?:the|an|enough))|as\s+an\s+ai"
     # the information is not there: "The retrieved context does not contain information about …"
     r"|" + _GIVEN + r"\s+(?:does|do)\s*(?:n'?t|\s+not)\s+(?:contain|provide|include|mention|specify|say|state|give)"

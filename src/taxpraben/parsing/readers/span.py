@@ -113,9 +113,11 @@ _TITLED = re.compile(r"《[^》\n]{1,80}》")
 _ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 #: How many statements a span is looked for in before the whole output is used.
 _MAX_TEXTS = 50
+#: What a count in Chinese numerals is counted in ("三个月", "四颗", "第七卷"): its numerals are read as digits.
+_MEASURE_WORDS = "个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%|颗|只|本|部|位|座|块|把|根|片|种|集|卷|话|章|名|张|份|件|辆|台"
 _CN_RUN = re.compile(
     r"(?P<pre>第|百分之)?(?P<run>[零〇一二两三四五六七八九十百千万]+)"
-    r"(?P<unit>(?(pre)|(?=个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%)))"
+    r"(?P<unit>(?(pre)|(?=" + _MEASURE_WORDS + r")))"
 )
 
 
@@ -127,7 +129,7 @@ def _numerals_to_digits(text: str) -> str:
     def convert(m: re.Match[str]) -> str:
         run = m.group("run")
         if m.group("pre") is None and not m.group("unit") and not re.match(
-            r"(?:个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%)", text[m.end() :]
+            r"(?:" + _MEASURE_WORDS + r")", text[m.end() :]
         ):
             return m.group(0)
         try:
@@ -306,7 +308,7 @@ def span_match(pred: str, gold: str, question: str = "") -> bool:
         return polar == (target == "yes")
     texts = _answer_texts(cleaned)
     extracted = _extract(cleaned, texts, clause)[0]
-    if normalize_span(extracted) == target or _bare_amount_in_gold(extracted, str(gold)):
+    if normalize_span(extracted) == target or _bare_amount_in_gold(extracted, str(gold)) or _same_list(extracted, str(gold)):
         return True
     body = texts[0][0]
     lead = _LEAD.match(body.lstrip("，,"))
@@ -315,6 +317,19 @@ def span_match(pred: str, gold: str, question: str = "") -> bool:
     sentence = body[: min(ends)] if ends else body
     return _phrase_in(sentence, gold) or _same_amount(sentence, gold, question) or _bare_amount_in_gold(sentence, str(gold)) \
         or words_answer(sentence, str(gold), question)
+
+
+#: What joins the items of a list: a comma or an enumeration comma, a slash, "and", 和, 与, 及.
+_LIST_JOINER = re.compile(r"\s*(?:[、/;；]|[,，](?!\d)|(?<![A-Za-z])(?i:and)(?![A-Za-z])|和|与|及|以及)\s*")  # not "1,250"
+
+
+def _same_list(span: str, gold: str) -> bool:
+    """The span and the gold list the same two or more items, joined otherwise ("企业、大黄蜂" for
+    "企业和大黄蜂", "Tom, Jerry" for "Tom and Jerry")."""
+    if not _LIST_JOINER.search(gold):
+        return False
+    items = sorted(filter(None, (normalize_span(part) for part in _LIST_JOINER.split(span))))
+    return len(items) >= 2 and items == sorted(filter(None, (normalize_span(part) for part in _LIST_JOINER.split(gold))))
 
 
 def _same_amount(sentence: str, gold: str, question: str = "") -> bool:
@@ -366,7 +381,7 @@ def _bare_amount_in_gold(span: str, gold: str) -> bool:
     return mine[0].is_percent == stated.is_percent and numbers_equal(mine[0], stated, 2, False)
 
 
-_COUNT_UNIT = re.compile(r"份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名")
+_COUNT_UNIT = re.compile(r"份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名|颗|只|本|部|位|座|块|把|根|片|种|集|卷|话|章")
 _COUNT = re.compile(r"^\s*(?P<n>[-+]?\d[\d,]*(?:\.\d+)?)\s*(?P<unit>" + _COUNT_UNIT.pattern + r")\s*$")
 
 
