@@ -255,8 +255,10 @@ def supposed(text: str, at: int) -> bool:
     """The statement or conclusion marker at ``at`` in ``text`` stands in a sentence that
     supposes another case ("如果是单项选择题，则答案为 B", "If the question asks for the wrong
     one, the answer is B")."""
-    ends = [m.end() for m in _SENTENCE_ENDS.finditer(text, 0, at)]
-    return _SUPPOSED.search(text, ends[-1] if ends else 0, at) is not None
+    # where the last sentence before ``at`` ended (:data:`_SENTENCE_ENDS`), found from ``at`` backwards:
+    # a long output has many statements, each would scan all the text before it
+    begin = max([text.rfind(mark, 0, at) + 1 for mark in "。！!？?\n"] + [text.rfind(". ", 0, at) + 1])
+    return _SUPPOSED.search(text, begin, at) is not None
 
 
 def settle_final(
