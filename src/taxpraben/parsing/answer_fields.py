@@ -113,9 +113,9 @@ def demonstrated_fields(prompt: str) -> frozenset[str]:
     answer's template shown by example, as :data:`TEMPLATE_FIELD` shows it in words; a field of the
     questions' data ("Target aspect: TSLA") is written for the last question too, and is not one,
     nor the label of option letters alone ("jawapan: C"), the answer's slot (:func:`demonstrated_labels`)."""
-    lines = [(m.group("label").strip().lower(), m.group("value").strip(), m.start()) for m in _LABEL_LINE.finditer(prompt)]
+    lines = [(m.group("label").strip().lower(), m.group("value").strip()) for m in _LABEL_LINE.finditer(prompt)]
     values: dict[str, list[str]] = {}
-    for label, value, _ in lines:
+    for label, value in lines:
         values.setdefault(label, []).append(value)
     short = {label for label, said in values.items()
              if all(0 < len(value) <= _FIELD_VALUE_MAX and len(value.split()) <= _FIELD_VALUE_WORDS for value in said)
@@ -125,7 +125,7 @@ def demonstrated_fields(prompt: str) -> frozenset[str]:
         for opener in values:
             if opener == label or len(values[opener]) != len(values[label]) + 1:
                 continue
-            order = [name for name, _, _ in lines if name in (label, opener)]
+            order = [name for name, _ in lines if name in (label, opener)]
             if order == [opener, label] * len(values[label]) + [opener]:
                 fields.add(label)
                 break

@@ -107,7 +107,7 @@ def choice_needles(
             needles.append((stem, index))
     # of two options that are single words, one negated names the other: "incorrect" or "not
     # correct" answers "wrong" of correct/wrong, "untrue" answers "false" of true/false
-    words = [needle for needle, index in needles if index < len(choices) and needle == naming_form(str(choices[index]))]
+    words = [needle for needle, index in needles if needle == naming_form(str(choices[index]))]
     if len(choices) == 2 and len(words) == 2 and all(_WORD.fullmatch(word) for word in words):
         for index, word in enumerate(words):
             for negated in (prefix + word for prefix in _NEGATING_PREFIXES):

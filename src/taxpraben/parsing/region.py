@@ -247,17 +247,18 @@ STRONG_MARKER = re.compile(r"答案|答\s*[:：]|(?i:answer)|\\boxed|####|" + AN
 
 #: A supposition that opens the sentence of a statement: 若, 如果, "if", "suppose".
 _SUPPOSED = re.compile(SUPPOSITION + r"|(?<![A-Za-z])(?i:if|suppose|supposing|assuming)(?![A-Za-z])")
-#: Where a sentence before a statement ends (for :func:`supposed`).
-_SENTENCE_ENDS = re.compile(r"[。！!？?\n]|\.(?= )")
+#: Where a sentence before a statement ends (for :func:`supposed`): one of these marks, or a full
+#: stop before a space.
+_SENTENCE_END_MARKS = "。！!？?\n"
 
 
 def supposed(text: str, at: int) -> bool:
     """The statement or conclusion marker at ``at`` in ``text`` stands in a sentence that
     supposes another case ("如果是单项选择题，则答案为 B", "If the question asks for the wrong
     one, the answer is B")."""
-    # where the last sentence before ``at`` ended (:data:`_SENTENCE_ENDS`), found from ``at`` backwards:
-    # a long output has many statements, each would scan all the text before it
-    begin = max([text.rfind(mark, 0, at) + 1 for mark in "。！!？?\n"] + [text.rfind(". ", 0, at) + 1])
+    # where the last sentence before ``at`` ended (:data:`_SENTENCE_END_MARKS`), found from ``at``
+    # backwards: a long output has many statements, each would scan all the text before it
+    begin = max([text.rfind(mark, 0, at) + 1 for mark in _SENTENCE_END_MARKS] + [text.rfind(". ", 0, at) + 1])
     return _SUPPOSED.search(text, begin, at) is not None
 
 

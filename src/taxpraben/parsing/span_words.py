@@ -90,6 +90,12 @@ def _offered_names(question: str) -> frozenset[str]:
     return frozenset(w.casefold() for alt in m.groups() for w in _WORD.findall(alt))
 
 
+#: A short label before a question ("Question: ", "Q3: ").
+_LEADING_LABEL = re.compile(r"^[^:：?]{0,20}[:：]\s*")
+#: The words that open an English question.
+_WH = r"who|whom|whose|what|which|when|where|why|how"
+
+
 def question_line(query: str) -> str:
     """The line of a prompt that asks (ends in ``?``), up to its question mark and without a label
     ("Question: Janet has 16 ducks. … How much does she make?" is all but "Question: "): the
@@ -98,7 +104,7 @@ def question_line(query: str) -> str:
         line = line.strip()
         asks = max(line.rfind("?"), line.rfind("？"))
         if asks >= 0:
-            return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", line[: asks + 1])
+            return _LEADING_LABEL.sub("", line[: asks + 1])
     return ""
 
 
@@ -110,7 +116,7 @@ def question_of(query: str) -> str:
         # the question is the sentence that asks: not an instruction after it on its line ('Which
         # character is most likely "$$MASK$$"? Just say the name …'), nor the passage before it,
         # even glued to it ("… private entrepreneurs.Which faction did the Reformists oppose?")
-        return re.sub(r"^[^:：?]{0,20}[:：]\s*", "", _SENTENCE_BREAK.split(line)[-1])
+        return _LEADING_LABEL.sub("", _SENTENCE_BREAK.split(line)[-1])
     # no line asks with a question mark: the question a label introduces ("Question: Who took over
     # for Mirwais", "Instruction: when did season 2 of handmaid's tale start")
     labelled: list[str] = _LABELLED_QUESTION.findall(query) or _QUESTION_UNDER_LABEL.findall(query)
@@ -127,12 +133,12 @@ def question_of(query: str) -> str:
 #: "3.5" and the tokenised "systems inc . of an investment" go on.
 _SENTENCE_BREAK = re.compile(
     r"(?:(?<=[.!])(?<![A-Z][.!])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\bNo\.)(?<!\bal\.)\s+"
-    r"|(?<=[a-z0-9)\]][.!])[\"”’']?)(?=[A-Z]|(?:who|whom|whose|what|which|when|where|why|how)\b)|(?<=[。！])"
+    r"|(?<=[a-z0-9)\]][.!])[\"”’']?)(?=[A-Z]|(?:" + _WH + r")\b)|(?<=[。！])"
 )
 
 
 #: A line that opens as a question does, with a question word.
-_WH_OPENING = re.compile(r"(?i:(?:in|on|at|for|from|to|by|of|with|during)\s+)?(?i:who|whom|whose|what|which|when|where|why|how)\b")
+_WH_OPENING = re.compile(r"(?i:(?:in|on|at|for|from|to|by|of|with|during)\s+)?(?i:" + _WH + r")\b")
 
 
 #: A question on the line under its label, the label alone on its line ("Question:\nin 2018 what

@@ -113,8 +113,11 @@ _TITLED = re.compile(r"《[^》\n]{1,80}》")
 _ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 #: How many statements a span is looked for in before the whole output is used.
 _MAX_TEXTS = 50
-#: What a count in Chinese numerals is counted in ("三个月", "四颗", "第七卷"): its numerals are read as digits.
-_MEASURE_WORDS = "个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%|颗|只|本|部|位|座|块|把|根|片|种|集|卷|话|章|名|张|份|件|辆|台"
+#: The measure words of a count of things ("四颗", "七卷"), in the counts a gold gives (:data:`_COUNT_UNIT`)
+#: and in what a count in Chinese numerals is counted in (:data:`_MEASURE_WORDS`: "三个月", "四颗"),
+#: whose numerals are read as digits.
+_COUNTERS = "颗|只|本|部|位|座|块|把|根|片|种|集|卷|话|章"
+_MEASURE_WORDS = "个月|个工作日|年|月|日|天|个|条|款|项|倍|次|周|季|期|岁|小时|%|名|张|份|件|辆|台|" + _COUNTERS
 _CN_RUN = re.compile(
     r"(?P<pre>第|百分之)?(?P<run>[零〇一二两三四五六七八九十百千万]+)"
     r"(?P<unit>(?(pre)|(?=" + _MEASURE_WORDS + r")))"
@@ -381,7 +384,7 @@ def _bare_amount_in_gold(span: str, gold: str) -> bool:
     return mine[0].is_percent == stated.is_percent and numbers_equal(mine[0], stated, 2, False)
 
 
-_COUNT_UNIT = re.compile(r"份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名|颗|只|本|部|位|座|块|把|根|片|种|集|卷|话|章")
+_COUNT_UNIT = re.compile("份|张|个|次|人|户|家|倍|项|条|笔|台|辆|套|间|件|名|" + _COUNTERS)
 _COUNT = re.compile(r"^\s*(?P<n>[-+]?\d[\d,]*(?:\.\d+)?)\s*(?P<unit>" + _COUNT_UNIT.pattern + r")\s*$")
 
 
